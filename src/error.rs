@@ -1,0 +1,220 @@
+//! The crate's one error type: what went wrong, and where.
+//!
+//! Errors are built on the cold path only: the hot loops carry byte offsets
+//! and the line/column of a JSON error is derived when the error is made.
+
+use std::fmt;
+
+/// Everything that can go wrong in `vshred`, with its position.
+///
+/// `Error` is one pointer wide so that `Result<T, Error>` stays small on the
+/// hot paths. [`Error::kind`] says which family the error belongs to,
+/// [`Error::position`] where it happened; `Display` prints both on one line,
+/// position first:
+///
+/// ```
+/// let err = vshred::json::json_to_variant(b"{\"a\":1,}").unwrap_err();
+/// assert_eq!(err.to_string(), "invalid JSON at line 1, column 8 (byte 7): expected '\"' to start a key");
+/// ```
+pub struct Error(Box<Inner>);
+
+struct Inner {
+    kind: ErrorKind,
+    message: String,
+    position: Option<Position>,
+    row: Option<u64>,
+}
+
+/// The family an [`Error`] belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// JSON text that is malformed or that the Variant encoding cannot hold.
+    Json,
+    /// Variant metadata or value bytes that break `VariantEncoding.md`.
+    InvalidVariant,
+    /// An object given the same key twice (see
+    /// [`DuplicateKeys`](crate::variant::DuplicateKeys)).
+    DuplicateKey,
+    /// A value that is valid but exceeds what was asked for or can be built,
+    /// e.g. a decimal with more than 38 digits.
+    OutOfRange,
+}
+
+/// Which of the two Variant byte strings an offset refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariantPart {
+    /// The metadata (the key dictionary).
+    Metadata,
+    /// The value.
+    Value,
+}
+
+/// Where an [`Error`] happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Position {
+    /// A position in JSON text; `line` and `column` count from 1, `column`
+    /// in bytes, `byte` from 0.
+    Json {
+        /// Line, from 1.
+        line: u64,
+        /// Column in bytes, from 1.
+        column: u64,
+        /// Byte offset, from 0.
+        byte: u64,
+    },
+    /// A byte offset from the start of the Variant metadata or value.
+    Variant {
+        /// Metadata or value.
+        part: VariantPart,
+        /// Byte offset into that part, from 0.
+        byte: usize,
+    },
+}
+
+impl Error {
+    #[cold]
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error(Box::new(Inner {
+            kind,
+            message: message.into(),
+            position: None,
+            row: None,
+        }))
+    }
+
+    #[cold]
+    pub(crate) fn at(mut self, position: Position) -> Error {
+        self.0.position = Some(position);
+        self
+    }
+
+    /// An error in JSON text at byte `offset` of `text`.
+    #[cold]
+    pub(crate) fn json(text: &[u8], offset: usize, message: impl Into<String>) -> Error {
+        let offset = offset.min(text.len());
+        let before = &text[..offset];
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count() as u64;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = (offset - line_start) as u64 + 1;
+        Error::new(ErrorKind::Json, message).at(Position::Json {
+            line,
+            column,
+            byte: offset as u64,
+        })
+    }
+
+    /// An error in Variant bytes at `byte` of `part`.
+    #[cold]
+    pub(crate) fn variant(part: VariantPart, byte: usize, message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::InvalidVariant, message).at(Position::Variant { part, byte })
+    }
+
+    /// Attach the (0-based) row number of a multi-row input.
+    #[cold]
+    pub fn with_row(mut self, row: u64) -> Error {
+        self.0.row = Some(row);
+        self
+    }
+
+    /// The family of this error.
+    pub fn kind(&self) -> ErrorKind {
+        self.0.kind
+    }
+
+    /// Where the error happened, when known.
+    pub fn position(&self) -> Option<Position> {
+        self.0.position
+    }
+
+    /// The row of a multi-row input, when known.
+    pub fn row(&self) -> Option<u64> {
+        self.0.row
+    }
+
+    /// What went wrong, without the position.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.0.kind {
+            ErrorKind::Json => "invalid JSON",
+            ErrorKind::InvalidVariant => "invalid Variant",
+            ErrorKind::DuplicateKey => "duplicate key",
+            ErrorKind::OutOfRange => "out of range",
+        };
+        f.write_str(what)?;
+        if let Some(row) = self.0.row {
+            write!(f, " at row {row}")?;
+        }
+        match self.0.position {
+            Some(Position::Json { line, column, byte }) => {
+                let join = if self.0.row.is_some() { "," } else { " at" };
+                write!(f, "{join} line {line}, column {column} (byte {byte})")?
+            }
+            Some(Position::Variant { part, byte }) => {
+                let part = match part {
+                    VariantPart::Metadata => "metadata",
+                    VariantPart::Value => "value",
+                };
+                write!(f, " {part} at byte {byte}")?
+            }
+            None => {}
+        }
+        write!(f, ": {}", self.0.message)
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.0.kind)
+            .field("position", &self.0.position)
+            .field("row", &self.0.row)
+            .field("message", &self.0.message)
+            .finish()
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_position_counts_lines_and_columns_from_one() {
+        let err = Error::json(b"{\n  \"a\": x}", 9, "expected a value");
+        assert_eq!(
+            err.position(),
+            Some(Position::Json {
+                line: 2,
+                column: 8,
+                byte: 9
+            })
+        );
+        assert_eq!(
+            err.to_string(),
+            "invalid JSON at line 2, column 8 (byte 9): expected a value"
+        );
+        assert_eq!(
+            err.with_row(4).to_string(),
+            "invalid JSON at row 4, line 2, column 8 (byte 9): expected a value"
+        );
+    }
+
+    #[test]
+    fn error_is_one_pointer_wide() {
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+    }
+}

@@ -1,0 +1,91 @@
+//! JSON Lines: one JSON value per line.
+
+use crate::error::{Error, Position};
+
+/// Splits JSON Lines text into records, skipping blank lines.
+///
+/// ```
+/// use vshred::json::JsonLines;
+/// let text = b"{\"a\":1}\n\n[2]\r\n";
+/// let lines: Vec<_> = JsonLines::new(text).map(|l| (l.row, l.line, l.text)).collect();
+/// assert_eq!(lines, [(0, 1, &b"{\"a\":1}"[..]), (1, 3, &b"[2]"[..])]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct JsonLines<'a> {
+    text: &'a [u8],
+    pos: usize,
+    line: u64,
+    row: u64,
+}
+
+/// One record of a [`JsonLines`] input.
+#[derive(Debug, Clone, Copy)]
+pub struct JsonLine<'a> {
+    /// The record's index among the non-blank lines, from 0.
+    pub row: u64,
+    /// The line number in the input, from 1.
+    pub line: u64,
+    /// The byte offset of the line in the input.
+    pub byte: u64,
+    /// The line without its line ending.
+    pub text: &'a [u8],
+}
+
+impl<'a> JsonLines<'a> {
+    /// Records of `text`.
+    pub fn new(text: &'a [u8]) -> JsonLines<'a> {
+        JsonLines {
+            text,
+            pos: 0,
+            line: 0,
+            row: 0,
+        }
+    }
+}
+
+impl<'a> Iterator for JsonLines<'a> {
+    type Item = JsonLine<'a>;
+
+    fn next(&mut self) -> Option<JsonLine<'a>> {
+        while self.pos < self.text.len() {
+            let start = self.pos;
+            let rest = &self.text[start..];
+            let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+            self.pos = start + len + 1;
+            self.line += 1;
+            let mut text = &rest[..len];
+            if let [head @ .., b'\r'] = text {
+                text = head;
+            }
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let row = self.row;
+            self.row += 1;
+            return Some(JsonLine {
+                row,
+                line: self.line,
+                byte: start as u64,
+                text,
+            });
+        }
+        None
+    }
+}
+
+impl JsonLine<'_> {
+    /// Turns an error positioned within this line into one positioned
+    /// within the whole input, with the row attached.
+    #[cold]
+    pub fn locate(&self, error: Error) -> Error {
+        let error = match error.position() {
+            Some(Position::Json { column, byte, .. }) => error.at(Position::Json {
+                line: self.line,
+                column,
+                byte: self.byte + byte,
+            }),
+            _ => error,
+        };
+        error.with_row(self.row)
+    }
+}

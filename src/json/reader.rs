@@ -1,0 +1,524 @@
+//! A pull reader over JSON text: the caller asks for the next token it
+//! expects, strings are borrowed unless they hold escapes, and numbers come
+//! back as their text so that no digit is lost on the way.
+
+use crate::error::{Error, Result};
+use crate::variant::VariantDecimal;
+
+/// What the next value is, judged by its first byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Peek {
+    Null,
+    True,
+    False,
+    Number,
+    String,
+    Object,
+    Array,
+}
+
+/// A JSON number, classified the way the Variant encoding wants it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum JsonNumber {
+    /// An integer in `i64` range.
+    Int(i64),
+    /// A number without exponent and with at most 38 significant digits and
+    /// 38 fractional digits, exactly; integers beyond `i64` have scale 0.
+    Decimal(VariantDecimal),
+    /// A number with an exponent, or with too many digits to be exact.
+    Double(f64),
+}
+
+pub(crate) struct JsonReader<'a> {
+    text: &'a [u8],
+    pos: usize,
+    /// Unescaped strings are built here.
+    scratch: String,
+}
+
+impl<'a> JsonReader<'a> {
+    pub(crate) fn new(text: &'a [u8]) -> JsonReader<'a> {
+        JsonReader {
+            text,
+            pos: 0,
+            scratch: String::new(),
+        }
+    }
+
+    /// Moves to byte `pos` of the text, e.g. back to the start of a value.
+    pub(crate) fn seek(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
+    pub(crate) fn text(&self) -> &'a [u8] {
+        self.text
+    }
+
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    #[cold]
+    pub(crate) fn error_at(&self, pos: usize, message: impl Into<String>) -> Error {
+        Error::json(self.text, pos, message)
+    }
+
+    #[cold]
+    fn unexpected(&self, expected: &str) -> Error {
+        match self.text.get(self.pos) {
+            None => self.error_at(
+                self.pos,
+                format!("unexpected end of input, expected {expected}"),
+            ),
+            Some(&b) => {
+                let found = if b.is_ascii_graphic() {
+                    format!("'{}'", b as char)
+                } else {
+                    format!("byte 0x{b:02x}")
+                };
+                self.error_at(self.pos, format!("expected {expected}, found {found}"))
+            }
+        }
+    }
+
+    #[inline]
+    fn skip_whitespace(&mut self) {
+        while let Some(&b) = self.text.get(self.pos) {
+            if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                break;
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// The kind of the next value, after whitespace.
+    #[inline]
+    pub(crate) fn peek(&mut self) -> Result<Peek> {
+        self.skip_whitespace();
+        Ok(match self.text.get(self.pos) {
+            Some(b'{') => Peek::Object,
+            Some(b'[') => Peek::Array,
+            Some(b'"') => Peek::String,
+            Some(b'-' | b'0'..=b'9') => Peek::Number,
+            Some(b't') => Peek::True,
+            Some(b'f') => Peek::False,
+            Some(b'n') => Peek::Null,
+            _ => return Err(self.unexpected("a JSON value")),
+        })
+    }
+
+    /// Consumes the literal `null`, `true` or `false` that `peek` announced.
+    pub(crate) fn literal(&mut self, word: &'static [u8]) -> Result<()> {
+        if self.text[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(self.error_at(
+                self.pos,
+                format!(
+                    "expected '{}'",
+                    std::str::from_utf8(word).unwrap_or("literal")
+                ),
+            ))
+        }
+    }
+
+    #[inline]
+    fn expect_byte(&mut self, byte: u8, expected: &str) -> Result<()> {
+        self.skip_whitespace();
+        if self.text.get(self.pos) == Some(&byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.unexpected(expected))
+        }
+    }
+
+    /// Consumes `{` and returns the first key, or `None` for `{}`.
+    #[inline]
+    pub(crate) fn first_key(&mut self) -> Result<Option<&str>> {
+        self.pos += 1; // '{', seen by peek
+        self.skip_whitespace();
+        if self.text.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            return Ok(None);
+        }
+        self.key().map(Some)
+    }
+
+    /// After a field's value: consumes `,` and returns the next key, or
+    /// consumes `}` and returns `None`.
+    #[inline]
+    pub(crate) fn next_key(&mut self) -> Result<Option<&str>> {
+        self.skip_whitespace();
+        match self.text.get(self.pos) {
+            Some(b',') => {
+                self.pos += 1;
+                self.key().map(Some)
+            }
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(None)
+            }
+            _ => Err(self.unexpected("',' or '}'")),
+        }
+    }
+
+    #[inline]
+    fn key(&mut self) -> Result<&str> {
+        self.skip_whitespace();
+        if self.text.get(self.pos) != Some(&b'"') {
+            return Err(self.unexpected_key());
+        }
+        let range = self.string_range()?;
+        self.expect_byte(b':', "':'")?;
+        Ok(self.str_of(range))
+    }
+
+    #[cold]
+    fn unexpected_key(&self) -> Error {
+        self.error_at(self.pos, "expected '\"' to start a key")
+    }
+
+    /// Consumes `[` and says whether an element follows.
+    #[inline]
+    pub(crate) fn first_element(&mut self) -> Result<bool> {
+        self.pos += 1; // '[', seen by peek
+        self.skip_whitespace();
+        if self.text.get(self.pos) == Some(&b']') {
+            self.pos += 1;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// After an element: consumes `,` (true) or `]` (false).
+    #[inline]
+    pub(crate) fn next_element(&mut self) -> Result<bool> {
+        self.skip_whitespace();
+        match self.text.get(self.pos) {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b']') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            _ => Err(self.unexpected("',' or ']'")),
+        }
+    }
+
+    /// Consumes a string that `peek` announced.
+    #[inline]
+    pub(crate) fn string(&mut self) -> Result<&str> {
+        let range = self.string_range()?;
+        Ok(self.str_of(range))
+    }
+
+    fn str_of(&self, range: StrRange) -> &str {
+        match range {
+            // Validated by string_range.
+            StrRange::Borrowed(start, end) => {
+                std::str::from_utf8(&self.text[start..end]).unwrap_or_default()
+            }
+            StrRange::Scratch => &self.scratch,
+        }
+    }
+
+    /// Reads a string starting at its opening quote; unescaped strings stay
+    /// in the text, escaped ones are decoded into `scratch`.
+    #[inline]
+    fn string_range(&mut self) -> Result<StrRange> {
+        let start = self.pos + 1;
+        let mut i = start;
+        let text = self.text;
+        while let Some(&b) = text.get(i) {
+            if b == b'"' || b == b'\\' || b < 0x20 {
+                break;
+            }
+            i += 1;
+        }
+        self.check_utf8(start, i)?;
+        match text.get(i) {
+            Some(b'"') => {
+                self.pos = i + 1;
+                Ok(StrRange::Borrowed(start, i))
+            }
+            Some(b'\\') => {
+                self.scratch.clear();
+                self.scratch
+                    .push_str(std::str::from_utf8(&text[start..i]).unwrap_or_default());
+                self.pos = i;
+                self.escaped_rest()?;
+                Ok(StrRange::Scratch)
+            }
+            Some(_) => Err(self.error_at(i, "control character in string (must be escaped)")),
+            None => Err(self.error_at(self.pos, "unterminated string")),
+        }
+    }
+
+    #[inline]
+    fn check_utf8(&self, start: usize, end: usize) -> Result<()> {
+        let run = &self.text[start..end];
+        if run.is_ascii() {
+            return Ok(());
+        }
+        std::str::from_utf8(run)
+            .map(|_| ())
+            .map_err(|e| self.error_at(start + e.valid_up_to(), "invalid UTF-8 in string"))
+    }
+
+    /// Decodes the rest of a string from a backslash at `pos`.
+    #[cold]
+    fn escaped_rest(&mut self) -> Result<()> {
+        let text = self.text;
+        loop {
+            match text.get(self.pos) {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    let c = match text.get(self.pos + 1) {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            let c = self.unicode_escape()?;
+                            self.scratch.push(c);
+                            continue;
+                        }
+                        _ => return Err(self.error_at(self.pos, "invalid escape in string")),
+                    };
+                    self.scratch.push(c);
+                    self.pos += 2;
+                }
+                Some(&b) if b < 0x20 => {
+                    return Err(
+                        self.error_at(self.pos, "control character in string (must be escaped)")
+                    );
+                }
+                Some(_) => {
+                    let start = self.pos;
+                    let mut i = start;
+                    while let Some(&b) = text.get(i) {
+                        if b == b'"' || b == b'\\' || b < 0x20 {
+                            break;
+                        }
+                        i += 1;
+                    }
+                    self.check_utf8(start, i)?;
+                    self.scratch
+                        .push_str(std::str::from_utf8(&text[start..i]).unwrap_or_default());
+                    self.pos = i;
+                }
+                None => return Err(self.error_at(self.pos, "unterminated string")),
+            }
+        }
+    }
+
+    /// Decodes `\uXXXX` (and its low surrogate, for a pair) at `pos`.
+    fn unicode_escape(&mut self) -> Result<char> {
+        let at = self.pos;
+        let high = self.hex4(at + 2)?;
+        self.pos = at + 6;
+        let code = if (0xD800..0xDC00).contains(&high) {
+            if self.text.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                return Err(self.error_at(at, "unpaired surrogate in \\u escape"));
+            }
+            let low = self.hex4(self.pos + 2)?;
+            if !(0xDC00..0xE000).contains(&low) {
+                return Err(self.error_at(self.pos, "invalid low surrogate in \\u escape"));
+            }
+            self.pos += 6;
+            0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+        } else {
+            high
+        };
+        char::from_u32(code).ok_or_else(|| self.error_at(at, "unpaired surrogate in \\u escape"))
+    }
+
+    fn hex4(&self, at: usize) -> Result<u32> {
+        let digits = self
+            .text
+            .get(at..at + 4)
+            .ok_or_else(|| self.error_at(at, "truncated \\u escape"))?;
+        digits.iter().try_fold(0u32, |acc, &d| {
+            let v = (d as char)
+                .to_digit(16)
+                .ok_or_else(|| self.error_at(at, "invalid hex digit in \\u escape"))?;
+            Ok(acc * 16 + v)
+        })
+    }
+
+    /// Consumes a number that `peek` announced and classifies it.
+    #[inline]
+    pub(crate) fn number(&mut self) -> Result<JsonNumber> {
+        let text = self.text;
+        let start = self.pos;
+        let mut i = start;
+        let negative = text[i] == b'-';
+        i += negative as usize;
+        let int_start = i;
+        match text.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while text.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            _ => return Err(self.error_at(i, "expected a digit")),
+        }
+        let int_end = i;
+        let mut frac_end = i;
+        if text.get(i) == Some(&b'.') {
+            i += 1;
+            let frac_start = i;
+            while text.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == frac_start {
+                return Err(self.error_at(i, "expected a digit after '.'"));
+            }
+            frac_end = i;
+        }
+        let has_exponent = matches!(text.get(i), Some(b'e' | b'E'));
+        if has_exponent {
+            i += 1;
+            if matches!(text.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let exp_start = i;
+            while text.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == exp_start {
+                return Err(self.error_at(i, "expected a digit in the exponent"));
+            }
+        }
+        self.pos = i;
+        if has_exponent {
+            return self.double(start, i);
+        }
+        let int_digits = &text[int_start..int_end];
+        if frac_end == int_end {
+            if int_digits.len() <= 18 {
+                let v = digits_u64(int_digits) as i64;
+                return Ok(JsonNumber::Int(if negative { -v } else { v }));
+            }
+            if int_digits.len() <= 38 {
+                let v = digits_u128(int_digits.iter()) as i128;
+                let v = if negative { -v } else { v };
+                return Ok(match i64::try_from(v) {
+                    Ok(v) => JsonNumber::Int(v),
+                    Err(_) => JsonNumber::Decimal(decimal(v, 0)),
+                });
+            }
+            return self.double(start, i);
+        }
+        let frac_digits = &text[int_end + 1..frac_end];
+        let scale = frac_digits.len();
+        // Significant digits: the integer part (unless it is "0") and the
+        // fraction, without leading zeros.
+        let all = int_digits.iter().chain(frac_digits.iter());
+        let leading_zeros = all.clone().take_while(|&&d| d == b'0').count();
+        let significant = int_digits.len() + scale - leading_zeros;
+        if scale > 38 || significant > 38 {
+            return self.double(start, i);
+        }
+        let unscaled = if significant <= 19 {
+            all.skip(leading_zeros)
+                .fold(0u64, |acc, &d| acc * 10 + (d - b'0') as u64) as i128
+        } else {
+            digits_u128(all.skip(leading_zeros)) as i128
+        };
+        let unscaled = if negative { -unscaled } else { unscaled };
+        Ok(JsonNumber::Decimal(decimal(unscaled, scale as u8)))
+    }
+
+    fn double(&self, start: usize, end: usize) -> Result<JsonNumber> {
+        // The grammar was checked above, so the text is ASCII.
+        let text = std::str::from_utf8(&self.text[start..end]).unwrap_or_default();
+        match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(JsonNumber::Double(v)),
+            _ => Err(self.error_at(start, "number out of range for a double")),
+        }
+    }
+
+    /// Skips one value whose start `peek` announced; `depth` as in parsing.
+    pub(crate) fn skip_value(&mut self, depth: usize, max_depth: usize) -> Result<()> {
+        match self.peek()? {
+            Peek::Null => self.literal(b"null"),
+            Peek::True => self.literal(b"true"),
+            Peek::False => self.literal(b"false"),
+            Peek::Number => self.number().map(|_| ()),
+            Peek::String => self.string().map(|_| ()),
+            Peek::Object => {
+                self.check_depth(depth, max_depth)?;
+                let mut key = self.first_key()?.is_some();
+                while key {
+                    self.skip_value(depth + 1, max_depth)?;
+                    key = self.next_key()?.is_some();
+                }
+                Ok(())
+            }
+            Peek::Array => {
+                self.check_depth(depth, max_depth)?;
+                let mut more = self.first_element()?;
+                while more {
+                    self.skip_value(depth + 1, max_depth)?;
+                    more = self.next_element()?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Fails when a container at `depth` would exceed `max_depth`.
+    #[inline]
+    pub(crate) fn check_depth(&self, depth: usize, max_depth: usize) -> Result<()> {
+        if depth >= max_depth {
+            return Err(self.error_at(
+                self.pos,
+                format!("nested deeper than the limit of {max_depth}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fails unless only whitespace is left.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        self.skip_whitespace();
+        if self.pos < self.text.len() {
+            return Err(self.unexpected("the end of input"));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum StrRange {
+    Borrowed(usize, usize),
+    Scratch,
+}
+
+fn digits_u64(digits: &[u8]) -> u64 {
+    digits
+        .iter()
+        .fold(0u64, |acc, &d| acc * 10 + (d - b'0') as u64)
+}
+
+fn digits_u128<'d>(digits: impl Iterator<Item = &'d u8>) -> u128 {
+    digits.fold(0u128, |acc, &d| acc * 10 + (d - b'0') as u128)
+}
+
+/// At most 38 digits and scale <= 38 were checked by the caller.
+fn decimal(unscaled: i128, scale: u8) -> VariantDecimal {
+    VariantDecimal::try_new(unscaled, scale).unwrap_or(VariantDecimal::from(0))
+}

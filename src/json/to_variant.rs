@@ -1,0 +1,175 @@
+//! JSON text -> Variant, streamed from the reader into the builder.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::json::reader::{JsonNumber, JsonReader, Peek};
+use crate::variant::{DEFAULT_MAX_DEPTH, VariantBuilder};
+
+/// Parses JSON text into a Variant; reusable across many texts.
+///
+/// Numbers keep their exact value: integers become the smallest of
+/// int8..int64; integers beyond `i64` become decimal16 (up to 38 digits);
+/// numbers with a fraction and no exponent become the smallest decimal that
+/// holds their digits with their scale (`432.0` stays scale 1); numbers
+/// with an exponent, or with too many digits, become doubles.
+///
+/// ```
+/// use vshred::json::JsonParser;
+/// use vshred::variant::{VariantBuilder, VariantRef, VariantType};
+///
+/// let mut parser = JsonParser::new();
+/// let mut builder = VariantBuilder::new();
+/// parser.parse(br#"{"price": 432.0, "qty": 3}"#, &mut builder)?;
+/// let (metadata, value) = builder.finish();
+/// let object = VariantRef::try_new(metadata, value)?.as_object().unwrap();
+/// let price = object.get("price").unwrap();
+/// assert_eq!(price.variant_type(), VariantType::Decimal4);
+/// assert_eq!(price.as_decimal().unwrap().to_string(), "432.0");
+/// # Ok::<(), vshred::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct JsonParser {
+    max_depth: usize,
+}
+
+impl Default for JsonParser {
+    fn default() -> Self {
+        JsonParser::new()
+    }
+}
+
+impl JsonParser {
+    /// A parser with the [default depth limit](DEFAULT_MAX_DEPTH).
+    pub fn new() -> JsonParser {
+        JsonParser {
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    /// Sets how many objects and arrays may nest; deeper input is an error.
+    pub fn with_max_depth(mut self, max_depth: usize) -> JsonParser {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Parses `text`, which must hold exactly one JSON value, into
+    /// `builder` (which must be empty; call [`VariantBuilder::reset`]
+    /// between values). Duplicate keys follow the builder's
+    /// [`DuplicateKeys`](crate::variant::DuplicateKeys) policy.
+    ///
+    /// Errors give the line, column and byte offset in `text`.
+    pub fn parse(&self, text: &[u8], builder: &mut VariantBuilder) -> Result<()> {
+        assert!(
+            builder.is_empty(),
+            "JsonParser::parse needs an empty builder"
+        );
+        let mut reader = JsonReader::new(text);
+        self.value(&mut reader, builder, 0)?;
+        reader.finish()
+    }
+
+    fn value(&self, r: &mut JsonReader<'_>, b: &mut VariantBuilder, depth: usize) -> Result<()> {
+        match r.peek()? {
+            Peek::Null => {
+                r.literal(b"null")?;
+                b.null();
+            }
+            Peek::True => {
+                r.literal(b"true")?;
+                b.bool(true);
+            }
+            Peek::False => {
+                r.literal(b"false")?;
+                b.bool(false);
+            }
+            Peek::Number => match r.number()? {
+                JsonNumber::Int(v) => b.int(v),
+                JsonNumber::Decimal(d) => b.decimal(d),
+                JsonNumber::Double(v) => b.double(v),
+            },
+            Peek::String => b.string(r.string()?),
+            Peek::Object => {
+                r.check_depth(depth, self.max_depth)?;
+                let start = r.position();
+                b.begin_object();
+                let mut key = r.first_key()?;
+                while let Some(k) = key {
+                    b.key(k);
+                    self.value(r, b, depth + 1)?;
+                    key = r.next_key()?;
+                }
+                b.end_object()
+                    .map_err(|e| duplicate_key_error(r, start, depth, self.max_depth, e))?;
+            }
+            Peek::Array => {
+                r.check_depth(depth, self.max_depth)?;
+                b.begin_array();
+                let mut more = r.first_element()?;
+                while more {
+                    self.value(r, b, depth + 1)?;
+                    more = r.next_element()?;
+                }
+                b.end_array()
+                    .map_err(|e| r.error_at(r.position(), e.message().to_string()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Builds the error for an object that `end_object` refused, pointing at the
+/// second occurrence of the duplicate key: the object is scanned again from
+/// `start`, which costs nothing on the path without errors.
+#[cold]
+fn duplicate_key_error(
+    r: &JsonReader<'_>,
+    start: usize,
+    depth: usize,
+    max_depth: usize,
+    e: Error,
+) -> Error {
+    if e.kind() != ErrorKind::DuplicateKey {
+        return r.error_at(r.position(), e.message().to_string());
+    }
+    let mut scan = JsonReader::new(r.text());
+    let mut seen = std::collections::HashSet::new();
+    let found = (|| -> Result<Option<usize>> {
+        scan.seek(start);
+        let mut at = scan.position();
+        let mut key = scan.first_key()?.map(str::to_owned);
+        while let Some(k) = key {
+            if !seen.insert(k) {
+                return Ok(Some(at));
+            }
+            scan.skip_value(depth + 1, max_depth)?;
+            at = scan.position();
+            key = scan.next_key()?.map(str::to_owned);
+        }
+        Ok(None)
+    })();
+    let at = match found {
+        Ok(Some(at)) => at,
+        _ => start,
+    };
+    // `at` is before the ',' or at '{': point at the key's opening quote.
+    let text = r.text();
+    let quote = text[at..]
+        .iter()
+        .position(|&c| c == b'"')
+        .map_or(at, |i| at + i);
+    r.error_at(quote, e.message().to_string())
+}
+
+/// Parses one JSON value into a new Variant and returns its
+/// `(metadata, value)` bytes; duplicate keys are an error.
+///
+/// ```
+/// let (metadata, value) = vshred::json::json_to_variant(br#"[1, "two", 3.0]"#)?;
+/// let variant = vshred::variant::VariantRef::try_new(&metadata, &value)?;
+/// assert_eq!(vshred::json::variant_to_json_string(&variant), r#"[1,"two",3.0]"#);
+/// # Ok::<(), vshred::Error>(())
+/// ```
+pub fn json_to_variant(text: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+    let mut builder = VariantBuilder::new();
+    JsonParser::new().parse(text, &mut builder)?;
+    Ok(builder.into_parts())
+}

@@ -1,0 +1,32 @@
+//! # vshred
+//!
+//! The Apache Parquet **Variant** type: its binary encoding, and its
+//! shredding into typed Parquet columns.
+//!
+//! The crate follows the data:
+//!
+//! 1. [`variant`]: the binary encoding (`VariantEncoding.md`): validated
+//!    zero-copy views ([`VariantRef`](variant::VariantRef)) and a builder
+//!    ([`VariantBuilder`](variant::VariantBuilder));
+//! 2. [`json`]: JSON text -> Variant, streamed and exact, and Variant -> JSON.
+//!
+//! ```
+//! use vshred::json::{json_to_variant, variant_to_json_string};
+//! use vshred::variant::{VariantRef, VariantType};
+//!
+//! let (metadata, value) = json_to_variant(br#"{"id": 7, "price": 104.8, "tags": ["a"]}"#)?;
+//! let variant = VariantRef::try_new(&metadata, &value)?;
+//! let price = variant.as_object().unwrap().get("price").unwrap();
+//! assert_eq!(price.variant_type(), VariantType::Decimal4);
+//! assert_eq!(variant_to_json_string(&variant), r#"{"id":7,"price":104.8,"tags":["a"]}"#);
+//! # Ok::<(), vshred::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod error;
+pub mod json;
+pub mod variant;
+
+pub use error::{Error, ErrorKind, Position, Result, VariantPart};

@@ -1,0 +1,658 @@
+//! Writing Variants: one reusable value buffer, a stack of open containers,
+//! and a dictionary of field names.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::variant::decimal::VariantDecimal;
+use crate::variant::value::VariantRef;
+use crate::variant::{MAX_SHORT_STRING, basic_type, type_id, width_for, write_uint};
+
+/// What to do when an object gets the same key twice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DuplicateKeys {
+    /// Fail: the spec forbids duplicate keys, and silently dropping data is
+    /// worse than stopping.
+    #[default]
+    Error,
+    /// Keep the value given last, as most JSON parsers do.
+    KeepLast,
+}
+
+/// Writes one Variant at a time: values are appended in document order and
+/// each container is closed with its header placed in front of its children.
+///
+/// The builder always picks the smallest encoding: int8..int64 and
+/// decimal4/8/16 by magnitude (through [`int`](Self::int) and
+/// [`decimal`](Self::decimal)), short strings below 64 bytes, and the
+/// narrowest field id, offset and count widths per container. Containers
+/// are closed in O(size of their children) with one `memmove`; the buffers
+/// are reused across [`reset`](Self::reset), so building many values
+/// allocates nothing once the buffers have grown.
+///
+/// The dictionary lists names in first-use order; it is marked sorted when
+/// that order happens to be sorted.
+///
+/// # Panics
+/// Calls out of order are bugs in the caller and panic: a value inside an
+/// object without a [`key`](Self::key) before it, `end_*` without a matching
+/// `begin_*`, or [`finish`](Self::finish) with a container still open or no
+/// value written.
+#[derive(Debug, Default)]
+pub struct VariantBuilder {
+    value: Vec<u8>,
+    metadata: Vec<u8>,
+    dict: Dictionary,
+    /// Open containers, innermost last.
+    frames: Vec<Frame>,
+    /// Fields of all open objects, innermost last.
+    fields: Vec<Field>,
+    /// Element start offsets of all open arrays, innermost last.
+    elements: Vec<u32>,
+    /// A key given but whose value is not yet written.
+    pending_key: Option<u32>,
+    duplicate_keys: DuplicateKeys,
+    /// Holds the kept values while an object with duplicate keys is compacted.
+    scratch: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    is_object: bool,
+    /// Where the container's children start in `value`.
+    start: usize,
+    /// Where its entries start in `fields` or `elements`.
+    first: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Field {
+    id: u32,
+    /// Offset of the value from the start of the object's children.
+    offset: u32,
+}
+
+impl VariantBuilder {
+    /// An empty builder that rejects duplicate keys.
+    pub fn new() -> VariantBuilder {
+        VariantBuilder::default()
+    }
+
+    /// Sets what [`end_object`](Self::end_object) does with duplicate keys.
+    pub fn with_duplicate_keys(mut self, policy: DuplicateKeys) -> VariantBuilder {
+        self.duplicate_keys = policy;
+        self
+    }
+
+    /// Clears everything written, keeping the buffers for the next value.
+    pub fn reset(&mut self) {
+        self.value.clear();
+        self.metadata.clear();
+        self.dict.clear();
+        self.frames.clear();
+        self.fields.clear();
+        self.elements.clear();
+        self.pending_key = None;
+    }
+
+    /// Starts the next value: records its position in the enclosing
+    /// container.
+    #[inline]
+    fn begin_value(&mut self) {
+        if let Some(frame) = self.frames.last() {
+            let offset = (self.value.len() - frame.start) as u32;
+            if frame.is_object {
+                let id = self
+                    .pending_key
+                    .take()
+                    .expect("VariantBuilder: a value inside an object needs a key first");
+                self.fields.push(Field { id, offset });
+            } else {
+                self.elements.push(offset);
+            }
+        } else {
+            assert!(
+                self.value.is_empty(),
+                "VariantBuilder: only one top-level value; call reset() to start another"
+            );
+        }
+    }
+
+    #[inline]
+    fn primitive(&mut self, id: u8, data: &[u8]) {
+        self.begin_value();
+        self.value.push(id << 2 | basic_type::PRIMITIVE);
+        self.value.extend_from_slice(data);
+    }
+
+    /// Sets the key of the next value inside an object.
+    #[inline]
+    pub fn key(&mut self, name: &str) {
+        assert!(
+            matches!(self.frames.last(), Some(f) if f.is_object),
+            "VariantBuilder::key outside an object"
+        );
+        self.pending_key = Some(self.dict.intern(name));
+    }
+
+    /// Writes the Variant null.
+    pub fn null(&mut self) {
+        self.primitive(type_id::NULL, &[]);
+    }
+
+    /// Writes a boolean.
+    pub fn bool(&mut self, v: bool) {
+        self.primitive(if v { type_id::TRUE } else { type_id::FALSE }, &[]);
+    }
+
+    /// Writes an integer as the smallest of int8, int16, int32, int64.
+    #[inline]
+    pub fn int(&mut self, v: i64) {
+        if let Ok(v) = i8::try_from(v) {
+            self.int8(v)
+        } else if let Ok(v) = i16::try_from(v) {
+            self.int16(v)
+        } else if let Ok(v) = i32::try_from(v) {
+            self.int32(v)
+        } else {
+            self.int64(v)
+        }
+    }
+
+    /// Writes an int8.
+    pub fn int8(&mut self, v: i8) {
+        self.primitive(type_id::INT8, &v.to_le_bytes());
+    }
+
+    /// Writes an int16.
+    pub fn int16(&mut self, v: i16) {
+        self.primitive(type_id::INT16, &v.to_le_bytes());
+    }
+
+    /// Writes an int32.
+    pub fn int32(&mut self, v: i32) {
+        self.primitive(type_id::INT32, &v.to_le_bytes());
+    }
+
+    /// Writes an int64.
+    pub fn int64(&mut self, v: i64) {
+        self.primitive(type_id::INT64, &v.to_le_bytes());
+    }
+
+    /// Writes a double.
+    pub fn double(&mut self, v: f64) {
+        self.primitive(type_id::DOUBLE, &v.to_le_bytes());
+    }
+
+    /// Writes a float.
+    pub fn float(&mut self, v: f32) {
+        self.primitive(type_id::FLOAT, &v.to_le_bytes());
+    }
+
+    /// Writes a decimal as the smallest of decimal4, decimal8, decimal16 that
+    /// holds its digits and scale (`max(precision, scale)` <= 9, 18, 38).
+    #[inline]
+    pub fn decimal(&mut self, d: VariantDecimal) {
+        match d.required_precision() {
+            0..=9 => self.decimal4(d),
+            10..=18 => self.decimal8(d),
+            _ => self.decimal16(d),
+        }
+    }
+
+    /// Writes a decimal4; fails if the unscaled value does not fit 32 bits.
+    pub fn decimal4(&mut self, d: VariantDecimal) {
+        let unscaled = i32::try_from(d.unscaled()).expect("decimal4 needs a 32-bit unscaled value");
+        self.decimal_bytes(type_id::DECIMAL4, d.scale(), &unscaled.to_le_bytes());
+    }
+
+    /// Writes a decimal8; fails if the unscaled value does not fit 64 bits.
+    pub fn decimal8(&mut self, d: VariantDecimal) {
+        let unscaled = i64::try_from(d.unscaled()).expect("decimal8 needs a 64-bit unscaled value");
+        self.decimal_bytes(type_id::DECIMAL8, d.scale(), &unscaled.to_le_bytes());
+    }
+
+    /// Writes a decimal16.
+    pub fn decimal16(&mut self, d: VariantDecimal) {
+        self.decimal_bytes(type_id::DECIMAL16, d.scale(), &d.unscaled().to_le_bytes());
+    }
+
+    fn decimal_bytes(&mut self, id: u8, scale: u8, unscaled: &[u8]) {
+        self.begin_value();
+        self.value.push(id << 2 | basic_type::PRIMITIVE);
+        self.value.push(scale);
+        self.value.extend_from_slice(unscaled);
+    }
+
+    /// Writes a date, in days since 1970-01-01.
+    pub fn date(&mut self, days: i32) {
+        self.primitive(type_id::DATE, &days.to_le_bytes());
+    }
+
+    /// Writes a time of day in microseconds since midnight; fails outside
+    /// `0..86_400_000_000`.
+    pub fn time_micros(&mut self, micros: i64) -> Result<()> {
+        if !(0..crate::variant::value::MICROS_PER_DAY).contains(&micros) {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("time {micros} is outside 0..86400000000 microseconds"),
+            ));
+        }
+        self.primitive(type_id::TIME_NTZ_MICROS, &micros.to_le_bytes());
+        Ok(())
+    }
+
+    /// Writes a UTC timestamp in microseconds since the epoch.
+    pub fn timestamp_micros(&mut self, micros: i64) {
+        self.primitive(type_id::TIMESTAMP_MICROS, &micros.to_le_bytes());
+    }
+
+    /// Writes a timestamp without time zone, in microseconds.
+    pub fn timestamp_ntz_micros(&mut self, micros: i64) {
+        self.primitive(type_id::TIMESTAMP_NTZ_MICROS, &micros.to_le_bytes());
+    }
+
+    /// Writes a UTC timestamp in nanoseconds since the epoch.
+    pub fn timestamp_nanos(&mut self, nanos: i64) {
+        self.primitive(type_id::TIMESTAMP_NANOS, &nanos.to_le_bytes());
+    }
+
+    /// Writes a timestamp without time zone, in nanoseconds.
+    pub fn timestamp_ntz_nanos(&mut self, nanos: i64) {
+        self.primitive(type_id::TIMESTAMP_NTZ_NANOS, &nanos.to_le_bytes());
+    }
+
+    /// Writes a UUID from its 16 big-endian bytes.
+    pub fn uuid(&mut self, bytes: [u8; 16]) {
+        self.primitive(type_id::UUID, &bytes);
+    }
+
+    /// Writes a binary value.
+    pub fn binary(&mut self, bytes: &[u8]) {
+        self.begin_value();
+        self.value
+            .push(type_id::BINARY << 2 | basic_type::PRIMITIVE);
+        self.value
+            .extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        self.value.extend_from_slice(bytes);
+    }
+
+    /// Writes a string: a short string below 64 bytes, else a long one.
+    #[inline]
+    pub fn string(&mut self, s: &str) {
+        self.begin_value();
+        if s.len() <= MAX_SHORT_STRING {
+            self.value
+                .push((s.len() as u8) << 2 | basic_type::SHORT_STRING);
+        } else {
+            self.value
+                .push(type_id::STRING << 2 | basic_type::PRIMITIVE);
+            self.value
+                .extend_from_slice(&(s.len() as u32).to_le_bytes());
+        }
+        self.value.extend_from_slice(s.as_bytes());
+    }
+
+    /// Opens an object; give each field as [`key`](Self::key) then a value.
+    pub fn begin_object(&mut self) {
+        self.begin_container(true);
+    }
+
+    /// Opens an array; its elements are the values written until
+    /// [`end_array`](Self::end_array).
+    pub fn begin_array(&mut self) {
+        self.begin_container(false);
+    }
+
+    fn begin_container(&mut self, is_object: bool) {
+        self.begin_value();
+        let first = if is_object {
+            self.fields.len()
+        } else {
+            self.elements.len()
+        };
+        self.frames.push(Frame {
+            is_object,
+            start: self.value.len(),
+            first,
+        });
+    }
+
+    /// Closes the innermost object: sorts its fields by name and writes its
+    /// header. Fails on a duplicate key under [`DuplicateKeys::Error`]; the
+    /// error's message names the key.
+    pub fn end_object(&mut self) -> Result<()> {
+        let frame = self
+            .frames
+            .pop()
+            .expect("VariantBuilder::end_object without begin_object");
+        assert!(
+            frame.is_object,
+            "VariantBuilder::end_object closes an array"
+        );
+        assert!(
+            self.pending_key.is_none(),
+            "VariantBuilder: key without a value"
+        );
+        let dict = &self.dict;
+        let fields = &mut self.fields[frame.first..];
+        if !fields.is_sorted_by(|a, b| dict.name(a.id) < dict.name(b.id)) {
+            // Stable, so that among equal keys the last given stays last.
+            fields.sort_by(|a, b| dict.name(a.id).cmp(dict.name(b.id)));
+            if let Some(pos) = fields.windows(2).position(|w| w[0].id == w[1].id) {
+                match self.duplicate_keys {
+                    DuplicateKeys::Error => {
+                        let name = dict.name(fields[pos].id).to_string();
+                        self.fields.truncate(frame.first);
+                        return Err(Error::new(
+                            ErrorKind::DuplicateKey,
+                            format!("duplicate key {name:?}"),
+                        ));
+                    }
+                    DuplicateKeys::KeepLast => self.drop_shadowed_fields(frame),
+                }
+            }
+        }
+        let fields = &self.fields[frame.first..];
+        let data_len = self.value.len() - frame.start;
+        let max_id = fields.iter().map(|f| f.id).max().unwrap_or(0);
+        let n = fields.len();
+        let id_size = width_for(max_id as usize);
+        let offset_size = width_for(data_len);
+        let is_large = n > u8::MAX as usize;
+        let count_size = if is_large { 4 } else { 1 };
+        let header_len = 1 + count_size + n * id_size as usize + (n + 1) * offset_size as usize;
+        check_size(data_len)?;
+
+        let header = (is_large as u8) << 6
+            | (id_size - 1) << 4
+            | (offset_size - 1) << 2
+            | basic_type::OBJECT;
+        let h = make_room(&mut self.value, frame.start, header_len);
+        h[0] = header;
+        write_uint(&mut h[1..], n, count_size as u8);
+        let (ids, offsets) = h[1 + count_size..].split_at_mut(n * id_size as usize);
+        for (i, f) in fields.iter().enumerate() {
+            write_uint(&mut ids[i * id_size as usize..], f.id as usize, id_size);
+            write_uint(
+                &mut offsets[i * offset_size as usize..],
+                f.offset as usize,
+                offset_size,
+            );
+        }
+        write_uint(
+            &mut offsets[n * offset_size as usize..],
+            data_len,
+            offset_size,
+        );
+        self.fields.truncate(frame.first);
+        Ok(())
+    }
+
+    /// Removes all but the last of each run of equal keys (fields are sorted
+    /// stably by name) and rewrites the object's children without the
+    /// dropped values. Rare, so it may copy.
+    #[cold]
+    fn drop_shadowed_fields(&mut self, frame: Frame) {
+        let fields = &self.fields[frame.first..];
+        // Field values in the order they were written, to find each one's end.
+        let mut starts: Vec<u32> = fields.iter().map(|f| f.offset).collect();
+        starts.sort_unstable();
+        let data_len = (self.value.len() - frame.start) as u32;
+        let end_of = |offset: u32| {
+            let i = starts.partition_point(|&s| s <= offset);
+            starts.get(i).copied().unwrap_or(data_len)
+        };
+        let mut kept = Vec::with_capacity(fields.len());
+        self.scratch.clear();
+        for (i, f) in fields.iter().enumerate() {
+            if fields.get(i + 1).is_some_and(|next| next.id == f.id) {
+                continue;
+            }
+            let (start, end) = (f.offset as usize, end_of(f.offset) as usize);
+            kept.push(Field {
+                id: f.id,
+                offset: self.scratch.len() as u32,
+            });
+            self.scratch
+                .extend_from_slice(&self.value[frame.start + start..frame.start + end]);
+        }
+        self.value.truncate(frame.start);
+        self.value.extend_from_slice(&self.scratch);
+        self.fields.truncate(frame.first);
+        self.fields.extend(kept);
+    }
+
+    /// Closes the innermost array and writes its header.
+    pub fn end_array(&mut self) -> Result<()> {
+        let frame = self
+            .frames
+            .pop()
+            .expect("VariantBuilder::end_array without begin_array");
+        assert!(
+            !frame.is_object,
+            "VariantBuilder::end_array closes an object"
+        );
+        let elements = &self.elements[frame.first..];
+        let data_len = self.value.len() - frame.start;
+        check_size(data_len)?;
+        let n = elements.len();
+        let offset_size = width_for(data_len);
+        let is_large = n > u8::MAX as usize;
+        let count_size = if is_large { 4 } else { 1 };
+        let header_len = 1 + count_size + (n + 1) * offset_size as usize;
+        let header = (is_large as u8) << 4 | (offset_size - 1) << 2 | basic_type::ARRAY;
+        let h = make_room(&mut self.value, frame.start, header_len);
+        h[0] = header;
+        write_uint(&mut h[1..], n, count_size as u8);
+        let offsets = &mut h[1 + count_size..];
+        for (i, &o) in elements.iter().enumerate() {
+            write_uint(
+                &mut offsets[i * offset_size as usize..],
+                o as usize,
+                offset_size,
+            );
+        }
+        write_uint(
+            &mut offsets[n * offset_size as usize..],
+            data_len,
+            offset_size,
+        );
+        self.elements.truncate(frame.first);
+        Ok(())
+    }
+
+    /// Copies a value, possibly from another Variant with other metadata,
+    /// re-interning its field names here.
+    pub fn append(&mut self, v: &VariantRef<'_>) -> Result<()> {
+        match *v {
+            VariantRef::Null => self.null(),
+            VariantRef::Bool(b) => self.bool(b),
+            VariantRef::Int8(x) => self.int8(x),
+            VariantRef::Int16(x) => self.int16(x),
+            VariantRef::Int32(x) => self.int32(x),
+            VariantRef::Int64(x) => self.int64(x),
+            VariantRef::Double(x) => self.double(x),
+            VariantRef::Decimal4(d) => self.decimal4(d),
+            VariantRef::Decimal8(d) => self.decimal8(d),
+            VariantRef::Decimal16(d) => self.decimal16(d),
+            VariantRef::Date(x) => self.date(x),
+            VariantRef::TimestampMicros(x) => self.timestamp_micros(x),
+            VariantRef::TimestampNtzMicros(x) => self.timestamp_ntz_micros(x),
+            VariantRef::Float(x) => self.float(x),
+            VariantRef::Binary(b) => self.binary(b),
+            VariantRef::String(s) => self.string(s),
+            VariantRef::TimeNtzMicros(x) => self.time_micros(x)?,
+            VariantRef::TimestampNanos(x) => self.timestamp_nanos(x),
+            VariantRef::TimestampNtzNanos(x) => self.timestamp_ntz_nanos(x),
+            VariantRef::Uuid(u) => self.uuid(u),
+            VariantRef::Object(o) => {
+                self.begin_object();
+                for (name, value) in o.iter() {
+                    self.key(name);
+                    self.append(&value)?;
+                }
+                self.end_object()?;
+            }
+            VariantRef::Array(a) => {
+                self.begin_array();
+                for value in a.iter() {
+                    self.append(&value)?;
+                }
+                self.end_array()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Completes the Variant: writes the metadata and returns
+    /// `(metadata, value)`. Call [`reset`](Self::reset) before the next one.
+    pub fn finish(&mut self) -> (&[u8], &[u8]) {
+        assert!(
+            self.frames.is_empty(),
+            "VariantBuilder::finish with an open container"
+        );
+        assert!(
+            !self.value.is_empty(),
+            "VariantBuilder::finish without a value"
+        );
+        self.metadata.clear();
+        self.dict.write_metadata(&mut self.metadata);
+        (&self.metadata, &self.value)
+    }
+
+    /// Completes the Variant and returns `(metadata, value)` as owned buffers.
+    pub fn into_parts(mut self) -> (Vec<u8>, Vec<u8>) {
+        self.finish();
+        (self.metadata, self.value)
+    }
+
+    /// Whether any value has been started since the last reset.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.value.is_empty()
+    }
+}
+
+/// Offsets in containers are at most 4 bytes wide.
+fn check_size(len: usize) -> Result<()> {
+    if len > u32::MAX as usize {
+        return Err(Error::new(
+            ErrorKind::OutOfRange,
+            format!("container of {len} bytes exceeds the 4 GiB the encoding allows"),
+        ));
+    }
+    Ok(())
+}
+
+/// Inserts `len` bytes at `at`, moving what follows, and returns them.
+fn make_room(buf: &mut Vec<u8>, at: usize, len: usize) -> &mut [u8] {
+    let old = buf.len();
+    buf.resize(old + len, 0);
+    buf.copy_within(at..old, at + len);
+    &mut buf[at..at + len]
+}
+
+/// Field names in first-use order, with an open-addressing hash index so
+/// that looking up a name allocates nothing.
+#[derive(Debug, Default)]
+struct Dictionary {
+    /// All names, concatenated.
+    names: String,
+    /// End of each name in `names`.
+    ends: Vec<u32>,
+    /// Slots hold id + 1; 0 is empty. Length is a power of two.
+    slots: Vec<u32>,
+}
+
+impl Dictionary {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    #[inline]
+    fn name(&self, id: u32) -> &str {
+        let id = id as usize;
+        let start = if id == 0 {
+            0
+        } else {
+            self.ends[id - 1] as usize
+        };
+        &self.names[start..self.ends[id] as usize]
+    }
+
+    fn clear(&mut self) {
+        self.names.clear();
+        self.ends.clear();
+        // Keep the table small so that clearing stays cheap per value.
+        if self.slots.len() > 256 {
+            self.slots = Vec::new();
+        } else {
+            self.slots.fill(0);
+        }
+    }
+
+    #[inline]
+    fn intern(&mut self, name: &str) -> u32 {
+        if self.slots.len() < 2 * (self.len() + 1) {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = hash(name.as_bytes()) as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => break,
+                s if self.name(s - 1) == name => return s - 1,
+                _ => i = (i + 1) & mask,
+            }
+        }
+        let id = self.ends.len() as u32;
+        self.names.push_str(name);
+        self.ends.push(self.names.len() as u32);
+        self.slots[i] = id + 1;
+        id
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(16);
+        self.slots.clear();
+        self.slots.resize(size, 0);
+        let mask = size - 1;
+        for id in 0..self.len() as u32 {
+            let mut i = hash(self.name(id).as_bytes()) as usize & mask;
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = id + 1;
+        }
+    }
+
+    fn write_metadata(&self, out: &mut Vec<u8>) {
+        let n = self.len();
+        let offset_size = width_for(self.names.len().max(n));
+        let sorted = (1..n).all(|i| self.name(i as u32 - 1) < self.name(i as u32));
+        out.push(1 | (sorted as u8) << 4 | (offset_size - 1) << 6);
+        let start = out.len();
+        out.resize(start + (n + 2) * offset_size as usize, 0);
+        let w = offset_size as usize;
+        write_uint(&mut out[start..], n, offset_size);
+        for (i, &end) in self.ends.iter().enumerate() {
+            write_uint(&mut out[start + (i + 2) * w..], end as usize, offset_size);
+        }
+        out.extend_from_slice(self.names.as_bytes());
+    }
+}
+
+/// FxHash over 8-byte words: field names are short and trusted to be
+/// ordinary, and a bad distribution only costs probes, never correctness.
+#[inline]
+fn hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K)
+}

@@ -1,0 +1,280 @@
+//! Exact decimals as the Variant encoding stores them: an unscaled integer
+//! of at most 38 digits and a scale of 0-38.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// The largest number of decimal digits a Variant decimal can hold.
+pub const MAX_PRECISION: u8 = 38;
+
+/// 10^i for i in 0..=38, as i128.
+const POW10: [i128; 39] = {
+    let mut table = [1i128; 39];
+    let mut i = 1;
+    while i < 39 {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
+/// An exact decimal number: `unscaled * 10^-scale`, with at most 38 digits.
+///
+/// Equality and ordering are by numeric value, so `1.50 == 1.5`; the scale is
+/// kept as written for encoding and display (`1.50` prints as `1.50`).
+///
+/// ```
+/// use vshred::variant::VariantDecimal;
+/// let d = VariantDecimal::try_new(-1050, 3)?;
+/// assert_eq!(d.to_string(), "-1.050");
+/// assert_eq!(d, VariantDecimal::try_new(-105, 2)?);
+/// assert_eq!(d.precision(), 4);
+/// # Ok::<(), vshred::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct VariantDecimal {
+    unscaled: i128,
+    scale: u8,
+}
+
+impl VariantDecimal {
+    /// A decimal `unscaled * 10^-scale`; fails when `scale > 38` or
+    /// `unscaled` has more than 38 digits.
+    pub fn try_new(unscaled: i128, scale: u8) -> Result<VariantDecimal> {
+        if scale > MAX_PRECISION {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("decimal scale {scale} is larger than 38"),
+            ));
+        }
+        if unscaled.unsigned_abs() >= POW10[38] as u128 {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("decimal {unscaled} has more than 38 digits"),
+            ));
+        }
+        Ok(VariantDecimal { unscaled, scale })
+    }
+
+    /// The unscaled integer.
+    pub fn unscaled(&self) -> i128 {
+        self.unscaled
+    }
+
+    /// The number of digits after the decimal point.
+    pub fn scale(&self) -> u8 {
+        self.scale
+    }
+
+    /// The number of digits of the unscaled value (1 for zero): the spec's
+    /// implied precision.
+    pub fn precision(&self) -> u8 {
+        digits(self.unscaled.unsigned_abs())
+    }
+
+    /// The precision of the smallest `DECIMAL(p, s)` that holds this value
+    /// with its scale: `max(precision, scale)`, since `p >= s` must hold.
+    /// This decides decimal4 (<= 9), decimal8 (<= 18) or decimal16.
+    pub fn required_precision(&self) -> u8 {
+        self.precision().max(self.scale)
+    }
+
+    /// The same number with trailing fractional zeros removed (`1.50` ->
+    /// `1.5`, `2.00` -> `2`): one representative per numeric value.
+    pub fn normalized(&self) -> VariantDecimal {
+        let (mut unscaled, mut scale) = (self.unscaled, self.scale);
+        while scale > 0 && unscaled % 10 == 0 {
+            unscaled /= 10;
+            scale -= 1;
+        }
+        VariantDecimal { unscaled, scale }
+    }
+
+    /// The value as an integer when it has no fractional part and fits.
+    pub fn to_i64(&self) -> Option<i64> {
+        let n = self.normalized();
+        if n.scale == 0 {
+            i64::try_from(n.unscaled).ok()
+        } else {
+            None
+        }
+    }
+
+    /// The value with `scale` digits after the point, if that is exact and
+    /// still fits 38 digits (`1.5` at scale 3 is `1.500`; `1.25` at scale 1
+    /// is `None`).
+    pub fn rescale(&self, scale: u8) -> Option<VariantDecimal> {
+        match scale.cmp(&self.scale) {
+            Ordering::Equal => Some(*self),
+            Ordering::Greater => {
+                let factor = *POW10.get((scale - self.scale) as usize)?;
+                let unscaled = self.unscaled.checked_mul(factor)?;
+                VariantDecimal::try_new(unscaled, scale).ok()
+            }
+            Ordering::Less => {
+                let factor = POW10[(self.scale - scale) as usize];
+                (self.unscaled % factor == 0).then_some(VariantDecimal {
+                    unscaled: self.unscaled / factor,
+                    scale,
+                })
+            }
+        }
+    }
+
+    /// The nearest `f64`.
+    pub fn to_f64(&self) -> f64 {
+        // Through the decimal text: exact digits in, correctly rounded out.
+        self.to_string().parse().unwrap_or(f64::NAN)
+    }
+
+    /// Writes the exact decimal text (`-0.050`, `12`) to `out`.
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
+        if self.unscaled < 0 {
+            out.push(b'-');
+        }
+        let mut buf = itoa::Buffer::new();
+        let digits = buf.format(self.unscaled.unsigned_abs()).as_bytes();
+        let scale = self.scale as usize;
+        if scale == 0 {
+            out.extend_from_slice(digits);
+        } else if digits.len() > scale {
+            let split = digits.len() - scale;
+            out.extend_from_slice(&digits[..split]);
+            out.push(b'.');
+            out.extend_from_slice(&digits[split..]);
+        } else {
+            out.extend_from_slice(b"0.");
+            out.resize(out.len() + scale - digits.len(), b'0');
+            out.extend_from_slice(digits);
+        }
+    }
+}
+
+/// The number of decimal digits of `v` (1 for zero).
+pub(crate) fn digits(v: u128) -> u8 {
+    POW10
+        .iter()
+        .skip(1)
+        .take_while(|&&p| v >= p as u128)
+        .count() as u8
+        + 1
+}
+
+impl PartialEq for VariantDecimal {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.normalized(), other.normalized());
+        a.unscaled == b.unscaled && a.scale == b.scale
+    }
+}
+
+impl Eq for VariantDecimal {}
+
+impl fmt::Display for VariantDecimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = Vec::with_capacity(42);
+        self.write_to(&mut out);
+        // write_to emits only ASCII digits, '-' and '.'.
+        f.write_str(std::str::from_utf8(&out).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl From<i64> for VariantDecimal {
+    fn from(v: i64) -> Self {
+        VariantDecimal {
+            unscaled: v as i128,
+            scale: 0,
+        }
+    }
+}
+
+impl TryFrom<VariantDecimal> for rust_decimal::Decimal {
+    type Error = Error;
+
+    /// `rust_decimal` holds 28 digits and scale <= 28; larger values fail.
+    fn try_from(d: VariantDecimal) -> Result<rust_decimal::Decimal> {
+        rust_decimal::Decimal::try_from_i128_with_scale(d.unscaled, d.scale as u32).map_err(|e| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!("decimal {d} does not fit rust_decimal: {e}"),
+            )
+        })
+    }
+}
+
+impl TryFrom<rust_decimal::Decimal> for VariantDecimal {
+    type Error = Error;
+
+    fn try_from(d: rust_decimal::Decimal) -> Result<VariantDecimal> {
+        VariantDecimal::try_new(d.mantissa(), d.scale() as u8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(unscaled: i128, scale: u8) -> VariantDecimal {
+        VariantDecimal::try_new(unscaled, scale).unwrap()
+    }
+
+    #[test]
+    fn displays_exact_digits_and_scale() {
+        for (u, s, text) in [
+            (0, 0, "0"),
+            (0, 1, "0.0"),
+            (4320, 1, "432.0"),
+            (-5, 1, "-0.5"),
+            (1, 9, "0.000000001"),
+            (-123456, 3, "-123.456"),
+            (POW10[38] - 1, 0, "99999999999999999999999999999999999999"),
+            (1, 38, "0.00000000000000000000000000000000000001"),
+        ] {
+            assert_eq!(dec(u, s).to_string(), text);
+        }
+    }
+
+    #[test]
+    fn rejects_scale_over_38_and_more_than_38_digits() {
+        assert!(VariantDecimal::try_new(1, 39).is_err());
+        assert!(VariantDecimal::try_new(POW10[38], 0).is_err());
+        assert!(VariantDecimal::try_new(-POW10[38], 0).is_err());
+        assert!(VariantDecimal::try_new(i128::MIN, 0).is_err());
+    }
+
+    #[test]
+    fn equality_is_by_value_across_scales() {
+        assert_eq!(dec(150, 2), dec(15, 1));
+        assert_eq!(dec(100, 2), VariantDecimal::from(1));
+        assert_ne!(dec(151, 2), dec(15, 1));
+        assert_eq!(dec(100, 2).to_i64(), Some(1));
+        assert_eq!(dec(150, 2).to_i64(), None);
+    }
+
+    #[test]
+    fn precision_counts_digits_and_required_precision_covers_scale() {
+        assert_eq!(dec(0, 0).precision(), 1);
+        assert_eq!(dec(999_999_999, 0).precision(), 9);
+        assert_eq!(dec(1_000_000_000, 0).precision(), 10);
+        assert_eq!(dec(1, 9).required_precision(), 9);
+        assert_eq!(dec(1, 38).required_precision(), 38);
+    }
+
+    #[test]
+    fn rescale_is_exact_or_none() {
+        assert_eq!(dec(15, 1).rescale(3).map(|d| d.unscaled()), Some(1500));
+        assert_eq!(dec(125, 2).rescale(1), None);
+        assert_eq!(dec(1200, 2).rescale(0).map(|d| d.unscaled()), Some(12));
+        assert_eq!(dec(POW10[37], 0).rescale(2), None);
+    }
+
+    #[test]
+    fn converts_to_and_from_rust_decimal() {
+        let d = dec(-12345, 2);
+        let r = rust_decimal::Decimal::try_from(d).unwrap();
+        assert_eq!(r.to_string(), "-123.45");
+        assert_eq!(VariantDecimal::try_from(r).unwrap(), d);
+        assert!(rust_decimal::Decimal::try_from(dec(POW10[37], 0)).is_err());
+    }
+}

@@ -1,0 +1,129 @@
+//! The Variant binary encoding (`VariantEncoding.md` in apache/parquet-format).
+//!
+//! A Variant is two byte strings: the *metadata*, a dictionary of the field
+//! names used, and the *value*, a self-describing tree whose objects refer to
+//! names by dictionary id. This module has no Arrow, Parquet or I/O in it:
+//!
+//! - [`Metadata`]: a validated, zero-copy view of the metadata;
+//! - [`VariantRef`]: a validated, zero-copy view of a value, with
+//!   [`ObjectRef`] and [`ArrayRef`] for the containers;
+//! - [`VariantBuilder`]: writes metadata + value with the smallest widths;
+//! - [`VariantDecimal`]: an exact decimal of up to 38 digits.
+//!
+//! ```
+//! use vshred::variant::{VariantBuilder, VariantRef};
+//!
+//! let mut builder = VariantBuilder::new();
+//! builder.begin_object();
+//! builder.key("name");
+//! builder.string("ada");
+//! builder.key("year");
+//! builder.int(1843);
+//! builder.end_object()?;
+//! let (metadata, value) = builder.finish();
+//!
+//! let variant = VariantRef::try_new(metadata, value)?;
+//! let object = variant.as_object().unwrap();
+//! assert_eq!(object.get("year").and_then(|v| v.as_i64()), Some(1843));
+//! assert_eq!(object.get("name").and_then(|v| v.as_str()), Some("ada"));
+//! # Ok::<(), vshred::Error>(())
+//! ```
+
+mod builder;
+mod decimal;
+mod metadata;
+mod value;
+
+pub use builder::{DuplicateKeys, VariantBuilder};
+pub use decimal::VariantDecimal;
+pub use metadata::Metadata;
+pub use value::{ArrayRef, DEFAULT_MAX_DEPTH, ObjectRef, VariantRef, VariantType};
+
+/// The 2-bit basic type in the low bits of a value's first byte.
+pub(crate) mod basic_type {
+    pub const PRIMITIVE: u8 = 0;
+    pub const SHORT_STRING: u8 = 1;
+    pub const OBJECT: u8 = 2;
+    pub const ARRAY: u8 = 3;
+}
+
+/// Primitive type ids, from the spec's "Variant primitive types" table.
+pub(crate) mod type_id {
+    pub const NULL: u8 = 0;
+    pub const TRUE: u8 = 1;
+    pub const FALSE: u8 = 2;
+    pub const INT8: u8 = 3;
+    pub const INT16: u8 = 4;
+    pub const INT32: u8 = 5;
+    pub const INT64: u8 = 6;
+    pub const DOUBLE: u8 = 7;
+    pub const DECIMAL4: u8 = 8;
+    pub const DECIMAL8: u8 = 9;
+    pub const DECIMAL16: u8 = 10;
+    pub const DATE: u8 = 11;
+    pub const TIMESTAMP_MICROS: u8 = 12;
+    pub const TIMESTAMP_NTZ_MICROS: u8 = 13;
+    pub const FLOAT: u8 = 14;
+    pub const BINARY: u8 = 15;
+    pub const STRING: u8 = 16;
+    pub const TIME_NTZ_MICROS: u8 = 17;
+    pub const TIMESTAMP_NANOS: u8 = 18;
+    pub const TIMESTAMP_NTZ_NANOS: u8 = 19;
+    pub const UUID: u8 = 20;
+}
+
+/// Longest string that fits the one-byte short-string header.
+pub(crate) const MAX_SHORT_STRING: usize = 63;
+
+/// The number of bytes (1-4) an unsigned little-endian field needs to hold `v`.
+#[inline]
+pub(crate) fn width_for(v: usize) -> u8 {
+    match v {
+        0..=0xFF => 1,
+        0x100..=0xFFFF => 2,
+        0x1_0000..=0xFF_FFFF => 3,
+        _ => 4,
+    }
+}
+
+/// Reads an unsigned little-endian integer of `width` (1-4) bytes. The
+/// caller has checked that `bytes[at..at + width]` exists.
+#[inline]
+pub(crate) fn read_uint(bytes: &[u8], at: usize, width: u8) -> usize {
+    let b = &bytes[at..at + width as usize];
+    match width {
+        1 => b[0] as usize,
+        2 => u16::from_le_bytes([b[0], b[1]]) as usize,
+        3 => u32::from_le_bytes([b[0], b[1], b[2], 0]) as usize,
+        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
+    }
+}
+
+/// Appends `v` as an unsigned little-endian integer of `width` (1-4) bytes.
+#[inline]
+pub(crate) fn write_uint(out: &mut [u8], v: usize, width: u8) {
+    out[..width as usize].copy_from_slice(&(v as u32).to_le_bytes()[..width as usize]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn width_is_the_smallest_that_holds_the_value() {
+        for (v, w) in [
+            (0, 1),
+            (255, 1),
+            (256, 2),
+            (65535, 2),
+            (65536, 3),
+            (0xFF_FFFF, 3),
+            (0x100_0000, 4),
+        ] {
+            assert_eq!(width_for(v), w, "{v}");
+            let mut buf = [0u8; 4];
+            write_uint(&mut buf, v, w);
+            assert_eq!(read_uint(&buf, 0, w), v);
+        }
+    }
+}

@@ -1,0 +1,882 @@
+//! The value: a zero-copy, validated view ([`VariantRef`]) and its validation.
+
+use std::fmt;
+
+use crate::error::{Error, Result, VariantPart};
+use crate::variant::decimal::VariantDecimal;
+use crate::variant::metadata::Metadata;
+use crate::variant::{basic_type, read_uint, type_id};
+
+/// The default limit on nested objects and arrays: deeper values are
+/// rejected rather than risking the stack (serde_json uses the same).
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+/// Microseconds in a day: TIME values must lie in `0..MICROS_PER_DAY`.
+pub(crate) const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+/// A decoded Variant value, borrowing strings, binaries and containers from
+/// the bytes it was read from.
+///
+/// Obtain one with [`VariantRef::try_new`], which validates the whole value
+/// first: every `VariantRef`, [`ObjectRef`] and [`ArrayRef`] is known to be
+/// valid, so reading it never fails.
+///
+/// Short strings and long strings both read as [`VariantRef::String`].
+/// Equality (`==`) is *logical*, by the spec's equivalence classes: an int8
+/// `1` equals a decimal16 `1.00`, a timestamp in micros equals the same
+/// instant in nanos, and objects compare by their fields whatever the field
+/// ids or value order.
+#[derive(Clone, Copy, Debug)]
+#[allow(missing_docs)] // one variant per primitive type of the spec, named as there
+pub enum VariantRef<'a> {
+    Null,
+    Bool(bool),
+    Int8(i8),
+    Int16(i16),
+    Int32(i32),
+    Int64(i64),
+    Double(f64),
+    Decimal4(VariantDecimal),
+    Decimal8(VariantDecimal),
+    Decimal16(VariantDecimal),
+    /// Days since 1970-01-01.
+    Date(i32),
+    /// Microseconds since the epoch, UTC.
+    TimestampMicros(i64),
+    /// Microseconds since the epoch, no time zone.
+    TimestampNtzMicros(i64),
+    Float(f32),
+    Binary(&'a [u8]),
+    String(&'a str),
+    /// Microseconds since midnight, no time zone.
+    TimeNtzMicros(i64),
+    /// Nanoseconds since the epoch, UTC.
+    TimestampNanos(i64),
+    /// Nanoseconds since the epoch, no time zone.
+    TimestampNtzNanos(i64),
+    /// The 16 bytes of a UUID, big-endian.
+    Uuid([u8; 16]),
+    Object(ObjectRef<'a>),
+    Array(ArrayRef<'a>),
+}
+
+/// The physical type of a Variant value, named as in the spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)] // one variant per physical type of the spec, named as there
+pub enum VariantType {
+    Null,
+    Boolean,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Double,
+    Decimal4,
+    Decimal8,
+    Decimal16,
+    Date,
+    TimestampMicros,
+    TimestampNtzMicros,
+    Float,
+    Binary,
+    String,
+    TimeNtzMicros,
+    TimestampNanos,
+    TimestampNtzNanos,
+    Uuid,
+    Object,
+    Array,
+}
+
+impl VariantType {
+    /// The type's name: `int8`, `decimal16`, `timestamp_ntz_nanos`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            VariantType::Null => "null",
+            VariantType::Boolean => "boolean",
+            VariantType::Int8 => "int8",
+            VariantType::Int16 => "int16",
+            VariantType::Int32 => "int32",
+            VariantType::Int64 => "int64",
+            VariantType::Double => "double",
+            VariantType::Decimal4 => "decimal4",
+            VariantType::Decimal8 => "decimal8",
+            VariantType::Decimal16 => "decimal16",
+            VariantType::Date => "date",
+            VariantType::TimestampMicros => "timestamp",
+            VariantType::TimestampNtzMicros => "timestamp_ntz",
+            VariantType::Float => "float",
+            VariantType::Binary => "binary",
+            VariantType::String => "string",
+            VariantType::TimeNtzMicros => "time",
+            VariantType::TimestampNanos => "timestamp_nanos",
+            VariantType::TimestampNtzNanos => "timestamp_ntz_nanos",
+            VariantType::Uuid => "uuid",
+            VariantType::Object => "object",
+            VariantType::Array => "array",
+        }
+    }
+}
+
+impl fmt::Display for VariantType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl<'a> VariantRef<'a> {
+    /// Validates `metadata` and `value` as one complete Variant and returns
+    /// a view of it, with the [default depth limit](DEFAULT_MAX_DEPTH).
+    ///
+    /// Errors say what is wrong and at which byte of which part.
+    pub fn try_new(metadata: &'a [u8], value: &'a [u8]) -> Result<VariantRef<'a>> {
+        VariantRef::try_with_metadata(Metadata::try_new(metadata)?, value, DEFAULT_MAX_DEPTH)
+    }
+
+    /// Validates `value` against metadata that is already validated (many
+    /// rows often share one metadata), with a limit on nesting depth.
+    pub fn try_with_metadata(
+        metadata: Metadata<'a>,
+        value: &'a [u8],
+        max_depth: usize,
+    ) -> Result<VariantRef<'a>> {
+        let mut validator = Validator {
+            metadata: &metadata,
+            value,
+            max_depth,
+            scratch: Vec::new(),
+        };
+        let size = validator.value(0, value.len(), 0)?;
+        if size != value.len() {
+            return Err(err(
+                size,
+                format!("{} bytes after the end of the value", value.len() - size),
+            ));
+        }
+        Ok(decode(metadata, value))
+    }
+
+    /// The physical type.
+    pub fn variant_type(&self) -> VariantType {
+        match self {
+            VariantRef::Null => VariantType::Null,
+            VariantRef::Bool(_) => VariantType::Boolean,
+            VariantRef::Int8(_) => VariantType::Int8,
+            VariantRef::Int16(_) => VariantType::Int16,
+            VariantRef::Int32(_) => VariantType::Int32,
+            VariantRef::Int64(_) => VariantType::Int64,
+            VariantRef::Double(_) => VariantType::Double,
+            VariantRef::Decimal4(_) => VariantType::Decimal4,
+            VariantRef::Decimal8(_) => VariantType::Decimal8,
+            VariantRef::Decimal16(_) => VariantType::Decimal16,
+            VariantRef::Date(_) => VariantType::Date,
+            VariantRef::TimestampMicros(_) => VariantType::TimestampMicros,
+            VariantRef::TimestampNtzMicros(_) => VariantType::TimestampNtzMicros,
+            VariantRef::Float(_) => VariantType::Float,
+            VariantRef::Binary(_) => VariantType::Binary,
+            VariantRef::String(_) => VariantType::String,
+            VariantRef::TimeNtzMicros(_) => VariantType::TimeNtzMicros,
+            VariantRef::TimestampNanos(_) => VariantType::TimestampNanos,
+            VariantRef::TimestampNtzNanos(_) => VariantType::TimestampNtzNanos,
+            VariantRef::Uuid(_) => VariantType::Uuid,
+            VariantRef::Object(_) => VariantType::Object,
+            VariantRef::Array(_) => VariantType::Array,
+        }
+    }
+
+    /// Whether this is the Variant null.
+    pub fn is_null(&self) -> bool {
+        matches!(self, VariantRef::Null)
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            VariantRef::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Any exact numeric (int8..int64, decimal4/8/16) as a decimal.
+    pub fn as_decimal(&self) -> Option<VariantDecimal> {
+        match *self {
+            VariantRef::Int8(v) => Some(VariantDecimal::from(v as i64)),
+            VariantRef::Int16(v) => Some(VariantDecimal::from(v as i64)),
+            VariantRef::Int32(v) => Some(VariantDecimal::from(v as i64)),
+            VariantRef::Int64(v) => Some(VariantDecimal::from(v)),
+            VariantRef::Decimal4(d) | VariantRef::Decimal8(d) | VariantRef::Decimal16(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Any exact numeric whose value is a whole number in `i64` range: an
+    /// int8 `3` and a decimal `3.00` both give `Some(3)`; `3.5` gives `None`.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            VariantRef::Int8(v) => Some(v as i64),
+            VariantRef::Int16(v) => Some(v as i64),
+            VariantRef::Int32(v) => Some(v as i64),
+            VariantRef::Int64(v) => Some(v),
+            VariantRef::Decimal4(d) | VariantRef::Decimal8(d) | VariantRef::Decimal16(d) => {
+                d.to_i64()
+            }
+            _ => None,
+        }
+    }
+
+    /// A double, or a float widened to double.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            VariantRef::Double(v) => Some(v),
+            VariantRef::Float(v) => Some(v as f64),
+            _ => None,
+        }
+    }
+
+    /// The string (short or long), if this is one.
+    pub fn as_str(&self) -> Option<&'a str> {
+        match *self {
+            VariantRef::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The bytes, if this is a binary.
+    pub fn as_binary(&self) -> Option<&'a [u8]> {
+        match *self {
+            VariantRef::Binary(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Days since 1970-01-01, if this is a date.
+    pub fn as_date(&self) -> Option<i32> {
+        match *self {
+            VariantRef::Date(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Microseconds since midnight, if this is a time.
+    pub fn as_time_micros(&self) -> Option<i64> {
+        match *self {
+            VariantRef::TimeNtzMicros(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// A UTC timestamp in microseconds (from micros, or from nanos when
+    /// exact).
+    pub fn as_timestamp_micros(&self) -> Option<i64> {
+        match *self {
+            VariantRef::TimestampMicros(t) => Some(t),
+            VariantRef::TimestampNanos(t) => exact_micros(t),
+            _ => None,
+        }
+    }
+
+    /// A UTC timestamp in nanoseconds (from nanos, or from micros in range).
+    pub fn as_timestamp_nanos(&self) -> Option<i64> {
+        match *self {
+            VariantRef::TimestampMicros(t) => t.checked_mul(1000),
+            VariantRef::TimestampNanos(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// A timestamp without time zone in microseconds (exact).
+    pub fn as_timestamp_ntz_micros(&self) -> Option<i64> {
+        match *self {
+            VariantRef::TimestampNtzMicros(t) => Some(t),
+            VariantRef::TimestampNtzNanos(t) => exact_micros(t),
+            _ => None,
+        }
+    }
+
+    /// A timestamp without time zone in nanoseconds.
+    pub fn as_timestamp_ntz_nanos(&self) -> Option<i64> {
+        match *self {
+            VariantRef::TimestampNtzMicros(t) => t.checked_mul(1000),
+            VariantRef::TimestampNtzNanos(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The UUID's 16 big-endian bytes.
+    pub fn as_uuid(&self) -> Option<[u8; 16]> {
+        match *self {
+            VariantRef::Uuid(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// The object, if this is one.
+    pub fn as_object(&self) -> Option<ObjectRef<'a>> {
+        match *self {
+            VariantRef::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The array, if this is one.
+    pub fn as_array(&self) -> Option<ArrayRef<'a>> {
+        match *self {
+            VariantRef::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+fn exact_micros(nanos: i64) -> Option<i64> {
+    (nanos % 1000 == 0).then_some(nanos / 1000)
+}
+
+impl PartialEq for VariantRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        use VariantRef as V;
+        if let (Some(a), Some(b)) = (self.as_decimal(), other.as_decimal()) {
+            return a == b;
+        }
+        match (*self, *other) {
+            (V::Null, V::Null) => true,
+            (V::Bool(a), V::Bool(b)) => a == b,
+            // NaN equals NaN here: a value must equal itself after a round trip.
+            (V::Double(a), V::Double(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (V::Float(a), V::Float(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (V::Date(a), V::Date(b)) => a == b,
+            (V::TimeNtzMicros(a), V::TimeNtzMicros(b)) => a == b,
+            (
+                V::TimestampMicros(_) | V::TimestampNanos(_),
+                V::TimestampMicros(_) | V::TimestampNanos(_),
+            ) => nanos_i128(self) == nanos_i128(other),
+            (
+                V::TimestampNtzMicros(_) | V::TimestampNtzNanos(_),
+                V::TimestampNtzMicros(_) | V::TimestampNtzNanos(_),
+            ) => nanos_i128(self) == nanos_i128(other),
+            (V::Binary(a), V::Binary(b)) => a == b,
+            (V::String(a), V::String(b)) => a == b,
+            (V::Uuid(a), V::Uuid(b)) => a == b,
+            (V::Object(a), V::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|((ka, va), (kb, vb))| ka == kb && va == vb)
+            }
+            (V::Array(a), V::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A timestamp of either unit in nanoseconds, without overflow.
+fn nanos_i128(v: &VariantRef<'_>) -> i128 {
+    match *v {
+        VariantRef::TimestampMicros(t) | VariantRef::TimestampNtzMicros(t) => t as i128 * 1000,
+        VariantRef::TimestampNanos(t) | VariantRef::TimestampNtzNanos(t) => t as i128,
+        _ => 0,
+    }
+}
+
+/// A validated object: fields in name order, looked up by binary search.
+#[derive(Clone, Copy)]
+pub struct ObjectRef<'a> {
+    metadata: Metadata<'a>,
+    /// From the first field id to the end of the field values.
+    bytes: &'a [u8],
+    len: u32,
+    id_size: u8,
+    offset_size: u8,
+}
+
+impl<'a> ObjectRef<'a> {
+    /// The number of fields.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the object has no fields.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The metadata the field names come from.
+    pub fn metadata(&self) -> Metadata<'a> {
+        self.metadata
+    }
+
+    fn offsets_at(&self) -> usize {
+        self.len() * self.id_size as usize
+    }
+
+    fn data_at(&self) -> usize {
+        self.offsets_at() + (self.len() + 1) * self.offset_size as usize
+    }
+
+    /// The dictionary id of the `i`-th field (in name order).
+    pub fn field_id(&self, i: usize) -> usize {
+        read_uint(self.bytes, i * self.id_size as usize, self.id_size)
+    }
+
+    /// The name of the `i`-th field (in name order).
+    pub fn field_name(&self, i: usize) -> &'a str {
+        self.metadata.name(self.field_id(i))
+    }
+
+    /// The encoded bytes of the `i`-th field's value. The slice starts at the
+    /// value and may run past its end (values need not be in field order).
+    pub fn field_bytes(&self, i: usize) -> &'a [u8] {
+        let offset = read_uint(
+            self.bytes,
+            self.offsets_at() + i * self.offset_size as usize,
+            self.offset_size,
+        );
+        &self.bytes[self.data_at() + offset..]
+    }
+
+    /// The value of the `i`-th field (in name order).
+    pub fn field(&self, i: usize) -> VariantRef<'a> {
+        decode(self.metadata, self.field_bytes(i))
+    }
+
+    /// The index of the field called `name`, by binary search on names.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.field_name(mid).as_bytes().cmp(name.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The value of the field called `name`.
+    pub fn get(&self, name: &str) -> Option<VariantRef<'a>> {
+        self.index_of(name).map(|i| self.field(i))
+    }
+
+    /// The fields as `(name, value)`, in name order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'a str, VariantRef<'a>)> + '_ {
+        (0..self.len()).map(|i| (self.field_name(i), self.field(i)))
+    }
+}
+
+impl fmt::Debug for ObjectRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// A validated array.
+#[derive(Clone, Copy)]
+pub struct ArrayRef<'a> {
+    metadata: Metadata<'a>,
+    /// From the first offset to the end of the elements.
+    bytes: &'a [u8],
+    len: u32,
+    offset_size: u8,
+}
+
+impl<'a> ArrayRef<'a> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The encoded bytes of element `i`; the slice may run past its end.
+    pub fn element_bytes(&self, i: usize) -> &'a [u8] {
+        let w = self.offset_size as usize;
+        let offset = read_uint(self.bytes, i * w, self.offset_size);
+        &self.bytes[(self.len() + 1) * w + offset..]
+    }
+
+    /// Element `i`, if `i < len()`.
+    pub fn get(&self, i: usize) -> Option<VariantRef<'a>> {
+        (i < self.len()).then(|| decode(self.metadata, self.element_bytes(i)))
+    }
+
+    /// The elements in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = VariantRef<'a>> + '_ {
+        (0..self.len()).map(|i| decode(self.metadata, self.element_bytes(i)))
+    }
+}
+
+impl fmt::Debug for ArrayRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The sizes of an object or array header, read from its first byte.
+struct ContainerHeader {
+    is_large: bool,
+    id_size: u8,
+    offset_size: u8,
+}
+
+impl ContainerHeader {
+    fn object(header: u8) -> ContainerHeader {
+        ContainerHeader {
+            offset_size: ((header >> 2) & 0b11) + 1,
+            id_size: ((header >> 4) & 0b11) + 1,
+            is_large: header & 0b100_0000 != 0,
+        }
+    }
+
+    fn array(header: u8) -> ContainerHeader {
+        ContainerHeader {
+            offset_size: ((header >> 2) & 0b11) + 1,
+            id_size: 0,
+            is_large: header & 0b1_0000 != 0,
+        }
+    }
+
+    fn count_size(&self) -> usize {
+        if self.is_large { 4 } else { 1 }
+    }
+}
+
+/// Decodes a value known to be valid. `bytes` starts at its header byte.
+pub(crate) fn decode<'a>(metadata: Metadata<'a>, bytes: &'a [u8]) -> VariantRef<'a> {
+    let header = bytes[0];
+    match header & 0b11 {
+        basic_type::PRIMITIVE => decode_primitive(header >> 2, &bytes[1..]),
+        basic_type::SHORT_STRING => {
+            let len = (header >> 2) as usize;
+            VariantRef::String(utf8(&bytes[1..1 + len]))
+        }
+        basic_type::OBJECT => {
+            let h = ContainerHeader::object(header);
+            let (len, body) = count(&bytes[1..], h.count_size());
+            VariantRef::Object(ObjectRef {
+                metadata,
+                bytes: body,
+                len,
+                id_size: h.id_size,
+                offset_size: h.offset_size,
+            })
+        }
+        _ => {
+            let h = ContainerHeader::array(header);
+            let (len, body) = count(&bytes[1..], h.count_size());
+            VariantRef::Array(ArrayRef {
+                metadata,
+                bytes: body,
+                len,
+                offset_size: h.offset_size,
+            })
+        }
+    }
+}
+
+fn count(bytes: &[u8], size: usize) -> (u32, &[u8]) {
+    (read_uint(bytes, 0, size as u8) as u32, &bytes[size..])
+}
+
+/// A validated string: validation has already run `from_utf8` on these bytes.
+fn utf8(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
+}
+
+fn fixed<const N: usize>(data: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    out.copy_from_slice(&data[..N]);
+    out
+}
+
+fn decode_primitive(id: u8, data: &[u8]) -> VariantRef<'_> {
+    let i64_at = |d: &[u8]| i64::from_le_bytes(fixed(d));
+    let decimal = |d: &[u8], unscaled: i128| {
+        // Validated: scale <= 38 and at most 38 digits.
+        VariantDecimal::try_new(unscaled, d[0]).unwrap_or(VariantDecimal::from(0))
+    };
+    match id {
+        type_id::NULL => VariantRef::Null,
+        type_id::TRUE => VariantRef::Bool(true),
+        type_id::FALSE => VariantRef::Bool(false),
+        type_id::INT8 => VariantRef::Int8(data[0] as i8),
+        type_id::INT16 => VariantRef::Int16(i16::from_le_bytes(fixed(data))),
+        type_id::INT32 => VariantRef::Int32(i32::from_le_bytes(fixed(data))),
+        type_id::INT64 => VariantRef::Int64(i64_at(data)),
+        type_id::DOUBLE => VariantRef::Double(f64::from_le_bytes(fixed(data))),
+        type_id::DECIMAL4 => {
+            VariantRef::Decimal4(decimal(data, i32::from_le_bytes(fixed(&data[1..])) as i128))
+        }
+        type_id::DECIMAL8 => {
+            VariantRef::Decimal8(decimal(data, i64::from_le_bytes(fixed(&data[1..])) as i128))
+        }
+        type_id::DECIMAL16 => {
+            VariantRef::Decimal16(decimal(data, i128::from_le_bytes(fixed(&data[1..]))))
+        }
+        type_id::DATE => VariantRef::Date(i32::from_le_bytes(fixed(data))),
+        type_id::TIMESTAMP_MICROS => VariantRef::TimestampMicros(i64_at(data)),
+        type_id::TIMESTAMP_NTZ_MICROS => VariantRef::TimestampNtzMicros(i64_at(data)),
+        type_id::FLOAT => VariantRef::Float(f32::from_le_bytes(fixed(data))),
+        type_id::BINARY | type_id::STRING => {
+            let len = u32::from_le_bytes(fixed(data)) as usize;
+            let payload = &data[4..4 + len];
+            if id == type_id::BINARY {
+                VariantRef::Binary(payload)
+            } else {
+                VariantRef::String(utf8(payload))
+            }
+        }
+        type_id::TIME_NTZ_MICROS => VariantRef::TimeNtzMicros(i64_at(data)),
+        type_id::TIMESTAMP_NANOS => VariantRef::TimestampNanos(i64_at(data)),
+        type_id::TIMESTAMP_NTZ_NANOS => VariantRef::TimestampNtzNanos(i64_at(data)),
+        _ => VariantRef::Uuid(fixed(data)),
+    }
+}
+
+/// The size of a primitive's data after its header byte, for fixed-size
+/// types; `None` for unknown ids and for the length-prefixed ones.
+fn fixed_size(id: u8) -> Option<usize> {
+    Some(match id {
+        type_id::NULL | type_id::TRUE | type_id::FALSE => 0,
+        type_id::INT8 => 1,
+        type_id::INT16 => 2,
+        type_id::INT32 | type_id::DATE | type_id::FLOAT => 4,
+        type_id::INT64
+        | type_id::DOUBLE
+        | type_id::TIMESTAMP_MICROS
+        | type_id::TIMESTAMP_NTZ_MICROS
+        | type_id::TIME_NTZ_MICROS
+        | type_id::TIMESTAMP_NANOS
+        | type_id::TIMESTAMP_NTZ_NANOS => 8,
+        type_id::DECIMAL4 => 5,
+        type_id::DECIMAL8 => 9,
+        type_id::DECIMAL16 => 17,
+        type_id::UUID => 16,
+        _ => return None,
+    })
+}
+
+/// Checks one value tree against the spec, once, so that decoding never has
+/// to. Work is linear in the bytes: child values of a container may not
+/// overlap, which also rules out crafted inputs that reuse one subtree
+/// many times over.
+struct Validator<'m, 'a> {
+    metadata: &'m Metadata<'a>,
+    value: &'a [u8],
+    max_depth: usize,
+    /// Reused for sorting child ranges of objects whose values are out of
+    /// field order.
+    scratch: Vec<(usize, usize)>,
+}
+
+impl Validator<'_, '_> {
+    /// Validates the value starting at `at`, which must end by `end`;
+    /// returns its size.
+    fn value(&mut self, at: usize, end: usize, depth: usize) -> Result<usize> {
+        let header = *self
+            .value
+            .get(at)
+            .filter(|_| at < end)
+            .ok_or_else(|| err(at, "truncated: expected a value header byte"))?;
+        match header & 0b11 {
+            basic_type::PRIMITIVE => self.primitive(at, end, header >> 2),
+            basic_type::SHORT_STRING => {
+                let len = (header >> 2) as usize;
+                self.need(at + 1, len, end, "short string")?;
+                self.check_utf8(at + 1, len)?;
+                Ok(1 + len)
+            }
+            basic_type::OBJECT => {
+                self.container(at, end, depth, ContainerHeader::object(header), true)
+            }
+            _ => self.container(at, end, depth, ContainerHeader::array(header), false),
+        }
+    }
+
+    fn primitive(&mut self, at: usize, end: usize, id: u8) -> Result<usize> {
+        let data = at + 1;
+        match id {
+            type_id::BINARY | type_id::STRING => {
+                self.need(data, 4, end, "string or binary length")?;
+                let len = read_uint(self.value, data, 4);
+                self.need(data + 4, len, end, "string or binary")?;
+                if id == type_id::STRING {
+                    self.check_utf8(data + 4, len)?;
+                }
+                Ok(1 + 4 + len)
+            }
+            _ => {
+                let size = fixed_size(id)
+                    .ok_or_else(|| err(at, format!("unknown primitive type id {id}")))?;
+                self.need(data, size, end, "primitive value")?;
+                let bytes = &self.value[data..data + size];
+                match id {
+                    type_id::DECIMAL4 | type_id::DECIMAL8 | type_id::DECIMAL16 => {
+                        let unscaled = match id {
+                            type_id::DECIMAL4 => i32::from_le_bytes(fixed(&bytes[1..])) as i128,
+                            type_id::DECIMAL8 => i64::from_le_bytes(fixed(&bytes[1..])) as i128,
+                            _ => i128::from_le_bytes(fixed(&bytes[1..])),
+                        };
+                        VariantDecimal::try_new(unscaled, bytes[0])
+                            .map_err(|e| err(data, e.message().to_string()))?;
+                    }
+                    type_id::TIME_NTZ_MICROS => {
+                        let t = i64::from_le_bytes(fixed(bytes));
+                        if !(0..MICROS_PER_DAY).contains(&t) {
+                            return Err(err(
+                                data,
+                                format!("time {t} is outside 0..86400000000 microseconds"),
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+                Ok(1 + size)
+            }
+        }
+    }
+
+    fn container(
+        &mut self,
+        at: usize,
+        end: usize,
+        depth: usize,
+        h: ContainerHeader,
+        is_object: bool,
+    ) -> Result<usize> {
+        let what = if is_object { "object" } else { "array" };
+        if depth >= self.max_depth {
+            return Err(err(
+                at,
+                format!("{what} nested deeper than the limit of {}", self.max_depth),
+            ));
+        }
+        let count_at = at + 1;
+        self.need(count_at, h.count_size(), end, "element count")?;
+        let len = read_uint(self.value, count_at, h.count_size() as u8);
+        let ids_at = count_at + h.count_size();
+        let id_bytes = len * h.id_size as usize;
+        let offsets_at = ids_at + id_bytes;
+        // len < 2^32, sizes <= 4: no overflow on 64-bit targets.
+        let offset_bytes = (len + 1) * h.offset_size as usize;
+        self.need(ids_at, id_bytes + offset_bytes, end, what)?;
+        let data_at = offsets_at + offset_bytes;
+        let offset = |i: usize| {
+            read_uint(
+                self.value,
+                offsets_at + i * h.offset_size as usize,
+                h.offset_size,
+            )
+        };
+        let data_len = offset(len);
+        self.need(data_at, data_len, end, "container values")?;
+        let data_end = data_at + data_len;
+
+        if is_object {
+            let dict_len = self.metadata.len();
+            let mut prev: Option<&str> = None;
+            for i in 0..len {
+                let id_at = ids_at + i * h.id_size as usize;
+                let id = read_uint(self.value, id_at, h.id_size);
+                if id >= dict_len {
+                    return Err(err(
+                        id_at,
+                        format!("field id {id} out of range (dictionary has {dict_len} names)"),
+                    ));
+                }
+                let name = self.metadata.name(id);
+                if let Some(p) = prev
+                    && p.as_bytes() >= name.as_bytes()
+                {
+                    let problem = if p == name { "duplicate" } else { "unsorted" };
+                    return Err(err(
+                        id_at,
+                        format!(
+                            "{problem} field name {name:?} after {p:?} (names must be unique and ascending)"
+                        ),
+                    ));
+                }
+                prev = Some(name);
+            }
+        }
+
+        // Children: each starts at its offset and must end before the next
+        // child (in byte order) starts.
+        let mut in_order = true;
+        let mut last_start = 0;
+        for i in 0..len {
+            let o = offset(i);
+            if o >= data_len {
+                return Err(err(
+                    offsets_at + i * h.offset_size as usize,
+                    format!(
+                        "offset {o} of element {i} is past the end of the values ({data_len} bytes)"
+                    ),
+                ));
+            }
+            in_order &= i == 0 || o > last_start;
+            last_start = o;
+        }
+        if in_order {
+            for i in 0..len {
+                let start = data_at + offset(i);
+                let limit = if i + 1 < len {
+                    data_at + offset(i + 1)
+                } else {
+                    data_end
+                };
+                self.value(start, limit, depth + 1)?;
+            }
+        } else {
+            let mut ranges = std::mem::take(&mut self.scratch);
+            ranges.clear();
+            ranges.extend((0..len).map(|i| (offset(i), i)));
+            ranges.sort_unstable();
+            let result = (|| {
+                for (k, &(o, i)) in ranges.iter().enumerate() {
+                    let limit = ranges.get(k + 1).map_or(data_len, |&(next, _)| next);
+                    if limit == o {
+                        return Err(err(
+                            offsets_at + i * h.offset_size as usize,
+                            format!("{what} element {i} shares offset {o} with another element"),
+                        ));
+                    }
+                    self.value(data_at + o, data_at + limit, depth + 1)?;
+                }
+                Ok(())
+            })();
+            self.scratch = ranges;
+            result?;
+        }
+        Ok(data_end - at)
+    }
+
+    /// Checks that `len` bytes from `at` lie before `end`.
+    fn need(&self, at: usize, len: usize, end: usize, what: &str) -> Result<()> {
+        if at.checked_add(len).is_none_or(|stop| stop > end) {
+            return Err(err(
+                at,
+                format!(
+                    "truncated: {what} needs {len} bytes, {} are left",
+                    end.saturating_sub(at)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_utf8(&self, at: usize, len: usize) -> Result<()> {
+        std::str::from_utf8(&self.value[at..at + len])
+            .map(|_| ())
+            .map_err(|e| err(at + e.valid_up_to(), "string is not valid UTF-8"))
+    }
+}
+
+#[cold]
+fn err(byte: usize, message: impl Into<String>) -> Error {
+    Error::variant(VariantPart::Value, byte, message)
+}
