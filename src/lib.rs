@@ -29,4 +29,9 @@ mod error;
 pub mod json;
 pub mod variant;
 
+/// The README's examples, run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use error::{Error, ErrorKind, Position, Result, VariantPart};

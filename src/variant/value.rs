@@ -595,10 +595,8 @@ fn fixed<const N: usize>(data: &[u8]) -> [u8; N] {
 
 fn decode_primitive(id: u8, data: &[u8]) -> VariantRef<'_> {
     let i64_at = |d: &[u8]| i64::from_le_bytes(fixed(d));
-    let decimal = |d: &[u8], unscaled: i128| {
-        // Validated: scale <= 38 and at most 38 digits.
-        VariantDecimal::try_new(unscaled, d[0]).unwrap_or(VariantDecimal::from(0))
-    };
+    // Validated: scale <= 38 and at most 38 digits.
+    let decimal = |d: &[u8]| read_decimal(id, d).unwrap_or(VariantDecimal::from(0));
     match id {
         type_id::NULL => VariantRef::Null,
         type_id::TRUE => VariantRef::Bool(true),
@@ -608,15 +606,9 @@ fn decode_primitive(id: u8, data: &[u8]) -> VariantRef<'_> {
         type_id::INT32 => VariantRef::Int32(i32::from_le_bytes(fixed(data))),
         type_id::INT64 => VariantRef::Int64(i64_at(data)),
         type_id::DOUBLE => VariantRef::Double(f64::from_le_bytes(fixed(data))),
-        type_id::DECIMAL4 => {
-            VariantRef::Decimal4(decimal(data, i32::from_le_bytes(fixed(&data[1..])) as i128))
-        }
-        type_id::DECIMAL8 => {
-            VariantRef::Decimal8(decimal(data, i64::from_le_bytes(fixed(&data[1..])) as i128))
-        }
-        type_id::DECIMAL16 => {
-            VariantRef::Decimal16(decimal(data, i128::from_le_bytes(fixed(&data[1..]))))
-        }
+        type_id::DECIMAL4 => VariantRef::Decimal4(decimal(data)),
+        type_id::DECIMAL8 => VariantRef::Decimal8(decimal(data)),
+        type_id::DECIMAL16 => VariantRef::Decimal16(decimal(data)),
         type_id::DATE => VariantRef::Date(i32::from_le_bytes(fixed(data))),
         type_id::TIMESTAMP_MICROS => VariantRef::TimestampMicros(i64_at(data)),
         type_id::TIMESTAMP_NTZ_MICROS => VariantRef::TimestampNtzMicros(i64_at(data)),
@@ -637,26 +629,66 @@ fn decode_primitive(id: u8, data: &[u8]) -> VariantRef<'_> {
     }
 }
 
-/// The size of a primitive's data after its header byte, for fixed-size
-/// types; `None` for unknown ids and for the length-prefixed ones.
-fn fixed_size(id: u8) -> Option<usize> {
+/// The decimal of a decimal4/8/16 primitive (type `id`) whose data, a
+/// scale byte then the unscaled value, starts `data`.
+fn read_decimal(id: u8, data: &[u8]) -> Result<VariantDecimal> {
+    let unscaled = match id {
+        type_id::DECIMAL4 => i32::from_le_bytes(fixed(&data[1..])) as i128,
+        type_id::DECIMAL8 => i64::from_le_bytes(fixed(&data[1..])) as i128,
+        _ => i128::from_le_bytes(fixed(&data[1..])),
+    };
+    VariantDecimal::try_new(unscaled, data[0])
+}
+
+/// The type of primitive type id `id`, if the spec defines it.
+fn primitive_type(id: u8) -> Option<VariantType> {
     Some(match id {
-        type_id::NULL | type_id::TRUE | type_id::FALSE => 0,
-        type_id::INT8 => 1,
-        type_id::INT16 => 2,
-        type_id::INT32 | type_id::DATE | type_id::FLOAT => 4,
-        type_id::INT64
-        | type_id::DOUBLE
-        | type_id::TIMESTAMP_MICROS
-        | type_id::TIMESTAMP_NTZ_MICROS
-        | type_id::TIME_NTZ_MICROS
-        | type_id::TIMESTAMP_NANOS
-        | type_id::TIMESTAMP_NTZ_NANOS => 8,
-        type_id::DECIMAL4 => 5,
-        type_id::DECIMAL8 => 9,
-        type_id::DECIMAL16 => 17,
-        type_id::UUID => 16,
+        type_id::NULL => VariantType::Null,
+        type_id::TRUE | type_id::FALSE => VariantType::Boolean,
+        type_id::INT8 => VariantType::Int8,
+        type_id::INT16 => VariantType::Int16,
+        type_id::INT32 => VariantType::Int32,
+        type_id::INT64 => VariantType::Int64,
+        type_id::DOUBLE => VariantType::Double,
+        type_id::DECIMAL4 => VariantType::Decimal4,
+        type_id::DECIMAL8 => VariantType::Decimal8,
+        type_id::DECIMAL16 => VariantType::Decimal16,
+        type_id::DATE => VariantType::Date,
+        type_id::TIMESTAMP_MICROS => VariantType::TimestampMicros,
+        type_id::TIMESTAMP_NTZ_MICROS => VariantType::TimestampNtzMicros,
+        type_id::FLOAT => VariantType::Float,
+        type_id::BINARY => VariantType::Binary,
+        type_id::STRING => VariantType::String,
+        type_id::TIME_NTZ_MICROS => VariantType::TimeNtzMicros,
+        type_id::TIMESTAMP_NANOS => VariantType::TimestampNanos,
+        type_id::TIMESTAMP_NTZ_NANOS => VariantType::TimestampNtzNanos,
+        type_id::UUID => VariantType::Uuid,
         _ => return None,
+    })
+}
+
+/// The size of a primitive's data after its header byte; `None` for the
+/// length-prefixed binary and string.
+fn fixed_size(t: VariantType) -> Option<usize> {
+    Some(match t {
+        VariantType::Null | VariantType::Boolean => 0,
+        VariantType::Int8 => 1,
+        VariantType::Int16 => 2,
+        VariantType::Int32 | VariantType::Date | VariantType::Float => 4,
+        VariantType::Int64
+        | VariantType::Double
+        | VariantType::TimestampMicros
+        | VariantType::TimestampNtzMicros
+        | VariantType::TimeNtzMicros
+        | VariantType::TimestampNanos
+        | VariantType::TimestampNtzNanos => 8,
+        VariantType::Decimal4 => 5,
+        VariantType::Decimal8 => 9,
+        VariantType::Decimal16 => 17,
+        VariantType::Uuid => 16,
+        VariantType::Binary | VariantType::String | VariantType::Object | VariantType::Array => {
+            return None;
+        }
     })
 }
 
@@ -699,30 +731,24 @@ impl Validator<'_, '_> {
 
     fn primitive(&mut self, at: usize, end: usize, id: u8) -> Result<usize> {
         let data = at + 1;
-        match id {
-            type_id::BINARY | type_id::STRING => {
-                self.need(data, 4, end, "string or binary length")?;
+        let t =
+            primitive_type(id).ok_or_else(|| err(at, format!("unknown primitive type id {id}")))?;
+        match fixed_size(t) {
+            None => {
+                self.need(data, 4, end, t.name())?;
                 let len = read_uint(self.value, data, 4);
-                self.need(data + 4, len, end, "string or binary")?;
-                if id == type_id::STRING {
+                self.need(data + 4, len, end, t.name())?;
+                if t == VariantType::String {
                     self.check_utf8(data + 4, len)?;
                 }
                 Ok(1 + 4 + len)
             }
-            _ => {
-                let size = fixed_size(id)
-                    .ok_or_else(|| err(at, format!("unknown primitive type id {id}")))?;
-                self.need(data, size, end, "primitive value")?;
+            Some(size) => {
+                self.need(data, size, end, t.name())?;
                 let bytes = &self.value[data..data + size];
                 match id {
                     type_id::DECIMAL4 | type_id::DECIMAL8 | type_id::DECIMAL16 => {
-                        let unscaled = match id {
-                            type_id::DECIMAL4 => i32::from_le_bytes(fixed(&bytes[1..])) as i128,
-                            type_id::DECIMAL8 => i64::from_le_bytes(fixed(&bytes[1..])) as i128,
-                            _ => i128::from_le_bytes(fixed(&bytes[1..])),
-                        };
-                        VariantDecimal::try_new(unscaled, bytes[0])
-                            .map_err(|e| err(data, e.message().to_string()))?;
+                        read_decimal(id, bytes).map_err(|e| err(data, e.message().to_string()))?;
                     }
                     type_id::TIME_NTZ_MICROS => {
                         let t = i64::from_le_bytes(fixed(bytes));
