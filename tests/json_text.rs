@@ -1,0 +1,153 @@
+//! JSON text -> Variant: number classification and error positions.
+
+use vshred::json::{JsonParser, json_to_variant, variant_to_json_string};
+use vshred::variant::{DuplicateKeys, VariantBuilder, VariantRef};
+use vshred::{ErrorKind, Position};
+
+/// Parses `text` and returns the type name and JSON rendering.
+fn encode(text: &str) -> (String, String) {
+    let (m, v) = json_to_variant(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let variant = VariantRef::try_new(&m, &v).unwrap_or_else(|e| panic!("{text}: {e}"));
+    (
+        variant.variant_type().name().to_string(),
+        variant_to_json_string(&variant),
+    )
+}
+
+macro_rules! encodes_as {
+    ($($name:ident: $text:expr => $type:expr, $json:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            assert_eq!(encode($text), ($type.to_string(), $json.to_string()));
+        }
+    )*};
+}
+
+encodes_as! {
+    zero_is_int8: "0" => "int8", "0";
+    minus_zero_is_int8_zero: "-0" => "int8", "0";
+    int_max_i64_is_int64: "9223372036854775807" => "int64", "9223372036854775807";
+    int_min_i64_is_int64: "-9223372036854775808" => "int64", "-9223372036854775808";
+    int_19_digits_below_i64_is_int64: "1000000000000000000" => "int64", "1000000000000000000";
+    int_beyond_i64_is_decimal16: "-9223372036854775809" => "decimal16", "-9223372036854775809";
+    int_38_digits_is_decimal16: "99999999999999999999999999999999999999" => "decimal16", "99999999999999999999999999999999999999";
+    int_39_digits_is_double: "999999999999999999999999999999999999999" => "double", "1e39";
+    fraction_keeps_scale: "432.0" => "decimal4", "432.0";
+    fraction_trailing_zeros_kept: "1.500" => "decimal4", "1.500";
+    fraction_9_digits_is_decimal4: "99999.9999" => "decimal4", "99999.9999";
+    fraction_10_digits_is_decimal8: "999999.9999" => "decimal8", "999999.9999";
+    fraction_19_digits_is_decimal16: "1234567890.123456789" => "decimal16", "1234567890.123456789";
+    small_fraction_scale_decides_width: "0.0000000001" => "decimal8", "0.0000000001";
+    fraction_scale_39_is_double: "0.000000000000000000000000000000000000001" => "double", "1e-39";
+    exponent_is_double: "1e3" => "double", "1000.0";
+    exponent_with_fraction_is_double: "-2.5E-3" => "double", "-0.0025";
+    whitespace_around_is_ignored: " \t\r\n[ 1 , 2 ]\n" => "array", "[1,2]";
+    escapes_are_decoded: r#""\u00e9\ud83d\ude00\/\n""# => "string", "\"é😀/\\n\"";
+    keys_are_sorted: r#"{"b":1,"a":2,"B":3}"# => "object", r#"{"B":3,"a":2,"b":1}"#;
+}
+
+/// Asserts that `text` fails at `line`/`column` with a message containing `message`.
+fn fails_at(text: &str, line: u64, column: u64, message: &str) {
+    let err = json_to_variant(text.as_bytes()).expect_err(text);
+    assert_eq!(err.kind(), ErrorKind::Json, "{text}: {err}");
+    match err.position() {
+        Some(Position::Json {
+            line: l, column: c, ..
+        }) => assert_eq!((l, c), (line, column), "{text}: {err}"),
+        other => panic!("{text}: no JSON position: {other:?}"),
+    }
+    assert!(err.message().contains(message), "{text}: {err}");
+}
+
+macro_rules! fails_at {
+    ($($name:ident: $text:expr => $line:expr, $column:expr, $message:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            fails_at($text, $line, $column, $message);
+        }
+    )*};
+}
+
+fails_at! {
+    empty_input: "" => 1, 1, "unexpected end of input";
+    trailing_comma_in_object: r#"{"a":1,}"# => 1, 8, "expected '\"' to start a key";
+    trailing_comma_in_array: "[1,]" => 1, 4, "expected a JSON value";
+    missing_colon: r#"{"a" 1}"# => 1, 6, "expected ':'";
+    second_line_error: "[1,\n  x]" => 2, 3, "expected a JSON value, found 'x'";
+    leading_zero: "01" => 1, 2, "expected the end of input";
+    bare_minus: "-" => 1, 2, "expected a digit";
+    dot_without_digits: "1." => 1, 3, "expected a digit after '.'";
+    exponent_without_digits: "1e+" => 1, 4, "expected a digit in the exponent";
+    number_beyond_double: "1e400" => 1, 1, "out of range for a double";
+    unterminated_string: "\"abc" => 1, 1, "unterminated string";
+    raw_control_character: "\"a\tb\"" => 1, 3, "control character";
+    lone_high_surrogate: r#""\ud800x""# => 1, 2, "unpaired surrogate";
+    lone_low_surrogate: r#""\udc00""# => 1, 2, "unpaired surrogate";
+    bad_escape: r#""\x""# => 1, 2, "invalid escape";
+    bad_literal: "nul" => 1, 1, "expected 'null'";
+    trailing_garbage: "{} {}" => 1, 4, "expected the end of input";
+    duplicate_key_points_at_second: "{\"a\":1,\n \"a\":2}" => 2, 2, "duplicate key \"a\"";
+    duplicate_key_in_nested_object: r#"[{"x":{"k":1,"j":2,"k":3}}]"# => 1, 20, "duplicate key \"k\"";
+}
+
+#[test]
+fn invalid_utf8_in_string_is_an_error_at_its_byte() {
+    let err = json_to_variant(b"[\"ab\xFFc\"]").unwrap_err();
+    assert_eq!(
+        err.position(),
+        Some(Position::Json {
+            line: 1,
+            column: 5,
+            byte: 4
+        })
+    );
+    assert!(err.message().contains("invalid UTF-8"), "{err}");
+}
+
+#[test]
+fn depth_limit_is_128_by_default_and_configurable() {
+    let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    assert!(json_to_variant(nested(128).as_bytes()).is_ok());
+    let err = json_to_variant(nested(129).as_bytes()).unwrap_err();
+    assert!(err.message().contains("limit of 128"), "{err}");
+
+    let parser = JsonParser::new().with_max_depth(3);
+    let mut builder = VariantBuilder::new();
+    assert!(parser.parse(nested(3).as_bytes(), &mut builder).is_ok());
+    builder.reset();
+    assert!(parser.parse(nested(4).as_bytes(), &mut builder).is_err());
+}
+
+#[test]
+fn keep_last_drops_earlier_duplicates_with_their_nested_values() {
+    let mut builder = VariantBuilder::new().with_duplicate_keys(DuplicateKeys::KeepLast);
+    JsonParser::new()
+        .parse(
+            br#"{"a":{"x":[1,2]},"b":true,"a":"last","c":null,"b":false}"#,
+            &mut builder,
+        )
+        .unwrap();
+    let (m, v) = builder.finish();
+    let variant = VariantRef::try_new(m, v).unwrap();
+    assert_eq!(
+        variant_to_json_string(&variant),
+        r#"{"a":"last","b":false,"c":null}"#
+    );
+}
+
+#[test]
+fn builder_is_reusable_across_values() {
+    let parser = JsonParser::new();
+    let mut builder = VariantBuilder::new();
+    for text in [r#"{"z":1,"y":[true]}"#, r#"{"a":"b"}"#, "7"] {
+        builder.reset();
+        parser.parse(text.as_bytes(), &mut builder).unwrap();
+        let (m, v) = builder.finish();
+        let json = variant_to_json_string(&VariantRef::try_new(m, v).unwrap());
+        let (m2, v2) = json_to_variant(text.as_bytes()).unwrap();
+        assert_eq!(
+            json,
+            variant_to_json_string(&VariantRef::try_new(&m2, &v2).unwrap())
+        );
+    }
+}
