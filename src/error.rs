@@ -36,6 +36,8 @@ pub enum ErrorKind {
     /// An object given the same key twice (see
     /// [`DuplicateKeys`](crate::variant::DuplicateKeys)).
     DuplicateKey,
+    /// A shredding schema that is malformed or does not fit the data.
+    Schema,
     /// A value that is valid but exceeds what was asked for or can be built,
     /// e.g. a decimal with more than 38 digits.
     OutOfRange,
@@ -148,6 +150,7 @@ impl fmt::Display for Error {
             ErrorKind::Json => "invalid JSON",
             ErrorKind::InvalidVariant => "invalid Variant",
             ErrorKind::DuplicateKey => "duplicate key",
+            ErrorKind::Schema => "invalid shredding schema",
             ErrorKind::OutOfRange => "out of range",
         };
         f.write_str(what)?;

@@ -8,7 +8,12 @@
 //! 1. [`variant`]: the binary encoding (`VariantEncoding.md`): validated
 //!    zero-copy views ([`VariantRef`](variant::VariantRef)) and a builder
 //!    ([`VariantBuilder`](variant::VariantBuilder));
-//! 2. [`json`]: JSON text -> Variant, streamed and exact, and Variant -> JSON.
+//! 2. [`json`]: JSON text -> Variant, streamed and exact, and Variant -> JSON;
+//! 3. [`shred`]: a [`ShreddingSchema`](shred::ShreddingSchema) and the
+//!    [`Shredder`](shred::Shredder) that splits values (or JSON text
+//!    directly) into its typed Arrow columns and a Variant residual;
+//! 4. [`unshred`]: shredded columns (ours or any writer's) back to Variant
+//!    values or straight to JSON text.
 //!
 //! ```
 //! use vshred::json::{json_to_variant, variant_to_json_string};
@@ -27,6 +32,8 @@
 
 mod error;
 pub mod json;
+pub mod shred;
+pub mod unshred;
 pub mod variant;
 
 /// The README's examples, run as doc tests.

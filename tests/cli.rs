@@ -88,5 +88,9 @@ fn bundled_example_round_trips() {
     let out = vshred(&["roundtrip", example], b"");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).lines().count(), 5);
-    assert!(stdout(&out).contains("\"price\":104.80"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("\"price\":104.80"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -11,7 +11,10 @@ mod lines;
 mod reader;
 mod to_variant;
 
+pub(crate) use from_variant::write_string as write_json_string;
 pub use from_variant::{variant_to_json_string, write_json};
 pub use lines::{JsonLine, JsonLines};
 pub use reader::JsonNumber;
+pub(crate) use reader::{JsonReader, Peek};
+pub(crate) use to_variant::duplicate_key_error;
 pub use to_variant::{JsonParser, json_to_variant};

@@ -63,11 +63,18 @@ impl JsonParser {
             "JsonParser::parse needs an empty builder"
         );
         let mut reader = JsonReader::new(text);
-        self.value(&mut reader, builder, 0)?;
+        self.parse_value(&mut reader, builder, 0)?;
         reader.finish()
     }
 
-    fn value(&self, r: &mut JsonReader<'_>, b: &mut VariantBuilder, depth: usize) -> Result<()> {
+    /// Parses the reader's next value into the builder; `depth` is the
+    /// number of containers around it.
+    pub(crate) fn parse_value(
+        &self,
+        r: &mut JsonReader<'_>,
+        b: &mut VariantBuilder,
+        depth: usize,
+    ) -> Result<()> {
         match r.peek()? {
             Peek::Null => {
                 r.literal(b"null")?;
@@ -94,7 +101,7 @@ impl JsonParser {
                 let mut key = r.first_key()?;
                 while let Some(k) = key {
                     b.key(k);
-                    self.value(r, b, depth + 1)?;
+                    self.parse_value(r, b, depth + 1)?;
                     key = r.next_key()?;
                 }
                 b.end_object()
@@ -105,7 +112,7 @@ impl JsonParser {
                 b.begin_array();
                 let mut more = r.first_element()?;
                 while more {
-                    self.value(r, b, depth + 1)?;
+                    self.parse_value(r, b, depth + 1)?;
                     more = r.next_element()?;
                 }
                 b.end_array()
@@ -120,7 +127,7 @@ impl JsonParser {
 /// second occurrence of the duplicate key: the object is scanned again from
 /// `start`, which costs nothing on the path without errors.
 #[cold]
-fn duplicate_key_error(
+pub(crate) fn duplicate_key_error(
     r: &JsonReader<'_>,
     start: usize,
     depth: usize,

@@ -3,7 +3,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::variant::decimal::VariantDecimal;
-use crate::variant::value::VariantRef;
+use crate::variant::value::{ObjectRef, VariantRef};
 use crate::variant::{MAX_SHORT_STRING, basic_type, type_id, width_for, write_uint};
 
 /// What to do when an object gets the same key twice.
@@ -56,11 +56,20 @@ pub struct VariantBuilder {
 
 #[derive(Debug, Clone, Copy)]
 struct Frame {
-    is_object: bool,
-    /// Where the container's children start in `value`.
+    kind: FrameKind,
+    /// Where the container's children (or the detached value) start in `value`.
     start: usize,
     /// Where its entries start in `fields` or `elements`.
     first: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FrameKind {
+    Object,
+    Array,
+    /// A value written apart from the open containers, to be taken out
+    /// whole: a shredded slot's residual while a residual object is open.
+    Detached,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -99,14 +108,16 @@ impl VariantBuilder {
     fn begin_value(&mut self) {
         if let Some(frame) = self.frames.last() {
             let offset = (self.value.len() - frame.start) as u32;
-            if frame.is_object {
-                let id = self
-                    .pending_key
-                    .take()
-                    .expect("VariantBuilder: a value inside an object needs a key first");
-                self.fields.push(Field { id, offset });
-            } else {
-                self.elements.push(offset);
+            match frame.kind {
+                FrameKind::Object => {
+                    let id = self
+                        .pending_key
+                        .take()
+                        .expect("VariantBuilder: a value inside an object needs a key first");
+                    self.fields.push(Field { id, offset });
+                }
+                FrameKind::Array => self.elements.push(offset),
+                FrameKind::Detached => {}
             }
         } else {
             assert!(
@@ -127,7 +138,7 @@ impl VariantBuilder {
     #[inline]
     pub fn key(&mut self, name: &str) {
         assert!(
-            matches!(self.frames.last(), Some(f) if f.is_object),
+            matches!(self.frames.last(), Some(f) if f.kind == FrameKind::Object),
             "VariantBuilder::key outside an object"
         );
         self.pending_key = Some(self.dict.intern(name));
@@ -293,27 +304,66 @@ impl VariantBuilder {
 
     /// Opens an object; give each field as [`key`](Self::key) then a value.
     pub fn begin_object(&mut self) {
-        self.begin_container(true);
+        self.begin_container(FrameKind::Object);
     }
 
     /// Opens an array; its elements are the values written until
     /// [`end_array`](Self::end_array).
     pub fn begin_array(&mut self) {
-        self.begin_container(false);
+        self.begin_container(FrameKind::Array);
     }
 
-    fn begin_container(&mut self, is_object: bool) {
+    fn begin_container(&mut self, kind: FrameKind) {
         self.begin_value();
-        let first = if is_object {
-            self.fields.len()
-        } else {
-            self.elements.len()
+        let first = match kind {
+            FrameKind::Object => self.fields.len(),
+            _ => self.elements.len(),
         };
         self.frames.push(Frame {
-            is_object,
+            kind,
             start: self.value.len(),
             first,
         });
+    }
+
+    /// Starts a value that belongs to no open container; its names still go
+    /// to this builder's dictionary. Write exactly one value, then take it
+    /// with [`end_detached`](Self::end_detached).
+    pub(crate) fn begin_detached(&mut self) {
+        self.frames.push(Frame {
+            kind: FrameKind::Detached,
+            start: self.value.len(),
+            first: 0,
+        });
+    }
+
+    /// Hands the value written since [`begin_detached`](Self::begin_detached)
+    /// to `sink` and removes it from the buffer.
+    pub(crate) fn end_detached<R>(&mut self, sink: impl FnOnce(&[u8]) -> R) -> R {
+        let frame = self
+            .frames
+            .pop()
+            .expect("VariantBuilder::end_detached without begin_detached");
+        assert!(
+            frame.kind == FrameKind::Detached,
+            "VariantBuilder::end_detached closes a container"
+        );
+        let result = sink(&self.value[frame.start..]);
+        self.value.truncate(frame.start);
+        result
+    }
+
+    /// Writes the dictionary as metadata, for values taken out detached.
+    pub(crate) fn write_metadata(&mut self) -> &[u8] {
+        self.metadata.clear();
+        self.dict.write_metadata(&mut self.metadata);
+        &self.metadata
+    }
+
+    /// Adds `name` to the dictionary: a shredded field's name must be in the
+    /// metadata even when no residual mentions it.
+    pub(crate) fn intern(&mut self, name: &str) {
+        self.dict.intern(name);
     }
 
     /// Closes the innermost object: sorts its fields by name and writes its
@@ -325,7 +375,7 @@ impl VariantBuilder {
             .pop()
             .expect("VariantBuilder::end_object without begin_object");
         assert!(
-            frame.is_object,
+            frame.kind == FrameKind::Object,
             "VariantBuilder::end_object closes an array"
         );
         assert!(
@@ -353,35 +403,15 @@ impl VariantBuilder {
         }
         let fields = &self.fields[frame.first..];
         let data_len = self.value.len() - frame.start;
-        let max_id = fields.iter().map(|f| f.id).max().unwrap_or(0);
-        let n = fields.len();
-        let id_size = width_for(max_id as usize);
-        let offset_size = width_for(data_len);
-        let is_large = n > u8::MAX as usize;
-        let count_size = if is_large { 4 } else { 1 };
-        let header_len = 1 + count_size + n * id_size as usize + (n + 1) * offset_size as usize;
         check_size(data_len)?;
-
-        let header = (is_large as u8) << 6
-            | (id_size - 1) << 4
-            | (offset_size - 1) << 2
-            | basic_type::OBJECT;
-        let h = make_room(&mut self.value, frame.start, header_len);
-        h[0] = header;
-        write_uint(&mut h[1..], n, count_size as u8);
-        let (ids, offsets) = h[1 + count_size..].split_at_mut(n * id_size as usize);
-        for (i, f) in fields.iter().enumerate() {
-            write_uint(&mut ids[i * id_size as usize..], f.id as usize, id_size);
-            write_uint(
-                &mut offsets[i * offset_size as usize..],
-                f.offset as usize,
-                offset_size,
-            );
-        }
-        write_uint(
-            &mut offsets[n * offset_size as usize..],
+        let max_id = fields.iter().map(|f| f.id).max().unwrap_or(0);
+        let layout = ContainerLayout::object(fields.len(), max_id as usize, data_len);
+        let h = make_room(&mut self.value, frame.start, layout.header_len());
+        layout.write(
+            h,
+            fields.iter().map(|f| f.id as usize),
+            fields.iter().map(|f| f.offset as usize),
             data_len,
-            offset_size,
         );
         self.fields.truncate(frame.first);
         Ok(())
@@ -428,33 +458,19 @@ impl VariantBuilder {
             .pop()
             .expect("VariantBuilder::end_array without begin_array");
         assert!(
-            !frame.is_object,
+            frame.kind == FrameKind::Array,
             "VariantBuilder::end_array closes an object"
         );
         let elements = &self.elements[frame.first..];
         let data_len = self.value.len() - frame.start;
         check_size(data_len)?;
-        let n = elements.len();
-        let offset_size = width_for(data_len);
-        let is_large = n > u8::MAX as usize;
-        let count_size = if is_large { 4 } else { 1 };
-        let header_len = 1 + count_size + (n + 1) * offset_size as usize;
-        let header = (is_large as u8) << 4 | (offset_size - 1) << 2 | basic_type::ARRAY;
-        let h = make_room(&mut self.value, frame.start, header_len);
-        h[0] = header;
-        write_uint(&mut h[1..], n, count_size as u8);
-        let offsets = &mut h[1 + count_size..];
-        for (i, &o) in elements.iter().enumerate() {
-            write_uint(
-                &mut offsets[i * offset_size as usize..],
-                o as usize,
-                offset_size,
-            );
-        }
-        write_uint(
-            &mut offsets[n * offset_size as usize..],
+        let layout = ContainerLayout::array(elements.len(), data_len);
+        let h = make_room(&mut self.value, frame.start, layout.header_len());
+        layout.write(
+            h,
+            std::iter::empty(),
+            elements.iter().map(|&o| o as usize),
             data_len,
-            offset_size,
         );
         self.elements.truncate(frame.first);
         Ok(())
@@ -525,9 +541,108 @@ impl VariantBuilder {
         (self.metadata, self.value)
     }
 
-    /// Whether any value has been started since the last reset.
+    /// Whether nothing has been written since the last reset.
     pub(crate) fn is_empty(&self) -> bool {
         self.value.is_empty()
+    }
+}
+
+/// Writes object `o` without the fields for which `drop(i)` holds. Field ids
+/// and values are copied as they are, so the result uses `o`'s metadata.
+pub(crate) fn write_object_without(
+    o: &ObjectRef<'_>,
+    drop: impl Fn(usize) -> bool,
+    out: &mut Vec<u8>,
+) {
+    let kept = || (0..o.len()).filter(|&i| !drop(i));
+    let data_len: usize = kept().map(|i| o.field_bytes(i).len()).sum();
+    let max_id = kept().map(|i| o.field_id(i)).max().unwrap_or(0);
+    let layout = ContainerLayout::object(kept().count(), max_id, data_len);
+    let start = out.len();
+    out.resize(start + layout.header_len(), 0);
+    let offsets = kept().scan(0, |at, i| {
+        let offset = *at;
+        *at += o.field_bytes(i).len();
+        Some(offset)
+    });
+    layout.write(
+        &mut out[start..],
+        kept().map(|i| o.field_id(i)),
+        offsets,
+        data_len,
+    );
+    for i in kept() {
+        out.extend_from_slice(o.field_bytes(i));
+    }
+}
+
+/// The header of an object or array: the narrowest widths for its sizes.
+pub(crate) struct ContainerLayout {
+    basic_type: u8,
+    len: usize,
+    /// 0 for arrays.
+    id_size: u8,
+    offset_size: u8,
+}
+
+impl ContainerLayout {
+    pub(crate) fn object(len: usize, max_id: usize, data_len: usize) -> ContainerLayout {
+        ContainerLayout {
+            basic_type: basic_type::OBJECT,
+            len,
+            id_size: width_for(max_id),
+            offset_size: width_for(data_len),
+        }
+    }
+
+    pub(crate) fn array(len: usize, data_len: usize) -> ContainerLayout {
+        ContainerLayout {
+            basic_type: basic_type::ARRAY,
+            len,
+            id_size: 0,
+            offset_size: width_for(data_len),
+        }
+    }
+
+    fn count_size(&self) -> usize {
+        if self.len > u8::MAX as usize { 4 } else { 1 }
+    }
+
+    pub(crate) fn header_len(&self) -> usize {
+        1 + self.count_size()
+            + self.len * self.id_size as usize
+            + (self.len + 1) * self.offset_size as usize
+    }
+
+    /// Writes the header into `h` (`header_len()` bytes): the header byte,
+    /// the count, the field ids (objects), the offsets and the data length.
+    pub(crate) fn write(
+        &self,
+        h: &mut [u8],
+        ids: impl Iterator<Item = usize>,
+        offsets: impl Iterator<Item = usize>,
+        data_len: usize,
+    ) {
+        let is_large = (self.count_size() == 4) as u8;
+        let offset_bits = (self.offset_size - 1) << 2;
+        h[0] = self.basic_type
+            | offset_bits
+            | if self.basic_type == basic_type::OBJECT {
+                is_large << 6 | (self.id_size - 1) << 4
+            } else {
+                is_large << 4
+            };
+        let count_size = self.count_size();
+        write_uint(&mut h[1..], self.len, count_size as u8);
+        let mut at = 1 + count_size;
+        for id in ids {
+            write_uint(&mut h[at..], id, self.id_size);
+            at += self.id_size as usize;
+        }
+        for offset in offsets.chain(std::iter::once(data_len)) {
+            write_uint(&mut h[at..], offset, self.offset_size);
+            at += self.offset_size as usize;
+        }
     }
 }
 

@@ -34,6 +34,7 @@ mod decimal;
 mod metadata;
 mod value;
 
+pub(crate) use builder::write_object_without;
 pub use builder::{DuplicateKeys, VariantBuilder};
 pub use decimal::VariantDecimal;
 pub use metadata::Metadata;

@@ -424,15 +424,15 @@ impl<'a> ObjectRef<'a> {
         self.metadata.name(self.field_id(i))
     }
 
-    /// The encoded bytes of the `i`-th field's value. The slice starts at the
-    /// value and may run past its end (values need not be in field order).
+    /// The encoded bytes of the `i`-th field's value (in name order): a
+    /// valid Variant value with this object's metadata.
     pub fn field_bytes(&self, i: usize) -> &'a [u8] {
         let offset = read_uint(
             self.bytes,
             self.offsets_at() + i * self.offset_size as usize,
             self.offset_size,
         );
-        &self.bytes[self.data_at() + offset..]
+        exact(&self.bytes[self.data_at() + offset..])
     }
 
     /// The value of the `i`-th field (in name order).
@@ -492,11 +492,12 @@ impl<'a> ArrayRef<'a> {
         self.len == 0
     }
 
-    /// The encoded bytes of element `i`; the slice may run past its end.
+    /// The encoded bytes of element `i`: a valid Variant value with this
+    /// array's metadata.
     pub fn element_bytes(&self, i: usize) -> &'a [u8] {
         let w = self.offset_size as usize;
         let offset = read_uint(self.bytes, i * w, self.offset_size);
-        &self.bytes[(self.len() + 1) * w + offset..]
+        exact(&self.bytes[(self.len() + 1) * w + offset..])
     }
 
     /// Element `i`, if `i < len()`.
@@ -574,6 +575,35 @@ pub(crate) fn decode<'a>(metadata: Metadata<'a>, bytes: &'a [u8]) -> VariantRef<
                 len,
                 offset_size: h.offset_size,
             })
+        }
+    }
+}
+
+/// The valid value at the start of `bytes`, without what follows it.
+fn exact(bytes: &[u8]) -> &[u8] {
+    &bytes[..encoded_len(bytes)]
+}
+
+/// The size of the valid value that starts `bytes`, read from its headers.
+pub(crate) fn encoded_len(bytes: &[u8]) -> usize {
+    let header = bytes[0];
+    match header & 0b11 {
+        basic_type::PRIMITIVE => match primitive_type(header >> 2).and_then(fixed_size) {
+            Some(size) => 1 + size,
+            None => 1 + 4 + read_uint(bytes, 1, 4),
+        },
+        basic_type::SHORT_STRING => 1 + (header >> 2) as usize,
+        _ => {
+            let h = if header & 0b11 == basic_type::OBJECT {
+                ContainerHeader::object(header)
+            } else {
+                ContainerHeader::array(header)
+            };
+            let count_size = h.count_size();
+            let len = read_uint(bytes, 1, count_size as u8);
+            let offsets_at = 1 + count_size + len * h.id_size as usize;
+            let w = h.offset_size as usize;
+            offsets_at + (len + 1) * w + read_uint(bytes, offsets_at + len * w, h.offset_size)
         }
     }
 }

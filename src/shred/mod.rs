@@ -1,0 +1,672 @@
+//! Shredding: splitting Variant values into the typed columns of a
+//! [`ShreddingSchema`] and a Variant-encoded residual, as
+//! `VariantShredding.md` lays them out.
+//!
+//! A [`Shredder`] builds the Arrow columns of one Variant column a batch at
+//! a time, from Variant values ([`Shredder::append_variant`]) or straight
+//! from JSON text ([`Shredder::append_json`]): there, typed fields go from
+//! the parser into their typed builders and only the residual is
+//! Variant-encoded.
+//!
+//! ```
+//! use arrow::array::{Array, AsArray};
+//! use arrow::datatypes::Int64Type;
+//! use vshred::shred::{Shredder, ShreddingSchema};
+//!
+//! let schema: ShreddingSchema = r#"{"id":"int64"}"#.parse()?;
+//! let mut shredder = Shredder::new(&schema);
+//! shredder.append_json(br#"{"id": 1, "tag": "a"}"#)?;
+//! shredder.append_json(br#"{"id": "two"}"#)?;
+//! let column = shredder.finish();
+//! let typed = column.column_by_name("typed_value").unwrap().as_struct();
+//! let id = typed.column_by_name("id").unwrap().as_struct();
+//! let id_typed = id.column_by_name("typed_value").unwrap().as_primitive::<Int64Type>();
+//! assert_eq!(id_typed.value(0), 1);
+//! assert!(id_typed.is_null(1)); // "two" is not an int64: it went to id.value
+//! # Ok::<(), vshred::Error>(())
+//! ```
+
+mod schema;
+
+use std::sync::Arc;
+
+use arrow::array::{
+    ArrayRef as ArrowArrayRef, BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder,
+    FixedSizeBinaryBuilder, Float32Builder, Float64Builder, Int8Builder, Int16Builder,
+    Int32Builder, Int64Builder, ListArray, NullBufferBuilder, StringBuilder, StructArray,
+    Time64MicrosecondBuilder, TimestampMicrosecondBuilder, TimestampNanosecondBuilder,
+};
+use arrow::buffer::{NullBuffer, OffsetBuffer};
+use arrow::datatypes::{DataType, Field, Fields};
+
+pub use schema::ShreddingSchema;
+
+use crate::error::Result;
+use crate::json::{JsonNumber, JsonParser, JsonReader, Peek};
+use crate::variant::{
+    DEFAULT_MAX_DEPTH, Metadata, ObjectRef, VariantBuilder, VariantRef, write_object_without,
+};
+
+/// Which values may go into a typed column.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShredPolicy {
+    /// Only values that read back with the same type and JSON text: integers
+    /// into integer columns they fit, decimals into decimal columns of the
+    /// same scale, timestamps of the same unit. Everything else stays in
+    /// `value`.
+    #[default]
+    Faithful,
+    /// Any value of the same equivalence class that converts without loss,
+    /// as Spark does: an integer into a decimal column, a decimal `1.5` into
+    /// `decimal(18,2)` (reads back as `1.50`), micros into nanos.
+    Lossless,
+}
+
+/// Builds the shredded Arrow columns of one Variant column.
+#[derive(Debug)]
+pub struct Shredder {
+    policy: ShredPolicy,
+    max_depth: usize,
+    metadata: BinaryBuilder,
+    root: SlotBuilder,
+    /// Row validity: a missing Variant (SQL NULL) is a null row.
+    rows: NullBufferBuilder,
+    builder: VariantBuilder,
+    parser: JsonParser,
+}
+
+impl Shredder {
+    /// A shredder for `schema` with the [`ShredPolicy::Faithful`] policy.
+    pub fn new(schema: &ShreddingSchema) -> Shredder {
+        Shredder {
+            policy: ShredPolicy::default(),
+            max_depth: DEFAULT_MAX_DEPTH,
+            metadata: BinaryBuilder::new(),
+            root: SlotBuilder::new(schema),
+            rows: NullBufferBuilder::new(0),
+            builder: VariantBuilder::new(),
+            parser: JsonParser::new(),
+        }
+    }
+
+    /// Sets which values may go into typed columns.
+    pub fn with_policy(mut self, policy: ShredPolicy) -> Shredder {
+        self.policy = policy;
+        self
+    }
+
+    /// The number of rows appended since the last [`finish`](Self::finish).
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no row was appended since the last [`finish`](Self::finish).
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Appends a missing Variant (a null row).
+    pub fn append_null(&mut self) {
+        self.metadata.append_value(b"");
+        self.root.append_missing();
+        self.rows.append_null();
+    }
+
+    /// Appends one Variant given as metadata and value bytes, validating
+    /// them first. The output keeps this metadata, so residual values are
+    /// copied, not re-encoded.
+    pub fn append_variant(&mut self, metadata: &[u8], value: &[u8]) -> Result<()> {
+        let m = Metadata::try_new(metadata)?;
+        let v = VariantRef::try_with_metadata(m, value, self.max_depth)?;
+        self.metadata.append_value(metadata);
+        self.root.append_variant(&v, value, self.policy);
+        self.rows.append_non_null();
+        Ok(())
+    }
+
+    /// Appends one JSON value, streamed from the text into the typed
+    /// builders; only what does not fit them is Variant-encoded. On error
+    /// (position within `text`), the columns are left unchanged only if the
+    /// error came before any column was written: discard the shredder.
+    pub fn append_json(&mut self, text: &[u8]) -> Result<()> {
+        self.builder.reset();
+        let mut reader = JsonReader::new(text);
+        let mut ctx = JsonContext {
+            reader: &mut reader,
+            builder: &mut self.builder,
+            parser: &self.parser,
+            policy: self.policy,
+            max_depth: self.max_depth,
+        };
+        self.root.append_json(&mut ctx, 0)?;
+        reader.finish()?;
+        self.metadata.append_value(self.builder.write_metadata());
+        self.rows.append_non_null();
+        Ok(())
+    }
+
+    /// The column built so far, as a `StructArray` of `metadata`, `value`
+    /// and `typed_value` (see [`ShreddingSchema::column_type`]); the
+    /// shredder is then empty and ready for the next batch.
+    pub fn finish(&mut self) -> StructArray {
+        let DataType::Struct(fields) = self.root.schema.column_type() else {
+            unreachable!("a column type is a struct")
+        };
+        let mut columns: Vec<ArrowArrayRef> = vec![Arc::new(self.metadata.finish())];
+        columns.extend(self.root.finish());
+        let nulls = self.rows.finish();
+        StructArray::new(fields, columns, nulls)
+    }
+}
+
+struct JsonContext<'r, 't> {
+    reader: &'r mut JsonReader<'t>,
+    builder: &'r mut VariantBuilder,
+    parser: &'r JsonParser,
+    policy: ShredPolicy,
+    max_depth: usize,
+}
+
+impl JsonContext<'_, '_> {
+    /// Encodes the next JSON value as a standalone residual and appends it.
+    fn residual(&mut self, value: &mut BinaryBuilder, depth: usize) -> Result<()> {
+        self.builder.begin_detached();
+        self.parser.parse_value(self.reader, self.builder, depth)?;
+        self.builder.end_detached(|bytes| value.append_value(bytes));
+        Ok(())
+    }
+}
+
+/// The builders of one slot: `value`, and `typed_value` when typed.
+#[derive(Debug)]
+struct SlotBuilder {
+    schema: ShreddingSchema,
+    value: BinaryBuilder,
+    typed: Option<TypedBuilder>,
+}
+
+#[derive(Debug)]
+enum TypedBuilder {
+    Boolean(BooleanBuilder),
+    Int8(Int8Builder),
+    Int16(Int16Builder),
+    Int32(Int32Builder),
+    Int64(Int64Builder),
+    Float(Float32Builder),
+    Double(Float64Builder),
+    Decimal(Decimal128Builder, u8, u8),
+    Date(Date32Builder),
+    Time(Time64MicrosecondBuilder),
+    TimestampMicros(TimestampMicrosecondBuilder, bool),
+    TimestampNanos(TimestampNanosecondBuilder, bool),
+    Binary(BinaryBuilder),
+    String(StringBuilder),
+    Uuid(FixedSizeBinaryBuilder),
+    Object(ObjectBuilder),
+    Array(ArrayBuilder),
+}
+
+#[derive(Debug)]
+struct ObjectBuilder {
+    names: Vec<String>,
+    fields: Vec<SlotBuilder>,
+    validity: NullBufferBuilder,
+    /// Which fields the object being shredded had; reused.
+    seen: Vec<bool>,
+}
+
+#[derive(Debug)]
+struct ArrayBuilder {
+    offsets: Vec<i32>,
+    element: Box<SlotBuilder>,
+    validity: NullBufferBuilder,
+}
+
+impl SlotBuilder {
+    fn new(schema: &ShreddingSchema) -> SlotBuilder {
+        use ShreddingSchema as S;
+        let typed = match schema {
+            S::Variant => None,
+            S::Boolean => Some(TypedBuilder::Boolean(BooleanBuilder::new())),
+            S::Int8 => Some(TypedBuilder::Int8(Int8Builder::new())),
+            S::Int16 => Some(TypedBuilder::Int16(Int16Builder::new())),
+            S::Int32 => Some(TypedBuilder::Int32(Int32Builder::new())),
+            S::Int64 => Some(TypedBuilder::Int64(Int64Builder::new())),
+            S::Float => Some(TypedBuilder::Float(Float32Builder::new())),
+            S::Double => Some(TypedBuilder::Double(Float64Builder::new())),
+            S::Decimal { precision, scale } => Some(TypedBuilder::Decimal(
+                Decimal128Builder::new(),
+                *precision,
+                *scale,
+            )),
+            S::Date => Some(TypedBuilder::Date(Date32Builder::new())),
+            S::Time => Some(TypedBuilder::Time(Time64MicrosecondBuilder::new())),
+            S::Timestamp { utc, nanos: false } => Some(TypedBuilder::TimestampMicros(
+                TimestampMicrosecondBuilder::new(),
+                *utc,
+            )),
+            S::Timestamp { utc, nanos: true } => Some(TypedBuilder::TimestampNanos(
+                TimestampNanosecondBuilder::new(),
+                *utc,
+            )),
+            S::Binary => Some(TypedBuilder::Binary(BinaryBuilder::new())),
+            S::String => Some(TypedBuilder::String(StringBuilder::new())),
+            S::Uuid => Some(TypedBuilder::Uuid(FixedSizeBinaryBuilder::new(16))),
+            S::Object(fields) => Some(TypedBuilder::Object(ObjectBuilder {
+                names: fields.iter().map(|(n, _)| n.clone()).collect(),
+                fields: fields.iter().map(|(_, f)| SlotBuilder::new(f)).collect(),
+                validity: NullBufferBuilder::new(0),
+                seen: vec![false; fields.len()],
+            })),
+            S::Array(element) => Some(TypedBuilder::Array(ArrayBuilder {
+                offsets: vec![0],
+                element: Box::new(SlotBuilder::new(element)),
+                validity: NullBufferBuilder::new(0),
+            })),
+        };
+        SlotBuilder {
+            schema: schema.clone(),
+            value: BinaryBuilder::new(),
+            typed,
+        }
+    }
+
+    /// Neither `value` nor `typed_value`: a field the object does not have.
+    fn append_missing(&mut self) {
+        self.value.append_null();
+        if let Some(typed) = &mut self.typed {
+            typed.append_null();
+        }
+    }
+
+    /// Shreds a Variant whose encoded bytes are `bytes`.
+    fn append_variant(&mut self, v: &VariantRef<'_>, bytes: &[u8], policy: ShredPolicy) {
+        let Some(typed) = &mut self.typed else {
+            self.value.append_value(bytes);
+            return;
+        };
+        match (typed, v) {
+            (TypedBuilder::Object(object), VariantRef::Object(o)) => {
+                object.append_object(o, policy, &mut self.value);
+            }
+            (TypedBuilder::Array(array), VariantRef::Array(a)) => {
+                for i in 0..a.len() {
+                    let element = a.element_bytes(i);
+                    let value = a.get(i).unwrap_or(VariantRef::Null);
+                    array.element.append_variant(&value, element, policy);
+                }
+                array.close(a.len());
+                self.value.append_null();
+            }
+            (typed, v) => {
+                if typed.try_append(v, policy) {
+                    self.value.append_null();
+                } else {
+                    typed.append_null();
+                    self.value.append_value(bytes);
+                }
+            }
+        }
+    }
+
+    /// Shreds the next JSON value of the reader.
+    fn append_json(&mut self, ctx: &mut JsonContext<'_, '_>, depth: usize) -> Result<()> {
+        let Some(typed) = &mut self.typed else {
+            return ctx.residual(&mut self.value, depth);
+        };
+        let peek = ctx.reader.peek()?;
+        match (typed, peek) {
+            (TypedBuilder::Object(object), Peek::Object) => {
+                ctx.reader.check_depth(depth, ctx.max_depth)?;
+                object.append_json_object(ctx, &mut self.value, depth)
+            }
+            (TypedBuilder::Array(array), Peek::Array) => {
+                ctx.reader.check_depth(depth, ctx.max_depth)?;
+                let mut len = 0;
+                let mut more = ctx.reader.first_element()?;
+                while more {
+                    array.element.append_json(ctx, depth + 1)?;
+                    len += 1;
+                    more = ctx.reader.next_element()?;
+                }
+                array.close(len);
+                self.value.append_null();
+                Ok(())
+            }
+            (typed, Peek::Object | Peek::Array) => {
+                typed.append_null();
+                ctx.residual(&mut self.value, depth)
+            }
+            (typed, _) => {
+                let number;
+                let scalar = match peek {
+                    Peek::Null => {
+                        ctx.reader.literal(b"null")?;
+                        VariantRef::Null
+                    }
+                    Peek::True => {
+                        ctx.reader.literal(b"true")?;
+                        VariantRef::Bool(true)
+                    }
+                    Peek::False => {
+                        ctx.reader.literal(b"false")?;
+                        VariantRef::Bool(false)
+                    }
+                    Peek::Number => {
+                        number = ctx.reader.number()?;
+                        match number {
+                            JsonNumber::Int(v) => VariantRef::Int64(v),
+                            JsonNumber::Decimal(d) => VariantRef::Decimal16(d),
+                            JsonNumber::Double(v) => VariantRef::Double(v),
+                        }
+                    }
+                    _ => VariantRef::String(ctx.reader.string()?),
+                };
+                if typed.try_append(&scalar, ctx.policy) {
+                    self.value.append_null();
+                } else {
+                    typed.append_null();
+                    let b = &mut *ctx.builder;
+                    b.begin_detached();
+                    match scalar {
+                        // Numbers take their smallest encoding, as in JsonParser.
+                        VariantRef::Int64(v) => b.int(v),
+                        VariantRef::Decimal16(d) => b.decimal(d),
+                        other => b.append(&other)?,
+                    }
+                    b.end_detached(|bytes| self.value.append_value(bytes));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The `value` and, when typed, `typed_value` arrays.
+    fn finish(&mut self) -> Vec<ArrowArrayRef> {
+        let mut arrays: Vec<ArrowArrayRef> = vec![Arc::new(self.value.finish())];
+        if let Some(typed) = &mut self.typed {
+            arrays.push(typed.finish(&self.schema));
+        }
+        arrays
+    }
+}
+
+impl ObjectBuilder {
+    /// Shreds an object: schema fields into their slots, the others into a
+    /// residual object in `value` (null when there are none).
+    fn append_object(&mut self, o: &ObjectRef<'_>, policy: ShredPolicy, value: &mut BinaryBuilder) {
+        self.validity.append_non_null();
+        // Both sides are sorted by name: walk them together.
+        let mut shredded = 0usize;
+        let mut i = 0;
+        for (slot, name) in self.fields.iter_mut().zip(&self.names) {
+            while i < o.len() && o.field_name(i) < name.as_str() {
+                i += 1;
+            }
+            if i < o.len() && o.field_name(i) == name {
+                slot.append_variant(&o.field(i), o.field_bytes(i), policy);
+                shredded += 1;
+                i += 1;
+            } else {
+                slot.append_missing();
+            }
+        }
+        if shredded == o.len() {
+            value.append_null();
+        } else {
+            let names = &self.names;
+            let mut out = Vec::new();
+            write_object_without(
+                o,
+                |i| {
+                    names
+                        .binary_search_by(|n| n.as_str().cmp(o.field_name(i)))
+                        .is_ok()
+                },
+                &mut out,
+            );
+            value.append_value(&out);
+        }
+    }
+
+    fn append_json_object(
+        &mut self,
+        ctx: &mut JsonContext<'_, '_>,
+        value: &mut BinaryBuilder,
+        depth: usize,
+    ) -> Result<()> {
+        self.validity.append_non_null();
+        self.seen.fill(false);
+        let start = ctx.reader.position();
+        let mut residual_open = false;
+        let mut key = ctx.reader.first_key()?;
+        while let Some(k) = key {
+            match self.names.binary_search_by(|n| n.as_str().cmp(k)) {
+                Ok(i) => {
+                    if self.seen[i] {
+                        let message = format!("duplicate key {k:?} (a shredded field)");
+                        return Err(ctx.reader.error_at(ctx.reader.position(), message));
+                    }
+                    self.seen[i] = true;
+                    ctx.builder.intern(k);
+                    self.fields[i].append_json(ctx, depth + 1)?;
+                }
+                Err(_) => {
+                    if !residual_open {
+                        ctx.builder.begin_detached();
+                        ctx.builder.begin_object();
+                        residual_open = true;
+                    }
+                    ctx.builder.key(k);
+                    ctx.parser.parse_value(ctx.reader, ctx.builder, depth + 1)?;
+                }
+            }
+            key = ctx.reader.next_key()?;
+        }
+        for (slot, seen) in self.fields.iter_mut().zip(&self.seen) {
+            if !seen {
+                slot.append_missing();
+            }
+        }
+        if residual_open {
+            ctx.builder.end_object().map_err(|e| {
+                crate::json::duplicate_key_error(ctx.reader, start, depth, ctx.max_depth, e)
+            })?;
+            ctx.builder.end_detached(|bytes| value.append_value(bytes));
+        } else {
+            value.append_null();
+        }
+        Ok(())
+    }
+}
+
+impl ArrayBuilder {
+    fn close(&mut self, len: usize) {
+        let last = *self.offsets.last().unwrap_or(&0);
+        self.offsets.push(last + len as i32);
+        self.validity.append_non_null();
+    }
+}
+
+impl TypedBuilder {
+    fn append_null(&mut self) {
+        match self {
+            TypedBuilder::Boolean(b) => b.append_null(),
+            TypedBuilder::Int8(b) => b.append_null(),
+            TypedBuilder::Int16(b) => b.append_null(),
+            TypedBuilder::Int32(b) => b.append_null(),
+            TypedBuilder::Int64(b) => b.append_null(),
+            TypedBuilder::Float(b) => b.append_null(),
+            TypedBuilder::Double(b) => b.append_null(),
+            TypedBuilder::Decimal(b, ..) => b.append_null(),
+            TypedBuilder::Date(b) => b.append_null(),
+            TypedBuilder::Time(b) => b.append_null(),
+            TypedBuilder::TimestampMicros(b, _) => b.append_null(),
+            TypedBuilder::TimestampNanos(b, _) => b.append_null(),
+            TypedBuilder::Binary(b) => b.append_null(),
+            TypedBuilder::String(b) => b.append_null(),
+            TypedBuilder::Uuid(b) => b.append_null(),
+            TypedBuilder::Object(o) => {
+                o.validity.append_null();
+                o.fields.iter_mut().for_each(SlotBuilder::append_missing);
+            }
+            TypedBuilder::Array(a) => {
+                let last = *a.offsets.last().unwrap_or(&0);
+                a.offsets.push(last);
+                a.validity.append_null();
+            }
+        }
+    }
+
+    /// Appends `v` if the policy lets it into this typed column.
+    fn try_append(&mut self, v: &VariantRef<'_>, policy: ShredPolicy) -> bool {
+        let faithful = policy == ShredPolicy::Faithful;
+        // Integers of any width; under Lossless also whole decimals.
+        let int = || match v {
+            VariantRef::Int8(_)
+            | VariantRef::Int16(_)
+            | VariantRef::Int32(_)
+            | VariantRef::Int64(_) => v.as_i64(),
+            _ if faithful => None,
+            _ => v.as_i64(),
+        };
+        macro_rules! put {
+            ($b:expr, $x:expr) => {
+                match $x {
+                    Some(x) => {
+                        $b.append_value(x);
+                        true
+                    }
+                    None => false,
+                }
+            };
+        }
+        match self {
+            TypedBuilder::Boolean(b) => put!(b, v.as_bool()),
+            TypedBuilder::Int8(b) => put!(b, int().and_then(|x| i8::try_from(x).ok())),
+            TypedBuilder::Int16(b) => put!(b, int().and_then(|x| i16::try_from(x).ok())),
+            TypedBuilder::Int32(b) => put!(b, int().and_then(|x| i32::try_from(x).ok())),
+            TypedBuilder::Int64(b) => put!(b, int()),
+            TypedBuilder::Float(b) => match v {
+                VariantRef::Float(x) => put!(b, Some(*x)),
+                _ => false,
+            },
+            TypedBuilder::Double(b) => match v {
+                VariantRef::Double(x) => put!(b, Some(*x)),
+                _ => false,
+            },
+            TypedBuilder::Decimal(b, precision, scale) => {
+                let d = match v {
+                    VariantRef::Decimal4(d)
+                    | VariantRef::Decimal8(d)
+                    | VariantRef::Decimal16(d)
+                        if faithful =>
+                    {
+                        (d.scale() == *scale).then_some(*d)
+                    }
+                    _ if faithful => None,
+                    _ => v.as_decimal().and_then(|d| d.rescale(*scale)),
+                };
+                put!(
+                    b,
+                    d.filter(|d| d.precision() <= *precision)
+                        .map(|d| d.unscaled())
+                )
+            }
+            TypedBuilder::Date(b) => put!(b, v.as_date()),
+            TypedBuilder::Time(b) => put!(b, v.as_time_micros()),
+            TypedBuilder::TimestampMicros(b, utc) => put!(
+                b,
+                match (v, *utc) {
+                    (VariantRef::TimestampMicros(t), true)
+                    | (VariantRef::TimestampNtzMicros(t), false) => Some(*t),
+                    _ if faithful => None,
+                    (_, true) => v.as_timestamp_micros(),
+                    (_, false) => v.as_timestamp_ntz_micros(),
+                }
+            ),
+            TypedBuilder::TimestampNanos(b, utc) => put!(
+                b,
+                match (v, *utc) {
+                    (VariantRef::TimestampNanos(t), true)
+                    | (VariantRef::TimestampNtzNanos(t), false) => Some(*t),
+                    _ if faithful => None,
+                    (_, true) => v.as_timestamp_nanos(),
+                    (_, false) => v.as_timestamp_ntz_nanos(),
+                }
+            ),
+            TypedBuilder::Binary(b) => put!(b, v.as_binary()),
+            TypedBuilder::String(b) => put!(b, v.as_str()),
+            TypedBuilder::Uuid(b) => match v.as_uuid() {
+                Some(u) => b.append_value(u).is_ok(),
+                None => false,
+            },
+            TypedBuilder::Object(_) | TypedBuilder::Array(_) => false,
+        }
+    }
+
+    fn finish(&mut self, schema: &ShreddingSchema) -> ArrowArrayRef {
+        match self {
+            TypedBuilder::Boolean(b) => Arc::new(b.finish()),
+            TypedBuilder::Int8(b) => Arc::new(b.finish()),
+            TypedBuilder::Int16(b) => Arc::new(b.finish()),
+            TypedBuilder::Int32(b) => Arc::new(b.finish()),
+            TypedBuilder::Int64(b) => Arc::new(b.finish()),
+            TypedBuilder::Float(b) => Arc::new(b.finish()),
+            TypedBuilder::Double(b) => Arc::new(b.finish()),
+            TypedBuilder::Decimal(b, precision, scale) => Arc::new(
+                b.finish()
+                    .with_precision_and_scale(*precision, *scale as i8)
+                    .expect("precision and scale were checked by ShreddingSchema"),
+            ),
+            TypedBuilder::Date(b) => Arc::new(b.finish()),
+            TypedBuilder::Time(b) => Arc::new(b.finish()),
+            TypedBuilder::TimestampMicros(b, utc) => {
+                Arc::new(b.finish().with_timezone_opt(utc.then_some("UTC")))
+            }
+            TypedBuilder::TimestampNanos(b, utc) => {
+                Arc::new(b.finish().with_timezone_opt(utc.then_some("UTC")))
+            }
+            TypedBuilder::Binary(b) => Arc::new(b.finish()),
+            TypedBuilder::String(b) => Arc::new(b.finish()),
+            TypedBuilder::Uuid(b) => Arc::new(b.finish()),
+            TypedBuilder::Object(o) => {
+                let ShreddingSchema::Object(field_schemas) = schema else {
+                    unreachable!("an object builder has an object schema")
+                };
+                let fields: Fields = field_schemas
+                    .iter()
+                    .map(|(name, f)| Field::new(name, DataType::Struct(f.slot_fields()), false))
+                    .collect();
+                let children: Vec<ArrowArrayRef> = o
+                    .fields
+                    .iter_mut()
+                    .zip(field_schemas)
+                    .map(|(slot, (_, f))| {
+                        let arrays = slot.finish();
+                        Arc::new(StructArray::new(f.slot_fields(), arrays, None)) as ArrowArrayRef
+                    })
+                    .collect();
+                Arc::new(StructArray::new(fields, children, o.validity.finish()))
+            }
+            TypedBuilder::Array(a) => {
+                let ShreddingSchema::Array(element) = schema else {
+                    unreachable!("an array builder has an array schema")
+                };
+                let values = StructArray::new(element.slot_fields(), a.element.finish(), None);
+                let offsets = OffsetBuffer::new(std::mem::replace(&mut a.offsets, vec![0]).into());
+                let nulls: Option<NullBuffer> = a.validity.finish();
+                Arc::new(ListArray::new(
+                    Arc::new(Field::new(
+                        "element",
+                        DataType::Struct(element.slot_fields()),
+                        false,
+                    )),
+                    offsets,
+                    Arc::new(values),
+                    nulls,
+                ))
+            }
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! The shredding schema: which parts of a Variant get typed columns.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Fields, TimeUnit};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// The `typed_value` layout of one Variant slot (a column, an object field
+/// or an array element), as `VariantShredding.md` defines it.
+///
+/// [`ShreddingSchema::Variant`] means no `typed_value`: the slot keeps every
+/// value in its Variant-encoded `value` column. Object fields are kept in
+/// name order and are unique.
+///
+/// The schema has a small JSON form that users can keep in a file:
+///
+/// ```
+/// use vshred::shred::ShreddingSchema;
+/// let schema: ShreddingSchema =
+///     r#"{"f0":"int64","f2":"decimal(18,1)","nested":{"a":"int64"},"tags":["string"]}"#.parse()?;
+/// assert_eq!(schema.field("f2"), Some(&ShreddingSchema::Decimal { precision: 18, scale: 1 }));
+/// assert_eq!(
+///     schema.to_string(),
+///     r#"{"f0":"int64","f2":"decimal(18,1)","nested":{"a":"int64"},"tags":["string"]}"#
+/// );
+/// # Ok::<(), vshred::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShreddingSchema {
+    /// No typed column: values stay Variant-encoded in `value`.
+    Variant,
+    /// BOOLEAN.
+    Boolean,
+    /// INT32 annotated INT(8, true).
+    Int8,
+    /// INT32 annotated INT(16, true).
+    Int16,
+    /// INT32.
+    Int32,
+    /// INT64.
+    Int64,
+    /// FLOAT.
+    Float,
+    /// DOUBLE.
+    Double,
+    /// DECIMAL(precision, scale), `1 <= precision <= 38`, `scale <= precision`.
+    Decimal {
+        /// Total digits.
+        precision: u8,
+        /// Digits after the point.
+        scale: u8,
+    },
+    /// DATE (INT32 days).
+    Date,
+    /// TIME(false, MICROS).
+    Time,
+    /// TIMESTAMP(utc, MICROS or NANOS).
+    Timestamp {
+        /// Adjusted to UTC (a Variant `timestamp`) or not (`timestamp_ntz`).
+        utc: bool,
+        /// Nanoseconds rather than microseconds.
+        nanos: bool,
+    },
+    /// BYTE_ARRAY.
+    Binary,
+    /// BYTE_ARRAY annotated STRING.
+    String,
+    /// FIXED_LEN_BYTE_ARRAY(16) annotated UUID.
+    Uuid,
+    /// A group of shredded fields, in name order.
+    Object(Vec<(String, ShreddingSchema)>),
+    /// A LIST whose elements have this layout.
+    Array(Box<ShreddingSchema>),
+}
+
+impl ShreddingSchema {
+    /// An object layout from fields in any order; fails on a duplicate name.
+    pub fn object(fields: impl IntoIterator<Item = (String, ShreddingSchema)>) -> Result<Self> {
+        let mut fields: Vec<_> = fields.into_iter().collect();
+        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        if let Some(w) = fields.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(schema_error(format!("field {:?} appears twice", w[0].0)));
+        }
+        Ok(ShreddingSchema::Object(fields))
+    }
+
+    /// Whether there is a typed column at all.
+    pub fn is_typed(&self) -> bool {
+        !matches!(self, ShreddingSchema::Variant)
+    }
+
+    /// The layout of object field `name`, if this is an object that has it.
+    pub fn field(&self, name: &str) -> Option<&ShreddingSchema> {
+        match self {
+            ShreddingSchema::Object(fields) => fields
+                .binary_search_by(|(n, _)| n.as_str().cmp(name))
+                .ok()
+                .map(|i| &fields[i].1),
+            _ => None,
+        }
+    }
+
+    /// The number of Parquet leaf columns this slot takes, `value` included.
+    pub fn leaf_count(&self) -> usize {
+        1 + match self {
+            ShreddingSchema::Variant => 0,
+            ShreddingSchema::Object(fields) => fields.iter().map(|(_, f)| f.leaf_count()).sum(),
+            ShreddingSchema::Array(element) => element.leaf_count(),
+            _ => 1,
+        }
+    }
+
+    /// The Arrow type of `typed_value`; `None` for [`ShreddingSchema::Variant`].
+    pub fn typed_value_type(&self) -> Option<DataType> {
+        use ShreddingSchema as S;
+        Some(match self {
+            S::Variant => return None,
+            S::Boolean => DataType::Boolean,
+            S::Int8 => DataType::Int8,
+            S::Int16 => DataType::Int16,
+            S::Int32 => DataType::Int32,
+            S::Int64 => DataType::Int64,
+            S::Float => DataType::Float32,
+            S::Double => DataType::Float64,
+            S::Decimal { precision, scale } => DataType::Decimal128(*precision, *scale as i8),
+            S::Date => DataType::Date32,
+            S::Time => DataType::Time64(TimeUnit::Microsecond),
+            S::Timestamp { utc, nanos } => DataType::Timestamp(
+                if *nanos {
+                    TimeUnit::Nanosecond
+                } else {
+                    TimeUnit::Microsecond
+                },
+                utc.then(|| Arc::from("UTC")),
+            ),
+            S::Binary => DataType::Binary,
+            S::String => DataType::Utf8,
+            S::Uuid => DataType::FixedSizeBinary(16),
+            S::Object(fields) => DataType::Struct(
+                fields
+                    .iter()
+                    .map(|(name, f)| Field::new(name, DataType::Struct(f.slot_fields()), false))
+                    .collect(),
+            ),
+            S::Array(element) => DataType::List(Arc::new(Field::new(
+                "element",
+                DataType::Struct(element.slot_fields()),
+                false,
+            ))),
+        })
+    }
+
+    /// The children of a slot's group: `value`, then `typed_value` if typed.
+    pub(crate) fn slot_fields(&self) -> Fields {
+        let mut fields = vec![Field::new("value", DataType::Binary, true)];
+        if let Some(t) = self.typed_value_type() {
+            fields.push(Field::new("typed_value", t, true));
+        }
+        Fields::from(fields)
+    }
+
+    /// The Arrow type of a whole Variant column with this layout:
+    /// `metadata`, `value`, and `typed_value` when typed.
+    pub fn column_type(&self) -> DataType {
+        let mut fields = vec![Field::new("metadata", DataType::Binary, false)];
+        fields.extend(self.slot_fields().iter().map(|f| f.as_ref().clone()));
+        DataType::Struct(Fields::from(fields))
+    }
+
+    /// Parses the JSON form: a type name (`"int64"`, `"decimal(18,1)"`,
+    /// `"variant"` for no typed column, ...), an object of fields, or a
+    /// one-element array for an array's element layout.
+    pub fn from_json(text: &str) -> Result<ShreddingSchema> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            schema_error(format!(
+                "not JSON at line {}, column {}: {e}",
+                e.line(),
+                e.column()
+            ))
+        })?;
+        from_json_value(&value, "$")
+    }
+
+    fn write_json(&self, out: &mut String) {
+        match self {
+            ShreddingSchema::Object(fields) => {
+                out.push('{');
+                for (i, (name, f)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::Value::from(name.as_str()).to_string());
+                    out.push(':');
+                    f.write_json(out);
+                }
+                out.push('}');
+            }
+            ShreddingSchema::Array(element) => {
+                out.push('[');
+                element.write_json(out);
+                out.push(']');
+            }
+            other => {
+                out.push('"');
+                out.push_str(&other.type_name());
+                out.push('"');
+            }
+        }
+    }
+
+    /// The name of a primitive layout in the JSON form.
+    fn type_name(&self) -> String {
+        use ShreddingSchema as S;
+        match self {
+            S::Variant => "variant".into(),
+            S::Boolean => "boolean".into(),
+            S::Int8 => "int8".into(),
+            S::Int16 => "int16".into(),
+            S::Int32 => "int32".into(),
+            S::Int64 => "int64".into(),
+            S::Float => "float".into(),
+            S::Double => "double".into(),
+            S::Decimal { precision, scale } => format!("decimal({precision},{scale})"),
+            S::Date => "date".into(),
+            S::Time => "time".into(),
+            S::Timestamp { utc, nanos } => match (utc, nanos) {
+                (true, false) => "timestamp",
+                (false, false) => "timestamp_ntz",
+                (true, true) => "timestamp_nanos",
+                (false, true) => "timestamp_ntz_nanos",
+            }
+            .into(),
+            S::Binary => "binary".into(),
+            S::String => "string".into(),
+            S::Uuid => "uuid".into(),
+            S::Object(_) => "object".into(),
+            S::Array(_) => "array".into(),
+        }
+    }
+
+    /// Parses a primitive type name of the JSON form.
+    pub fn from_type_name(name: &str) -> Option<ShreddingSchema> {
+        use ShreddingSchema as S;
+        Some(match name.trim() {
+            "variant" => S::Variant,
+            "boolean" | "bool" => S::Boolean,
+            "int8" => S::Int8,
+            "int16" => S::Int16,
+            "int32" => S::Int32,
+            "int64" => S::Int64,
+            "float" => S::Float,
+            "double" => S::Double,
+            "date" => S::Date,
+            "time" => S::Time,
+            "timestamp" => S::Timestamp {
+                utc: true,
+                nanos: false,
+            },
+            "timestamp_ntz" => S::Timestamp {
+                utc: false,
+                nanos: false,
+            },
+            "timestamp_nanos" => S::Timestamp {
+                utc: true,
+                nanos: true,
+            },
+            "timestamp_ntz_nanos" => S::Timestamp {
+                utc: false,
+                nanos: true,
+            },
+            "binary" => S::Binary,
+            "string" => S::String,
+            "uuid" => S::Uuid,
+            other => {
+                let args = other.strip_prefix("decimal(")?.strip_suffix(')')?;
+                let (p, s) = args.split_once(',')?;
+                let precision: u8 = p.trim().parse().ok()?;
+                let scale: u8 = s.trim().parse().ok()?;
+                if !(1..=38).contains(&precision) || scale > precision {
+                    return None;
+                }
+                S::Decimal { precision, scale }
+            }
+        })
+    }
+}
+
+fn from_json_value(value: &serde_json::Value, path: &str) -> Result<ShreddingSchema> {
+    match value {
+        serde_json::Value::String(name) => ShreddingSchema::from_type_name(name).ok_or_else(|| {
+            schema_error(format!(
+                "{path}: unknown type {name:?} (expected e.g. \"int64\", \"string\", \"decimal(18,2)\", \"variant\")"
+            ))
+        }),
+        serde_json::Value::Object(fields) => ShreddingSchema::object(
+            fields
+                .iter()
+                .map(|(name, f)| Ok((name.clone(), from_json_value(f, &format!("{path}.{name}"))?)))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        serde_json::Value::Array(items) if items.len() == 1 => Ok(ShreddingSchema::Array(
+            Box::new(from_json_value(&items[0], &format!("{path}[]"))?),
+        )),
+        other => Err(schema_error(format!(
+            "{path}: expected a type name, an object of fields or a one-element array, found {other}"
+        ))),
+    }
+}
+
+impl std::str::FromStr for ShreddingSchema {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        ShreddingSchema::from_json(s)
+    }
+}
+
+impl fmt::Display for ShreddingSchema {
+    /// The JSON form.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        f.write_str(&out)
+    }
+}
+
+#[cold]
+fn schema_error(message: String) -> Error {
+    Error::new(ErrorKind::Schema, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_form_round_trips_every_type() {
+        let text = r#"{"a":"boolean","b":"int8","c":"int16","d":"int32","e":"int64","f":"float","g":"double","h":"decimal(38,10)","i":"date","j":"time","k":"timestamp","l":"timestamp_ntz","m":"timestamp_nanos","n":"timestamp_ntz_nanos","o":"binary","p":"string","q":"uuid","r":"variant","s":[{"x":["int64"]}]}"#;
+        let schema: ShreddingSchema = text.parse().unwrap();
+        assert_eq!(schema.to_string(), text);
+    }
+
+    #[test]
+    fn fields_are_sorted_by_name() {
+        let schema: ShreddingSchema = r#"{"b":"int64","a":"string"}"#.parse().unwrap();
+        assert_eq!(schema.to_string(), r#"{"a":"string","b":"int64"}"#);
+        assert_eq!(schema.field("b"), Some(&ShreddingSchema::Int64));
+        assert_eq!(schema.field("c"), None);
+    }
+
+    #[test]
+    fn bad_json_forms_say_where() {
+        for (text, message) in [
+            (r#"{"a":"int65"}"#, "$.a: unknown type \"int65\""),
+            (
+                r#"{"a":{"b":"decimal(3,4)"}}"#,
+                "$.a.b: unknown type \"decimal(3,4)\"",
+            ),
+            (r#"{"a":["int64","string"]}"#, "$.a: expected a type name"),
+            (r#"{"a":1}"#, "$.a: expected a type name"),
+            (r#"{"a":"#, "not JSON at line 1"),
+        ] {
+            let err = ShreddingSchema::from_json(text).unwrap_err();
+            assert!(err.to_string().contains(message), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn arrow_types_follow_the_spec_layout() {
+        let schema: ShreddingSchema = r#"{"a":"int64","t":["string"]}"#.parse().unwrap();
+        let DataType::Struct(column) = schema.column_type() else {
+            panic!("a struct")
+        };
+        let names: Vec<_> = column.iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, ["metadata", "value", "typed_value"]);
+        assert!(!column[0].is_nullable());
+        let DataType::Struct(fields) = column[2].data_type() else {
+            panic!("typed_value of an object is a struct")
+        };
+        assert_eq!(fields[0].name(), "a");
+        assert!(!fields[0].is_nullable(), "field groups are required");
+        assert_eq!(schema.leaf_count(), 1 + 2 + 3);
+    }
+}

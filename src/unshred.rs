@@ -1,0 +1,664 @@
+//! Reconstruction: shredded columns back to Variant values or JSON text.
+//!
+//! [`ShreddedColumn`] checks a Variant column's Arrow layout once (by field
+//! names, as the spec asks, so any writer's column order works) and then
+//! rebuilds rows: as Variant bytes through a [`VariantBuilder`], or straight
+//! to JSON text, merging typed fields and the residual in name order
+//! without building a Variant first.
+//!
+//! Where a file breaks the spec, reconstruction fails with the row and the
+//! path: a primitive or array with both `value` and `typed_value`, or a
+//! shredded object whose `value` is not an object. One case is read rather
+//! than rejected: a partially shredded object whose residual repeats a
+//! shredded field (the spec calls the file invalid but lets readers use
+//! `typed_value`): the shredded field wins, even when it is missing there,
+//! as the spec says readers must use `typed_value` and may assume shredded
+//! fields are absent from `value` (parquet-testing cases 43 and 125).
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BinaryArray, BinaryBuilder, GenericListArray, OffsetSizeTrait,
+    StructArray,
+};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::{
+    DataType, Date32Type, Decimal32Type, Decimal64Type, Decimal128Type, Float32Type, Float64Type,
+    Int8Type, Int16Type, Int32Type, Int64Type, Time64MicrosecondType, TimeUnit,
+    TimestampMicrosecondType, TimestampNanosecondType,
+};
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::json::{write_json, write_json_string};
+use crate::variant::{Metadata, VariantBuilder, VariantDecimal, VariantRef};
+
+/// A Variant column (shredded or not) checked and ready to reconstruct.
+pub struct ShreddedColumn<'a> {
+    nulls: Option<&'a NullBuffer>,
+    metadata: Binaries<'a>,
+    root: SlotReader<'a>,
+}
+
+/// A binary column of any Arrow binary type.
+#[derive(Clone, Copy)]
+enum Binaries<'a> {
+    Binary(&'a BinaryArray),
+    Large(&'a arrow::array::LargeBinaryArray),
+    View(&'a arrow::array::BinaryViewArray),
+}
+
+impl<'a> Binaries<'a> {
+    fn new(array: &'a ArrayRef, path: &str) -> Result<Binaries<'a>> {
+        Ok(match array.data_type() {
+            DataType::Binary => Binaries::Binary(array.as_binary()),
+            DataType::LargeBinary => Binaries::Large(array.as_binary()),
+            DataType::BinaryView => Binaries::View(array.as_binary_view()),
+            other => {
+                return Err(layout_error(format!(
+                    "{path} must be binary, found {other}"
+                )));
+            }
+        })
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Option<&'a [u8]> {
+        match self {
+            Binaries::Binary(a) => a.is_valid(i).then(|| a.value(i)),
+            Binaries::Large(a) => a.is_valid(i).then(|| a.value(i)),
+            Binaries::View(a) => a.is_valid(i).then(|| a.value(i)),
+        }
+    }
+}
+
+/// The readers of one slot: `value` and `typed_value`, either may be absent.
+struct SlotReader<'a> {
+    path: String,
+    value: Option<Binaries<'a>>,
+    typed: Option<TypedReader<'a>>,
+}
+
+enum TypedReader<'a> {
+    Boolean(&'a arrow::array::BooleanArray),
+    Int8(&'a arrow::array::PrimitiveArray<Int8Type>),
+    Int16(&'a arrow::array::PrimitiveArray<Int16Type>),
+    Int32(&'a arrow::array::PrimitiveArray<Int32Type>),
+    Int64(&'a arrow::array::PrimitiveArray<Int64Type>),
+    Float(&'a arrow::array::PrimitiveArray<Float32Type>),
+    Double(&'a arrow::array::PrimitiveArray<Float64Type>),
+    Decimal32(&'a arrow::array::PrimitiveArray<Decimal32Type>, u8),
+    Decimal64(&'a arrow::array::PrimitiveArray<Decimal64Type>, u8),
+    Decimal128(&'a arrow::array::PrimitiveArray<Decimal128Type>, u8),
+    Date(&'a arrow::array::PrimitiveArray<Date32Type>),
+    Time(&'a arrow::array::PrimitiveArray<Time64MicrosecondType>),
+    TimestampMicros(
+        &'a arrow::array::PrimitiveArray<TimestampMicrosecondType>,
+        bool,
+    ),
+    TimestampNanos(
+        &'a arrow::array::PrimitiveArray<TimestampNanosecondType>,
+        bool,
+    ),
+    Binary(Binaries<'a>),
+    String(Strings<'a>),
+    Uuid(&'a arrow::array::FixedSizeBinaryArray),
+    Object(ObjectReader<'a>),
+    List(ListReader<'a>),
+}
+
+#[derive(Clone, Copy)]
+enum Strings<'a> {
+    Utf8(&'a arrow::array::StringArray),
+    Large(&'a arrow::array::LargeStringArray),
+    View(&'a arrow::array::StringViewArray),
+}
+
+struct ObjectReader<'a> {
+    nulls: Option<&'a NullBuffer>,
+    /// Shredded fields, sorted by name.
+    fields: Vec<(&'a str, SlotReader<'a>)>,
+}
+
+struct ListReader<'a> {
+    nulls: Option<&'a NullBuffer>,
+    /// Start and end of each row's elements.
+    offsets: Offsets<'a>,
+    element: Box<SlotReader<'a>>,
+}
+
+#[derive(Clone, Copy)]
+enum Offsets<'a> {
+    Small(&'a [i32]),
+    Large(&'a [i64]),
+}
+
+impl Offsets<'_> {
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        match self {
+            Offsets::Small(o) => o[i] as usize..o[i + 1] as usize,
+            Offsets::Large(o) => o[i] as usize..o[i + 1] as usize,
+        }
+    }
+}
+
+#[inline]
+fn is_valid(nulls: Option<&NullBuffer>, i: usize) -> bool {
+    nulls.is_none_or(|n| n.is_valid(i))
+}
+
+impl<'a> ShreddedColumn<'a> {
+    /// Checks the layout of a Variant column: `metadata`, and `value`
+    /// and/or `typed_value`, found by name, recursively.
+    pub fn try_new(column: &'a StructArray) -> Result<ShreddedColumn<'a>> {
+        let metadata = column
+            .column_by_name("metadata")
+            .ok_or_else(|| layout_error("a Variant column needs a `metadata` field".into()))?;
+        Ok(ShreddedColumn {
+            nulls: column.nulls(),
+            metadata: Binaries::new(metadata, "metadata")?,
+            root: SlotReader::new(column, "$".into(), true)?,
+        })
+    }
+
+    /// Whether row `row` has no Variant at all (SQL NULL).
+    pub fn is_null(&self, row: usize) -> bool {
+        !is_valid(self.nulls, row)
+    }
+
+    fn row_metadata(&self, row: usize) -> Result<Metadata<'a>> {
+        let bytes = self
+            .metadata
+            .get(row)
+            .ok_or_else(|| row_error(row, "$", "the metadata is null in a present row"))?;
+        Metadata::try_new(bytes).map_err(|e| e.with_row(row as u64))
+    }
+
+    /// Reconstructs row `row` into `builder` (which must be empty). A null
+    /// row writes nothing and returns `false`.
+    pub fn write_variant(&self, row: usize, builder: &mut VariantBuilder) -> Result<bool> {
+        if self.is_null(row) {
+            return Ok(false);
+        }
+        let metadata = self.row_metadata(row)?;
+        if !self.root.variant(row, metadata, builder)? {
+            // Present row, nothing stored: the spec says Variant null.
+            builder.null();
+        }
+        Ok(true)
+    }
+
+    /// Appends row `row` as JSON text to `out`; a null row is `null`.
+    pub fn write_json(&self, row: usize, out: &mut Vec<u8>) -> Result<()> {
+        if self.is_null(row) {
+            out.extend_from_slice(b"null");
+            return Ok(());
+        }
+        let metadata = self.row_metadata(row)?;
+        if !self.root.json(row, metadata, out)? {
+            out.extend_from_slice(b"null");
+        }
+        Ok(())
+    }
+}
+
+/// Rebuilds a whole column as an unshredded one: `metadata` and `value`
+/// binaries (null rows stay null).
+///
+/// ```
+/// use vshred::shred::{Shredder, ShreddingSchema};
+/// use vshred::unshred::unshred;
+/// use vshred::variant::VariantRef;
+/// use arrow::array::{Array, AsArray};
+///
+/// let mut shredder = Shredder::new(&r#"{"a":"int64"}"#.parse::<ShreddingSchema>()?);
+/// shredder.append_json(br#"{"a": 1, "b": [true]}"#)?;
+/// let unshredded = unshred(&shredder.finish())?;
+/// let m = unshredded.column_by_name("metadata").unwrap().as_binary::<i32>().value(0);
+/// let v = unshredded.column_by_name("value").unwrap().as_binary::<i32>().value(0);
+/// let json = vshred::json::variant_to_json_string(&VariantRef::try_new(m, v)?);
+/// assert_eq!(json, r#"{"a":1,"b":[true]}"#);
+/// # Ok::<(), vshred::Error>(())
+/// ```
+pub fn unshred(column: &StructArray) -> Result<StructArray> {
+    let reader = ShreddedColumn::try_new(column)?;
+    let mut metadata = BinaryBuilder::new();
+    let mut value = BinaryBuilder::new();
+    let mut builder = VariantBuilder::new();
+    for row in 0..column.len() {
+        builder.reset();
+        if reader.write_variant(row, &mut builder)? {
+            let (m, v) = builder.finish();
+            metadata.append_value(m);
+            value.append_value(v);
+        } else {
+            metadata.append_value(b"");
+            value.append_value(b"");
+        }
+    }
+    let fields = vec![
+        arrow::datatypes::Field::new("metadata", DataType::Binary, false),
+        arrow::datatypes::Field::new("value", DataType::Binary, false),
+    ];
+    Ok(StructArray::new(
+        fields.into(),
+        vec![
+            Arc::new(metadata.finish()) as ArrayRef,
+            Arc::new(value.finish()) as ArrayRef,
+        ],
+        column.nulls().cloned(),
+    ))
+}
+
+impl<'a> SlotReader<'a> {
+    /// Reads the `value` and `typed_value` children of `group`.
+    fn new(group: &'a StructArray, path: String, top: bool) -> Result<SlotReader<'a>> {
+        let value = group
+            .column_by_name("value")
+            .map(|v| Binaries::new(v, &format!("{path}: value")))
+            .transpose()?;
+        let typed = group
+            .column_by_name("typed_value")
+            .map(|t| TypedReader::new(t, &path))
+            .transpose()?;
+        if value.is_none() && typed.is_none() && !top {
+            return Err(layout_error(format!(
+                "{path}: a shredded slot needs `value` or `typed_value`"
+            )));
+        }
+        Ok(SlotReader { path, value, typed })
+    }
+
+    fn typed_valid(&self, i: usize) -> bool {
+        self.typed.as_ref().is_some_and(|t| t.is_valid(i))
+    }
+
+    fn value_at(&self, i: usize) -> Option<&'a [u8]> {
+        self.value.as_ref().and_then(|v| v.get(i))
+    }
+
+    fn is_present(&self, i: usize) -> bool {
+        self.typed_valid(i) || self.value_at(i).is_some()
+    }
+
+    /// Writes the slot's value at `i`; `false` when it is missing.
+    fn variant(&self, i: usize, m: Metadata<'a>, b: &mut VariantBuilder) -> Result<bool> {
+        let value = self.value_at(i);
+        let typed = match &self.typed {
+            Some(t) if t.is_valid(i) => t,
+            _ => {
+                return match value {
+                    Some(bytes) => {
+                        b.append(&self.decode(i, m, bytes)?)?;
+                        Ok(true)
+                    }
+                    None => Ok(false),
+                };
+            }
+        };
+        match typed {
+            TypedReader::Object(object) => {
+                let residual = match value {
+                    Some(bytes) => Some(self.residual_object(i, m, bytes)?),
+                    None => None,
+                };
+                b.begin_object();
+                for (name, field) in &object.fields {
+                    if field.is_present(i) {
+                        b.key(name);
+                        field.variant(i, m, b)?;
+                    }
+                }
+                if let Some(residual) = residual {
+                    for (name, v) in residual.iter() {
+                        if !object.has_field(name) {
+                            b.key(name);
+                            b.append(&v)?;
+                        }
+                    }
+                }
+                b.end_object().map_err(|e| e.with_row(i as u64))?;
+            }
+            TypedReader::List(list) => {
+                self.no_conflict(i, value)?;
+                b.begin_array();
+                for e in list.offsets.range(i) {
+                    if !list.element.variant(e, m, b)? {
+                        b.null();
+                    }
+                }
+                b.end_array()?;
+            }
+            primitive => {
+                self.no_conflict(i, value)?;
+                primitive.variant(i, b)?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Appends the slot's value at `i` as JSON; `false` when it is missing.
+    fn json(&self, i: usize, m: Metadata<'a>, out: &mut Vec<u8>) -> Result<bool> {
+        let value = self.value_at(i);
+        let typed = match &self.typed {
+            Some(t) if t.is_valid(i) => t,
+            _ => {
+                return match value {
+                    Some(bytes) => {
+                        write_json(&self.decode(i, m, bytes)?, out);
+                        Ok(true)
+                    }
+                    None => Ok(false),
+                };
+            }
+        };
+        match typed {
+            TypedReader::Object(object) => {
+                let residual = match value {
+                    Some(bytes) => Some(self.residual_object(i, m, bytes)?),
+                    None => None,
+                };
+                out.push(b'{');
+                let mut first = true;
+                let mut comma = |out: &mut Vec<u8>| {
+                    if !std::mem::take(&mut first) {
+                        out.push(b',');
+                    }
+                };
+                // Both sides are in name order: merge them.
+                let mut r = 0;
+                let residual_len = residual.as_ref().map_or(0, |o| o.len());
+                for (name, field) in &object.fields {
+                    if let Some(res) = &residual {
+                        while r < residual_len && res.field_name(r) < *name {
+                            comma(out);
+                            write_json_string(out, res.field_name(r));
+                            out.push(b':');
+                            write_json(&res.field(r), out);
+                            r += 1;
+                        }
+                    }
+                    if let Some(res) = &residual
+                        && r < residual_len
+                        && res.field_name(r) == *name
+                    {
+                        r += 1; // the shredded field wins, even when missing
+                    }
+                    if field.is_present(i) {
+                        comma(out);
+                        write_json_string(out, name);
+                        out.push(b':');
+                        field.json(i, m, out)?;
+                    }
+                }
+                if let Some(res) = &residual {
+                    for r in r..residual_len {
+                        comma(out);
+                        write_json_string(out, res.field_name(r));
+                        out.push(b':');
+                        write_json(&res.field(r), out);
+                    }
+                }
+                out.push(b'}');
+            }
+            TypedReader::List(list) => {
+                self.no_conflict(i, value)?;
+                out.push(b'[');
+                for (k, e) in list.offsets.range(i).enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    if !list.element.json(e, m, out)? {
+                        out.extend_from_slice(b"null");
+                    }
+                }
+                out.push(b']');
+            }
+            primitive => {
+                self.no_conflict(i, value)?;
+                primitive.json(i, out);
+            }
+        }
+        Ok(true)
+    }
+
+    fn decode(&self, i: usize, m: Metadata<'a>, bytes: &'a [u8]) -> Result<VariantRef<'a>> {
+        VariantRef::try_with_metadata(m, bytes, crate::variant::DEFAULT_MAX_DEPTH).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidVariant,
+                format!("{}: value: {}", self.path, e),
+            )
+            .with_row(i as u64)
+        })
+    }
+
+    /// The residual of a partially shredded object, which must be an object.
+    fn residual_object(
+        &self,
+        i: usize,
+        m: Metadata<'a>,
+        bytes: &'a [u8],
+    ) -> Result<crate::variant::ObjectRef<'a>> {
+        self.decode(i, m, bytes)?.as_object().ok_or_else(|| {
+            row_error(
+                i,
+                &self.path,
+                "non-object value with shredded fields (typed_value is an object)",
+            )
+        })
+    }
+
+    fn no_conflict(&self, i: usize, value: Option<&[u8]>) -> Result<()> {
+        match value {
+            Some(_) => Err(row_error(
+                i,
+                &self.path,
+                "conflicting value and typed_value (both are set)",
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+impl ObjectReader<'_> {
+    fn has_field(&self, name: &str) -> bool {
+        self.fields.binary_search_by(|(n, _)| n.cmp(&name)).is_ok()
+    }
+}
+
+impl<'a> TypedReader<'a> {
+    fn new(array: &'a ArrayRef, path: &str) -> Result<TypedReader<'a>> {
+        Ok(match array.data_type() {
+            DataType::Boolean => TypedReader::Boolean(array.as_boolean()),
+            DataType::Int8 => TypedReader::Int8(array.as_primitive()),
+            DataType::Int16 => TypedReader::Int16(array.as_primitive()),
+            DataType::Int32 => TypedReader::Int32(array.as_primitive()),
+            DataType::Int64 => TypedReader::Int64(array.as_primitive()),
+            DataType::Float32 => TypedReader::Float(array.as_primitive()),
+            DataType::Float64 => TypedReader::Double(array.as_primitive()),
+            DataType::Decimal32(_, s) => {
+                TypedReader::Decimal32(array.as_primitive(), scale(*s, path)?)
+            }
+            DataType::Decimal64(_, s) => {
+                TypedReader::Decimal64(array.as_primitive(), scale(*s, path)?)
+            }
+            DataType::Decimal128(p, s) if *p <= 38 => {
+                TypedReader::Decimal128(array.as_primitive(), scale(*s, path)?)
+            }
+            DataType::Date32 => TypedReader::Date(array.as_primitive()),
+            DataType::Time64(TimeUnit::Microsecond) => TypedReader::Time(array.as_primitive()),
+            DataType::Timestamp(TimeUnit::Microsecond, tz) => {
+                TypedReader::TimestampMicros(array.as_primitive(), tz.is_some())
+            }
+            DataType::Timestamp(TimeUnit::Nanosecond, tz) => {
+                TypedReader::TimestampNanos(array.as_primitive(), tz.is_some())
+            }
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
+                TypedReader::Binary(Binaries::new(array, path)?)
+            }
+            DataType::Utf8 => TypedReader::String(Strings::Utf8(array.as_string())),
+            DataType::LargeUtf8 => TypedReader::String(Strings::Large(array.as_string())),
+            DataType::Utf8View => TypedReader::String(Strings::View(array.as_string_view())),
+            DataType::FixedSizeBinary(16) => TypedReader::Uuid(array.as_fixed_size_binary()),
+            DataType::Struct(_) => {
+                let group = array.as_struct();
+                let mut fields = Vec::with_capacity(group.num_columns());
+                for (field, child) in group.fields().iter().zip(group.columns()) {
+                    let child_path = format!("{path}.{}", field.name());
+                    let DataType::Struct(_) = child.data_type() else {
+                        return Err(layout_error(format!(
+                            "{child_path}: a shredded field must be a group of value/typed_value, found {}",
+                            child.data_type()
+                        )));
+                    };
+                    fields.push((
+                        field.name().as_str(),
+                        SlotReader::new(child.as_struct(), child_path, false)?,
+                    ));
+                }
+                fields.sort_by(|a, b| a.0.cmp(b.0));
+                if let Some(w) = fields.windows(2).find(|w| w[0].0 == w[1].0) {
+                    return Err(layout_error(format!(
+                        "{path}: field {:?} appears twice",
+                        w[0].0
+                    )));
+                }
+                TypedReader::Object(ObjectReader {
+                    nulls: group.nulls(),
+                    fields,
+                })
+            }
+            DataType::List(_) => list_reader(array.as_list::<i32>(), path, |l| {
+                Offsets::Small(l.value_offsets())
+            })?,
+            DataType::LargeList(_) => list_reader(array.as_list::<i64>(), path, |l| {
+                Offsets::Large(l.value_offsets())
+            })?,
+            other => {
+                return Err(layout_error(format!(
+                    "{path}: unsupported shredded value type {other}"
+                )));
+            }
+        })
+    }
+
+    fn is_valid(&self, i: usize) -> bool {
+        match self {
+            TypedReader::Boolean(a) => a.is_valid(i),
+            TypedReader::Int8(a) => a.is_valid(i),
+            TypedReader::Int16(a) => a.is_valid(i),
+            TypedReader::Int32(a) => a.is_valid(i),
+            TypedReader::Int64(a) => a.is_valid(i),
+            TypedReader::Float(a) => a.is_valid(i),
+            TypedReader::Double(a) => a.is_valid(i),
+            TypedReader::Decimal32(a, _) => a.is_valid(i),
+            TypedReader::Decimal64(a, _) => a.is_valid(i),
+            TypedReader::Decimal128(a, _) => a.is_valid(i),
+            TypedReader::Date(a) => a.is_valid(i),
+            TypedReader::Time(a) => a.is_valid(i),
+            TypedReader::TimestampMicros(a, _) => a.is_valid(i),
+            TypedReader::TimestampNanos(a, _) => a.is_valid(i),
+            TypedReader::Binary(b) => b.get(i).is_some(),
+            TypedReader::String(Strings::Utf8(a)) => a.is_valid(i),
+            TypedReader::String(Strings::Large(a)) => a.is_valid(i),
+            TypedReader::String(Strings::View(a)) => a.is_valid(i),
+            TypedReader::Uuid(a) => a.is_valid(i),
+            TypedReader::Object(o) => is_valid(o.nulls, i),
+            TypedReader::List(l) => is_valid(l.nulls, i),
+        }
+    }
+
+    /// The primitive at `i` (known valid) as a Variant value.
+    fn scalar(&self, i: usize) -> Result<VariantRef<'a>> {
+        let decimal = |unscaled: i128, scale: u8| VariantDecimal::try_new(unscaled, scale);
+        Ok(match self {
+            TypedReader::Boolean(a) => VariantRef::Bool(a.value(i)),
+            TypedReader::Int8(a) => VariantRef::Int8(a.value(i)),
+            TypedReader::Int16(a) => VariantRef::Int16(a.value(i)),
+            TypedReader::Int32(a) => VariantRef::Int32(a.value(i)),
+            TypedReader::Int64(a) => VariantRef::Int64(a.value(i)),
+            TypedReader::Float(a) => VariantRef::Float(a.value(i)),
+            TypedReader::Double(a) => VariantRef::Double(a.value(i)),
+            TypedReader::Decimal32(a, s) => VariantRef::Decimal4(decimal(a.value(i) as i128, *s)?),
+            TypedReader::Decimal64(a, s) => VariantRef::Decimal8(decimal(a.value(i) as i128, *s)?),
+            TypedReader::Decimal128(a, s) => {
+                let d = decimal(a.value(i), *s)?;
+                // Keep the narrowest decimal type that holds it.
+                match d.required_precision() {
+                    0..=9 => VariantRef::Decimal4(d),
+                    10..=18 => VariantRef::Decimal8(d),
+                    _ => VariantRef::Decimal16(d),
+                }
+            }
+            TypedReader::Date(a) => VariantRef::Date(a.value(i)),
+            TypedReader::Time(a) => VariantRef::TimeNtzMicros(a.value(i)),
+            TypedReader::TimestampMicros(a, true) => VariantRef::TimestampMicros(a.value(i)),
+            TypedReader::TimestampMicros(a, false) => VariantRef::TimestampNtzMicros(a.value(i)),
+            TypedReader::TimestampNanos(a, true) => VariantRef::TimestampNanos(a.value(i)),
+            TypedReader::TimestampNanos(a, false) => VariantRef::TimestampNtzNanos(a.value(i)),
+            TypedReader::Binary(b) => VariantRef::Binary(b.get(i).unwrap_or_default()),
+            TypedReader::String(Strings::Utf8(a)) => VariantRef::String(a.value(i)),
+            TypedReader::String(Strings::Large(a)) => VariantRef::String(a.value(i)),
+            TypedReader::String(Strings::View(a)) => VariantRef::String(a.value(i)),
+            TypedReader::Uuid(a) => {
+                let mut u = [0u8; 16];
+                u.copy_from_slice(a.value(i));
+                VariantRef::Uuid(u)
+            }
+            TypedReader::Object(_) | TypedReader::List(_) => {
+                unreachable!("containers are not scalars")
+            }
+        })
+    }
+
+    fn variant(&self, i: usize, b: &mut VariantBuilder) -> Result<()> {
+        b.append(&self.scalar(i)?)
+    }
+
+    fn json(&self, i: usize, out: &mut Vec<u8>) {
+        match self.scalar(i) {
+            Ok(v) => write_json(&v, out),
+            // Only a decimal beyond 38 digits fails; Decimal128 with p <= 38
+            // cannot hold one unless the data is corrupt.
+            Err(_) => out.extend_from_slice(b"null"),
+        }
+    }
+}
+
+fn scale(s: i8, path: &str) -> Result<u8> {
+    u8::try_from(s)
+        .ok()
+        .filter(|&s| s <= 38)
+        .ok_or_else(|| layout_error(format!("{path}: decimal scale {s} is outside 0..=38")))
+}
+
+fn list_reader<'a, O: OffsetSizeTrait>(
+    list: &'a GenericListArray<O>,
+    path: &str,
+    offsets: impl FnOnce(&'a GenericListArray<O>) -> Offsets<'a>,
+) -> Result<TypedReader<'a>> {
+    let element_path = format!("{path}[]");
+    let DataType::Struct(_) = list.values().data_type() else {
+        return Err(layout_error(format!(
+            "{element_path}: a shredded element must be a group of value/typed_value, found {}",
+            list.values().data_type()
+        )));
+    };
+    Ok(TypedReader::List(ListReader {
+        nulls: list.nulls(),
+        offsets: offsets(list),
+        element: Box::new(SlotReader::new(
+            list.values().as_struct(),
+            element_path,
+            false,
+        )?),
+    }))
+}
+
+#[cold]
+fn layout_error(message: String) -> Error {
+    Error::new(ErrorKind::Schema, message)
+}
+
+#[cold]
+fn row_error(row: usize, path: &str, message: &str) -> Error {
+    Error::new(ErrorKind::InvalidVariant, format!("{path}: {message}")).with_row(row as u64)
+}
