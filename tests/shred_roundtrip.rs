@@ -1,0 +1,252 @@
+//! reconstruct(shred(v)) == v, for arbitrary values and arbitrary schemas,
+//! including schemas that fit the data badly; and the direct JSON
+//! reconstruction equals decode-then-JSON.
+
+use arrow::array::{Array, AsArray, StructArray};
+use proptest::prelude::*;
+use vshred::json::{json_to_variant, variant_to_json_string};
+use vshred::shred::{ShredPolicy, Shredder, ShreddingSchema};
+use vshred::unshred::{ShreddedColumn, unshred};
+use vshred::variant::VariantRef;
+
+const KEYS: &[&str] = &["a", "b", "c", "d"];
+
+/// JSON text of a random value: keys from a small pool so that they meet
+/// the schema's fields, numbers of every class, nesting.
+fn json_value() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("null".to_string()),
+        any::<bool>().prop_map(|b| b.to_string()),
+        any::<i64>().prop_map(|i| i.to_string()),
+        (-1000i64..1000).prop_map(|i| i.to_string()),
+        (-99999i64..99999, 0u32..4).prop_map(|(u, s)| decimal_text(u, s)),
+        "-?[1-9][0-9]{18,37}",
+        (-1e6f64..1e6).prop_map(|f| format!("{f:e}")),
+        "[a-z\\u{e9}\"]{0,70}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5)
+                .prop_map(|items| format!("[{}]", items.join(","))),
+            prop::collection::btree_map(prop::sample::select(KEYS), inner, 0..5).prop_map(
+                |fields| {
+                    let body: Vec<String> = fields
+                        .into_iter()
+                        .map(|(k, v)| format!("{}:{v}", serde_json::to_string(k).unwrap()))
+                        .collect();
+                    format!("{{{}}}", body.join(","))
+                }
+            ),
+        ]
+    })
+}
+
+fn decimal_text(unscaled: i64, scale: u32) -> String {
+    let digits = unscaled.unsigned_abs().to_string();
+    let sign = if unscaled < 0 { "-" } else { "" };
+    if scale == 0 {
+        return format!("{sign}{digits}");
+    }
+    let padded = format!("{digits:0>width$}", width = scale as usize + 1);
+    let (int, frac) = padded.split_at(padded.len() - scale as usize);
+    format!("{sign}{int}.{frac}")
+}
+
+fn schema() -> impl Strategy<Value = ShreddingSchema> {
+    let leaf = prop_oneof![
+        Just(ShreddingSchema::Variant),
+        Just(ShreddingSchema::Boolean),
+        Just(ShreddingSchema::Int8),
+        Just(ShreddingSchema::Int32),
+        Just(ShreddingSchema::Int64),
+        Just(ShreddingSchema::Double),
+        Just(ShreddingSchema::Decimal {
+            precision: 9,
+            scale: 1
+        }),
+        Just(ShreddingSchema::Decimal {
+            precision: 18,
+            scale: 2
+        }),
+        Just(ShreddingSchema::Decimal {
+            precision: 38,
+            scale: 0
+        }),
+        Just(ShreddingSchema::String),
+        Just(ShreddingSchema::Date),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            inner
+                .clone()
+                .prop_map(|e| ShreddingSchema::Array(Box::new(e))),
+            prop::collection::btree_map(prop::sample::select(KEYS), inner, 1..4).prop_map(
+                |fields| {
+                    ShreddingSchema::object(fields.into_iter().map(|(k, v)| (k.to_string(), v)))
+                        .unwrap()
+                }
+            ),
+        ]
+    })
+}
+
+/// Shreds every text both ways (from Variant and from JSON), checks both
+/// columns reconstruct every row.
+fn check(
+    texts: &[String],
+    schema: &ShreddingSchema,
+    policy: ShredPolicy,
+) -> Result<(), TestCaseError> {
+    let encoded: Vec<(Vec<u8>, Vec<u8>)> = texts
+        .iter()
+        .map(|t| json_to_variant(t.as_bytes()).unwrap())
+        .collect();
+    let mut from_variant = Shredder::new(schema).with_policy(policy);
+    let mut from_json = Shredder::new(schema).with_policy(policy);
+    for ((m, v), text) in encoded.iter().zip(texts) {
+        from_variant.append_variant(m, v).unwrap();
+        from_json.append_json(text.as_bytes()).unwrap();
+    }
+    from_variant.append_null();
+    from_json.append_null();
+    for column in [from_variant.finish(), from_json.finish()] {
+        check_column(&column, &encoded, policy)?;
+    }
+    Ok(())
+}
+
+fn check_column(
+    column: &StructArray,
+    encoded: &[(Vec<u8>, Vec<u8>)],
+    policy: ShredPolicy,
+) -> Result<(), TestCaseError> {
+    let unshredded = unshred(column).unwrap();
+    let metadata = unshredded
+        .column_by_name("metadata")
+        .unwrap()
+        .as_binary::<i32>();
+    let value = unshredded
+        .column_by_name("value")
+        .unwrap()
+        .as_binary::<i32>();
+    let reader = ShreddedColumn::try_new(column).unwrap();
+    for (row, (m, v)) in encoded.iter().enumerate() {
+        let want = VariantRef::try_new(m, v).unwrap();
+        let got = VariantRef::try_new(metadata.value(row), value.value(row)).unwrap();
+        let want_json = variant_to_json_string(&want);
+        let got_json = variant_to_json_string(&got);
+        prop_assert!(got == want, "row {}: {} != {}", row, got_json, want_json);
+        if policy == ShredPolicy::Faithful {
+            prop_assert_eq!(&got_json, &want_json);
+        }
+        let mut direct = Vec::new();
+        reader.write_json(row, &mut direct).unwrap();
+        prop_assert_eq!(String::from_utf8(direct).unwrap(), got_json);
+    }
+    let last = encoded.len();
+    prop_assert!(unshredded.is_null(last), "a null row stays null");
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn faithful_shredding_round_trips_exactly(texts in prop::collection::vec(json_value(), 1..6), schema in schema()) {
+        check(&texts, &schema, ShredPolicy::Faithful)?;
+    }
+
+    #[test]
+    fn lossless_shredding_round_trips_by_value(texts in prop::collection::vec(json_value(), 1..6), schema in schema()) {
+        check(&texts, &schema, ShredPolicy::Lossless)?;
+    }
+}
+
+#[test]
+fn typed_values_land_in_typed_columns() {
+    let schema: ShreddingSchema = r#"{"a":"int64","b":"decimal(9,1)","c":["string"]}"#
+        .parse()
+        .unwrap();
+    let mut shredder = Shredder::new(&schema);
+    shredder
+        .append_json(br#"{"a":7,"b":104.8,"c":["x",null],"d":true}"#)
+        .unwrap();
+    let column = shredder.finish();
+    let typed = column.column_by_name("typed_value").unwrap().as_struct();
+    let field = |name: &str| typed.column_by_name(name).unwrap().as_struct().clone();
+    let a = field("a");
+    assert!(a.column_by_name("value").unwrap().is_null(0));
+    assert_eq!(
+        a.column_by_name("typed_value")
+            .unwrap()
+            .as_primitive::<arrow::datatypes::Int64Type>()
+            .value(0),
+        7
+    );
+    let b = field("b");
+    assert_eq!(
+        b.column_by_name("typed_value")
+            .unwrap()
+            .as_primitive::<arrow::datatypes::Decimal128Type>()
+            .value(0),
+        1048
+    );
+    let c = field("c");
+    let list = c.column_by_name("typed_value").unwrap().as_list::<i32>();
+    let elements = list.values().as_struct();
+    let strings = elements
+        .column_by_name("typed_value")
+        .unwrap()
+        .as_string::<i32>();
+    assert_eq!(strings.value(0), "x");
+    assert!(strings.is_null(1));
+    // A null element is a Variant null in the element's value.
+    assert_eq!(
+        elements
+            .column_by_name("value")
+            .unwrap()
+            .as_binary::<i32>()
+            .value(1),
+        [0u8]
+    );
+    // The unshredded field "d" is the residual object.
+    let residual = column
+        .column_by_name("value")
+        .unwrap()
+        .as_binary::<i32>()
+        .value(0);
+    let metadata = column
+        .column_by_name("metadata")
+        .unwrap()
+        .as_binary::<i32>()
+        .value(0);
+    let v = VariantRef::try_new(metadata, residual).unwrap();
+    assert_eq!(variant_to_json_string(&v), r#"{"d":true}"#);
+}
+
+#[test]
+fn faithful_keeps_other_scales_and_ints_out_of_decimal_columns() {
+    let schema: ShreddingSchema = r#"{"b":"decimal(18,1)"}"#.parse().unwrap();
+    for (policy, typed_rows) in [(ShredPolicy::Faithful, 1), (ShredPolicy::Lossless, 3)] {
+        let mut shredder = Shredder::new(&schema).with_policy(policy);
+        for text in [
+            r#"{"b":1.5}"#,
+            r#"{"b":2}"#,
+            r#"{"b":2.50}"#,
+            r#"{"b":2.55}"#,
+        ] {
+            shredder.append_json(text.as_bytes()).unwrap();
+        }
+        let column = shredder.finish();
+        let b = column
+            .column_by_name("typed_value")
+            .unwrap()
+            .as_struct()
+            .column_by_name("b")
+            .unwrap()
+            .as_struct()
+            .clone();
+        let typed = b.column_by_name("typed_value").unwrap();
+        assert_eq!(typed.len() - typed.null_count(), typed_rows, "{policy:?}");
+    }
+}
