@@ -36,6 +36,10 @@ pub enum ErrorKind {
     /// An object given the same key twice (see
     /// [`DuplicateKeys`](crate::variant::DuplicateKeys)).
     DuplicateKey,
+    /// Reading or writing a file failed.
+    Io,
+    /// The parquet crate reported an error, or a Parquet file breaks the spec.
+    Parquet,
     /// A shredding schema that is malformed or does not fit the data.
     Schema,
     /// A value that is valid but exceeds what was asked for or can be built,
@@ -150,6 +154,8 @@ impl fmt::Display for Error {
             ErrorKind::Json => "invalid JSON",
             ErrorKind::InvalidVariant => "invalid Variant",
             ErrorKind::DuplicateKey => "duplicate key",
+            ErrorKind::Io => "I/O error",
+            ErrorKind::Parquet => "Parquet error",
             ErrorKind::Schema => "invalid shredding schema",
             ErrorKind::OutOfRange => "out of range",
         };
@@ -187,6 +193,20 @@ impl fmt::Debug for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl Error {
+    /// An I/O error on `path`.
+    #[cold]
+    pub(crate) fn io(path: &std::path::Path, e: std::io::Error) -> Error {
+        Error::new(ErrorKind::Io, format!("{}: {e}", path.display()))
+    }
+
+    /// A parquet crate error, with what we were doing.
+    #[cold]
+    pub(crate) fn parquet(context: &str, e: impl fmt::Display) -> Error {
+        Error::new(ErrorKind::Parquet, format!("{context}: {e}"))
+    }
+}
 
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -32,6 +32,7 @@
 
 mod error;
 pub mod json;
+pub mod parquet;
 pub mod shred;
 pub mod unshred;
 pub mod variant;

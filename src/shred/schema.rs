@@ -163,9 +163,14 @@ impl ShreddingSchema {
 
     /// The Arrow type of a whole Variant column with this layout:
     /// `metadata`, `value`, and `typed_value` when typed.
+    /// `value` is nullable only when shredded: an unshredded column stores
+    /// every present row in `value`, as the spec's `required binary value`.
     pub fn column_type(&self) -> DataType {
         let mut fields = vec![Field::new("metadata", DataType::Binary, false)];
-        fields.extend(self.slot_fields().iter().map(|f| f.as_ref().clone()));
+        fields.extend(self.slot_fields().iter().map(|f| {
+            let nullable = f.name() != "value" || self.is_typed();
+            f.as_ref().clone().with_nullable(nullable)
+        }));
         DataType::Struct(Fields::from(fields))
     }
 

@@ -1,0 +1,315 @@
+//! The Parquet and Arrow schema of Variant columns.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ::parquet::basic::{LogicalType, Repetition, TimeUnit, Type as PhysicalType};
+use ::parquet::schema::types::{Type, TypePtr};
+use arrow::datatypes::{DataType, Field};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::shred::ShreddingSchema;
+
+/// The Arrow extension name of a Variant column (the canonical extension
+/// type), so other Arrow tools recognise it.
+pub const VARIANT_EXTENSION_NAME: &str = "arrow.parquet.variant";
+
+/// How typed decimal columns are stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DecimalMode {
+    /// The spec's default: INT32 for precision <= 9, INT64 for <= 18,
+    /// FIXED_LEN_BYTE_ARRAY above.
+    #[default]
+    Int,
+    /// FIXED_LEN_BYTE_ARRAY of the minimal length for every precision, as
+    /// Spark's legacy format and Hudi write them.
+    Flba,
+}
+
+/// The Arrow field of a Variant column: a struct of `metadata`, `value` and
+/// `typed_value`, tagged with the `arrow.parquet.variant` extension type.
+pub fn variant_field(name: &str, schema: &ShreddingSchema) -> Field {
+    Field::new(name, schema.column_type(), true).with_metadata(HashMap::from([
+        (
+            "ARROW:extension:name".to_string(),
+            VARIANT_EXTENSION_NAME.to_string(),
+        ),
+        ("ARROW:extension:metadata".to_string(), String::new()),
+    ]))
+}
+
+/// The Parquet group of a Variant column, annotated `VARIANT(1)`:
+///
+/// ```text
+/// optional group NAME (VARIANT(1)) {
+///   required binary metadata;
+///   required binary value;          -- optional when shredded
+///   optional ... typed_value;       -- when shredded
+/// }
+/// ```
+pub fn variant_group(
+    name: &str,
+    schema: &ShreddingSchema,
+    decimals: DecimalMode,
+) -> Result<TypePtr> {
+    let mut fields = vec![binary("metadata", Repetition::REQUIRED)?];
+    let value_repetition = if schema.is_typed() {
+        Repetition::OPTIONAL
+    } else {
+        Repetition::REQUIRED
+    };
+    fields.push(binary("value", value_repetition)?);
+    if let Some(typed) = typed_value(schema, decimals)? {
+        fields.push(typed);
+    }
+    group(
+        name,
+        Repetition::OPTIONAL,
+        Some(LogicalType::variant(Some(1))),
+        fields,
+    )
+}
+
+/// `value` and `typed_value` of an object field or array element.
+fn slot(name: &str, schema: &ShreddingSchema, decimals: DecimalMode) -> Result<TypePtr> {
+    let mut fields = vec![binary("value", Repetition::OPTIONAL)?];
+    if let Some(typed) = typed_value(schema, decimals)? {
+        fields.push(typed);
+    }
+    group(name, Repetition::REQUIRED, None, fields)
+}
+
+fn typed_value(schema: &ShreddingSchema, decimals: DecimalMode) -> Result<Option<TypePtr>> {
+    use ShreddingSchema as S;
+    const NAME: &str = "typed_value";
+    let primitive = |physical, logical: Option<LogicalType>| -> Result<TypePtr> {
+        build(
+            Type::primitive_type_builder(NAME, physical)
+                .with_repetition(Repetition::OPTIONAL)
+                .with_logical_type(logical)
+                .build(),
+        )
+    };
+    let int = |bits| Some(LogicalType::integer(bits, true));
+    Ok(Some(match schema {
+        S::Variant => return Ok(None),
+        S::Boolean => primitive(PhysicalType::BOOLEAN, None)?,
+        S::Int8 => primitive(PhysicalType::INT32, int(8))?,
+        S::Int16 => primitive(PhysicalType::INT32, int(16))?,
+        S::Int32 => primitive(PhysicalType::INT32, None)?,
+        S::Int64 => primitive(PhysicalType::INT64, None)?,
+        S::Float => primitive(PhysicalType::FLOAT, None)?,
+        S::Double => primitive(PhysicalType::DOUBLE, None)?,
+        S::Decimal { precision, scale } => {
+            let (physical, length) = match (decimals, precision) {
+                (DecimalMode::Int, 1..=9) => (PhysicalType::INT32, -1),
+                (DecimalMode::Int, 10..=18) => (PhysicalType::INT64, -1),
+                _ => (
+                    PhysicalType::FIXED_LEN_BYTE_ARRAY,
+                    decimal_length(*precision) as i32,
+                ),
+            };
+            build(
+                Type::primitive_type_builder(NAME, physical)
+                    .with_repetition(Repetition::OPTIONAL)
+                    .with_length(length)
+                    .with_precision(*precision as i32)
+                    .with_scale(*scale as i32)
+                    .with_logical_type(Some(LogicalType::decimal(*scale as i32, *precision as i32)))
+                    .build(),
+            )?
+        }
+        S::Date => primitive(PhysicalType::INT32, Some(LogicalType::Date))?,
+        S::Time => primitive(
+            PhysicalType::INT64,
+            Some(LogicalType::time(false, TimeUnit::MICROS)),
+        )?,
+        S::Timestamp { utc, nanos } => primitive(
+            PhysicalType::INT64,
+            Some(LogicalType::timestamp(
+                *utc,
+                if *nanos {
+                    TimeUnit::NANOS
+                } else {
+                    TimeUnit::MICROS
+                },
+            )),
+        )?,
+        S::Binary => primitive(PhysicalType::BYTE_ARRAY, None)?,
+        S::String => primitive(PhysicalType::BYTE_ARRAY, Some(LogicalType::String))?,
+        S::Uuid => build(
+            Type::primitive_type_builder(NAME, PhysicalType::FIXED_LEN_BYTE_ARRAY)
+                .with_repetition(Repetition::OPTIONAL)
+                .with_length(16)
+                .with_logical_type(Some(LogicalType::Uuid))
+                .build(),
+        )?,
+        S::Object(fields) => group(
+            NAME,
+            Repetition::OPTIONAL,
+            None,
+            fields
+                .iter()
+                .map(|(name, f)| slot(name, f, decimals))
+                .collect::<Result<_>>()?,
+        )?,
+        S::Array(element) => {
+            let list = group(
+                "list",
+                Repetition::REPEATED,
+                None,
+                vec![slot("element", element, decimals)?],
+            )?;
+            group(
+                NAME,
+                Repetition::OPTIONAL,
+                Some(LogicalType::List),
+                vec![list],
+            )?
+        }
+    }))
+}
+
+/// The fewest bytes of a two's complement FIXED_LEN_BYTE_ARRAY that hold
+/// every `precision`-digit number.
+pub(crate) fn decimal_length(precision: u8) -> usize {
+    (1..=16)
+        .find(|&n| {
+            // The largest value of n bytes is 2^(8n-1) - 1.
+            let max = (1u128 << (8 * n - 1)) - 1;
+            max >= 10u128.pow(precision as u32) - 1
+        })
+        .unwrap_or(16)
+}
+
+fn binary(name: &str, repetition: Repetition) -> Result<TypePtr> {
+    build(
+        Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
+            .with_repetition(repetition)
+            .build(),
+    )
+}
+
+fn group(
+    name: &str,
+    repetition: Repetition,
+    logical: Option<LogicalType>,
+    fields: Vec<TypePtr>,
+) -> Result<TypePtr> {
+    build(
+        Type::group_type_builder(name)
+            .with_repetition(repetition)
+            .with_logical_type(logical)
+            .with_fields(fields)
+            .build(),
+    )
+}
+
+fn build(t: ::parquet::errors::Result<Type>) -> Result<TypePtr> {
+    t.map(Arc::new)
+        .map_err(|e| Error::new(ErrorKind::Schema, format!("Parquet schema: {e}")))
+}
+
+/// The Parquet leaf path of a Variant path's shredded `typed_value`, e.g.
+/// `v` + `["a", "b"]` -> `v.typed_value.a.typed_value.b.typed_value`.
+pub fn typed_value_path(column: &str, fields: &[&str]) -> Vec<String> {
+    let mut path = vec![column.to_string(), "typed_value".to_string()];
+    for f in fields {
+        path.push(f.to_string());
+        path.push("typed_value".to_string());
+    }
+    path
+}
+
+/// Whether an Arrow field is a Variant column: by its extension type, or,
+/// when a writer left that out, by the `metadata` + `value`/`typed_value`
+/// shape.
+pub fn is_variant_field(field: &Field) -> bool {
+    field
+        .metadata()
+        .get("ARROW:extension:name")
+        .is_some_and(|n| n == VARIANT_EXTENSION_NAME)
+        || matches!(field.data_type(), DataType::Struct(children)
+            if children.find("metadata").is_some()
+                && (children.find("value").is_some() || children.find("typed_value").is_some()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ::parquet::schema::printer::print_schema;
+
+    fn printed(schema: &str, mode: DecimalMode) -> String {
+        let schema: ShreddingSchema = schema.parse().unwrap();
+        let group = variant_group("v", &schema, mode).unwrap();
+        let mut out = Vec::new();
+        print_schema(&mut out, &group);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn decimal_length_is_minimal() {
+        for (precision, bytes) in [
+            (1, 1),
+            (2, 1),
+            (3, 2),
+            (4, 2),
+            (9, 4),
+            (10, 5),
+            (18, 8),
+            (19, 9),
+            (38, 16),
+        ] {
+            assert_eq!(decimal_length(precision), bytes, "precision {precision}");
+        }
+    }
+
+    #[test]
+    fn decimals_follow_the_mode() {
+        let int = printed(
+            r#"{"a":"decimal(9,1)","b":"decimal(18,1)","c":"decimal(38,2)"}"#,
+            DecimalMode::Int,
+        );
+        assert!(
+            int.contains("OPTIONAL INT32 typed_value (DECIMAL(9,1))"),
+            "{int}"
+        );
+        assert!(
+            int.contains("OPTIONAL INT64 typed_value (DECIMAL(18,1))"),
+            "{int}"
+        );
+        assert!(
+            int.contains("OPTIONAL FIXED_LEN_BYTE_ARRAY (16) typed_value (DECIMAL(38,2))"),
+            "{int}"
+        );
+        let flba = printed(r#"{"b":"decimal(18,1)"}"#, DecimalMode::Flba);
+        assert!(
+            flba.contains("OPTIONAL FIXED_LEN_BYTE_ARRAY (8) typed_value (DECIMAL(18,1))"),
+            "{flba}"
+        );
+    }
+
+    #[test]
+    fn group_is_annotated_and_laid_out_as_the_spec_says() {
+        let text = printed(r#"{"a":"int8","t":["string"]}"#, DecimalMode::Int);
+        assert!(text.contains("OPTIONAL group v (VARIANT"), "{text}");
+        assert!(text.contains("REQUIRED BYTE_ARRAY metadata;"), "{text}");
+        assert!(text.contains("OPTIONAL BYTE_ARRAY value;"), "{text}");
+        assert!(text.contains("REQUIRED group a {"), "{text}");
+        assert!(
+            text.contains("OPTIONAL INT32 typed_value (INTEGER(8,true));"),
+            "{text}"
+        );
+        assert!(
+            text.contains("OPTIONAL group typed_value (LIST) {"),
+            "{text}"
+        );
+        assert!(text.contains("REPEATED group list {"), "{text}");
+        assert!(text.contains("REQUIRED group element {"), "{text}");
+        let unshredded = printed(r#""variant""#, DecimalMode::Int);
+        assert!(
+            unshredded.contains("REQUIRED BYTE_ARRAY value;"),
+            "{unshredded}"
+        );
+    }
+}
