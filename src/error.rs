@@ -40,6 +40,8 @@ pub enum ErrorKind {
     Io,
     /// The parquet crate reported an error, or a Parquet file breaks the spec.
     Parquet,
+    /// A path (`$.a.b[0]`) or predicate that does not parse.
+    Path,
     /// A shredding schema that is malformed or does not fit the data.
     Schema,
     /// A value that is valid but exceeds what was asked for or can be built,
@@ -156,6 +158,7 @@ impl fmt::Display for Error {
             ErrorKind::DuplicateKey => "duplicate key",
             ErrorKind::Io => "I/O error",
             ErrorKind::Parquet => "Parquet error",
+            ErrorKind::Path => "invalid path",
             ErrorKind::Schema => "invalid shredding schema",
             ErrorKind::OutOfRange => "out of range",
         };

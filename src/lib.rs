@@ -33,6 +33,7 @@
 mod error;
 pub mod json;
 pub mod parquet;
+pub mod path;
 pub mod shred;
 pub mod unshred;
 pub mod variant;

@@ -62,6 +62,25 @@ pub enum ShredPolicy {
     Lossless,
 }
 
+/// How a value may convert to a typed column's type: the two shredding
+/// policies, and the wider casts of `variant_get`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Conversion {
+    Faithful,
+    Lossless,
+    /// Lossless, and any number to float or double (rounding as needed).
+    Cast,
+}
+
+impl From<ShredPolicy> for Conversion {
+    fn from(policy: ShredPolicy) -> Conversion {
+        match policy {
+            ShredPolicy::Faithful => Conversion::Faithful,
+            ShredPolicy::Lossless => Conversion::Lossless,
+        }
+    }
+}
+
 /// Builds the shredded Arrow columns of one Variant column.
 #[derive(Debug)]
 pub struct Shredder {
@@ -179,14 +198,14 @@ impl JsonContext<'_, '_> {
 
 /// The builders of one slot: `value`, and `typed_value` when typed.
 #[derive(Debug)]
-struct SlotBuilder {
+pub(crate) struct SlotBuilder {
     schema: ShreddingSchema,
     value: BinaryBuilder,
     typed: Option<TypedBuilder>,
 }
 
 #[derive(Debug)]
-enum TypedBuilder {
+pub(crate) enum TypedBuilder {
     Boolean(BooleanBuilder),
     Int8(Int8Builder),
     Int16(Int16Builder),
@@ -207,7 +226,7 @@ enum TypedBuilder {
 }
 
 #[derive(Debug)]
-struct ObjectBuilder {
+pub(crate) struct ObjectBuilder {
     names: Vec<String>,
     fields: Vec<SlotBuilder>,
     validity: NullBufferBuilder,
@@ -216,7 +235,7 @@ struct ObjectBuilder {
 }
 
 #[derive(Debug)]
-struct ArrayBuilder {
+pub(crate) struct ArrayBuilder {
     offsets: Vec<i32>,
     element: Box<SlotBuilder>,
     validity: NullBufferBuilder,
@@ -224,46 +243,7 @@ struct ArrayBuilder {
 
 impl SlotBuilder {
     fn new(schema: &ShreddingSchema) -> SlotBuilder {
-        use ShreddingSchema as S;
-        let typed = match schema {
-            S::Variant => None,
-            S::Boolean => Some(TypedBuilder::Boolean(BooleanBuilder::new())),
-            S::Int8 => Some(TypedBuilder::Int8(Int8Builder::new())),
-            S::Int16 => Some(TypedBuilder::Int16(Int16Builder::new())),
-            S::Int32 => Some(TypedBuilder::Int32(Int32Builder::new())),
-            S::Int64 => Some(TypedBuilder::Int64(Int64Builder::new())),
-            S::Float => Some(TypedBuilder::Float(Float32Builder::new())),
-            S::Double => Some(TypedBuilder::Double(Float64Builder::new())),
-            S::Decimal { precision, scale } => Some(TypedBuilder::Decimal(
-                Decimal128Builder::new(),
-                *precision,
-                *scale,
-            )),
-            S::Date => Some(TypedBuilder::Date(Date32Builder::new())),
-            S::Time => Some(TypedBuilder::Time(Time64MicrosecondBuilder::new())),
-            S::Timestamp { utc, nanos: false } => Some(TypedBuilder::TimestampMicros(
-                TimestampMicrosecondBuilder::new(),
-                *utc,
-            )),
-            S::Timestamp { utc, nanos: true } => Some(TypedBuilder::TimestampNanos(
-                TimestampNanosecondBuilder::new(),
-                *utc,
-            )),
-            S::Binary => Some(TypedBuilder::Binary(BinaryBuilder::new())),
-            S::String => Some(TypedBuilder::String(StringBuilder::new())),
-            S::Uuid => Some(TypedBuilder::Uuid(FixedSizeBinaryBuilder::new(16))),
-            S::Object(fields) => Some(TypedBuilder::Object(ObjectBuilder {
-                names: fields.iter().map(|(n, _)| n.clone()).collect(),
-                fields: fields.iter().map(|(_, f)| SlotBuilder::new(f)).collect(),
-                validity: NullBufferBuilder::new(0),
-                seen: vec![false; fields.len()],
-            })),
-            S::Array(element) => Some(TypedBuilder::Array(ArrayBuilder {
-                offsets: vec![0],
-                element: Box::new(SlotBuilder::new(element)),
-                validity: NullBufferBuilder::new(0),
-            })),
-        };
+        let typed = TypedBuilder::new(schema);
         SlotBuilder {
             schema: schema.clone(),
             value: BinaryBuilder::new(),
@@ -299,7 +279,7 @@ impl SlotBuilder {
                 self.value.append_null();
             }
             (typed, v) => {
-                if typed.try_append(v, policy) {
+                if typed.try_append(v, policy.into()) {
                     self.value.append_null();
                 } else {
                     typed.append_null();
@@ -362,7 +342,7 @@ impl SlotBuilder {
                     }
                     _ => VariantRef::String(ctx.reader.string()?),
                 };
-                if typed.try_append(&scalar, ctx.policy) {
+                if typed.try_append(&scalar, ctx.policy.into()) {
                     self.value.append_null();
                 } else {
                     typed.append_null();
@@ -480,6 +460,11 @@ impl ObjectBuilder {
     }
 }
 
+/// Any number as a double: exact numerics rounded, floats widened.
+fn number(v: &VariantRef<'_>) -> Option<f64> {
+    v.as_f64().or_else(|| v.as_decimal().map(|d| d.to_f64()))
+}
+
 impl ArrayBuilder {
     fn close(&mut self, len: usize) {
         let last = *self.offsets.last().unwrap_or(&0);
@@ -489,7 +474,51 @@ impl ArrayBuilder {
 }
 
 impl TypedBuilder {
-    fn append_null(&mut self) {
+    /// The builder of a `typed_value` of this layout; `None` for Variant.
+    pub(crate) fn new(schema: &ShreddingSchema) -> Option<TypedBuilder> {
+        use ShreddingSchema as S;
+        match schema {
+            S::Variant => None,
+            S::Boolean => Some(TypedBuilder::Boolean(BooleanBuilder::new())),
+            S::Int8 => Some(TypedBuilder::Int8(Int8Builder::new())),
+            S::Int16 => Some(TypedBuilder::Int16(Int16Builder::new())),
+            S::Int32 => Some(TypedBuilder::Int32(Int32Builder::new())),
+            S::Int64 => Some(TypedBuilder::Int64(Int64Builder::new())),
+            S::Float => Some(TypedBuilder::Float(Float32Builder::new())),
+            S::Double => Some(TypedBuilder::Double(Float64Builder::new())),
+            S::Decimal { precision, scale } => Some(TypedBuilder::Decimal(
+                Decimal128Builder::new(),
+                *precision,
+                *scale,
+            )),
+            S::Date => Some(TypedBuilder::Date(Date32Builder::new())),
+            S::Time => Some(TypedBuilder::Time(Time64MicrosecondBuilder::new())),
+            S::Timestamp { utc, nanos: false } => Some(TypedBuilder::TimestampMicros(
+                TimestampMicrosecondBuilder::new(),
+                *utc,
+            )),
+            S::Timestamp { utc, nanos: true } => Some(TypedBuilder::TimestampNanos(
+                TimestampNanosecondBuilder::new(),
+                *utc,
+            )),
+            S::Binary => Some(TypedBuilder::Binary(BinaryBuilder::new())),
+            S::String => Some(TypedBuilder::String(StringBuilder::new())),
+            S::Uuid => Some(TypedBuilder::Uuid(FixedSizeBinaryBuilder::new(16))),
+            S::Object(fields) => Some(TypedBuilder::Object(ObjectBuilder {
+                names: fields.iter().map(|(n, _)| n.clone()).collect(),
+                fields: fields.iter().map(|(_, f)| SlotBuilder::new(f)).collect(),
+                validity: NullBufferBuilder::new(0),
+                seen: vec![false; fields.len()],
+            })),
+            S::Array(element) => Some(TypedBuilder::Array(ArrayBuilder {
+                offsets: vec![0],
+                element: Box::new(SlotBuilder::new(element)),
+                validity: NullBufferBuilder::new(0),
+            })),
+        }
+    }
+
+    pub(crate) fn append_null(&mut self) {
         match self {
             TypedBuilder::Boolean(b) => b.append_null(),
             TypedBuilder::Int8(b) => b.append_null(),
@@ -518,9 +547,10 @@ impl TypedBuilder {
         }
     }
 
-    /// Appends `v` if the policy lets it into this typed column.
-    fn try_append(&mut self, v: &VariantRef<'_>, policy: ShredPolicy) -> bool {
-        let faithful = policy == ShredPolicy::Faithful;
+    /// Appends `v` if the conversion lets it into this typed column.
+    pub(crate) fn try_append(&mut self, v: &VariantRef<'_>, conversion: Conversion) -> bool {
+        let faithful = conversion == Conversion::Faithful;
+        let cast = conversion == Conversion::Cast;
         // Integers of any width; under Lossless also whole decimals.
         let int = || match v {
             VariantRef::Int8(_)
@@ -549,10 +579,12 @@ impl TypedBuilder {
             TypedBuilder::Int64(b) => put!(b, int()),
             TypedBuilder::Float(b) => match v {
                 VariantRef::Float(x) => put!(b, Some(*x)),
+                _ if cast => put!(b, number(v).map(|x| x as f32)),
                 _ => false,
             },
             TypedBuilder::Double(b) => match v {
                 VariantRef::Double(x) => put!(b, Some(*x)),
+                _ if cast => put!(b, number(v)),
                 _ => false,
             },
             TypedBuilder::Decimal(b, precision, scale) => {
@@ -605,7 +637,7 @@ impl TypedBuilder {
         }
     }
 
-    fn finish(&mut self, schema: &ShreddingSchema) -> ArrowArrayRef {
+    pub(crate) fn finish(&mut self, schema: &ShreddingSchema) -> ArrowArrayRef {
         match self {
             TypedBuilder::Boolean(b) => Arc::new(b.finish()),
             TypedBuilder::Int8(b) => Arc::new(b.finish()),

@@ -1,0 +1,220 @@
+//! Paths into a Variant: `$.a.b[0]`, `$['key.with.dots']`.
+
+use std::fmt;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// One step of a [`VariantPath`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathSegment {
+    /// An object field, by name.
+    Field(String),
+    /// An array element, from 0.
+    Index(usize),
+}
+
+/// A path from the root of a Variant to a sub-value.
+///
+/// Syntax: `$` is the root; `.name` is a field whose name is an identifier
+/// (letters, digits, `_`, `-`); `['any name']` or `["any name"]` is any field
+/// (with `\'`, `\"` and `\\` escapes); `[N]` is an array element. The
+/// leading `$` may be left out.
+///
+/// ```
+/// use vshred::path::{PathSegment, VariantPath};
+/// let path: VariantPath = "$.a['b.c'][2]".parse()?;
+/// assert_eq!(
+///     path.segments(),
+///     [PathSegment::Field("a".into()), PathSegment::Field("b.c".into()), PathSegment::Index(2)]
+/// );
+/// assert_eq!(path.to_string(), "$.a['b.c'][2]");
+/// # Ok::<(), vshred::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VariantPath {
+    segments: Vec<PathSegment>,
+}
+
+impl VariantPath {
+    /// The root.
+    pub fn root() -> VariantPath {
+        VariantPath::default()
+    }
+
+    /// A path of these segments.
+    pub fn new(segments: Vec<PathSegment>) -> VariantPath {
+        VariantPath { segments }
+    }
+
+    /// The steps, root first.
+    pub fn segments(&self) -> &[PathSegment] {
+        &self.segments
+    }
+
+    /// Parses the text form.
+    pub fn parse(text: &str) -> Result<VariantPath> {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        if bytes.first() == Some(&b'$') {
+            i = 1;
+        }
+        let mut segments = Vec::new();
+        let err = |at: usize, message: &str| {
+            Error::new(
+                ErrorKind::Path,
+                format!("path {text:?} at character {}: {message}", at + 1),
+            )
+        };
+        while i < bytes.len() {
+            match bytes[i] {
+                b'.' => {
+                    let start = i + 1;
+                    let mut end = start;
+                    while end < bytes.len() && is_identifier(bytes[end]) {
+                        end += 1;
+                    }
+                    if end == start {
+                        return Err(err(start, "expected a field name after '.'"));
+                    }
+                    segments.push(PathSegment::Field(text[start..end].to_string()));
+                    i = end;
+                }
+                b'[' => match bytes.get(i + 1) {
+                    Some(&quote @ (b'\'' | b'"')) => {
+                        let mut name = String::new();
+                        let mut j = i + 2;
+                        loop {
+                            match bytes.get(j) {
+                                None => return Err(err(i, "unterminated quoted field name")),
+                                Some(b'\\') => {
+                                    match bytes.get(j + 1) {
+                                        Some(&c @ (b'\\' | b'\'' | b'"')) => name.push(c as char),
+                                        _ => return Err(err(j, "invalid escape in field name")),
+                                    }
+                                    j += 2;
+                                }
+                                Some(&c) if c == quote => break,
+                                Some(_) => {
+                                    let ch = text[j..].chars().next().unwrap_or_default();
+                                    name.push(ch);
+                                    j += ch.len_utf8();
+                                }
+                            }
+                        }
+                        if bytes.get(j + 1) != Some(&b']') {
+                            return Err(err(j + 1, "expected ']' after the quoted name"));
+                        }
+                        segments.push(PathSegment::Field(name));
+                        i = j + 2;
+                    }
+                    _ => {
+                        let start = i + 1;
+                        let mut end = start;
+                        while end < bytes.len() && bytes[end].is_ascii_digit() {
+                            end += 1;
+                        }
+                        if end == start || bytes.get(end) != Some(&b']') {
+                            return Err(err(start, "expected an index or a quoted name in [...]"));
+                        }
+                        let index = text[start..end]
+                            .parse()
+                            .map_err(|_| err(start, "index too large"))?;
+                        segments.push(PathSegment::Index(index));
+                        i = end + 1;
+                    }
+                },
+                _ if i == 0 && is_identifier(bytes[0]) => {
+                    // A bare first name: "a.b" means "$.a.b".
+                    let mut end = 0;
+                    while end < bytes.len() && is_identifier(bytes[end]) {
+                        end += 1;
+                    }
+                    segments.push(PathSegment::Field(text[..end].to_string()));
+                    i = end;
+                }
+                _ => return Err(err(i, "expected '.' or '['")),
+            }
+        }
+        Ok(VariantPath { segments })
+    }
+}
+
+fn is_identifier(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b >= 0x80
+}
+
+impl std::str::FromStr for VariantPath {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        VariantPath::parse(s)
+    }
+}
+
+impl fmt::Display for VariantPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("$")?;
+        for s in &self.segments {
+            match s {
+                PathSegment::Field(name) if !name.is_empty() && name.bytes().all(is_identifier) => {
+                    write!(f, ".{name}")?
+                }
+                PathSegment::Field(name) => {
+                    let escaped = name.replace('\\', "\\\\").replace('\'', "\\'");
+                    write!(f, "['{escaped}']")?
+                }
+                PathSegment::Index(i) => write!(f, "[{i}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(name: &str) -> PathSegment {
+        PathSegment::Field(name.into())
+    }
+
+    #[test]
+    fn parses_every_form() {
+        for (text, segments) in [
+            ("$", vec![]),
+            ("", vec![]),
+            ("$.a", vec![field("a")]),
+            ("a.b", vec![field("a"), field("b")]),
+            ("$['a.b']", vec![field("a.b")]),
+            (r#"$["it's"]"#, vec![field("it's")]),
+            (r"$['it\'s']", vec![field("it's")]),
+            ("$['é']", vec![field("é")]),
+            ("$.tags[10]", vec![field("tags"), PathSegment::Index(10)]),
+            ("$[0][1]", vec![PathSegment::Index(0), PathSegment::Index(1)]),
+        ] {
+            assert_eq!(VariantPath::parse(text).unwrap().segments(), segments, "{text}");
+        }
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for text in ["$", "$.a.b", "$['a.b'][3]", r"$['it\'s']", "$['']"] {
+            assert_eq!(VariantPath::parse(text).unwrap().to_string(), text);
+        }
+    }
+
+    #[test]
+    fn errors_say_where() {
+        for (text, message) in [
+            ("$.", "character 3: expected a field name"),
+            ("$[", "character 3: expected an index"),
+            ("$['a", "unterminated quoted field name"),
+            ("$['a'x", "expected ']' after the quoted name"),
+            ("$a", "character 2: expected '.' or '['"),
+            ("$[-1]", "expected an index"),
+        ] {
+            let err = VariantPath::parse(text).unwrap_err();
+            assert!(err.to_string().contains(message), "{text}: {err}");
+        }
+    }
+}
