@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod get;
 pub mod json;
 pub mod parquet;
 pub mod path;

@@ -190,9 +190,16 @@ mod tests {
             (r"$['it\'s']", vec![field("it's")]),
             ("$['é']", vec![field("é")]),
             ("$.tags[10]", vec![field("tags"), PathSegment::Index(10)]),
-            ("$[0][1]", vec![PathSegment::Index(0), PathSegment::Index(1)]),
+            (
+                "$[0][1]",
+                vec![PathSegment::Index(0), PathSegment::Index(1)],
+            ),
         ] {
-            assert_eq!(VariantPath::parse(text).unwrap().segments(), segments, "{text}");
+            assert_eq!(
+                VariantPath::parse(text).unwrap().segments(),
+                segments,
+                "{text}"
+            );
         }
     }
 

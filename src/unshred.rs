@@ -25,17 +25,35 @@ use arrow::datatypes::{
     Int8Type, Int16Type, Int32Type, Int64Type, Time64MicrosecondType, TimeUnit,
     TimestampMicrosecondType, TimestampNanosecondType,
 };
+use std::cell::Cell;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::{write_json, write_json_string};
+use crate::path::PathSegment;
 use crate::variant::{Metadata, VariantBuilder, VariantDecimal, VariantRef};
 
 /// A Variant column (shredded or not) checked and ready to reconstruct.
 pub struct ShreddedColumn<'a> {
     nulls: Option<&'a NullBuffer>,
-    metadata: Binaries<'a>,
-    root: SlotReader<'a>,
+    /// Absent when a projection left it out: then only rows that need no
+    /// decoding can be read.
+    metadata: Option<Binaries<'a>>,
+    pub(crate) root: SlotReader<'a>,
+    /// The last metadata validated, reused while rows repeat it.
+    last_metadata: Cell<Option<(&'a [u8], Metadata<'a>)>>,
+}
+
+/// A row's metadata, validated only if something in the row needs it.
+pub(crate) struct RowMetadata<'c, 'a> {
+    column: &'c ShreddedColumn<'a>,
+    row: usize,
+}
+
+impl<'a> RowMetadata<'_, 'a> {
+    pub(crate) fn get(&self) -> Result<Metadata<'a>> {
+        self.column.row_metadata(self.row)
+    }
 }
 
 /// A binary column of any Arrow binary type.
@@ -71,7 +89,7 @@ impl<'a> Binaries<'a> {
 }
 
 /// The readers of one slot: `value` and `typed_value`, either may be absent.
-struct SlotReader<'a> {
+pub(crate) struct SlotReader<'a> {
     path: String,
     value: Option<Binaries<'a>>,
     typed: Option<TypedReader<'a>>,
@@ -151,11 +169,13 @@ impl<'a> ShreddedColumn<'a> {
     pub fn try_new(column: &'a StructArray) -> Result<ShreddedColumn<'a>> {
         let metadata = column
             .column_by_name("metadata")
-            .ok_or_else(|| layout_error("a Variant column needs a `metadata` field".into()))?;
+            .map(|m| Binaries::new(m, "metadata"))
+            .transpose()?;
         Ok(ShreddedColumn {
             nulls: column.nulls(),
-            metadata: Binaries::new(metadata, "metadata")?,
+            metadata,
             root: SlotReader::new(column, "$".into(), true)?,
+            last_metadata: Cell::new(None),
         })
     }
 
@@ -165,11 +185,25 @@ impl<'a> ShreddedColumn<'a> {
     }
 
     fn row_metadata(&self, row: usize) -> Result<Metadata<'a>> {
-        let bytes = self
+        let column = self
             .metadata
+            .as_ref()
+            .ok_or_else(|| row_error(row, "$", "the metadata column was not read"))?;
+        let bytes = column
             .get(row)
             .ok_or_else(|| row_error(row, "$", "the metadata is null in a present row"))?;
-        Metadata::try_new(bytes).map_err(|e| e.with_row(row as u64))
+        if let Some((last, metadata)) = self.last_metadata.get()
+            && last == bytes
+        {
+            return Ok(metadata);
+        }
+        let metadata = Metadata::try_new(bytes).map_err(|e| e.with_row(row as u64))?;
+        self.last_metadata.set(Some((bytes, metadata)));
+        Ok(metadata)
+    }
+
+    pub(crate) fn metadata_of(&self, row: usize) -> RowMetadata<'_, 'a> {
+        RowMetadata { column: self, row }
     }
 
     /// Reconstructs row `row` into `builder` (which must be empty). A null
@@ -178,8 +212,7 @@ impl<'a> ShreddedColumn<'a> {
         if self.is_null(row) {
             return Ok(false);
         }
-        let metadata = self.row_metadata(row)?;
-        if !self.root.variant(row, metadata, builder)? {
+        if !self.root.variant(row, &self.metadata_of(row), builder)? {
             // Present row, nothing stored: the spec says Variant null.
             builder.null();
         }
@@ -192,8 +225,7 @@ impl<'a> ShreddedColumn<'a> {
             out.extend_from_slice(b"null");
             return Ok(());
         }
-        let metadata = self.row_metadata(row)?;
-        if !self.root.json(row, metadata, out)? {
+        if !self.root.json(row, &self.metadata_of(row), out)? {
             out.extend_from_slice(b"null");
         }
         Ok(())
@@ -280,7 +312,12 @@ impl<'a> SlotReader<'a> {
     }
 
     /// Writes the slot's value at `i`; `false` when it is missing.
-    fn variant(&self, i: usize, m: Metadata<'a>, b: &mut VariantBuilder) -> Result<bool> {
+    pub(crate) fn variant(
+        &self,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        b: &mut VariantBuilder,
+    ) -> Result<bool> {
         let value = self.value_at(i);
         let typed = match &self.typed {
             Some(t) if t.is_valid(i) => t,
@@ -336,7 +373,7 @@ impl<'a> SlotReader<'a> {
     }
 
     /// Appends the slot's value at `i` as JSON; `false` when it is missing.
-    fn json(&self, i: usize, m: Metadata<'a>, out: &mut Vec<u8>) -> Result<bool> {
+    fn json(&self, i: usize, m: &RowMetadata<'_, 'a>, out: &mut Vec<u8>) -> Result<bool> {
         let value = self.value_at(i);
         let typed = match &self.typed {
             Some(t) if t.is_valid(i) => t,
@@ -420,21 +457,28 @@ impl<'a> SlotReader<'a> {
         Ok(true)
     }
 
-    fn decode(&self, i: usize, m: Metadata<'a>, bytes: &'a [u8]) -> Result<VariantRef<'a>> {
-        VariantRef::try_with_metadata(m, bytes, crate::variant::DEFAULT_MAX_DEPTH).map_err(|e| {
-            Error::new(
-                ErrorKind::InvalidVariant,
-                format!("{}: value: {}", self.path, e),
-            )
-            .with_row(i as u64)
-        })
+    pub(crate) fn decode(
+        &self,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        bytes: &'a [u8],
+    ) -> Result<VariantRef<'a>> {
+        VariantRef::try_with_metadata(m.get()?, bytes, crate::variant::DEFAULT_MAX_DEPTH).map_err(
+            |e| {
+                Error::new(
+                    ErrorKind::InvalidVariant,
+                    format!("{}: value: {}", self.path, e),
+                )
+                .with_row(i as u64)
+            },
+        )
     }
 
     /// The residual of a partially shredded object, which must be an object.
     fn residual_object(
         &self,
         i: usize,
-        m: Metadata<'a>,
+        m: &RowMetadata<'_, 'a>,
         bytes: &'a [u8],
     ) -> Result<crate::variant::ObjectRef<'a>> {
         self.decode(i, m, bytes)?.as_object().ok_or_else(|| {
@@ -458,10 +502,95 @@ impl<'a> SlotReader<'a> {
     }
 }
 
-impl ObjectReader<'_> {
+impl<'a> ObjectReader<'a> {
     fn has_field(&self, name: &str) -> bool {
-        self.fields.binary_search_by(|(n, _)| n.cmp(&name)).is_ok()
+        self.field(name).is_some()
     }
+
+    fn field(&self, name: &str) -> Option<&SlotReader<'a>> {
+        self.fields
+            .binary_search_by(|(n, _)| n.cmp(&name))
+            .ok()
+            .map(|k| &self.fields[k].1)
+    }
+}
+
+/// Where a path leads in one row.
+pub(crate) enum Found<'s, 'a> {
+    /// Nothing there.
+    Missing,
+    /// A shredded slot, at this index of its arrays.
+    Slot(&'s SlotReader<'a>, usize),
+    /// A value inside a Variant-encoded residual.
+    Value(VariantRef<'a>),
+}
+
+impl<'a> SlotReader<'a> {
+    /// Follows `path` from this slot at index `i`: through shredded objects
+    /// and lists while they go, then into the Variant-encoded value.
+    pub(crate) fn find<'s>(
+        &'s self,
+        i: usize,
+        path: &[PathSegment],
+        m: &RowMetadata<'_, 'a>,
+    ) -> Result<Found<'s, 'a>> {
+        let Some((first, rest)) = path.split_first() else {
+            return Ok(if self.is_present(i) {
+                Found::Slot(self, i)
+            } else {
+                Found::Missing
+            });
+        };
+        match (&self.typed, first) {
+            (Some(TypedReader::Object(object)), PathSegment::Field(name))
+                if is_valid(object.nulls, i) =>
+            {
+                if let Some(field) = object.field(name) {
+                    return field.find(i, rest, m);
+                }
+            }
+            (Some(TypedReader::List(list)), PathSegment::Index(k)) if is_valid(list.nulls, i) => {
+                let range = list.offsets.range(i);
+                return if *k < range.len() {
+                    list.element.find(range.start + k, rest, m)
+                } else {
+                    Ok(Found::Missing)
+                };
+            }
+            _ if self.typed_valid(i) => return Ok(Found::Missing),
+            _ => {}
+        }
+        // Not shredded along this step: the residual value holds it, if anything.
+        match self.value_at(i) {
+            Some(bytes) => Ok(walk(self.decode(i, m, bytes)?, path)),
+            None => Ok(Found::Missing),
+        }
+    }
+
+    /// The primitive `typed_value` at `i`, if valid and not a container.
+    pub(crate) fn typed_scalar(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
+        match &self.typed {
+            Some(TypedReader::Object(_) | TypedReader::List(_)) | None => Ok(None),
+            Some(t) if t.is_valid(i) => t.scalar(i).map(Some),
+            Some(_) => Ok(None),
+        }
+    }
+}
+
+/// Follows `path` inside a decoded value.
+fn walk<'s, 'a>(mut v: VariantRef<'a>, path: &[PathSegment]) -> Found<'s, 'a> {
+    for segment in path {
+        let next = match (segment, v) {
+            (PathSegment::Field(name), VariantRef::Object(o)) => o.get(name),
+            (PathSegment::Index(k), VariantRef::Array(a)) => a.get(*k),
+            _ => None,
+        };
+        match next {
+            Some(n) => v = n,
+            None => return Found::Missing,
+        }
+    }
+    Found::Value(v)
 }
 
 impl<'a> TypedReader<'a> {

@@ -66,7 +66,9 @@ pub enum ShredPolicy {
 /// policies, and the wider casts of `variant_get`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Conversion {
+    /// See [`ShredPolicy::Faithful`].
     Faithful,
+    /// See [`ShredPolicy::Lossless`].
     Lossless,
     /// Lossless, and any number to float or double (rounding as needed).
     Cast,

@@ -216,7 +216,7 @@ impl ShreddingSchema {
     }
 
     /// The name of a primitive layout in the JSON form.
-    fn type_name(&self) -> String {
+    pub(crate) fn type_name(&self) -> String {
         use ShreddingSchema as S;
         match self {
             S::Variant => "variant".into(),

@@ -1,0 +1,245 @@
+//! `variant_get`: the sub-value at a path in every row, as a typed Arrow
+//! array.
+//!
+//! When the path runs through shredded objects to a `typed_value` and that
+//! slot's `value` is all null in the batch, the typed column is the answer:
+//! it is handed over whole (cast once when the requested type is a wider
+//! one), with no per-row work. Otherwise each row is resolved: through the
+//! shredded slots as far as they go, then into the Variant-encoded value.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, StructArray, make_array};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::{DataType, Field};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::path::{PathSegment, VariantPath};
+use crate::shred::{Conversion, ShreddingSchema, TypedBuilder};
+use crate::unshred::{Found, ShreddedColumn};
+use crate::variant::{VariantBuilder, VariantRef};
+
+/// Extracts `path` from every row of a Variant column as `as_type`: a
+/// primitive layout of [`ShreddingSchema`] (`int64`, `decimal(18,2)`,
+/// `string`, ...), or [`ShreddingSchema::Variant`] for the sub-value itself
+/// (a struct of `metadata` and `value`).
+///
+/// Values convert within their equivalence class without loss (an int8 to
+/// int64, `1.50` to `decimal(18,1)`), and any number converts to float or
+/// double. A missing path gives null; so does a value that does not
+/// convert, unless `strict`, where it is an error naming the row and path.
+///
+/// ```
+/// use arrow::array::{Array, AsArray};
+/// use arrow::datatypes::Int64Type;
+/// use vshred::get::variant_get;
+/// use vshred::shred::{Shredder, ShreddingSchema};
+///
+/// let mut shredder = Shredder::new(&r#"{"a":"int64"}"#.parse::<ShreddingSchema>()?);
+/// for row in [r#"{"a":1}"#, r#"{"a":"x"}"#, r#"{"b":{"c":2}}"#] {
+///     shredder.append_json(row.as_bytes())?;
+/// }
+/// let column = shredder.finish();
+/// let a = variant_get(&column, &"$.a".parse()?, &ShreddingSchema::Int64, false)?;
+/// assert_eq!(a.as_primitive::<Int64Type>().iter().collect::<Vec<_>>(), [Some(1), None, None]);
+/// let c = variant_get(&column, &"$.b.c".parse()?, &ShreddingSchema::Int64, false)?;
+/// assert_eq!(c.as_primitive::<Int64Type>().value(2), 2);
+/// assert!(variant_get(&column, &"$.a".parse()?, &ShreddingSchema::Int64, true).is_err());
+/// # Ok::<(), vshred::Error>(())
+/// ```
+pub fn variant_get(
+    column: &StructArray,
+    path: &VariantPath,
+    as_type: &ShreddingSchema,
+    strict: bool,
+) -> Result<ArrayRef> {
+    if matches!(
+        as_type,
+        ShreddingSchema::Object(_) | ShreddingSchema::Array(_)
+    ) {
+        return Err(Error::new(
+            ErrorKind::Schema,
+            format!(
+                "variant_get returns a primitive type or variant, not {as_type} (an object or array layout)"
+            ),
+        ));
+    }
+    if let Some(array) = typed_passthrough(column, path, as_type)? {
+        return Ok(array);
+    }
+    let reader = ShreddedColumn::try_new(column)?;
+    let segments = path.segments();
+    let failed = |row: usize, v: &VariantRef<'_>| {
+        Error::new(
+            ErrorKind::OutOfRange,
+            format!(
+                "{path}: {} does not convert to {}",
+                crate::json::variant_to_json_string(v),
+                as_type.type_name()
+            ),
+        )
+        .with_row(row as u64)
+    };
+    if !as_type.is_typed() {
+        return variants(column, &reader, segments);
+    }
+    let mut out = TypedBuilder::new(as_type).expect("a primitive layout has a typed builder");
+    for row in 0..column.len() {
+        if reader.is_null(row) {
+            out.append_null();
+            continue;
+        }
+        let m = reader.metadata_of(row);
+        let value = match reader.root.find(row, segments, &m)? {
+            Found::Missing => None,
+            Found::Value(v) => Some(v),
+            Found::Slot(slot, i) => match slot.typed_scalar(i)? {
+                Some(v) => Some(v),
+                None => {
+                    // A shredded container, or a Variant-encoded value.
+                    let mut builder = VariantBuilder::new();
+                    slot.variant(i, &m, &mut builder)?;
+                    let (metadata, bytes) = builder.into_parts();
+                    let v = VariantRef::try_new(&metadata, &bytes)?;
+                    if out.try_append(&v, Conversion::Cast) {
+                        continue;
+                    }
+                    if strict {
+                        return Err(failed(row, &v));
+                    }
+                    out.append_null();
+                    continue;
+                }
+            },
+        };
+        match value {
+            Some(v) if out.try_append(&v, Conversion::Cast) => {}
+            Some(v) if strict && !v.is_null() => return Err(failed(row, &v)),
+            _ => out.append_null(),
+        }
+    }
+    Ok(out.finish(as_type))
+}
+
+/// The sub-values themselves, as an unshredded Variant struct.
+fn variants(
+    column: &StructArray,
+    reader: &ShreddedColumn<'_>,
+    segments: &[PathSegment],
+) -> Result<ArrayRef> {
+    let mut metadata = BinaryBuilder::new();
+    let mut value = BinaryBuilder::new();
+    let mut nulls = arrow::array::NullBufferBuilder::new(column.len());
+    let mut builder = VariantBuilder::new();
+    for row in 0..column.len() {
+        builder.reset();
+        let present = !reader.is_null(row) && {
+            let m = reader.metadata_of(row);
+            match reader.root.find(row, segments, &m)? {
+                Found::Missing => false,
+                Found::Value(v) => {
+                    builder.append(&v)?;
+                    true
+                }
+                Found::Slot(slot, i) => slot.variant(i, &m, &mut builder)?,
+            }
+        };
+        if present {
+            let (m, v) = builder.finish();
+            metadata.append_value(m);
+            value.append_value(v);
+            nulls.append_non_null();
+        } else {
+            metadata.append_value(b"");
+            value.append_value(b"");
+            nulls.append_null();
+        }
+    }
+    let fields = vec![
+        Field::new("metadata", DataType::Binary, false),
+        Field::new("value", DataType::Binary, false),
+    ];
+    Ok(Arc::new(StructArray::new(
+        fields.into(),
+        vec![Arc::new(metadata.finish()), Arc::new(value.finish())],
+        nulls.finish(),
+    )))
+}
+
+/// The typed column itself, when the path is shredded all the way and its
+/// `value` is all null here; `None` when rows must be resolved one by one.
+fn typed_passthrough(
+    column: &StructArray,
+    path: &VariantPath,
+    as_type: &ShreddingSchema,
+) -> Result<Option<ArrayRef>> {
+    let Some(wanted) = as_type.typed_value_type() else {
+        return Ok(None);
+    };
+    let mut nulls = column.nulls().cloned();
+    let mut slot = column;
+    for segment in path.segments() {
+        let PathSegment::Field(name) = segment else {
+            return Ok(None);
+        };
+        let Some(typed) = slot
+            .column_by_name("typed_value")
+            .and_then(|t| t.as_struct_opt())
+        else {
+            return Ok(None);
+        };
+        let Some(field) = typed.column_by_name(name).and_then(|f| f.as_struct_opt()) else {
+            return Ok(None);
+        };
+        nulls = NullBuffer::union(nulls.as_ref(), typed.nulls());
+        nulls = NullBuffer::union(nulls.as_ref(), field.nulls());
+        slot = field;
+    }
+    if slot
+        .column_by_name("value")
+        .is_some_and(|v| v.null_count() != v.len())
+    {
+        return Ok(None);
+    }
+    let Some(typed) = slot.column_by_name("typed_value") else {
+        return Ok(None);
+    };
+    let array = if typed.data_type() == &wanted {
+        typed.clone()
+    } else if widens(typed.data_type(), &wanted) {
+        arrow::compute::cast(typed, &wanted)
+            .map_err(|e| Error::new(ErrorKind::Schema, format!("casting {path}: {e}")))?
+    } else {
+        return Ok(None);
+    };
+    let nulls = NullBuffer::union(nulls.as_ref(), array.nulls());
+    if nulls.as_ref() == array.nulls() {
+        return Ok(Some(array));
+    }
+    let data = array
+        .to_data()
+        .into_builder()
+        .nulls(nulls)
+        .build()
+        .map_err(|e| Error::new(ErrorKind::Schema, format!("{path}: {e}")))?;
+    Ok(Some(make_array(data)))
+}
+
+/// Casts that give exactly what the row-by-row conversion gives, so the
+/// typed column can be cast whole: wider integers, and integers or floats
+/// to double (both round to nearest).
+fn widens(from: &DataType, to: &DataType) -> bool {
+    use DataType::*;
+    let rank = |t: &DataType| match t {
+        Int8 => 1,
+        Int16 => 2,
+        Int32 => 3,
+        Int64 => 4,
+        _ => 0,
+    };
+    match (from, to) {
+        (Int8 | Int16 | Int32, Int16 | Int32 | Int64) => rank(from) < rank(to),
+        (Int8 | Int16 | Int32 | Int64 | Float32, Float64) => true,
+        _ => false,
+    }
+}
