@@ -16,7 +16,7 @@ use arrow::datatypes::{DataType, Field};
 use crate::error::{Error, ErrorKind, Result};
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::{Conversion, ShreddingSchema, TypedBuilder};
-use crate::unshred::{Found, ShreddedColumn};
+use crate::unshred::{Found, ScalarColumn, ShreddedColumn};
 use crate::variant::{VariantBuilder, VariantRef};
 
 /// Extracts `path` from every row of a Variant column as `as_type`: a
@@ -121,6 +121,61 @@ pub fn variant_get(
     Ok(out.finish(as_type))
 }
 
+/// The sub-value at `path` in its most direct form: the typed column itself
+/// when the path is fully shredded and its `value` all null (no cast, no
+/// per-row work), else the sub-values as an unshredded Variant struct.
+pub fn variant_get_natural(column: &StructArray, path: &VariantPath) -> Result<ArrayRef> {
+    let natural = shredded_slot(column, path).and_then(|(slot, _)| {
+        slot.column_by_name("typed_value")
+            .map(|t| t.data_type().clone())
+    });
+    if let Some(data_type) = natural
+        && !matches!(
+            data_type,
+            DataType::Struct(_) | DataType::List(_) | DataType::LargeList(_)
+        )
+        && let Some(array) = passthrough(column, path, &data_type)?
+    {
+        return Ok(array);
+    }
+    variant_get(column, path, &ShreddingSchema::Variant, false)
+}
+
+/// Rows of a `variant_get` result (typed or Variant) as Variant values.
+pub enum ResultColumn<'a> {
+    /// A primitive column.
+    Typed(ScalarColumn<'a>),
+    /// A Variant struct.
+    Variant(ShreddedColumn<'a>),
+}
+
+impl<'a> ResultColumn<'a> {
+    /// Reads a result array.
+    pub fn try_new(array: &'a ArrayRef) -> Result<ResultColumn<'a>> {
+        Ok(match array.as_struct_opt() {
+            Some(s) => ResultColumn::Variant(ShreddedColumn::try_new(s)?),
+            None => ResultColumn::Typed(ScalarColumn::try_new(array)?),
+        })
+    }
+
+    /// Row `i`; `None` when null.
+    pub fn get(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
+        match self {
+            ResultColumn::Typed(c) => c.get(i),
+            ResultColumn::Variant(c) => c.unshredded_value(i),
+        }
+    }
+
+    /// Appends row `i` as JSON (`null` when null).
+    pub fn write_json(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
+        match self.get(i)? {
+            Some(v) => crate::json::write_json(&v, out),
+            None => out.extend_from_slice(b"null"),
+        }
+        Ok(())
+    }
+}
+
 /// The sub-values themselves, as an unshredded Variant struct.
 fn variants(
     column: &StructArray,
@@ -166,35 +221,49 @@ fn variants(
     )))
 }
 
-/// The typed column itself, when the path is shredded all the way and its
-/// `value` is all null here; `None` when rows must be resolved one by one.
+/// The slot a path reaches through shredded objects only, with the nulls
+/// of every level on the way.
+fn shredded_slot<'c>(
+    column: &'c StructArray,
+    path: &VariantPath,
+) -> Option<(&'c StructArray, Option<NullBuffer>)> {
+    let mut nulls = column.nulls().cloned();
+    let mut slot = column;
+    for segment in path.segments() {
+        let PathSegment::Field(name) = segment else {
+            return None;
+        };
+        let typed = slot.column_by_name("typed_value")?.as_struct_opt()?;
+        let field = typed.column_by_name(name)?.as_struct_opt()?;
+        nulls = NullBuffer::union(nulls.as_ref(), typed.nulls());
+        nulls = NullBuffer::union(nulls.as_ref(), field.nulls());
+        slot = field;
+    }
+    Some((slot, nulls))
+}
+
+/// The typed column as `as_type`, when the path is shredded all the way and
+/// its `value` is all null here; `None` when rows must be resolved one by
+/// one.
 fn typed_passthrough(
     column: &StructArray,
     path: &VariantPath,
     as_type: &ShreddingSchema,
 ) -> Result<Option<ArrayRef>> {
-    let Some(wanted) = as_type.typed_value_type() else {
+    match as_type.typed_value_type() {
+        Some(wanted) => passthrough(column, path, &wanted),
+        None => Ok(None),
+    }
+}
+
+fn passthrough(
+    column: &StructArray,
+    path: &VariantPath,
+    wanted: &DataType,
+) -> Result<Option<ArrayRef>> {
+    let Some((slot, nulls)) = shredded_slot(column, path) else {
         return Ok(None);
     };
-    let mut nulls = column.nulls().cloned();
-    let mut slot = column;
-    for segment in path.segments() {
-        let PathSegment::Field(name) = segment else {
-            return Ok(None);
-        };
-        let Some(typed) = slot
-            .column_by_name("typed_value")
-            .and_then(|t| t.as_struct_opt())
-        else {
-            return Ok(None);
-        };
-        let Some(field) = typed.column_by_name(name).and_then(|f| f.as_struct_opt()) else {
-            return Ok(None);
-        };
-        nulls = NullBuffer::union(nulls.as_ref(), typed.nulls());
-        nulls = NullBuffer::union(nulls.as_ref(), field.nulls());
-        slot = field;
-    }
     if slot
         .column_by_name("value")
         .is_some_and(|v| v.null_count() != v.len())
@@ -204,10 +273,10 @@ fn typed_passthrough(
     let Some(typed) = slot.column_by_name("typed_value") else {
         return Ok(None);
     };
-    let array = if typed.data_type() == &wanted {
+    let array = if typed.data_type() == wanted {
         typed.clone()
-    } else if widens(typed.data_type(), &wanted) {
-        arrow::compute::cast(typed, &wanted)
+    } else if widens(typed.data_type(), wanted) {
+        arrow::compute::cast(typed, wanted)
             .map_err(|e| Error::new(ErrorKind::Schema, format!("casting {path}: {e}")))?
     } else {
         return Ok(None);

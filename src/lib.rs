@@ -35,6 +35,7 @@ pub mod get;
 pub mod json;
 pub mod parquet;
 pub mod path;
+pub mod predicate;
 pub mod shred;
 pub mod unshred;
 pub mod variant;

@@ -219,6 +219,21 @@ impl<'a> ShreddedColumn<'a> {
         Ok(true)
     }
 
+    /// The value of row `row` of an unshredded column (one without
+    /// `typed_value`), decoded; `None` for a null or missing row.
+    pub fn unshredded_value(&self, row: usize) -> Result<Option<VariantRef<'a>>> {
+        if self.is_null(row) {
+            return Ok(None);
+        }
+        match self.root.value_at(row) {
+            Some(bytes) => self
+                .root
+                .decode(row, &self.metadata_of(row), bytes)
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// Appends row `row` as JSON text to `out`; a null row is `null`.
     pub fn write_json(&self, row: usize, out: &mut Vec<u8>) -> Result<()> {
         if self.is_null(row) {
@@ -512,6 +527,34 @@ impl<'a> ObjectReader<'a> {
             .binary_search_by(|(n, _)| n.cmp(&name))
             .ok()
             .map(|k| &self.fields[k].1)
+    }
+}
+
+/// A primitive Arrow column read as Variant scalars: for rendering typed
+/// results as JSON, comparing them, aggregating them.
+pub struct ScalarColumn<'a> {
+    reader: TypedReader<'a>,
+}
+
+impl<'a> ScalarColumn<'a> {
+    /// Fails for types that have no Variant equivalent, and for nested ones.
+    pub fn try_new(array: &'a ArrayRef) -> Result<ScalarColumn<'a>> {
+        match TypedReader::new(array, "$")? {
+            TypedReader::Object(_) | TypedReader::List(_) => Err(layout_error(format!(
+                "{} is not a primitive type",
+                array.data_type()
+            ))),
+            reader => Ok(ScalarColumn { reader }),
+        }
+    }
+
+    /// Row `i` as a Variant scalar; `None` when null.
+    pub fn get(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
+        if self.reader.is_valid(i) {
+            self.reader.scalar(i).map(Some)
+        } else {
+            Ok(None)
+        }
     }
 }
 

@@ -1,8 +1,13 @@
-//! Parquet files with Variant columns: the annotated schema, and a writer
-//! that replaces files atomically.
+//! Parquet files with Variant columns: the annotated schema, a writer that
+//! replaces files atomically, and a reader that reads only the leaves a
+//! path needs and skips row groups that cannot match.
 
+mod read;
 mod schema;
 mod write;
+
+pub(crate) use read::compare_decimals;
+pub use read::{GetRequest, ParquetFile, ReadStats};
 
 pub use schema::{
     DecimalMode, VARIANT_EXTENSION_NAME, is_variant_field, typed_value_path, variant_field,

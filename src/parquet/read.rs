@@ -1,0 +1,549 @@
+//! Reading Parquet files with Variant columns: finding them, and reading
+//! only the leaves a path needs, a row group at a time, skipping row groups
+//! that statistics or bloom filters rule out.
+
+use std::cmp::Ordering;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use ::parquet::arrow::ProjectionMask;
+use ::parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use ::parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
+use ::parquet::file::metadata::RowGroupMetaData;
+use ::parquet::file::statistics::Statistics;
+use ::parquet::schema::types::{SchemaDescriptor, Type};
+use arrow::array::{ArrayRef, AsArray, RecordBatch};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::get::variant_get;
+use crate::parquet::schema::is_variant_field;
+use crate::path::{PathSegment, VariantPath};
+use crate::predicate::{Literal, Op, Predicate};
+use crate::shred::ShreddingSchema;
+use crate::variant::VariantDecimal;
+
+/// An open Parquet file.
+pub struct ParquetFile {
+    path: PathBuf,
+    file: File,
+    metadata: ArrowReaderMetadata,
+}
+
+/// What a [`ParquetFile::get`] read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Row groups in the file.
+    pub row_groups: usize,
+    /// Row groups actually read (the others were skipped).
+    pub row_groups_read: usize,
+    /// Rows in the row groups read.
+    pub rows_read: u64,
+}
+
+/// A `variant_get` over a file.
+#[derive(Clone, Debug)]
+pub struct GetRequest {
+    /// The Variant column.
+    pub column: String,
+    /// The path inside it.
+    pub path: VariantPath,
+    /// The result type ([`ShreddingSchema::Variant`] for the sub-value).
+    pub as_type: ShreddingSchema,
+    /// Fail on values that do not convert instead of returning null.
+    pub strict: bool,
+    /// Only rows where this holds.
+    pub filter: Option<Predicate>,
+}
+
+impl ParquetFile {
+    /// Opens `path` and reads its footer.
+    pub fn open(path: &Path) -> Result<ParquetFile> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+            .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
+        Ok(ParquetFile {
+            path: path.to_path_buf(),
+            file,
+            metadata,
+        })
+    }
+
+    /// The file's Parquet schema.
+    pub fn parquet_schema(&self) -> &SchemaDescriptor {
+        self.metadata.metadata().file_metadata().schema_descr()
+    }
+
+    /// The file's metadata (row groups, column chunks, statistics).
+    pub fn metadata(&self) -> &::parquet::file::metadata::ParquetMetaData {
+        self.metadata.metadata()
+    }
+
+    /// The names of the top-level Variant columns: groups annotated
+    /// `VARIANT`, or, when a writer left the annotation out, fields with the
+    /// Arrow extension type or the `metadata` + `value`/`typed_value` shape.
+    pub fn variant_columns(&self) -> Vec<String> {
+        let annotated = self
+            .parquet_schema()
+            .root_schema()
+            .get_fields()
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.get_basic_info().logical_type_ref(),
+                    Some(LogicalType::Variant(_))
+                )
+            })
+            .map(|f| f.name().to_string());
+        let shaped = self
+            .metadata
+            .schema()
+            .fields()
+            .iter()
+            .filter(|f| is_variant_field(f))
+            .map(|f| f.name().to_string());
+        let mut names: Vec<String> = annotated.chain(shaped).collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Reads whole rows, in file order, a batch at a time.
+    pub fn batches(&self, batch_size: usize) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
+        let reader = self
+            .builder()?
+            .with_batch_size(batch_size)
+            .build()
+            .map_err(|e| self.error(e))?;
+        let path = self.path.clone();
+        Ok(reader.map(move |b| b.map_err(|e| Error::parquet(&path.display().to_string(), e))))
+    }
+
+    fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<File>> {
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|e| Error::io(&self.path, e))?;
+        Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
+            file,
+            self.metadata.clone(),
+        ))
+    }
+
+    #[cold]
+    fn error(&self, e: impl std::fmt::Display) -> Error {
+        Error::parquet(&self.path.display().to_string(), e)
+    }
+
+    /// Runs a `variant_get` over the file: reads only the leaves the path
+    /// (and the filter) need, skips row groups the filter rules out, and
+    /// hands each batch's result (filtered) to `sink`.
+    pub fn get(
+        &self,
+        request: &GetRequest,
+        batch_size: usize,
+        mut sink: impl FnMut(&ArrayRef) -> Result<()>,
+    ) -> Result<ReadStats> {
+        let schema = self.parquet_schema();
+        let column = self.variant_column(&request.column)?;
+        let target = resolve(column, &request.path);
+        let filter_target = request.filter.as_ref().map(|f| resolve(column, &f.path));
+        let row_groups = self.metadata().num_row_groups();
+        let mut stats = ReadStats {
+            row_groups,
+            ..ReadStats::default()
+        };
+        for rg in 0..row_groups {
+            let rg_meta = self.metadata().row_group(rg);
+            if let (Some(filter), Some(ft)) = (&request.filter, &filter_target)
+                && self.skips(rg, rg_meta, ft, filter)?
+            {
+                continue;
+            }
+            let mut leaves = target.leaves(schema, rg_meta, request.as_type.is_typed());
+            if let Some(ft) = &filter_target {
+                leaves.extend(ft.leaves(schema, rg_meta, false));
+            }
+            leaves.sort_unstable();
+            leaves.dedup();
+            let mask = ProjectionMask::leaves(schema, leaves);
+            let reader = self
+                .builder()?
+                .with_row_groups(vec![rg])
+                .with_projection(mask)
+                .with_batch_size(batch_size)
+                .build()
+                .map_err(|e| self.error(e))?;
+            stats.row_groups_read += 1;
+            stats.rows_read += rg_meta.num_rows() as u64;
+            for batch in reader {
+                let batch = batch.map_err(|e| self.error(e))?;
+                let Some(struct_column) = batch
+                    .column_by_name(&request.column)
+                    .and_then(|c| c.as_struct_opt())
+                else {
+                    return Err(self.error(format!("column {} was not read", request.column)));
+                };
+                let mut result = variant_get(
+                    struct_column,
+                    &request.path,
+                    &request.as_type,
+                    request.strict,
+                )?;
+                if let Some(filter) = &request.filter {
+                    let keep = filter.evaluate(struct_column)?;
+                    result = arrow::compute::filter(&result, &keep)
+                        .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))?;
+                }
+                sink(&result)?;
+            }
+        }
+        Ok(stats)
+    }
+
+    /// The Parquet group of a top-level Variant column.
+    fn variant_column(&self, name: &str) -> Result<&Type> {
+        let root = self.parquet_schema().root_schema();
+        let field = root
+            .get_fields()
+            .iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Schema,
+                    format!(
+                        "{}: no column {name:?} (Variant columns: {})",
+                        self.path.display(),
+                        self.variant_columns().join(", ")
+                    ),
+                )
+            })?;
+        if !self.variant_columns().iter().any(|c| c == name) {
+            return Err(Error::new(
+                ErrorKind::Schema,
+                format!(
+                    "{}: column {name:?} is not a Variant column",
+                    self.path.display()
+                ),
+            ));
+        }
+        Ok(field)
+    }
+
+    /// Whether row group `rg` cannot hold a row that passes `filter`,
+    /// judged from the statistics of a fully shredded typed column whose
+    /// `value` is all null there (the spec's Data Skipping rule), and from
+    /// its bloom filter for equality.
+    fn skips(
+        &self,
+        rg: usize,
+        meta: &RowGroupMetaData,
+        target: &Target,
+        filter: &Predicate,
+    ) -> Result<bool> {
+        let Some(typed) = target.typed_leaf(self.parquet_schema()) else {
+            return Ok(false);
+        };
+        if let Some(value) = target.value_leaf(self.parquet_schema())
+            && !all_null(meta, value)
+        {
+            return Ok(false);
+        }
+        let chunk = meta.column(typed);
+        let Some(statistics) = chunk.statistics() else {
+            return Ok(false);
+        };
+        if statistics.null_count_opt() == Some(chunk.num_values() as u64) {
+            // No value at all: no comparison can hold.
+            return Ok(true);
+        }
+        let descr = self.parquet_schema().column(typed);
+        let min = stat_value(&descr, statistics, true);
+        let max = stat_value(&descr, statistics, false);
+        let lit = &filter.literal;
+        let cmp = |bound: &Option<StatValue>| bound.as_ref().and_then(|b| b.compare(lit));
+        let skip = match filter.op {
+            Op::Eq => {
+                cmp(&min) == Some(Ordering::Greater)
+                    || cmp(&max) == Some(Ordering::Less)
+                    || !self.bloom_may_contain(rg, typed, &descr, lit)?
+            }
+            Op::Ne => cmp(&min) == Some(Ordering::Equal) && cmp(&max) == Some(Ordering::Equal),
+            Op::Lt => matches!(cmp(&min), Some(Ordering::Greater | Ordering::Equal)),
+            Op::Le => cmp(&min) == Some(Ordering::Greater),
+            Op::Gt => matches!(cmp(&max), Some(Ordering::Less | Ordering::Equal)),
+            Op::Ge => cmp(&max) == Some(Ordering::Less),
+        };
+        Ok(skip)
+    }
+
+    /// False only when the column chunk's bloom filter proves `lit` absent.
+    fn bloom_may_contain(
+        &self,
+        rg: usize,
+        leaf: usize,
+        descr: &::parquet::schema::types::ColumnDescriptor,
+        lit: &Literal,
+    ) -> Result<bool> {
+        if self
+            .metadata()
+            .row_group(rg)
+            .column(leaf)
+            .bloom_filter_offset()
+            .is_none()
+        {
+            return Ok(true);
+        }
+        let builder = self.builder()?;
+        let Some(bloom) = builder
+            .get_row_group_column_bloom_filter(rg, leaf)
+            .map_err(|e| self.error(e))?
+        else {
+            return Ok(true);
+        };
+        Ok(match (descr.physical_type(), lit) {
+            (PhysicalType::BYTE_ARRAY, Literal::String(s)) => bloom.check(s.as_str()),
+            (PhysicalType::INT64, Literal::Number(d)) if d.scale() == 0 || is_decimal(descr) => {
+                match exact_unscaled(d, descr) {
+                    Some(v) => i64::try_from(v).map_or(true, |v| bloom.check(&v)),
+                    None => true,
+                }
+            }
+            (PhysicalType::INT32, Literal::Number(d)) => match exact_unscaled(d, descr) {
+                Some(v) => i32::try_from(v).map_or(true, |v| bloom.check(&v)),
+                None => true,
+            },
+            _ => true,
+        })
+    }
+}
+
+fn is_decimal(descr: &::parquet::schema::types::ColumnDescriptor) -> bool {
+    matches!(descr.logical_type_ref(), Some(LogicalType::Decimal(_)))
+        || descr.converted_type() == ConvertedType::DECIMAL
+}
+
+/// The unscaled integer a literal has in this integer or decimal column,
+/// when that is exact; `None` otherwise (then the bloom filter is not
+/// asked).
+fn exact_unscaled(
+    d: &VariantDecimal,
+    descr: &::parquet::schema::types::ColumnDescriptor,
+) -> Option<i128> {
+    let scale = if is_decimal(descr) {
+        descr.type_scale().max(0) as u8
+    } else {
+        0
+    };
+    d.rescale(scale).map(|d| d.unscaled())
+}
+
+/// Whether a leaf is null in every row of the row group.
+fn all_null(meta: &RowGroupMetaData, leaf: usize) -> bool {
+    let chunk = meta.column(leaf);
+    chunk
+        .statistics()
+        .and_then(|s| s.null_count_opt())
+        .is_some_and(|n| n == chunk.num_values() as u64)
+}
+
+/// A bound from column statistics, in the terms of a literal.
+#[derive(Debug)]
+enum StatValue {
+    Number(VariantDecimal),
+    Double(f64),
+    Bytes(Vec<u8>),
+    Bool(bool),
+}
+
+impl StatValue {
+    /// How this bound compares with the literal; `None` when they are not
+    /// comparable (then nothing is skipped).
+    fn compare(&self, lit: &Literal) -> Option<Ordering> {
+        match (self, lit) {
+            (StatValue::Number(a), Literal::Number(b)) => compare_decimals(a, b),
+            (StatValue::Double(a), Literal::Number(b)) => a.partial_cmp(&b.to_f64()),
+            (StatValue::Double(a), Literal::Double(b)) => a.partial_cmp(b),
+            (StatValue::Number(a), Literal::Double(b)) => a.to_f64().partial_cmp(b),
+            (StatValue::Bytes(a), Literal::String(b)) => Some(a.as_slice().cmp(b.as_bytes())),
+            (StatValue::Bool(a), Literal::Bool(b)) => Some(a.cmp(b)),
+            _ => None,
+        }
+    }
+}
+
+/// Exact comparison of two decimals at a common scale; `None` if that
+/// scale would overflow.
+pub(crate) fn compare_decimals(a: &VariantDecimal, b: &VariantDecimal) -> Option<Ordering> {
+    let scale = a.scale().max(b.scale());
+    let widen = |d: &VariantDecimal| {
+        10i128
+            .checked_pow((scale - d.scale()) as u32)
+            .and_then(|f| d.unscaled().checked_mul(f))
+    };
+    Some(widen(a)?.cmp(&widen(b)?))
+}
+
+/// Decodes the min (or max) statistic of a typed leaf.
+fn stat_value(
+    descr: &::parquet::schema::types::ColumnDescriptor,
+    statistics: &Statistics,
+    is_min: bool,
+) -> Option<StatValue> {
+    let scale = if is_decimal(descr) {
+        descr.type_scale().max(0) as u8
+    } else {
+        0
+    };
+    let number = |v: i128| {
+        VariantDecimal::try_new(v, scale)
+            .ok()
+            .map(StatValue::Number)
+    };
+    macro_rules! pick {
+        ($s:expr) => {
+            if is_min { $s.min_opt() } else { $s.max_opt() }
+        };
+    }
+    match statistics {
+        Statistics::Boolean(s) => pick!(s).map(|b| StatValue::Bool(*b)),
+        Statistics::Int32(s) => pick!(s).and_then(|v| number(*v as i128)),
+        Statistics::Int64(s) => pick!(s).and_then(|v| number(*v as i128)),
+        Statistics::Float(s) => pick!(s).map(|v| StatValue::Double(*v as f64)),
+        Statistics::Double(s) => pick!(s).map(|v| StatValue::Double(*v)),
+        Statistics::ByteArray(s) if !is_decimal(descr) => {
+            pick!(s).map(|v| StatValue::Bytes(v.data().to_vec()))
+        }
+        Statistics::FixedLenByteArray(s) if is_decimal(descr) => pick!(s).and_then(|v| {
+            let bytes = v.data();
+            if bytes.is_empty() || bytes.len() > 16 {
+                return None;
+            }
+            // Big-endian two's complement, sign-extended to 16 bytes.
+            let fill = if bytes[0] & 0x80 != 0 { 0xFF } else { 0 };
+            let mut full = [fill; 16];
+            full[16 - bytes.len()..].copy_from_slice(bytes);
+            number(i128::from_be_bytes(full))
+        }),
+        _ => None,
+    }
+}
+
+/// Where a path leads in a Variant column's Parquet group.
+struct Target {
+    /// Leaf path prefix of the slot where resolution stopped.
+    slot: Vec<String>,
+    /// Whether every segment went through shredded groups.
+    complete: bool,
+}
+
+impl Target {
+    fn prefix_leaves(&self, schema: &SchemaDescriptor, suffix: &[&str]) -> Vec<usize> {
+        let mut prefix = self.slot.clone();
+        prefix.extend(suffix.iter().map(|s| s.to_string()));
+        (0..schema.num_columns())
+            .filter(|&i| schema.column(i).path().parts().starts_with(&prefix))
+            .collect()
+    }
+
+    /// The leaves to read in a row group: the slot's subtree when the path
+    /// is complete (without an all-null `value`), else the slot's residual;
+    /// `metadata` whenever a Variant-encoded value may need decoding.
+    fn leaves(
+        &self,
+        schema: &SchemaDescriptor,
+        meta: &RowGroupMetaData,
+        typed_result: bool,
+    ) -> Vec<usize> {
+        let value = self.prefix_leaves(schema, &["value"]);
+        let value_needed = value.iter().any(|&v| !all_null(meta, v));
+        let mut leaves = if self.complete {
+            let mut l = self.prefix_leaves(schema, &["typed_value"]);
+            if value_needed || l.is_empty() {
+                l.extend(&value);
+            }
+            l
+        } else {
+            value
+        };
+        if value_needed || !self.complete || !typed_result {
+            let column = &self.slot[0];
+            leaves.extend((0..schema.num_columns()).filter(|&i| {
+                schema.column(i).path().parts() == [column.clone(), "metadata".into()]
+            }));
+        }
+        leaves
+    }
+
+    /// The single primitive `typed_value` leaf of a complete path.
+    fn typed_leaf(&self, schema: &SchemaDescriptor) -> Option<usize> {
+        if !self.complete {
+            return None;
+        }
+        let leaves = self.prefix_leaves(schema, &["typed_value"]);
+        let mut path = self.slot.clone();
+        path.push("typed_value".into());
+        match leaves.as_slice() {
+            [one] if schema.column(*one).path().parts() == path.as_slice() => Some(*one),
+            _ => None,
+        }
+    }
+
+    fn value_leaf(&self, schema: &SchemaDescriptor) -> Option<usize> {
+        self.prefix_leaves(schema, &["value"]).first().copied()
+    }
+}
+
+/// Follows `path` through the shredded groups of a Variant column.
+fn resolve(column: &Type, path: &VariantPath) -> Target {
+    let mut slot = vec![column.name().to_string()];
+    let mut group = column;
+    for segment in path.segments() {
+        let Some(typed) = child(group, "typed_value").filter(|t| t.is_group()) else {
+            return Target {
+                slot,
+                complete: false,
+            };
+        };
+        let next = match segment {
+            PathSegment::Field(name) if !is_list(typed) => {
+                child(typed, name).map(|f| (f, vec![name.clone()]))
+            }
+            PathSegment::Index(_) if is_list(typed) => child(typed, "list")
+                .and_then(|l| l.get_fields().first().map(|e| (l, e)))
+                .map(|(l, e)| (e.as_ref(), vec![l.name().to_string(), e.name().to_string()])),
+            _ => None,
+        };
+        let Some((next, names)) = next else {
+            return Target {
+                slot,
+                complete: false,
+            };
+        };
+        slot.push("typed_value".into());
+        slot.extend(names);
+        group = next;
+    }
+    Target {
+        slot,
+        complete: true,
+    }
+}
+
+fn child<'t>(t: &'t Type, name: &str) -> Option<&'t Type> {
+    if !t.is_group() {
+        return None;
+    }
+    t.get_fields()
+        .iter()
+        .find(|f| f.name() == name)
+        .map(|f| f.as_ref())
+}
+
+fn is_list(t: &Type) -> bool {
+    matches!(
+        t.get_basic_info().logical_type_ref(),
+        Some(LogicalType::List)
+    ) || t.get_basic_info().converted_type() == ConvertedType::LIST
+}
