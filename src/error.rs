@@ -40,6 +40,8 @@ pub enum ErrorKind {
     Io,
     /// The parquet crate reported an error, or a Parquet file breaks the spec.
     Parquet,
+    /// Arguments that do not fit together.
+    Usage,
     /// A path (`$.a.b[0]`) or predicate that does not parse.
     Path,
     /// A shredding schema that is malformed or does not fit the data.
@@ -122,6 +124,13 @@ impl Error {
         Error::new(ErrorKind::InvalidVariant, message).at(Position::Variant { part, byte })
     }
 
+    /// An error about how the library was asked to work, for tools built on
+    /// it.
+    #[cold]
+    pub fn from_message(message: String) -> Error {
+        Error::new(ErrorKind::Usage, message)
+    }
+
     /// Attach the (0-based) row number of a multi-row input.
     #[cold]
     pub fn with_row(mut self, row: u64) -> Error {
@@ -158,6 +167,7 @@ impl fmt::Display for Error {
             ErrorKind::DuplicateKey => "duplicate key",
             ErrorKind::Io => "I/O error",
             ErrorKind::Parquet => "Parquet error",
+            ErrorKind::Usage => "invalid arguments",
             ErrorKind::Path => "invalid path",
             ErrorKind::Schema => "invalid shredding schema",
             ErrorKind::OutOfRange => "out of range",

@@ -312,3 +312,153 @@ fn widens(from: &DataType, to: &DataType) -> bool {
         _ => false,
     }
 }
+
+/// An aggregate over `variant_get` results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aggregate {
+    /// Non-null values.
+    Count,
+    /// Sum of numbers: exact for integers and decimals, double once a
+    /// double is seen.
+    Sum,
+    /// Smallest number (or string, if all are strings).
+    Min,
+    /// Largest number (or string).
+    Max,
+}
+
+/// Folds values into one [`Aggregate`]. Values of a kind that does not
+/// take part (a string in a sum, say) are skipped and counted.
+#[derive(Debug)]
+pub struct Accumulator {
+    aggregate: Aggregate,
+    count: u64,
+    skipped: u64,
+    best: Option<Best>,
+}
+
+#[derive(Debug, Clone)]
+enum Best {
+    Exact(crate::variant::VariantDecimal),
+    Double(f64),
+    String(String),
+}
+
+impl Accumulator {
+    /// An empty accumulator.
+    pub fn new(aggregate: Aggregate) -> Accumulator {
+        Accumulator {
+            aggregate,
+            count: 0,
+            skipped: 0,
+            best: None,
+        }
+    }
+
+    /// Values that could not take part.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// Adds one value.
+    pub fn add(&mut self, v: &VariantRef<'_>) -> Result<()> {
+        if v.is_null() {
+            return Ok(());
+        }
+        self.count += 1;
+        if self.aggregate == Aggregate::Count {
+            return Ok(());
+        }
+        let value = if let Some(d) = v.as_decimal() {
+            Best::Exact(d)
+        } else if let Some(f) = v.as_f64() {
+            Best::Double(f)
+        } else if let (Some(s), Aggregate::Min | Aggregate::Max) = (v.as_str(), self.aggregate) {
+            Best::String(s.to_string())
+        } else {
+            self.skipped += 1;
+            return Ok(());
+        };
+        self.best = Some(match (self.best.take(), value, self.aggregate) {
+            (None, v, _) => v,
+            (Some(acc), v, Aggregate::Sum) => sum(acc, v)?,
+            (Some(acc), v, agg) => {
+                let ordering = order(&acc, &v);
+                let keep_new = match agg {
+                    Aggregate::Min => ordering == Some(std::cmp::Ordering::Greater),
+                    _ => ordering == Some(std::cmp::Ordering::Less),
+                };
+                if ordering.is_none() {
+                    self.skipped += 1;
+                }
+                if keep_new { v } else { acc }
+            }
+        });
+        Ok(())
+    }
+
+    /// The result as JSON text: a bare number for counts and numbers,
+    /// `null` when no value took part.
+    pub fn to_json(&self) -> String {
+        if self.aggregate == Aggregate::Count {
+            return self.count.to_string();
+        }
+        match &self.best {
+            None => "null".into(),
+            Some(Best::Exact(d)) => d.to_string(),
+            Some(Best::Double(f)) => {
+                let mut out = Vec::new();
+                crate::json::write_json(&VariantRef::Double(*f), &mut out);
+                String::from_utf8(out).unwrap_or_default()
+            }
+            Some(Best::String(s)) => {
+                let mut out = Vec::new();
+                crate::json::write_json(&VariantRef::String(s), &mut out);
+                String::from_utf8(out).unwrap_or_default()
+            }
+        }
+    }
+}
+
+fn to_f64(b: &Best) -> Option<f64> {
+    match b {
+        Best::Exact(d) => Some(d.to_f64()),
+        Best::Double(f) => Some(*f),
+        Best::String(_) => None,
+    }
+}
+
+fn sum(acc: Best, v: Best) -> Result<Best> {
+    Ok(match (acc, v) {
+        (Best::Exact(a), Best::Exact(b)) => {
+            let scale = a.scale().max(b.scale());
+            let (x, y) = (a.rescale(scale), b.rescale(scale));
+            let total = x
+                .zip(y)
+                .and_then(|(x, y)| x.unscaled().checked_add(y.unscaled()))
+                .and_then(|t| crate::variant::VariantDecimal::try_new(t, scale).ok());
+            match total {
+                Some(t) => Best::Exact(t),
+                // Beyond 38 digits: continue in double.
+                None => Best::Double(a.to_f64() + b.to_f64()),
+            }
+        }
+        (a, b) => match (to_f64(&a), to_f64(&b)) {
+            (Some(x), Some(y)) => Best::Double(x + y),
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::Schema,
+                    "sum of a value that is not a number",
+                ));
+            }
+        },
+    })
+}
+
+fn order(a: &Best, b: &Best) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (Best::Exact(x), Best::Exact(y)) => crate::parquet::compare_decimals(x, y),
+        (Best::String(x), Best::String(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+        _ => to_f64(a)?.partial_cmp(&to_f64(b)?),
+    }
+}

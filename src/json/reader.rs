@@ -216,12 +216,9 @@ impl<'a> JsonReader<'a> {
         Ok(self.str_of(range))
     }
 
-    fn str_of(&self, range: StrRange) -> &str {
+    fn str_of<'s>(&'s self, range: StrRange<'a>) -> &'s str {
         match range {
-            // Validated by string_range.
-            StrRange::Borrowed(start, end) => {
-                std::str::from_utf8(&self.text[start..end]).unwrap_or_default()
-            }
+            StrRange::Borrowed(s) => s,
             StrRange::Scratch => &self.scratch,
         }
     }
@@ -229,7 +226,7 @@ impl<'a> JsonReader<'a> {
     /// Reads a string starting at its opening quote; unescaped strings stay
     /// in the text, escaped ones are decoded into `scratch`.
     #[inline]
-    fn string_range(&mut self) -> Result<StrRange> {
+    fn string_range(&mut self) -> Result<StrRange<'a>> {
         let start = self.pos + 1;
         let mut i = start;
         let text = self.text;
@@ -239,16 +236,15 @@ impl<'a> JsonReader<'a> {
             }
             i += 1;
         }
-        self.check_utf8(start, i)?;
+        let run = self.check_utf8(start, i)?;
         match text.get(i) {
             Some(b'"') => {
                 self.pos = i + 1;
-                Ok(StrRange::Borrowed(start, i))
+                Ok(StrRange::Borrowed(run))
             }
             Some(b'\\') => {
                 self.scratch.clear();
-                self.scratch
-                    .push_str(std::str::from_utf8(&text[start..i]).unwrap_or_default());
+                self.scratch.push_str(run);
                 self.pos = i;
                 self.escaped_rest()?;
                 Ok(StrRange::Scratch)
@@ -258,14 +254,10 @@ impl<'a> JsonReader<'a> {
         }
     }
 
+    /// The text between `start` and `end` as a `str`, if it is UTF-8.
     #[inline]
-    fn check_utf8(&self, start: usize, end: usize) -> Result<()> {
-        let run = &self.text[start..end];
-        if run.is_ascii() {
-            return Ok(());
-        }
-        std::str::from_utf8(run)
-            .map(|_| ())
+    fn check_utf8(&self, start: usize, end: usize) -> Result<&'a str> {
+        std::str::from_utf8(&self.text[start..end])
             .map_err(|e| self.error_at(start + e.valid_up_to(), "invalid UTF-8 in string"))
     }
 
@@ -313,9 +305,8 @@ impl<'a> JsonReader<'a> {
                         }
                         i += 1;
                     }
-                    self.check_utf8(start, i)?;
-                    self.scratch
-                        .push_str(std::str::from_utf8(&text[start..i]).unwrap_or_default());
+                    let run = self.check_utf8(start, i)?;
+                    self.scratch.push_str(run);
                     self.pos = i;
                 }
                 None => return Err(self.error_at(self.pos, "unterminated string")),
@@ -503,8 +494,8 @@ impl<'a> JsonReader<'a> {
 }
 
 #[derive(Clone, Copy)]
-enum StrRange {
-    Borrowed(usize, usize),
+enum StrRange<'a> {
+    Borrowed(&'a str),
     Scratch,
 }
 

@@ -146,21 +146,27 @@ impl Shredder {
     }
 
     /// Appends one JSON value, streamed from the text into the typed
-    /// builders; only what does not fit them is Variant-encoded. On error
-    /// (position within `text`), the columns are left unchanged only if the
-    /// error came before any column was written: discard the shredder.
+    /// builders; only what does not fit them is Variant-encoded. After an
+    /// error (its position is within `text`) the columns may hold part of
+    /// the row: discard what [`finish`](Self::finish) returns.
     pub fn append_json(&mut self, text: &[u8]) -> Result<()> {
-        self.builder.reset();
         let mut reader = JsonReader::new(text);
+        self.append_json_value(&mut reader)?;
+        reader.finish()
+    }
+
+    /// Appends the reader's next JSON value as one row (a field of a larger
+    /// JSON object, say).
+    pub(crate) fn append_json_value(&mut self, reader: &mut JsonReader<'_>) -> Result<()> {
+        self.builder.start_row();
         let mut ctx = JsonContext {
-            reader: &mut reader,
+            reader,
             builder: &mut self.builder,
             parser: &self.parser,
             policy: self.policy,
             max_depth: self.max_depth,
         };
         self.root.append_json(&mut ctx, 0)?;
-        reader.finish()?;
         self.metadata.append_value(self.builder.write_metadata());
         self.rows.append_non_null();
         Ok(())
@@ -234,6 +240,13 @@ pub(crate) struct ObjectBuilder {
     validity: NullBufferBuilder,
     /// Which fields the object being shredded had; reused.
     seen: Vec<bool>,
+    /// Each field's dictionary id, with the dictionary generation it is
+    /// valid for: known names are not hashed again row after row.
+    ids: Vec<(u64, u32)>,
+    /// The field index at each key position of the last object: rows tend
+    /// to list keys in the same order, so a name compare usually finds the
+    /// field without a search.
+    order: Vec<u32>,
 }
 
 #[derive(Debug)]
@@ -411,6 +424,22 @@ impl ObjectBuilder {
         }
     }
 
+    /// The index of field `name`, the `position`-th key of its object.
+    #[inline]
+    fn field_index(&mut self, position: usize, name: &str) -> Option<usize> {
+        if let Some(&i) = self.order.get(position)
+            && self.names.get(i as usize).is_some_and(|n| n == name)
+        {
+            return Some(i as usize);
+        }
+        let i = self.names.binary_search_by(|n| n.as_str().cmp(name)).ok()?;
+        if self.order.len() <= position {
+            self.order.resize(position + 1, u32::MAX);
+        }
+        self.order[position] = i as u32;
+        Some(i)
+    }
+
     fn append_json_object(
         &mut self,
         ctx: &mut JsonContext<'_, '_>,
@@ -421,19 +450,24 @@ impl ObjectBuilder {
         self.seen.fill(false);
         let start = ctx.reader.position();
         let mut residual_open = false;
+        let mut position = 0;
         let mut key = ctx.reader.first_key()?;
         while let Some(k) = key {
-            match self.names.binary_search_by(|n| n.as_str().cmp(k)) {
-                Ok(i) => {
+            match self.field_index(position, k) {
+                Some(i) => {
                     if self.seen[i] {
                         let message = format!("duplicate key {k:?} (a shredded field)");
                         return Err(ctx.reader.error_at(ctx.reader.position(), message));
                     }
                     self.seen[i] = true;
-                    ctx.builder.intern(k);
+                    let generation = ctx.builder.generation();
+                    match self.ids[i] {
+                        (g, id) if g == generation => ctx.builder.touch(id),
+                        _ => self.ids[i] = (generation, ctx.builder.intern(k)),
+                    }
                     self.fields[i].append_json(ctx, depth + 1)?;
                 }
-                Err(_) => {
+                None => {
                     if !residual_open {
                         ctx.builder.begin_detached();
                         ctx.builder.begin_object();
@@ -443,6 +477,7 @@ impl ObjectBuilder {
                     ctx.parser.parse_value(ctx.reader, ctx.builder, depth + 1)?;
                 }
             }
+            position += 1;
             key = ctx.reader.next_key()?;
         }
         for (slot, seen) in self.fields.iter_mut().zip(&self.seen) {
@@ -511,6 +546,8 @@ impl TypedBuilder {
                 fields: fields.iter().map(|(_, f)| SlotBuilder::new(f)).collect(),
                 validity: NullBufferBuilder::new(0),
                 seen: vec![false; fields.len()],
+                ids: vec![(u64::MAX, 0); fields.len()],
+                order: Vec::new(),
             })),
             S::Array(element) => Some(TypedBuilder::Array(ArrayBuilder {
                 offsets: vec![0],

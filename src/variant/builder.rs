@@ -93,13 +93,32 @@ impl VariantBuilder {
 
     /// Clears everything written, keeping the buffers for the next value.
     pub fn reset(&mut self) {
-        self.value.clear();
-        self.metadata.clear();
+        self.clear_value();
         self.dict.clear();
+    }
+
+    fn clear_value(&mut self) {
+        self.value.clear();
         self.frames.clear();
         self.fields.clear();
         self.elements.clear();
         self.pending_key = None;
+    }
+
+    /// Starts the next row of a column: values go, the dictionary stays
+    /// while rows keep using most of it, so that rows with the same keys
+    /// get the same metadata bytes (written once, and dictionary-encoded
+    /// by Parquet) and their names are not hashed again. A row's metadata
+    /// may then list names it does not use, which the spec allows.
+    pub(crate) fn start_row(&mut self) {
+        self.clear_value();
+        self.dict.start_row();
+    }
+
+    /// Changes whenever the dictionary is cleared: ids cached by a caller
+    /// are valid while it stays the same.
+    pub(crate) fn generation(&self) -> u64 {
+        self.dict.generation
     }
 
     /// Starts the next value: records its position in the enclosing
@@ -354,16 +373,26 @@ impl VariantBuilder {
     }
 
     /// Writes the dictionary as metadata, for values taken out detached.
+    /// Unchanged dictionaries reuse the bytes written last time.
     pub(crate) fn write_metadata(&mut self) -> &[u8] {
-        self.metadata.clear();
-        self.dict.write_metadata(&mut self.metadata);
+        if self.dict.written != Some(self.dict.len()) {
+            self.metadata.clear();
+            self.dict.write_metadata(&mut self.metadata);
+            self.dict.written = Some(self.dict.len());
+        }
         &self.metadata
     }
 
-    /// Adds `name` to the dictionary: a shredded field's name must be in the
-    /// metadata even when no residual mentions it.
-    pub(crate) fn intern(&mut self, name: &str) {
-        self.dict.intern(name);
+    /// Adds `name` to the dictionary (a shredded field's name must be in
+    /// the metadata even when no residual mentions it) and returns its id.
+    pub(crate) fn intern(&mut self, name: &str) -> u32 {
+        self.dict.intern(name)
+    }
+
+    /// Marks an id obtained in this generation as used by the current row.
+    #[inline]
+    pub(crate) fn touch(&mut self, id: u32) {
+        self.dict.touch(id);
     }
 
     /// Closes the innermost object: sorts its fields by name and writes its
@@ -522,6 +551,7 @@ impl VariantBuilder {
     /// Completes the Variant: writes the metadata and returns
     /// `(metadata, value)`. Call [`reset`](Self::reset) before the next one.
     pub fn finish(&mut self) -> (&[u8], &[u8]) {
+        self.dict.written = None;
         assert!(
             self.frames.is_empty(),
             "VariantBuilder::finish with an open container"
@@ -675,6 +705,15 @@ struct Dictionary {
     ends: Vec<u32>,
     /// Slots hold id + 1; 0 is empty. Length is a power of two.
     slots: Vec<u32>,
+    /// Bumped by every clear.
+    generation: u64,
+    /// The dictionary length the builder's metadata bytes were written for.
+    written: Option<usize>,
+    /// Rows seen since the last clear, and the last row that used each id.
+    row: u32,
+    last_used: Vec<u32>,
+    /// Distinct names the current row used.
+    row_names: usize,
 }
 
 impl Dictionary {
@@ -694,6 +733,11 @@ impl Dictionary {
     }
 
     fn clear(&mut self) {
+        self.generation += 1;
+        self.written = None;
+        self.row = 0;
+        self.row_names = 0;
+        self.last_used.clear();
         self.names.clear();
         self.ends.clear();
         // Keep the table small so that clearing stays cheap per value.
@@ -704,8 +748,35 @@ impl Dictionary {
         }
     }
 
+    /// Starts a row; clears the dictionary when the last row used fewer
+    /// than half its names (keys that vary from row to row would otherwise
+    /// pile up in every row's metadata).
+    fn start_row(&mut self) {
+        if self.len() > 2 * self.row_names + 16 {
+            self.clear();
+        }
+        self.row += 1;
+        self.row_names = 0;
+    }
+
+    #[inline]
+    fn touch(&mut self, id: u32) {
+        let used = &mut self.last_used[id as usize];
+        if *used != self.row {
+            *used = self.row;
+            self.row_names += 1;
+        }
+    }
+
     #[inline]
     fn intern(&mut self, name: &str) -> u32 {
+        let id = self.lookup_or_insert(name);
+        self.touch(id);
+        id
+    }
+
+    #[inline]
+    fn lookup_or_insert(&mut self, name: &str) -> u32 {
         if self.slots.len() < 2 * (self.len() + 1) {
             self.grow();
         }
@@ -721,6 +792,8 @@ impl Dictionary {
         let id = self.ends.len() as u32;
         self.names.push_str(name);
         self.ends.push(self.names.len() as u32);
+        // Never equal to a row number, so the first touch counts.
+        self.last_used.push(u32::MAX);
         self.slots[i] = id + 1;
         id
     }
