@@ -12,6 +12,7 @@
 //! 3. [`shred`]: a [`ShreddingSchema`](shred::ShreddingSchema) and the
 //!    [`Shredder`](shred::Shredder) that splits values (or JSON text
 //!    directly) into its typed Arrow columns and a Variant residual;
+//!    [`infer`] chooses that schema from a sample of values;
 //! 4. [`unshred`]: shredded columns (ours or any writer's) back to Variant
 //!    values or straight to JSON text.
 //!
@@ -30,8 +31,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod encode;
 mod error;
 pub mod get;
+pub mod infer;
 pub mod json;
 pub mod parquet;
 pub mod path;

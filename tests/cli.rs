@@ -94,3 +94,169 @@ fn bundled_example_round_trips() {
         stdout(&out)
     );
 }
+
+/// Runs `vshred` in `dir` without stdin.
+fn vshred_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("vshred runs")
+}
+
+const EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/events.jsonl");
+
+#[test]
+fn encode_then_cat_gives_back_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    for shred in ["auto", "spark", "none"] {
+        let out = vshred_in(
+            dir.path(),
+            &[
+                "encode",
+                EVENTS,
+                "events.parquet",
+                "--shred",
+                shred,
+                "--variant-field",
+                "user",
+            ],
+        );
+        assert!(out.status.success(), "{shred}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("wrote events.parquet: 5 rows"),
+            "{}",
+            stderr(&out)
+        );
+        let cat = vshred_in(dir.path(), &["cat", "events.parquet"]);
+        assert!(cat.status.success(), "{}", stderr(&cat));
+        let lines: Vec<&str> = stdout(&cat).lines().collect();
+        assert_eq!(lines.len(), 5);
+        assert!(
+            lines[0].starts_with(r#"{"id":1,"ts":1732838400000000,"#),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[0].contains(r#""user":{"id":"u-17","plan":"pro"}"#),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[3].contains(r#""big":123456789012345678901234567890"#),
+            "{}",
+            lines[3]
+        );
+        assert!(
+            lines[4].contains(r#""price":104.80"#),
+            "{shred}: {}",
+            lines[4]
+        );
+    }
+}
+
+#[test]
+fn whole_lines_become_column_v_and_get_reads_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = vshred_in(dir.path(), &["encode", EVENTS, "e.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let get = vshred_in(dir.path(), &["get", "e.parquet", "$.user.id"]);
+    assert!(get.status.success(), "{}", stderr(&get));
+    assert_eq!(
+        stdout(&get),
+        "\"u-17\"\n\"u-03\"\n\"u-17\"\nnull\n\"u-99\"\n"
+    );
+    let ids = vshred_in(
+        dir.path(),
+        &["get", "e.parquet", "$.id", "--as", "int64", "--agg", "sum"],
+    );
+    assert_eq!(stdout(&ids), "15\n", "{}", stderr(&ids));
+    let prices = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "e.parquet",
+            "$.price",
+            "--where",
+            "$.event == \"click\"",
+        ],
+    );
+    assert_eq!(stdout(&prices), "104.8\n104.80\n", "{}", stderr(&prices));
+    let bad = vshred_in(dir.path(), &["get", "e.parquet", "$.id", "--as", "int65"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).starts_with("vshred: "), "{}", stderr(&bad));
+}
+
+#[test]
+fn schema_shows_the_annotation_and_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", EVENTS, "e.parquet", "--decimal", "flba"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let schema = vshred_in(dir.path(), &["schema", "e.parquet"]);
+    assert!(schema.status.success(), "{}", stderr(&schema));
+    let text = stdout(&schema);
+    assert!(text.contains("OPTIONAL group v (VARIANT"), "{text}");
+    assert!(text.contains("Variant columns: v"), "{text}");
+    assert!(text.contains("v.metadata"), "{text}");
+}
+
+#[test]
+fn bad_lines_fail_with_their_line_or_are_skipped_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("in.jsonl"),
+        "{\"a\":1}\n\n{\"a\":\n{\"a\":3}\n",
+    )
+    .unwrap();
+    let fail = vshred_in(dir.path(), &["encode", "in.jsonl", "out.parquet"]);
+    assert_eq!(fail.status.code(), Some(1));
+    assert!(stderr(&fail).contains("line 3"), "{}", stderr(&fail));
+    assert!(!dir.path().join("out.parquet").exists(), "no partial file");
+    let skip = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "out.parquet", "--skip-bad-lines"],
+    );
+    assert!(skip.status.success(), "{}", stderr(&skip));
+    assert!(
+        stderr(&skip).contains("skipped 1 bad lines"),
+        "{}",
+        stderr(&skip)
+    );
+    let cat = vshred_in(dir.path(), &["cat", "out.parquet"]);
+    assert_eq!(stdout(&cat), "{\"v\":{\"a\":1}}\n{\"v\":{\"a\":3}}\n");
+}
+
+#[test]
+fn infer_prints_a_schema_that_encode_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let infer = vshred_in(dir.path(), &["infer", EVENTS, "--shred", "spark"]);
+    assert!(infer.status.success(), "{}", stderr(&infer));
+    std::fs::write(dir.path().join("schema.json"), &infer.stdout).unwrap();
+    let schema: vshred::shred::ShreddingSchema = stdout(&infer).trim().parse().unwrap();
+    assert!(schema.is_typed(), "{schema}");
+    let out = vshred_in(
+        dir.path(),
+        &["encode", EVENTS, "e.parquet", "--shred", "schema.json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn corrupt_parquet_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.parquet"), b"PAR1 not really").unwrap();
+    for command in ["cat", "schema"] {
+        let out = vshred_in(dir.path(), &[command, "bad.parquet"]);
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        assert!(
+            stderr(&out).starts_with("vshred: bad.parquet: "),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
+}

@@ -1,0 +1,375 @@
+//! Seeded JSON Lines workloads shared by the benches.
+//!
+//! Everything is generated from a seed by an inline splitmix64, so a given
+//! `(rows, seed)` always yields the same bytes, on every machine.
+//!
+//! - [`seed`]: the flat, regular workload other implementations were measured
+//!   on: `{"id","ts","v":{"f0".."f9","nested":{"a","b"}}}`, ~173 bytes a row;
+//! - [`events`]: heterogeneous application events: several event types,
+//!   optional fields and nulls, a field that is usually an integer and
+//!   sometimes a string, arrays of strings and of objects, rare keys
+//!   (language-code maps), escapes and non-ASCII text, some nesting.
+//!
+//! Each bench includes this module with `mod workload;` and uses a part of it.
+
+// What one bench leaves unused another uses.
+#![allow(dead_code)]
+
+use std::fmt::Write as _;
+
+/// splitmix64 (Steele, Lea, Flood 2014): tiny, fast and good enough to pick
+/// benchmark values.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (Lemire's multiply-shift; the tiny bias is fine here).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+
+    /// True with probability `percent`/100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// 2024-11-29T00:00:00Z in microseconds.
+const EPOCH_MICROS: u64 = 1_732_838_400_000_000;
+
+/// How many distinct values each seed field takes.
+pub const SEED_CARDINALITY: u64 = 1000;
+
+/// The kind of each of `v.f0`..`v.f9`.
+#[derive(Clone, Copy)]
+enum Kind {
+    Int,
+    Str,
+    Decimal,
+}
+
+const SEED_FIELDS: [Kind; 10] = [
+    Kind::Int,
+    Kind::Str,
+    Kind::Decimal,
+    Kind::Int,
+    Kind::Str,
+    Kind::Decimal,
+    Kind::Int,
+    Kind::Int,
+    Kind::Decimal,
+    Kind::Int,
+];
+
+/// `rows` lines of the seed workload, each ending in `\n`:
+///
+/// ```text
+/// {"id":7,"ts":1732838400007042,"v":{"f0":386,"f1":"b552","f2":104.8,"f3":17,
+///  "f4":"e903",...,"f9":640,"nested":{"a":311,"b":"n87"}}}
+/// ```
+///
+/// `id` is the row number and `ts` grows by ~1 ms a row; `f0`..`f9` are five
+/// ints (`0`..`999`), two strings (a letter and `0`..`999`) and three
+/// one-decimal numbers (DECIMAL(18,1)-shaped, `100.0`..`199.9`), each drawn
+/// from [`SEED_CARDINALITY`] values, as are `nested.a` and `nested.b`.
+/// 1M rows are ~173 MB (173 bytes a row with the newline).
+pub fn seed(rows: usize, seed: u64) -> String {
+    let mut rng = Rng::new(seed);
+    let mut out = String::with_capacity(rows * 176);
+    for row in 0..rows {
+        let ts = EPOCH_MICROS + row as u64 * 1000 + rng.below(1000);
+        write!(out, r#"{{"id":{row},"ts":{ts},"v":{{"#).unwrap();
+        for (f, kind) in SEED_FIELDS.iter().enumerate() {
+            let k = rng.below(SEED_CARDINALITY);
+            if f > 0 {
+                out.push(',');
+            }
+            match kind {
+                Kind::Int => write!(out, r#""f{f}":{k}"#),
+                Kind::Str => write!(out, r#""f{f}":"{}{k}""#, (b'a' + f as u8) as char),
+                Kind::Decimal => write!(out, r#""f{f}":{}.{}"#, 100 + k / 10, k % 10),
+            }
+            .unwrap();
+        }
+        let a = rng.below(SEED_CARDINALITY);
+        let b = rng.below(SEED_CARDINALITY);
+        writeln!(out, r#","nested":{{"a":{a},"b":"n{b}"}}}}}}"#).unwrap();
+    }
+    out
+}
+
+const EVENT_TYPES: [&str; 6] = ["click", "view", "purchase", "login", "error", "search"];
+/// Cumulative weights (out of 100) of [`EVENT_TYPES`].
+const EVENT_WEIGHTS: [u64; 6] = [35, 60, 72, 84, 92, 100];
+const PLANS: [&str; 4] = ["free", "pro", "team", "enterprise"];
+const TARGETS: [&str; 8] = [
+    "button#buy",
+    "a.nav-home",
+    "div.card > img",
+    "button#add-to-cart",
+    "input[name=q]",
+    "a.footer-link",
+    "span.close",
+    "li.menu-item:nth-child(3)",
+];
+const TAGS: [&str; 12] = [
+    "new",
+    "sale",
+    "promo",
+    "mobile",
+    "desktop",
+    "beta",
+    "ab-test",
+    "returning",
+    "vip",
+    "eu",
+    "us",
+    "apac",
+];
+const CURRENCIES: [&str; 4] = ["EUR", "USD", "GBP", "JPY"];
+const OSES: [&str; 4] = ["ios", "android", "windows", "linux"];
+const QUERIES: [&str; 8] = [
+    "red shoes",
+    "laptop 16gb",
+    "caf\u{e9} cr\u{e8}me",
+    "\u{65e5}\u{672c}\u{8a9e} keyboard",
+    "size \"XL\" jacket",
+    "usb-c cable 2m",
+    "gift card",
+    "back\\slash",
+];
+const ERROR_MESSAGES: [&str; 5] = [
+    "connection reset by peer",
+    "timeout after 30s",
+    "unexpected token '}' at line 1",
+    "field \"email\" is required",
+    "disk quota exceeded\nretry later",
+];
+/// Language codes: keys that few rows carry, and in varying subsets.
+const LANGUAGES: [&str; 24] = [
+    "en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "fi", "pl", "cs", "hu", "ro", "el", "tr",
+    "ru", "uk", "ja", "ko", "zh", "ar", "he", "hi",
+];
+
+/// Appends `s` as a JSON string.
+fn push_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => write!(out, "\\u{:04x}", c as u32).unwrap(),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Appends `,"key":` (or `"key":` right after `{`).
+fn push_key(out: &mut String, key: &str) {
+    if !out.ends_with('{') {
+        out.push(',');
+    }
+    push_str(out, key);
+    out.push(':');
+}
+
+/// `rows` lines of heterogeneous events, each ending in `\n`.
+///
+/// Every event has `id`, `ts`, `event` and `user` (`plan` optional);
+/// `session` is a string or null; then by type:
+/// - `click`: `target`, `pos:{x,y}`, often `tags:[..]`;
+/// - `view`: `page`, `duration_ms` (usually an int, sometimes a double with
+///   an exponent), sometimes `referrer: null`;
+/// - `purchase`: `items:[{sku,qty,price}..]`, `total` (two decimals),
+///   `currency`, sometimes `coupon`;
+/// - `login`: `ok`, `method`, `mfa` (bool or null);
+/// - `error`: `code` (an int 9 times in 10, else a string like `"E42"`),
+///   `message` (some with escapes), sometimes `stack:[..]`;
+/// - `search`: `query` (some non-ASCII or escaped), `results`, sometimes
+///   `filters:{..}` nesting an array.
+///
+/// About 1 row in 20 carries `i18n`, a map keyed by a few of 24 language
+/// codes; about 1 in 10 a `ctx:{device:{os,version},app:{build}}`.
+pub fn events(rows: usize, seed: u64) -> String {
+    let mut rng = Rng::new(seed);
+    let mut out = String::with_capacity(rows * 220);
+    for row in 0..rows {
+        let ts = EPOCH_MICROS + row as u64 * 250 + rng.below(250);
+        let draw = rng.below(100);
+        let kind = EVENT_WEIGHTS.iter().position(|&w| draw < w).unwrap_or(0);
+        write!(
+            out,
+            r#"{{"id":{row},"ts":{ts},"event":"{}""#,
+            EVENT_TYPES[kind]
+        )
+        .unwrap();
+        push_key(&mut out, "user");
+        write!(out, r#"{{"id":"u-{}""#, rng.below(5000)).unwrap();
+        if rng.chance(70) {
+            write!(out, r#","plan":"{}""#, rng.pick(&PLANS)).unwrap();
+        }
+        out.push('}');
+        push_key(&mut out, "session");
+        if rng.chance(80) {
+            write!(out, r#""{:016x}""#, rng.next_u64()).unwrap();
+        } else {
+            out.push_str("null");
+        }
+        match EVENT_TYPES[kind] {
+            "click" => {
+                push_key(&mut out, "target");
+                push_str(&mut out, rng.pick(&TARGETS));
+                let (x, y) = (rng.below(1920), rng.below(1080));
+                write!(out, r#","pos":{{"x":{x},"y":{y}}}"#).unwrap();
+                if rng.chance(60) {
+                    push_key(&mut out, "tags");
+                    out.push('[');
+                    for i in 0..1 + rng.below(4) {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        push_str(&mut out, rng.pick(&TAGS));
+                    }
+                    out.push(']');
+                }
+            }
+            "view" => {
+                write!(out, r#","page":"/p/{}""#, rng.below(20_000)).unwrap();
+                push_key(&mut out, "duration_ms");
+                if rng.chance(85) {
+                    write!(out, "{}", rng.below(60_000)).unwrap();
+                } else {
+                    write!(out, "{}.{}e3", rng.below(60), rng.below(1000)).unwrap();
+                }
+                if rng.chance(30) {
+                    out.push_str(r#","referrer":null"#);
+                }
+            }
+            "purchase" => {
+                push_key(&mut out, "items");
+                out.push('[');
+                let mut cents = 0;
+                for i in 0..1 + rng.below(4) {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let (qty, price) = (1 + rng.below(5), 99 + rng.below(20_000));
+                    cents += qty * price;
+                    write!(
+                        out,
+                        r#"{{"sku":"SKU-{:05}","qty":{qty},"price":{}.{:02}}}"#,
+                        rng.below(50_000),
+                        price / 100,
+                        price % 100
+                    )
+                    .unwrap();
+                }
+                out.push(']');
+                write!(out, r#","total":{}.{:02}"#, cents / 100, cents % 100).unwrap();
+                write!(out, r#","currency":"{}""#, rng.pick(&CURRENCIES)).unwrap();
+                if rng.chance(15) {
+                    write!(out, r#","coupon":"SAVE{}""#, 5 * (1 + rng.below(10))).unwrap();
+                }
+            }
+            "login" => {
+                write!(out, r#","ok":{}"#, rng.chance(90)).unwrap();
+                let method = rng.pick(&["password", "sso", "passkey"]);
+                write!(out, r#","method":"{method}""#).unwrap();
+                push_key(&mut out, "mfa");
+                out.push_str(rng.pick(&["true", "false", "null"]));
+            }
+            "error" => {
+                push_key(&mut out, "code");
+                if rng.chance(90) {
+                    write!(
+                        out,
+                        "{}",
+                        rng.pick(&[400, 401, 403, 404, 409, 429, 500, 503])
+                    )
+                    .unwrap();
+                } else {
+                    write!(out, r#""E{}""#, rng.below(100)).unwrap();
+                }
+                push_key(&mut out, "message");
+                push_str(&mut out, rng.pick(&ERROR_MESSAGES));
+                if rng.chance(40) {
+                    push_key(&mut out, "stack");
+                    out.push('[');
+                    for i in 0..2 + rng.below(4) {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        write!(
+                            out,
+                            r#""at module_{}::handler_{} (src/handlers/mod_{}.rs:{})""#,
+                            rng.below(40),
+                            rng.below(200),
+                            rng.below(40),
+                            1 + rng.below(900)
+                        )
+                        .unwrap();
+                    }
+                    out.push(']');
+                }
+            }
+            _ => {
+                push_key(&mut out, "query");
+                push_str(&mut out, rng.pick(&QUERIES));
+                write!(out, r#","results":{}"#, rng.below(500)).unwrap();
+                if rng.chance(35) {
+                    write!(
+                        out,
+                        r#","filters":{{"price":{{"min":{},"max":{}}},"brands":["b{}","b{}"],"in_stock":{}}}"#,
+                        rng.below(50),
+                        50 + rng.below(950),
+                        rng.below(300),
+                        rng.below(300),
+                        rng.chance(50)
+                    )
+                    .unwrap();
+                }
+            }
+        }
+        if rng.chance(5) {
+            push_key(&mut out, "i18n");
+            out.push('{');
+            let first = rng.below(LANGUAGES.len() as u64) as usize;
+            for i in 0..1 + rng.below(4) as usize {
+                let lang = LANGUAGES[(first + 5 * i) % LANGUAGES.len()];
+                push_key(&mut out, lang);
+                write!(out, r#""title-{lang}-{}""#, rng.below(100)).unwrap();
+            }
+            out.push('}');
+        }
+        if rng.chance(10) {
+            write!(
+                out,
+                r#","ctx":{{"device":{{"os":"{}","version":"{}.{}"}},"app":{{"build":{}}}}}"#,
+                rng.pick(&OSES),
+                10 + rng.below(8),
+                rng.below(10),
+                1000 + rng.below(9000)
+            )
+            .unwrap();
+        }
+        out.push_str("}\n");
+    }
+    out
+}

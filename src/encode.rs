@@ -1,0 +1,699 @@
+//! JSON Lines -> shredded Parquet, streaming: the first lines are the
+//! inference sample; then lines go a batch at a time straight from the text
+//! into the column builders and out to the writer, so memory stays bounded
+//! by the sample, one batch and one row group.
+
+use std::io::BufRead;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{
+    ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, RecordBatch, StringBuilder,
+};
+use arrow::datatypes::{DataType, Field};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::infer::{InferOptions, SchemaInferrer};
+use crate::json::{JsonNumber, JsonParser, JsonReader, Peek};
+use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary};
+use crate::shred::{ShredPolicy, Shredder, ShreddingSchema};
+use crate::variant::{VariantBuilder, VariantRef};
+
+/// The name of the Variant column when whole lines are Variants.
+pub const DEFAULT_COLUMN: &str = "v";
+
+/// How Variant columns are shredded.
+#[derive(Clone, Debug)]
+pub enum ShredMode {
+    /// Inferred from the sample, with these options (preset and limits).
+    Infer(InferOptions),
+    /// Not shredded: `metadata` and `value` only.
+    None,
+    /// This layout, for every Variant column.
+    Schema(ShreddingSchema),
+}
+
+/// How to encode.
+#[derive(Clone, Debug)]
+pub struct EncodeOptions {
+    /// Top-level fields that become Variant columns; each line must then be
+    /// an object, and its other fields become ordinary columns. Empty: each
+    /// whole line is one Variant column named `v`.
+    pub variant_fields: Vec<String>,
+    /// Shredding of the Variant columns.
+    pub shred: ShredMode,
+    /// File layout.
+    pub write: WriteOptions,
+    /// Count and skip lines that are not valid JSON (or not objects when
+    /// fields are split) instead of failing.
+    pub skip_bad_lines: bool,
+    /// Lines per batch handed to the writer.
+    pub batch_rows: usize,
+    /// Lines inspected to choose column types (with [`ShredMode::Infer`],
+    /// the larger of this and its own sample size).
+    pub sample_rows: usize,
+    /// Bloom filters to add: an ordinary column (`id`), or a shredded path
+    /// of a Variant column (`v.user.id`, or `$.user.id` for the first
+    /// Variant column).
+    pub bloom_filters: Vec<String>,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            variant_fields: Vec::new(),
+            shred: ShredMode::Infer(InferOptions::default()),
+            write: WriteOptions::default(),
+            skip_bad_lines: false,
+            batch_rows: 8192,
+            sample_rows: 4096,
+            bloom_filters: Vec::new(),
+        }
+    }
+}
+
+/// What [`encode`] did.
+#[derive(Clone, Debug)]
+pub struct EncodeReport {
+    /// The columns written, with the shredding chosen for Variant columns.
+    pub columns: Vec<ColumnSpec>,
+    /// Lines skipped as bad (with `skip_bad_lines`).
+    pub bad_lines: u64,
+    /// The first bad line skipped, with its error.
+    pub first_bad_line: Option<String>,
+    /// The file written.
+    pub written: WriteSummary,
+}
+
+/// Encodes JSON Lines from `input` into a Parquet file at `output`
+/// (written to a temporary file and renamed when complete). `progress` is
+/// called with the input bytes consumed so far.
+pub fn encode(
+    input: &mut dyn BufRead,
+    output: &Path,
+    options: &EncodeOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<EncodeReport> {
+    let mut lines = LineReader::new(input);
+    let sample_rows = sample_size(options);
+    lines.fill(sample_rows)?;
+    let mut bad = BadLines::new(options.skip_bad_lines);
+    let columns = plan_columns(&lines, options, &mut bad)?;
+    let mut write = options.write.clone();
+    for path in &options.bloom_filters {
+        write.bloom_filters.push(bloom_filter_leaf(path, &columns)?);
+    }
+    let mut writer = ParquetWriter::create(output, &columns, &write)?;
+    let mut encoder = RowEncoder::new(&columns, options);
+    loop {
+        if lines.is_empty() {
+            lines.fill(options.batch_rows.max(1))?;
+            if lines.is_empty() {
+                break;
+            }
+        }
+        let batch = encoder.encode_batch(&lines, &mut bad)?;
+        writer.write(
+            &RecordBatch::try_new(writer.schema().clone(), batch)
+                .map_err(|e| Error::new(ErrorKind::Schema, format!("building a batch: {e}")))?,
+        )?;
+        progress(lines.consumed());
+        lines.clear();
+    }
+    let written = writer.finish()?;
+    Ok(EncodeReport {
+        columns,
+        bad_lines: bad.count,
+        first_bad_line: bad.first,
+        written,
+    })
+}
+
+/// Chooses the columns from the first lines of `input`, as [`encode`] would:
+/// for `vshred infer`.
+pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<Vec<ColumnSpec>> {
+    let mut lines = LineReader::new(input);
+    lines.fill(sample_size(options))?;
+    plan_columns(&lines, options, &mut BadLines::new(options.skip_bad_lines))
+}
+
+fn sample_size(options: &EncodeOptions) -> usize {
+    match &options.shred {
+        ShredMode::Infer(infer) => infer.sample_rows().max(options.sample_rows),
+        _ => options.sample_rows,
+    }
+    .max(1)
+}
+
+/// The Parquet leaf of a `--bloom-filter` path: an ordinary column, or the
+/// `typed_value` of a shredded primitive field.
+fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec]) -> Result<Vec<String>> {
+    let fail = |why: String| Error::new(ErrorKind::Usage, format!("bloom filter {path:?}: {why}"));
+    let (column, rest) = if path.starts_with('$') {
+        let first_variant = columns.iter().find_map(|c| match c {
+            ColumnSpec::Variant { name, .. } => Some(name.as_str()),
+            ColumnSpec::Plain(_) => None,
+        });
+        (
+            first_variant.ok_or_else(|| fail("there is no Variant column".into()))?,
+            path,
+        )
+    } else {
+        let split = path.find(['.', '[']).unwrap_or(path.len());
+        (&path[..split], &path[split..])
+    };
+    match columns.iter().find(|c| column_name(c) == column) {
+        Some(ColumnSpec::Plain(_)) if rest.is_empty() => Ok(vec![column.to_string()]),
+        Some(ColumnSpec::Variant { schema, .. }) => {
+            let variant_path = crate::path::VariantPath::parse(rest)?;
+            let mut fields = Vec::new();
+            let mut slot = schema;
+            for segment in variant_path.segments() {
+                let next = match segment {
+                    crate::path::PathSegment::Field(name) => slot.field(name).map(|n| (name, n)),
+                    crate::path::PathSegment::Index(_) => None,
+                };
+                let Some((name, next)) = next else {
+                    return Err(fail(format!("not shredded in {column} (layout {schema})")));
+                };
+                fields.push(name.as_str());
+                slot = next;
+            }
+            if !slot.is_typed()
+                || matches!(slot, ShreddingSchema::Object(_) | ShreddingSchema::Array(_))
+            {
+                return Err(fail(format!(
+                    "not a shredded primitive in {column} (layout {schema})"
+                )));
+            }
+            Ok(crate::parquet::typed_value_path(column, &fields))
+        }
+        _ => Err(fail(format!("no column {column:?}"))),
+    }
+}
+
+/// A line held by [`LineReader`].
+#[derive(Clone, Copy)]
+struct Line {
+    /// Line number in the input, from 1.
+    number: u64,
+    /// Byte offset of the line in the input.
+    offset: u64,
+    start: usize,
+    end: usize,
+}
+
+/// Lines of input held in one buffer, with their line numbers.
+struct LineReader<'r> {
+    input: &'r mut dyn BufRead,
+    text: Vec<u8>,
+    /// Each non-blank line in `text`: where it is in the input.
+    lines: Vec<Line>,
+    line_no: u64,
+    consumed: u64,
+}
+
+impl<'r> LineReader<'r> {
+    fn new(input: &'r mut dyn BufRead) -> LineReader<'r> {
+        LineReader {
+            input,
+            text: Vec::new(),
+            lines: Vec::new(),
+            line_no: 0,
+            consumed: 0,
+        }
+    }
+
+    /// Reads up to `n` more non-blank lines.
+    fn fill(&mut self, n: usize) -> Result<()> {
+        let target = self.lines.len() + n;
+        while self.lines.len() < target {
+            let start = self.text.len();
+            let read = self
+                .input
+                .read_until(b'\n', &mut self.text)
+                .map_err(|e| Error::new(ErrorKind::Io, format!("reading input: {e}")))?;
+            if read == 0 {
+                break;
+            }
+            let offset = self.consumed;
+            self.consumed += read as u64;
+            self.line_no += 1;
+            let mut end = self.text.len();
+            while end > start && matches!(self.text[end - 1], b'\n' | b'\r') {
+                end -= 1;
+            }
+            if self.text[start..end].iter().all(u8::is_ascii_whitespace) {
+                self.text.truncate(start);
+                continue;
+            }
+            self.lines.push(Line {
+                number: self.line_no,
+                offset,
+                start,
+                end,
+            });
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.lines.clear();
+    }
+
+    fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (Line, &[u8])> + '_ {
+        self.lines.iter().map(|&l| (l, &self.text[l.start..l.end]))
+    }
+}
+
+/// Counts skipped lines, or turns the first into the error.
+struct BadLines {
+    skip: bool,
+    count: u64,
+    first: Option<String>,
+    /// Bad lines of the sample, which is read again when encoding.
+    sampled: Vec<u64>,
+}
+
+impl BadLines {
+    fn new(skip: bool) -> BadLines {
+        BadLines {
+            skip,
+            count: 0,
+            first: None,
+            sampled: Vec::new(),
+        }
+    }
+
+    /// Records a bad line of the sample.
+    fn record_sample(&mut self, line: Line, e: Error) -> Result<()> {
+        self.record(line, e)?;
+        self.sampled.push(line.number);
+        Ok(())
+    }
+
+    /// Records a bad line: an error unless skipping. Lines are recorded
+    /// once, though the sample lines are read twice.
+    fn record(&mut self, line: Line, e: Error) -> Result<()> {
+        let e = locate(e, line);
+        if !self.skip {
+            return Err(e);
+        }
+        if !self.sampled.contains(&line.number) {
+            self.count += 1;
+            self.first.get_or_insert_with(|| e.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// Moves an error positioned within one line to its place in the input;
+/// the row is the line's index from 0.
+fn locate(e: Error, line: Line) -> Error {
+    let e = match e.position() {
+        Some(crate::Position::Json { column, byte, .. }) => e.at(crate::Position::Json {
+            line: line.number,
+            column,
+            byte: line.offset + byte,
+        }),
+        _ => e,
+    };
+    e.with_row(line.number - 1)
+}
+
+/// The kinds of JSON value a top-level field took in the sample.
+#[derive(Default, Clone, Copy)]
+struct Kinds {
+    int: bool,
+    double: bool,
+    string: bool,
+    boolean: bool,
+    other: bool,
+}
+
+impl Kinds {
+    /// The ordinary column type, if the field is simple enough for one.
+    fn plain_type(self) -> Option<DataType> {
+        let only = |k: bool, rest: [bool; 4]| k && rest.iter().all(|r| !r);
+        if only(
+            self.int,
+            [self.double, self.string, self.boolean, self.other],
+        ) {
+            Some(DataType::Int64)
+        } else if only(
+            self.double,
+            [self.int, self.string, self.boolean, self.other],
+        ) {
+            Some(DataType::Float64)
+        } else if only(
+            self.string,
+            [self.int, self.double, self.boolean, self.other],
+        ) {
+            Some(DataType::Utf8)
+        } else if only(
+            self.boolean,
+            [self.int, self.double, self.string, self.other],
+        ) {
+            Some(DataType::Boolean)
+        } else {
+            None
+        }
+    }
+}
+
+/// Adds the top-level keys of a JSON object line not yet known to
+/// `fields`, in the order the line has them: columns come in input order.
+fn record_key_order(
+    text: &[u8],
+    fields: &mut Vec<(String, Kinds, SchemaInferrer)>,
+    options: &InferOptions,
+) {
+    let mut reader = JsonReader::new(text);
+    if reader.peek().ok() != Some(Peek::Object) {
+        return;
+    }
+    let mut key = reader.first_key().ok().flatten().map(str::to_owned);
+    while let Some(k) = key {
+        if !fields.iter().any(|f| f.0 == k) {
+            fields.push((k, Kinds::default(), SchemaInferrer::new(options.clone())));
+        }
+        if reader
+            .skip_value(1, crate::variant::DEFAULT_MAX_DEPTH)
+            .is_err()
+        {
+            return;
+        }
+        key = reader.next_key().ok().flatten().map(str::to_owned);
+    }
+}
+
+/// Looks at the sample and chooses every column.
+fn plan_columns(
+    lines: &LineReader<'_>,
+    options: &EncodeOptions,
+    bad: &mut BadLines,
+) -> Result<Vec<ColumnSpec>> {
+    let infer_options = match &options.shred {
+        ShredMode::Infer(o) => o.clone(),
+        _ => InferOptions::default(),
+    };
+    let parser = JsonParser::new();
+    let mut builder = VariantBuilder::new();
+    // (name, kinds, inferrer) per top-level field, in order of appearance.
+    let mut fields: Vec<(String, Kinds, SchemaInferrer)> = Vec::new();
+    let split = !options.variant_fields.is_empty();
+    if !split {
+        fields.push((
+            DEFAULT_COLUMN.into(),
+            Kinds::default(),
+            SchemaInferrer::new(infer_options.clone()),
+        ));
+    }
+    for (line, text) in lines.iter() {
+        builder.reset();
+        if let Err(e) = parser.parse(text, &mut builder) {
+            bad.record_sample(line, e)?;
+            continue;
+        }
+        let (m, v) = builder.finish();
+        let variant = VariantRef::try_new(m, v)?;
+        if !split {
+            fields[0].2.add(&variant);
+            continue;
+        }
+        let Some(object) = variant.as_object() else {
+            let e = Error::new(
+                ErrorKind::Json,
+                "expected a JSON object (--variant-field splits objects into columns)",
+            );
+            bad.record_sample(line, e)?;
+            continue;
+        };
+        record_key_order(text, &mut fields, &infer_options);
+        for (name, value) in object.iter() {
+            let i = match fields.iter().position(|f| f.0 == name) {
+                Some(i) => i,
+                None => {
+                    fields.push((
+                        name.to_string(),
+                        Kinds::default(),
+                        SchemaInferrer::new(infer_options.clone()),
+                    ));
+                    fields.len() - 1
+                }
+            };
+            let kinds = &mut fields[i].1;
+            match value {
+                VariantRef::Null => {}
+                VariantRef::Int8(_)
+                | VariantRef::Int16(_)
+                | VariantRef::Int32(_)
+                | VariantRef::Int64(_) => kinds.int = true,
+                VariantRef::Double(_) => kinds.double = true,
+                VariantRef::String(_) => kinds.string = true,
+                VariantRef::Bool(_) => kinds.boolean = true,
+                _ => kinds.other = true,
+            }
+            fields[i].2.add(&value);
+        }
+    }
+    for name in &options.variant_fields {
+        if !fields.iter().any(|f| &f.0 == name) {
+            fields.push((
+                name.clone(),
+                Kinds::default(),
+                SchemaInferrer::new(infer_options.clone()),
+            ));
+        }
+    }
+    Ok(fields
+        .into_iter()
+        .map(|(name, kinds, inferrer)| {
+            let forced_variant = !split || options.variant_fields.contains(&name);
+            match kinds.plain_type().filter(|_| !forced_variant) {
+                Some(t) => ColumnSpec::Plain(Field::new(name, t, true)),
+                None => ColumnSpec::Variant {
+                    schema: match &options.shred {
+                        ShredMode::Infer(_) => inferrer.finish(),
+                        ShredMode::None => ShreddingSchema::Variant,
+                        ShredMode::Schema(s) => s.clone(),
+                    },
+                    name,
+                },
+            }
+        })
+        .collect())
+}
+
+/// Builds the columns of a batch of lines.
+struct RowEncoder {
+    columns: Vec<ColumnSpec>,
+    builders: Vec<ColumnBuilder>,
+    split: bool,
+    /// Which columns the current line filled.
+    seen: Vec<bool>,
+}
+
+enum ColumnBuilder {
+    Int64(Int64Builder),
+    Float64(Float64Builder),
+    Utf8(StringBuilder),
+    Boolean(BooleanBuilder),
+    Variant(Box<Shredder>),
+}
+
+impl RowEncoder {
+    fn new(columns: &[ColumnSpec], options: &EncodeOptions) -> RowEncoder {
+        let policy = match &options.shred {
+            ShredMode::Infer(o) => o.preset().policy(),
+            _ => ShredPolicy::Faithful,
+        };
+        let builders = columns
+            .iter()
+            .map(|c| match c {
+                ColumnSpec::Plain(f) => match f.data_type() {
+                    DataType::Int64 => ColumnBuilder::Int64(Int64Builder::new()),
+                    DataType::Float64 => ColumnBuilder::Float64(Float64Builder::new()),
+                    DataType::Boolean => ColumnBuilder::Boolean(BooleanBuilder::new()),
+                    _ => ColumnBuilder::Utf8(StringBuilder::new()),
+                },
+                ColumnSpec::Variant { schema, .. } => {
+                    ColumnBuilder::Variant(Box::new(Shredder::new(schema).with_policy(policy)))
+                }
+            })
+            .collect();
+        RowEncoder {
+            columns: columns.to_vec(),
+            builders,
+            split: !options.variant_fields.is_empty(),
+            seen: vec![false; columns.len()],
+        }
+    }
+
+    /// Encodes every line; a bad line (when skipped) makes the batch start
+    /// over without it, since a half-written row cannot be taken back out
+    /// of the column builders.
+    fn encode_batch(
+        &mut self,
+        lines: &LineReader<'_>,
+        bad: &mut BadLines,
+    ) -> Result<Vec<ArrayRef>> {
+        let mut skipped: Vec<u64> = Vec::new();
+        'batch: loop {
+            for (line, text) in lines.iter() {
+                if skipped.contains(&line.number) {
+                    continue;
+                }
+                if let Err(e) = self.encode_line(text) {
+                    bad.record(line, e)?;
+                    skipped.push(line.number);
+                    self.finish();
+                    continue 'batch;
+                }
+            }
+            return Ok(self.finish());
+        }
+    }
+
+    fn encode_line(&mut self, text: &[u8]) -> Result<()> {
+        if !self.split {
+            let ColumnBuilder::Variant(shredder) = &mut self.builders[0] else {
+                unreachable!("whole lines go to one Variant column")
+            };
+            return shredder.append_json(text);
+        }
+        let mut reader = JsonReader::new(text);
+        if reader.peek()? != Peek::Object {
+            return Err(reader.error_at(
+                reader.position(),
+                "expected a JSON object (--variant-field splits objects into columns)",
+            ));
+        }
+        self.seen.fill(false);
+        let mut key = reader.first_key()?;
+        while let Some(k) = key {
+            let Some(i) = self.columns.iter().position(|c| column_name(c) == k) else {
+                let message = format!(
+                    "field {k:?} was not in the sample lines that chose the columns (raise the sample size)"
+                );
+                return Err(reader.error_at(reader.position(), message));
+            };
+            if std::mem::replace(&mut self.seen[i], true) {
+                let message = format!("duplicate key {k:?}");
+                return Err(reader.error_at(reader.position(), message));
+            }
+            append_field(&mut self.builders[i], &mut reader, &self.columns[i])?;
+            key = reader.next_key()?;
+        }
+        reader.finish()?;
+        for (builder, seen) in self.builders.iter_mut().zip(&self.seen) {
+            if !seen {
+                match builder {
+                    ColumnBuilder::Int64(b) => b.append_null(),
+                    ColumnBuilder::Float64(b) => b.append_null(),
+                    ColumnBuilder::Utf8(b) => b.append_null(),
+                    ColumnBuilder::Boolean(b) => b.append_null(),
+                    ColumnBuilder::Variant(s) => s.append_null(),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Vec<ArrayRef> {
+        self.builders
+            .iter_mut()
+            .map(|b| -> ArrayRef {
+                match b {
+                    ColumnBuilder::Int64(b) => Arc::new(b.finish()),
+                    ColumnBuilder::Float64(b) => Arc::new(b.finish()),
+                    ColumnBuilder::Utf8(b) => Arc::new(b.finish()),
+                    ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
+                    ColumnBuilder::Variant(s) => Arc::new(s.finish()),
+                }
+            })
+            .collect()
+    }
+}
+
+fn column_name(c: &ColumnSpec) -> &str {
+    match c {
+        ColumnSpec::Plain(f) => f.name(),
+        ColumnSpec::Variant { name, .. } => name,
+    }
+}
+
+/// Appends the reader's next value to an ordinary column, or fails when it
+/// is of another type than the sample showed.
+fn append_field(
+    builder: &mut ColumnBuilder,
+    r: &mut JsonReader<'_>,
+    column: &ColumnSpec,
+) -> Result<()> {
+    if let ColumnBuilder::Variant(shredder) = builder {
+        return shredder.append_json_value(r);
+    }
+    let at = r.position();
+    let peek = r.peek()?;
+    if peek == Peek::Null {
+        r.literal(b"null")?;
+        match builder {
+            ColumnBuilder::Int64(b) => b.append_null(),
+            ColumnBuilder::Float64(b) => b.append_null(),
+            ColumnBuilder::Utf8(b) => b.append_null(),
+            ColumnBuilder::Boolean(b) => b.append_null(),
+            ColumnBuilder::Variant(_) => {}
+        }
+        return Ok(());
+    }
+    let ok = match (builder, peek) {
+        (ColumnBuilder::Int64(b), Peek::Number) => match r.number()? {
+            JsonNumber::Int(v) => {
+                b.append_value(v);
+                true
+            }
+            _ => false,
+        },
+        (ColumnBuilder::Float64(b), Peek::Number) => match r.number()? {
+            JsonNumber::Double(v) => {
+                b.append_value(v);
+                true
+            }
+            _ => false,
+        },
+        (ColumnBuilder::Utf8(b), Peek::String) => {
+            b.append_value(r.string()?);
+            true
+        }
+        (ColumnBuilder::Boolean(b), Peek::True | Peek::False) => {
+            let v = peek == Peek::True;
+            r.literal(if v { b"true" } else { b"false" })?;
+            b.append_value(v);
+            true
+        }
+        _ => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    let ColumnSpec::Plain(field) = column else {
+        unreachable!("only ordinary columns get here")
+    };
+    Err(r.error_at(
+        at,
+        format!(
+            "field {:?} is a {} column (chosen from the sample lines) but this value is not (raise the sample size, or name it with --variant-field)",
+            field.name(),
+            field.data_type()
+        ),
+    ))
+}

@@ -1,0 +1,455 @@
+//! Per-path statistics for the default preset: how often each slot (an
+//! object field or an array element, at each path) occurs, how often with
+//! each faithful type class, how many bytes those values take in the
+//! Variant encoding, value ranges, and a sketch of the number of distinct
+//! values. Sampled values themselves are never kept.
+
+use std::collections::HashMap;
+
+use crate::variant::{VariantRef, width_for};
+
+/// At most this many distinct keys are tracked per object path; an object
+/// with more is a map (see the module docs).
+pub(super) const MAX_KEYS_PER_OBJECT: usize = 1024;
+
+/// The distinct-value sketch has `2^SKETCH_BITS` registers.
+const SKETCH_BITS: u32 = 10;
+const SKETCH_REGISTERS: usize = 1 << SKETCH_BITS;
+
+/// A faithful type class: values of one class can share a typed column and
+/// read back with the same type and JSON text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(super) enum Class {
+    Boolean,
+    /// int8..int64.
+    Int,
+    /// Decimals of this scale.
+    Decimal(u8),
+    Double,
+    Float,
+    String,
+    Binary,
+    Date,
+    Time,
+    Timestamp {
+        utc: bool,
+        nanos: bool,
+    },
+    Uuid,
+    Object,
+    Array,
+}
+
+impl Class {
+    /// The class of a value; `None` for the Variant null.
+    fn of(v: &VariantRef<'_>) -> Option<Class> {
+        use VariantRef as V;
+        Some(match *v {
+            V::Null => return None,
+            V::Bool(_) => Class::Boolean,
+            V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) => Class::Int,
+            V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) => Class::Decimal(d.scale()),
+            V::Double(_) => Class::Double,
+            V::Float(_) => Class::Float,
+            V::String(_) => Class::String,
+            V::Binary(_) => Class::Binary,
+            V::Date(_) => Class::Date,
+            V::TimeNtzMicros(_) => Class::Time,
+            V::TimestampMicros(_) => Class::Timestamp {
+                utc: true,
+                nanos: false,
+            },
+            V::TimestampNtzMicros(_) => Class::Timestamp {
+                utc: false,
+                nanos: false,
+            },
+            V::TimestampNanos(_) => Class::Timestamp {
+                utc: true,
+                nanos: true,
+            },
+            V::TimestampNtzNanos(_) => Class::Timestamp {
+                utc: false,
+                nanos: true,
+            },
+            V::Uuid(_) => Class::Uuid,
+            V::Object(_) => Class::Object,
+            V::Array(_) => Class::Array,
+        })
+    }
+}
+
+/// A HyperLogLog sketch of the distinct values seen: 1024 one-byte
+/// registers, about 3% error (linear counting, nearly exact, for small
+/// counts). Allocated on the first value.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Distinct {
+    registers: Option<Box<[u8; SKETCH_REGISTERS]>>,
+}
+
+impl Distinct {
+    fn insert(&mut self, hash: u64) {
+        let registers = self
+            .registers
+            .get_or_insert_with(|| Box::new([0; SKETCH_REGISTERS]));
+        let index = (hash >> (64 - SKETCH_BITS)) as usize;
+        // The position of the first 1 bit in the rest of the hash.
+        let rank = ((hash << SKETCH_BITS) | (1 << (SKETCH_BITS - 1))).leading_zeros() as u8 + 1;
+        registers[index] = registers[index].max(rank);
+    }
+
+    /// The estimated number of distinct values.
+    pub(super) fn estimate(&self) -> f64 {
+        let Some(registers) = &self.registers else {
+            return 0.0;
+        };
+        let m = SKETCH_REGISTERS as f64;
+        let sum: f64 = registers.iter().map(|&r| (-(r as f64)).exp2()).sum();
+        let raw = 0.7213 / (1.0 + 1.079 / m) * m * m / sum;
+        let zeros = registers.iter().filter(|&&r| r == 0).count();
+        if raw <= 2.5 * m && zeros > 0 {
+            m * (m / zeros as f64).ln()
+        } else {
+            raw
+        }
+    }
+}
+
+/// The statistics of the values of one class at one path.
+#[derive(Clone, Debug)]
+pub(super) struct ClassStats {
+    pub(super) class: Class,
+    pub(super) count: u64,
+    /// The Variant-encoded size of these values, summed (scalars only).
+    pub(super) bytes: u64,
+    /// The lengths of strings and binaries, summed.
+    pub(super) payload: u64,
+    /// Integers: the smallest and largest seen.
+    pub(super) min: i64,
+    pub(super) max: i64,
+    /// Decimals: the most integer digits seen (digits before the point).
+    pub(super) integer_digits: u8,
+    pub(super) distinct: Distinct,
+}
+
+impl ClassStats {
+    fn new(class: Class) -> ClassStats {
+        ClassStats {
+            class,
+            count: 0,
+            bytes: 0,
+            payload: 0,
+            min: i64::MAX,
+            max: i64::MIN,
+            integer_digits: 0,
+            distinct: Distinct::default(),
+        }
+    }
+
+    fn add_scalar(&mut self, v: &VariantRef<'_>) {
+        use VariantRef as V;
+        let mut hash = Fnv::new();
+        self.bytes += encoded_size(v) as u64;
+        match *v {
+            V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) => {
+                let x = v.as_i64().unwrap_or_default();
+                self.min = self.min.min(x);
+                self.max = self.max.max(x);
+                hash.write(&x.to_le_bytes());
+            }
+            V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) => {
+                let digits = d.precision().saturating_sub(d.scale());
+                self.integer_digits = self.integer_digits.max(digits);
+                hash.write(&d.unscaled().to_le_bytes());
+            }
+            V::String(s) => {
+                self.payload += s.len() as u64;
+                hash.write(s.as_bytes());
+            }
+            V::Binary(b) => {
+                self.payload += b.len() as u64;
+                hash.write(b);
+            }
+            V::Bool(b) => hash.write(&[b as u8]),
+            V::Double(x) => hash.write(&x.to_bits().to_le_bytes()),
+            V::Float(x) => hash.write(&x.to_bits().to_le_bytes()),
+            V::Date(x) => hash.write(&x.to_le_bytes()),
+            V::TimeNtzMicros(x)
+            | V::TimestampMicros(x)
+            | V::TimestampNtzMicros(x)
+            | V::TimestampNanos(x)
+            | V::TimestampNtzNanos(x) => hash.write(&x.to_le_bytes()),
+            V::Uuid(u) => hash.write(&u),
+            V::Null | V::Object(_) | V::Array(_) => return,
+        }
+        self.distinct.insert(hash.finish());
+    }
+}
+
+/// The size of a scalar's Variant encoding, header included.
+fn encoded_size(v: &VariantRef<'_>) -> usize {
+    use VariantRef as V;
+    match *v {
+        V::Null | V::Bool(_) => 1,
+        V::Int8(_) => 2,
+        V::Int16(_) => 3,
+        V::Int32(_) | V::Date(_) | V::Float(_) => 5,
+        V::Int64(_)
+        | V::Double(_)
+        | V::TimeNtzMicros(_)
+        | V::TimestampMicros(_)
+        | V::TimestampNtzMicros(_)
+        | V::TimestampNanos(_)
+        | V::TimestampNtzNanos(_) => 9,
+        V::Decimal4(_) => 6,
+        V::Decimal8(_) => 10,
+        V::Decimal16(_) => 18,
+        V::Uuid(_) => 17,
+        V::String(s) if s.len() <= 63 => 1 + s.len(),
+        V::String(s) => 5 + s.len(),
+        V::Binary(b) => 5 + b.len(),
+        V::Object(_) | V::Array(_) => 0,
+    }
+}
+
+/// FNV-1a with a final mix (splitmix64), so that the sketch sees uniform
+/// hashes; deterministic across runs and platforms.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        let mut x = self.0;
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    }
+}
+
+/// The statistics of one slot: the root, an object field at a path, or the
+/// elements of an array at a path.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Node {
+    /// Occurrences, nulls included (for a field: the objects that have it).
+    pub(super) count: u64,
+    /// Occurrences that were the Variant null.
+    pub(super) nulls: u64,
+    /// What the enclosing container spends on each occurrence besides the
+    /// value (field id + offset, or an element's offset), summed.
+    pub(super) entry_bytes: u64,
+    /// The non-null occurrences by class.
+    pub(super) classes: Vec<ClassStats>,
+    /// Object occurrences: fields by name.
+    pub(super) children: HashMap<String, Node>,
+    /// Object occurrences: fields, summed over objects (tracked or not).
+    pub(super) key_occurrences: u64,
+    /// Whether more than `MAX_KEYS_PER_OBJECT` distinct keys were seen.
+    pub(super) key_overflow: bool,
+    /// Array occurrences: their elements.
+    pub(super) element: Option<Box<Node>>,
+    /// Array occurrences that had at least one element.
+    pub(super) nonempty_arrays: u64,
+}
+
+impl Node {
+    fn class_mut(&mut self, class: Class) -> &mut ClassStats {
+        let i = match self.classes.iter().position(|c| c.class == class) {
+            Some(i) => i,
+            None => {
+                self.classes.push(ClassStats::new(class));
+                self.classes.len() - 1
+            }
+        };
+        &mut self.classes[i]
+    }
+
+    /// The object occurrences.
+    pub(super) fn objects(&self) -> u64 {
+        self.classes
+            .iter()
+            .find(|c| c.class == Class::Object)
+            .map_or(0, |c| c.count)
+    }
+}
+
+/// The statistics of the default preset: a tree of [`Node`]s.
+#[derive(Debug)]
+pub(super) struct Stats {
+    pub(super) root: Node,
+    /// Rows added (non-null Variants).
+    pub(super) rows: u64,
+    limits: Limits,
+}
+
+#[derive(Debug)]
+struct Limits {
+    max_depth: usize,
+    nodes_left: usize,
+}
+
+impl Stats {
+    pub(super) fn new(max_depth: usize, max_tracked_paths: usize) -> Stats {
+        Stats {
+            root: Node::default(),
+            rows: 0,
+            limits: Limits {
+                max_depth,
+                nodes_left: max_tracked_paths,
+            },
+        }
+    }
+
+    pub(super) fn add(&mut self, v: &VariantRef<'_>) {
+        self.rows += 1;
+        record(&mut self.root, v, 0, 0, &mut self.limits);
+    }
+}
+
+/// Records one occurrence `v` of slot `node` at nesting depth `depth`; the
+/// enclosing container spent `entry` bytes on it besides its value.
+fn record(node: &mut Node, v: &VariantRef<'_>, entry: usize, depth: usize, limits: &mut Limits) {
+    node.count += 1;
+    node.entry_bytes += entry as u64;
+    let Some(class) = Class::of(v) else {
+        node.nulls += 1;
+        return;
+    };
+    let stats = node.class_mut(class);
+    stats.count += 1;
+    match v {
+        VariantRef::Object(o) => {
+            if depth >= limits.max_depth {
+                return;
+            }
+            node.key_occurrences += o.len() as u64;
+            // The widths this object's header uses for ids and offsets.
+            let max_id = (0..o.len()).map(|i| o.field_id(i)).max().unwrap_or(0);
+            let data: usize = (0..o.len()).map(|i| o.field_bytes(i).len()).sum();
+            let entry = width_for(max_id) as usize + width_for(data) as usize;
+            for (name, value) in o.iter() {
+                if let Some(child) = child(node, name, limits) {
+                    record(child, &value, entry, depth + 1, limits);
+                }
+            }
+        }
+        VariantRef::Array(a) => {
+            if depth >= limits.max_depth {
+                return;
+            }
+            if !a.is_empty() {
+                node.nonempty_arrays += 1;
+            }
+            let data: usize = (0..a.len()).map(|i| a.element_bytes(i).len()).sum();
+            let entry = width_for(data) as usize;
+            if node.element.is_none() {
+                let Some(left) = limits.nodes_left.checked_sub(1) else {
+                    return;
+                };
+                limits.nodes_left = left;
+            }
+            let element = node.element.get_or_insert_with(Box::default);
+            for e in a.iter() {
+                record(element, &e, entry, depth + 1, limits);
+            }
+        }
+        scalar => stats.add_scalar(scalar),
+    }
+}
+
+/// The child node for field `name`, created if the limits allow.
+fn child<'n>(node: &'n mut Node, name: &str, limits: &mut Limits) -> Option<&'n mut Node> {
+    if node.children.contains_key(name) {
+        return node.children.get_mut(name);
+    }
+    if node.children.len() >= MAX_KEYS_PER_OBJECT {
+        node.key_overflow = true;
+        return None;
+    }
+    limits.nodes_left = limits.nodes_left.checked_sub(1)?;
+    Some(node.children.entry(name.to_owned()).or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::json_to_variant;
+
+    fn estimate(values: u64, distinct: u64) -> f64 {
+        let mut d = Distinct::default();
+        for i in 0..values {
+            let mut h = Fnv::new();
+            h.write(&(i % distinct).to_le_bytes());
+            d.insert(h.finish());
+        }
+        d.estimate()
+    }
+
+    #[test]
+    fn the_sketch_is_close() {
+        assert_eq!(Distinct::default().estimate(), 0.0);
+        assert_eq!(estimate(20, 1).round(), 1.0);
+        assert_eq!(estimate(20, 10).round(), 10.0);
+        for distinct in [100, 1000, 5000, 50_000] {
+            let e = estimate(100_000, distinct);
+            let error = (e - distinct as f64).abs() / distinct as f64;
+            assert!(error < 0.15, "{distinct}: {e}");
+        }
+    }
+
+    #[test]
+    fn records_classes_sizes_and_entries() {
+        let mut stats = Stats::new(50, 1000);
+        for text in [
+            r#"{"a": 1, "b": "xyz"}"#,
+            r#"{"a": 300, "b": null}"#,
+            r#"{"a": 1.25, "c": [1, 2, 3]}"#,
+        ] {
+            let (m, v) = json_to_variant(text.as_bytes()).unwrap();
+            stats.add(&VariantRef::try_new(&m, &v).unwrap());
+        }
+        let root = &stats.root;
+        assert_eq!(
+            (root.count, root.objects(), root.key_occurrences),
+            (3, 3, 6)
+        );
+        let a = &root.children["a"];
+        assert_eq!((a.count, a.nulls, a.entry_bytes), (3, 0, 6));
+        let ints = a.classes.iter().find(|c| c.class == Class::Int).unwrap();
+        assert_eq!(
+            (ints.count, ints.bytes, ints.min, ints.max),
+            (2, 2 + 3, 1, 300)
+        );
+        let decimals = &a
+            .classes
+            .iter()
+            .find(|c| c.class == Class::Decimal(2))
+            .unwrap();
+        assert_eq!((decimals.count, decimals.integer_digits), (1, 1));
+        let b = &root.children["b"];
+        assert_eq!((b.count, b.nulls), (2, 1));
+        assert_eq!(b.classes[0].payload, 3);
+        let c = &root.children["c"];
+        assert_eq!(c.nonempty_arrays, 1);
+        let element = c.element.as_deref().unwrap();
+        assert_eq!((element.count, element.entry_bytes), (3, 3));
+    }
+
+    #[test]
+    fn limits_bound_the_tree() {
+        let mut stats = Stats::new(1, 3);
+        let (m, v) = json_to_variant(br#"{"a": {"x": 1}, "b": 1, "c": 2, "d": 3}"#).unwrap();
+        stats.add(&VariantRef::try_new(&m, &v).unwrap());
+        let root = &stats.root;
+        assert_eq!(root.children.len(), 3, "the node budget");
+        assert!(root.children["a"].children.is_empty(), "the depth limit");
+        assert_eq!(root.key_occurrences, 4);
+    }
+}

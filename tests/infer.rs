@@ -1,0 +1,1132 @@
+//! Schema inference: the `spark` preset against what Spark 4.3 infers (the
+//! probe results of `spark-inference.md`), the default preset's rules, and
+//! infer -> shred -> unshred round trips.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, StructArray};
+use arrow::datatypes::{Field, Schema};
+use arrow::record_batch::RecordBatch;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use vshred::infer::{InferOptions, Preset, SchemaInferrer, infer_schema};
+use vshred::json::{json_to_variant, variant_to_json_string};
+use vshred::shred::{Shredder, ShreddingSchema};
+use vshred::unshred::unshred;
+use vshred::variant::{VariantBuilder, VariantDecimal, VariantRef};
+
+/// Encoded rows: metadata and value of each.
+type Rows = Vec<(Vec<u8>, Vec<u8>)>;
+
+fn parse(lines: &[String]) -> Rows {
+    lines
+        .iter()
+        .map(|l| json_to_variant(l.as_bytes()).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+fn views(rows: &Rows) -> impl Iterator<Item = VariantRef<'_>> {
+    rows.iter()
+        .map(|(m, v)| VariantRef::try_new(m, v).expect("valid Variant"))
+}
+
+fn infer_rows(rows: &Rows, options: &InferOptions) -> String {
+    infer_schema(views(rows), options).to_string()
+}
+
+fn spark(lines: &[String]) -> String {
+    infer_rows(&parse(lines), &InferOptions::new(Preset::Spark))
+}
+
+fn ours(lines: &[String]) -> String {
+    infer_rows(&parse(lines), &InferOptions::default())
+}
+
+/// `n` rows made by `row(i)`.
+fn rows(n: usize, row: impl FnMut(usize) -> String) -> Vec<String> {
+    (0..n).map(row).collect()
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// True with probability `p`.
+    fn chance(&mut self, p: f64) -> bool {
+        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The spark preset: the rules and probe results of spark-inference.md.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn spark_table() {
+    let field_in_first = |k: usize| {
+        rows(100, move |i| {
+            if i < k {
+                format!(r#"{{"a": {i}, "b": "x"}}"#)
+            } else {
+                format!(r#"{{"a": {i}}}"#)
+            }
+        })
+    };
+    let one_odd = |common: &str, odd: &str| {
+        let (common, odd) = (common.to_string(), odd.to_string());
+        rows(100, move |i| {
+            format!(r#"{{"a": {}}}"#, if i == 50 { &odd } else { &common })
+        })
+    };
+    let mixed = |values: &[&str]| {
+        let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        rows(100, move |i| {
+            format!(r#"{{"a": {}}}"#, values[i % values.len()])
+        })
+    };
+    let table: Vec<(&str, Vec<String>, &str)> = vec![
+        // Frequency: ceil(n / 10) of the non-null rows.
+        (
+            "9 of 100 rows: dropped",
+            field_in_first(9),
+            r#"{"a":"int64"}"#,
+        ),
+        (
+            "10 of 100 rows: shredded",
+            field_in_first(10),
+            r#"{"a":"int64","b":"string"}"#,
+        ),
+        // Any conflict untypes the field.
+        (
+            "string 99% + int 1%",
+            one_odd(r#""s""#, "7"),
+            r#"{"a":"variant"}"#,
+        ),
+        (
+            "decimal 99% + double 1%",
+            one_odd("1.5", "1e3"),
+            r#"{"a":"variant"}"#,
+        ),
+        ("int + double", mixed(&["1", "2.5e0"]), r#"{"a":"variant"}"#),
+        ("bool + int", mixed(&["true", "1"]), r#"{"a":"variant"}"#),
+        (
+            "object 99% + int 1% drops the children",
+            one_odd(r#"{"x": 1}"#, "5"),
+            r#"{"a":"variant"}"#,
+        ),
+        (
+            "object 99% + array 1%",
+            one_odd(r#"{"x": 1}"#, "[1]"),
+            r#"{"a":"variant"}"#,
+        ),
+        // Decimals: the largest scale and integer digits, padded to 18/38.
+        (
+            "int 7 + 1.5",
+            mixed(&["7", "1.5"]),
+            r#"{"a":"decimal(18,1)"}"#,
+        ),
+        (
+            "1.5 + 1.25",
+            mixed(&["1.5", "1.25"]),
+            r#"{"a":"decimal(18,2)"}"#,
+        ),
+        (
+            "seed-like 104.8 values",
+            rows(100, |i| format!(r#"{{"a": {}.{}}}"#, 100 + i, i % 10)),
+            r#"{"a":"decimal(18,1)"}"#,
+        ),
+        (
+            "more than 18 digits",
+            mixed(&["1234567890123456789.5", "1.5"]),
+            r#"{"a":"decimal(38,1)"}"#,
+        ),
+        (
+            "19-digit int + decimal",
+            mixed(&["1234567890123456789", "1.5"]),
+            r#"{"a":"decimal(38,1)"}"#,
+        ),
+        (
+            "19-digit int + int",
+            mixed(&["1234567890123456789", "5"]),
+            r#"{"a":"int64"}"#,
+        ),
+        (
+            "0.05 is DECIMAL(2,2)",
+            mixed(&["0.05", "12.5"]),
+            r#"{"a":"decimal(18,2)"}"#,
+        ),
+        (
+            "decimals beyond 38 digits are untyped",
+            mixed(&["12345678901234567890123456789012345678", "0.5"]),
+            r#"{"a":"variant"}"#,
+        ),
+        // Nothing typed below: value only.
+        (
+            "empty object field",
+            rows(100, |i| format!(r#"{{"a": {i}, "e": {{}}}}"#)),
+            r#"{"a":"int64","e":"variant"}"#,
+        ),
+        (
+            "all-null field",
+            rows(100, |i| format!(r#"{{"a": {i}, "n": null}}"#)),
+            r#"{"a":"int64","n":"variant"}"#,
+        ),
+        ("null + int", mixed(&["null", "3"]), r#"{"a":"int64"}"#),
+        (
+            "always-empty array: a LIST of value-only elements",
+            rows(100, |i| format!(r#"{{"a": {i}, "t": []}}"#)),
+            r#"{"a":"int64","t":["variant"]}"#,
+        ),
+        // Arrays.
+        (
+            "array of ints",
+            mixed(&["[1, 2]", "[3]"]),
+            r#"{"a":["int64"]}"#,
+        ),
+        (
+            "mixed array",
+            mixed(&[r#"[1, "a"]"#]),
+            r#"{"a":["variant"]}"#,
+        ),
+        (
+            "array of int and object",
+            mixed(&[r#"[1, {"a": 1}]"#]),
+            r#"{"a":["variant"]}"#,
+        ),
+        (
+            "nested arrays",
+            mixed(&["[[1], [2, 3]]"]),
+            r#"{"a":[["int64"]]}"#,
+        ),
+        (
+            "array of objects",
+            mixed(&[r#"[{"x": 1, "y": "a"}, {"x": 2}]"#]),
+            r#"{"a":[{"x":"int64","y":"string"}]}"#,
+        ),
+        // The top level.
+        ("all-int rows", rows(100, |i| i.to_string()), r#""int64""#),
+        (
+            "all-string rows",
+            rows(100, |i| format!(r#""s{i}""#)),
+            r#""string""#,
+        ),
+        (
+            "objects and ints",
+            rows(100, |i| {
+                if i % 2 == 0 {
+                    format!(r#"{{"a": {i}}}"#)
+                } else {
+                    i.to_string()
+                }
+            }),
+            r#""variant""#,
+        ),
+        (
+            "top-level arrays",
+            rows(100, |i| format!("[{i}, 1.5]")),
+            r#"["decimal(18,1)"]"#,
+        ),
+        // Spark's build looks at the array element node before the
+        // conflict: a root that is an array in some rows and an object in
+        // others is typed as the array.
+        (
+            "objects and arrays at the root",
+            rows(100, |i| {
+                if i % 2 == 0 {
+                    format!(r#"{{"a": {i}}}"#)
+                } else {
+                    format!("[{i}]")
+                }
+            }),
+            r#"["int64"]"#,
+        ),
+        (
+            "nested objects",
+            rows(100, |i| {
+                format!(r#"{{"v": {{"a": {i}, "n": {{"b": "x"}}}}}}"#)
+            }),
+            r#"{"v":{"a":"int64","n":{"b":"string"}}}"#,
+        ),
+    ];
+    for (name, lines, expected) in table {
+        assert_eq!(spark(&lines), expected, "{name}");
+    }
+}
+
+#[test]
+fn spark_counts_fields_in_array_elements_by_occurrence() {
+    // 10 rows of 18 elements; one element of one row has `rare`: 1
+    // occurrence of 181 passes the row-based threshold of 1.
+    let lines = rows(10, |i| {
+        let mut items: Vec<String> = (0..18).map(|k| format!(r#"{{"k": {k}}}"#)).collect();
+        if i == 3 {
+            items.push(r#"{"k": 0, "rare": true}"#.into());
+        }
+        format!(r#"{{"items": [{}]}}"#, items.join(","))
+    });
+    assert_eq!(
+        spark(&lines),
+        r#"{"items":[{"k":"int64","rare":"boolean"}]}"#
+    );
+    // Outside arrays a field counts once per row: 1 row of 10 is too few
+    // even with many occurrences below it.
+    let lines = rows(100, |i| {
+        if i == 0 {
+            r#"{"a": 1, "o": {"x": [1, 2, 3]}}"#.to_string()
+        } else {
+            r#"{"a": 1}"#.to_string()
+        }
+    });
+    assert_eq!(spark(&lines), r#"{"a":"int64"}"#);
+}
+
+#[test]
+fn spark_width_budget_is_spent_in_name_order() {
+    let twelve = rows(100, |i| {
+        let fields: Vec<String> = (0..12).map(|f| format!(r#""f{f:02}": {i}"#)).collect();
+        format!("{{{}}}", fields.join(","))
+    });
+    let options = InferOptions::new(Preset::Spark).with_max_columns(10);
+    assert_eq!(
+        infer_rows(&parse(&twelve), &options),
+        r#"{"f00":"int64","f01":"int64","f02":"int64","f03":"int64","f04":"variant"}"#
+    );
+
+    let wide = rows(20, |i| {
+        let fields: Vec<String> = (0..400).map(|f| format!(r#""f{f:03}": {i}"#)).collect();
+        format!("{{{}}}", fields.join(","))
+    });
+    let schema = infer_schema(views(&parse(&wide)), &InferOptions::new(Preset::Spark));
+    let ShreddingSchema::Object(fields) = &schema else {
+        panic!("an object: {schema}")
+    };
+    assert_eq!(fields.len(), 150);
+    assert!(
+        fields[..149]
+            .iter()
+            .all(|(_, f)| *f == ShreddingSchema::Int64)
+    );
+    assert_eq!(fields[149], ("f149".to_string(), ShreddingSchema::Variant));
+    assert!(schema.leaf_count() <= 300);
+}
+
+/// Rows with one field of each type the JSON form cannot write.
+fn typed_rows(n: usize) -> Rows {
+    (0..n)
+        .map(|i| {
+            let i = i as i64;
+            let mut b = VariantBuilder::new();
+            b.begin_object();
+            b.key("date");
+            b.date(19_000 + (i % 30) as i32);
+            b.key("ts");
+            b.timestamp_micros(1_700_000_000_000_000 + (i % 60) * 1_000_000);
+            b.key("ts_ntz");
+            b.timestamp_ntz_micros(1_700_000_000_000_000 + (i % 60) * 1_000_000);
+            b.key("ts_nanos");
+            b.timestamp_nanos(1_700_000_000_000_000_000 + (i % 60) * 1_000_000_000);
+            b.key("time");
+            b.time_micros((i % 24) * 3_600_000_000)
+                .expect("a time of day");
+            b.key("float");
+            b.float((i % 8) as f32 * 0.5);
+            b.key("bin");
+            b.binary(&[(i % 4) as u8; 24]);
+            b.key("uuid");
+            b.uuid([(i % 5) as u8; 16]);
+            b.key("flag");
+            b.bool(i % 3 == 0);
+            b.end_object().expect("unique keys");
+            b.into_parts()
+        })
+        .collect()
+}
+
+#[test]
+fn spark_keeps_scalar_types_and_leaves_uuid_time_and_nanos_untyped() {
+    assert_eq!(
+        infer_rows(&typed_rows(100), &InferOptions::new(Preset::Spark)),
+        r#"{"bin":"binary","date":"date","flag":"boolean","float":"float","time":"variant","ts":"timestamp","ts_nanos":"variant","ts_ntz":"timestamp_ntz","uuid":"variant"}"#
+    );
+}
+
+#[test]
+fn spark_samples_the_first_rows_and_skips_sql_nulls() {
+    // A field first seen after row 4096 is not shredded.
+    let lines = rows(5000, |i| {
+        if i < 4096 {
+            format!(r#"{{"a": {i}}}"#)
+        } else {
+            format!(r#"{{"a": {i}, "late": 1}}"#)
+        }
+    });
+    assert_eq!(spark(&lines), r#"{"a":"int64"}"#);
+
+    // SQL NULL rows take places in the sample but do not count: with 50
+    // nulls in a sample of 100, 5 of the 50 values are enough.
+    let parsed = parse(&rows(200, |i| {
+        if i % 10 == 0 {
+            format!(r#"{{"a": {i}, "b": 1}}"#)
+        } else {
+            format!(r#"{{"a": {i}}}"#)
+        }
+    }));
+    let mut inferrer = SchemaInferrer::new(InferOptions::new(Preset::Spark).with_sample_rows(100));
+    for _ in 0..50 {
+        inferrer.add_null();
+    }
+    for v in views(&parsed) {
+        inferrer.add(&v);
+    }
+    assert_eq!(inferrer.rows(), 100);
+    assert!(inferrer.is_full());
+    assert_eq!(
+        inferrer.finish().to_string(),
+        r#"{"a":"int64","b":"int64"}"#
+    );
+}
+
+#[test]
+fn spark_depth_limit() {
+    let lines = rows(10, |i| format!(r#"{{"a": {{"b": {{"c": {i}}}}}, "x": 1}}"#));
+    let parsed = parse(&lines);
+    let at = |depth| {
+        infer_rows(
+            &parsed,
+            &InferOptions::new(Preset::Spark).with_max_depth(depth),
+        )
+    };
+    assert_eq!(at(50), r#"{"a":{"b":{"c":"int64"}},"x":"int64"}"#);
+    assert_eq!(at(2), r#"{"a":{"b":"variant"},"x":"int64"}"#);
+    assert_eq!(at(1), r#"{"a":"variant","x":"int64"}"#);
+    assert_eq!(at(0), r#""variant""#);
+}
+
+// ---------------------------------------------------------------------------
+// The default preset.
+// ---------------------------------------------------------------------------
+
+/// Seed-like rows: `{"id","ts","v":{f0..f9 int/string/decimal, nested}}`,
+/// cardinality 1000 per field.
+fn seed_lines(n: usize) -> Vec<String> {
+    let mut rng = Rng::new(7);
+    (0..n)
+        .map(|i| {
+            let mut f = Vec::new();
+            for k in 0..10 {
+                let x = rng.below(1000);
+                f.push(match k % 3 {
+                    0 => format!(r#""f{k}": {x}"#),
+                    1 => format!(r#""f{k}": "s{x}""#),
+                    _ => format!(r#""f{k}": {}.{}"#, x / 10 + 100, x % 10),
+                });
+            }
+            format!(
+                r#"{{"id": {i}, "ts": "2024-05-{:02}T{:02}:{:02}:00Z", "v": {{{}, "nested": {{"a": {}, "b": "n{}"}}}}}}"#,
+                1 + i / 86_400,
+                (i / 3600) % 24,
+                (i / 60) % 60,
+                f.join(", "),
+                rng.below(1000),
+                rng.below(1000)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn default_types_dense_seed_data_narrowly() {
+    let lines = seed_lines(4096);
+    // `id` is all distinct: alone, its dictionary would cost more than the
+    // 3-5 bytes a row it saves, but with it every row is fully shredded
+    // and leaves `value` null.
+    assert_eq!(
+        ours(&lines),
+        concat!(
+            r#"{"id":"int32","ts":"string","v":{"f0":"int32","f1":"string","f2":"decimal(4,1)","#,
+            r#""f3":"int32","f4":"string","f5":"decimal(4,1)","f6":"int32","f7":"string","#,
+            r#""f8":"decimal(4,1)","f9":"int32","nested":{"a":"int32","b":"string"}}}"#
+        )
+    );
+    assert_eq!(
+        spark(&lines),
+        concat!(
+            r#"{"id":"int64","ts":"string","v":{"f0":"int64","f1":"string","f2":"decimal(18,1)","#,
+            r#""f3":"int64","f4":"string","f5":"decimal(18,1)","f6":"int64","f7":"string","#,
+            r#""f8":"decimal(18,1)","f9":"int64","nested":{"a":"int64","b":"string"}}}"#
+        )
+    );
+}
+
+#[test]
+fn default_types_by_majority() {
+    let mut rng = Rng::new(1);
+    // int in 97% of rows, string in 3%; a 1% double among decimals.
+    let lines = rows(4096, |i| {
+        let a = if i % 100 < 97 {
+            (i % 500).to_string()
+        } else {
+            format!(r#""n/a {i}""#)
+        };
+        let d = if i % 100 == 0 {
+            "1e3".to_string()
+        } else {
+            format!("{}.{}", i % 300, i % 7)
+        };
+        format!(r#"{{"a": {a}, "d": {d}}}"#)
+    });
+    assert_eq!(ours(&lines), r#"{"a":"int32","d":"decimal(4,1)"}"#);
+    assert_eq!(spark(&lines), r#"{"a":"variant","d":"variant"}"#);
+
+    // A 60/40 field is polymorphic: untyped (and, untyped, not worth a
+    // value-only column) unless the share is lowered.
+    let lines = rows(4096, |i| {
+        let x = rng.below(50);
+        if rng.chance(0.6) {
+            format!(r#"{{"kind": {}, "p": {x}}}"#, i % 4)
+        } else {
+            format!(r#"{{"kind": {}, "p": "v{x}"}}"#, i % 4)
+        }
+    });
+    let parsed = parse(&lines);
+    assert_eq!(
+        infer_rows(&parsed, &InferOptions::default()),
+        r#"{"kind":"int32"}"#
+    );
+    assert_eq!(
+        infer_rows(&parsed, &InferOptions::default().with_min_type_share(0.5)),
+        r#"{"kind":"int32","p":"int32"}"#
+    );
+}
+
+#[test]
+fn default_chooses_narrow_types() {
+    let lines = rows(4096, |i| {
+        let big = 3_000_000_000u64 + (i % 100) as u64;
+        // Scale 1 in 80% of rows, scale 2 in 20%: the majority scale.
+        let d = if i % 5 == 0 {
+            format!("{}.{:02}", i % 50, i % 100)
+        } else {
+            format!("{}.{}", i % 1000, i % 10)
+        };
+        format!(
+            r#"{{"big": {big}, "d": {d}, "small": {}, "neg": -{}}}"#,
+            i % 100,
+            i % 300
+        )
+    });
+    assert_eq!(
+        ours(&lines),
+        r#"{"big":"int64","d":"decimal(4,1)","neg":"int32","small":"int32"}"#
+    );
+    assert_eq!(
+        spark(&lines),
+        r#"{"big":"int64","d":"decimal(18,2)","neg":"int64","small":"int64"}"#
+    );
+}
+
+/// Rows of a record with maps: `labels` keyed by language code (English
+/// plus 3 of 100 others), `deps` keyed by package name, `votes` keyed by
+/// small ids.
+fn map_lines(n: usize) -> Vec<String> {
+    let mut rng = Rng::new(3);
+    let langs: Vec<String> = (0..100)
+        .map(|k| {
+            let b = [b'a' + (k / 26) as u8, b'a' + (k % 26) as u8];
+            String::from_utf8(b.to_vec()).expect("ASCII")
+        })
+        .collect();
+    (0..n)
+        .map(|i| {
+            let mut labels = vec![format!(r#""en": "label {}""#, i % 50)];
+            for _ in 0..3 {
+                let lang = &langs[rng.below(100) as usize];
+                if lang != "en" && !labels.iter().any(|l| l.starts_with(&format!("\"{lang}\""))) {
+                    labels.push(format!(r#""{lang}": "label {}""#, i % 40));
+                }
+            }
+            let packages: std::collections::BTreeSet<u64> = (0..4).map(|_| rng.below(500)).collect();
+            let deps: Vec<String> = packages
+                .iter()
+                .map(|p| format!(r#""pkg-{p}": "^1.{}.0""#, rng.below(5)))
+                .collect();
+            let mut votes = Vec::new();
+            for k in 1..=8 {
+                if rng.chance(0.5) {
+                    votes.push(format!(r#""{}": {}"#, 1000 + k, rng.below(5)));
+                }
+            }
+            format!(
+                r#"{{"id": {i}, "kind": "k{}", "labels": {{{}}}, "deps": {{{}}}, "votes": {{{}}}}}"#,
+                i % 4,
+                labels.join(", "),
+                deps.join(", "),
+                votes.join(", ")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn default_leaves_maps_in_value() {
+    let lines = map_lines(4096);
+    assert_eq!(ours(&lines), r#"{"kind":"string"}"#);
+    // Spark makes columns of the keys that happen to clear 10%.
+    let spark = spark(&lines);
+    assert!(spark.contains(r#""labels":{"en":"string"}"#), "{spark}");
+    assert!(spark.contains(r#""votes":{"1001":"int64""#), "{spark}");
+}
+
+#[test]
+fn default_types_records_with_a_tail_of_rare_fields() {
+    // Not a map: most key occurrences are of the common fields.
+    let mut rng = Rng::new(17);
+    let lines = rows(4096, |i| {
+        let mut fields = vec![
+            format!(r#""status": "s{}""#, i % 5),
+            format!(r#""code": {}"#, 200 + i % 3),
+        ];
+        for k in 0..40 {
+            if rng.chance(0.02) {
+                fields.push(format!(r#""x-custom-{k}": "v""#));
+            }
+        }
+        format!(r#"{{"headers": {{{}}}}}"#, fields.join(", "))
+    });
+    assert_eq!(
+        ours(&lines),
+        r#"{"headers":{"code":"int32","status":"string"}}"#
+    );
+}
+
+/// Webhook-like sparse rows: an event type and a delivery id in every row,
+/// and 40 optional fields each in 10-15% of rows, with values of high
+/// cardinality (ids, URLs, timestamps, hashes).
+fn sparse_lines(n: usize) -> Vec<String> {
+    let mut rng = Rng::new(11);
+    (0..n)
+        .map(|i| {
+            let mut fields = vec![
+                format!(r#""action": "{}""#, ["opened", "closed", "edited"][i % 3]),
+                format!(r#""delivery": {}"#, 5_000_000 + i),
+            ];
+            for k in 0..40 {
+                if rng.chance(0.10 + 0.05 * (k as f64 / 40.0)) {
+                    fields.push(match k % 4 {
+                        0 => format!(r#""opt{k:02}": {}"#, rng.below(1_000_000_000)),
+                        1 => format!(
+                            r#""opt{k:02}": "https://api.example.com/repos/o{}/r{}""#,
+                            rng.below(100_000),
+                            rng.below(1000)
+                        ),
+                        2 => format!(
+                            r#""opt{k:02}": "2024-0{}-{:02}T{:02}:{:02}:{:02}Z""#,
+                            1 + rng.below(9),
+                            1 + rng.below(28),
+                            rng.below(24),
+                            rng.below(60),
+                            rng.below(60)
+                        ),
+                        _ => format!(r#""opt{k:02}": "{:016x}""#, rng.next()),
+                    });
+                }
+            }
+            format!("{{{}}}", fields.join(", "))
+        })
+        .collect()
+}
+
+/// Sparse rows like [`sparse_lines`] whose optional fields have small
+/// domains (a few ints, strings, booleans, short decimals): dictionary
+/// indices of a few bits replace 3-8 bytes, so these do pay.
+fn small_domain_sparse_lines(n: usize) -> Vec<String> {
+    let mut rng = Rng::new(13);
+    (0..n)
+        .map(|i| {
+            let mut fields = vec![format!(r#""action": "{}""#, ["opened", "closed"][i % 2])];
+            for k in 0..40 {
+                if rng.chance(0.10 + 0.05 * (k as f64 / 40.0)) {
+                    fields.push(match k % 4 {
+                        0 => format!(r#""opt{k:02}": {}"#, rng.below(100)),
+                        1 => format!(
+                            r#""opt{k:02}": "{}""#,
+                            ["ok", "failed", "skipped"][rng.below(3) as usize]
+                        ),
+                        2 => format!(r#""opt{k:02}": {}"#, rng.chance(0.5)),
+                        _ => format!(r#""opt{k:02}": {}.{}"#, rng.below(100), rng.below(10)),
+                    });
+                }
+            }
+            format!("{{{}}}", fields.join(", "))
+        })
+        .collect()
+}
+
+#[test]
+fn default_gives_sparse_data_few_columns() {
+    let lines = sparse_lines(4096);
+    let parsed = parse(&lines);
+    let ours = infer_schema(views(&parsed), &InferOptions::default());
+    assert_eq!(
+        ours.to_string(),
+        r#"{"action":"string","delivery":"int32"}"#
+    );
+    // Spark shreds every optional field that reached 10% in the sample.
+    let spark = infer_schema(views(&parsed), &InferOptions::new(Preset::Spark));
+    assert!(spark.leaf_count() > 1 + 2 * 35, "{spark}");
+
+    // The same presence with small domains: most of them pay.
+    let parsed = parse(&small_domain_sparse_lines(4096));
+    let ours = infer_schema(views(&parsed), &InferOptions::default());
+    let ShreddingSchema::Object(fields) = &ours else {
+        panic!("an object: {ours}")
+    };
+    assert!(fields.len() > 15, "{ours}");
+}
+
+#[test]
+fn default_types_objects_that_are_sometimes_arrays() {
+    let lines = rows(4096, |i| {
+        let geo = if i % 10 == 0 {
+            format!("[{}.5, {}.25]", i % 90, i % 180)
+        } else {
+            format!(r#"{{"lat": {}.5, "lon": {}.25}}"#, i % 90, i % 180)
+        };
+        format!(r#"{{"id": {i}, "geo": {geo}}}"#)
+    });
+    assert_eq!(
+        ours(&lines),
+        r#"{"geo":{"lat":"decimal(3,1)","lon":"decimal(5,2)"},"id":"int32"}"#
+    );
+    assert_eq!(spark(&lines), r#"{"geo":"variant","id":"int64"}"#);
+}
+
+#[test]
+fn default_types_nested_arrays_of_varying_depth_by_level() {
+    let lines = rows(4096, |i| {
+        let (a, b) = (i % 100, (i * 7) % 100);
+        let coords = match i % 10 {
+            0 => format!("[{a}, {b}]"),
+            1 => format!("[[[{a}, {b}]]]"),
+            _ => format!("[[{a}, {b}], [{b}, {a}], [{a}, {a}]]"),
+        };
+        format!(r#"{{"id": {i}, "coords": {coords}}}"#)
+    });
+    assert_eq!(ours(&lines), r#"{"coords":[["int32"]],"id":"int32"}"#);
+    assert_eq!(spark(&lines), r#"{"coords":["variant"],"id":"int64"}"#);
+}
+
+#[test]
+fn default_never_makes_value_only_columns() {
+    let lines = rows(4096, |i| {
+        format!(
+            r#"{{"kind": "k{}", "empty": {{}}, "none": null, "both": {}, "t": []}}"#,
+            i % 4,
+            if i % 2 == 0 {
+                "1".to_string()
+            } else {
+                format!(r#""{i}""#)
+            }
+        )
+    });
+    assert_eq!(ours(&lines), r#"{"kind":"string"}"#);
+    assert_eq!(
+        spark(&lines),
+        r#"{"both":"variant","empty":"variant","kind":"string","none":"variant","t":["variant"]}"#
+    );
+}
+
+#[test]
+fn default_types_every_faithful_scalar_class() {
+    assert_eq!(
+        infer_rows(&typed_rows(4096), &InferOptions::default()),
+        concat!(
+            r#"{"bin":"binary","date":"date","flag":"boolean","float":"float","time":"time","#,
+            r#""ts":"timestamp","ts_nanos":"timestamp_nanos","ts_ntz":"timestamp_ntz","uuid":"uuid"}"#
+        )
+    );
+}
+
+#[test]
+fn default_keeps_the_most_valuable_columns_within_the_width() {
+    // `z*`: long strings from a small domain (dictionary encoded, they save
+    // ~40 bytes a row); `a*`: small ints (they save ~3).
+    let lines = rows(4096, |i| {
+        format!(
+            r#"{{"a1": {}, "a2": {}, "z1": "a rather long category name number {}", "z2": "another long category name, number {}"}}"#,
+            i % 100,
+            i % 90,
+            i % 10,
+            i % 12
+        )
+    });
+    let parsed = parse(&lines);
+    let with = |columns| infer_rows(&parsed, &InferOptions::default().with_max_columns(columns));
+    assert_eq!(
+        with(300),
+        r#"{"a1":"int32","a2":"int32","z1":"string","z2":"string"}"#
+    );
+    assert_eq!(with(5), r#"{"z1":"string","z2":"string"}"#);
+    assert_eq!(with(4), r#"{"z2":"string"}"#);
+    assert_eq!(with(2), r#""variant""#);
+    // Spark charges fields in name order.
+    assert_eq!(
+        infer_rows(
+            &parsed,
+            &InferOptions::new(Preset::Spark).with_max_columns(5)
+        ),
+        r#"{"a1":"int64","a2":"int64"}"#
+    );
+
+    // Nested: the budget counts the enclosing groups.
+    let lines = rows(4096, |i| {
+        format!(
+            r#"{{"n": {{"x": "a rather long category name number {}", "y": {}}}, "k": {}}}"#,
+            i % 10,
+            i % 100,
+            i % 100
+        )
+    });
+    let parsed = parse(&lines);
+    let schema = infer_schema(views(&parsed), &InferOptions::default().with_max_columns(4));
+    assert_eq!(schema.to_string(), r#"{"n":{"x":"string"}}"#);
+    assert_eq!(schema.leaf_count(), 4);
+}
+
+#[test]
+fn default_depth_and_sample_limits() {
+    let lines = rows(4096, |i| {
+        format!(
+            r#"{{"a": {{"b": {{"c": {}}}}}, "x": {}}}"#,
+            i % 100,
+            i % 100
+        )
+    });
+    let parsed = parse(&lines);
+    let at = |depth| infer_rows(&parsed, &InferOptions::default().with_max_depth(depth));
+    assert_eq!(at(50), r#"{"a":{"b":{"c":"int32"}},"x":"int32"}"#);
+    assert_eq!(at(3), r#"{"a":{"b":{"c":"int32"}},"x":"int32"}"#);
+    assert_eq!(at(2), r#"{"x":"int32"}"#);
+    assert_eq!(at(0), r#""variant""#);
+
+    // Only the first `sample_rows` rows count.
+    let lines = rows(6000, |i| {
+        if i < 3000 {
+            format!(r#"{{"x": {}}}"#, i % 100)
+        } else {
+            format!(r#"{{"x": {}, "late": "category {}"}}"#, i % 100, i % 3)
+        }
+    });
+    let parsed = parse(&lines);
+    assert_eq!(
+        infer_rows(&parsed, &InferOptions::default().with_sample_rows(3000)),
+        r#"{"x":"int32"}"#
+    );
+    assert_eq!(
+        infer_rows(&parsed, &InferOptions::default().with_sample_rows(6000)),
+        r#"{"late":"string","x":"int32"}"#
+    );
+}
+
+#[test]
+fn default_respects_the_minimum_frequency() {
+    // Long strings in 8% of rows would pay, but are too rare.
+    let lines = rows(4096, |i| {
+        if i % 25 < 2 {
+            format!(
+                r#"{{"x": {}, "rare": "a long repeated text that is worth a column {}"}}"#,
+                i % 100,
+                i % 2
+            )
+        } else {
+            format!(r#"{{"x": {}}}"#, i % 100)
+        }
+    });
+    let parsed = parse(&lines);
+    assert_eq!(
+        infer_rows(&parsed, &InferOptions::default()),
+        r#"{"x":"int32"}"#
+    );
+    assert_eq!(
+        infer_rows(&parsed, &InferOptions::default().with_min_frequency(0.05)),
+        r#"{"rare":"string","x":"int32"}"#
+    );
+}
+
+#[test]
+fn empty_samples_infer_no_typed_column() {
+    for preset in [Preset::Default, Preset::Spark] {
+        let schema = infer_schema(std::iter::empty(), &InferOptions::new(preset));
+        assert_eq!(schema, ShreddingSchema::Variant, "{preset:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Sizes: the default never makes the column larger than not shredding.
+// ---------------------------------------------------------------------------
+
+/// Shreds `rows` with `schema` under `preset`'s policy.
+fn shred(rows: &Rows, schema: &ShreddingSchema, preset: Preset) -> StructArray {
+    let mut shredder = Shredder::new(schema).with_policy(preset.policy());
+    for (m, v) in rows {
+        shredder.append_variant(m, v).expect("valid Variant");
+    }
+    shredder.finish()
+}
+
+/// The size of a Parquet file holding `column`, uncompressed or with zstd.
+fn parquet_size(column: StructArray, zstd: bool) -> usize {
+    let field = Field::new("v", column.data_type().clone(), true);
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![Arc::new(column)])
+        .expect("a batch");
+    let props = WriterProperties::builder()
+        .set_compression(if zstd {
+            Compression::ZSTD(ZstdLevel::default())
+        } else {
+            Compression::UNCOMPRESSED
+        })
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).expect("writer");
+    writer.write(&batch).expect("write");
+    writer.close().expect("close");
+    out.len()
+}
+
+/// Sizes of the column unshredded, with the default schema and with
+/// Spark's, in Parquet files uncompressed and with zstd.
+fn sizes(lines: &[String]) -> [(usize, usize, usize); 2] {
+    let rows = parse(lines);
+    let plain = shred(&rows, &ShreddingSchema::Variant, Preset::Default);
+    let shredded = |preset| {
+        let schema = infer_schema(views(&rows), &InferOptions::new(preset));
+        shred(&rows, &schema, preset)
+    };
+    let (ours, spark) = (shredded(Preset::Default), shredded(Preset::Spark));
+    [false, true].map(|zstd| {
+        (
+            parquet_size(plain.clone(), zstd),
+            parquet_size(ours.clone(), zstd),
+            parquet_size(spark.clone(), zstd),
+        )
+    })
+}
+
+#[test]
+fn default_shredding_is_never_larger_than_none() {
+    for (name, lines) in [
+        ("sparse", sparse_lines(20_000)),
+        ("small-domain sparse", small_domain_sparse_lines(20_000)),
+        ("seed", seed_lines(20_000)),
+        ("maps", map_lines(20_000)),
+    ] {
+        let [raw, zstd] = sizes(&lines);
+        for ((plain, ours, spark), how) in [(raw, "uncompressed"), (zstd, "zstd")] {
+            assert!(
+                ours <= plain,
+                "{name}, {how}: default {ours} > unshredded {plain}"
+            );
+            if name == "seed" {
+                assert!(
+                    ours < plain * 3 / 4,
+                    "{name}, {how}: default {ours} vs {plain}"
+                );
+                assert!(
+                    spark < plain * 3 / 4,
+                    "{name}, {how}: Spark {spark} vs {plain}"
+                );
+            }
+        }
+        if name == "sparse" {
+            let (plain, _, spark) = raw;
+            assert!(spark > plain, "{name}: Spark {spark} <= unshredded {plain}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Round trips: infer -> shred -> unshred gives every row back.
+// ---------------------------------------------------------------------------
+
+/// Rows mixing everything the presets treat differently.
+fn mixed_lines(n: usize) -> Vec<String> {
+    let mut rng = Rng::new(5);
+    (0..n)
+        .map(|i| {
+            let mut fields = vec![format!(r#""id": {i}"#)];
+            let a = match rng.below(20) {
+                0 => r#""text""#.to_string(),
+                1 => "null".to_string(),
+                2 => "2.5".to_string(),
+                3 => "1e300".to_string(),
+                _ => rng.below(1000).to_string(),
+            };
+            fields.push(format!(r#""a": {a}"#));
+            if rng.chance(0.9) {
+                let d = match rng.below(10) {
+                    0 => format!("{}.{:02}", rng.below(100), rng.below(100)),
+                    1 => format!("{}", rng.below(100)),
+                    2 => "12345678.5".to_string(),
+                    _ => format!("{}.{}", rng.below(1000), rng.below(10)),
+                };
+                fields.push(format!(r#""d": {d}"#));
+            }
+            let o = match rng.below(10) {
+                0 => "[1, 2]".to_string(),
+                1 => r#""flat""#.to_string(),
+                _ => format!(
+                    r#"{{"x": {}, "y": "s{}", "extra{}": true}}"#,
+                    rng.below(10),
+                    rng.below(10),
+                    rng.below(3)
+                ),
+            };
+            fields.push(format!(r#""o": {o}"#));
+            let arr = match rng.below(6) {
+                0 => "[]".to_string(),
+                1 => r#"[1, "x", null, {"k": 1}]"#.to_string(),
+                2 => "[[1, 2], [3]]".to_string(),
+                _ => format!("[{}, {}, 3000000000]", rng.below(5), rng.below(5)),
+            };
+            fields.push(format!(r#""arr": {arr}"#));
+            if rng.chance(0.3) {
+                let k = rng.below(1000);
+                fields.push(format!(r#""map": {{"{}": 1, "{}": 2}}"#, k, k + 1000));
+            }
+            if rng.chance(0.02) {
+                return format!("[{i}, {{}}]");
+            }
+            format!("{{{}}}", fields.join(", "))
+        })
+        .collect()
+}
+
+fn round_trip(lines: &[String], preset: Preset, max_columns: usize) {
+    let rows = parse(lines);
+    let schema = infer_schema(
+        views(&rows),
+        &InferOptions::new(preset).with_max_columns(max_columns),
+    );
+    let column = shred(&rows, &schema, preset);
+    assert_eq!(column.len(), rows.len());
+    let back = unshred(&column).expect("reconstructs");
+    let metadata = back
+        .column_by_name("metadata")
+        .expect("metadata")
+        .as_binary::<i32>();
+    let value = back
+        .column_by_name("value")
+        .expect("value")
+        .as_binary::<i32>();
+    for (row, (line, original)) in lines.iter().zip(views(&rows)).enumerate() {
+        let got = VariantRef::try_new(metadata.value(row), value.value(row)).expect("valid");
+        assert!(
+            got == original,
+            "{preset:?} {schema} row {row}: {line}\n got {}",
+            variant_to_json_string(&got)
+        );
+        if preset == Preset::Default {
+            assert_eq!(
+                variant_to_json_string(&got),
+                variant_to_json_string(&original),
+                "{schema} row {row}"
+            );
+        }
+    }
+    // Straight from JSON text to the same columns.
+    let mut shredder = Shredder::new(&schema).with_policy(preset.policy());
+    for line in lines {
+        shredder.append_json(line.as_bytes()).expect("valid JSON");
+    }
+    let from_json = unshred(&shredder.finish()).expect("reconstructs");
+    let metadata = from_json
+        .column_by_name("metadata")
+        .expect("metadata")
+        .as_binary::<i32>();
+    let value = from_json
+        .column_by_name("value")
+        .expect("value")
+        .as_binary::<i32>();
+    for (row, original) in views(&rows).enumerate() {
+        let got = VariantRef::try_new(metadata.value(row), value.value(row)).expect("valid");
+        assert!(got == original, "{preset:?} {schema} JSON row {row}");
+    }
+}
+
+#[test]
+fn round_trips_reconstruct_every_row() {
+    let datasets = [
+        ("seed", seed_lines(3000)),
+        ("sparse", sparse_lines(3000)),
+        ("maps", map_lines(3000)),
+        ("mixed", mixed_lines(3000)),
+        (
+            "varying depth",
+            rows(3000, |i| match i % 4 {
+                0 => format!("[{}, 2]", i % 10),
+                1 => format!("[[{}, 2.5], []]", i % 10),
+                2 => format!("[[{}], [1, 2], [null]]", i % 10),
+                _ => format!(r#"[[{}, 3], [4, "x"]]"#, i % 10),
+            }),
+        ),
+    ];
+    for (name, lines) in &datasets {
+        for preset in [Preset::Default, Preset::Spark] {
+            for max_columns in [300, 7] {
+                round_trip(lines, preset, max_columns);
+            }
+        }
+        // The mixed data must actually be shredded for the test to mean much.
+        let schema = infer_schema(views(&parse(lines)), &InferOptions::default());
+        assert!(schema.is_typed(), "{name}: {schema}");
+    }
+}
+
+#[test]
+fn spark_policy_reads_ints_in_decimal_columns_back_as_decimals() {
+    let lines = rows(100, |i| {
+        if i % 2 == 0 {
+            format!(r#"{{"a": {}}}"#, i)
+        } else {
+            r#"{"a": 1.5}"#.to_string()
+        }
+    });
+    let rows = parse(&lines);
+    let schema = infer_schema(views(&rows), &InferOptions::new(Preset::Spark));
+    assert_eq!(schema.to_string(), r#"{"a":"decimal(18,1)"}"#);
+    let back = unshred(&shred(&rows, &schema, Preset::Spark)).expect("reconstructs");
+    let m = back
+        .column_by_name("metadata")
+        .expect("metadata")
+        .as_binary::<i32>();
+    let v = back
+        .column_by_name("value")
+        .expect("value")
+        .as_binary::<i32>();
+    let row = VariantRef::try_new(m.value(2), v.value(2)).expect("valid");
+    let a = row.as_object().and_then(|o| o.get("a")).expect("a");
+    assert_eq!(
+        a.as_decimal(),
+        Some(VariantDecimal::try_new(20, 1).expect("2.0"))
+    );
+    assert!(matches!(
+        a,
+        VariantRef::Decimal8(_) | VariantRef::Decimal4(_) | VariantRef::Decimal16(_)
+    ));
+}
