@@ -103,24 +103,47 @@ pub fn encode(
     for path in &options.bloom_filters {
         write.bloom_filters.push(bloom_filter_leaf(path, &columns)?);
     }
-    let mut writer = ParquetWriter::create(output, &columns, &write)?;
+    let writer = ParquetWriter::create(output, &columns, &write)?;
+    let schema = writer.schema().clone();
     let mut encoder = RowEncoder::new(&columns, options);
-    loop {
-        if lines.is_empty() {
-            lines.fill(options.batch_rows.max(1))?;
-            if lines.is_empty() {
-                break;
+    // Encoding and writing (Parquet encoding, compression) run on two
+    // threads; a bounded channel keeps at most two batches in between.
+    let (batches, received) = std::sync::mpsc::sync_channel::<RecordBatch>(2);
+    let written = std::thread::scope(|scope| {
+        let writing = scope.spawn(move || -> Result<ParquetWriter> {
+            let mut writer = writer;
+            for batch in received {
+                writer.write(&batch)?;
             }
-        }
-        let batch = encoder.encode_batch(&lines, &mut bad)?;
-        writer.write(
-            &RecordBatch::try_new(writer.schema().clone(), batch)
-                .map_err(|e| Error::new(ErrorKind::Schema, format!("building a batch: {e}")))?,
-        )?;
-        progress(lines.consumed());
-        lines.clear();
-    }
-    let written = writer.finish()?;
+            Ok(writer)
+        });
+        let encoded = (|| -> Result<()> {
+            loop {
+                if lines.is_empty() {
+                    lines.fill(options.batch_rows.max(1))?;
+                    if lines.is_empty() {
+                        return Ok(());
+                    }
+                }
+                let columns = encoder.encode_batch(&lines, &mut bad)?;
+                let batch = RecordBatch::try_new(schema.clone(), columns)
+                    .map_err(|e| Error::new(ErrorKind::Schema, format!("building a batch: {e}")))?;
+                if batches.send(batch).is_err() {
+                    // The writer stopped: its error says why.
+                    return Ok(());
+                }
+                progress(lines.consumed());
+                lines.clear();
+            }
+        })();
+        drop(batches);
+        let writer = writing
+            .join()
+            .map_err(|_| Error::new(ErrorKind::Io, "the writer thread panicked"))?;
+        // An encoding error drops the writer, which removes its temporary file.
+        encoded?;
+        writer?.finish()
+    })?;
     Ok(EncodeReport {
         columns,
         bad_lines: bad.count,
