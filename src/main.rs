@@ -183,8 +183,22 @@ enum AggArg {
 }
 
 fn main() -> ExitCode {
+    // The library turns the parquet crate's panics on corrupt files into
+    // errors, so the default hook must not print them as crashes; any other
+    // panic is a bug, reported below in one line.
+    std::panic::set_hook(Box::new(|_| {}));
     let cli = Cli::parse();
-    match run(cli) {
+    let outcome = std::panic::catch_unwind(|| run(cli)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(Failure::Io(io::Error::other(format!(
+            "internal error (please report it): {what}"
+        ))))
+    });
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {

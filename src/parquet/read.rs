@@ -63,6 +63,9 @@ impl ParquetFile {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
             .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
+        let length = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        check_chunks(metadata.metadata(), length)
+            .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
         Ok(ParquetFile {
             path: path.to_path_buf(),
             file,
@@ -117,7 +120,11 @@ impl ParquetFile {
             .build()
             .map_err(|e| self.error(e))?;
         let path = self.path.clone();
-        Ok(reader.map(move |b| b.map_err(|e| Error::parquet(&path.display().to_string(), e))))
+        let mut reader = reader;
+        Ok(
+            std::iter::from_fn(move || guarded(&path, || reader.next()).transpose())
+                .map(|b| b.and_then(|b| b)),
+        )
     }
 
     fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<File>> {
@@ -177,8 +184,9 @@ impl ParquetFile {
                 .map_err(|e| self.error(e))?;
             stats.row_groups_read += 1;
             stats.rows_read += rg_meta.num_rows() as u64;
-            for batch in reader {
-                let batch = batch.map_err(|e| self.error(e))?;
+            let mut reader = reader;
+            while let Some(batch) = guarded(&self.path, || reader.next())? {
+                let batch = batch?;
                 let Some(struct_column) = batch
                     .column_by_name(&request.column)
                     .and_then(|c| c.as_struct_opt())
@@ -317,6 +325,50 @@ impl ParquetFile {
             _ => true,
         })
     }
+}
+
+/// Reads the next batch, turning the parquet crate's errors and panics on
+/// corrupt data into our errors. (It asserts on some malformed pages; a
+/// corrupt file must not take the program down.)
+fn guarded(
+    path: &Path,
+    next: impl FnOnce() -> Option<std::result::Result<RecordBatch, arrow::error::ArrowError>>,
+) -> Result<Option<Result<RecordBatch>>> {
+    let context = path.display().to_string();
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(next)) {
+        Ok(batch) => Ok(batch.map(|b| b.map_err(|e| Error::parquet(&context, e)))),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown failure".into());
+            Err(Error::parquet(&context, format!("corrupt data: {what}")))
+        }
+    }
+}
+
+/// Checks that every column chunk lies inside the file, which the parquet
+/// crate assumes (it panics on negative offsets).
+fn check_chunks(
+    metadata: &::parquet::file::metadata::ParquetMetaData,
+    length: u64,
+) -> std::result::Result<(), String> {
+    for (rg, group) in metadata.row_groups().iter().enumerate() {
+        for chunk in group.columns() {
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(chunk.data_page_offset());
+            let size = chunk.compressed_size();
+            if start < 0 || size < 0 || (start as u64).saturating_add(size as u64) > length {
+                return Err(format!(
+                    "row group {rg}, column {}: chunk at byte {start} of {size} bytes lies outside the file ({length} bytes)",
+                    chunk.column_path()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn is_decimal(descr: &::parquet::schema::types::ColumnDescriptor) -> bool {

@@ -1,0 +1,96 @@
+//! Corrupt or truncated Parquet files: every read path returns an error,
+//! never panics.
+
+use std::path::Path;
+
+use arrow::array::Array;
+
+use vshred::parquet::{GetRequest, ParquetFile};
+use vshred::shred::ShreddingSchema;
+use vshred::unshred::ShreddedColumn;
+
+/// Reads everything the command line would: schema, every row, one path.
+fn read_all(path: &Path) -> vshred::Result<()> {
+    let file = ParquetFile::open(path)?;
+    let variants = file.variant_columns();
+    for batch in file.batches(64)? {
+        let batch = batch?;
+        for name in &variants {
+            if let Some(column) = batch
+                .column_by_name(name)
+                .and_then(|c| arrow::array::AsArray::as_struct_opt(c.as_ref()).cloned())
+            {
+                let reader = ShreddedColumn::try_new(&column)?;
+                let mut out = Vec::new();
+                for row in 0..column.len() {
+                    out.clear();
+                    reader.write_json(row, &mut out)?;
+                }
+            }
+        }
+    }
+    if let Some(column) = variants.first() {
+        let request = GetRequest {
+            column: column.clone(),
+            path: "$.user.id".parse()?,
+            as_type: ShreddingSchema::Variant,
+            strict: false,
+            filter: Some("$.id > 2".parse()?),
+        };
+        file.get(&request, 64, |_| Ok(()))?;
+    }
+    Ok(())
+}
+
+#[test]
+fn mutated_and_truncated_files_fail_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("events.parquet");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args([
+            "encode",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/events.jsonl"),
+        ])
+        .arg(&source)
+        .args(["--shred", "spark"])
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    let good = std::fs::read(&source).unwrap();
+    read_all(&source).expect("the original reads");
+    let target = dir.path().join("mutated.parquet");
+    let mut panics = Vec::new();
+    let mut errors = 0;
+    // Truncations and flipped bytes (3 patterns) across the whole file, in
+    // steps that keep the test to a few thousand reads.
+    let mut cases: Vec<Vec<u8>> = (0..good.len())
+        .step_by(37)
+        .map(|n| good[..n].to_vec())
+        .collect();
+    for at in (0..good.len()).step_by(13) {
+        for pattern in [0xFFu8, 0x80, 0x01] {
+            let mut bytes = good.clone();
+            bytes[at] ^= pattern;
+            cases.push(bytes);
+        }
+    }
+    for (i, bytes) in cases.iter().enumerate() {
+        std::fs::write(&target, bytes).unwrap();
+        match std::panic::catch_unwind(|| read_all(&target)) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                errors += 1;
+                assert!(!e.to_string().is_empty());
+            }
+            Err(_) => panics.push(i),
+        }
+    }
+    assert!(errors > 0, "some mutations must be detected");
+    assert!(
+        panics.is_empty(),
+        "{} of {} cases panicked, e.g. case {}",
+        panics.len(),
+        cases.len(),
+        panics[0]
+    );
+}
