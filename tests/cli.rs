@@ -260,3 +260,83 @@ fn corrupt_parquet_is_a_one_line_error() {
         assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
     }
 }
+
+#[test]
+fn where_skips_row_groups_by_statistics_and_bloom_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..4000 {
+        // Each row group of 1000 rows holds ids i..i+999 and its own names.
+        text.push_str(&format!(
+            r#"{{"id":{i},"name":"n{}","x":{}}}"#,
+            i % 1000 * 7919 % 100003,
+            i % 3
+        ));
+        text.push('\n');
+    }
+    std::fs::write(dir.path().join("in.jsonl"), text).unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "encode",
+            "in.jsonl",
+            "f.parquet",
+            "--shred",
+            "spark",
+            "--row-group-rows",
+            "1000",
+            "--bloom-filter",
+            "$.name",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let get = |filter: &str| {
+        let out = vshred_in(
+            dir.path(),
+            &[
+                "get",
+                "f.parquet",
+                "$.x",
+                "--where",
+                filter,
+                "--agg",
+                "count",
+                "--stats",
+            ],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        (
+            stdout(&out).trim().to_string(),
+            stderr(&out).trim().to_string(),
+        )
+    };
+    assert_eq!(
+        get("$.id == 2500"),
+        (
+            "1".into(),
+            "vshred: read 1 of 4 row groups (1000 rows)".into()
+        )
+    );
+    assert_eq!(
+        get("$.id >= 3500"),
+        (
+            "500".into(),
+            "vshred: read 1 of 4 row groups (1000 rows)".into()
+        )
+    );
+    assert_eq!(
+        get("$.id < 0"),
+        ("0".into(), "vshred: read 0 of 4 row groups (0 rows)".into())
+    );
+    // Names repeat in every row group: statistics cannot skip, the bloom
+    // filter rules out a name that is nowhere.
+    assert_eq!(
+        get("$.name == \"n5x\""),
+        ("0".into(), "vshred: read 0 of 4 row groups (0 rows)".into())
+    );
+    let (count, stats) = get("$.name == \"n7919\"");
+    assert_eq!(count, "4");
+    assert_eq!(stats, "vshred: read 4 of 4 row groups (4000 rows)");
+    // Not shredded: never skipped, still right.
+    assert_eq!(get("$.missing == 1").0, "0");
+}
