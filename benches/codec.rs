@@ -3,13 +3,14 @@
 //! `parquet-variant-json`), on the seeded workloads of `workload/`.
 //!
 //! ```text
-//! cargo bench --bench codec                              # criterion, ~2 min
+//! cargo bench --bench codec                              # criterion, ~1.5 min
 //! VSHRED_BENCH_ROWS=1000000 cargo bench --bench codec    # one-shot timings
 //! ```
 //!
 //! The one-shot mode skips criterion: it generates `VSHRED_BENCH_ROWS` rows
 //! of each workload and times every implementation over all of them
-//! `VSHRED_BENCH_REPEAT` times (default 3), printing the best and all runs.
+//! `VSHRED_BENCH_REPEAT` times (default 3), round-robin, printing the best
+//! wall-clock and on-CPU times and all runs.
 //! `VSHRED_BENCH_ONLY=vshred` (a substring of the labels printed) runs only
 //! those, and `VSHRED_BENCH_WORKLOAD=seed` (or `events`) only that workload,
 //! e.g. under `perf record`. See `benches/README.md` for the figures.
@@ -96,7 +97,7 @@ fn serde_value(lines: &[&[u8]]) -> usize {
 fn vshred_to_variant(lines: &[&[u8]], parser: &JsonParser, builder: &mut VariantBuilder) -> usize {
     let mut bytes = 0;
     for line in lines {
-        builder.reset();
+        builder.start_row();
         parser.parse(line, builder).expect("valid JSON");
         let (metadata, value) = builder.finish();
         bytes += metadata.len() + value.len();

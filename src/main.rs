@@ -630,7 +630,7 @@ fn run_roundtrip(input: &Path, keep_last_duplicate: bool, sizes: bool) -> Result
     let mut out = io::BufWriter::new(io::stdout().lock());
     let mut line_out = Vec::new();
     for line in JsonLines::new(&text) {
-        builder.reset();
+        builder.start_row();
         parser
             .parse(line.text, &mut builder)
             .map_err(|e| line.locate(e))

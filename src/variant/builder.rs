@@ -105,12 +105,31 @@ impl VariantBuilder {
         self.pending_key = None;
     }
 
-    /// Starts the next row of a column: values go, the dictionary stays
-    /// while rows keep using most of it, so that rows with the same keys
-    /// get the same metadata bytes (written once, and dictionary-encoded
-    /// by Parquet) and their names are not hashed again. A row's metadata
-    /// may then list names it does not use, which the spec allows.
-    pub(crate) fn start_row(&mut self) {
+    /// Starts the next of many values (rows of a column), like
+    /// [`reset`](Self::reset) but keeping the dictionary while rows keep
+    /// using most of it: rows with the same keys then get the same metadata
+    /// bytes (written once, and dictionary-encoded by Parquet) and their
+    /// names are not hashed again. A row's metadata may list names the row
+    /// does not use, which the spec allows; use `reset` for metadata with
+    /// exactly the row's names.
+    ///
+    /// ```
+    /// use vshred::json::JsonParser;
+    /// use vshred::variant::VariantBuilder;
+    /// let (parser, mut builder) = (JsonParser::new(), VariantBuilder::new());
+    /// let mut first = Vec::new();
+    /// for line in [r#"{"a":1,"b":2}"#, r#"{"a":3,"b":4}"#] {
+    ///     builder.start_row();
+    ///     parser.parse(line.as_bytes(), &mut builder)?;
+    ///     let (metadata, _value) = builder.finish();
+    ///     if first.is_empty() {
+    ///         first = metadata.to_vec();
+    ///     }
+    ///     assert_eq!(metadata, first.as_slice()); // the same bytes, written once
+    /// }
+    /// # Ok::<(), vshred::Error>(())
+    /// ```
+    pub fn start_row(&mut self) {
         self.clear_value();
         self.dict.start_row();
     }
@@ -548,10 +567,11 @@ impl VariantBuilder {
         Ok(())
     }
 
-    /// Completes the Variant: writes the metadata and returns
-    /// `(metadata, value)`. Call [`reset`](Self::reset) before the next one.
+    /// Completes the Variant: writes the metadata (or reuses the bytes of
+    /// the last value when the dictionary did not change) and returns
+    /// `(metadata, value)`. Call [`reset`](Self::reset) or
+    /// [`start_row`](Self::start_row) before the next one.
     pub fn finish(&mut self) -> (&[u8], &[u8]) {
-        self.dict.written = None;
         assert!(
             self.frames.is_empty(),
             "VariantBuilder::finish with an open container"
@@ -560,8 +580,7 @@ impl VariantBuilder {
             !self.value.is_empty(),
             "VariantBuilder::finish without a value"
         );
-        self.metadata.clear();
-        self.dict.write_metadata(&mut self.metadata);
+        self.write_metadata();
         (&self.metadata, &self.value)
     }
 
