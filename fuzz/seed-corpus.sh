@@ -1,0 +1,42 @@
+#!/bin/sh
+# Builds the seed corpora of the fuzz targets (fuzz/corpus/ is gitignored):
+#
+#   fuzz/corpus/variant_bytes/  metadata and value back to back: the
+#       parquet-testing Variant files, and the edge cases encoded by us
+#   fuzz/corpus/json_text/      one JSON text per file: the edge-case lines
+#       and the parquet-testing data dictionary
+#
+# Usage: fuzz/seed-corpus.sh [SHARED_DIR]   (default: ../shared next to the
+# repository; it holds parquet-testing/variant and edge-cases/edge.jsonl).
+set -eu
+
+fuzz=$(cd "$(dirname "$0")" && pwd)
+shared=${1:-$fuzz/../../shared}
+variants=$shared/parquet-testing/variant
+edge=$shared/edge-cases/edge.jsonl
+[ -d "$variants" ] || { echo "no $variants" >&2; exit 1; }
+[ -f "$edge" ] || { echo "no $edge" >&2; exit 1; }
+
+mkdir -p "$fuzz/corpus/variant_bytes" "$fuzz/corpus/json_text"
+
+# variant_bytes: <name>.metadata followed by <name>.value.
+for m in "$variants"/*.metadata; do
+    name=$(basename "$m" .metadata)
+    v=$variants/$name.value
+    [ -f "$v" ] && cat "$m" "$v" > "$fuzz/corpus/variant_bytes/pt-$name"
+done
+
+# variant_bytes: the edge cases, encoded with the crate itself.
+cargo run --quiet --manifest-path "$fuzz/Cargo.toml" \
+    --example seed_variants -- "$edge" "$fuzz/corpus/variant_bytes" edge
+
+# json_text: one seed per edge-case line, plus the data dictionary.
+n=0
+while IFS= read -r line || [ -n "$line" ]; do
+    printf '%s' "$line" > "$fuzz/corpus/json_text/edge-$n"
+    n=$((n + 1))
+done < "$edge"
+cp "$variants/data_dictionary.json" "$fuzz/corpus/json_text/pt-data_dictionary"
+
+echo "variant_bytes: $(ls "$fuzz/corpus/variant_bytes" | wc -l) seeds"
+echo "json_text:     $(ls "$fuzz/corpus/json_text" | wc -l) seeds"
