@@ -548,8 +548,3 @@ fn negative_zero_double_survives_json_by_value() {
     write_json(&VariantRef::try_new(&m, &x).unwrap(), &mut json3);
     assert_eq!(json3, json2);
 }
-
-/// Found while writing the `json_text` target (not a crash): the builder
-/// refuses a duplicate key with `ErrorKind::DuplicateKey`, but
-/// `JsonParser` rebuilds the error as `ErrorKind::Json` (only the message
-/// says "duplicate key"), so callers cannot tell the two apart by kind.
