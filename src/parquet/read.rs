@@ -219,21 +219,17 @@ impl ParquetFile {
             .find(|f| f.name() == name)
             .ok_or_else(|| {
                 Error::new(
-                    ErrorKind::Schema,
+                    ErrorKind::Usage,
                     format!(
-                        "{}: no column {name:?} (Variant columns: {})",
-                        self.path.display(),
+                        "no column {name:?} (Variant columns: {})",
                         self.variant_columns().join(", ")
                     ),
                 )
             })?;
         if !self.variant_columns().iter().any(|c| c == name) {
             return Err(Error::new(
-                ErrorKind::Schema,
-                format!(
-                    "{}: column {name:?} is not a Variant column",
-                    self.path.display()
-                ),
+                ErrorKind::Usage,
+                format!("column {name:?} is not a Variant column"),
             ));
         }
         Ok(field)
