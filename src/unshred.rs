@@ -603,11 +603,21 @@ impl<'a> SlotReader<'a> {
             _ if self.typed_valid(i) => return Ok(Found::Missing),
             _ => {}
         }
-        // Not shredded along this step: the residual value holds it, if anything.
-        match self.value_at(i) {
-            Some(bytes) => Ok(walk(self.decode(i, m, bytes)?, path)),
-            None => Ok(Found::Missing),
-        }
+        // Not shredded along this step: the residual value holds it, if
+        // anything; only the path through it is checked.
+        let Some(bytes) = self.value_at(i) else {
+            return Ok(Found::Missing);
+        };
+        let found =
+            VariantRef::try_at_path(m.get()?, bytes, path, crate::variant::DEFAULT_MAX_DEPTH)
+                .map_err(|e| {
+                    Error::new(
+                        ErrorKind::InvalidVariant,
+                        format!("{}: value: {e}", self.path),
+                    )
+                    .with_row(i as u64)
+                })?;
+        Ok(found.map_or(Found::Missing, Found::Value))
     }
 
     /// The primitive `typed_value` at `i`, if valid and not a container.
@@ -618,22 +628,6 @@ impl<'a> SlotReader<'a> {
             Some(_) => Ok(None),
         }
     }
-}
-
-/// Follows `path` inside a decoded value.
-fn walk<'s, 'a>(mut v: VariantRef<'a>, path: &[PathSegment]) -> Found<'s, 'a> {
-    for segment in path {
-        let next = match (segment, v) {
-            (PathSegment::Field(name), VariantRef::Object(o)) => o.get(name),
-            (PathSegment::Index(k), VariantRef::Array(a)) => a.get(*k),
-            _ => None,
-        };
-        match next {
-            Some(n) => v = n,
-            None => return Found::Missing,
-        }
-    }
-    Found::Value(v)
 }
 
 impl<'a> TypedReader<'a> {

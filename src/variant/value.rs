@@ -156,6 +156,29 @@ impl<'a> VariantRef<'a> {
         Ok(decode(metadata, value))
     }
 
+    /// The sub-value at `path` in `value`, or `None` when the path leads
+    /// nowhere. Only the containers on the way (their headers, offsets and
+    /// the ids compared) and the sub-value itself are validated, so that
+    /// reading one path of a large value does not check all of it.
+    pub(crate) fn try_at_path(
+        metadata: Metadata<'a>,
+        value: &'a [u8],
+        path: &[crate::path::PathSegment],
+        max_depth: usize,
+    ) -> Result<Option<VariantRef<'a>>> {
+        let mut validator = Validator {
+            metadata: &metadata,
+            value,
+            max_depth,
+            scratch: Vec::new(),
+        };
+        let Some((at, end)) = validator.locate(path)? else {
+            return Ok(None);
+        };
+        let size = validator.value(at, end, path.len())?;
+        Ok(Some(decode(metadata, &value[at..at + size])))
+    }
+
     /// The physical type.
     pub fn variant_type(&self) -> VariantType {
         match self {
@@ -796,6 +819,98 @@ impl Validator<'_, '_> {
         }
     }
 
+    /// Follows `path` from the top-level value, checking each container on
+    /// the way; returns where the sub-value starts and the end it must fit
+    /// before.
+    fn locate(&mut self, path: &[crate::path::PathSegment]) -> Result<Option<(usize, usize)>> {
+        use crate::path::PathSegment;
+        let (mut at, mut end) = (0, self.value.len());
+        for (depth, segment) in path.iter().enumerate() {
+            let header = *self
+                .value
+                .get(at)
+                .filter(|_| at < end)
+                .ok_or_else(|| err(at, "truncated: expected a value header byte"))?;
+            let h = match (header & 0b11, segment) {
+                (basic_type::OBJECT, PathSegment::Field(_)) => ContainerHeader::object(header),
+                (basic_type::ARRAY, PathSegment::Index(_)) => ContainerHeader::array(header),
+                _ => return Ok(None),
+            };
+            if depth >= self.max_depth {
+                return Err(err(
+                    at,
+                    format!("nested deeper than the limit of {}", self.max_depth),
+                ));
+            }
+            let count_at = at + 1;
+            self.need(count_at, h.count_size(), end, "element count")?;
+            let len = read_uint(self.value, count_at, h.count_size() as u8);
+            let ids_at = count_at + h.count_size();
+            let offsets_at = ids_at + len * h.id_size as usize;
+            let offset_bytes = (len + 1) * h.offset_size as usize;
+            self.need(
+                ids_at,
+                len * h.id_size as usize + offset_bytes,
+                end,
+                "container",
+            )?;
+            let data_at = offsets_at + offset_bytes;
+            let offset = |i: usize| {
+                read_uint(
+                    self.value,
+                    offsets_at + i * h.offset_size as usize,
+                    h.offset_size,
+                )
+            };
+            let data_len = offset(len);
+            self.need(data_at, data_len, end, "container values")?;
+            let index = match segment {
+                PathSegment::Field(name) => {
+                    let dict_len = self.metadata.len();
+                    let mut found = None;
+                    for i in 0..len {
+                        let id_at = ids_at + i * h.id_size as usize;
+                        let id = read_uint(self.value, id_at, h.id_size);
+                        if id >= dict_len {
+                            return Err(err(
+                                id_at,
+                                format!(
+                                    "field id {id} out of range (dictionary has {dict_len} names)"
+                                ),
+                            ));
+                        }
+                        if self.metadata.name(id) == name {
+                            found = Some(i);
+                            break;
+                        }
+                    }
+                    found
+                }
+                PathSegment::Index(k) => (*k < len).then_some(*k),
+            };
+            let Some(i) = index else {
+                return Ok(None);
+            };
+            let start = offset(i);
+            if start >= data_len {
+                return Err(err(
+                    offsets_at + i * h.offset_size as usize,
+                    format!(
+                        "offset {start} of element {i} is past the end of the values ({data_len} bytes)"
+                    ),
+                ));
+            }
+            // The child ends before the next value in byte order.
+            let limit = (0..len)
+                .map(offset)
+                .filter(|&o| o > start)
+                .min()
+                .unwrap_or(data_len);
+            (at, end) = (data_at + start, data_at + limit);
+        }
+        Ok(Some((at, end)))
+    }
+
     fn container(
         &mut self,
         at: usize,
@@ -935,4 +1050,51 @@ impl Validator<'_, '_> {
 #[cold]
 fn err(byte: usize, message: impl Into<String>) -> Error {
     Error::variant(VariantPart::Value, byte, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::path::VariantPath;
+
+    fn at_path(json: &str, path: &str) -> Option<String> {
+        let (m, v) = crate::json::json_to_variant(json.as_bytes()).unwrap();
+        let path = VariantPath::parse(path).unwrap();
+        let metadata = Metadata::try_new(&m).unwrap();
+        VariantRef::try_at_path(metadata, &v, path.segments(), DEFAULT_MAX_DEPTH)
+            .unwrap()
+            .map(|v| crate::json::variant_to_json_string(&v))
+    }
+
+    #[test]
+    fn path_lookup_finds_what_a_full_decode_finds() {
+        let json = r#"{"a":{"b":[10,{"c":"x"}]},"d":1.50}"#;
+        assert_eq!(at_path(json, "$.a.b[1].c").as_deref(), Some(r#""x""#));
+        assert_eq!(at_path(json, "$.a.b[0]").as_deref(), Some("10"));
+        assert_eq!(at_path(json, "$.d").as_deref(), Some("1.50"));
+        assert_eq!(
+            at_path(json, "$").as_deref(),
+            Some(r#"{"a":{"b":[10,{"c":"x"}]},"d":1.50}"#)
+        );
+        for missing in ["$.x", "$.a.b[2]", "$.d.e", "$.a[0]", "$.a.b.c"] {
+            assert_eq!(at_path(json, missing), None, "{missing}");
+        }
+    }
+
+    #[test]
+    fn path_lookup_rejects_bad_bytes_on_its_way() {
+        // {"a": 1} with field id 5 while the dictionary has one name.
+        let metadata = [0x01, 1, 0, 1, b'a'];
+        let value = [0x02, 1, 5, 0, 2, 0x0C, 1];
+        let m = Metadata::try_new(&metadata).unwrap();
+        let path = VariantPath::parse("$.a").unwrap();
+        let err =
+            VariantRef::try_at_path(m, &value, path.segments(), DEFAULT_MAX_DEPTH).unwrap_err();
+        assert!(err.message().contains("field id 5 out of range"), "{err}");
+        // The sub-value itself is fully validated: a truncated int8.
+        let value = [0x02, 1, 0, 0, 1, 0x0C];
+        let err =
+            VariantRef::try_at_path(m, &value, path.segments(), DEFAULT_MAX_DEPTH).unwrap_err();
+        assert!(err.message().contains("truncated"), "{err}");
+    }
 }
