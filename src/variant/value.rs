@@ -569,6 +569,28 @@ impl ContainerHeader {
     }
 }
 
+/// Where the parts of a container lie, its sizes checked.
+struct Bounds {
+    len: usize,
+    ids_at: usize,
+    offsets_at: usize,
+    data_at: usize,
+    data_len: usize,
+    id_size: u8,
+    offset_size: u8,
+}
+
+impl Bounds {
+    /// Offset `i` (of `len + 1`), relative to the values.
+    fn offset(&self, value: &[u8], i: usize) -> usize {
+        read_uint(
+            value,
+            self.offsets_at + i * self.offset_size as usize,
+            self.offset_size,
+        )
+    }
+}
+
 /// Decodes a value known to be valid. `bytes` starts at its header byte.
 pub(crate) fn decode<'a>(metadata: Metadata<'a>, bytes: &'a [u8]) -> VariantRef<'a> {
     let header = bytes[0];
@@ -762,11 +784,7 @@ impl Validator<'_, '_> {
     /// Validates the value starting at `at`, which must end by `end`;
     /// returns its size.
     fn value(&mut self, at: usize, end: usize, depth: usize) -> Result<usize> {
-        let header = *self
-            .value
-            .get(at)
-            .filter(|_| at < end)
-            .ok_or_else(|| err(at, "truncated: expected a value header byte"))?;
+        let header = self.header(at, end)?;
         match header & 0b11 {
             basic_type::PRIMITIVE => self.primitive(at, end, header >> 2),
             basic_type::SHORT_STRING => {
@@ -826,100 +844,60 @@ impl Validator<'_, '_> {
         use crate::path::PathSegment;
         let (mut at, mut end) = (0, self.value.len());
         for (depth, segment) in path.iter().enumerate() {
-            let header = *self
-                .value
-                .get(at)
-                .filter(|_| at < end)
-                .ok_or_else(|| err(at, "truncated: expected a value header byte"))?;
+            let header = self.header(at, end)?;
             let h = match (header & 0b11, segment) {
                 (basic_type::OBJECT, PathSegment::Field(_)) => ContainerHeader::object(header),
                 (basic_type::ARRAY, PathSegment::Index(_)) => ContainerHeader::array(header),
                 _ => return Ok(None),
             };
-            if depth >= self.max_depth {
-                return Err(err(
-                    at,
-                    format!("nested deeper than the limit of {}", self.max_depth),
-                ));
-            }
-            let count_at = at + 1;
-            self.need(count_at, h.count_size(), end, "element count")?;
-            let len = read_uint(self.value, count_at, h.count_size() as u8);
-            let ids_at = count_at + h.count_size();
-            let offsets_at = ids_at + len * h.id_size as usize;
-            let offset_bytes = (len + 1) * h.offset_size as usize;
-            self.need(
-                ids_at,
-                len * h.id_size as usize + offset_bytes,
-                end,
-                "container",
-            )?;
-            let data_at = offsets_at + offset_bytes;
-            let offset = |i: usize| {
-                read_uint(
-                    self.value,
-                    offsets_at + i * h.offset_size as usize,
-                    h.offset_size,
-                )
-            };
-            let data_len = offset(len);
-            self.need(data_at, data_len, end, "container values")?;
+            let c = self.container_bounds(at, end, depth, &h)?;
             let index = match segment {
                 PathSegment::Field(name) => {
-                    let dict_len = self.metadata.len();
                     let mut found = None;
-                    for i in 0..len {
-                        let id_at = ids_at + i * h.id_size as usize;
-                        let id = read_uint(self.value, id_at, h.id_size);
-                        if id >= dict_len {
-                            return Err(err(
-                                id_at,
-                                format!(
-                                    "field id {id} out of range (dictionary has {dict_len} names)"
-                                ),
-                            ));
-                        }
-                        if self.metadata.name(id) == name {
+                    for i in 0..c.len {
+                        if self.metadata.name(self.field_id(&c, i)?) == name {
                             found = Some(i);
                             break;
                         }
                     }
                     found
                 }
-                PathSegment::Index(k) => (*k < len).then_some(*k),
+                PathSegment::Index(k) => (*k < c.len).then_some(*k),
             };
             let Some(i) = index else {
                 return Ok(None);
             };
-            let start = offset(i);
-            if start >= data_len {
-                return Err(err(
-                    offsets_at + i * h.offset_size as usize,
-                    format!(
-                        "offset {start} of element {i} is past the end of the values ({data_len} bytes)"
-                    ),
-                ));
-            }
+            let start = self.child_offset(&c, i)?;
             // The child ends before the next value in byte order.
-            let limit = (0..len)
-                .map(offset)
+            let limit = (0..c.len)
+                .map(|j| c.offset(self.value, j))
                 .filter(|&o| o > start)
                 .min()
-                .unwrap_or(data_len);
-            (at, end) = (data_at + start, data_at + limit);
+                .unwrap_or(c.data_len);
+            (at, end) = (c.data_at + start, c.data_at + limit);
         }
         Ok(Some((at, end)))
     }
 
-    fn container(
-        &mut self,
+    /// The header byte at `at`, which must lie before `end`.
+    fn header(&self, at: usize, end: usize) -> Result<u8> {
+        self.value
+            .get(at)
+            .copied()
+            .filter(|_| at < end)
+            .ok_or_else(|| err(at, "truncated: expected a value header byte"))
+    }
+
+    /// Checks a container's depth, count, ids and offsets lie within
+    /// `at..end`, and says where its parts are.
+    fn container_bounds(
+        &self,
         at: usize,
         end: usize,
         depth: usize,
-        h: ContainerHeader,
-        is_object: bool,
-    ) -> Result<usize> {
-        let what = if is_object { "object" } else { "array" };
+        h: &ContainerHeader,
+    ) -> Result<Bounds> {
+        let what = if h.id_size > 0 { "object" } else { "array" };
         if depth >= self.max_depth {
             return Err(err(
                 at,
@@ -931,41 +909,73 @@ impl Validator<'_, '_> {
         let len = read_uint(self.value, count_at, h.count_size() as u8);
         let ids_at = count_at + h.count_size();
         let id_bytes = len * h.id_size as usize;
-        let offsets_at = ids_at + id_bytes;
         // len < 2^32, sizes <= 4: no overflow on 64-bit targets.
         let offset_bytes = (len + 1) * h.offset_size as usize;
         self.need(ids_at, id_bytes + offset_bytes, end, what)?;
-        let data_at = offsets_at + offset_bytes;
-        let offset = |i: usize| {
-            read_uint(
-                self.value,
-                offsets_at + i * h.offset_size as usize,
-                h.offset_size,
-            )
+        let mut bounds = Bounds {
+            len,
+            ids_at,
+            offsets_at: ids_at + id_bytes,
+            data_at: ids_at + id_bytes + offset_bytes,
+            data_len: 0,
+            id_size: h.id_size,
+            offset_size: h.offset_size,
         };
-        let data_len = offset(len);
-        self.need(data_at, data_len, end, "container values")?;
-        let data_end = data_at + data_len;
+        bounds.data_len = bounds.offset(self.value, len);
+        self.need(bounds.data_at, bounds.data_len, end, "container values")?;
+        Ok(bounds)
+    }
 
+    /// The dictionary id of field `i`, checked against the dictionary.
+    fn field_id(&self, c: &Bounds, i: usize) -> Result<usize> {
+        let id_at = c.ids_at + i * c.id_size as usize;
+        let id = read_uint(self.value, id_at, c.id_size);
+        let dict_len = self.metadata.len();
+        if id >= dict_len {
+            return Err(err(
+                id_at,
+                format!("field id {id} out of range (dictionary has {dict_len} names)"),
+            ));
+        }
+        Ok(id)
+    }
+
+    /// The offset of child `i`, checked to start inside the values.
+    fn child_offset(&self, c: &Bounds, i: usize) -> Result<usize> {
+        let o = c.offset(self.value, i);
+        if o >= c.data_len {
+            return Err(err(
+                c.offsets_at + i * c.offset_size as usize,
+                format!(
+                    "offset {o} of element {i} is past the end of the values ({} bytes)",
+                    c.data_len
+                ),
+            ));
+        }
+        Ok(o)
+    }
+
+    fn container(
+        &mut self,
+        at: usize,
+        end: usize,
+        depth: usize,
+        h: ContainerHeader,
+        is_object: bool,
+    ) -> Result<usize> {
+        let what = if is_object { "object" } else { "array" };
+        let c = self.container_bounds(at, end, depth, &h)?;
+        let data_end = c.data_at + c.data_len;
         if is_object {
-            let dict_len = self.metadata.len();
             let mut prev: Option<&str> = None;
-            for i in 0..len {
-                let id_at = ids_at + i * h.id_size as usize;
-                let id = read_uint(self.value, id_at, h.id_size);
-                if id >= dict_len {
-                    return Err(err(
-                        id_at,
-                        format!("field id {id} out of range (dictionary has {dict_len} names)"),
-                    ));
-                }
-                let name = self.metadata.name(id);
+            for i in 0..c.len {
+                let name = self.metadata.name(self.field_id(&c, i)?);
                 if let Some(p) = prev
                     && p.as_bytes() >= name.as_bytes()
                 {
                     let problem = if p == name { "duplicate" } else { "unsorted" };
                     return Err(err(
-                        id_at,
+                        c.ids_at + i * c.id_size as usize,
                         format!(
                             "{problem} field name {name:?} after {p:?} (names must be unique and ascending)"
                         ),
@@ -979,24 +989,16 @@ impl Validator<'_, '_> {
         // child (in byte order) starts.
         let mut in_order = true;
         let mut last_start = 0;
-        for i in 0..len {
-            let o = offset(i);
-            if o >= data_len {
-                return Err(err(
-                    offsets_at + i * h.offset_size as usize,
-                    format!(
-                        "offset {o} of element {i} is past the end of the values ({data_len} bytes)"
-                    ),
-                ));
-            }
+        for i in 0..c.len {
+            let o = self.child_offset(&c, i)?;
             in_order &= i == 0 || o > last_start;
             last_start = o;
         }
         if in_order {
-            for i in 0..len {
-                let start = data_at + offset(i);
-                let limit = if i + 1 < len {
-                    data_at + offset(i + 1)
+            for i in 0..c.len {
+                let start = c.data_at + c.offset(self.value, i);
+                let limit = if i + 1 < c.len {
+                    c.data_at + c.offset(self.value, i + 1)
                 } else {
                     data_end
                 };
@@ -1005,18 +1007,18 @@ impl Validator<'_, '_> {
         } else {
             let mut ranges = std::mem::take(&mut self.scratch);
             ranges.clear();
-            ranges.extend((0..len).map(|i| (offset(i), i)));
+            ranges.extend((0..c.len).map(|i| (c.offset(self.value, i), i)));
             ranges.sort_unstable();
             let result = (|| {
                 for (k, &(o, i)) in ranges.iter().enumerate() {
-                    let limit = ranges.get(k + 1).map_or(data_len, |&(next, _)| next);
+                    let limit = ranges.get(k + 1).map_or(c.data_len, |&(next, _)| next);
                     if limit == o {
                         return Err(err(
-                            offsets_at + i * h.offset_size as usize,
+                            c.offsets_at + i * c.offset_size as usize,
                             format!("{what} element {i} shares offset {o} with another element"),
                         ));
                     }
-                    self.value(data_at + o, data_at + limit, depth + 1)?;
+                    self.value(c.data_at + o, c.data_at + limit, depth + 1)?;
                 }
                 Ok(())
             })();
