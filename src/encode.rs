@@ -218,6 +218,8 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec]) -> Result<Vec<String>> 
 /// A line held by [`LineReader`].
 #[derive(Clone, Copy)]
 struct Line {
+    /// Index among the non-blank lines, from 0.
+    row: u64,
     /// Line number in the input, from 1.
     number: u64,
     /// Byte offset of the line in the input.
@@ -233,6 +235,8 @@ struct LineReader<'r> {
     /// Each non-blank line in `text`: where it is in the input.
     lines: Vec<Line>,
     line_no: u64,
+    /// Non-blank lines read.
+    rows: u64,
     consumed: u64,
 }
 
@@ -243,6 +247,7 @@ impl<'r> LineReader<'r> {
             text: Vec::new(),
             lines: Vec::new(),
             line_no: 0,
+            rows: 0,
             consumed: 0,
         }
     }
@@ -270,7 +275,9 @@ impl<'r> LineReader<'r> {
                 self.text.truncate(start);
                 continue;
             }
+            self.rows += 1;
             self.lines.push(Line {
+                row: self.rows - 1,
                 number: self.line_no,
                 offset,
                 start,
@@ -339,18 +346,15 @@ impl BadLines {
     }
 }
 
-/// Moves an error positioned within one line to its place in the input;
-/// the row is the line's index from 0.
+/// Moves an error positioned within one line to its place in the input.
 fn locate(e: Error, line: Line) -> Error {
-    let e = match e.position() {
-        Some(crate::Position::Json { column, byte, .. }) => e.at(crate::Position::Json {
-            line: line.number,
-            column,
-            byte: line.offset + byte,
-        }),
-        _ => e,
-    };
-    e.with_row(line.number - 1)
+    crate::json::JsonLine {
+        row: line.row,
+        line: line.number,
+        byte: line.offset,
+        text: &[],
+    }
+    .locate(e)
 }
 
 /// The kinds of JSON value a top-level field took in the sample.
