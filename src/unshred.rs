@@ -333,69 +333,25 @@ impl<'a> SlotReader<'a> {
         m: &RowMetadata<'_, 'a>,
         b: &mut VariantBuilder,
     ) -> Result<bool> {
-        let value = self.value_at(i);
-        let typed = match &self.typed {
-            Some(t) if t.is_valid(i) => t,
-            _ => {
-                return match value {
-                    Some(bytes) => {
-                        b.append(&self.decode(i, m, bytes)?)?;
-                        Ok(true)
-                    }
-                    None => Ok(false),
-                };
-            }
-        };
-        match typed {
-            TypedReader::Object(object) => {
-                let residual = match value {
-                    Some(bytes) => Some(self.residual_object(i, m, bytes)?),
-                    None => None,
-                };
-                b.begin_object();
-                for (name, field) in &object.fields {
-                    if field.is_present(i) {
-                        b.key(name);
-                        field.variant(i, m, b)?;
-                    }
-                }
-                if let Some(residual) = residual {
-                    for (name, v) in residual.iter() {
-                        if !object.has_field(name) {
-                            b.key(name);
-                            b.append(&v)?;
-                        }
-                    }
-                }
-                b.end_object().map_err(|e| e.with_row(i as u64))?;
-            }
-            TypedReader::List(list) => {
-                self.no_conflict(i, value)?;
-                b.begin_array();
-                for e in list.offsets.range(i) {
-                    if !list.element.variant(e, m, b)? {
-                        b.null();
-                    }
-                }
-                b.end_array()?;
-            }
-            primitive => {
-                self.no_conflict(i, value)?;
-                primitive.variant(i, b)?;
-            }
-        }
-        Ok(true)
+        self.write(i, m, b)
     }
 
     /// Appends the slot's value at `i` as JSON; `false` when it is missing.
     fn json(&self, i: usize, m: &RowMetadata<'_, 'a>, out: &mut Vec<u8>) -> Result<bool> {
+        self.write(i, m, &mut JsonSink(out))
+    }
+
+    /// Reconstructs the slot's value at `i` into `sink`; `false` when it is
+    /// missing. Object fields come in name order, the shredded ones merged
+    /// with the residual's.
+    fn write<S: Sink>(&self, i: usize, m: &RowMetadata<'_, 'a>, sink: &mut S) -> Result<bool> {
         let value = self.value_at(i);
         let typed = match &self.typed {
             Some(t) if t.is_valid(i) => t,
             _ => {
                 return match value {
                     Some(bytes) => {
-                        write_json(&self.decode(i, m, bytes)?, out);
+                        sink.value(&self.decode(i, m, bytes)?)?;
                         Ok(true)
                     }
                     None => Ok(false),
@@ -408,65 +364,48 @@ impl<'a> SlotReader<'a> {
                     Some(bytes) => Some(self.residual_object(i, m, bytes)?),
                     None => None,
                 };
-                out.push(b'{');
-                let mut first = true;
-                let mut comma = |out: &mut Vec<u8>| {
-                    if !std::mem::take(&mut first) {
-                        out.push(b',');
-                    }
-                };
-                // Both sides are in name order: merge them.
-                let mut r = 0;
                 let residual_len = residual.as_ref().map_or(0, |o| o.len());
+                let mut first = true;
+                let mut r = 0;
+                sink.begin_object();
                 for (name, field) in &object.fields {
                     if let Some(res) = &residual {
                         while r < residual_len && res.field_name(r) < *name {
-                            comma(out);
-                            write_json_string(out, res.field_name(r));
-                            out.push(b':');
-                            write_json(&res.field(r), out);
+                            sink.key(std::mem::take(&mut first), res.field_name(r));
+                            sink.value(&res.field(r))?;
                             r += 1;
                         }
-                    }
-                    if let Some(res) = &residual
-                        && r < residual_len
-                        && res.field_name(r) == *name
-                    {
-                        r += 1; // the shredded field wins, even when missing
+                        if r < residual_len && res.field_name(r) == *name {
+                            r += 1; // the shredded field wins, even when missing
+                        }
                     }
                     if field.is_present(i) {
-                        comma(out);
-                        write_json_string(out, name);
-                        out.push(b':');
-                        field.json(i, m, out)?;
+                        sink.key(std::mem::take(&mut first), name);
+                        field.write(i, m, sink)?;
                     }
                 }
                 if let Some(res) = &residual {
                     for r in r..residual_len {
-                        comma(out);
-                        write_json_string(out, res.field_name(r));
-                        out.push(b':');
-                        write_json(&res.field(r), out);
+                        sink.key(std::mem::take(&mut first), res.field_name(r));
+                        sink.value(&res.field(r))?;
                     }
                 }
-                out.push(b'}');
+                sink.end_object().map_err(|e| e.with_row(i as u64))?;
             }
             TypedReader::List(list) => {
                 self.no_conflict(i, value)?;
-                out.push(b'[');
+                sink.begin_array();
                 for (k, e) in list.offsets.range(i).enumerate() {
-                    if k > 0 {
-                        out.push(b',');
-                    }
-                    if !list.element.json(e, m, out)? {
-                        out.extend_from_slice(b"null");
+                    sink.element(k == 0);
+                    if !list.element.write(e, m, sink)? {
+                        sink.value(&VariantRef::Null)?;
                     }
                 }
-                out.push(b']');
+                sink.end_array()?;
             }
             primitive => {
                 self.no_conflict(i, value)?;
-                primitive.json(i, out);
+                sink.value(&primitive.scalar(i)?)?;
             }
         }
         Ok(true)
@@ -518,10 +457,6 @@ impl<'a> SlotReader<'a> {
 }
 
 impl<'a> ObjectReader<'a> {
-    fn has_field(&self, name: &str) -> bool {
-        self.field(name).is_some()
-    }
-
     fn field(&self, name: &str) -> Option<&SlotReader<'a>> {
         self.fields
             .binary_search_by(|(n, _)| n.cmp(&name))
@@ -555,6 +490,91 @@ impl<'a> ScalarColumn<'a> {
         } else {
             Ok(None)
         }
+    }
+}
+
+/// Where a reconstructed value goes: a Variant builder or JSON text. The
+/// walk in [`SlotReader::write`] is the same for both.
+trait Sink {
+    /// A whole value, already a Variant.
+    fn value(&mut self, v: &VariantRef<'_>) -> Result<()>;
+    fn begin_object(&mut self);
+    /// The next field's name; `first` for the object's first field.
+    fn key(&mut self, first: bool, name: &str);
+    fn end_object(&mut self) -> Result<()>;
+    fn begin_array(&mut self);
+    /// Before each element; `first` for the array's first.
+    fn element(&mut self, first: bool);
+    fn end_array(&mut self) -> Result<()>;
+}
+
+impl Sink for VariantBuilder {
+    fn value(&mut self, v: &VariantRef<'_>) -> Result<()> {
+        self.append(v)
+    }
+
+    fn begin_object(&mut self) {
+        VariantBuilder::begin_object(self)
+    }
+
+    fn key(&mut self, _first: bool, name: &str) {
+        VariantBuilder::key(self, name)
+    }
+
+    fn end_object(&mut self) -> Result<()> {
+        VariantBuilder::end_object(self)
+    }
+
+    fn begin_array(&mut self) {
+        VariantBuilder::begin_array(self)
+    }
+
+    fn element(&mut self, _first: bool) {}
+
+    fn end_array(&mut self) -> Result<()> {
+        VariantBuilder::end_array(self)
+    }
+}
+
+/// Compact JSON text, as [`write_json`] renders values.
+struct JsonSink<'o>(&'o mut Vec<u8>);
+
+impl Sink for JsonSink<'_> {
+    fn value(&mut self, v: &VariantRef<'_>) -> Result<()> {
+        write_json(v, self.0);
+        Ok(())
+    }
+
+    fn begin_object(&mut self) {
+        self.0.push(b'{');
+    }
+
+    fn key(&mut self, first: bool, name: &str) {
+        if !first {
+            self.0.push(b',');
+        }
+        write_json_string(self.0, name);
+        self.0.push(b':');
+    }
+
+    fn end_object(&mut self) -> Result<()> {
+        self.0.push(b'}');
+        Ok(())
+    }
+
+    fn begin_array(&mut self) {
+        self.0.push(b'[');
+    }
+
+    fn element(&mut self, first: bool) {
+        if !first {
+            self.0.push(b',');
+        }
+    }
+
+    fn end_array(&mut self) -> Result<()> {
+        self.0.push(b']');
+        Ok(())
     }
 }
 
@@ -773,19 +793,6 @@ impl<'a> TypedReader<'a> {
                 unreachable!("containers are not scalars")
             }
         })
-    }
-
-    fn variant(&self, i: usize, b: &mut VariantBuilder) -> Result<()> {
-        b.append(&self.scalar(i)?)
-    }
-
-    fn json(&self, i: usize, out: &mut Vec<u8>) {
-        match self.scalar(i) {
-            Ok(v) => write_json(&v, out),
-            // Only a decimal beyond 38 digits fails; Decimal128 with p <= 38
-            // cannot hold one unless the data is corrupt.
-            Err(_) => out.extend_from_slice(b"null"),
-        }
     }
 }
 
