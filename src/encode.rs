@@ -370,29 +370,13 @@ struct Kinds {
 impl Kinds {
     /// The ordinary column type, if the field is simple enough for one.
     fn plain_type(self) -> Option<DataType> {
-        let only = |k: bool, rest: [bool; 4]| k && rest.iter().all(|r| !r);
-        if only(
-            self.int,
-            [self.double, self.string, self.boolean, self.other],
-        ) {
-            Some(DataType::Int64)
-        } else if only(
-            self.double,
-            [self.int, self.string, self.boolean, self.other],
-        ) {
-            Some(DataType::Float64)
-        } else if only(
-            self.string,
-            [self.int, self.double, self.boolean, self.other],
-        ) {
-            Some(DataType::Utf8)
-        } else if only(
-            self.boolean,
-            [self.int, self.double, self.string, self.other],
-        ) {
-            Some(DataType::Boolean)
-        } else {
-            None
+        // Exactly one kind (nulls aside) makes an ordinary column.
+        match (self.int, self.double, self.string, self.boolean, self.other) {
+            (true, false, false, false, false) => Some(DataType::Int64),
+            (false, true, false, false, false) => Some(DataType::Float64),
+            (false, false, true, false, false) => Some(DataType::Utf8),
+            (false, false, false, true, false) => Some(DataType::Boolean),
+            _ => None,
         }
     }
 }
