@@ -7,7 +7,7 @@ use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::array::Array;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use vshred::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use vshred::get::{Accumulator, Aggregate, ResultColumn};
@@ -16,7 +16,7 @@ use vshred::json::{JsonLines, JsonParser, write_json};
 use vshred::parquet::{ColumnSpec, Compression, DecimalMode, GetRequest, ParquetFile};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
-use vshred::unshred::{ScalarColumn, ShreddedColumn};
+use vshred::unshred::JsonRows;
 use vshred::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
 /// Parquet Variant: encode JSON as Variant, shred it into typed columns,
@@ -416,19 +416,16 @@ fn run_schema(path: &Path) -> Result<(), Failure> {
         file.variant_columns().join(", ")
     )?;
     writeln!(out, "\n{:>14} {:>14}  column", "compressed", "uncompressed")?;
-    let descr = file.parquet_schema();
-    let (mut total_c, mut total_u) = (0i64, 0i64);
-    for leaf in 0..descr.num_columns() {
-        let (c, u) = metadata.row_groups().iter().fold((0, 0), |(c, u), rg| {
-            let chunk = rg.column(leaf);
-            (c + chunk.compressed_size(), u + chunk.uncompressed_size())
-        });
-        total_c += c;
-        total_u += u;
+    let (mut total_c, mut total_u) = (0, 0);
+    for leaf in file.leaf_sizes() {
+        total_c += leaf.compressed;
+        total_u += leaf.uncompressed;
         writeln!(
             out,
-            "{c:>14} {u:>14}  {}",
-            descr.column(leaf).path().string()
+            "{:>14} {:>14}  {}",
+            leaf.compressed,
+            leaf.uncompressed,
+            leaf.path.join(".")
         )?;
     }
     writeln!(out, "{total_c:>14} {total_u:>14}  (all columns)")?;
@@ -442,81 +439,16 @@ fn run_cat(path: &Path) -> Result<(), Failure> {
     let mut line = Vec::new();
     for batch in file.batches(8192).context(path)? {
         let batch = batch.context(path)?;
-        let columns = CatColumns::new(&batch, &variants).context(path)?;
+        let rows = JsonRows::try_new(&batch, &variants).context(path)?;
         for row in 0..batch.num_rows() {
             line.clear();
-            columns.write_row(row, &mut line).context(path)?;
+            rows.write_row(row, &mut line).context(path)?;
             line.push(b'\n');
             out.write_all(&line)?;
         }
     }
     out.flush()?;
     Ok(())
-}
-
-/// The columns of a batch, each ready to render a row as JSON.
-struct CatColumns<'a> {
-    names: Vec<String>,
-    renderers: Vec<Renderer<'a>>,
-}
-
-enum Renderer<'a> {
-    Variant(ShreddedColumn<'a>),
-    Scalar(ScalarColumn<'a>),
-    /// Nested non-Variant columns: their display text, as a string.
-    Text(&'a arrow::array::ArrayRef),
-}
-
-impl<'a> CatColumns<'a> {
-    fn new(batch: &'a RecordBatch, variants: &[String]) -> vshred::Result<CatColumns<'a>> {
-        let mut renderers = Vec::new();
-        for (field, array) in batch.schema_ref().fields().iter().zip(batch.columns()) {
-            let renderer = if variants.contains(field.name()) {
-                Renderer::Variant(ShreddedColumn::try_new(array.as_struct())?)
-            } else {
-                match ScalarColumn::try_new(array) {
-                    Ok(c) => Renderer::Scalar(c),
-                    Err(_) => Renderer::Text(array),
-                }
-            };
-            renderers.push(renderer);
-        }
-        Ok(CatColumns {
-            names: batch
-                .schema_ref()
-                .fields()
-                .iter()
-                .map(|f| f.name().clone())
-                .collect(),
-            renderers,
-        })
-    }
-
-    fn write_row(&self, row: usize, out: &mut Vec<u8>) -> vshred::Result<()> {
-        out.push(b'{');
-        for (i, (name, renderer)) in self.names.iter().zip(&self.renderers).enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json(&VariantRef::String(name), out);
-            out.push(b':');
-            match renderer {
-                Renderer::Variant(c) => c.write_json(row, out)?,
-                Renderer::Scalar(c) => match c.get(row)? {
-                    Some(v) => write_json(&v, out),
-                    None => out.extend_from_slice(b"null"),
-                },
-                Renderer::Text(array) if array.is_null(row) => out.extend_from_slice(b"null"),
-                Renderer::Text(array) => {
-                    let text =
-                        arrow::util::display::array_value_to_string(array, row).unwrap_or_default();
-                    write_json(&VariantRef::String(&text), out);
-                }
-            }
-        }
-        out.push(b'}');
-        Ok(())
-    }
 }
 
 fn run_get(args: GetArgs) -> Result<(), Failure> {

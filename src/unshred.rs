@@ -17,7 +17,7 @@
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryArray, BinaryBuilder, GenericListArray, OffsetSizeTrait,
-    StructArray,
+    RecordBatch, StructArray,
 };
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::{
@@ -490,6 +490,72 @@ impl<'a> ScalarColumn<'a> {
         } else {
             Ok(None)
         }
+    }
+}
+
+/// The rows of a record batch as JSON objects, every column by name:
+/// Variant columns reconstructed, primitive columns as their Variant
+/// equivalents, other nested columns as their display text.
+pub struct JsonRows<'a> {
+    names: Vec<&'a str>,
+    renderers: Vec<Renderer<'a>>,
+}
+
+enum Renderer<'a> {
+    Variant(ShreddedColumn<'a>),
+    Scalar(ScalarColumn<'a>),
+    Text(&'a ArrayRef),
+}
+
+impl<'a> JsonRows<'a> {
+    /// Checks the columns of `batch`; those named in `variants` are Variant
+    /// columns.
+    pub fn try_new(batch: &'a RecordBatch, variants: &[String]) -> Result<JsonRows<'a>> {
+        let mut names = Vec::with_capacity(batch.num_columns());
+        let mut renderers = Vec::with_capacity(batch.num_columns());
+        for (field, array) in batch.schema_ref().fields().iter().zip(batch.columns()) {
+            let renderer = if variants.contains(field.name()) {
+                let column = array.as_struct_opt().ok_or_else(|| {
+                    layout_error(format!("Variant column {} is not a struct", field.name()))
+                })?;
+                Renderer::Variant(ShreddedColumn::try_new(column)?)
+            } else {
+                match ScalarColumn::try_new(array) {
+                    Ok(c) => Renderer::Scalar(c),
+                    Err(_) => Renderer::Text(array),
+                }
+            };
+            names.push(field.name().as_str());
+            renderers.push(renderer);
+        }
+        Ok(JsonRows { names, renderers })
+    }
+
+    /// Appends row `row` to `out` as one JSON object (no newline).
+    pub fn write_row(&self, row: usize, out: &mut Vec<u8>) -> Result<()> {
+        out.push(b'{');
+        for (i, (name, renderer)) in self.names.iter().zip(&self.renderers).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_json_string(out, name);
+            out.push(b':');
+            match renderer {
+                Renderer::Variant(c) => c.write_json(row, out)?,
+                Renderer::Scalar(c) => match c.get(row)? {
+                    Some(v) => write_json(&v, out),
+                    None => out.extend_from_slice(b"null"),
+                },
+                Renderer::Text(array) if array.is_null(row) => out.extend_from_slice(b"null"),
+                Renderer::Text(array) => {
+                    let text =
+                        arrow::util::display::array_value_to_string(array, row).unwrap_or_default();
+                    write_json_string(out, &text);
+                }
+            }
+        }
+        out.push(b'}');
+        Ok(())
     }
 }
 

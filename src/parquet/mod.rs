@@ -7,7 +7,7 @@ mod schema;
 mod write;
 
 pub(crate) use read::compare_decimals;
-pub use read::{GetRequest, ParquetFile, ReadStats};
+pub use read::{GetRequest, LeafSize, ParquetFile, ReadStats};
 
 pub use schema::{
     DecimalMode, VARIANT_EXTENSION_NAME, is_variant_field, typed_value_path, variant_field,

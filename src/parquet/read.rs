@@ -42,6 +42,21 @@ pub struct ReadStats {
     pub rows_read: u64,
 }
 
+/// The size of one leaf column of a file ([`ParquetFile::leaf_sizes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeafSize {
+    /// Its path from the root: `["v", "typed_value", "f0", "typed_value"]`.
+    pub path: Vec<String>,
+    /// Bytes in the file, after compression.
+    pub compressed: u64,
+    /// Bytes before compression.
+    pub uncompressed: u64,
+    /// Values, nulls included (one per row, or per element inside lists).
+    pub values: u64,
+    /// Nulls among them, when every row group's statistics say.
+    pub nulls: Option<u64>,
+}
+
 /// A `variant_get` over a file.
 #[derive(Clone, Debug)]
 pub struct GetRequest {
@@ -110,6 +125,32 @@ impl ParquetFile {
         names.sort();
         names.dedup();
         names
+    }
+
+    /// The size of each leaf column, summed over the row groups, in schema
+    /// order.
+    pub fn leaf_sizes(&self) -> Vec<LeafSize> {
+        let descr = self.parquet_schema();
+        (0..descr.num_columns())
+            .map(|leaf| {
+                let mut size = LeafSize {
+                    path: descr.column(leaf).path().parts().to_vec(),
+                    compressed: 0,
+                    uncompressed: 0,
+                    values: 0,
+                    nulls: Some(0),
+                };
+                for rg in self.metadata().row_groups() {
+                    let chunk = rg.column(leaf);
+                    size.compressed += chunk.compressed_size().max(0) as u64;
+                    size.uncompressed += chunk.uncompressed_size().max(0) as u64;
+                    size.values += chunk.num_values().max(0) as u64;
+                    let nulls = chunk.statistics().and_then(|s| s.null_count_opt());
+                    size.nulls = size.nulls.zip(nulls).map(|(a, b)| a + b);
+                }
+                size
+            })
+            .collect()
     }
 
     /// Reads whole rows, in file order, a batch at a time.
