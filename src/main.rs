@@ -453,25 +453,9 @@ fn run_cat(path: &Path) -> Result<(), Failure> {
 
 fn run_get(args: GetArgs) -> Result<(), Failure> {
     let file = ParquetFile::open(&args.file).context(&args.file)?;
-    let column = match args.column {
-        Some(c) => c,
-        None => {
-            let variants = file.variant_columns();
-            match variants.as_slice() {
-                [only] => only.clone(),
-                _ if variants.iter().any(|c| c == "v") => "v".into(),
-                _ => {
-                    return Err(Failure::Vshred(
-                        args.file.display().to_string(),
-                        vshred::Error::from_message(format!(
-                            "choose a Variant column with --column (this file has: {})",
-                            variants.join(", ")
-                        )),
-                    ));
-                }
-            }
-        }
-    };
+    let column = file
+        .choose_variant_column(args.column.as_deref())
+        .context(&args.file)?;
     let as_type = ShreddingSchema::from_type_name(&args.as_type)
         .filter(|t| !matches!(t, ShreddingSchema::Object(_) | ShreddingSchema::Array(_)))
         .ok_or_else(|| {

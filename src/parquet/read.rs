@@ -98,6 +98,35 @@ impl ParquetFile {
         self.metadata.metadata()
     }
 
+    /// The file's schema as Arrow reads it.
+    pub fn arrow_schema(&self) -> &arrow::datatypes::SchemaRef {
+        self.metadata.schema()
+    }
+
+    /// The Variant column a command works on: `requested` if given (it must
+    /// be one), else the only one, else one named `v`.
+    pub fn choose_variant_column(&self, requested: Option<&str>) -> Result<String> {
+        if let Some(name) = requested {
+            return self.variant_column(name).map(|_| name.to_string());
+        }
+        let variants = self.variant_columns();
+        match variants.as_slice() {
+            [only] => Ok(only.clone()),
+            _ if variants.iter().any(|c| c == "v") => Ok("v".into()),
+            [] => Err(Error::new(
+                ErrorKind::Usage,
+                "this file has no Variant column",
+            )),
+            _ => Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "choose a Variant column with --column (this file has: {})",
+                    variants.join(", ")
+                ),
+            )),
+        }
+    }
+
     /// The names of the top-level Variant columns: groups annotated
     /// `VARIANT`, or, when a writer left the annotation out, fields with the
     /// Arrow extension type or the `metadata` + `value`/`typed_value` shape.

@@ -174,6 +174,74 @@ impl ShreddingSchema {
         DataType::Struct(Fields::from(fields))
     }
 
+    /// The layout of an Arrow Variant column as any writer laid it out (the
+    /// inverse of [`column_type`](Self::column_type)): fields are found by
+    /// name, and every Arrow width of a type maps to it (`Decimal32` and
+    /// `Decimal128` are both decimals, `Utf8View` is a string). `None` when
+    /// the type is not a Variant column's.
+    pub fn from_column_type(data_type: &DataType) -> Option<ShreddingSchema> {
+        match data_type {
+            DataType::Struct(fields) if fields.find("metadata").is_some() => {
+                Self::from_slot_type(data_type)
+            }
+            _ => None,
+        }
+    }
+
+    /// The layout of a slot (a struct of `value` and/or `typed_value`).
+    fn from_slot_type(data_type: &DataType) -> Option<ShreddingSchema> {
+        let DataType::Struct(fields) = data_type else {
+            return None;
+        };
+        match fields.find("typed_value") {
+            None if fields.find("value").is_some() => Some(ShreddingSchema::Variant),
+            None => None,
+            Some((_, typed)) => Self::from_typed_value_type(typed.data_type()),
+        }
+    }
+
+    fn from_typed_value_type(data_type: &DataType) -> Option<ShreddingSchema> {
+        use ShreddingSchema as S;
+        Some(match data_type {
+            DataType::Boolean => S::Boolean,
+            DataType::Int8 => S::Int8,
+            DataType::Int16 => S::Int16,
+            DataType::Int32 => S::Int32,
+            DataType::Int64 => S::Int64,
+            DataType::Float32 => S::Float,
+            DataType::Float64 => S::Double,
+            DataType::Decimal32(p, s)
+            | DataType::Decimal64(p, s)
+            | DataType::Decimal128(p, s)
+            | DataType::Decimal256(p, s) => S::Decimal {
+                precision: *p,
+                scale: u8::try_from(*s).ok()?,
+            },
+            DataType::Date32 => S::Date,
+            DataType::Time64(TimeUnit::Microsecond) => S::Time,
+            DataType::Timestamp(unit @ (TimeUnit::Microsecond | TimeUnit::Nanosecond), tz) => {
+                S::Timestamp {
+                    utc: tz.is_some(),
+                    nanos: *unit == TimeUnit::Nanosecond,
+                }
+            }
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView => S::Binary,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => S::String,
+            DataType::FixedSizeBinary(16) => S::Uuid,
+            DataType::Struct(fields) => {
+                let fields = fields
+                    .iter()
+                    .map(|f| Some((f.name().clone(), Self::from_slot_type(f.data_type())?)))
+                    .collect::<Option<Vec<_>>>()?;
+                return S::object(fields).ok();
+            }
+            DataType::List(element) | DataType::LargeList(element) => {
+                S::Array(Box::new(Self::from_slot_type(element.data_type())?))
+            }
+            _ => return None,
+        })
+    }
+
     /// Parses the JSON form: a type name (`"int64"`, `"decimal(18,1)"`,
     /// `"variant"` for no typed column, ...), an object of fields, or a
     /// one-element array for an array's element layout.
@@ -370,6 +438,54 @@ mod tests {
             let err = ShreddingSchema::from_json(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn layouts_come_back_from_their_arrow_types() {
+        let schema: ShreddingSchema = r#"{"a":"int8","b":"decimal(18,1)","c":["string"],"d":{"e":"timestamp_ntz_nanos","f":"variant"},"g":"uuid","h":"date","i":"binary"}"#
+            .parse()
+            .unwrap();
+        assert_eq!(
+            ShreddingSchema::from_column_type(&schema.column_type()),
+            Some(schema)
+        );
+        assert_eq!(
+            ShreddingSchema::from_column_type(&ShreddingSchema::Variant.column_type()),
+            Some(ShreddingSchema::Variant)
+        );
+        // Other writers' widths: a Decimal32 and a view string are the same layout.
+        let other = DataType::Struct(Fields::from(vec![
+            Field::new("metadata", DataType::BinaryView, false),
+            Field::new(
+                "typed_value",
+                DataType::Struct(Fields::from(vec![
+                    Field::new(
+                        "p",
+                        DataType::Struct(Fields::from(vec![Field::new(
+                            "typed_value",
+                            DataType::Decimal32(4, 1),
+                            true,
+                        )])),
+                        false,
+                    ),
+                    Field::new(
+                        "s",
+                        DataType::Struct(Fields::from(vec![Field::new(
+                            "typed_value",
+                            DataType::Utf8View,
+                            true,
+                        )])),
+                        false,
+                    ),
+                ])),
+                true,
+            ),
+        ]));
+        assert_eq!(
+            ShreddingSchema::from_column_type(&other),
+            Some(r#"{"p":"decimal(4,1)","s":"string"}"#.parse().unwrap())
+        );
+        assert_eq!(ShreddingSchema::from_column_type(&DataType::Int64), None);
     }
 
     #[test]
