@@ -16,6 +16,12 @@
 //! 4. [`unshred`]: shredded columns (ours or any writer's) back to Variant
 //!    values or straight to JSON text.
 //!
+//! Around that core: [`encode`] streams JSON Lines into a shredded
+//! [`parquet`] file; [`ParquetFile::get`](parquet::ParquetFile::get) reads
+//! one [`path`] back (`variant_get`, in [`get`]), reading only the leaves it
+//! needs and skipping row groups a [`predicate`] rules out; and [`report`]
+//! compares the sizes and read speeds of the layouts.
+//!
 //! ```
 //! use vshred::json::{json_to_variant, variant_to_json_string};
 //! use vshred::variant::{VariantRef, VariantType};
@@ -36,9 +42,11 @@ mod error;
 pub mod get;
 pub mod infer;
 pub mod json;
+mod output;
 pub mod parquet;
 pub mod path;
 pub mod predicate;
+pub mod report;
 pub mod shred;
 pub mod unshred;
 pub mod variant;

@@ -15,6 +15,7 @@ use vshred::infer::{InferOptions, Preset};
 use vshred::json::{JsonLines, JsonParser, write_json};
 use vshred::parquet::{ColumnSpec, Compression, DecimalMode, GetRequest, ParquetFile};
 use vshred::predicate::Predicate;
+use vshred::report::{ReportOptions, compare_layouts, measure_files};
 use vshred::shred::ShreddingSchema;
 use vshred::unshred::JsonRows;
 use vshred::variant::{DuplicateKeys, VariantBuilder, VariantRef};
@@ -46,6 +47,10 @@ enum Command {
     },
     /// Extract a path from a Variant column, reading only what it needs.
     Get(GetArgs),
+    /// Compare layouts: encode JSON Lines unshredded and shredded (auto and
+    /// spark, int and flba decimals), or take Parquet files as they are, and
+    /// print sizes and read latencies as markdown.
+    Report(ReportArgs),
     /// Encode each JSON line as a Variant and print it back as JSON: shows
     /// exactly what the encoding keeps.
     Roundtrip {
@@ -155,6 +160,35 @@ struct GetArgs {
     stats: bool,
 }
 
+#[derive(Args)]
+struct ReportArgs {
+    /// JSON Lines to encode in every layout (`-` for stdin), or Parquet
+    /// files to measure as they are, side by side.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    /// Top-level field to store as a Variant column (repeatable), as for
+    /// `encode`.
+    #[arg(long = "variant-field", value_name = "NAME")]
+    variant_fields: Vec<String>,
+    /// The Variant column queried (default: the only one, or `v`).
+    #[arg(long)]
+    column: Option<String>,
+    /// A path to time `variant_get` on, optionally with a type:
+    /// `'$.user.id'`, `'$.price as decimal(18,2)'` (repeatable). Default:
+    /// every top-level shredded field, as the type our inference chose.
+    #[arg(long = "query", value_name = "PATH")]
+    queries: Vec<String>,
+    /// Runs per timing; the report gives the median.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    runs: usize,
+    /// Also write the report as a self-contained HTML page with bar charts.
+    #[arg(long, value_name = "OUT.html")]
+    html: Option<PathBuf>,
+    /// Keep the encoded files in this directory.
+    #[arg(long, value_name = "DIR")]
+    keep_files: Option<PathBuf>,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum DecimalArg {
     Int,
@@ -253,6 +287,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Schema { file } => run_schema(&file),
         Command::Cat { file } => run_cat(&file),
         Command::Get(args) => run_get(args),
+        Command::Report(args) => run_report(args),
         Command::Roundtrip {
             input,
             keep_last_duplicate,
@@ -529,6 +564,49 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
             "vshred: read {} of {} row groups ({} rows)",
             stats.row_groups_read, stats.row_groups, stats.rows_read
         );
+    }
+    Ok(())
+}
+
+fn run_report(args: ReportArgs) -> Result<(), Failure> {
+    let options = ReportOptions {
+        variant_fields: args.variant_fields,
+        column: args.column,
+        queries: args
+            .queries
+            .iter()
+            .map(|q| q.parse())
+            .collect::<vshred::Result<_>>()
+            .map_err(|e| Failure::Vshred("--query".into(), e))?,
+        runs: args.runs,
+        keep_dir: args.keep_files,
+    };
+    let first = &args.inputs[0];
+    let mut input = open_input(first)?;
+    let report = if first != Path::new("-") && input.fill_buf()?.starts_with(b"PAR1") {
+        drop(input);
+        match args.inputs.as_slice() {
+            [only] => measure_files(&args.inputs, &options).context(only)?,
+            // Errors reading a file name it.
+            _ => plain(measure_files(&args.inputs, &options))?,
+        }
+    } else if let [input_path] = args.inputs.as_slice() {
+        let mut text = Vec::new();
+        input.read_to_end(&mut text)?;
+        compare_layouts(&text, &input_path.display().to_string(), &options).context(input_path)?
+    } else {
+        return Err(Failure::Vshred(
+            first.display().to_string(),
+            vshred::Error::from_message(
+                "give one JSON Lines input, or Parquet files (this is not a Parquet file)".into(),
+            ),
+        ));
+    };
+    let mut out = io::stdout().lock();
+    report.write_markdown(&mut out)?;
+    out.flush()?;
+    if let Some(path) = &args.html {
+        report.write_html_file(path).context(path)?;
     }
     Ok(())
 }

@@ -55,6 +55,9 @@ pub struct LeafSize {
     pub values: u64,
     /// Nulls among them, when every row group's statistics say.
     pub nulls: Option<u64>,
+    /// The encodings of its pages, as the footer names them
+    /// (`RLE_DICTIONARY`, `PLAIN`, ...), in the order first seen.
+    pub encodings: Vec<String>,
 }
 
 /// A `variant_get` over a file.
@@ -168,6 +171,7 @@ impl ParquetFile {
                     uncompressed: 0,
                     values: 0,
                     nulls: Some(0),
+                    encodings: Vec::new(),
                 };
                 for rg in self.metadata().row_groups() {
                     let chunk = rg.column(leaf);
@@ -176,6 +180,12 @@ impl ParquetFile {
                     size.values += chunk.num_values().max(0) as u64;
                     let nulls = chunk.statistics().and_then(|s| s.null_count_opt());
                     size.nulls = size.nulls.zip(nulls).map(|(a, b)| a + b);
+                    for encoding in chunk.encodings() {
+                        let name = encoding.to_string();
+                        if !size.encodings.contains(&name) {
+                            size.encodings.push(name);
+                        }
+                    }
                 }
                 size
             })

@@ -124,19 +124,7 @@ impl ParquetWriter {
             properties =
                 properties.set_column_bloom_filter_enabled(ColumnPath::new(path.clone()), true);
         }
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temp = tempfile::Builder::new()
-            .prefix(&format!(".{file_name}."))
-            .suffix(".tmp")
-            .tempfile_in(&dir)
-            .map_err(|e| Error::io(&dir, e))?;
+        let temp = crate::output::temp_file_beside(path)?;
         let (file, temp) = temp.into_parts();
         let writer = ArrowWriter::try_new_with_options(
             file,

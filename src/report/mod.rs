@@ -1,0 +1,470 @@
+//! Reports that help choose a layout: how big each one is and how fast it
+//! reads.
+//!
+//! [`compare_layouts`] encodes JSON Lines in every layout vshred writes
+//! (unshredded; shredded by our inference and by Spark's, each with INT and
+//! with FIXED_LEN_BYTE_ARRAY decimals) and measures each file;
+//! [`measure_files`] measures existing files, whoever wrote them. Either
+//! gives a [`Report`], printed as markdown ([`Report::write_markdown`]) or
+//! as a self-contained HTML page with bar charts ([`Report::write_html`]).
+//!
+//! Sizes come from the file's footer. Timings are wall-clock medians of
+//! [`ReportOptions::runs`] runs, taken round-robin over the layouts so that
+//! load from the rest of the machine spreads over all of them; each read
+//! starts from opening the file (the footer is parsed every time), as a
+//! query would.
+
+mod render;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use arrow::array::Array;
+
+use crate::encode::{EncodeOptions, ShredMode, encode};
+use crate::error::{Error, ErrorKind, Result};
+use crate::infer::{InferOptions, Preset};
+use crate::parquet::{DecimalMode, GetRequest, LeafSize, ParquetFile, WriteOptions};
+use crate::path::{PathSegment, VariantPath};
+use crate::shred::ShreddingSchema;
+use crate::unshred::JsonRows;
+
+/// Rows per batch when reading.
+const BATCH_ROWS: usize = 8192;
+
+/// What to report on.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// As [`EncodeOptions::variant_fields`]: top-level fields that become
+    /// Variant columns; empty for whole lines as one column `v`.
+    pub variant_fields: Vec<String>,
+    /// The Variant column queried (default: the only one, or `v`).
+    pub column: Option<String>,
+    /// Paths to time `variant_get` on; empty for every top-level field the
+    /// reference layout shreds.
+    pub queries: Vec<Query>,
+    /// How many times each timing is taken; the report gives the median.
+    pub runs: usize,
+    /// Keep the encoded files in this directory (else a temporary one).
+    pub keep_dir: Option<PathBuf>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            variant_fields: Vec::new(),
+            column: None,
+            queries: Vec::new(),
+            runs: 5,
+            keep_dir: None,
+        }
+    }
+}
+
+/// A `variant_get` to time: a path, and the type to get it as.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    /// The path inside the Variant column.
+    pub path: VariantPath,
+    /// The result type; `None` for the type the reference layout shreds
+    /// the path to (every layout answers the same question), or `variant`
+    /// where it is not shredded to a primitive.
+    pub as_type: Option<ShreddingSchema>,
+}
+
+impl std::str::FromStr for Query {
+    type Err = Error;
+
+    /// `$.a.b`, or `$.a.b as int64`.
+    fn from_str(text: &str) -> Result<Query> {
+        if let Some((path, type_name)) = text.rsplit_once(" as ")
+            && let Some(as_type) = ShreddingSchema::from_type_name(type_name)
+        {
+            return Ok(Query {
+                path: path.trim().parse()?,
+                as_type: Some(as_type),
+            });
+        }
+        Ok(Query {
+            path: text.trim().parse()?,
+            as_type: None,
+        })
+    }
+}
+
+/// One way of laying out the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `metadata` and `value` only.
+    Unshredded,
+    /// Shredded with the schema a preset infers, decimals stored as chosen.
+    Shredded(Preset, DecimalMode),
+}
+
+impl Layout {
+    /// The layouts [`compare_layouts`] writes, in report order.
+    pub const ENCODED: [Layout; 5] = [
+        Layout::Unshredded,
+        Layout::Shredded(Preset::Default, DecimalMode::Int),
+        Layout::Shredded(Preset::Default, DecimalMode::Flba),
+        Layout::Shredded(Preset::Spark, DecimalMode::Int),
+        Layout::Shredded(Preset::Spark, DecimalMode::Flba),
+    ];
+
+    /// A short name: `unshredded`, `auto, int decimals`, ...
+    pub fn name(self) -> String {
+        match self {
+            Layout::Unshredded => "unshredded".into(),
+            Layout::Shredded(preset, decimals) => format!(
+                "{}, {} decimals",
+                match preset {
+                    Preset::Default => "auto",
+                    Preset::Spark => "spark",
+                },
+                match decimals {
+                    DecimalMode::Int => "int",
+                    DecimalMode::Flba => "flba",
+                }
+            ),
+        }
+    }
+
+    fn file_name(self) -> String {
+        self.name().replace(", ", "-").replace(' ', "-") + ".parquet"
+    }
+
+    fn encode_options(self, variant_fields: &[String]) -> EncodeOptions {
+        let (shred, decimals) = match self {
+            Layout::Shredded(preset, decimals) => {
+                (ShredMode::Infer(InferOptions::new(preset)), decimals)
+            }
+            Layout::Unshredded => (ShredMode::None, DecimalMode::Int),
+        };
+        EncodeOptions {
+            variant_fields: variant_fields.to_vec(),
+            shred,
+            write: WriteOptions {
+                decimals,
+                ..WriteOptions::default()
+            },
+            ..EncodeOptions::default()
+        }
+    }
+}
+
+/// A report over one or more layouts of the same data.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// What was measured: the input's or the file's name.
+    pub source: String,
+    /// Rows in each file.
+    pub rows: u64,
+    /// The Variant column queried.
+    pub column: String,
+    /// Runs behind each median.
+    pub runs: usize,
+    /// The queries timed, with the type each was read as.
+    pub queries: Vec<(VariantPath, ShreddingSchema)>,
+    /// One entry per layout.
+    pub layouts: Vec<LayoutReport>,
+    /// The entry the others are compared with, and whose shredding gives
+    /// the queries their types.
+    pub reference: usize,
+}
+
+/// The figures for one layout.
+#[derive(Clone, Debug)]
+pub struct LayoutReport {
+    /// The layout's name, or the file's.
+    pub name: String,
+    /// Which layout, when the report encoded it.
+    pub layout: Option<Layout>,
+    /// Where the file is (gone after the report unless kept).
+    pub file: PathBuf,
+    /// Size of the whole file.
+    pub file_bytes: u64,
+    /// The leaves of the Variant columns, largest (compressed) first.
+    pub leaves: Vec<LeafSize>,
+    /// Median time to encode the input into this layout, when it was.
+    pub encode: Option<Duration>,
+    /// Median time to read every row back as JSON text.
+    pub reconstruct: Duration,
+    /// Median time of each query, in [`Report::queries`] order.
+    pub query_times: Vec<Duration>,
+    /// Non-null values each query returned.
+    pub query_values: Vec<u64>,
+}
+
+impl LayoutReport {
+    /// Compressed bytes of the Variant columns.
+    pub fn variant_bytes(&self) -> u64 {
+        self.leaves.iter().map(|l| l.compressed).sum()
+    }
+
+    /// Non-null values stored in `typed_value` leaves and in `value` leaves
+    /// of the Variant columns (a residual counts once, however much it
+    /// holds); `None` when the file's statistics leave out null counts.
+    pub fn typed_and_residual_values(&self) -> Option<(u64, u64)> {
+        let (mut typed, mut residual) = (0, 0);
+        for leaf in &self.leaves {
+            let present = leaf.values - leaf.nulls?;
+            match leaf.path.last().map(String::as_str) {
+                Some("typed_value") => typed += present,
+                Some("value") => residual += present,
+                _ => {}
+            }
+        }
+        Some((typed, residual))
+    }
+
+    /// The share of values that landed in `typed_value`.
+    pub fn typed_share(&self) -> Option<f64> {
+        let (typed, residual) = self.typed_and_residual_values()?;
+        Some(if typed + residual == 0 {
+            0.0
+        } else {
+            typed as f64 / (typed + residual) as f64
+        })
+    }
+}
+
+/// Encodes JSON Lines in every layout of [`Layout::ENCODED`] and measures
+/// each file. `source` names the input in the report.
+pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions) -> Result<Report> {
+    let temp;
+    let dir = match &options.keep_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+            dir.as_path()
+        }
+        None => {
+            temp =
+                tempfile::tempdir().map_err(|e| Error::io(Path::new("temporary directory"), e))?;
+            temp.path()
+        }
+    };
+    let runs = options.runs.max(1);
+    let layouts = Layout::ENCODED;
+    let files: Vec<PathBuf> = layouts.iter().map(|l| dir.join(l.file_name())).collect();
+    let mut encode_times = vec![Vec::with_capacity(runs); layouts.len()];
+    for _ in 0..runs {
+        for ((layout, file), times) in layouts.iter().zip(&files).zip(&mut encode_times) {
+            let start = Instant::now();
+            encode(
+                &mut &json_lines[..],
+                file,
+                &layout.encode_options(&options.variant_fields),
+                &mut |_| {},
+            )?;
+            times.push(start.elapsed());
+        }
+    }
+    let entries: Vec<(String, Option<Layout>)> =
+        layouts.iter().map(|l| (l.name(), Some(*l))).collect();
+    // Our default inference is the reference: its types are the ones every
+    // layout is asked for.
+    let mut report = measure(&entries, &files, 1, source, options)?;
+    for (layout, times) in report.layouts.iter_mut().zip(encode_times) {
+        layout.encode = Some(median(times));
+    }
+    Ok(report)
+}
+
+/// Measures existing Parquet files with Variant columns, whoever wrote
+/// them, side by side: the same data in different layouts, or any files
+/// with a Variant column of the same name. The first is the reference.
+pub fn measure_files(files: &[PathBuf], options: &ReportOptions) -> Result<Report> {
+    let entries: Vec<(String, Option<Layout>)> = files
+        .iter()
+        .map(|f| {
+            let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+            (name.unwrap_or_else(|| f.display().to_string()), None)
+        })
+        .collect();
+    let source = entries
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    measure(&entries, files, 0, &source, options)
+}
+
+fn measure(
+    entries: &[(String, Option<Layout>)],
+    files: &[PathBuf],
+    reference: usize,
+    source: &str,
+    options: &ReportOptions,
+) -> Result<Report> {
+    let reference_path = files
+        .get(reference)
+        .ok_or_else(|| Error::new(ErrorKind::Usage, "nothing to report on: no files"))?;
+    let reference_file = ParquetFile::open(reference_path)?;
+    let column = reference_file.choose_variant_column(options.column.as_deref())?;
+    let schema = reference_file
+        .arrow_schema()
+        .field_with_name(&column)
+        .ok()
+        .and_then(|f| ShreddingSchema::from_column_type(f.data_type()))
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Schema,
+                format!(
+                    "{}: column {column} is not a Variant column",
+                    reference_path.display()
+                ),
+            )
+        })?;
+    let queries = resolve_queries(&options.queries, &schema);
+    let runs = options.runs.max(1);
+    let mut reports = Vec::with_capacity(entries.len());
+    for ((name, layout), path) in entries.iter().zip(files) {
+        let file = ParquetFile::open(path)?;
+        let variants = file.variant_columns();
+        let mut leaves: Vec<LeafSize> = file
+            .leaf_sizes()
+            .into_iter()
+            .filter(|l| l.path.first().is_some_and(|c| variants.contains(c)))
+            .collect();
+        leaves.sort_by(|a, b| b.compressed.cmp(&a.compressed).then(a.path.cmp(&b.path)));
+        reports.push(LayoutReport {
+            name: name.clone(),
+            layout: *layout,
+            file: path.clone(),
+            file_bytes: std::fs::metadata(path)
+                .map_err(|e| Error::io(path, e))?
+                .len(),
+            leaves,
+            encode: None,
+            reconstruct: Duration::ZERO,
+            query_times: Vec::new(),
+            query_values: Vec::new(),
+        });
+    }
+    let mut reconstruct_times = vec![Vec::with_capacity(runs); entries.len()];
+    let mut query_times = vec![vec![Vec::with_capacity(runs); queries.len()]; entries.len()];
+    let mut rows = 0;
+    for _ in 0..runs {
+        for (i, path) in files.iter().enumerate() {
+            let start = Instant::now();
+            rows = reconstruct(path)?;
+            reconstruct_times[i].push(start.elapsed());
+            for (q, (query_path, as_type)) in queries.iter().enumerate() {
+                let start = Instant::now();
+                let values = get(path, &column, query_path, as_type)?;
+                query_times[i][q].push(start.elapsed());
+                reports[i].query_values.truncate(q);
+                reports[i].query_values.push(values);
+            }
+        }
+    }
+    for ((report, reconstruct), queries) in
+        reports.iter_mut().zip(reconstruct_times).zip(query_times)
+    {
+        report.reconstruct = median(reconstruct);
+        report.query_times = queries.into_iter().map(median).collect();
+    }
+    Ok(Report {
+        source: source.to_string(),
+        rows,
+        column,
+        runs,
+        queries,
+        layouts: reports,
+        reference,
+    })
+}
+
+/// Each query with its type: given, or the reference layout's.
+fn resolve_queries(
+    queries: &[Query],
+    schema: &ShreddingSchema,
+) -> Vec<(VariantPath, ShreddingSchema)> {
+    if queries.is_empty() {
+        let ShreddingSchema::Object(fields) = schema else {
+            return Vec::new();
+        };
+        return fields
+            .iter()
+            .map(|(name, field)| {
+                (
+                    VariantPath::new(vec![PathSegment::Field(name.clone())]),
+                    primitive_or_variant(field),
+                )
+            })
+            .collect();
+    }
+    queries
+        .iter()
+        .map(|q| {
+            let as_type = q.as_type.clone().unwrap_or_else(|| {
+                shredded_at(schema, q.path.segments())
+                    .map(primitive_or_variant)
+                    .unwrap_or(ShreddingSchema::Variant)
+            });
+            (q.path.clone(), as_type)
+        })
+        .collect()
+}
+
+/// The layout at `path` inside `schema`, as far as it is shredded.
+fn shredded_at<'s>(
+    schema: &'s ShreddingSchema,
+    path: &[PathSegment],
+) -> Option<&'s ShreddingSchema> {
+    path.iter()
+        .try_fold(schema, |slot, segment| match (segment, slot) {
+            (PathSegment::Field(name), _) => slot.field(name),
+            (PathSegment::Index(_), ShreddingSchema::Array(element)) => Some(element.as_ref()),
+            _ => None,
+        })
+}
+
+fn primitive_or_variant(slot: &ShreddingSchema) -> ShreddingSchema {
+    match slot {
+        ShreddingSchema::Object(_) | ShreddingSchema::Array(_) => ShreddingSchema::Variant,
+        primitive => primitive.clone(),
+    }
+}
+
+/// Reads every row of `path` as JSON text, as `vshred cat` does; the rows.
+fn reconstruct(path: &Path) -> Result<u64> {
+    let file = ParquetFile::open(path)?;
+    let variants = file.variant_columns();
+    let mut text = Vec::with_capacity(1 << 20);
+    let mut rows = 0;
+    for batch in file.batches(BATCH_ROWS)? {
+        let batch = batch?;
+        let json = JsonRows::try_new(&batch, &variants)?;
+        for row in 0..batch.num_rows() {
+            json.write_row(row, &mut text)?;
+            text.push(b'\n');
+        }
+        rows += batch.num_rows() as u64;
+        text.clear();
+    }
+    Ok(rows)
+}
+
+/// Runs one `variant_get` over the file; the non-null values it returned.
+fn get(path: &Path, column: &str, query: &VariantPath, as_type: &ShreddingSchema) -> Result<u64> {
+    let file = ParquetFile::open(path)?;
+    let request = GetRequest {
+        column: column.to_string(),
+        path: query.clone(),
+        as_type: as_type.clone(),
+        strict: false,
+        filter: None,
+    };
+    let mut values = 0;
+    file.get(&request, BATCH_ROWS, |result| {
+        values += (result.len() - result.logical_null_count()) as u64;
+        Ok(())
+    })?;
+    Ok(values)
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort_unstable();
+    times.get(times.len() / 2).copied().unwrap_or_default()
+}

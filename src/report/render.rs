@@ -1,0 +1,470 @@
+//! A [`Report`] as markdown or as one self-contained HTML page. Both render
+//! the same tables; the page adds bar charts drawn as inline SVG (no
+//! scripts, nothing fetched).
+
+use std::fmt::Write as _;
+use std::io;
+use std::time::Duration;
+
+use super::{Layout, LayoutReport, Report};
+
+/// A table: the first column is a label, the others are figures.
+struct Table {
+    title: String,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+/// One bar of a chart.
+struct Bar {
+    label: String,
+    value: f64,
+    text: String,
+    color: &'static str,
+}
+
+/// Bars under one heading, scaled together.
+struct BarGroup {
+    heading: String,
+    bars: Vec<Bar>,
+}
+
+impl Report {
+    /// Writes the report as markdown: a heading, the size and latency
+    /// tables, and the leaves of each layout.
+    pub fn write_markdown(&self, out: &mut dyn io::Write) -> io::Result<()> {
+        let mut text = format!("# vshred report: {}\n\n{}\n", self.source, self.summary());
+        for table in self.tables() {
+            let _ = write!(text, "\n## {}\n\n", table.title);
+            markdown_row(&mut text, &table.header);
+            let rule: Vec<String> = (0..table.header.len())
+                .map(|i| if i == 0 { "---" } else { "---:" }.to_string())
+                .collect();
+            markdown_row(&mut text, &rule);
+            for row in &table.rows {
+                markdown_row(&mut text, row);
+            }
+        }
+        out.write_all(text.as_bytes())
+    }
+
+    /// Writes the report as one HTML page with the same tables and bar
+    /// charts of size per layout, size per leaf and latency per query.
+    pub fn write_html(&self, out: &mut dyn io::Write) -> io::Result<()> {
+        let mut page = String::new();
+        let title = format!("vshred report: {}", self.source);
+        let _ = write!(
+            page,
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>{STYLE}</style></head>\n<body><h1>{}</h1><p>{}</p>\n",
+            escape(&title),
+            escape(&title),
+            escape(&self.summary())
+        );
+        let mut tables = self.tables().into_iter();
+        let sizes = BarGroup {
+            heading: String::new(),
+            bars: self
+                .layouts
+                .iter()
+                .enumerate()
+                .map(|(i, l)| Bar {
+                    label: l.name.clone(),
+                    value: l.variant_bytes() as f64,
+                    text: bytes(l.variant_bytes()),
+                    color: layout_color(l.layout, i),
+                })
+                .collect(),
+        };
+        bar_chart(&mut page, "Variant column size per layout", &[sizes]);
+        html_table(&mut page, tables.next());
+        bar_chart(
+            &mut page,
+            &format!(
+                "Read latency, median of {} runs (each query scaled on its own)",
+                self.runs
+            ),
+            &self.latency_groups(),
+        );
+        html_table(&mut page, tables.next());
+        for (layout, table) in self.layouts.iter().zip(tables) {
+            bar_chart(
+                &mut page,
+                &format!("Leaves of {}, compressed", layout.name),
+                &[BarGroup {
+                    heading: String::new(),
+                    bars: layout
+                        .leaves
+                        .iter()
+                        .map(|leaf| Bar {
+                            label: leaf.path.join("."),
+                            value: leaf.compressed as f64,
+                            text: bytes(leaf.compressed),
+                            color: leaf_color(leaf.path.last().map(String::as_str)),
+                        })
+                        .collect(),
+                }],
+            );
+            html_table(&mut page, Some(table));
+        }
+        page.push_str("</body></html>\n");
+        out.write_all(page.as_bytes())
+    }
+
+    /// Writes the HTML page to `path`, whole or not at all.
+    pub fn write_html_file(&self, path: &std::path::Path) -> crate::Result<()> {
+        let mut page = Vec::new();
+        self.write_html(&mut page)
+            .map_err(|e| crate::Error::io(path, e))?;
+        crate::output::write_atomically(path, &page)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} rows; Variant column `{}`; timings are wall-clock medians of {} run{}, each from opening the file; sizes are compressed bytes (1 MB = 10^6 bytes).",
+            count(self.rows),
+            self.column,
+            self.runs,
+            if self.runs == 1 { "" } else { "s" }
+        )
+    }
+
+    fn query_names(&self) -> Vec<String> {
+        self.queries
+            .iter()
+            .map(|(path, as_type)| format!("{path} as {}", as_type.type_name()))
+            .collect()
+    }
+
+    /// The size table, the latency table, then one leaf table per layout.
+    fn tables(&self) -> Vec<Table> {
+        let mut tables = vec![self.size_table(), self.latency_table()];
+        tables.extend(self.layouts.iter().map(leaf_table));
+        tables
+    }
+
+    fn size_table(&self) -> Table {
+        // The layout the others are compared with: our default, when the
+        // report encoded several.
+        let reference = (self.layouts.len() > 1).then(|| &self.layouts[self.reference]);
+        let encoded = self.layouts.iter().any(|l| l.encode.is_some());
+        let mut header: Vec<String> = [
+            "layout",
+            "file",
+            "Variant column",
+            "Variant bytes/row",
+            "in typed_value",
+        ]
+        .map(String::from)
+        .to_vec();
+        if let Some(r) = reference {
+            header.insert(4, format!("vs {}", r.name));
+        }
+        if encoded {
+            header.push("encode".into());
+        }
+        let rows = self
+            .layouts
+            .iter()
+            .map(|l| {
+                let mut row = vec![
+                    l.name.clone(),
+                    bytes(l.file_bytes),
+                    bytes(l.variant_bytes()),
+                    format!("{:.1}", l.variant_bytes() as f64 / self.rows.max(1) as f64),
+                    match l.typed_share() {
+                        Some(share) => format!("{:.1}%", share * 100.0),
+                        None => "n/a (no null counts)".into(),
+                    },
+                ];
+                if let Some(r) = reference {
+                    row.insert(
+                        4,
+                        format!(
+                            "{:.2}x",
+                            l.variant_bytes() as f64 / r.variant_bytes().max(1) as f64
+                        ),
+                    );
+                }
+                if encoded {
+                    row.push(l.encode.map(duration).unwrap_or_default());
+                }
+                row
+            })
+            .collect();
+        Table {
+            title: "Size per layout".into(),
+            header,
+            rows,
+        }
+    }
+
+    fn latency_table(&self) -> Table {
+        let names = self.query_names();
+        let mut header = vec!["layout".to_string(), "full reconstruction".to_string()];
+        header.extend(names.iter().map(|n| format!("`{n}`")));
+        // Every layout holds the same data, so each query must find the
+        // same values in each; say so where one does not.
+        let agreed: Vec<bool> = (0..self.queries.len())
+            .map(|q| {
+                self.layouts
+                    .windows(2)
+                    .all(|w| w[0].query_values[q] == w[1].query_values[q])
+            })
+            .collect();
+        let mut rows: Vec<Vec<String>> = self
+            .layouts
+            .iter()
+            .map(|l| {
+                let mut row = vec![l.name.clone(), duration(l.reconstruct)];
+                for (q, time) in l.query_times.iter().enumerate() {
+                    row.push(if agreed[q] {
+                        duration(*time)
+                    } else {
+                        format!("{} ({} values)", duration(*time), count(l.query_values[q]))
+                    });
+                }
+                row
+            })
+            .collect();
+        if let Some(first) = self.layouts.first() {
+            let mut row = vec!["non-null values".to_string(), count(self.rows)];
+            for (q, agreed) in agreed.iter().enumerate() {
+                row.push(if *agreed {
+                    count(first.query_values[q])
+                } else {
+                    "differ by layout".into()
+                });
+            }
+            rows.push(row);
+        }
+        Table {
+            title: format!("Read latency (median of {} runs)", self.runs),
+            header,
+            rows,
+        }
+    }
+
+    fn latency_groups(&self) -> Vec<BarGroup> {
+        let group = |heading: String, time: &dyn Fn(&LayoutReport) -> Duration| BarGroup {
+            heading,
+            bars: self
+                .layouts
+                .iter()
+                .enumerate()
+                .map(|(i, l)| Bar {
+                    label: l.name.clone(),
+                    value: time(l).as_secs_f64(),
+                    text: duration(time(l)),
+                    color: layout_color(l.layout, i),
+                })
+                .collect(),
+        };
+        let mut groups = vec![group("full reconstruction".into(), &|l| l.reconstruct)];
+        for (q, name) in self.query_names().into_iter().enumerate() {
+            groups.push(group(name, &|l| l.query_times[q]));
+        }
+        groups
+    }
+}
+
+fn leaf_table(layout: &LayoutReport) -> Table {
+    let total = layout.variant_bytes().max(1) as f64;
+    Table {
+        title: format!("Leaves of {}", layout.name),
+        header: [
+            "leaf",
+            "compressed",
+            "uncompressed",
+            "share of column",
+            "non-null values",
+            "encodings",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: layout
+            .leaves
+            .iter()
+            .map(|leaf| {
+                vec![
+                    format!("`{}`", leaf.path.join(".")),
+                    bytes(leaf.compressed),
+                    bytes(leaf.uncompressed),
+                    format!("{:.1}%", leaf.compressed as f64 * 100.0 / total),
+                    leaf.nulls
+                        .map(|n| count(leaf.values - n))
+                        .unwrap_or_else(|| "n/a".into()),
+                    leaf.encodings.join(" "),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn markdown_row(out: &mut String, cells: &[String]) {
+    out.push('|');
+    for cell in cells {
+        let _ = write!(out, " {} |", cell.replace('|', "\\|"));
+    }
+    out.push('\n');
+}
+
+fn html_table(out: &mut String, table: Option<Table>) {
+    let Some(table) = table else { return };
+    let _ = write!(out, "<h2>{}</h2>\n<table><thead><tr>", escape(&table.title));
+    for cell in &table.header {
+        let _ = write!(out, "<th>{}</th>", escape(cell.trim_matches('`')));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for row in &table.rows {
+        out.push_str("<tr>");
+        for (i, cell) in row.iter().enumerate() {
+            let tag = if i == 0 { "th" } else { "td" };
+            let _ = write!(out, "<{tag}>{}</{tag}>", escape(cell.trim_matches('`')));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// A horizontal bar chart as inline SVG; each group is scaled to its own
+/// largest bar.
+fn bar_chart(out: &mut String, title: &str, groups: &[BarGroup]) {
+    const WIDTH: usize = 900;
+    const LABEL: usize = 330;
+    const BARS: usize = 440;
+    const ROW: usize = 22;
+    let height: usize = groups
+        .iter()
+        .map(|g| g.bars.len() * ROW + if g.heading.is_empty() { 0 } else { ROW } + 6)
+        .sum();
+    let _ = write!(
+        out,
+        "<h2>{}</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">\n",
+        escape(title),
+        escape(title)
+    );
+    let mut y = 0;
+    for group in groups {
+        if !group.heading.is_empty() {
+            let _ = writeln!(
+                out,
+                "<text x=\"0\" y=\"{}\" class=\"group\">{}</text>",
+                y + 16,
+                escape(&group.heading)
+            );
+            y += ROW;
+        }
+        let max = group.bars.iter().map(|b| b.value).fold(0.0, f64::max);
+        for bar in &group.bars {
+            let width = if max > 0.0 {
+                (bar.value / max * BARS as f64).max(1.0)
+            } else {
+                1.0
+            };
+            let _ = writeln!(
+                out,
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><rect x=\"{LABEL}\" y=\"{}\" width=\"{width:.1}\" height=\"{}\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{}\">{}</text>",
+                LABEL - 8,
+                y + 15,
+                escape(&bar.label),
+                y + 3,
+                ROW - 6,
+                bar.color,
+                LABEL as f64 + width + 6.0,
+                y + 15,
+                escape(&bar.text)
+            );
+            y += ROW;
+        }
+        y += 6;
+    }
+    out.push_str("</svg>\n");
+}
+
+fn layout_color(layout: Option<Layout>, index: usize) -> &'static str {
+    const SHREDDED: [&str; 4] = ["#1f5fa8", "#7fb2e5", "#c0392b", "#f1948a"];
+    match layout {
+        Some(Layout::Unshredded) => "#8c8c8c",
+        Some(_) => SHREDDED[index.saturating_sub(1) % SHREDDED.len()],
+        None => SHREDDED[index % SHREDDED.len()],
+    }
+}
+
+fn leaf_color(last: Option<&str>) -> &'static str {
+    match last {
+        Some("typed_value") => "#1f5fa8",
+        Some("value") => "#e67e22",
+        _ => "#8c8c8c",
+    }
+}
+
+const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}\
+table{border-collapse:collapse;margin:8px 0 24px}\
+th,td{padding:3px 10px;white-space:nowrap;border-bottom:1px solid #ddd;text-align:right}\
+tr>th:first-child{text-align:left;font-weight:normal;font-family:monospace}\
+thead th{font-weight:bold;font-family:inherit;background:#f3f3f3}\
+svg text{font:12px system-ui,sans-serif;fill:#222}svg text.group{font-weight:bold}\
+h2{font-size:16px;margin-top:28px}";
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Bytes in decimal units: `812 B`, `1.60 kB`, `22.39 MB`.
+fn bytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{:.2} kB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.2} MB", n as f64 / 1e6),
+        _ => format!("{:.2} GB", n as f64 / 1e9),
+    }
+}
+
+/// `850 µs`, `12.3 ms`, `1.52 s`.
+fn duration(d: Duration) -> String {
+    let micros = d.as_micros();
+    match micros {
+        0..1_000 => format!("{micros} µs"),
+        1_000..1_000_000 => format!("{:.1} ms", d.as_secs_f64() * 1e3),
+        _ => format!("{:.2} s", d.as_secs_f64()),
+    }
+}
+
+/// `1,000,000`.
+fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_read_naturally() {
+        assert_eq!(bytes(812), "812 B");
+        assert_eq!(bytes(22_394_584), "22.39 MB");
+        assert_eq!(duration(Duration::from_micros(12_345)), "12.3 ms");
+        assert_eq!(duration(Duration::from_millis(1520)), "1.52 s");
+        assert_eq!(count(1_000_000), "1,000,000");
+        assert_eq!(count(999), "999");
+        assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
+}

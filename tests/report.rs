@@ -1,0 +1,262 @@
+//! `vshred report`: the layouts compared, the figures each must show, and
+//! the page it writes.
+
+use std::process::Command;
+
+use vshred::report::{Layout, Query, Report, ReportOptions, compare_layouts, measure_files};
+use vshred::shred::ShreddingSchema;
+
+/// Seed-like rows: ints, strings and one-decimal numbers with a small
+/// cardinality, a nested object, and an `id` that is unique per row.
+fn seed_lines(rows: usize) -> Vec<u8> {
+    let mut text = String::new();
+    let mut state = 42u64;
+    // Independent and not periodic, or compression would see through the
+    // unshredded rows.
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % 1000
+    };
+    for i in 0..rows {
+        let (n, s, d, a) = (next(), next(), next(), next());
+        text.push_str(&format!(
+            "{{\"id\":{i},\"v\":{{\"n\":{n},\"s\":\"s-{s}\",\"d\":{}.{},\"nested\":{{\"a\":{}}}}}}}\n",
+            100 + d / 10,
+            d % 10,
+            a % 100
+        ));
+    }
+    text.into_bytes()
+}
+
+fn options(runs: usize) -> ReportOptions {
+    ReportOptions {
+        variant_fields: vec!["v".into()],
+        runs,
+        ..ReportOptions::default()
+    }
+}
+
+fn markdown(report: &Report) -> String {
+    let mut out = Vec::new();
+    report.write_markdown(&mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn every_layout_is_encoded_and_holds_the_same_values() {
+    let report = compare_layouts(&seed_lines(3000), "seed", &options(1)).unwrap();
+    let layouts: Vec<_> = report.layouts.iter().map(|l| l.layout).collect();
+    assert_eq!(layouts, Layout::ENCODED.map(Some));
+    assert_eq!(report.rows, 3000);
+    // Default queries: every top-level shredded field, as our inference typed it.
+    let queries: Vec<String> = report
+        .queries
+        .iter()
+        .map(|(path, as_type)| format!("{path} {as_type}"))
+        .collect();
+    assert_eq!(
+        queries,
+        [
+            r#"$.d "decimal(4,1)""#,
+            r#"$.n "int32""#,
+            r#"$.nested "variant""#,
+            r#"$.s "string""#
+        ]
+    );
+    for layout in &report.layouts {
+        assert!(layout.encode.is_some(), "{}", layout.name);
+        assert_eq!(layout.query_values, [3000; 4], "{}", layout.name);
+        let sizes: Vec<u64> = layout.leaves.iter().map(|l| l.compressed).collect();
+        assert!(sizes.is_sorted_by(|a, b| a >= b), "{}: {sizes:?}", layout.name);
+        assert!(layout.leaves.iter().all(|l| l.path[0] == "v"));
+        assert!(layout.variant_bytes() < layout.file_bytes);
+    }
+}
+
+#[test]
+fn shredding_shows_in_size_and_in_the_typed_share() {
+    let report = compare_layouts(&seed_lines(3000), "seed", &options(1)).unwrap();
+    let unshredded = &report.layouts[0];
+    assert_eq!(unshredded.typed_share(), Some(0.0));
+    assert_eq!(unshredded.typed_and_residual_values(), Some((0, 3000)));
+    for shredded in &report.layouts[1..] {
+        // n, s, d and nested.a, in every row, and nothing left over.
+        assert_eq!(
+            shredded.typed_and_residual_values(),
+            Some((4 * 3000, 0)),
+            "{}",
+            shredded.name
+        );
+        assert!(
+            unshredded.variant_bytes() > shredded.variant_bytes() * 3 / 2,
+            "unshredded {} vs {} {}",
+            unshredded.variant_bytes(),
+            shredded.name,
+            shredded.variant_bytes()
+        );
+    }
+}
+
+#[test]
+fn values_that_do_not_fit_count_as_residuals() {
+    let mut text = String::new();
+    for i in 0..1000 {
+        if i % 10 == 0 {
+            text.push_str(&format!("{{\"code\":\"E{i}\"}}\n"));
+        } else {
+            text.push_str(&format!("{{\"code\":{i}}}\n"));
+        }
+    }
+    let report = compare_layouts(
+        text.as_bytes(),
+        "codes",
+        &ReportOptions {
+            runs: 1,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    let auto = &report.layouts[1];
+    assert_eq!(auto.typed_and_residual_values(), Some((900, 100)));
+    assert_eq!(auto.typed_share(), Some(0.9));
+    assert!(markdown(&report).contains("| auto, int decimals |"));
+}
+
+#[test]
+fn queries_take_a_type_or_the_shredded_one() {
+    let lines = seed_lines(500);
+    let report = compare_layouts(
+        &lines,
+        "seed",
+        &ReportOptions {
+            queries: vec![
+                "$.n as int64".parse().unwrap(),
+                "$.nested.a".parse().unwrap(),
+                "$.missing".parse().unwrap(),
+            ],
+            ..options(1)
+        },
+    )
+    .unwrap();
+    let types: Vec<&ShreddingSchema> = report.queries.iter().map(|(_, t)| t).collect();
+    assert_eq!(
+        types,
+        [
+            &ShreddingSchema::Int64,
+            &ShreddingSchema::Int32,
+            &ShreddingSchema::Variant
+        ]
+    );
+    for layout in &report.layouts {
+        assert_eq!(layout.query_values, [500, 500, 0], "{}", layout.name);
+    }
+    // A key that merely contains " as " is a path, not a type.
+    let odd: Query = "$['x as y']".parse().unwrap();
+    assert_eq!(odd.as_type, None);
+    assert_eq!(odd.path.to_string(), "$['x as y']");
+}
+
+#[test]
+fn markdown_has_a_size_table_a_latency_table_and_the_leaves_of_each_layout() {
+    let report = compare_layouts(&seed_lines(500), "seed.jsonl", &options(3)).unwrap();
+    let text = markdown(&report);
+    assert!(text.starts_with("# vshred report: seed.jsonl\n"), "{text}");
+    assert!(text.contains("medians of 3 runs"), "{text}");
+    assert!(text.contains(
+        "| layout | file | Variant column | Variant bytes/row | vs auto, int decimals | in typed_value | encode |"
+    ));
+    assert!(text.contains("| layout | full reconstruction | `$.d as decimal(4,1)` |"));
+    assert!(text.contains("| non-null values | 500 | 500 | 500 | 500 | 500 |"));
+    for layout in Layout::ENCODED {
+        assert!(
+            text.contains(&format!("## Leaves of {}\n", layout.name())),
+            "{text}"
+        );
+    }
+    assert!(text.contains("| `v.value` |"));
+    assert!(text.contains("| `v.typed_value.d.typed_value` |"));
+}
+
+#[test]
+fn the_page_is_self_contained() {
+    let report = compare_layouts(&seed_lines(500), "<seed>", &options(1)).unwrap();
+    let mut page = Vec::new();
+    report.write_html(&mut page).unwrap();
+    let page = String::from_utf8(page).unwrap();
+    assert!(page.starts_with("<!doctype html>"));
+    assert!(page.contains("<title>vshred report: &lt;seed&gt;</title>"));
+    assert!(!page.contains("<script"));
+    assert!(!page.contains("https://"));
+    // The only URL is the SVG namespace, which is a name, not a fetch.
+    assert_eq!(
+        page.matches("http://").count(),
+        page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
+    // A chart of sizes, one of latencies, one of leaves per layout.
+    assert_eq!(page.matches("<svg").count(), 2 + Layout::ENCODED.len());
+    assert_eq!(page.matches("<table>").count(), 2 + Layout::ENCODED.len());
+}
+
+#[test]
+fn existing_files_are_measured_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    compare_layouts(
+        &seed_lines(800),
+        "seed",
+        &ReportOptions {
+            keep_dir: Some(dir.path().to_path_buf()),
+            ..options(1)
+        },
+    )
+    .unwrap();
+    let files = [
+        dir.path().join("auto-int-decimals.parquet"),
+        dir.path().join("unshredded.parquet"),
+    ];
+    let report = measure_files(&files, &options(1)).unwrap();
+    let names: Vec<&str> = report.layouts.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["auto-int-decimals.parquet", "unshredded.parquet"]);
+    assert!(report.layouts.iter().all(|l| l.encode.is_none() && l.layout.is_none()));
+    // The first file's shredding types the queries.
+    assert_eq!(report.queries.len(), 4);
+    assert!(report.layouts[1].variant_bytes() > report.layouts[0].variant_bytes());
+    let text = markdown(&report);
+    assert!(text.contains("| vs auto-int-decimals.parquet |"), "{text}");
+    assert!(!text.contains("| encode |"));
+}
+
+#[test]
+fn the_command_prints_markdown_and_writes_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("seed.jsonl");
+    std::fs::write(&input, seed_lines(300)).unwrap();
+    let page = dir.path().join("report.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--variant-field", "v", "--runs", "1", "--html"])
+        .arg(&page)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("## Size per layout"), "{text}");
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<svg"));
+
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--runs", "1"])
+        .arg(&input)
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("give one JSON Lines input"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
