@@ -55,6 +55,15 @@ impl Default for WriteOptions {
     }
 }
 
+/// Bytes of distinct values a column chunk may collect in its dictionary
+/// before its pages fall back to plain encoding. The parquet crate's 1 MB
+/// lets a column of unique values (ids, timestamps) spend most of a row
+/// group dictionary-encoded: a 1 MB dictionary plus 17-bit indices that
+/// zstd cannot shrink, twice the size of plain values compressed. 64 KB
+/// still holds the dictionaries that pay (1000 distinct int64 values take
+/// 8 KB) and took 1M seed rows from 22.39 MB to 18.66 MB (Spark: 18.27 MB).
+const DICTIONARY_PAGE_LIMIT: usize = 64 * 1024;
+
 /// One column of the output.
 #[derive(Clone, Debug)]
 pub enum ColumnSpec {
@@ -119,7 +128,8 @@ impl ParquetWriter {
             })
             .set_max_row_group_row_count(Some(options.row_group_rows.max(1)))
             // Page statistics feed the column index, for page skipping.
-            .set_statistics_enabled(EnabledStatistics::Page);
+            .set_statistics_enabled(EnabledStatistics::Page)
+            .set_dictionary_page_size_limit(DICTIONARY_PAGE_LIMIT);
         for path in &options.bloom_filters {
             properties =
                 properties.set_column_bloom_filter_enabled(ColumnPath::new(path.clone()), true);
