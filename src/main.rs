@@ -561,8 +561,12 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
     out.flush()?;
     if args.stats {
         eprintln!(
-            "vshred: read {} of {} row groups ({} rows)",
-            stats.row_groups_read, stats.row_groups, stats.rows_read
+            "vshred: read {} of {} row groups ({} rows; the column index ruled out {} page{})",
+            stats.row_groups_read,
+            stats.row_groups,
+            stats.rows_read,
+            stats.pages_skipped,
+            if stats.pages_skipped == 1 { "" } else { "s" }
         );
     }
     Ok(())

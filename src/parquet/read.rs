@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 
 use ::parquet::arrow::ProjectionMask;
 use ::parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, RowSelection,
 };
 use ::parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
-use ::parquet::file::metadata::RowGroupMetaData;
+use ::parquet::file::metadata::{PageIndexPolicy, RowGroupMetaData};
+use ::parquet::file::page_index::column_index::ColumnIndexMetaData;
 use ::parquet::file::statistics::Statistics;
 use ::parquet::schema::types::{SchemaDescriptor, Type};
 use arrow::array::{ArrayRef, AsArray, RecordBatch};
@@ -38,8 +40,19 @@ pub struct ReadStats {
     pub row_groups: usize,
     /// Row groups actually read (the others were skipped).
     pub row_groups_read: usize,
-    /// Rows in the row groups read.
+    /// Rows read: those of the row groups read, less the pages the column
+    /// index ruled out.
     pub rows_read: u64,
+    /// Pages of the filter's column that its column index ruled out, in
+    /// the row groups that statistics did not.
+    pub pages_skipped: usize,
+}
+
+/// The rows of a row group whose pages a filter may match.
+struct PageSelection {
+    selection: RowSelection,
+    rows: u64,
+    pages_skipped: usize,
 }
 
 /// The size of one leaf column of a file ([`ParquetFile::leaf_sizes`]).
@@ -201,21 +214,36 @@ impl ParquetFile {
             .map_err(|e| self.error(e))?;
         let path = self.path.clone();
         let mut reader = reader;
-        Ok(
-            std::iter::from_fn(move || guarded(&path, || reader.next()).transpose())
-                .map(|b| b.and_then(|b| b)),
-        )
+        Ok(std::iter::from_fn(move || {
+            next_batch(&path, &mut reader).transpose()
+        }))
     }
 
     fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<File>> {
+        self.builder_with(&self.metadata)
+    }
+
+    fn builder_with(
+        &self,
+        metadata: &ArrowReaderMetadata,
+    ) -> Result<ParquetRecordBatchReaderBuilder<File>> {
         let file = self
             .file
             .try_clone()
             .map_err(|e| Error::io(&self.path, e))?;
         Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
             file,
-            self.metadata.clone(),
+            metadata.clone(),
         ))
+    }
+
+    /// The footer again, with the column and offset indexes (where the
+    /// writer wrote them).
+    fn with_page_index(&self) -> Result<ArrowReaderMetadata> {
+        let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+        guarded(&self.path, || {
+            ArrowReaderMetadata::load(&self.file, options).map_err(|e| self.error(e))
+        })?
     }
 
     #[cold]
@@ -241,12 +269,29 @@ impl ParquetFile {
             row_groups,
             ..ReadStats::default()
         };
+        // The page index is read only when a filter may use it; a file
+        // whose index cannot be read is still read, without page skipping.
+        let paged = match (&request.filter, &filter_target) {
+            (Some(_), Some(ft)) if ft.typed_leaf(schema).is_some() => self.with_page_index().ok(),
+            _ => None,
+        };
+        let reading = paged.as_ref().unwrap_or(&self.metadata);
         for rg in 0..row_groups {
             let rg_meta = self.metadata().row_group(rg);
-            if let (Some(filter), Some(ft)) = (&request.filter, &filter_target)
-                && self.skips(rg, rg_meta, ft, filter)?
-            {
-                continue;
+            let mut pages = None;
+            if let (Some(filter), Some(ft)) = (&request.filter, &filter_target) {
+                if self.skips(rg, rg_meta, ft, filter)? {
+                    continue;
+                }
+                pages = paged
+                    .as_ref()
+                    .and_then(|p| self.page_selection(p.metadata(), rg, ft, filter));
+                if let Some(p) = &pages {
+                    stats.pages_skipped += p.pages_skipped;
+                    if p.rows == 0 {
+                        continue;
+                    }
+                }
             }
             let mut leaves = target.leaves(schema, rg_meta, request.as_type.is_typed());
             if let Some(ft) = &filter_target {
@@ -255,18 +300,22 @@ impl ParquetFile {
             leaves.sort_unstable();
             leaves.dedup();
             let mask = ProjectionMask::leaves(schema, leaves);
-            let reader = self
-                .builder()?
+            let mut builder = self
+                .builder_with(reading)?
                 .with_row_groups(vec![rg])
                 .with_projection(mask)
-                .with_batch_size(batch_size)
-                .build()
-                .map_err(|e| self.error(e))?;
+                .with_batch_size(batch_size);
             stats.row_groups_read += 1;
-            stats.rows_read += rg_meta.num_rows() as u64;
+            match pages {
+                Some(p) => {
+                    stats.rows_read += p.rows;
+                    builder = builder.with_row_selection(p.selection);
+                }
+                None => stats.rows_read += rg_meta.num_rows() as u64,
+            }
+            let reader = builder.build().map_err(|e| self.error(e))?;
             let mut reader = reader;
-            while let Some(batch) = guarded(&self.path, || reader.next())? {
-                let batch = batch?;
+            while let Some(batch) = next_batch(&self.path, &mut reader)? {
                 let Some(struct_column) = batch
                     .column_by_name(&request.column)
                     .and_then(|c| c.as_struct_opt())
@@ -343,23 +392,66 @@ impl ParquetFile {
             return Ok(true);
         }
         let descr = self.parquet_schema().column(typed);
-        let min = stat_value(&descr, statistics, true);
-        let max = stat_value(&descr, statistics, false);
-        let lit = &filter.literal;
-        let cmp = |bound: &Option<StatValue>| bound.as_ref().and_then(|b| b.compare(lit));
-        let skip = match filter.op {
-            Op::Eq => {
-                cmp(&min) == Some(Ordering::Greater)
-                    || cmp(&max) == Some(Ordering::Less)
-                    || !self.bloom_may_contain(rg, typed, &descr, lit)?
+        let min = bound(&descr, statistics_bound(statistics, true));
+        let max = bound(&descr, statistics_bound(statistics, false));
+        Ok(rules_out(filter, &min, &max)
+            || (filter.op == Op::Eq
+                && !self.bloom_may_contain(rg, typed, &descr, &filter.literal)?))
+    }
+
+    /// The pages of row group `rg` that the column index cannot rule out
+    /// for `filter`, as a row selection: where the filter's path is a fully
+    /// shredded, unrepeated typed leaf whose `value` is all null in the row
+    /// group (the rule for row groups, applied to pages). `None` when the
+    /// index does not apply or is missing or malformed.
+    fn page_selection(
+        &self,
+        metadata: &::parquet::file::metadata::ParquetMetaData,
+        rg: usize,
+        target: &Target,
+        filter: &Predicate,
+    ) -> Option<PageSelection> {
+        let schema = self.parquet_schema();
+        let meta = metadata.row_group(rg);
+        let typed = target.typed_leaf(schema)?;
+        let descr = schema.column(typed);
+        if descr.max_rep_level() > 0 {
+            return None;
+        }
+        if let Some(value) = target.value_leaf(schema)
+            && !all_null(meta, value)
+        {
+            return None;
+        }
+        let page_index = metadata.page_index_for_row_group(rg);
+        let index = page_index.column_index(typed)?;
+        let locations = page_index.offset_index(typed)?.page_locations();
+        let rows = usize::try_from(meta.num_rows()).ok()?;
+        let mut kept = Vec::with_capacity(locations.len());
+        let mut pages_skipped = 0;
+        for (page, location) in locations.iter().enumerate() {
+            let start = usize::try_from(location.first_row_index).ok()?;
+            let end = match locations.get(page + 1) {
+                Some(next) => usize::try_from(next.first_row_index).ok()?,
+                None => rows,
+            };
+            if start > end || end > rows || page as u64 >= index.num_pages() {
+                return None;
             }
-            Op::Ne => cmp(&min) == Some(Ordering::Equal) && cmp(&max) == Some(Ordering::Equal),
-            Op::Lt => matches!(cmp(&min), Some(Ordering::Greater | Ordering::Equal)),
-            Op::Le => cmp(&min) == Some(Ordering::Greater),
-            Op::Gt => matches!(cmp(&max), Some(Ordering::Less | Ordering::Equal)),
-            Op::Ge => cmp(&max) == Some(Ordering::Less),
-        };
-        Ok(skip)
+            let empty = index.is_null_page(page);
+            let min = bound(&descr, page_bound(index, page, true));
+            let max = bound(&descr, page_bound(index, page, false));
+            if empty || rules_out(filter, &min, &max) {
+                pages_skipped += 1;
+            } else {
+                kept.push(start..end);
+            }
+        }
+        Some(PageSelection {
+            rows: kept.iter().map(|r| r.len() as u64).sum(),
+            selection: RowSelection::from_consecutive_ranges(kept.into_iter(), rows),
+            pages_skipped,
+        })
     }
 
     /// False only when the column chunk's bloom filter proves `lit` absent.
@@ -403,25 +495,25 @@ impl ParquetFile {
     }
 }
 
-/// Reads the next batch, turning the parquet crate's errors and panics on
-/// corrupt data into our errors. (It asserts on some malformed pages; a
-/// corrupt file must not take the program down.)
-fn guarded(
-    path: &Path,
-    next: impl FnOnce() -> Option<std::result::Result<RecordBatch, arrow::error::ArrowError>>,
-) -> Result<Option<Result<RecordBatch>>> {
-    let context = path.display().to_string();
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(next)) {
-        Ok(batch) => Ok(batch.map(|b| b.map_err(|e| Error::parquet(&context, e)))),
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown failure".into());
-            Err(Error::parquet(&context, format!("corrupt data: {what}")))
-        }
-    }
+/// Runs `f`, turning a panic into an error: the parquet crate asserts on
+/// some malformed pages and indexes, and a corrupt file must not take the
+/// program down.
+fn guarded<T>(path: &Path, f: impl FnOnce() -> T) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown failure".into());
+        Error::parquet(&path.display().to_string(), format!("corrupt data: {what}"))
+    })
+}
+
+/// The reader's next batch, with its errors and panics as our errors.
+fn next_batch(path: &Path, reader: &mut ParquetRecordBatchReader) -> Result<Option<RecordBatch>> {
+    guarded(path, || reader.next())?
+        .transpose()
+        .map_err(|e| Error::parquet(&path.display().to_string(), e))
 }
 
 /// Checks that every column chunk lies inside the file, which the parquet
@@ -513,13 +605,24 @@ pub(crate) fn compare_decimals(a: &VariantDecimal, b: &VariantDecimal) -> Option
     Some(widen(a)?.cmp(&widen(b)?))
 }
 
-/// Decodes the min (or max) statistic of a typed leaf.
-fn stat_value(
+/// A min or max as the footer stores it, before it is read in the terms
+/// of the leaf's logical type.
+#[derive(Clone, Copy)]
+enum RawBound<'a> {
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Bytes(&'a [u8]),
+}
+
+/// A bound of a typed leaf, from its row group statistics or its column
+/// index: integers and decimals as exact numbers, strings as bytes.
+fn bound(
     descr: &::parquet::schema::types::ColumnDescriptor,
-    statistics: &Statistics,
-    is_min: bool,
+    raw: Option<RawBound<'_>>,
 ) -> Option<StatValue> {
-    let scale = if is_decimal(descr) {
+    let decimal = is_decimal(descr);
+    let scale = if decimal {
         descr.type_scale().max(0) as u8
     } else {
         0
@@ -529,32 +632,81 @@ fn stat_value(
             .ok()
             .map(StatValue::Number)
     };
+    match raw? {
+        RawBound::Bool(b) => Some(StatValue::Bool(b)),
+        RawBound::Int(v) => number(v),
+        RawBound::Float(v) => Some(StatValue::Double(v)),
+        RawBound::Bytes(bytes) => match descr.physical_type() {
+            PhysicalType::BYTE_ARRAY if !decimal => Some(StatValue::Bytes(bytes.to_vec())),
+            PhysicalType::FIXED_LEN_BYTE_ARRAY if decimal => {
+                if bytes.is_empty() || bytes.len() > 16 {
+                    return None;
+                }
+                // Big-endian two's complement, sign-extended to 16 bytes.
+                let fill = if bytes[0] & 0x80 != 0 { 0xFF } else { 0 };
+                let mut full = [fill; 16];
+                full[16 - bytes.len()..].copy_from_slice(bytes);
+                number(i128::from_be_bytes(full))
+            }
+            _ => None,
+        },
+    }
+}
+
+/// The min (or max) of a row group's statistics.
+fn statistics_bound(statistics: &Statistics, is_min: bool) -> Option<RawBound<'_>> {
     macro_rules! pick {
         ($s:expr) => {
             if is_min { $s.min_opt() } else { $s.max_opt() }
         };
     }
     match statistics {
-        Statistics::Boolean(s) => pick!(s).map(|b| StatValue::Bool(*b)),
-        Statistics::Int32(s) => pick!(s).and_then(|v| number(*v as i128)),
-        Statistics::Int64(s) => pick!(s).and_then(|v| number(*v as i128)),
-        Statistics::Float(s) => pick!(s).map(|v| StatValue::Double(*v as f64)),
-        Statistics::Double(s) => pick!(s).map(|v| StatValue::Double(*v)),
-        Statistics::ByteArray(s) if !is_decimal(descr) => {
-            pick!(s).map(|v| StatValue::Bytes(v.data().to_vec()))
-        }
-        Statistics::FixedLenByteArray(s) if is_decimal(descr) => pick!(s).and_then(|v| {
-            let bytes = v.data();
-            if bytes.is_empty() || bytes.len() > 16 {
-                return None;
+        Statistics::Boolean(s) => pick!(s).map(|b| RawBound::Bool(*b)),
+        Statistics::Int32(s) => pick!(s).map(|v| RawBound::Int(*v as i128)),
+        Statistics::Int64(s) => pick!(s).map(|v| RawBound::Int(*v as i128)),
+        Statistics::Float(s) => pick!(s).map(|v| RawBound::Float(*v as f64)),
+        Statistics::Double(s) => pick!(s).map(|v| RawBound::Float(*v)),
+        Statistics::ByteArray(s) => pick!(s).map(|v| RawBound::Bytes(v.data())),
+        Statistics::FixedLenByteArray(s) => pick!(s).map(|v| RawBound::Bytes(v.data())),
+        Statistics::Int96(_) => None,
+    }
+}
+
+/// The min (or max) of one page in a column index.
+fn page_bound(index: &ColumnIndexMetaData, page: usize, is_min: bool) -> Option<RawBound<'_>> {
+    macro_rules! pick {
+        ($ix:expr) => {
+            if is_min {
+                $ix.min_value(page)
+            } else {
+                $ix.max_value(page)
             }
-            // Big-endian two's complement, sign-extended to 16 bytes.
-            let fill = if bytes[0] & 0x80 != 0 { 0xFF } else { 0 };
-            let mut full = [fill; 16];
-            full[16 - bytes.len()..].copy_from_slice(bytes);
-            number(i128::from_be_bytes(full))
-        }),
+        };
+    }
+    match index {
+        ColumnIndexMetaData::BOOLEAN(ix) => pick!(ix).map(|b| RawBound::Bool(*b)),
+        ColumnIndexMetaData::INT32(ix) => pick!(ix).map(|v| RawBound::Int(*v as i128)),
+        ColumnIndexMetaData::INT64(ix) => pick!(ix).map(|v| RawBound::Int(*v as i128)),
+        ColumnIndexMetaData::FLOAT(ix) => pick!(ix).map(|v| RawBound::Float(*v as f64)),
+        ColumnIndexMetaData::DOUBLE(ix) => pick!(ix).map(|v| RawBound::Float(*v)),
+        ColumnIndexMetaData::BYTE_ARRAY(ix) | ColumnIndexMetaData::FIXED_LEN_BYTE_ARRAY(ix) => {
+            pick!(ix).map(RawBound::Bytes)
+        }
         _ => None,
+    }
+}
+
+/// Whether no value between `min` and `max` can satisfy `filter`.
+fn rules_out(filter: &Predicate, min: &Option<StatValue>, max: &Option<StatValue>) -> bool {
+    let lit = &filter.literal;
+    let cmp = |bound: &Option<StatValue>| bound.as_ref().and_then(|b| b.compare(lit));
+    match filter.op {
+        Op::Eq => cmp(min) == Some(Ordering::Greater) || cmp(max) == Some(Ordering::Less),
+        Op::Ne => cmp(min) == Some(Ordering::Equal) && cmp(max) == Some(Ordering::Equal),
+        Op::Lt => matches!(cmp(min), Some(Ordering::Greater | Ordering::Equal)),
+        Op::Le => cmp(min) == Some(Ordering::Greater),
+        Op::Gt => matches!(cmp(max), Some(Ordering::Less | Ordering::Equal)),
+        Op::Ge => cmp(max) == Some(Ordering::Less),
     }
 }
 
