@@ -70,7 +70,11 @@ fn every_layout_is_encoded_and_holds_the_same_values() {
         assert!(layout.encode.is_some(), "{}", layout.name);
         assert_eq!(layout.query_values, [3000; 4], "{}", layout.name);
         let sizes: Vec<u64> = layout.leaves.iter().map(|l| l.compressed).collect();
-        assert!(sizes.is_sorted_by(|a, b| a >= b), "{}: {sizes:?}", layout.name);
+        assert!(
+            sizes.is_sorted_by(|a, b| a >= b),
+            "{}: {sizes:?}",
+            layout.name
+        );
         assert!(layout.leaves.iter().all(|l| l.path[0] == "v"));
         assert!(layout.variant_bytes() < layout.file_bytes);
     }
@@ -219,7 +223,12 @@ fn existing_files_are_measured_side_by_side() {
     let report = measure_files(&files, &options(1)).unwrap();
     let names: Vec<&str> = report.layouts.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["auto-int-decimals.parquet", "unshredded.parquet"]);
-    assert!(report.layouts.iter().all(|l| l.encode.is_none() && l.layout.is_none()));
+    assert!(
+        report
+            .layouts
+            .iter()
+            .all(|l| l.encode.is_none() && l.layout.is_none())
+    );
     // The first file's shredding types the queries.
     assert_eq!(report.queries.len(), 4);
     assert!(report.layouts[1].variant_bytes() > report.layouts[0].variant_bytes());

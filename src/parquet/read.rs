@@ -219,20 +219,20 @@ impl ParquetFile {
         }))
     }
 
-    fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<File>> {
+    fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<EofGuardedFile>> {
         self.builder_with(&self.metadata)
     }
 
     fn builder_with(
         &self,
         metadata: &ArrowReaderMetadata,
-    ) -> Result<ParquetRecordBatchReaderBuilder<File>> {
+    ) -> Result<ParquetRecordBatchReaderBuilder<EofGuardedFile>> {
         let file = self
             .file
             .try_clone()
             .map_err(|e| Error::io(&self.path, e))?;
         Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
-            file,
+            EofGuardedFile(file),
             metadata.clone(),
         ))
     }
@@ -514,6 +514,60 @@ fn next_batch(path: &Path, reader: &mut ParquetRecordBatchReader) -> Result<Opti
     guarded(path, || reader.next())?
         .transpose()
         .map_err(|e| Error::parquet(&path.display().to_string(), e))
+}
+
+/// The file as the parquet crate reads it, with one defence: its page
+/// header parser skips unknown Thrift fields without stopping at the end of
+/// the file, so a corrupt header that declares a list of two billion
+/// elements past the end would spin for minutes on empty reads (found by
+/// the `parquet_file` fuzz target). A reader that keeps reading at the end
+/// of the file gets an error instead.
+struct EofGuardedFile(File);
+
+/// Empty reads at the end of the file tolerated from one reader: a sound
+/// consumer stops at the first.
+const EMPTY_READS_AT_EOF: u32 = 16;
+
+struct EofGuard<R> {
+    inner: R,
+    empty_reads: u32,
+}
+
+impl<R: std::io::Read> std::io::Read for EofGuard<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            self.empty_reads += 1;
+            if self.empty_reads > EMPTY_READS_AT_EOF {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "a page header runs past the end of the file",
+                ));
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl ::parquet::file::reader::Length for EofGuardedFile {
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+}
+
+impl ::parquet::file::reader::ChunkReader for EofGuardedFile {
+    type T = EofGuard<<File as ::parquet::file::reader::ChunkReader>::T>;
+
+    fn get_read(&self, start: u64) -> ::parquet::errors::Result<Self::T> {
+        Ok(EofGuard {
+            inner: self.0.get_read(start)?,
+            empty_reads: 0,
+        })
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> ::parquet::errors::Result<bytes::Bytes> {
+        self.0.get_bytes(start, length)
+    }
 }
 
 /// Checks that every column chunk lies inside the file, which the parquet

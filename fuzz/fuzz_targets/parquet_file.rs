@@ -1,0 +1,66 @@
+//! Untrusted Parquet files: every read path the command offers (`cat`'s
+//! full reconstruction, `get` with a filter that reaches the statistics,
+//! bloom filters and page index) must return an error or a result, never
+//! panic, hang or run out of memory. The parquet crate's own panics on
+//! corrupt pages are caught and turned into errors by `ParquetFile`, so a
+//! panic that reaches this harness is ours.
+
+#![no_main]
+
+use std::path::PathBuf;
+use std::sync::Once;
+
+use libfuzzer_sys::fuzz_target;
+use vshred::parquet::{GetRequest, ParquetFile};
+use vshred::shred::ShreddingSchema;
+use vshred::unshred::JsonRows;
+
+fuzz_target!(|data: &[u8]| {
+    static QUIET: Once = Once::new();
+    // libFuzzer's hook aborts on every panic, even one `ParquetFile` catches
+    // and reports as an error; a panic that escapes still aborts, as
+    // libfuzzer-sys aborts when the target unwinds.
+    QUIET.call_once(|| std::panic::set_hook(Box::new(|_| {})));
+    let path = scratch_file();
+    std::fs::write(&path, data).expect("the scratch file is writable");
+    let _ = read_everything(&path);
+});
+
+/// One file per fuzzing process, rewritten for each input: in /dev/shm
+/// when there is one, so that it stays in memory.
+fn scratch_file() -> PathBuf {
+    let dir = if std::path::Path::new("/dev/shm").is_dir() {
+        PathBuf::from("/dev/shm")
+    } else {
+        std::env::temp_dir()
+    };
+    dir.join(format!("vshred-fuzz-{}.parquet", std::process::id()))
+}
+
+fn read_everything(path: &std::path::Path) -> vshred::Result<()> {
+    let file = ParquetFile::open(path)?;
+    let variants = file.variant_columns();
+    let mut text = Vec::new();
+    for batch in file.batches(64)? {
+        let batch = batch?;
+        let rows = JsonRows::try_new(&batch, &variants)?;
+        for row in 0..batch.num_rows() {
+            text.clear();
+            rows.write_row(row, &mut text)?;
+        }
+    }
+    let Some(column) = variants.first() else {
+        return Ok(());
+    };
+    for (path, filter) in [("$", "$.id > 2"), ("$.a", "$.a == \"x\""), ("$[0]", "$ < 5")] {
+        let request = GetRequest {
+            column: column.clone(),
+            path: path.parse()?,
+            as_type: ShreddingSchema::Variant,
+            strict: false,
+            filter: Some(filter.parse()?),
+        };
+        file.get(&request, 64, |_| Ok(()))?;
+    }
+    Ok(())
+}
