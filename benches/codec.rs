@@ -18,13 +18,14 @@
 mod workload;
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use parquet_variant_json::{JsonToVariant, VariantToJson};
 use serde::de::IgnoredAny;
 use vshred::json::{JsonParser, write_json};
 use vshred::variant::{VariantBuilder, VariantRef};
+use workload::{env_usize, race, ratio, wanted};
 
 /// Rows per criterion iteration: each iteration is a few ms to ~100 ms.
 const SEED_ROWS: usize = 20_000;
@@ -266,97 +267,6 @@ fn variant_to_json(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-fn env_usize(name: &str) -> Option<usize> {
-    let value = std::env::var(name).ok()?;
-    Some(
-        value
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={value} is not a number")),
-    )
-}
-
-/// Whether `VSHRED_BENCH_ONLY` (a substring of labels) selects `label`.
-fn wanted(label: &str) -> bool {
-    std::env::var("VSHRED_BENCH_ONLY").map_or(true, |only| label.contains(&only))
-}
-
-type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
-
-/// The time this thread has spent on a CPU (Linux `schedstat`), which
-/// leaves out the time other processes had the CPU: on a busy machine it
-/// is steadier than the wall clock (caches and memory are still shared).
-fn cpu_time() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos = stat.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
-}
-
-/// A contender's best wall-clock and on-CPU times.
-struct Best {
-    label: String,
-    wall: Duration,
-    cpu: Option<Duration>,
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.0}", d.as_secs_f64() * 1e3)
-}
-
-/// Runs each contender `repeat` times, round-robin so that noise from the
-/// rest of the machine spreads over all of them, and prints each one's
-/// best (minimum) wall-clock and on-CPU times, and all runs.
-fn race(mb: f64, repeat: usize, mut contenders: Vec<(&str, Run<'_>)>) -> Vec<Best> {
-    contenders.retain(|(label, _)| wanted(label));
-    let mut runs = vec![Vec::new(); contenders.len()];
-    for _ in 0..repeat {
-        for ((label, run), times) in contenders.iter_mut().zip(&mut runs) {
-            let (wall, cpu) = (Instant::now(), cpu_time());
-            let result = black_box(run());
-            let cpu = cpu.zip(cpu_time()).map(|(start, end)| end - start);
-            times.push((wall.elapsed(), cpu));
-            assert!(result > 0, "{label} produced nothing");
-        }
-    }
-    let mut best = Vec::new();
-    for ((label, _), times) in contenders.iter().zip(&runs) {
-        let wall = times.iter().map(|t| t.0).min().unwrap_or_default();
-        let cpu = times.iter().map(|t| t.1).min().flatten();
-        let walls: Vec<String> = times.iter().map(|t| ms(t.0)).collect();
-        print!(
-            "  {label:<24} wall {:>6} ms {:>6.1} MB/s",
-            ms(wall),
-            mb / wall.as_secs_f64()
-        );
-        if let Some(cpu) = cpu {
-            print!(
-                " | cpu {:>6} ms {:>6.1} MB/s",
-                ms(cpu),
-                mb / cpu.as_secs_f64()
-            );
-        }
-        println!("   (wall runs: {} ms)", walls.join(", "));
-        best.push(Best {
-            label: label.to_string(),
-            wall,
-            cpu,
-        });
-    }
-    best
-}
-
-/// `a / b` of two raced contenders' best times, wall-clock and on-CPU.
-fn ratio(best: &[Best], a: &str, b: &str) -> String {
-    let get = |label: &str| best.iter().find(|t| t.label == label);
-    let div = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
-    match (get(a), get(b)) {
-        (Some(a), Some(b)) => match a.cpu.zip(b.cpu) {
-            Some((ac, bc)) => format!("{:.2} (cpu {:.2})", div(a.wall, b.wall), div(ac, bc)),
-            None => format!("{:.2}", div(a.wall, b.wall)),
-        },
-        _ => "-".to_string(),
-    }
 }
 
 /// The one-shot mode: every implementation over all rows, no criterion.

@@ -18,13 +18,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arrow::array::{Array, ArrayRef, StringArray, StructArray};
-use arrow::datatypes::{DataType, Field, Fields};
 use criterion::{Criterion, Throughput};
 use serde::de::IgnoredAny;
 use vshred::json::JsonParser;
 use vshred::shred::{Shredder, ShreddingSchema};
 use vshred::unshred::{ShreddedColumn, unshred};
 use vshred::variant::VariantBuilder;
+use workload::arrow_rs_type;
 
 const ROWS: usize = 20_000;
 const SEED: u64 = 42;
@@ -108,19 +108,6 @@ fn to_json(column: &StructArray) -> usize {
     total
 }
 
-/// The arrow-rs shredding type for the same layout: typed_value types only.
-fn arrow_rs_type(schema: &ShreddingSchema) -> DataType {
-    match schema {
-        ShreddingSchema::Object(fields) => DataType::Struct(Fields::from(
-            fields
-                .iter()
-                .map(|(name, f)| Field::new(name, arrow_rs_type(f), true))
-                .collect::<Vec<_>>(),
-        )),
-        other => other.typed_value_type().expect("primitive"),
-    }
-}
-
 fn arrow_rs_variants(text: &str) -> parquet_variant_compute::VariantArray {
     let strings: ArrayRef = Arc::new(StringArray::from_iter_values(
         text.lines().filter(|l| !l.is_empty()),
@@ -130,7 +117,7 @@ fn arrow_rs_variants(text: &str) -> parquet_variant_compute::VariantArray {
 
 fn bench(c: &mut Criterion) {
     let data = Data::new(ROWS);
-    let arrow_type = arrow_rs_type(&data.schema);
+    let arrow_type = arrow_rs_type(&data.schema).expect("typed");
     let arrow_variants = arrow_rs_variants(&data.text);
     let arrow_shredded = parquet_variant_compute::shred_variant(&arrow_variants, &arrow_type)
         .expect("arrow-rs shreds");
@@ -206,7 +193,7 @@ fn bench(c: &mut Criterion) {
 fn one_shot(rows: usize) {
     let data = Data::new(rows);
     let mb = data.text.len() as f64 / 1e6;
-    let arrow_type = arrow_rs_type(&data.schema);
+    let arrow_type = arrow_rs_type(&data.schema).expect("typed");
     println!("seed workload: {rows} rows, {mb:.1} MB of JSON");
     let time = |name: &str, f: &mut dyn FnMut()| {
         let best = (0..3)

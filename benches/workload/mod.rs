@@ -16,6 +16,8 @@
 #![allow(dead_code)]
 
 use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 /// splitmix64 (Steele, Lea, Flood 2014): tiny, fast and good enough to pick
 /// benchmark values.
@@ -372,4 +374,170 @@ pub fn events(rows: usize, seed: u64) -> String {
         out.push_str("}\n");
     }
     out
+}
+
+// ---------------------------------------------------------------------------
+// The one-shot mode's helpers: environment knobs, on-CPU clocks, and the
+// round-robin race of contenders.
+
+/// `name` from the environment as a number, if set.
+pub fn env_usize(name: &str) -> Option<usize> {
+    let value = std::env::var(name).ok()?;
+    Some(
+        value
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={value} is not a number")),
+    )
+}
+
+/// Whether `VSHRED_BENCH_ONLY` (a substring of labels) selects `label`.
+pub fn wanted(label: &str) -> bool {
+    std::env::var("VSHRED_BENCH_ONLY").map_or(true, |only| label.contains(&only))
+}
+
+/// A contender: one pass over the input, returning a figure derived from
+/// its output (rows, bytes, a sum), which must be positive.
+pub type Run<'a> = Box<dyn FnMut() -> usize + 'a>;
+
+/// The time this thread has spent on a CPU (Linux `schedstat`), which
+/// leaves out the time other processes had the CPU: on a busy machine it
+/// is steadier than the wall clock (caches and memory are still shared).
+pub fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos = stat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+/// The time all threads of this process, ended ones included, have spent
+/// on a CPU (`utime + stime` of `/proc/self/stat`): for contenders that
+/// hand work to helper threads. Its unit is the clock tick (10 ms with the
+/// usual `USER_HZ` of 100).
+pub fn process_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses and may hold
+    // spaces: state is field 3, utime 14 and stime 15.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
+}
+
+/// A contender's best wall-clock and on-CPU times.
+pub struct Best {
+    pub label: String,
+    pub wall: Duration,
+    /// This thread only.
+    pub cpu: Option<Duration>,
+    /// All threads of the process.
+    pub all_cpu: Option<Duration>,
+}
+
+impl Best {
+    /// Whether the contender kept other threads busy too: its all-threads
+    /// time exceeds its own thread's by more than 10% (and a few ticks).
+    pub fn used_threads(&self) -> bool {
+        match (self.cpu, self.all_cpu) {
+            (Some(cpu), Some(all)) => all > cpu.mul_f64(1.1) + Duration::from_millis(30),
+            _ => false,
+        }
+    }
+}
+
+pub fn ms(d: Duration) -> String {
+    format!("{:.0}", d.as_secs_f64() * 1e3)
+}
+
+/// Runs each contender `repeat` times, round-robin so that noise from the
+/// rest of the machine spreads over all of them, and prints each one's
+/// best (minimum) wall-clock and on-CPU times, and all runs. Contenders
+/// that keep other threads busy also get their all-threads CPU time.
+pub fn race(mb: f64, repeat: usize, mut contenders: Vec<(&str, Run<'_>)>) -> Vec<Best> {
+    contenders.retain(|(label, _)| wanted(label));
+    let mut runs = vec![Vec::new(); contenders.len()];
+    for _ in 0..repeat {
+        for ((label, run), times) in contenders.iter_mut().zip(&mut runs) {
+            let (all, cpu, wall) = (process_cpu_time(), cpu_time(), Instant::now());
+            let result = black_box(run());
+            let wall = wall.elapsed();
+            let cpu = cpu.zip(cpu_time()).map(|(start, end)| end - start);
+            let all = all.zip(process_cpu_time()).map(|(start, end)| end - start);
+            times.push((wall, cpu, all));
+            assert!(result > 0, "{label} produced nothing");
+        }
+    }
+    let mut best = Vec::new();
+    for ((label, _), times) in contenders.iter().zip(&runs) {
+        let result = Best {
+            label: label.to_string(),
+            wall: times.iter().map(|t| t.0).min().unwrap_or_default(),
+            cpu: times.iter().map(|t| t.1).min().flatten(),
+            all_cpu: times.iter().map(|t| t.2).min().flatten(),
+        };
+        let walls: Vec<String> = times.iter().map(|t| ms(t.0)).collect();
+        print!(
+            "  {label:<32} wall {:>6} ms {:>7.1} MB/s",
+            ms(result.wall),
+            mb / result.wall.as_secs_f64()
+        );
+        if let Some(cpu) = result.cpu {
+            print!(
+                " | cpu {:>6} ms {:>7.1} MB/s",
+                ms(cpu),
+                mb / cpu.as_secs_f64()
+            );
+        }
+        if let (true, Some(all)) = (result.used_threads(), result.all_cpu) {
+            print!(" | all threads cpu {:>6} ms", ms(all));
+        }
+        println!("   (wall runs: {} ms)", walls.join(", "));
+        best.push(result);
+    }
+    best
+}
+
+/// `a / b` of two raced contenders' best times: wall-clock and on-CPU, and
+/// all-threads CPU when either kept other threads busy.
+pub fn ratio(best: &[Best], a: &str, b: &str) -> String {
+    let get = |label: &str| best.iter().find(|t| t.label == label);
+    let div = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    let (Some(a), Some(b)) = (get(a), get(b)) else {
+        return "-".to_string();
+    };
+    let mut text = format!("{:.2}", div(a.wall, b.wall));
+    if let Some((ac, bc)) = a.cpu.zip(b.cpu) {
+        text += &format!(" (cpu {:.2}", div(ac, bc));
+        if let (true, Some((aa, ba))) = (
+            a.used_threads() || b.used_threads(),
+            a.all_cpu.zip(b.all_cpu),
+        ) {
+            text += &format!(", all threads {:.2}", div(aa, ba));
+        }
+        text += ")";
+    }
+    text
+}
+
+/// The arrow-rs shredding type (`shred_variant`'s `as_type`) of a vshred
+/// layout: the `typed_value` types only; fields left untyped are left out
+/// (arrow-rs keeps them in the residual `value`). `None` for an untyped
+/// layout.
+pub fn arrow_rs_type(
+    schema: &vshred::shred::ShreddingSchema,
+) -> Option<arrow::datatypes::DataType> {
+    use arrow::datatypes::{DataType, Field, Fields};
+    use vshred::shred::ShreddingSchema;
+    Some(match schema {
+        ShreddingSchema::Variant => return None,
+        ShreddingSchema::Object(fields) => DataType::Struct(Fields::from(
+            fields
+                .iter()
+                .filter_map(|(name, f)| Some(Field::new(name, arrow_rs_type(f)?, true)))
+                .collect::<Vec<_>>(),
+        )),
+        ShreddingSchema::Array(element) => {
+            DataType::List(Field::new("element", arrow_rs_type(element)?, true).into())
+        }
+        other => other.typed_value_type()?,
+    })
 }
