@@ -295,20 +295,32 @@ fn passthrough(
 }
 
 /// Casts that give exactly what the row-by-row conversion gives, so the
-/// typed column can be cast whole: wider integers, and integers or floats
-/// to double (both round to nearest).
+/// typed column can be cast whole: wider integers; integers or floats to
+/// double (both round to nearest); and integers or decimals to a decimal
+/// with at least as many digits on each side of the point, where every
+/// value fits exactly.
 fn widens(from: &DataType, to: &DataType) -> bool {
     use DataType::*;
-    let rank = |t: &DataType| match t {
-        Int8 => 1,
-        Int16 => 2,
-        Int32 => 3,
-        Int64 => 4,
-        _ => 0,
+    // Digits before and after the point that every value of a type fits.
+    let digits = |t: &DataType| match t {
+        Int8 => Some((3, 0)),
+        Int16 => Some((5, 0)),
+        Int32 => Some((10, 0)),
+        Int64 => Some((19, 0)),
+        Decimal32(p, s) | Decimal64(p, s) | Decimal128(p, s) if *s >= 0 => {
+            Some((i16::from(*p) - i16::from(*s), i16::from(*s)))
+        }
+        _ => None,
     };
     match (from, to) {
-        (Int8 | Int16 | Int32, Int16 | Int32 | Int64) => rank(from) < rank(to),
+        (Int8 | Int16 | Int32, Int16 | Int32 | Int64) => digits(from) < digits(to),
         (Int8 | Int16 | Int32 | Int64 | Float32, Float64) => true,
+        (_, Decimal32(..) | Decimal64(..) | Decimal128(..)) => match (digits(from), digits(to)) {
+            (Some((int_from, frac_from)), Some((int_to, frac_to))) => {
+                int_from <= int_to && frac_from <= frac_to
+            }
+            _ => false,
+        },
         _ => false,
     }
 }
@@ -460,5 +472,26 @@ fn order(a: &Best, b: &Best) -> Option<std::cmp::Ordering> {
         (Best::Exact(x), Best::Exact(y)) => crate::parquet::compare_decimals(x, y),
         (Best::String(x), Best::String(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
         _ => to_f64(a)?.partial_cmp(&to_f64(b)?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_column_casts_are_those_that_lose_nothing() {
+        use DataType::*;
+        assert!(widens(&Int8, &Int64));
+        assert!(!widens(&Int64, &Int32));
+        assert!(widens(&Int32, &Float64));
+        assert!(widens(&Decimal128(4, 1), &Decimal128(18, 1)));
+        assert!(widens(&Decimal32(4, 1), &Decimal128(18, 3)));
+        assert!(widens(&Int32, &Decimal128(10, 0)));
+        // A digit after the point would be lost, or one before it.
+        assert!(!widens(&Decimal128(4, 1), &Decimal128(18, 0)));
+        assert!(!widens(&Decimal128(18, 1), &Decimal128(18, 2)));
+        assert!(!widens(&Int64, &Decimal128(18, 0)));
+        assert!(!widens(&Decimal128(4, 1), &Float64));
     }
 }

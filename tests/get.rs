@@ -31,6 +31,10 @@ fn as_type() -> impl Strategy<Value = ShreddingSchema> {
             precision: 18,
             scale: 2,
         },
+        ShreddingSchema::Decimal {
+            precision: 6,
+            scale: 3,
+        },
         ShreddingSchema::String,
     ])
 }
