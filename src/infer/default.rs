@@ -16,9 +16,9 @@ const LEAF_OVERHEAD: f64 = 300.0;
 /// The bytes of an RLE run of levels, with the restart of bit-packing.
 const RLE_RUN: f64 = 3.0;
 
-/// The dictionary page size past which the parquet writer falls back to
-/// PLAIN encoding (its default).
-const DICTIONARY_LIMIT: f64 = 1024.0 * 1024.0;
+/// The dictionary page size past which our writer falls back to plain (or
+/// delta) encoding.
+const DICTIONARY_LIMIT: f64 = crate::parquet::DICTIONARY_PAGE_LIMIT as f64;
 
 /// The smallest Variant object header: type byte, 1-byte field count and
 /// the 1-byte offset of its end.

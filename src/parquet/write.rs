@@ -64,7 +64,7 @@ impl Default for WriteOptions {
 /// zstd cannot shrink, twice the size of plain values compressed. 64 KB
 /// still holds the dictionaries that pay (1000 distinct int64 values take
 /// 8 KB) and took 1M seed rows from 22.39 MB to 18.66 MB (Spark: 18.27 MB).
-const DICTIONARY_PAGE_LIMIT: usize = 64 * 1024;
+pub(crate) const DICTIONARY_PAGE_LIMIT: usize = 64 * 1024;
 
 /// One column of the output.
 #[derive(Clone, Debug)]
