@@ -7,7 +7,7 @@ use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use arrow::array::Array;
+use arrow::array::{Array, RecordBatch};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use vshred::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use vshred::get::{Accumulator, Aggregate, ResultColumn};
@@ -435,18 +435,29 @@ fn run_schema(path: &Path) -> Result<(), Failure> {
 fn run_cat(path: &Path) -> Result<(), Failure> {
     let file = ParquetFile::open(path).context(path)?;
     let variants = file.variant_columns();
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    let mut line = Vec::new();
-    for batch in file.batches(8192).context(path)? {
-        let batch = batch.context(path)?;
-        let rows = JsonRows::try_new(&batch, &variants).context(path)?;
+    let mut out = io::stdout().lock();
+    let mut write_error = None;
+    // Batches are rendered on the reader's worker threads, each into one
+    // block of lines, and written here in file order.
+    let render = |batch: RecordBatch| {
+        let rows = JsonRows::try_new(&batch, &variants)?;
+        let mut text = Vec::new();
         for row in 0..batch.num_rows() {
-            line.clear();
-            rows.write_row(row, &mut line).context(path)?;
-            line.push(b'\n');
-            out.write_all(&line)?;
+            rows.write_row(row, &mut text)?;
+            text.push(b'\n');
         }
-    }
+        Ok(text)
+    };
+    file.map_batches(8192, render, |text| {
+        out.write_all(&text).map_err(|e| {
+            write_error = Some(e);
+            vshred::Error::from_message("output closed".into())
+        })
+    })
+    .map_err(|e| match write_error.take() {
+        Some(io) => Failure::Io(io),
+        None => Failure::Vshred(path.display().to_string(), e),
+    })?;
     out.flush()?;
     Ok(())
 }

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use ::parquet::arrow::ProjectionMask;
 use ::parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
 };
 use ::parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
 use ::parquet::file::metadata::RowGroupMetaData;
@@ -19,15 +20,20 @@ use arrow::array::{ArrayRef, AsArray, RecordBatch};
 use crate::error::{Error, ErrorKind, Result};
 use crate::get::variant_get;
 use crate::parquet::schema::is_variant_field;
+use crate::parquet::shared_file::SharedFile;
 use crate::path::{PathSegment, VariantPath};
 use crate::predicate::{Literal, Op, Predicate};
 use crate::shred::ShreddingSchema;
 use crate::variant::VariantDecimal;
 
+/// Results a worker of [`ParquetFile::map_row_groups`] may hold before the
+/// consumer takes them.
+const AHEAD: usize = 2;
+
 /// An open Parquet file.
 pub struct ParquetFile {
     path: PathBuf,
-    file: File,
+    file: SharedFile,
     metadata: ArrowReaderMetadata,
 }
 
@@ -76,9 +82,10 @@ impl ParquetFile {
     /// Opens `path` and reads its footer.
     pub fn open(path: &Path) -> Result<ParquetFile> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let length = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let file = SharedFile::new(file);
         let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
             .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
-        let length = file.metadata().map_err(|e| Error::io(path, e))?.len();
         check_chunks(metadata.metadata(), length)
             .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
         Ok(ParquetFile {
@@ -168,13 +175,107 @@ impl ParquetFile {
         )
     }
 
-    fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<File>> {
-        let file = self
-            .file
-            .try_clone()
-            .map_err(|e| Error::io(&self.path, e))?;
+    /// Reads whole rows like [`batches`](Self::batches), but turns each
+    /// batch into a `T` with `map` on worker threads (up to one per core,
+    /// each reading its own row groups), and hands the results to `sink` on
+    /// this thread in file order. Stops at the first error, from `map` or
+    /// `sink`.
+    pub fn map_batches<T: Send>(
+        &self,
+        batch_size: usize,
+        map: impl Fn(RecordBatch) -> Result<T> + Sync,
+        sink: impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        let row_groups: Vec<usize> = (0..self.metadata().num_row_groups()).collect();
+        self.map_row_groups(
+            &row_groups,
+            |rg| {
+                self.builder()?
+                    .with_row_groups(vec![rg])
+                    .with_batch_size(batch_size)
+                    .build()
+                    .map_err(|e| self.error(e))
+            },
+            map,
+            sink,
+        )
+    }
+
+    /// Reads `row_groups` with the readers `open` makes, spread over up to
+    /// one worker thread per core, each batch turned into a `T` by `map`
+    /// there; `sink` gets the results on this thread, in the order of
+    /// `row_groups`. Each worker runs at most [`AHEAD`] results ahead of
+    /// `sink`, which bounds memory.
+    fn map_row_groups<T: Send>(
+        &self,
+        row_groups: &[usize],
+        open: impl Fn(usize) -> Result<ParquetRecordBatchReader> + Sync,
+        map: impl Fn(RecordBatch) -> Result<T> + Sync,
+        mut sink: impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        enum Message<T> {
+            Batch(T),
+            /// The row group is done, or failed.
+            End(Result<()>),
+        }
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, row_groups.len().max(1));
+        let read = |rg: usize, send: &dyn Fn(T) -> bool| -> Result<()> {
+            let mut reader = open(rg)?;
+            while let Some(batch) = guarded(&self.path, || reader.next())? {
+                if !send(map(batch?)?) {
+                    break; // sink stopped
+                }
+            }
+            Ok(())
+        };
+        std::thread::scope(|scope| {
+            let (receivers, handles): (Vec<_>, Vec<_>) = (0..workers)
+                .map(|w| {
+                    let (tx, rx) = std::sync::mpsc::sync_channel(AHEAD);
+                    let read = &read;
+                    let handle = scope.spawn(move || {
+                        for &rg in row_groups.iter().skip(w).step_by(workers) {
+                            let ended = read(rg, &|t| tx.send(Message::Batch(t)).is_ok());
+                            if tx.send(Message::End(ended)).is_err() {
+                                return;
+                            }
+                        }
+                    });
+                    (rx, handle)
+                })
+                .unzip();
+            let mut outcome = Ok(());
+            'row_groups: for k in 0..row_groups.len() {
+                loop {
+                    let step = match receivers[k % workers].recv() {
+                        Ok(Message::Batch(t)) => sink(t),
+                        Ok(Message::End(Ok(()))) => continue 'row_groups,
+                        Ok(Message::End(Err(e))) => Err(e),
+                        // The worker panicked: re-raised below.
+                        Err(_) => break 'row_groups,
+                    };
+                    if let Err(e) = step {
+                        outcome = Err(e);
+                        break 'row_groups;
+                    }
+                }
+            }
+            // Unblocks the workers still sending, so that they stop.
+            drop(receivers);
+            for handle in handles {
+                if let Err(panic) = handle.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+            outcome
+        })
+    }
+
+    fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<SharedFile>> {
         Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
-            file,
+            self.file.clone(),
             self.metadata.clone(),
         ))
     }
@@ -186,7 +287,9 @@ impl ParquetFile {
 
     /// Runs a `variant_get` over the file: reads only the leaves the path
     /// (and the filter) need, skips row groups the filter rules out, and
-    /// hands each batch's result (filtered) to `sink`.
+    /// hands each batch's result (filtered) to `sink`, in file order. The
+    /// row groups are read and resolved on worker threads
+    /// ([`map_batches`](Self::map_batches)).
     pub fn get(
         &self,
         request: &GetRequest,
@@ -202,6 +305,7 @@ impl ParquetFile {
             row_groups,
             ..ReadStats::default()
         };
+        let mut read = Vec::new();
         for rg in 0..row_groups {
             let rg_meta = self.metadata().row_group(rg);
             if let (Some(filter), Some(ft)) = (&request.filter, &filter_target)
@@ -209,45 +313,48 @@ impl ParquetFile {
             {
                 continue;
             }
+            read.push(rg);
+            stats.row_groups_read += 1;
+            stats.rows_read += rg_meta.num_rows() as u64;
+        }
+        let open = |rg: usize| {
+            let rg_meta = self.metadata().row_group(rg);
             let mut leaves = target.leaves(schema, rg_meta, request.as_type.is_typed());
             if let Some(ft) = &filter_target {
                 leaves.extend(ft.leaves(schema, rg_meta, false));
             }
             leaves.sort_unstable();
             leaves.dedup();
-            let mask = ProjectionMask::leaves(schema, leaves);
-            let reader = self
-                .builder()?
+            self.builder()?
                 .with_row_groups(vec![rg])
-                .with_projection(mask)
+                .with_projection(ProjectionMask::leaves(schema, leaves))
                 .with_batch_size(batch_size)
                 .build()
-                .map_err(|e| self.error(e))?;
-            stats.row_groups_read += 1;
-            stats.rows_read += rg_meta.num_rows() as u64;
-            let mut reader = reader;
-            while let Some(batch) = guarded(&self.path, || reader.next())? {
-                let batch = batch?;
-                let Some(struct_column) = batch
-                    .column_by_name(&request.column)
-                    .and_then(|c| c.as_struct_opt())
-                else {
-                    return Err(self.error(format!("column {} was not read", request.column)));
-                };
-                let mut result = variant_get(
-                    struct_column,
-                    &request.path,
-                    &request.as_type,
-                    request.strict,
-                )?;
-                if let Some(filter) = &request.filter {
+                .map_err(|e| self.error(e))
+        };
+        let resolve_batch = |batch: RecordBatch| {
+            let Some(struct_column) = batch
+                .column_by_name(&request.column)
+                .and_then(|c| c.as_struct_opt())
+            else {
+                return Err(self.error(format!("column {} was not read", request.column)));
+            };
+            let result = variant_get(
+                struct_column,
+                &request.path,
+                &request.as_type,
+                request.strict,
+            )?;
+            match &request.filter {
+                Some(filter) => {
                     let keep = filter.evaluate(struct_column)?;
-                    result = arrow::compute::filter(&result, &keep)
-                        .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))?;
+                    arrow::compute::filter(&result, &keep)
+                        .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))
                 }
-                sink(&result)?;
+                None => Ok(result),
             }
-        }
+        };
+        self.map_row_groups(&read, open, resolve_batch, |result| sink(&result))?;
         Ok(stats)
     }
 
