@@ -92,7 +92,28 @@ impl<'a> Binaries<'a> {
 pub(crate) struct SlotReader<'a> {
     path: String,
     value: Option<Binaries<'a>>,
-    typed: Option<TypedReader<'a>>,
+    typed: Option<Typed<'a>>,
+}
+
+/// A `typed_value` column: its validity, checked for every row whatever
+/// the type, and its reader.
+struct Typed<'a> {
+    nulls: Option<&'a NullBuffer>,
+    reader: TypedReader<'a>,
+}
+
+impl<'a> Typed<'a> {
+    fn new(array: &'a ArrayRef, path: &str) -> Result<Typed<'a>> {
+        Ok(Typed {
+            nulls: array.nulls(),
+            reader: TypedReader::new(array, path)?,
+        })
+    }
+
+    #[inline]
+    fn is_valid(&self, i: usize) -> bool {
+        is_valid(self.nulls, i)
+    }
 }
 
 enum TypedReader<'a> {
@@ -131,13 +152,11 @@ enum Strings<'a> {
 }
 
 struct ObjectReader<'a> {
-    nulls: Option<&'a NullBuffer>,
     /// Shredded fields, sorted by name.
     fields: Vec<(&'a str, SlotReader<'a>)>,
 }
 
 struct ListReader<'a> {
-    nulls: Option<&'a NullBuffer>,
     /// Start and end of each row's elements.
     offsets: Offsets<'a>,
     element: Box<SlotReader<'a>>,
@@ -304,7 +323,7 @@ impl<'a> SlotReader<'a> {
             .transpose()?;
         let typed = group
             .column_by_name("typed_value")
-            .map(|t| TypedReader::new(t, &path))
+            .map(|t| Typed::new(t, &path))
             .transpose()?;
         if value.is_none() && typed.is_none() && !top {
             return Err(layout_error(format!(
@@ -314,6 +333,7 @@ impl<'a> SlotReader<'a> {
         Ok(SlotReader { path, value, typed })
     }
 
+    #[inline]
     fn typed_valid(&self, i: usize) -> bool {
         self.typed.as_ref().is_some_and(|t| t.is_valid(i))
     }
@@ -347,7 +367,7 @@ impl<'a> SlotReader<'a> {
     fn write<S: Sink>(&self, i: usize, m: &RowMetadata<'_, 'a>, sink: &mut S) -> Result<bool> {
         let value = self.value_at(i);
         let typed = match &self.typed {
-            Some(t) if t.is_valid(i) => t,
+            Some(t) if t.is_valid(i) => &t.reader,
             _ => {
                 return match value {
                     Some(bytes) => {
@@ -468,25 +488,28 @@ impl<'a> ObjectReader<'a> {
 /// A primitive Arrow column read as Variant scalars: for rendering typed
 /// results as JSON, comparing them, aggregating them.
 pub struct ScalarColumn<'a> {
-    reader: TypedReader<'a>,
+    typed: Typed<'a>,
 }
 
 impl<'a> ScalarColumn<'a> {
     /// Fails for types that have no Variant equivalent, and for nested ones.
     pub fn try_new(array: &'a ArrayRef) -> Result<ScalarColumn<'a>> {
-        match TypedReader::new(array, "$")? {
-            TypedReader::Object(_) | TypedReader::List(_) => Err(layout_error(format!(
+        match Typed::new(array, "$")? {
+            Typed {
+                reader: TypedReader::Object(_) | TypedReader::List(_),
+                ..
+            } => Err(layout_error(format!(
                 "{} is not a primitive type",
                 array.data_type()
             ))),
-            reader => Ok(ScalarColumn { reader }),
+            typed => Ok(ScalarColumn { typed }),
         }
     }
 
     /// Row `i` as a Variant scalar; `None` when null.
     pub fn get(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
-        if self.reader.is_valid(i) {
-            self.reader.scalar(i).map(Some)
+        if self.typed.is_valid(i) {
+            self.typed.reader.scalar(i).map(Some)
         } else {
             Ok(None)
         }
@@ -670,15 +693,14 @@ impl<'a> SlotReader<'a> {
                 Found::Missing
             });
         };
-        match (&self.typed, first) {
-            (Some(TypedReader::Object(object)), PathSegment::Field(name))
-                if is_valid(object.nulls, i) =>
-            {
+        let typed = self.typed.as_ref().filter(|t| t.is_valid(i));
+        match (typed.map(|t| &t.reader), first) {
+            (Some(TypedReader::Object(object)), PathSegment::Field(name)) => {
                 if let Some(field) = object.field(name) {
                     return field.find(i, rest, m);
                 }
             }
-            (Some(TypedReader::List(list)), PathSegment::Index(k)) if is_valid(list.nulls, i) => {
+            (Some(TypedReader::List(list)), PathSegment::Index(k)) => {
                 let range = list.offsets.range(i);
                 return if *k < range.len() {
                     list.element.find(range.start + k, rest, m)
@@ -686,7 +708,7 @@ impl<'a> SlotReader<'a> {
                     Ok(Found::Missing)
                 };
             }
-            _ if self.typed_valid(i) => return Ok(Found::Missing),
+            _ if typed.is_some() => return Ok(Found::Missing),
             _ => {}
         }
         // Not shredded along this step: the residual value holds it, if
@@ -709,8 +731,12 @@ impl<'a> SlotReader<'a> {
     /// The primitive `typed_value` at `i`, if valid and not a container.
     pub(crate) fn typed_scalar(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
         match &self.typed {
-            Some(TypedReader::Object(_) | TypedReader::List(_)) | None => Ok(None),
-            Some(t) if t.is_valid(i) => t.scalar(i).map(Some),
+            Some(Typed {
+                reader: TypedReader::Object(_) | TypedReader::List(_),
+                ..
+            })
+            | None => Ok(None),
+            Some(t) if t.is_valid(i) => t.reader.scalar(i).map(Some),
             Some(_) => Ok(None),
         }
     }
@@ -773,10 +799,7 @@ impl<'a> TypedReader<'a> {
                         w[0].0
                     )));
                 }
-                TypedReader::Object(ObjectReader {
-                    nulls: group.nulls(),
-                    fields,
-                })
+                TypedReader::Object(ObjectReader { fields })
             }
             DataType::List(_) => list_reader(array.as_list::<i32>(), path, |l| {
                 Offsets::Small(l.value_offsets())
@@ -790,32 +813,6 @@ impl<'a> TypedReader<'a> {
                 )));
             }
         })
-    }
-
-    fn is_valid(&self, i: usize) -> bool {
-        match self {
-            TypedReader::Boolean(a) => a.is_valid(i),
-            TypedReader::Int8(a) => a.is_valid(i),
-            TypedReader::Int16(a) => a.is_valid(i),
-            TypedReader::Int32(a) => a.is_valid(i),
-            TypedReader::Int64(a) => a.is_valid(i),
-            TypedReader::Float(a) => a.is_valid(i),
-            TypedReader::Double(a) => a.is_valid(i),
-            TypedReader::Decimal32(a, _) => a.is_valid(i),
-            TypedReader::Decimal64(a, _) => a.is_valid(i),
-            TypedReader::Decimal128(a, _) => a.is_valid(i),
-            TypedReader::Date(a) => a.is_valid(i),
-            TypedReader::Time(a) => a.is_valid(i),
-            TypedReader::TimestampMicros(a, _) => a.is_valid(i),
-            TypedReader::TimestampNanos(a, _) => a.is_valid(i),
-            TypedReader::Binary(b) => b.get(i).is_some(),
-            TypedReader::String(Strings::Utf8(a)) => a.is_valid(i),
-            TypedReader::String(Strings::Large(a)) => a.is_valid(i),
-            TypedReader::String(Strings::View(a)) => a.is_valid(i),
-            TypedReader::Uuid(a) => a.is_valid(i),
-            TypedReader::Object(o) => is_valid(o.nulls, i),
-            TypedReader::List(l) => is_valid(l.nulls, i),
-        }
     }
 
     /// The primitive at `i` (known valid) as a Variant value.
@@ -882,7 +879,6 @@ fn list_reader<'a, O: OffsetSizeTrait>(
         )));
     };
     Ok(TypedReader::List(ListReader {
-        nulls: list.nulls(),
         offsets: offsets(list),
         element: Box::new(SlotReader::new(
             list.values().as_struct(),
