@@ -153,7 +153,29 @@ enum Strings<'a> {
 
 struct ObjectReader<'a> {
     /// Shredded fields, sorted by name.
-    fields: Vec<(&'a str, SlotReader<'a>)>,
+    fields: Vec<(FieldName<'a>, SlotReader<'a>)>,
+}
+
+/// A field name, with its JSON text made once rather than every row.
+struct FieldName<'a> {
+    name: &'a str,
+    /// `,"name":` (the comma is left out before the first field).
+    json: Vec<u8>,
+}
+
+impl<'a> FieldName<'a> {
+    fn new(name: &'a str) -> FieldName<'a> {
+        let mut json = vec![b','];
+        write_json_string(&mut json, name);
+        json.push(b':');
+        FieldName { name, json }
+    }
+
+    /// Appends the JSON text of the name, a comma first unless `first`.
+    #[inline]
+    fn write_json(&self, first: bool, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.json[first as usize..]);
+    }
 }
 
 struct ListReader<'a> {
@@ -390,17 +412,17 @@ impl<'a> SlotReader<'a> {
                 sink.begin_object();
                 for (name, field) in &object.fields {
                     if let Some(res) = &residual {
-                        while r < residual_len && res.field_name(r) < *name {
+                        while r < residual_len && res.field_name(r) < name.name {
                             sink.key(std::mem::take(&mut first), res.field_name(r));
                             sink.value(&res.field(r))?;
                             r += 1;
                         }
-                        if r < residual_len && res.field_name(r) == *name {
+                        if r < residual_len && res.field_name(r) == name.name {
                             r += 1; // the shredded field wins, even when missing
                         }
                     }
                     if field.is_present(i) {
-                        sink.key(std::mem::take(&mut first), name);
+                        sink.field_name(std::mem::take(&mut first), name);
                         field.write(i, m, sink)?;
                     }
                 }
@@ -479,7 +501,7 @@ impl<'a> SlotReader<'a> {
 impl<'a> ObjectReader<'a> {
     fn field(&self, name: &str) -> Option<&SlotReader<'a>> {
         self.fields
-            .binary_search_by(|(n, _)| n.cmp(&name))
+            .binary_search_by(|(n, _)| n.name.cmp(name))
             .ok()
             .map(|k| &self.fields[k].1)
     }
@@ -520,7 +542,7 @@ impl<'a> ScalarColumn<'a> {
 /// Variant columns reconstructed, primitive columns as their Variant
 /// equivalents, other nested columns as their display text.
 pub struct JsonRows<'a> {
-    names: Vec<&'a str>,
+    names: Vec<FieldName<'a>>,
     renderers: Vec<Renderer<'a>>,
 }
 
@@ -548,7 +570,7 @@ impl<'a> JsonRows<'a> {
                     Err(_) => Renderer::Text(array),
                 }
             };
-            names.push(field.name().as_str());
+            names.push(FieldName::new(field.name()));
             renderers.push(renderer);
         }
         Ok(JsonRows { names, renderers })
@@ -558,11 +580,7 @@ impl<'a> JsonRows<'a> {
     pub fn write_row(&self, row: usize, out: &mut Vec<u8>) -> Result<()> {
         out.push(b'{');
         for (i, (name, renderer)) in self.names.iter().zip(&self.renderers).enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json_string(out, name);
-            out.push(b':');
+            name.write_json(i == 0, out);
             match renderer {
                 Renderer::Variant(c) => c.write_json(row, out)?,
                 Renderer::Scalar(c) => match c.get(row)? {
@@ -590,6 +608,10 @@ trait Sink {
     fn begin_object(&mut self);
     /// The next field's name; `first` for the object's first field.
     fn key(&mut self, first: bool, name: &str);
+    /// The same for a shredded field.
+    fn field_name(&mut self, first: bool, name: &FieldName<'_>) {
+        self.key(first, name.name)
+    }
     fn end_object(&mut self) -> Result<()>;
     fn begin_array(&mut self);
     /// Before each element; `first` for the array's first.
@@ -644,6 +666,10 @@ impl Sink for JsonSink<'_> {
         }
         write_json_string(self.0, name);
         self.0.push(b':');
+    }
+
+    fn field_name(&mut self, first: bool, name: &FieldName<'_>) {
+        name.write_json(first, self.0)
     }
 
     fn end_object(&mut self) -> Result<()> {
@@ -788,15 +814,15 @@ impl<'a> TypedReader<'a> {
                         )));
                     };
                     fields.push((
-                        field.name().as_str(),
+                        FieldName::new(field.name()),
                         SlotReader::new(child.as_struct(), child_path, false)?,
                     ));
                 }
-                fields.sort_by(|a, b| a.0.cmp(b.0));
-                if let Some(w) = fields.windows(2).find(|w| w[0].0 == w[1].0) {
+                fields.sort_by(|a, b| a.0.name.cmp(b.0.name));
+                if let Some(w) = fields.windows(2).find(|w| w[0].0.name == w[1].0.name) {
                     return Err(layout_error(format!(
                         "{path}: field {:?} appears twice",
-                        w[0].0
+                        w[0].0.name
                     )));
                 }
                 TypedReader::Object(ObjectReader { fields })
