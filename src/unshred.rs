@@ -25,11 +25,11 @@ use arrow::datatypes::{
     Int8Type, Int16Type, Int32Type, Int64Type, Time64MicrosecondType, TimeUnit,
     TimestampMicrosecondType, TimestampNanosecondType,
 };
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::{write_json, write_json_string};
+use crate::json::{JsonWriter, write_json, write_json_string};
 use crate::path::PathSegment;
 use crate::variant::{Metadata, VariantBuilder, VariantDecimal, VariantRef};
 
@@ -42,6 +42,8 @@ pub struct ShreddedColumn<'a> {
     pub(crate) root: SlotReader<'a>,
     /// The last metadata validated, reused while rows repeat it.
     last_metadata: Cell<Option<(&'a [u8], Metadata<'a>)>>,
+    /// Renders Variant-encoded values, keeping their keys' JSON text.
+    json: RefCell<JsonWriter>,
 }
 
 /// A row's metadata, validated only if something in the row needs it.
@@ -217,6 +219,7 @@ impl<'a> ShreddedColumn<'a> {
             metadata,
             root: SlotReader::new(column, "$".into(), true)?,
             last_metadata: Cell::new(None),
+            json: RefCell::new(JsonWriter::default()),
         })
     }
 
@@ -281,7 +284,11 @@ impl<'a> ShreddedColumn<'a> {
             out.extend_from_slice(b"null");
             return Ok(());
         }
-        if !self.root.json(row, &self.metadata_of(row), out)? {
+        let mut sink = JsonSink {
+            out,
+            writer: &mut self.json.borrow_mut(),
+        };
+        if !self.root.write(row, &self.metadata_of(row), &mut sink)? {
             out.extend_from_slice(b"null");
         }
         Ok(())
@@ -376,11 +383,6 @@ impl<'a> SlotReader<'a> {
         b: &mut VariantBuilder,
     ) -> Result<bool> {
         self.write(i, m, b)
-    }
-
-    /// Appends the slot's value at `i` as JSON; `false` when it is missing.
-    fn json(&self, i: usize, m: &RowMetadata<'_, 'a>, out: &mut Vec<u8>) -> Result<bool> {
-        self.write(i, m, &mut JsonSink(out))
     }
 
     /// Reconstructs the slot's value at `i` into `sink`; `false` when it is
@@ -648,47 +650,50 @@ impl Sink for VariantBuilder {
 }
 
 /// Compact JSON text, as [`write_json`] renders values.
-struct JsonSink<'o>(&'o mut Vec<u8>);
+struct JsonSink<'o> {
+    out: &'o mut Vec<u8>,
+    writer: &'o mut JsonWriter,
+}
 
 impl Sink for JsonSink<'_> {
     fn value(&mut self, v: &VariantRef<'_>) -> Result<()> {
-        write_json(v, self.0);
+        self.writer.write_json(v, self.out);
         Ok(())
     }
 
     fn begin_object(&mut self) {
-        self.0.push(b'{');
+        self.out.push(b'{');
     }
 
     fn key(&mut self, first: bool, name: &str) {
         if !first {
-            self.0.push(b',');
+            self.out.push(b',');
         }
-        write_json_string(self.0, name);
-        self.0.push(b':');
+        write_json_string(self.out, name);
+        self.out.push(b':');
     }
 
     fn field_name(&mut self, first: bool, name: &FieldName<'_>) {
-        name.write_json(first, self.0)
+        name.write_json(first, self.out)
     }
 
     fn end_object(&mut self) -> Result<()> {
-        self.0.push(b'}');
+        self.out.push(b'}');
         Ok(())
     }
 
     fn begin_array(&mut self) {
-        self.0.push(b'[');
+        self.out.push(b'[');
     }
 
     fn element(&mut self, first: bool) {
         if !first {
-            self.0.push(b',');
+            self.out.push(b',');
         }
     }
 
     fn end_array(&mut self) -> Result<()> {
-        self.0.push(b']');
+        self.out.push(b']');
         Ok(())
     }
 }

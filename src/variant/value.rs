@@ -510,6 +510,11 @@ impl<'a> ArrayRef<'a> {
         self.len as usize
     }
 
+    /// The metadata the elements' field names come from.
+    pub fn metadata(&self) -> Metadata<'a> {
+        self.metadata
+    }
+
     /// Whether the array has no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
