@@ -26,10 +26,6 @@ use crate::predicate::{Literal, Op, Predicate};
 use crate::shred::ShreddingSchema;
 use crate::variant::VariantDecimal;
 
-/// Results a worker of [`ParquetFile::map_row_groups`] may hold before the
-/// consumer takes them.
-const AHEAD: usize = 2;
-
 /// An open Parquet file.
 pub struct ParquetFile {
     path: PathBuf,
@@ -189,6 +185,7 @@ impl ParquetFile {
         let row_groups: Vec<usize> = (0..self.metadata().num_row_groups()).collect();
         self.map_row_groups(
             &row_groups,
+            batch_size,
             |rg| {
                 self.builder()?
                     .with_row_groups(vec![rg])
@@ -204,11 +201,14 @@ impl ParquetFile {
     /// Reads `row_groups` with the readers `open` makes, spread over up to
     /// one worker thread per core, each batch turned into a `T` by `map`
     /// there; `sink` gets the results on this thread, in the order of
-    /// `row_groups`. Each worker runs at most [`AHEAD`] results ahead of
-    /// `sink`, which bounds memory.
+    /// `row_groups`. A worker holds up to one row group of results (batches
+    /// of `batch_size` rows) ahead of `sink`: enough to read its next row
+    /// group while `sink` takes the current one from another worker, and a
+    /// bound on memory.
     fn map_row_groups<T: Send>(
         &self,
         row_groups: &[usize],
+        batch_size: usize,
         open: impl Fn(usize) -> Result<ParquetRecordBatchReader> + Sync,
         map: impl Fn(RecordBatch) -> Result<T> + Sync,
         mut sink: impl FnMut(T) -> Result<()>,
@@ -221,6 +221,12 @@ impl ParquetFile {
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, row_groups.len().max(1));
+        let ahead = row_groups
+            .iter()
+            .map(|&rg| self.metadata().row_group(rg).num_rows().max(0) as usize)
+            .max()
+            .unwrap_or(0)
+            .div_ceil(batch_size.max(1));
         let read = |rg: usize, send: &dyn Fn(T) -> bool| -> Result<()> {
             let mut reader = open(rg)?;
             while let Some(batch) = guarded(&self.path, || reader.next())? {
@@ -233,7 +239,7 @@ impl ParquetFile {
         std::thread::scope(|scope| {
             let (receivers, handles): (Vec<_>, Vec<_>) = (0..workers)
                 .map(|w| {
-                    let (tx, rx) = std::sync::mpsc::sync_channel(AHEAD);
+                    let (tx, rx) = std::sync::mpsc::sync_channel(ahead);
                     let read = &read;
                     let handle = scope.spawn(move || {
                         for &rg in row_groups.iter().skip(w).step_by(workers) {
@@ -354,7 +360,9 @@ impl ParquetFile {
                 None => Ok(result),
             }
         };
-        self.map_row_groups(&read, open, resolve_batch, |result| sink(&result))?;
+        self.map_row_groups(&read, batch_size, open, resolve_batch, |result| {
+            sink(&result)
+        })?;
         Ok(stats)
     }
 
