@@ -29,7 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::{JsonWriter, write_json, write_json_string};
+use crate::json::{JsonWriter, write_json, write_json_int, write_json_string};
 use crate::path::PathSegment;
 use crate::variant::{Metadata, VariantBuilder, VariantDecimal, VariantRef};
 
@@ -449,7 +449,7 @@ impl<'a> SlotReader<'a> {
             }
             primitive => {
                 self.no_conflict(i, value)?;
-                sink.value(&primitive.scalar(i)?)?;
+                sink.typed(primitive, i)?;
             }
         }
         Ok(true)
@@ -538,6 +538,17 @@ impl<'a> ScalarColumn<'a> {
             Ok(None)
         }
     }
+
+    /// Appends row `i` as JSON, as [`write_json`] renders
+    /// [`get`](Self::get)'s value; `null` when null.
+    pub fn write_json(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
+        if self.typed.is_valid(i) {
+            self.typed.reader.write_json(i, out)
+        } else {
+            out.extend_from_slice(b"null");
+            Ok(())
+        }
+    }
 }
 
 /// The rows of a record batch as JSON objects, every column by name:
@@ -585,10 +596,7 @@ impl<'a> JsonRows<'a> {
             name.write_json(i == 0, out);
             match renderer {
                 Renderer::Variant(c) => c.write_json(row, out)?,
-                Renderer::Scalar(c) => match c.get(row)? {
-                    Some(v) => write_json(&v, out),
-                    None => out.extend_from_slice(b"null"),
-                },
+                Renderer::Scalar(c) => c.write_json(row, out)?,
                 Renderer::Text(array) if array.is_null(row) => out.extend_from_slice(b"null"),
                 Renderer::Text(array) => {
                     let text =
@@ -607,6 +615,10 @@ impl<'a> JsonRows<'a> {
 trait Sink {
     /// A whole value, already a Variant.
     fn value(&mut self, v: &VariantRef<'_>) -> Result<()>;
+    /// The primitive at `i` of a typed column (known valid).
+    fn typed(&mut self, typed: &TypedReader<'_>, i: usize) -> Result<()> {
+        self.value(&typed.scalar(i)?)
+    }
     fn begin_object(&mut self);
     /// The next field's name; `first` for the object's first field.
     fn key(&mut self, first: bool, name: &str);
@@ -659,6 +671,10 @@ impl Sink for JsonSink<'_> {
     fn value(&mut self, v: &VariantRef<'_>) -> Result<()> {
         self.writer.write_json(v, self.out);
         Ok(())
+    }
+
+    fn typed(&mut self, typed: &TypedReader<'_>, i: usize) -> Result<()> {
+        typed.write_json(i, self.out)
     }
 
     fn begin_object(&mut self) {
@@ -844,6 +860,25 @@ impl<'a> TypedReader<'a> {
                 )));
             }
         })
+    }
+
+    /// Appends the primitive at `i` (known valid) as JSON: the text
+    /// [`write_json`] gives for [`scalar`](Self::scalar), the commonest
+    /// types written without making the Variant value first.
+    fn write_json(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
+        match self {
+            TypedReader::Int32(a) => write_json_int(out, a.value(i).into()),
+            TypedReader::Int64(a) => write_json_int(out, a.value(i)),
+            TypedReader::Decimal64(a, scale) => {
+                VariantDecimal::try_new(a.value(i).into(), *scale)?.write_to(out)
+            }
+            TypedReader::Decimal128(a, scale) => {
+                VariantDecimal::try_new(a.value(i), *scale)?.write_to(out)
+            }
+            TypedReader::String(Strings::Utf8(a)) => write_json_string(out, a.value(i)),
+            other => write_json(&other.scalar(i)?, out),
+        }
+        Ok(())
     }
 
     /// The primitive at `i` (known valid) as a Variant value.

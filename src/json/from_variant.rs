@@ -160,7 +160,7 @@ pub fn variant_to_json_string(v: &VariantRef<'_>) -> String {
 }
 
 #[inline]
-fn write_int(out: &mut Vec<u8>, v: i64) {
+pub(crate) fn write_int(out: &mut Vec<u8>, v: i64) {
     out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
