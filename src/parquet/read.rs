@@ -26,6 +26,11 @@ use crate::predicate::{Literal, Op, Predicate};
 use crate::shred::ShreddingSchema;
 use crate::variant::VariantDecimal;
 
+/// The most results a worker of [`ParquetFile::map_row_groups`] holds
+/// before the consumer takes them: the batches of a row group as vshred
+/// writes them (128Ki rows), with room to spare.
+const MAX_AHEAD: usize = 32;
+
 /// An open Parquet file.
 pub struct ParquetFile {
     path: PathBuf,
@@ -202,9 +207,9 @@ impl ParquetFile {
     /// one worker thread per core, each batch turned into a `T` by `map`
     /// there; `sink` gets the results on this thread, in the order of
     /// `row_groups`. A worker holds up to one row group of results (batches
-    /// of `batch_size` rows) ahead of `sink`: enough to read its next row
-    /// group while `sink` takes the current one from another worker, and a
-    /// bound on memory.
+    /// of `batch_size` rows) ahead of `sink`, so that it reads its next row
+    /// group while `sink` takes the current one from another worker; at
+    /// most [`MAX_AHEAD`] batches, which bounds memory.
     fn map_row_groups<T: Send>(
         &self,
         row_groups: &[usize],
@@ -221,12 +226,17 @@ impl ParquetFile {
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, row_groups.len().max(1));
-        let ahead = row_groups
-            .iter()
-            .map(|&rg| self.metadata().row_group(rg).num_rows().max(0) as usize)
-            .max()
-            .unwrap_or(0)
-            .div_ceil(batch_size.max(1));
+        let ahead = if workers == 1 {
+            2 // nobody else to wait for: only decoding overlaps writing
+        } else {
+            row_groups
+                .iter()
+                .map(|&rg| self.metadata().row_group(rg).num_rows().max(0) as usize)
+                .max()
+                .unwrap_or(0)
+                .div_ceil(batch_size.max(1))
+                .clamp(2, MAX_AHEAD)
+        };
         let read = |rg: usize, send: &dyn Fn(T) -> bool| -> Result<()> {
             let mut reader = open(rg)?;
             while let Some(batch) = guarded(&self.path, || reader.next())? {
