@@ -168,11 +168,10 @@ impl<'a> ResultColumn<'a> {
 
     /// Appends row `i` as JSON (`null` when null).
     pub fn write_json(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
-        match self.get(i)? {
-            Some(v) => crate::json::write_json(&v, out),
-            None => out.extend_from_slice(b"null"),
+        match self {
+            ResultColumn::Typed(c) => c.write_json(i, out),
+            ResultColumn::Variant(c) => c.write_json(i, out),
         }
-        Ok(())
     }
 }
 

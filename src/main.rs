@@ -17,7 +17,6 @@ use vshred::parquet::{ColumnSpec, Compression, DecimalMode, GetRequest, ParquetF
 use vshred::predicate::Predicate;
 use vshred::report::{ReportOptions, compare_layouts, measure_files};
 use vshred::shred::ShreddingSchema;
-use vshred::unshred::JsonRows;
 use vshred::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
 /// Parquet Variant: encode JSON as Variant, shred it into typed columns,
@@ -469,19 +468,18 @@ fn run_schema(path: &Path) -> Result<(), Failure> {
 
 fn run_cat(path: &Path) -> Result<(), Failure> {
     let file = ParquetFile::open(path).context(path)?;
-    let variants = file.variant_columns();
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    let mut line = Vec::new();
-    for batch in file.batches(8192).context(path)? {
-        let batch = batch.context(path)?;
-        let rows = JsonRows::try_new(&batch, &variants).context(path)?;
-        for row in 0..batch.num_rows() {
-            line.clear();
-            rows.write_row(row, &mut line).context(path)?;
-            line.push(b'\n');
-            out.write_all(&line)?;
-        }
-    }
+    let mut out = io::stdout().lock();
+    let mut write_error = None;
+    file.json_lines(8192, |text| {
+        out.write_all(&text).map_err(|e| {
+            write_error = Some(e);
+            vshred::Error::from_message("output closed".into())
+        })
+    })
+    .map_err(|e| match write_error.take() {
+        Some(io) => Failure::Io(io),
+        None => Failure::Vshred(path.display().to_string(), e),
+    })?;
     out.flush()?;
     Ok(())
 }

@@ -25,11 +25,11 @@ use arrow::datatypes::{
     Int8Type, Int16Type, Int32Type, Int64Type, Time64MicrosecondType, TimeUnit,
     TimestampMicrosecondType, TimestampNanosecondType,
 };
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::{write_json, write_json_string};
+use crate::json::{JsonWriter, write_json, write_json_int, write_json_string};
 use crate::path::PathSegment;
 use crate::variant::{Metadata, VariantBuilder, VariantDecimal, VariantRef};
 
@@ -42,6 +42,8 @@ pub struct ShreddedColumn<'a> {
     pub(crate) root: SlotReader<'a>,
     /// The last metadata validated, reused while rows repeat it.
     last_metadata: Cell<Option<(&'a [u8], Metadata<'a>)>>,
+    /// Renders Variant-encoded values, keeping their keys' JSON text.
+    json: RefCell<JsonWriter>,
 }
 
 /// A row's metadata, validated only if something in the row needs it.
@@ -92,7 +94,28 @@ impl<'a> Binaries<'a> {
 pub(crate) struct SlotReader<'a> {
     path: String,
     value: Option<Binaries<'a>>,
-    typed: Option<TypedReader<'a>>,
+    typed: Option<Typed<'a>>,
+}
+
+/// A `typed_value` column: its validity, checked for every row whatever
+/// the type, and its reader.
+struct Typed<'a> {
+    nulls: Option<&'a NullBuffer>,
+    reader: TypedReader<'a>,
+}
+
+impl<'a> Typed<'a> {
+    fn new(array: &'a ArrayRef, path: &str) -> Result<Typed<'a>> {
+        Ok(Typed {
+            nulls: array.nulls(),
+            reader: TypedReader::new(array, path)?,
+        })
+    }
+
+    #[inline]
+    fn is_valid(&self, i: usize) -> bool {
+        is_valid(self.nulls, i)
+    }
 }
 
 enum TypedReader<'a> {
@@ -131,13 +154,33 @@ enum Strings<'a> {
 }
 
 struct ObjectReader<'a> {
-    nulls: Option<&'a NullBuffer>,
     /// Shredded fields, sorted by name.
-    fields: Vec<(&'a str, SlotReader<'a>)>,
+    fields: Vec<(FieldName<'a>, SlotReader<'a>)>,
+}
+
+/// A field name, with its JSON text made once rather than every row.
+struct FieldName<'a> {
+    name: &'a str,
+    /// `,"name":` (the comma is left out before the first field).
+    json: Vec<u8>,
+}
+
+impl<'a> FieldName<'a> {
+    fn new(name: &'a str) -> FieldName<'a> {
+        let mut json = vec![b','];
+        write_json_string(&mut json, name);
+        json.push(b':');
+        FieldName { name, json }
+    }
+
+    /// Appends the JSON text of the name, a comma first unless `first`.
+    #[inline]
+    fn write_json(&self, first: bool, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.json[first as usize..]);
+    }
 }
 
 struct ListReader<'a> {
-    nulls: Option<&'a NullBuffer>,
     /// Start and end of each row's elements.
     offsets: Offsets<'a>,
     element: Box<SlotReader<'a>>,
@@ -176,6 +219,7 @@ impl<'a> ShreddedColumn<'a> {
             metadata,
             root: SlotReader::new(column, "$".into(), true)?,
             last_metadata: Cell::new(None),
+            json: RefCell::new(JsonWriter::default()),
         })
     }
 
@@ -240,7 +284,11 @@ impl<'a> ShreddedColumn<'a> {
             out.extend_from_slice(b"null");
             return Ok(());
         }
-        if !self.root.json(row, &self.metadata_of(row), out)? {
+        let mut sink = JsonSink {
+            out,
+            writer: &mut self.json.borrow_mut(),
+        };
+        if !self.root.write(row, &self.metadata_of(row), &mut sink)? {
             out.extend_from_slice(b"null");
         }
         Ok(())
@@ -304,7 +352,7 @@ impl<'a> SlotReader<'a> {
             .transpose()?;
         let typed = group
             .column_by_name("typed_value")
-            .map(|t| TypedReader::new(t, &path))
+            .map(|t| Typed::new(t, &path))
             .transpose()?;
         if value.is_none() && typed.is_none() && !top {
             return Err(layout_error(format!(
@@ -314,6 +362,7 @@ impl<'a> SlotReader<'a> {
         Ok(SlotReader { path, value, typed })
     }
 
+    #[inline]
     fn typed_valid(&self, i: usize) -> bool {
         self.typed.as_ref().is_some_and(|t| t.is_valid(i))
     }
@@ -336,18 +385,13 @@ impl<'a> SlotReader<'a> {
         self.write(i, m, b)
     }
 
-    /// Appends the slot's value at `i` as JSON; `false` when it is missing.
-    fn json(&self, i: usize, m: &RowMetadata<'_, 'a>, out: &mut Vec<u8>) -> Result<bool> {
-        self.write(i, m, &mut JsonSink(out))
-    }
-
     /// Reconstructs the slot's value at `i` into `sink`; `false` when it is
     /// missing. Object fields come in name order, the shredded ones merged
     /// with the residual's.
     fn write<S: Sink>(&self, i: usize, m: &RowMetadata<'_, 'a>, sink: &mut S) -> Result<bool> {
         let value = self.value_at(i);
         let typed = match &self.typed {
-            Some(t) if t.is_valid(i) => t,
+            Some(t) if t.is_valid(i) => &t.reader,
             _ => {
                 return match value {
                     Some(bytes) => {
@@ -370,17 +414,17 @@ impl<'a> SlotReader<'a> {
                 sink.begin_object();
                 for (name, field) in &object.fields {
                     if let Some(res) = &residual {
-                        while r < residual_len && res.field_name(r) < *name {
+                        while r < residual_len && res.field_name(r) < name.name {
                             sink.key(std::mem::take(&mut first), res.field_name(r));
                             sink.value(&res.field(r))?;
                             r += 1;
                         }
-                        if r < residual_len && res.field_name(r) == *name {
+                        if r < residual_len && res.field_name(r) == name.name {
                             r += 1; // the shredded field wins, even when missing
                         }
                     }
                     if field.is_present(i) {
-                        sink.key(std::mem::take(&mut first), name);
+                        sink.field_name(std::mem::take(&mut first), name);
                         field.write(i, m, sink)?;
                     }
                 }
@@ -405,7 +449,7 @@ impl<'a> SlotReader<'a> {
             }
             primitive => {
                 self.no_conflict(i, value)?;
-                sink.value(&primitive.scalar(i)?)?;
+                sink.typed(primitive, i)?;
             }
         }
         Ok(true)
@@ -459,7 +503,7 @@ impl<'a> SlotReader<'a> {
 impl<'a> ObjectReader<'a> {
     fn field(&self, name: &str) -> Option<&SlotReader<'a>> {
         self.fields
-            .binary_search_by(|(n, _)| n.cmp(&name))
+            .binary_search_by(|(n, _)| n.name.cmp(name))
             .ok()
             .map(|k| &self.fields[k].1)
     }
@@ -468,27 +512,41 @@ impl<'a> ObjectReader<'a> {
 /// A primitive Arrow column read as Variant scalars: for rendering typed
 /// results as JSON, comparing them, aggregating them.
 pub struct ScalarColumn<'a> {
-    reader: TypedReader<'a>,
+    typed: Typed<'a>,
 }
 
 impl<'a> ScalarColumn<'a> {
     /// Fails for types that have no Variant equivalent, and for nested ones.
     pub fn try_new(array: &'a ArrayRef) -> Result<ScalarColumn<'a>> {
-        match TypedReader::new(array, "$")? {
-            TypedReader::Object(_) | TypedReader::List(_) => Err(layout_error(format!(
+        match Typed::new(array, "$")? {
+            Typed {
+                reader: TypedReader::Object(_) | TypedReader::List(_),
+                ..
+            } => Err(layout_error(format!(
                 "{} is not a primitive type",
                 array.data_type()
             ))),
-            reader => Ok(ScalarColumn { reader }),
+            typed => Ok(ScalarColumn { typed }),
         }
     }
 
     /// Row `i` as a Variant scalar; `None` when null.
     pub fn get(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
-        if self.reader.is_valid(i) {
-            self.reader.scalar(i).map(Some)
+        if self.typed.is_valid(i) {
+            self.typed.reader.scalar(i).map(Some)
         } else {
             Ok(None)
+        }
+    }
+
+    /// Appends row `i` as JSON, as [`write_json`] renders
+    /// [`get`](Self::get)'s value; `null` when null.
+    pub fn write_json(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
+        if self.typed.is_valid(i) {
+            self.typed.reader.write_json(i, out)
+        } else {
+            out.extend_from_slice(b"null");
+            Ok(())
         }
     }
 }
@@ -497,7 +555,7 @@ impl<'a> ScalarColumn<'a> {
 /// Variant columns reconstructed, primitive columns as their Variant
 /// equivalents, other nested columns as their display text.
 pub struct JsonRows<'a> {
-    names: Vec<&'a str>,
+    names: Vec<FieldName<'a>>,
     renderers: Vec<Renderer<'a>>,
 }
 
@@ -525,7 +583,7 @@ impl<'a> JsonRows<'a> {
                     Err(_) => Renderer::Text(array),
                 }
             };
-            names.push(field.name().as_str());
+            names.push(FieldName::new(field.name()));
             renderers.push(renderer);
         }
         Ok(JsonRows { names, renderers })
@@ -535,17 +593,10 @@ impl<'a> JsonRows<'a> {
     pub fn write_row(&self, row: usize, out: &mut Vec<u8>) -> Result<()> {
         out.push(b'{');
         for (i, (name, renderer)) in self.names.iter().zip(&self.renderers).enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json_string(out, name);
-            out.push(b':');
+            name.write_json(i == 0, out);
             match renderer {
                 Renderer::Variant(c) => c.write_json(row, out)?,
-                Renderer::Scalar(c) => match c.get(row)? {
-                    Some(v) => write_json(&v, out),
-                    None => out.extend_from_slice(b"null"),
-                },
+                Renderer::Scalar(c) => c.write_json(row, out)?,
                 Renderer::Text(array) if array.is_null(row) => out.extend_from_slice(b"null"),
                 Renderer::Text(array) => {
                     let text =
@@ -564,9 +615,17 @@ impl<'a> JsonRows<'a> {
 trait Sink {
     /// A whole value, already a Variant.
     fn value(&mut self, v: &VariantRef<'_>) -> Result<()>;
+    /// The primitive at `i` of a typed column (known valid).
+    fn typed(&mut self, typed: &TypedReader<'_>, i: usize) -> Result<()> {
+        self.value(&typed.scalar(i)?)
+    }
     fn begin_object(&mut self);
     /// The next field's name; `first` for the object's first field.
     fn key(&mut self, first: bool, name: &str);
+    /// The same for a shredded field.
+    fn field_name(&mut self, first: bool, name: &FieldName<'_>) {
+        self.key(first, name.name)
+    }
     fn end_object(&mut self) -> Result<()>;
     fn begin_array(&mut self);
     /// Before each element; `first` for the array's first.
@@ -603,43 +662,54 @@ impl Sink for VariantBuilder {
 }
 
 /// Compact JSON text, as [`write_json`] renders values.
-struct JsonSink<'o>(&'o mut Vec<u8>);
+struct JsonSink<'o> {
+    out: &'o mut Vec<u8>,
+    writer: &'o mut JsonWriter,
+}
 
 impl Sink for JsonSink<'_> {
     fn value(&mut self, v: &VariantRef<'_>) -> Result<()> {
-        write_json(v, self.0);
+        self.writer.write_json(v, self.out);
         Ok(())
     }
 
+    fn typed(&mut self, typed: &TypedReader<'_>, i: usize) -> Result<()> {
+        typed.write_json(i, self.out)
+    }
+
     fn begin_object(&mut self) {
-        self.0.push(b'{');
+        self.out.push(b'{');
     }
 
     fn key(&mut self, first: bool, name: &str) {
         if !first {
-            self.0.push(b',');
+            self.out.push(b',');
         }
-        write_json_string(self.0, name);
-        self.0.push(b':');
+        write_json_string(self.out, name);
+        self.out.push(b':');
+    }
+
+    fn field_name(&mut self, first: bool, name: &FieldName<'_>) {
+        name.write_json(first, self.out)
     }
 
     fn end_object(&mut self) -> Result<()> {
-        self.0.push(b'}');
+        self.out.push(b'}');
         Ok(())
     }
 
     fn begin_array(&mut self) {
-        self.0.push(b'[');
+        self.out.push(b'[');
     }
 
     fn element(&mut self, first: bool) {
         if !first {
-            self.0.push(b',');
+            self.out.push(b',');
         }
     }
 
     fn end_array(&mut self) -> Result<()> {
-        self.0.push(b']');
+        self.out.push(b']');
         Ok(())
     }
 }
@@ -670,15 +740,14 @@ impl<'a> SlotReader<'a> {
                 Found::Missing
             });
         };
-        match (&self.typed, first) {
-            (Some(TypedReader::Object(object)), PathSegment::Field(name))
-                if is_valid(object.nulls, i) =>
-            {
+        let typed = self.typed.as_ref().filter(|t| t.is_valid(i));
+        match (typed.map(|t| &t.reader), first) {
+            (Some(TypedReader::Object(object)), PathSegment::Field(name)) => {
                 if let Some(field) = object.field(name) {
                     return field.find(i, rest, m);
                 }
             }
-            (Some(TypedReader::List(list)), PathSegment::Index(k)) if is_valid(list.nulls, i) => {
+            (Some(TypedReader::List(list)), PathSegment::Index(k)) => {
                 let range = list.offsets.range(i);
                 return if *k < range.len() {
                     list.element.find(range.start + k, rest, m)
@@ -686,7 +755,7 @@ impl<'a> SlotReader<'a> {
                     Ok(Found::Missing)
                 };
             }
-            _ if self.typed_valid(i) => return Ok(Found::Missing),
+            _ if typed.is_some() => return Ok(Found::Missing),
             _ => {}
         }
         // Not shredded along this step: the residual value holds it, if
@@ -709,8 +778,12 @@ impl<'a> SlotReader<'a> {
     /// The primitive `typed_value` at `i`, if valid and not a container.
     pub(crate) fn typed_scalar(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
         match &self.typed {
-            Some(TypedReader::Object(_) | TypedReader::List(_)) | None => Ok(None),
-            Some(t) if t.is_valid(i) => t.scalar(i).map(Some),
+            Some(Typed {
+                reader: TypedReader::Object(_) | TypedReader::List(_),
+                ..
+            })
+            | None => Ok(None),
+            Some(t) if t.is_valid(i) => t.reader.scalar(i).map(Some),
             Some(_) => Ok(None),
         }
     }
@@ -762,21 +835,18 @@ impl<'a> TypedReader<'a> {
                         )));
                     };
                     fields.push((
-                        field.name().as_str(),
+                        FieldName::new(field.name()),
                         SlotReader::new(child.as_struct(), child_path, false)?,
                     ));
                 }
-                fields.sort_by(|a, b| a.0.cmp(b.0));
-                if let Some(w) = fields.windows(2).find(|w| w[0].0 == w[1].0) {
+                fields.sort_by(|a, b| a.0.name.cmp(b.0.name));
+                if let Some(w) = fields.windows(2).find(|w| w[0].0.name == w[1].0.name) {
                     return Err(layout_error(format!(
                         "{path}: field {:?} appears twice",
-                        w[0].0
+                        w[0].0.name
                     )));
                 }
-                TypedReader::Object(ObjectReader {
-                    nulls: group.nulls(),
-                    fields,
-                })
+                TypedReader::Object(ObjectReader { fields })
             }
             DataType::List(_) => list_reader(array.as_list::<i32>(), path, |l| {
                 Offsets::Small(l.value_offsets())
@@ -792,30 +862,23 @@ impl<'a> TypedReader<'a> {
         })
     }
 
-    fn is_valid(&self, i: usize) -> bool {
+    /// Appends the primitive at `i` (known valid) as JSON: the text
+    /// [`write_json`] gives for [`scalar`](Self::scalar), the commonest
+    /// types written without making the Variant value first.
+    fn write_json(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
         match self {
-            TypedReader::Boolean(a) => a.is_valid(i),
-            TypedReader::Int8(a) => a.is_valid(i),
-            TypedReader::Int16(a) => a.is_valid(i),
-            TypedReader::Int32(a) => a.is_valid(i),
-            TypedReader::Int64(a) => a.is_valid(i),
-            TypedReader::Float(a) => a.is_valid(i),
-            TypedReader::Double(a) => a.is_valid(i),
-            TypedReader::Decimal32(a, _) => a.is_valid(i),
-            TypedReader::Decimal64(a, _) => a.is_valid(i),
-            TypedReader::Decimal128(a, _) => a.is_valid(i),
-            TypedReader::Date(a) => a.is_valid(i),
-            TypedReader::Time(a) => a.is_valid(i),
-            TypedReader::TimestampMicros(a, _) => a.is_valid(i),
-            TypedReader::TimestampNanos(a, _) => a.is_valid(i),
-            TypedReader::Binary(b) => b.get(i).is_some(),
-            TypedReader::String(Strings::Utf8(a)) => a.is_valid(i),
-            TypedReader::String(Strings::Large(a)) => a.is_valid(i),
-            TypedReader::String(Strings::View(a)) => a.is_valid(i),
-            TypedReader::Uuid(a) => a.is_valid(i),
-            TypedReader::Object(o) => is_valid(o.nulls, i),
-            TypedReader::List(l) => is_valid(l.nulls, i),
+            TypedReader::Int32(a) => write_json_int(out, a.value(i).into()),
+            TypedReader::Int64(a) => write_json_int(out, a.value(i)),
+            TypedReader::Decimal64(a, scale) => {
+                VariantDecimal::try_new(a.value(i).into(), *scale)?.write_to(out)
+            }
+            TypedReader::Decimal128(a, scale) => {
+                VariantDecimal::try_new(a.value(i), *scale)?.write_to(out)
+            }
+            TypedReader::String(Strings::Utf8(a)) => write_json_string(out, a.value(i)),
+            other => write_json(&other.scalar(i)?, out),
         }
+        Ok(())
     }
 
     /// The primitive at `i` (known valid) as a Variant value.
@@ -882,7 +945,6 @@ fn list_reader<'a, O: OffsetSizeTrait>(
         )));
     };
     Ok(TypedReader::List(ListReader {
-        nulls: list.nulls(),
         offsets: offsets(list),
         element: Box::new(SlotReader::new(
             list.values().as_struct(),

@@ -1,6 +1,6 @@
 //! Variant -> JSON text.
 
-use crate::variant::{VariantDecimal, VariantRef};
+use crate::variant::{ObjectRef, VariantDecimal, VariantRef};
 
 /// Appends the JSON text of `v` to `out`, compact (no spaces).
 ///
@@ -23,6 +23,73 @@ use crate::variant::{VariantDecimal, VariantRef};
 /// # Ok::<(), vshred::Error>(())
 /// ```
 pub fn write_json(v: &VariantRef<'_>, out: &mut Vec<u8>) {
+    write_value(v, out, &mut EscapeKeys);
+}
+
+/// Writes object keys as JSON (`"name":`).
+trait KeyWriter {
+    /// The key of field `i` of `o`.
+    fn key(&mut self, o: &ObjectRef<'_>, i: usize, out: &mut Vec<u8>);
+}
+
+/// Escapes every key as it comes.
+struct EscapeKeys;
+
+impl KeyWriter for EscapeKeys {
+    fn key(&mut self, o: &ObjectRef<'_>, i: usize, out: &mut Vec<u8>) {
+        write_string(out, o.field_name(i));
+        out.push(b':');
+    }
+}
+
+/// Renders Variants as [`write_json`] does, keeping the JSON text of the
+/// keys of the last metadata seen: the rows of a column mostly share one
+/// metadata, so each key is escaped once instead of in every row.
+#[derive(Default)]
+pub(crate) struct JsonWriter {
+    /// The metadata whose keys `keys` holds.
+    metadata: Vec<u8>,
+    /// `"name":` of the field ids rendered so far, back to back.
+    keys: Vec<u8>,
+    /// Where each field id's text lies in `keys`; empty until rendered.
+    spans: Vec<(u32, u32)>,
+}
+
+impl JsonWriter {
+    pub(crate) fn write_json(&mut self, v: &VariantRef<'_>, out: &mut Vec<u8>) {
+        let metadata = match v {
+            VariantRef::Object(o) => o.metadata(),
+            VariantRef::Array(a) => a.metadata(),
+            _ => return write_json(v, out),
+        };
+        if self.metadata != metadata.as_bytes() {
+            self.metadata.clear();
+            self.metadata.extend_from_slice(metadata.as_bytes());
+            self.keys.clear();
+            self.spans.clear();
+            self.spans.resize(metadata.len(), (0, 0));
+        }
+        write_value(v, out, self);
+    }
+}
+
+impl KeyWriter for JsonWriter {
+    fn key(&mut self, o: &ObjectRef<'_>, i: usize, out: &mut Vec<u8>) {
+        // Validation keeps ids inside the dictionary.
+        let Some(&(mut start, mut end)) = self.spans.get(o.field_id(i)) else {
+            return EscapeKeys.key(o, i, out);
+        };
+        if start == end {
+            start = self.keys.len() as u32;
+            EscapeKeys.key(o, i, &mut self.keys);
+            end = self.keys.len() as u32;
+            self.spans[o.field_id(i)] = (start, end);
+        }
+        out.extend_from_slice(&self.keys[start as usize..end as usize]);
+    }
+}
+
+fn write_value(v: &VariantRef<'_>, out: &mut Vec<u8>, keys: &mut impl KeyWriter) {
     match *v {
         VariantRef::Null => out.extend_from_slice(b"null"),
         VariantRef::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
@@ -62,13 +129,12 @@ pub fn write_json(v: &VariantRef<'_>, out: &mut Vec<u8>) {
         }
         VariantRef::Object(o) => {
             out.push(b'{');
-            for (i, (name, value)) in o.iter().enumerate() {
+            for i in 0..o.len() {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_string(out, name);
-                out.push(b':');
-                write_json(&value, out);
+                keys.key(&o, i, out);
+                write_value(&o.field(i), out, keys);
             }
             out.push(b'}');
         }
@@ -78,7 +144,7 @@ pub fn write_json(v: &VariantRef<'_>, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_json(&value, out);
+                write_value(&value, out, keys);
             }
             out.push(b']');
         }
@@ -94,7 +160,7 @@ pub fn variant_to_json_string(v: &VariantRef<'_>) -> String {
 }
 
 #[inline]
-fn write_int(out: &mut Vec<u8>, v: i64) {
+pub(crate) fn write_int(out: &mut Vec<u8>, v: i64) {
     out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
@@ -262,6 +328,27 @@ mod tests {
 
     fn json(v: VariantRef<'_>) -> String {
         variant_to_json_string(&v)
+    }
+
+    #[test]
+    fn json_writer_renders_as_write_json_across_metadata_changes() {
+        let rows = [
+            r#"{"b":1,"a":{"b":[{"a\"q":2}]}}"#,
+            r#"{"b":5,"a":{"b":[{"a\"q":6},{}]}}"#,
+            r#"{"b":2,"a":{"b":[]}}"#,
+            r#"{"z":"x","b":3}"#,
+            r#"[{"b":4},{"c":5}]"#,
+            r#"7"#,
+            r#"{"b":1,"a":{"b":[{"a\"q":2}]}}"#,
+        ];
+        let mut writer = JsonWriter::default();
+        for row in rows {
+            let (m, v) = crate::json::json_to_variant(row.as_bytes()).unwrap();
+            let v = VariantRef::try_new(&m, &v).unwrap();
+            let mut cached = Vec::new();
+            writer.write_json(&v, &mut cached);
+            assert_eq!(String::from_utf8(cached).unwrap(), json(v));
+        }
     }
 
     #[test]

@@ -11,6 +11,8 @@ mod lines;
 mod reader;
 mod to_variant;
 
+pub(crate) use from_variant::JsonWriter;
+pub(crate) use from_variant::write_int as write_json_int;
 pub(crate) use from_variant::write_string as write_json_string;
 pub use from_variant::{variant_to_json_string, write_json};
 pub use lines::{JsonLine, JsonLines};

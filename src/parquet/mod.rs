@@ -4,6 +4,7 @@
 
 mod read;
 mod schema;
+mod shared_file;
 mod write;
 
 pub(crate) use read::compare_decimals;

@@ -21,15 +21,21 @@ use arrow::array::{ArrayRef, AsArray, RecordBatch};
 use crate::error::{Error, ErrorKind, Result};
 use crate::get::variant_get;
 use crate::parquet::schema::is_variant_field;
+use crate::parquet::shared_file::SharedFile;
 use crate::path::{PathSegment, VariantPath};
 use crate::predicate::{Literal, Op, Predicate};
 use crate::shred::ShreddingSchema;
 use crate::variant::VariantDecimal;
 
+/// The most results a worker of [`ParquetFile::map_row_groups`] holds
+/// before the consumer takes them: the batches of a row group as vshred
+/// writes them (128Ki rows), with room to spare.
+const MAX_AHEAD: usize = 32;
+
 /// An open Parquet file.
 pub struct ParquetFile {
     path: PathBuf,
-    file: File,
+    file: SharedFile,
     metadata: ArrowReaderMetadata,
 }
 
@@ -92,9 +98,10 @@ impl ParquetFile {
     /// Opens `path` and reads its footer.
     pub fn open(path: &Path) -> Result<ParquetFile> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let length = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let file = SharedFile::new(file);
         let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
             .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
-        let length = file.metadata().map_err(|e| Error::io(path, e))?.len();
         check_chunks(metadata.metadata(), length)
             .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
         Ok(ParquetFile {
@@ -219,20 +226,152 @@ impl ParquetFile {
         }))
     }
 
-    fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<EofGuardedFile>> {
+    /// Reads whole rows like [`batches`](Self::batches), but turns each
+    /// batch into a `T` with `map` on worker threads (up to one per core,
+    /// each reading its own row groups), and hands the results to `sink` on
+    /// this thread in file order. Stops at the first error, from `map` or
+    /// `sink`.
+    pub fn map_batches<T: Send>(
+        &self,
+        batch_size: usize,
+        map: impl Fn(RecordBatch) -> Result<T> + Sync,
+        sink: impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        let row_groups: Vec<usize> = (0..self.metadata().num_row_groups()).collect();
+        self.map_row_groups(
+            &row_groups,
+            batch_size,
+            |rg| {
+                self.builder()?
+                    .with_row_groups(vec![rg])
+                    .with_batch_size(batch_size)
+                    .build()
+                    .map_err(|e| self.error(e))
+            },
+            map,
+            sink,
+        )
+    }
+
+    /// Every row as one JSON object per line, every column by name and
+    /// Variants reconstructed ([`JsonRows`](crate::unshred::JsonRows)):
+    /// rendered a batch at a time on the reader's worker threads, each
+    /// batch's lines handed to `sink` as one block, in file order. What
+    /// `vshred cat` prints.
+    pub fn json_lines(
+        &self,
+        batch_size: usize,
+        sink: impl FnMut(Vec<u8>) -> Result<()>,
+    ) -> Result<()> {
+        let variants = self.variant_columns();
+        let render = |batch: RecordBatch| {
+            let rows = crate::unshred::JsonRows::try_new(&batch, &variants)?;
+            let mut text = Vec::new();
+            for row in 0..batch.num_rows() {
+                rows.write_row(row, &mut text)?;
+                text.push(b'\n');
+            }
+            Ok(text)
+        };
+        self.map_batches(batch_size, render, sink)
+    }
+
+    /// Reads `row_groups` with the readers `open` makes, spread over up to
+    /// one worker thread per core, each batch turned into a `T` by `map`
+    /// there; `sink` gets the results on this thread, in the order of
+    /// `row_groups`. A worker holds up to one row group of results (batches
+    /// of `batch_size` rows) ahead of `sink`, so that it reads its next row
+    /// group while `sink` takes the current one from another worker; at
+    /// most [`MAX_AHEAD`] batches, which bounds memory.
+    fn map_row_groups<T: Send>(
+        &self,
+        row_groups: &[usize],
+        batch_size: usize,
+        open: impl Fn(usize) -> Result<ParquetRecordBatchReader> + Sync,
+        map: impl Fn(RecordBatch) -> Result<T> + Sync,
+        mut sink: impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        enum Message<T> {
+            Batch(T),
+            /// The row group is done, or failed.
+            End(Result<()>),
+        }
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, row_groups.len().max(1));
+        let ahead = if workers == 1 {
+            2 // nobody else to wait for: only decoding overlaps writing
+        } else {
+            row_groups
+                .iter()
+                .map(|&rg| self.metadata().row_group(rg).num_rows().max(0) as usize)
+                .max()
+                .unwrap_or(0)
+                .div_ceil(batch_size.max(1))
+                .clamp(2, MAX_AHEAD)
+        };
+        let read = |rg: usize, send: &dyn Fn(T) -> bool| -> Result<()> {
+            let mut reader = open(rg)?;
+            while let Some(batch) = next_batch(&self.path, &mut reader)? {
+                if !send(map(batch)?) {
+                    break; // sink stopped
+                }
+            }
+            Ok(())
+        };
+        std::thread::scope(|scope| {
+            let (receivers, handles): (Vec<_>, Vec<_>) = (0..workers)
+                .map(|w| {
+                    let (tx, rx) = std::sync::mpsc::sync_channel(ahead);
+                    let read = &read;
+                    let handle = scope.spawn(move || {
+                        for &rg in row_groups.iter().skip(w).step_by(workers) {
+                            let ended = read(rg, &|t| tx.send(Message::Batch(t)).is_ok());
+                            if tx.send(Message::End(ended)).is_err() {
+                                return;
+                            }
+                        }
+                    });
+                    (rx, handle)
+                })
+                .unzip();
+            let mut outcome = Ok(());
+            'row_groups: for k in 0..row_groups.len() {
+                loop {
+                    let step = match receivers[k % workers].recv() {
+                        Ok(Message::Batch(t)) => sink(t),
+                        Ok(Message::End(Ok(()))) => continue 'row_groups,
+                        Ok(Message::End(Err(e))) => Err(e),
+                        // The worker panicked: re-raised below.
+                        Err(_) => break 'row_groups,
+                    };
+                    if let Err(e) = step {
+                        outcome = Err(e);
+                        break 'row_groups;
+                    }
+                }
+            }
+            // Unblocks the workers still sending, so that they stop.
+            drop(receivers);
+            for handle in handles {
+                if let Err(panic) = handle.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+            outcome
+        })
+    }
+
+    fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<SharedFile>> {
         self.builder_with(&self.metadata)
     }
 
     fn builder_with(
         &self,
         metadata: &ArrowReaderMetadata,
-    ) -> Result<ParquetRecordBatchReaderBuilder<EofGuardedFile>> {
-        let file = self
-            .file
-            .try_clone()
-            .map_err(|e| Error::io(&self.path, e))?;
+    ) -> Result<ParquetRecordBatchReaderBuilder<SharedFile>> {
         Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
-            EofGuardedFile(file),
+            self.file.clone(),
             metadata.clone(),
         ))
     }
@@ -253,7 +392,9 @@ impl ParquetFile {
 
     /// Runs a `variant_get` over the file: reads only the leaves the path
     /// (and the filter) need, skips row groups the filter rules out, and
-    /// hands each batch's result (filtered) to `sink`.
+    /// hands each batch's result (filtered) to `sink`, in file order. The
+    /// row groups are read and resolved on worker threads
+    /// ([`map_batches`](Self::map_batches)).
     pub fn get(
         &self,
         request: &GetRequest,
@@ -276,7 +417,9 @@ impl ParquetFile {
             _ => None,
         };
         let reading = paged.as_ref().unwrap_or(&self.metadata);
-        for rg in 0..row_groups {
+        let mut read = Vec::new();
+        let mut selections: Vec<Option<RowSelection>> = vec![None; row_groups];
+        for (rg, selection) in selections.iter_mut().enumerate() {
             let rg_meta = self.metadata().row_group(rg);
             let mut pages = None;
             if let (Some(filter), Some(ft)) = (&request.filter, &filter_target) {
@@ -293,49 +436,59 @@ impl ParquetFile {
                     }
                 }
             }
+            read.push(rg);
+            stats.row_groups_read += 1;
+            match pages {
+                Some(p) => {
+                    stats.rows_read += p.rows;
+                    *selection = Some(p.selection);
+                }
+                None => stats.rows_read += rg_meta.num_rows() as u64,
+            }
+        }
+        let open = |rg: usize| {
+            let rg_meta = self.metadata().row_group(rg);
             let mut leaves = target.leaves(schema, rg_meta, request.as_type.is_typed());
             if let Some(ft) = &filter_target {
                 leaves.extend(ft.leaves(schema, rg_meta, false));
             }
             leaves.sort_unstable();
             leaves.dedup();
-            let mask = ProjectionMask::leaves(schema, leaves);
             let mut builder = self
                 .builder_with(reading)?
                 .with_row_groups(vec![rg])
-                .with_projection(mask)
+                .with_projection(ProjectionMask::leaves(schema, leaves))
                 .with_batch_size(batch_size);
-            stats.row_groups_read += 1;
-            match pages {
-                Some(p) => {
-                    stats.rows_read += p.rows;
-                    builder = builder.with_row_selection(p.selection);
-                }
-                None => stats.rows_read += rg_meta.num_rows() as u64,
+            if let Some(selection) = &selections[rg] {
+                builder = builder.with_row_selection(selection.clone());
             }
-            let reader = builder.build().map_err(|e| self.error(e))?;
-            let mut reader = reader;
-            while let Some(batch) = next_batch(&self.path, &mut reader)? {
-                let Some(struct_column) = batch
-                    .column_by_name(&request.column)
-                    .and_then(|c| c.as_struct_opt())
-                else {
-                    return Err(self.error(format!("column {} was not read", request.column)));
-                };
-                let mut result = variant_get(
-                    struct_column,
-                    &request.path,
-                    &request.as_type,
-                    request.strict,
-                )?;
-                if let Some(filter) = &request.filter {
+            builder.build().map_err(|e| self.error(e))
+        };
+        let resolve_batch = |batch: RecordBatch| {
+            let Some(struct_column) = batch
+                .column_by_name(&request.column)
+                .and_then(|c| c.as_struct_opt())
+            else {
+                return Err(self.error(format!("column {} was not read", request.column)));
+            };
+            let result = variant_get(
+                struct_column,
+                &request.path,
+                &request.as_type,
+                request.strict,
+            )?;
+            match &request.filter {
+                Some(filter) => {
                     let keep = filter.evaluate(struct_column)?;
-                    result = arrow::compute::filter(&result, &keep)
-                        .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))?;
+                    arrow::compute::filter(&result, &keep)
+                        .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))
                 }
-                sink(&result)?;
+                None => Ok(result),
             }
-        }
+        };
+        self.map_row_groups(&read, batch_size, open, resolve_batch, |result| {
+            sink(&result)
+        })?;
         Ok(stats)
     }
 
@@ -514,60 +667,6 @@ fn next_batch(path: &Path, reader: &mut ParquetRecordBatchReader) -> Result<Opti
     guarded(path, || reader.next())?
         .transpose()
         .map_err(|e| Error::parquet(&path.display().to_string(), e))
-}
-
-/// The file as the parquet crate reads it, with one defence: its page
-/// header parser skips unknown Thrift fields without stopping at the end of
-/// the file, so a corrupt header that declares a list of two billion
-/// elements past the end would spin for minutes on empty reads (found by
-/// the `parquet_file` fuzz target). A reader that keeps reading at the end
-/// of the file gets an error instead.
-struct EofGuardedFile(File);
-
-/// Empty reads at the end of the file tolerated from one reader: a sound
-/// consumer stops at the first.
-const EMPTY_READS_AT_EOF: u32 = 16;
-
-struct EofGuard<R> {
-    inner: R,
-    empty_reads: u32,
-}
-
-impl<R: std::io::Read> std::io::Read for EofGuard<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if n == 0 && !buf.is_empty() {
-            self.empty_reads += 1;
-            if self.empty_reads > EMPTY_READS_AT_EOF {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "a page header runs past the end of the file",
-                ));
-            }
-        }
-        Ok(n)
-    }
-}
-
-impl ::parquet::file::reader::Length for EofGuardedFile {
-    fn len(&self) -> u64 {
-        self.0.len()
-    }
-}
-
-impl ::parquet::file::reader::ChunkReader for EofGuardedFile {
-    type T = EofGuard<<File as ::parquet::file::reader::ChunkReader>::T>;
-
-    fn get_read(&self, start: u64) -> ::parquet::errors::Result<Self::T> {
-        Ok(EofGuard {
-            inner: self.0.get_read(start)?,
-            empty_reads: 0,
-        })
-    }
-
-    fn get_bytes(&self, start: u64, length: usize) -> ::parquet::errors::Result<bytes::Bytes> {
-        self.0.get_bytes(start, length)
-    }
 }
 
 /// Checks that every column chunk lies inside the file, which the parquet

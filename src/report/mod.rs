@@ -27,7 +27,6 @@ use crate::infer::{InferOptions, Preset};
 use crate::parquet::{DecimalMode, GetRequest, LeafSize, ParquetFile, WriteOptions};
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::ShreddingSchema;
-use crate::unshred::JsonRows;
 
 /// Rows per batch when reading.
 const BATCH_ROWS: usize = 8192;
@@ -430,19 +429,11 @@ fn primitive_or_variant(slot: &ShreddingSchema) -> ShreddingSchema {
 /// Reads every row of `path` as JSON text, as `vshred cat` does; the rows.
 fn reconstruct(path: &Path) -> Result<u64> {
     let file = ParquetFile::open(path)?;
-    let variants = file.variant_columns();
-    let mut text = Vec::with_capacity(1 << 20);
     let mut rows = 0;
-    for batch in file.batches(BATCH_ROWS)? {
-        let batch = batch?;
-        let json = JsonRows::try_new(&batch, &variants)?;
-        for row in 0..batch.num_rows() {
-            json.write_row(row, &mut text)?;
-            text.push(b'\n');
-        }
-        rows += batch.num_rows() as u64;
-        text.clear();
-    }
+    file.json_lines(BATCH_ROWS, |text| {
+        rows += text.iter().filter(|&&b| b == b'\n').count() as u64;
+        Ok(())
+    })?;
     Ok(rows)
 }
 

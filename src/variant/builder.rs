@@ -724,7 +724,7 @@ struct Dictionary {
     ends: Vec<u32>,
     /// Slots hold id + 1; 0 is empty. Length is a power of two.
     slots: Vec<u32>,
-    /// Bumped by every clear.
+    /// Bumped whenever names are cleared.
     generation: u64,
     /// The dictionary length the builder's metadata bytes were written for.
     written: Option<usize>,
@@ -752,6 +752,11 @@ impl Dictionary {
     }
 
     fn clear(&mut self) {
+        if self.ends.is_empty() {
+            // Already empty: the metadata written for it (if any) stays
+            // valid, which saves rewriting it for every keyless value.
+            return;
+        }
         self.generation += 1;
         self.written = None;
         self.row = 0;

@@ -135,7 +135,13 @@ impl VariantDecimal {
             out.push(b'-');
         }
         let mut buf = itoa::Buffer::new();
-        let digits = buf.format(self.unscaled.unsigned_abs()).as_bytes();
+        let magnitude = self.unscaled.unsigned_abs();
+        // Formatting a u64 is several times faster than a u128.
+        let digits = match u64::try_from(magnitude) {
+            Ok(small) => buf.format(small),
+            Err(_) => buf.format(magnitude),
+        }
+        .as_bytes();
         let scale = self.scale as usize;
         if scale == 0 {
             out.extend_from_slice(digits);
