@@ -61,20 +61,9 @@ impl Report {
             escape(&self.summary())
         );
         let mut tables = self.tables().into_iter();
-        let sizes = BarGroup {
-            heading: String::new(),
-            bars: self
-                .layouts
-                .iter()
-                .enumerate()
-                .map(|(i, l)| Bar {
-                    label: l.name.clone(),
-                    value: l.variant_bytes() as f64,
-                    text: bytes(l.variant_bytes()),
-                    color: layout_color(l.layout, i),
-                })
-                .collect(),
-        };
+        let sizes = self.layout_bars(String::new(), &|l| {
+            (l.variant_bytes() as f64, bytes(l.variant_bytes()))
+        });
         bar_chart(&mut page, "Variant column size per layout", &[sizes]);
         html_table(&mut page, tables.next());
         bar_chart(
@@ -245,25 +234,39 @@ impl Report {
     }
 
     fn latency_groups(&self) -> Vec<BarGroup> {
-        let group = |heading: String, time: &dyn Fn(&LayoutReport) -> Duration| BarGroup {
+        let time = |d: Duration| (d.as_secs_f64(), duration(d));
+        let mut groups =
+            vec![self.layout_bars("full reconstruction".into(), &|l| time(l.reconstruct))];
+        for (q, name) in self.query_names().into_iter().enumerate() {
+            groups.push(self.layout_bars(name, &|l| time(l.query_times[q])));
+        }
+        groups
+    }
+
+    /// One bar per layout, in the layout's colour: `figure` gives its
+    /// length and its label.
+    fn layout_bars(
+        &self,
+        heading: String,
+        figure: &dyn Fn(&LayoutReport) -> (f64, String),
+    ) -> BarGroup {
+        BarGroup {
             heading,
             bars: self
                 .layouts
                 .iter()
                 .enumerate()
-                .map(|(i, l)| Bar {
-                    label: l.name.clone(),
-                    value: time(l).as_secs_f64(),
-                    text: duration(time(l)),
-                    color: layout_color(l.layout, i),
+                .map(|(i, l)| {
+                    let (value, text) = figure(l);
+                    Bar {
+                        label: l.name.clone(),
+                        value,
+                        text,
+                        color: layout_color(l.layout, i),
+                    }
                 })
                 .collect(),
-        };
-        let mut groups = vec![group("full reconstruction".into(), &|l| l.reconstruct)];
-        for (q, name) in self.query_names().into_iter().enumerate() {
-            groups.push(group(name, &|l| l.query_times[q]));
         }
-        groups
     }
 }
 
