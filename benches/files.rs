@@ -51,7 +51,6 @@ use vshred::infer::{InferOptions, Preset};
 use vshred::parquet::{ColumnSpec, DecimalMode, GetRequest, ParquetFile, ReadStats, WriteOptions};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
-use vshred::unshred::JsonRows;
 use workload::{Run, arrow_rs_type, env_usize, race, ratio};
 
 /// Rows in criterion mode: each iteration is a few ms to ~100 ms.
@@ -503,24 +502,22 @@ fn arrow_get_where(path: &Path, fields: &[&str], as_type: &DataType, threshold: 
     sum
 }
 
-/// `vshred cat`: every row to JSON text, `{"v":<value>}`, each handed to
-/// `row` (a no-op when timed); the bytes written.
+/// `vshred cat`: every row to JSON text, `{"v":<value>}`, rendered on the
+/// reader's worker threads (`ParquetFile::json_lines`), each line handed to
+/// `row` (a no-op when timed); the bytes written, newlines left out.
 #[inline(never)]
 fn vshred_json(path: &Path, mut row: impl FnMut(usize, &[u8])) -> usize {
     let file = ParquetFile::open(path).expect("opens");
-    let variants = file.variant_columns();
-    let (mut out, mut bytes, mut index) = (Vec::with_capacity(512), 0, 0);
-    for batch in file.batches(BATCH).expect("reads") {
-        let batch = batch.expect("reads");
-        let rows = JsonRows::try_new(&batch, &variants).expect("our layout");
-        for i in 0..batch.num_rows() {
-            out.clear();
-            rows.write_row(i, &mut out).expect("reconstructs");
-            row(index, &out);
-            bytes += out.len();
+    let (mut bytes, mut index) = (0, 0);
+    file.json_lines(BATCH, |block| {
+        for line in block.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            row(index, line);
+            bytes += line.len();
             index += 1;
         }
-    }
+        Ok(())
+    })
+    .expect("reconstructs");
     bytes
 }
 
@@ -672,7 +669,7 @@ const ARROW_ENCODE: &str = "arrow-rs encode (int)";
 const VSHRED_GET: &str = "vshred get";
 const LEAF: &str = "parquet leaf-alone get";
 const ARROW_GET: &str = "arrow-rs variant_get";
-const VSHRED_CAT: &str = "vshred JsonRows";
+const VSHRED_CAT: &str = "vshred json_lines (cat)";
 const ARROW_CAT: &str = "arrow-rs to_json";
 
 fn encode_case<'a>(data: &'a Data, lines: &'a [&'a str]) -> Case<'a> {
