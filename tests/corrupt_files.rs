@@ -127,7 +127,9 @@ fn a_footer_with_a_long_list_of_unknown_fields_is_an_error() {
     ));
     let error = read_all(path).expect_err("the file is corrupt");
     assert!(
-        error.to_string().contains("Required field codec is missing"),
+        error
+            .to_string()
+            .contains("Required field codec is missing"),
         "{error}"
     );
 }
