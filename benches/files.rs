@@ -444,18 +444,27 @@ fn arrow_path<'a>(fields: &[&'a str]) -> ArrowPath<'a> {
         .collect()
 }
 
+/// A parquet crate reader of the Variant leaves the `paths` need
+/// ([`variant_projection`]), over every row group.
+fn arrow_reader(
+    path: &Path,
+    paths: &[&[&str]],
+) -> parquet::arrow::arrow_reader::ParquetRecordBatchReader {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).expect("opens"))
+        .expect("a reader");
+    let mask = variant_projection(builder.parquet_schema(), paths);
+    builder
+        .with_projection(mask)
+        .with_batch_size(BATCH)
+        .build()
+        .expect("a reader")
+}
+
 /// arrow-rs `variant_get` of one path over the leaves it needs
 /// ([`variant_projection`]), all row groups.
 #[inline(never)]
 fn arrow_get(path: &Path, fields: &[&str], as_type: &DataType) -> Sum {
-    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).expect("opens"))
-        .expect("a reader");
-    let mask = variant_projection(builder.parquet_schema(), &[fields]);
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(BATCH)
-        .build()
-        .expect("a reader");
+    let reader = arrow_reader(path, &[fields]);
     let as_field = Arc::new(Field::new("result", as_type.clone(), true));
     let mut sum = Sum::default();
     for batch in reader {
@@ -472,14 +481,7 @@ fn arrow_get(path: &Path, fields: &[&str], as_type: &DataType) -> Sum {
 /// then keep the rows where `id > threshold`.
 #[inline(never)]
 fn arrow_get_where(path: &Path, fields: &[&str], as_type: &DataType, threshold: i64) -> Sum {
-    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).expect("opens"))
-        .expect("a reader");
-    let mask = variant_projection(builder.parquet_schema(), &[fields, &["id"]]);
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(BATCH)
-        .build()
-        .expect("a reader");
+    let reader = arrow_reader(path, &[fields, &["id"]]);
     let as_field = Arc::new(Field::new("result", as_type.clone(), true));
     let id_field = Arc::new(Field::new("id", DataType::Int64, true));
     let threshold = Int64Array::new_scalar(threshold);
