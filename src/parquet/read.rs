@@ -241,13 +241,7 @@ impl ParquetFile {
         self.map_row_groups(
             &row_groups,
             batch_size,
-            |rg| {
-                self.builder()?
-                    .with_row_groups(vec![rg])
-                    .with_batch_size(batch_size)
-                    .build()
-                    .map_err(|e| self.error(e))
-            },
+            |rg| self.row_group_reader(&self.metadata, rg, batch_size, ProjectionMask::all(), None),
             map,
             sink,
         )
@@ -366,6 +360,27 @@ impl ParquetFile {
         self.builder_with(&self.metadata)
     }
 
+    /// A reader of row group `rg`: the leaves of `mask`, the rows of
+    /// `selection` (all when `None`).
+    fn row_group_reader(
+        &self,
+        metadata: &ArrowReaderMetadata,
+        rg: usize,
+        batch_size: usize,
+        mask: ProjectionMask,
+        selection: Option<RowSelection>,
+    ) -> Result<ParquetRecordBatchReader> {
+        let mut builder = self
+            .builder_with(metadata)?
+            .with_row_groups(vec![rg])
+            .with_projection(mask)
+            .with_batch_size(batch_size);
+        if let Some(selection) = selection {
+            builder = builder.with_row_selection(selection);
+        }
+        builder.build().map_err(|e| self.error(e))
+    }
+
     fn builder_with(
         &self,
         metadata: &ArrowReaderMetadata,
@@ -454,15 +469,13 @@ impl ParquetFile {
             }
             leaves.sort_unstable();
             leaves.dedup();
-            let mut builder = self
-                .builder_with(reading)?
-                .with_row_groups(vec![rg])
-                .with_projection(ProjectionMask::leaves(schema, leaves))
-                .with_batch_size(batch_size);
-            if let Some(selection) = &selections[rg] {
-                builder = builder.with_row_selection(selection.clone());
-            }
-            builder.build().map_err(|e| self.error(e))
+            self.row_group_reader(
+                reading,
+                rg,
+                batch_size,
+                ProjectionMask::leaves(schema, leaves),
+                selections[rg].clone(),
+            )
         };
         let resolve_batch = |batch: RecordBatch| {
             let Some(struct_column) = batch
@@ -518,9 +531,8 @@ impl ParquetFile {
     }
 
     /// Whether row group `rg` cannot hold a row that passes `filter`,
-    /// judged from the statistics of a fully shredded typed column whose
-    /// `value` is all null there (the spec's Data Skipping rule), and from
-    /// its bloom filter for equality.
+    /// judged from the statistics of the target's skippable leaf
+    /// ([`Target::skippable_leaf`]), and from its bloom filter for equality.
     fn skips(
         &self,
         rg: usize,
@@ -528,14 +540,9 @@ impl ParquetFile {
         target: &Target,
         filter: &Predicate,
     ) -> Result<bool> {
-        let Some(typed) = target.typed_leaf(self.parquet_schema()) else {
+        let Some(typed) = target.skippable_leaf(self.parquet_schema(), meta) else {
             return Ok(false);
         };
-        if let Some(value) = target.value_leaf(self.parquet_schema())
-            && !all_null(meta, value)
-        {
-            return Ok(false);
-        }
         let chunk = meta.column(typed);
         let Some(statistics) = chunk.statistics() else {
             return Ok(false);
@@ -553,10 +560,10 @@ impl ParquetFile {
     }
 
     /// The pages of row group `rg` that the column index cannot rule out
-    /// for `filter`, as a row selection: where the filter's path is a fully
-    /// shredded, unrepeated typed leaf whose `value` is all null in the row
-    /// group (the rule for row groups, applied to pages). `None` when the
-    /// index does not apply or is missing or malformed.
+    /// for `filter`, as a row selection: where the target's skippable leaf
+    /// ([`Target::skippable_leaf`], the rule for row groups) is not
+    /// repeated. `None` when the index does not apply or is missing or
+    /// malformed.
     fn page_selection(
         &self,
         metadata: &::parquet::file::metadata::ParquetMetaData,
@@ -566,14 +573,9 @@ impl ParquetFile {
     ) -> Option<PageSelection> {
         let schema = self.parquet_schema();
         let meta = metadata.row_group(rg);
-        let typed = target.typed_leaf(schema)?;
+        let typed = target.skippable_leaf(schema, meta)?;
         let descr = schema.column(typed);
         if descr.max_rep_level() > 0 {
-            return None;
-        }
-        if let Some(value) = target.value_leaf(schema)
-            && !all_null(meta, value)
-        {
             return None;
         }
         let page_index = metadata.page_index_for_row_group(rg);
@@ -925,6 +927,18 @@ impl Target {
 
     fn value_leaf(&self, schema: &SchemaDescriptor) -> Option<usize> {
         self.prefix_leaves(schema, &["value"]).first().copied()
+    }
+
+    /// The typed leaf whose statistics (of the row group, or of its pages)
+    /// may rule rows out, as the spec's Data Skipping section allows: the
+    /// single primitive `typed_value` of a complete path, where the slot's
+    /// `value` is all null in the row group, so that no value escapes it.
+    fn skippable_leaf(&self, schema: &SchemaDescriptor, meta: &RowGroupMetaData) -> Option<usize> {
+        let typed = self.typed_leaf(schema)?;
+        match self.value_leaf(schema) {
+            Some(value) if !all_null(meta, value) => None,
+            _ => Some(typed),
+        }
     }
 }
 
