@@ -343,7 +343,7 @@ fn measure(
     let mut reconstruct_times = vec![Vec::with_capacity(runs); entries.len()];
     let mut query_times = vec![vec![Vec::with_capacity(runs); queries.len()]; entries.len()];
     let mut rows = 0;
-    for _ in 0..runs {
+    for run in 0..runs {
         for (i, path) in files.iter().enumerate() {
             let start = Instant::now();
             rows = reconstruct(path)?;
@@ -352,8 +352,9 @@ fn measure(
                 let start = Instant::now();
                 let values = get(path, &column, query_path, as_type)?;
                 query_times[i][q].push(start.elapsed());
-                reports[i].query_values.truncate(q);
-                reports[i].query_values.push(values);
+                if run == 0 {
+                    reports[i].query_values.push(values);
+                }
             }
         }
     }
