@@ -10,8 +10,11 @@
 //!    (numbers by value, decimals with their scale).
 //! 4. Logical equality across physical types.
 
+mod hand_encoding;
+
 use std::fmt::Write as _;
 
+use hand_encoding::{push_uint, width_for};
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::TestCaseError;
@@ -620,23 +623,6 @@ impl Choices<'_> {
         }
         p
     }
-}
-
-fn width_for(v: usize) -> u8 {
-    match v {
-        0..=0xFF => 1,
-        0x100..=0xFFFF => 2,
-        0x1_0000..=0xFF_FFFF => 3,
-        _ => 4,
-    }
-}
-
-fn push_uint(out: &mut Vec<u8>, v: usize, width: u8) {
-    assert!(
-        width == 4 || v >> (8 * width) == 0,
-        "{v} needs more than {width} bytes"
-    );
-    out.extend_from_slice(&(v as u32).to_le_bytes()[..width as usize]);
 }
 
 /// Field names in first-use order, as the builder interns them.

@@ -11,8 +11,11 @@
 //! The same checks run unbounded in `fuzz/` (targets `variant_bytes` and
 //! `json_text`); crashes found there are pinned at the end of this file.
 
+mod hand_encoding;
+
 use std::time::{Duration, Instant};
 
+use hand_encoding::{push_uint, width_for};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::TestCaseError;
@@ -334,19 +337,6 @@ proptest! {
 
 /// Empty dictionary.
 const NO_NAMES: [u8; 3] = [0x01, 0, 0];
-
-fn width_for(v: usize) -> u8 {
-    match v {
-        0..=0xFF => 1,
-        0x100..=0xFFFF => 2,
-        0x1_0000..=0xFF_FFFF => 3,
-        _ => 4,
-    }
-}
-
-fn push_uint(out: &mut Vec<u8>, v: usize, width: u8) {
-    out.extend_from_slice(&(v as u32).to_le_bytes()[..width as usize]);
-}
 
 /// Wraps `child` in `levels` single-element arrays (or objects whose one
 /// field has id 0), innermost first, with the narrowest offsets. Returns
