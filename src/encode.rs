@@ -522,6 +522,28 @@ enum ColumnBuilder {
     Variant(Box<Shredder>),
 }
 
+impl ColumnBuilder {
+    fn append_null(&mut self) {
+        match self {
+            ColumnBuilder::Int64(b) => b.append_null(),
+            ColumnBuilder::Float64(b) => b.append_null(),
+            ColumnBuilder::Utf8(b) => b.append_null(),
+            ColumnBuilder::Boolean(b) => b.append_null(),
+            ColumnBuilder::Variant(s) => s.append_null(),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            ColumnBuilder::Int64(b) => Arc::new(b.finish()),
+            ColumnBuilder::Float64(b) => Arc::new(b.finish()),
+            ColumnBuilder::Utf8(b) => Arc::new(b.finish()),
+            ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
+            ColumnBuilder::Variant(s) => Arc::new(s.finish()),
+        }
+    }
+}
+
 impl RowEncoder {
     fn new(columns: &[ColumnSpec], options: &EncodeOptions) -> RowEncoder {
         let policy = match &options.shred {
@@ -608,13 +630,7 @@ impl RowEncoder {
         reader.finish()?;
         for (builder, seen) in self.builders.iter_mut().zip(&self.seen) {
             if !seen {
-                match builder {
-                    ColumnBuilder::Int64(b) => b.append_null(),
-                    ColumnBuilder::Float64(b) => b.append_null(),
-                    ColumnBuilder::Utf8(b) => b.append_null(),
-                    ColumnBuilder::Boolean(b) => b.append_null(),
-                    ColumnBuilder::Variant(s) => s.append_null(),
-                }
+                builder.append_null();
             }
         }
         Ok(())
@@ -623,15 +639,7 @@ impl RowEncoder {
     fn finish(&mut self) -> Vec<ArrayRef> {
         self.builders
             .iter_mut()
-            .map(|b| -> ArrayRef {
-                match b {
-                    ColumnBuilder::Int64(b) => Arc::new(b.finish()),
-                    ColumnBuilder::Float64(b) => Arc::new(b.finish()),
-                    ColumnBuilder::Utf8(b) => Arc::new(b.finish()),
-                    ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
-                    ColumnBuilder::Variant(s) => Arc::new(s.finish()),
-                }
-            })
+            .map(ColumnBuilder::finish)
             .collect()
     }
 }
@@ -657,13 +665,7 @@ fn append_field(
     let peek = r.peek()?;
     if peek == Peek::Null {
         r.literal(b"null")?;
-        match builder {
-            ColumnBuilder::Int64(b) => b.append_null(),
-            ColumnBuilder::Float64(b) => b.append_null(),
-            ColumnBuilder::Utf8(b) => b.append_null(),
-            ColumnBuilder::Boolean(b) => b.append_null(),
-            ColumnBuilder::Variant(_) => {}
-        }
+        builder.append_null();
         return Ok(());
     }
     let ok = match (builder, peek) {
