@@ -84,13 +84,14 @@ pub fn variant_get(
         return variants(column, &reader, segments);
     }
     let mut out = TypedBuilder::new(as_type).expect("a primitive layout has a typed builder");
+    let finder = reader.finder(segments);
     for row in 0..column.len() {
         if reader.is_null(row) {
             out.append_null();
             continue;
         }
         let m = reader.metadata_of(row);
-        let value = match reader.root.find(row, segments, &m)? {
+        let value = match finder.find(row, &m)? {
             Found::Missing => None,
             Found::Value(v) => Some(v),
             Found::Slot(slot, i) => match slot.typed_scalar(i)? {
@@ -185,11 +186,12 @@ fn variants(
     let mut value = BinaryBuilder::new();
     let mut nulls = arrow::array::NullBufferBuilder::new(column.len());
     let mut builder = VariantBuilder::new();
+    let finder = reader.finder(segments);
     for row in 0..column.len() {
         builder.reset();
         let present = !reader.is_null(row) && {
             let m = reader.metadata_of(row);
-            match reader.root.find(row, segments, &m)? {
+            match finder.find(row, &m)? {
                 Found::Missing => false,
                 Found::Value(v) => {
                     builder.append(&v)?;

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::{JsonWriter, write_json, write_json_int, write_json_string};
 use crate::path::PathSegment;
-use crate::variant::{Metadata, VariantBuilder, VariantDecimal, VariantRef};
+use crate::variant::{Metadata, PathStep, VariantBuilder, VariantDecimal, VariantRef};
 
 /// A Variant column (shredded or not) checked and ready to reconstruct.
 pub struct ShreddedColumn<'a> {
@@ -40,7 +40,8 @@ pub struct ShreddedColumn<'a> {
     /// decoding can be read.
     metadata: Option<Binaries<'a>>,
     pub(crate) root: SlotReader<'a>,
-    /// The last metadata validated, reused while rows repeat it.
+    /// The last metadata validated, reused while rows repeat it (so rows
+    /// with equal metadata get a `Metadata` over the same bytes).
     last_metadata: Cell<Option<(&'a [u8], Metadata<'a>)>>,
     /// Renders Variant-encoded values, keeping their keys' JSON text.
     json: RefCell<JsonWriter>,
@@ -237,13 +238,24 @@ impl<'a> ShreddedColumn<'a> {
             .get(row)
             .ok_or_else(|| row_error(row, "$", "the metadata is null in a present row"))?;
         if let Some((last, metadata)) = self.last_metadata.get()
-            && last == bytes
+            // The same address first: views of one dictionary entry share it.
+            && (std::ptr::eq(last, bytes) || last == bytes)
         {
             return Ok(metadata);
         }
         let metadata = Metadata::try_new(bytes).map_err(|e| e.with_row(row as u64))?;
         self.last_metadata.set(Some((bytes, metadata)));
         Ok(metadata)
+    }
+
+    /// A finder of `path` in the rows of this column.
+    pub(crate) fn finder<'p>(&'p self, path: &'p [PathSegment]) -> PathFinder<'p, 'a> {
+        PathFinder {
+            column: self,
+            path,
+            resolved: Cell::new(None),
+            steps: RefCell::new(Vec::new()),
+        }
     }
 
     pub(crate) fn metadata_of(&self, row: usize) -> RowMetadata<'_, 'a> {
@@ -714,6 +726,54 @@ impl Sink for JsonSink<'_> {
     }
 }
 
+/// Finds one path in many rows of a column. Where the path enters a
+/// Variant-encoded value, its field names are resolved to key ids once per
+/// distinct metadata, and objects are searched by id: rows that share
+/// metadata (the usual case) compare no names.
+pub(crate) struct PathFinder<'p, 'a> {
+    column: &'p ShreddedColumn<'a>,
+    path: &'p [PathSegment],
+    /// The metadata `steps` were resolved against. Equal metadata in
+    /// consecutive rows comes back over the same bytes
+    /// ([`ShreddedColumn::row_metadata`]), and bytes borrowed for `'a`
+    /// cannot change, so the address says whether to resolve again.
+    resolved: Cell<Option<&'a [u8]>>,
+    steps: RefCell<Vec<PathStep>>,
+}
+
+impl<'p, 'a> PathFinder<'p, 'a> {
+    /// Where the path leads in row `row` (which must not be null).
+    #[inline]
+    pub(crate) fn find(&self, row: usize, m: &RowMetadata<'_, 'a>) -> Result<Found<'p, 'a>> {
+        self.column.root.find(row, self, 0, m)
+    }
+
+    /// The sub-value at the path's steps from `depth` on, inside `value`.
+    #[inline]
+    fn in_value(
+        &self,
+        metadata: Metadata<'a>,
+        value: &'a [u8],
+        depth: usize,
+    ) -> Result<Option<VariantRef<'a>>> {
+        let mut steps = self.steps.borrow_mut();
+        if !self
+            .resolved
+            .get()
+            .is_some_and(|r| std::ptr::eq(r, metadata.as_bytes()))
+        {
+            metadata.resolve(self.path, &mut steps);
+            self.resolved.set(Some(metadata.as_bytes()));
+        }
+        VariantRef::try_at_path(
+            metadata,
+            value,
+            &steps[depth..],
+            crate::variant::DEFAULT_MAX_DEPTH,
+        )
+    }
+}
+
 /// Where a path leads in one row.
 pub(crate) enum Found<'s, 'a> {
     /// Nothing there.
@@ -725,15 +785,17 @@ pub(crate) enum Found<'s, 'a> {
 }
 
 impl<'a> SlotReader<'a> {
-    /// Follows `path` from this slot at index `i`: through shredded objects
-    /// and lists while they go, then into the Variant-encoded value.
-    pub(crate) fn find<'s>(
+    /// Follows the finder's path from step `depth` on, from this slot at
+    /// index `i`: through shredded objects and lists while they go, then
+    /// into the Variant-encoded value.
+    fn find<'s>(
         &'s self,
         i: usize,
-        path: &[PathSegment],
+        finder: &PathFinder<'_, 'a>,
+        depth: usize,
         m: &RowMetadata<'_, 'a>,
     ) -> Result<Found<'s, 'a>> {
-        let Some((first, rest)) = path.split_first() else {
+        let Some(first) = finder.path.get(depth) else {
             return Ok(if self.is_present(i) {
                 Found::Slot(self, i)
             } else {
@@ -744,13 +806,13 @@ impl<'a> SlotReader<'a> {
         match (typed.map(|t| &t.reader), first) {
             (Some(TypedReader::Object(object)), PathSegment::Field(name)) => {
                 if let Some(field) = object.field(name) {
-                    return field.find(i, rest, m);
+                    return field.find(i, finder, depth + 1, m);
                 }
             }
             (Some(TypedReader::List(list)), PathSegment::Index(k)) => {
                 let range = list.offsets.range(i);
                 return if *k < range.len() {
-                    list.element.find(range.start + k, rest, m)
+                    list.element.find(range.start + k, finder, depth + 1, m)
                 } else {
                     Ok(Found::Missing)
                 };
@@ -763,15 +825,13 @@ impl<'a> SlotReader<'a> {
         let Some(bytes) = self.value_at(i) else {
             return Ok(Found::Missing);
         };
-        let found =
-            VariantRef::try_at_path(m.get()?, bytes, path, crate::variant::DEFAULT_MAX_DEPTH)
-                .map_err(|e| {
-                    Error::new(
-                        ErrorKind::InvalidVariant,
-                        format!("{}: value: {e}", self.path),
-                    )
-                    .with_row(i as u64)
-                })?;
+        let found = finder.in_value(m.get()?, bytes, depth).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidVariant,
+                format!("{}: value: {e}", self.path),
+            )
+            .with_row(i as u64)
+        })?;
         Ok(found.map_or(Found::Missing, Found::Value))
     }
 

@@ -158,3 +158,45 @@ fn strict_get_names_row_and_path() {
         "{err}"
     );
 }
+
+#[test]
+fn rows_with_different_metadata_each_find_their_own_keys() {
+    // Each row's dictionary is sorted, so "a" is id 0 in some rows and id 1
+    // (after "0") in others; consecutive rows repeat or change metadata.
+    let texts: Vec<String> = [
+        r#"{"a":1,"b":2}"#,
+        r#"{"a":2,"b":3}"#,
+        r#"{"0":3,"a":4}"#,
+        r#"{"b":5}"#,
+        r#"{"c":{"a":6}}"#,
+        r#"{"a":7}"#,
+    ]
+    .iter()
+    .map(|t| t.to_string())
+    .collect();
+    let plain = column(&texts, &ShreddingSchema::Variant);
+    let metadata = plain.column_by_name("metadata").unwrap().as_binary::<i32>();
+    assert_eq!(metadata.value(0), metadata.value(1));
+    assert_ne!(metadata.value(1), metadata.value(2));
+    for (path, want) in [
+        (
+            "$.a",
+            vec![Some(1), Some(2), Some(4), None, None, Some(7), None],
+        ),
+        (
+            "$.b",
+            vec![Some(2), Some(3), None, Some(5), None, None, None],
+        ),
+        ("$.c.a", vec![None, None, None, None, Some(6), None, None]),
+    ] {
+        let got = variant_get(
+            &plain,
+            &path.parse().unwrap(),
+            &ShreddingSchema::Int64,
+            false,
+        )
+        .unwrap();
+        let got: Vec<Option<i64>> = got.as_primitive::<Int64Type>().iter().collect();
+        assert_eq!(got, want, "{path}");
+    }
+}

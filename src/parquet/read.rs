@@ -32,6 +32,37 @@ use crate::variant::VariantDecimal;
 /// writes them (128Ki rows), with room to spare.
 const MAX_AHEAD: usize = 32;
 
+/// `schema` with the binary leaves of the `variants` columns read as
+/// [`DataType::BinaryView`](arrow::datatypes::DataType::BinaryView).
+fn binaries_as_views(
+    schema: &arrow::datatypes::SchemaRef,
+    variants: &[String],
+) -> arrow::datatypes::SchemaRef {
+    use arrow::datatypes::{DataType, Field, Schema};
+    fn view(field: &Field) -> Field {
+        let data_type = match field.data_type() {
+            DataType::Binary => DataType::BinaryView,
+            DataType::Struct(fields) => DataType::Struct(fields.iter().map(|f| view(f)).collect()),
+            DataType::List(element) => DataType::List(view(element).into()),
+            DataType::LargeList(element) => DataType::LargeList(view(element).into()),
+            other => other.clone(),
+        };
+        field.clone().with_data_type(data_type)
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            if variants.iter().any(|v| v == f.name()) {
+                view(f)
+            } else {
+                f.as_ref().clone()
+            }
+        })
+        .collect();
+    std::sync::Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
 /// An open Parquet file.
 pub struct ParquetFile {
     path: PathBuf,
@@ -104,11 +135,25 @@ impl ParquetFile {
             .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
         check_chunks(metadata.metadata(), length)
             .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
-        Ok(ParquetFile {
+        let mut opened = ParquetFile {
             path: path.to_path_buf(),
             file,
             metadata,
-        })
+        };
+        // Variant binaries are read as views: a view points into the
+        // decompressed page (or the dictionary) instead of copying each
+        // value into one buffer, and repeated metadata keeps one address.
+        let views = binaries_as_views(opened.arrow_schema(), &opened.variant_columns());
+        opened.metadata = ArrowReaderMetadata::try_new(
+            opened.metadata.metadata().clone(),
+            opened.reader_options(views),
+        )
+        .map_err(|e| opened.error(e))?;
+        Ok(opened)
+    }
+
+    fn reader_options(&self, schema: arrow::datatypes::SchemaRef) -> ArrowReaderOptions {
+        ArrowReaderOptions::new().with_schema(schema)
     }
 
     /// The file's Parquet schema.
@@ -394,7 +439,9 @@ impl ParquetFile {
     /// The footer again, with the column and offset indexes (where the
     /// writer wrote them).
     fn with_page_index(&self) -> Result<ArrowReaderMetadata> {
-        let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+        let options = self
+            .reader_options(self.arrow_schema().clone())
+            .with_page_index_policy(PageIndexPolicy::Optional);
         guarded(&self.path, || {
             ArrowReaderMetadata::load(&self.file, options).map_err(|e| self.error(e))
         })?

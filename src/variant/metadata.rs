@@ -1,6 +1,7 @@
 //! The metadata: a header byte, then a dictionary of field names.
 
 use crate::error::{Error, Result, VariantPart};
+use crate::path::PathSegment;
 use crate::variant::read_uint;
 
 const VERSION: u8 = 1;
@@ -196,10 +197,50 @@ impl<'a> Metadata<'a> {
         }
     }
 
+    /// Resolves `path` against this dictionary into `steps` (cleared
+    /// first): each field name becomes its id, so that objects are searched
+    /// by comparing ids rather than names. Resolve once per distinct
+    /// metadata and reuse the steps for every value that shares it.
+    pub(crate) fn resolve(&self, path: &[PathSegment], steps: &mut Vec<PathStep>) {
+        steps.clear();
+        steps.extend(path.iter().map(|segment| match segment {
+            PathSegment::Index(k) => PathStep::Index(*k),
+            PathSegment::Field(name) if self.sorted => match self.find(name) {
+                Some(id) => PathStep::Key(id),
+                None => PathStep::Absent,
+            },
+            // An unsorted dictionary may repeat a name under two ids:
+            // then only comparing names finds every field.
+            PathSegment::Field(name) => {
+                let mut ids = (0..self.len()).filter(|&i| self.name(i) == name);
+                match (ids.next(), ids.next()) {
+                    (Some(id), None) => PathStep::Key(id),
+                    (None, _) => PathStep::Absent,
+                    (Some(_), Some(_)) => PathStep::Name(name.clone()),
+                }
+            }
+        }));
+    }
+
     /// The names in id order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &'a str> + '_ {
         (0..self.len()).map(|i| self.name(i))
     }
+}
+
+/// One step of a path, resolved against a metadata dictionary by
+/// [`Metadata::resolve`].
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum PathStep {
+    /// The object field whose key has this id.
+    Key(usize),
+    /// An object field whose name is not in the dictionary: no object of a
+    /// value under this metadata has it.
+    Absent,
+    /// An object field whose name the dictionary holds more than once.
+    Name(String),
+    /// The array element at this index.
+    Index(usize),
 }
 
 fn need(bytes: &[u8], n: usize, what: &str) -> Result<()> {
@@ -266,6 +307,33 @@ mod tests {
             assert_eq!(m.find(name), Some(i));
         }
         assert_eq!(m.find("c"), None);
+    }
+
+    #[test]
+    fn resolve_turns_names_into_ids_unless_a_name_repeats() {
+        let path = crate::path::VariantPath::parse("$.ab[2].x.zoe").unwrap();
+        let mut steps = Vec::new();
+        // Unsorted, unique: "zoe", "ab".
+        let unique = [0x01, 2, 0, 3, 5, b'z', b'o', b'e', b'a', b'b'];
+        Metadata::try_new(&unique)
+            .unwrap()
+            .resolve(path.segments(), &mut steps);
+        use PathStep::*;
+        assert_eq!(steps, [Key(1), Index(2), Absent, Key(0)]);
+        // Sorted: "a", "ab", "zoe" (binary search).
+        let sorted = [0x11, 3, 0, 1, 3, 6, b'a', b'a', b'b', b'z', b'o', b'e'];
+        Metadata::try_new(&sorted)
+            .unwrap()
+            .resolve(path.segments(), &mut steps);
+        assert_eq!(steps, [Key(1), Index(2), Absent, Key(2)]);
+        // Unsorted with "ab" twice: that step compares names.
+        let repeated = [
+            0x01, 3, 0, 2, 5, 7, b'a', b'b', b'z', b'o', b'e', b'a', b'b',
+        ];
+        Metadata::try_new(&repeated)
+            .unwrap()
+            .resolve(path.segments(), &mut steps);
+        assert_eq!(steps, [Name("ab".into()), Index(2), Absent, Key(1)]);
     }
 
     #[test]

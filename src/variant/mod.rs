@@ -38,6 +38,7 @@ pub(crate) use builder::write_object_without;
 pub use builder::{DuplicateKeys, VariantBuilder};
 pub use decimal::VariantDecimal;
 pub use metadata::Metadata;
+pub(crate) use metadata::PathStep;
 pub use value::{ArrayRef, DEFAULT_MAX_DEPTH, ObjectRef, VariantRef, VariantType};
 
 /// The 2-bit basic type in the low bits of a value's first byte.

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::error::{Error, Result, VariantPart};
 use crate::variant::decimal::VariantDecimal;
-use crate::variant::metadata::Metadata;
+use crate::variant::metadata::{Metadata, PathStep};
 use crate::variant::{basic_type, read_uint, type_id};
 
 /// The default limit on nested objects and arrays: deeper values are
@@ -156,14 +156,16 @@ impl<'a> VariantRef<'a> {
         Ok(decode(metadata, value))
     }
 
-    /// The sub-value at `path` in `value`, or `None` when the path leads
+    /// The sub-value at `path` (resolved against `metadata` by
+    /// [`Metadata::resolve`]) in `value`, or `None` when the path leads
     /// nowhere. Only the containers on the way (their headers, offsets and
     /// the ids compared) and the sub-value itself are validated, so that
     /// reading one path of a large value does not check all of it.
+    #[inline]
     pub(crate) fn try_at_path(
         metadata: Metadata<'a>,
         value: &'a [u8],
-        path: &[crate::path::PathSegment],
+        path: &[PathStep],
         max_depth: usize,
     ) -> Result<Option<VariantRef<'a>>> {
         let mut validator = Validator {
@@ -863,29 +865,24 @@ impl Validator<'_, '_> {
     /// Follows `path` from the top-level value, checking each container on
     /// the way; returns where the sub-value starts and the end it must fit
     /// before.
-    fn locate(&mut self, path: &[crate::path::PathSegment]) -> Result<Option<(usize, usize)>> {
-        use crate::path::PathSegment;
+    fn locate(&mut self, path: &[PathStep]) -> Result<Option<(usize, usize)>> {
         let (mut at, mut end) = (0, self.value.len());
-        for (depth, segment) in path.iter().enumerate() {
+        for (depth, step) in path.iter().enumerate() {
             let header = self.header(at, end)?;
-            let h = match (header & 0b11, segment) {
-                (basic_type::OBJECT, PathSegment::Field(_)) => ContainerHeader::object(header),
-                (basic_type::ARRAY, PathSegment::Index(_)) => ContainerHeader::array(header),
+            let h = match (header & 0b11, step) {
+                (basic_type::ARRAY, PathStep::Index(_)) => ContainerHeader::array(header),
+                (basic_type::OBJECT, PathStep::Index(_)) | (basic_type::ARRAY, _) => {
+                    return Ok(None);
+                }
+                (basic_type::OBJECT, _) => ContainerHeader::object(header),
                 _ => return Ok(None),
             };
             let c = self.container_bounds(at, end, depth, &h)?;
-            let index = match segment {
-                PathSegment::Field(name) => {
-                    let mut found = None;
-                    for i in 0..c.len {
-                        if self.metadata.name(self.field_id(&c, i)?) == name {
-                            found = Some(i);
-                            break;
-                        }
-                    }
-                    found
-                }
-                PathSegment::Index(k) => (*k < c.len).then_some(*k),
+            let index = match step {
+                PathStep::Key(id) => self.find_field(&c, |i| i == *id)?,
+                PathStep::Absent => self.find_field(&c, |_| false)?,
+                PathStep::Name(name) => self.find_field(&c, |i| self.metadata.name(i) == name)?,
+                PathStep::Index(k) => (*k < c.len).then_some(*k),
             };
             let Some(i) = index else {
                 return Ok(None);
@@ -899,7 +896,20 @@ impl Validator<'_, '_> {
         Ok(Some((at, end)))
     }
 
+    /// The first field of object `c` whose key id satisfies `is`; every id
+    /// up to it is checked against the dictionary.
+    #[inline]
+    fn find_field(&self, c: &Bounds, is: impl Fn(usize) -> bool) -> Result<Option<usize>> {
+        for i in 0..c.len {
+            if is(self.field_id(c, i)?) {
+                return Ok(Some(i));
+            }
+        }
+        Ok(None)
+    }
+
     /// The header byte at `at`, which must lie before `end`.
+    #[inline]
     fn header(&self, at: usize, end: usize) -> Result<u8> {
         self.value
             .get(at)
@@ -910,6 +920,7 @@ impl Validator<'_, '_> {
 
     /// Checks a container's depth, count, ids and offsets lie within
     /// `at..end`, and says where its parts are.
+    #[inline(always)]
     fn container_bounds(
         &self,
         at: usize,
@@ -947,6 +958,7 @@ impl Validator<'_, '_> {
     }
 
     /// The dictionary id of field `i`, checked against the dictionary.
+    #[inline(always)]
     fn field_id(&self, c: &Bounds, i: usize) -> Result<usize> {
         let id_at = c.ids_at + i * c.id_size as usize;
         let id = read_uint(self.value, id_at, c.id_size);
@@ -961,6 +973,7 @@ impl Validator<'_, '_> {
     }
 
     /// The offset of child `i`, checked to start inside the values.
+    #[inline(always)]
     fn child_offset(&self, c: &Bounds, i: usize) -> Result<usize> {
         let o = c.offset(self.value, i);
         if o >= c.data_len {
@@ -1049,6 +1062,7 @@ impl Validator<'_, '_> {
     }
 
     /// Checks that `len` bytes from `at` lie before `end`.
+    #[inline]
     fn need(&self, at: usize, len: usize, end: usize, what: &str) -> Result<()> {
         if at.checked_add(len).is_none_or(|stop| stop > end) {
             return Err(err(
@@ -1083,7 +1097,9 @@ mod tests {
         let (m, v) = crate::json::json_to_variant(json.as_bytes()).unwrap();
         let path = VariantPath::parse(path).unwrap();
         let metadata = Metadata::try_new(&m).unwrap();
-        VariantRef::try_at_path(metadata, &v, path.segments(), DEFAULT_MAX_DEPTH)
+        let mut steps = Vec::new();
+        metadata.resolve(path.segments(), &mut steps);
+        VariantRef::try_at_path(metadata, &v, &steps, DEFAULT_MAX_DEPTH)
             .unwrap()
             .map(|v| crate::json::variant_to_json_string(&v))
     }
@@ -1104,19 +1120,34 @@ mod tests {
     }
 
     #[test]
+    fn path_lookup_finds_a_field_under_either_id_of_a_repeated_name() {
+        // Unsorted dictionary "a", "b", "a"; the object {"a": 2, "b": 1}
+        // names its "a" by the second id (2), and stores b's value first.
+        let metadata = [0x01, 3, 0, 1, 2, 3, b'a', b'b', b'a'];
+        let value = [0x02, 2, 2, 1, 2, 0, 4, 0x0C, 1, 0x0C, 2];
+        let m = Metadata::try_new(&metadata).unwrap();
+        assert!(VariantRef::try_new(&metadata, &value).is_ok());
+        let mut steps = Vec::new();
+        for (path, want) in [("$.a", Some(2)), ("$.b", Some(1)), ("$.c", None)] {
+            m.resolve(VariantPath::parse(path).unwrap().segments(), &mut steps);
+            let found = VariantRef::try_at_path(m, &value, &steps, DEFAULT_MAX_DEPTH).unwrap();
+            assert_eq!(found.and_then(|v| v.as_i64()), want, "{path}");
+        }
+    }
+
+    #[test]
     fn path_lookup_rejects_bad_bytes_on_its_way() {
         // {"a": 1} with field id 5 while the dictionary has one name.
         let metadata = [0x01, 1, 0, 1, b'a'];
         let value = [0x02, 1, 5, 0, 2, 0x0C, 1];
         let m = Metadata::try_new(&metadata).unwrap();
-        let path = VariantPath::parse("$.a").unwrap();
-        let err =
-            VariantRef::try_at_path(m, &value, path.segments(), DEFAULT_MAX_DEPTH).unwrap_err();
+        let mut path = Vec::new();
+        m.resolve(VariantPath::parse("$.a").unwrap().segments(), &mut path);
+        let err = VariantRef::try_at_path(m, &value, &path, DEFAULT_MAX_DEPTH).unwrap_err();
         assert!(err.message().contains("field id 5 out of range"), "{err}");
         // The sub-value itself is fully validated: a truncated int8.
         let value = [0x02, 1, 0, 0, 1, 0x0C];
-        let err =
-            VariantRef::try_at_path(m, &value, path.segments(), DEFAULT_MAX_DEPTH).unwrap_err();
+        let err = VariantRef::try_at_path(m, &value, &path, DEFAULT_MAX_DEPTH).unwrap_err();
         assert!(err.message().contains("truncated"), "{err}");
     }
 }
