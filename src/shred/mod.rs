@@ -146,17 +146,32 @@ impl Shredder {
     }
 
     /// Appends one JSON value, streamed from the text into the typed
-    /// builders; only what does not fit them is Variant-encoded. After an
-    /// error (its position is within `text`) the columns may hold part of
-    /// the row: discard what [`finish`](Self::finish) returns.
+    /// builders; only what does not fit them is Variant-encoded.
+    ///
+    /// A row cannot be taken back out of the builders, so after an error
+    /// (its position is within `text`) every row appended since the last
+    /// [`finish`](Self::finish) is discarded, and the shredder is empty.
+    ///
+    /// ```
+    /// use arrow::array::Array;
+    /// use vshred::shred::{Shredder, ShreddingSchema};
+    ///
+    /// let mut shredder = Shredder::new(&r#"{"a":"int64"}"#.parse::<ShreddingSchema>()?);
+    /// shredder.append_json(br#"{"a":1}"#)?;
+    /// assert!(shredder.append_json(br#"{"a":2"#).is_err());
+    /// assert!(shredder.is_empty());
+    /// shredder.append_json(br#"{"a":3}"#)?;
+    /// assert_eq!(shredder.finish().len(), 1);
+    /// # Ok::<(), vshred::Error>(())
+    /// ```
     pub fn append_json(&mut self, text: &[u8]) -> Result<()> {
         let mut reader = JsonReader::new(text);
         self.append_json_value(&mut reader)?;
-        reader.finish()
+        reader.finish().inspect_err(|_| self.discard())
     }
 
     /// Appends the reader's next JSON value as one row (a field of a larger
-    /// JSON object, say).
+    /// JSON object, say); after an error, as [`append_json`](Self::append_json).
     pub(crate) fn append_json_value(&mut self, reader: &mut JsonReader<'_>) -> Result<()> {
         self.builder.start_row();
         let mut ctx = JsonContext {
@@ -166,10 +181,20 @@ impl Shredder {
             policy: self.policy,
             max_depth: self.max_depth,
         };
-        self.root.append_json(&mut ctx, 0)?;
+        if let Err(e) = self.root.append_json(&mut ctx, 0) {
+            self.discard();
+            return Err(e);
+        }
         self.metadata.append_value(self.builder.write_metadata());
         self.rows.append_non_null();
         Ok(())
+    }
+
+    /// Drops every row since the last `finish`, a partial one included.
+    fn discard(&mut self) {
+        self.metadata = BinaryBuilder::new();
+        self.root = SlotBuilder::new(&self.root.schema.clone());
+        self.rows = NullBufferBuilder::new(0);
     }
 
     /// The column built so far, as a `StructArray` of `metadata`, `value`

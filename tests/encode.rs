@@ -1,0 +1,86 @@
+//! `encode` spreads batches of lines over encoding threads: the file keeps
+//! the input order, and bad lines are reported as if read one by one (the
+//! earliest fails the run, or all are counted and the earliest named).
+
+use vshred::Position;
+use vshred::encode::{EncodeOptions, encode};
+use vshred::parquet::ParquetFile;
+
+/// Lines `{"id":N}` for N in 1..=rows, except `bad` line numbers, which
+/// are cut short.
+fn input(rows: u64, bad: &[u64]) -> String {
+    (1..=rows)
+        .map(|n| match bad.contains(&n) {
+            true => format!("{{\"id\":{n}\n"),
+            false => format!("{{\"id\":{n}}}\n"),
+        })
+        .collect()
+}
+
+/// Small batches and sample, so that the lines pass through many batches
+/// and every encoding thread.
+fn options(skip_bad_lines: bool) -> EncodeOptions {
+    EncodeOptions {
+        batch_rows: 3,
+        sample_rows: 4,
+        skip_bad_lines,
+        ..EncodeOptions::default()
+    }
+}
+
+fn ids(path: &std::path::Path) -> Vec<u64> {
+    let mut text = Vec::new();
+    let file = ParquetFile::open(path).unwrap();
+    file.json_lines(5, |chunk| {
+        text.extend_from_slice(&chunk);
+        Ok(())
+    })
+    .unwrap();
+    String::from_utf8(text)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["v"]["id"].as_u64().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn rows_keep_the_input_order_across_encoding_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.parquet");
+    let text = input(500, &[]);
+    let report = encode(&mut text.as_bytes(), &out, &options(false), &mut |_| {}).unwrap();
+    assert_eq!(report.written.rows, 500);
+    assert_eq!(ids(&out), (1..=500).collect::<Vec<_>>());
+}
+
+#[test]
+fn the_earliest_bad_line_fails_the_run_whichever_thread_meets_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.parquet");
+    // Later bad lines sit in batches that other threads may finish first.
+    let text = input(300, &[151, 152, 250, 299]);
+    let e = encode(&mut text.as_bytes(), &out, &options(false), &mut |_| {}).unwrap_err();
+    match e.position() {
+        Some(Position::Json { line, .. }) => assert_eq!(line, 151, "{e}"),
+        other => panic!("no line in {e} ({other:?})"),
+    }
+    assert!(!out.exists(), "no partial file");
+}
+
+#[test]
+fn skipped_bad_lines_are_all_counted_and_the_earliest_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.parquet");
+    // Line 2 is in the sample (read twice, counted once).
+    let bad = [2, 151, 152, 250, 299];
+    let text = input(300, &bad);
+    let report = encode(&mut text.as_bytes(), &out, &options(true), &mut |_| {}).unwrap();
+    assert_eq!(report.bad_lines, bad.len() as u64);
+    let first = report.first_bad_line.unwrap();
+    assert!(first.contains("line 2"), "{first}");
+    let want: Vec<u64> = (1..=300).filter(|n| !bad.contains(n)).collect();
+    assert_eq!(ids(&out), want);
+}
