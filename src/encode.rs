@@ -94,22 +94,25 @@ pub fn encode(
     options: &EncodeOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<EncodeReport> {
-    let mut lines = LineReader::new(input);
-    let sample_rows = sample_size(options);
-    lines.fill(sample_rows)?;
+    let mut reader = LineReader::new(input);
+    let mut sample = Lines::default();
+    reader.fill(&mut sample, sample_size(options))?;
     let mut bad = BadLines::new(options.skip_bad_lines);
-    let columns = plan_columns(&lines, options, &mut bad)?;
+    let columns = plan_columns(&sample, options, &mut bad)?;
     let mut write = options.write.clone();
     for path in &options.bloom_filters {
         write.bloom_filters.push(bloom_filter_leaf(path, &columns)?);
     }
     let writer = ParquetWriter::create(output, &columns, &write)?;
     let schema = writer.schema().clone();
-    let mut encoder = RowEncoder::new(&columns, options);
-    // Encoding and writing (Parquet encoding, compression) run on two
-    // threads; a bounded channel keeps at most two batches in between.
-    let (batches, received) = std::sync::mpsc::sync_channel::<RecordBatch>(2);
+    // Batches of lines are encoded on one thread per core, round-robin,
+    // and written (Parquet encoding, compression) on one more, in input
+    // order; this thread reads the lines and keeps the order. Bounded
+    // channels keep at most two batches per encoder and two for the writer
+    // in flight.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let written = std::thread::scope(|scope| {
+        let (batches, received) = std::sync::mpsc::sync_channel::<RecordBatch>(2);
         let writing = scope.spawn(move || -> Result<ParquetWriter> {
             let mut writer = writer;
             for batch in received {
@@ -117,25 +120,80 @@ pub fn encode(
             }
             Ok(writer)
         });
-        let encoded = (|| -> Result<()> {
-            loop {
-                if lines.is_empty() {
-                    lines.fill(options.batch_rows.max(1))?;
-                    if lines.is_empty() {
-                        return Ok(());
+        let (encoders, handles): (Vec<_>, Vec<_>) = (0..threads)
+            .map(|_| {
+                let (to_encoder, lines_in) = std::sync::mpsc::sync_channel::<Lines>(1);
+                let (encoded_out, from_encoder) = std::sync::mpsc::sync_channel(1);
+                let mut encoder = RowEncoder::new(&columns, options);
+                let mut bad = bad.for_worker();
+                let schema = schema.clone();
+                let handle = scope.spawn(move || {
+                    for lines in lines_in {
+                        let batch = encoder.encode_batch(&lines, &mut bad).and_then(|columns| {
+                            RecordBatch::try_new(schema.clone(), columns).map_err(|e| {
+                                Error::new(ErrorKind::Schema, format!("building a batch: {e}"))
+                            })
+                        });
+                        if encoded_out.send(batch.map(|b| (b, lines))).is_err() {
+                            break;
+                        }
                     }
+                    bad
+                });
+                ((to_encoder, from_encoder), handle)
+            })
+            .unzip();
+        // Batch `k` goes to encoder `k % threads`; its result is taken
+        // (and handed to the writer) just before that encoder gets batch
+        // `k + threads`, so that results reach the writer in input order.
+        let encoded = (|| -> Result<()> {
+            let take = |k: usize, spare: &mut Vec<Lines>| -> Result<bool> {
+                let (_, from_encoder) = &encoders[k % threads];
+                let (batch, lines) = from_encoder
+                    .recv()
+                    .map_err(|_| Error::new(ErrorKind::Io, "an encoding thread panicked"))??;
+                spare.push(lines);
+                // A closed channel means the writer stopped: its error says why.
+                Ok(batches.send(batch).is_ok())
+            };
+            let mut spare = Vec::new();
+            let mut next = Some(sample);
+            let mut sent = 0;
+            loop {
+                let mut lines = next
+                    .take()
+                    .unwrap_or_else(|| spare.pop().unwrap_or_default());
+                if sent > 0 {
+                    lines.clear();
+                    reader.fill(&mut lines, options.batch_rows.max(1))?;
                 }
-                let columns = encoder.encode_batch(&lines, &mut bad)?;
-                let batch = RecordBatch::try_new(schema.clone(), columns)
-                    .map_err(|e| Error::new(ErrorKind::Schema, format!("building a batch: {e}")))?;
-                if batches.send(batch).is_err() {
-                    // The writer stopped: its error says why.
+                if lines.is_empty() {
+                    break;
+                }
+                if sent >= threads && !take(sent - threads, &mut spare)? {
                     return Ok(());
                 }
-                progress(lines.consumed());
-                lines.clear();
+                if encoders[sent % threads].0.send(lines).is_err() {
+                    break; // the encoder panicked: reported when joined
+                }
+                sent += 1;
+                progress(reader.consumed());
             }
+            for k in sent.saturating_sub(threads)..sent {
+                if !take(k, &mut spare)? {
+                    return Ok(());
+                }
+            }
+            Ok(())
         })();
+        // Closing the channels stops the encoders and then the writer.
+        drop(encoders);
+        for handle in handles {
+            let worker = handle
+                .join()
+                .map_err(|_| Error::new(ErrorKind::Io, "an encoding thread panicked"))?;
+            bad.merge(worker);
+        }
         drop(batches);
         let writer = writing
             .join()
@@ -147,7 +205,7 @@ pub fn encode(
     Ok(EncodeReport {
         columns,
         bad_lines: bad.count,
-        first_bad_line: bad.first,
+        first_bad_line: bad.first.map(|(_, e)| e),
         written,
     })
 }
@@ -155,9 +213,9 @@ pub fn encode(
 /// Chooses the columns from the first lines of `input`, as [`encode`] would:
 /// for `vshred infer`.
 pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<Vec<ColumnSpec>> {
-    let mut lines = LineReader::new(input);
-    lines.fill(sample_size(options))?;
-    plan_columns(&lines, options, &mut BadLines::new(options.skip_bad_lines))
+    let mut sample = Lines::default();
+    LineReader::new(input).fill(&mut sample, sample_size(options))?;
+    plan_columns(&sample, options, &mut BadLines::new(options.skip_bad_lines))
 }
 
 fn sample_size(options: &EncodeOptions) -> usize {
@@ -215,7 +273,7 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec]) -> Result<Vec<String>> 
     }
 }
 
-/// A line held by [`LineReader`].
+/// A line held in [`Lines`].
 #[derive(Clone, Copy)]
 struct Line {
     /// Index among the non-blank lines, from 0.
@@ -228,12 +286,32 @@ struct Line {
     end: usize,
 }
 
-/// Lines of input held in one buffer, with their line numbers.
-struct LineReader<'r> {
-    input: &'r mut dyn BufRead,
+/// A batch of lines in one buffer, with where each came from.
+#[derive(Default)]
+struct Lines {
     text: Vec<u8>,
     /// Each non-blank line in `text`: where it is in the input.
     lines: Vec<Line>,
+}
+
+impl Lines {
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.lines.clear();
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (Line, &[u8])> + '_ {
+        self.lines.iter().map(|&l| (l, &self.text[l.start..l.end]))
+    }
+}
+
+/// Reads the input into [`Lines`], counting lines and bytes.
+struct LineReader<'r> {
+    input: &'r mut dyn BufRead,
     line_no: u64,
     /// Non-blank lines read.
     rows: u64,
@@ -244,22 +322,20 @@ impl<'r> LineReader<'r> {
     fn new(input: &'r mut dyn BufRead) -> LineReader<'r> {
         LineReader {
             input,
-            text: Vec::new(),
-            lines: Vec::new(),
             line_no: 0,
             rows: 0,
             consumed: 0,
         }
     }
 
-    /// Reads up to `n` more non-blank lines.
-    fn fill(&mut self, n: usize) -> Result<()> {
-        let target = self.lines.len() + n;
-        while self.lines.len() < target {
-            let start = self.text.len();
+    /// Reads up to `n` more non-blank lines into `batch`.
+    fn fill(&mut self, batch: &mut Lines, n: usize) -> Result<()> {
+        let target = batch.lines.len() + n;
+        while batch.lines.len() < target {
+            let start = batch.text.len();
             let read = self
                 .input
-                .read_until(b'\n', &mut self.text)
+                .read_until(b'\n', &mut batch.text)
                 .map_err(|e| Error::new(ErrorKind::Io, format!("reading input: {e}")))?;
             if read == 0 {
                 break;
@@ -267,16 +343,16 @@ impl<'r> LineReader<'r> {
             let offset = self.consumed;
             self.consumed += read as u64;
             self.line_no += 1;
-            let mut end = self.text.len();
-            while end > start && matches!(self.text[end - 1], b'\n' | b'\r') {
+            let mut end = batch.text.len();
+            while end > start && matches!(batch.text[end - 1], b'\n' | b'\r') {
                 end -= 1;
             }
-            if self.text[start..end].iter().all(u8::is_ascii_whitespace) {
-                self.text.truncate(start);
+            if batch.text[start..end].iter().all(u8::is_ascii_whitespace) {
+                batch.text.truncate(start);
                 continue;
             }
             self.rows += 1;
-            self.lines.push(Line {
+            batch.lines.push(Line {
                 row: self.rows - 1,
                 number: self.line_no,
                 offset,
@@ -287,21 +363,8 @@ impl<'r> LineReader<'r> {
         Ok(())
     }
 
-    fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
-    fn clear(&mut self) {
-        self.text.clear();
-        self.lines.clear();
-    }
-
     fn consumed(&self) -> u64 {
         self.consumed
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (Line, &[u8])> + '_ {
-        self.lines.iter().map(|&l| (l, &self.text[l.start..l.end]))
     }
 }
 
@@ -309,7 +372,8 @@ impl<'r> LineReader<'r> {
 struct BadLines {
     skip: bool,
     count: u64,
-    first: Option<String>,
+    /// The earliest bad line counted: its number and error.
+    first: Option<(u64, String)>,
     /// Bad lines of the sample, which is read again when encoding.
     sampled: Vec<u64>,
 }
@@ -321,6 +385,25 @@ impl BadLines {
             count: 0,
             first: None,
             sampled: Vec::new(),
+        }
+    }
+
+    /// A counter for an encoding thread: nothing counted yet, the same
+    /// sample lines known.
+    fn for_worker(&self) -> BadLines {
+        BadLines {
+            sampled: self.sampled.clone(),
+            ..BadLines::new(self.skip)
+        }
+    }
+
+    /// Adds what an encoding thread counted.
+    fn merge(&mut self, other: BadLines) {
+        self.count += other.count;
+        if let Some(first) = other.first
+            && self.first.as_ref().is_none_or(|f| first.0 < f.0)
+        {
+            self.first = Some(first);
         }
     }
 
@@ -340,7 +423,9 @@ impl BadLines {
         }
         if !self.sampled.contains(&line.number) {
             self.count += 1;
-            self.first.get_or_insert_with(|| e.to_string());
+            if self.first.as_ref().is_none_or(|f| line.number < f.0) {
+                self.first = Some((line.number, e.to_string()));
+            }
         }
         Ok(())
     }
@@ -409,7 +494,7 @@ fn record_key_order(
 
 /// Looks at the sample and chooses every column.
 fn plan_columns(
-    lines: &LineReader<'_>,
+    lines: &Lines,
     options: &EncodeOptions,
     bad: &mut BadLines,
 ) -> Result<Vec<ColumnSpec>> {
@@ -575,11 +660,7 @@ impl RowEncoder {
     /// Encodes every line; a bad line (when skipped) makes the batch start
     /// over without it, since a half-written row cannot be taken back out
     /// of the column builders.
-    fn encode_batch(
-        &mut self,
-        lines: &LineReader<'_>,
-        bad: &mut BadLines,
-    ) -> Result<Vec<ArrayRef>> {
+    fn encode_batch(&mut self, lines: &Lines, bad: &mut BadLines) -> Result<Vec<ArrayRef>> {
         let mut skipped: Vec<u64> = Vec::new();
         'batch: loop {
             for (line, text) in lines.iter() {
