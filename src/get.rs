@@ -147,14 +147,14 @@ pub enum ResultColumn<'a> {
     /// A primitive column.
     Typed(ScalarColumn<'a>),
     /// A Variant struct.
-    Variant(ShreddedColumn<'a>),
+    Variant(Box<ShreddedColumn<'a>>),
 }
 
 impl<'a> ResultColumn<'a> {
     /// Reads a result array.
     pub fn try_new(array: &'a ArrayRef) -> Result<ResultColumn<'a>> {
         Ok(match array.as_struct_opt() {
-            Some(s) => ResultColumn::Variant(ShreddedColumn::try_new(s)?),
+            Some(s) => ResultColumn::Variant(Box::new(ShreddedColumn::try_new(s)?)),
             None => ResultColumn::Typed(ScalarColumn::try_new(array)?),
         })
     }

@@ -42,9 +42,21 @@ pub struct ShreddedColumn<'a> {
     pub(crate) root: SlotReader<'a>,
     /// The last metadata validated, reused while rows repeat it (so rows
     /// with equal metadata get a `Metadata` over the same bytes).
-    last_metadata: Cell<Option<(&'a [u8], Metadata<'a>)>>,
+    last_metadata: RefCell<Option<LastMetadata<'a>>>,
     /// Renders Variant-encoded values, keeping their keys' JSON text.
     json: RefCell<JsonWriter>,
+}
+
+/// The metadata of the last rows read.
+struct LastMetadata<'a> {
+    bytes: &'a [u8],
+    metadata: Metadata<'a>,
+    /// The last row that read it, and how many other rows did before.
+    row: usize,
+    repeats: usize,
+    /// Its names' order ([`Metadata::name_order`]) when unsorted and
+    /// repeated (else empty): values are validated without comparing names.
+    name_order: Vec<u32>,
 }
 
 /// A row's metadata, validated only if something in the row needs it.
@@ -56,6 +68,22 @@ pub(crate) struct RowMetadata<'c, 'a> {
 impl<'a> RowMetadata<'_, 'a> {
     pub(crate) fn get(&self) -> Result<Metadata<'a>> {
         self.column.row_metadata(self.row)
+    }
+
+    /// Validates `value` against `metadata`, which [`get`](Self::get)
+    /// returned.
+    fn validate(&self, metadata: Metadata<'a>, value: &'a [u8]) -> Result<VariantRef<'a>> {
+        let last = self.column.last_metadata.borrow();
+        let name_order = last
+            .as_ref()
+            .map(|l| &l.name_order[..])
+            .filter(|o| !o.is_empty());
+        VariantRef::try_with_name_order(
+            metadata,
+            value,
+            crate::variant::DEFAULT_MAX_DEPTH,
+            name_order,
+        )
     }
 }
 
@@ -219,7 +247,7 @@ impl<'a> ShreddedColumn<'a> {
             nulls: column.nulls(),
             metadata,
             root: SlotReader::new(column, "$".into(), true)?,
-            last_metadata: Cell::new(None),
+            last_metadata: RefCell::new(None),
             json: RefCell::new(JsonWriter::default()),
         })
     }
@@ -237,14 +265,33 @@ impl<'a> ShreddedColumn<'a> {
         let bytes = column
             .get(row)
             .ok_or_else(|| row_error(row, "$", "the metadata is null in a present row"))?;
-        if let Some((last, metadata)) = self.last_metadata.get()
+        let mut last = self.last_metadata.borrow_mut();
+        if let Some(last) = last.as_mut()
             // The same address first: views of one dictionary entry share it.
-            && (std::ptr::eq(last, bytes) || last == bytes)
+            && (std::ptr::eq(last.bytes, bytes) || last.bytes == bytes)
         {
-            return Ok(metadata);
+            if last.row != row {
+                last.row = row;
+                last.repeats += 1;
+                // Ordered once a second row shares it: rows that each
+                // have their own metadata are not worth the sort.
+                if last.repeats == 1 && !last.metadata.is_sorted() {
+                    last.metadata.name_order(&mut last.name_order);
+                }
+            }
+            return Ok(last.metadata);
         }
         let metadata = Metadata::try_new(bytes).map_err(|e| e.with_row(row as u64))?;
-        self.last_metadata.set(Some((bytes, metadata)));
+        // The old order's allocation is kept.
+        let mut name_order = last.take().map(|l| l.name_order).unwrap_or_default();
+        name_order.clear();
+        *last = Some(LastMetadata {
+            bytes,
+            metadata,
+            row,
+            repeats: 0,
+            name_order,
+        });
         Ok(metadata)
     }
 
@@ -473,15 +520,13 @@ impl<'a> SlotReader<'a> {
         m: &RowMetadata<'_, 'a>,
         bytes: &'a [u8],
     ) -> Result<VariantRef<'a>> {
-        VariantRef::try_with_metadata(m.get()?, bytes, crate::variant::DEFAULT_MAX_DEPTH).map_err(
-            |e| {
-                Error::new(
-                    ErrorKind::InvalidVariant,
-                    format!("{}: value: {}", self.path, e),
-                )
-                .with_row(i as u64)
-            },
-        )
+        m.validate(m.get()?, bytes).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidVariant,
+                format!("{}: value: {}", self.path, e),
+            )
+            .with_row(i as u64)
+        })
     }
 
     /// The residual of a partially shredded object, which must be an object.
@@ -572,7 +617,7 @@ pub struct JsonRows<'a> {
 }
 
 enum Renderer<'a> {
-    Variant(ShreddedColumn<'a>),
+    Variant(Box<ShreddedColumn<'a>>),
     Scalar(ScalarColumn<'a>),
     Text(&'a ArrayRef),
 }
@@ -588,7 +633,7 @@ impl<'a> JsonRows<'a> {
                 let column = array.as_struct_opt().ok_or_else(|| {
                     layout_error(format!("Variant column {} is not a struct", field.name()))
                 })?;
-                Renderer::Variant(ShreddedColumn::try_new(column)?)
+                Renderer::Variant(Box::new(ShreddedColumn::try_new(column)?))
             } else {
                 match ScalarColumn::try_new(array) {
                     Ok(c) => Renderer::Scalar(c),

@@ -538,3 +538,48 @@ fn negative_zero_double_survives_json_by_value() {
     write_json(&VariantRef::try_new(&m, &x).unwrap(), &mut json3);
     assert_eq!(json3, json2);
 }
+
+#[test]
+fn field_order_is_checked_in_rows_that_share_an_unsorted_dictionary() {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, BinaryArray, StructArray};
+    use arrow::datatypes::{DataType, Field};
+    use vshred::unshred::ShreddedColumn;
+
+    // Unsorted: "b" (0), "a" (1), "a" (2). Rows after the first validate
+    // with the names' order worked out once; it must reject what comparing
+    // names rejects.
+    let metadata = [0x01, 3, 0, 1, 2, 3, b'b', b'a', b'a'];
+    let valid = [0x02, 2, 1, 0, 0, 2, 4, 0x0C, 1, 0x0C, 2]; // {"a":1,"b":2}
+    let unsorted = [0x02, 2, 0, 1, 0, 2, 4, 0x0C, 2, 0x0C, 1]; // "b" before "a"
+    let duplicate = [0x02, 2, 1, 2, 0, 2, 4, 0x0C, 1, 0x0C, 2]; // "a" twice
+    let values: [&[u8]; 5] = [&valid, &valid, &unsorted, &valid, &duplicate];
+    let column = StructArray::new(
+        vec![
+            Field::new("metadata", DataType::Binary, false),
+            Field::new("value", DataType::Binary, false),
+        ]
+        .into(),
+        vec![
+            Arc::new(BinaryArray::from_iter_values([&metadata[..]; 5])) as ArrayRef,
+            Arc::new(BinaryArray::from_iter_values(values)),
+        ],
+        None,
+    );
+    let reader = ShreddedColumn::try_new(&column).unwrap();
+    let render = |row| {
+        let mut out = Vec::new();
+        reader
+            .write_json(row, &mut out)
+            .map(|()| String::from_utf8(out).unwrap())
+            .map_err(|e| e.to_string())
+    };
+    for row in [0, 1, 3] {
+        assert_eq!(render(row).as_deref(), Ok(r#"{"a":1,"b":2}"#), "row {row}");
+    }
+    let e = render(2).unwrap_err();
+    assert!(e.contains("unsorted field name \"a\" after \"b\""), "{e}");
+    let e = render(4).unwrap_err();
+    assert!(e.contains("duplicate field name \"a\""), "{e}");
+}

@@ -197,6 +197,24 @@ impl<'a> Metadata<'a> {
         }
     }
 
+    /// Fills `order` (cleared first) with each id's place among the names
+    /// in byte order, equal names sharing one: then comparing two ids'
+    /// places compares their names. Worth it for an unsorted dictionary
+    /// that many values share.
+    pub(crate) fn name_order(&self, order: &mut Vec<u32>) {
+        let mut ids: Vec<usize> = (0..self.len()).collect();
+        ids.sort_unstable_by(|&a, &b| self.name(a).cmp(self.name(b)));
+        order.clear();
+        order.resize(self.len(), 0);
+        let mut place = 0;
+        for (k, &id) in ids.iter().enumerate() {
+            if k > 0 && self.name(ids[k - 1]) != self.name(id) {
+                place += 1;
+            }
+            order[id] = place;
+        }
+    }
+
     /// Resolves `path` against this dictionary into `steps` (cleared
     /// first): each field name becomes its id, so that objects are searched
     /// by comparing ids rather than names. Resolve once per distinct
@@ -334,6 +352,17 @@ mod tests {
             .unwrap()
             .resolve(path.segments(), &mut steps);
         assert_eq!(steps, [Name("ab".into()), Index(2), Absent, Key(1)]);
+    }
+
+    #[test]
+    fn name_order_ranks_ids_by_name_with_ties_for_repeats() {
+        // Unsorted: "zoe", "ab", "b", "ab".
+        let bytes = [
+            0x01, 4, 0, 3, 5, 6, 8, b'z', b'o', b'e', b'a', b'b', b'b', b'a', b'b',
+        ];
+        let mut order = Vec::new();
+        Metadata::try_new(&bytes).unwrap().name_order(&mut order);
+        assert_eq!(order, [2, 0, 1, 0]);
     }
 
     #[test]

@@ -140,8 +140,21 @@ impl<'a> VariantRef<'a> {
         value: &'a [u8],
         max_depth: usize,
     ) -> Result<VariantRef<'a>> {
+        VariantRef::try_with_name_order(metadata, value, max_depth, None)
+    }
+
+    /// As [`try_with_metadata`](Self::try_with_metadata), with the names'
+    /// order of an unsorted dictionary ([`Metadata::name_order`]) at hand,
+    /// so that field order is checked without comparing names.
+    pub(crate) fn try_with_name_order(
+        metadata: Metadata<'a>,
+        value: &'a [u8],
+        max_depth: usize,
+        name_order: Option<&[u32]>,
+    ) -> Result<VariantRef<'a>> {
         let mut validator = Validator {
             metadata: &metadata,
+            name_order,
             value,
             max_depth,
             scratch: Vec::new(),
@@ -170,6 +183,7 @@ impl<'a> VariantRef<'a> {
     ) -> Result<Option<VariantRef<'a>>> {
         let mut validator = Validator {
             metadata: &metadata,
+            name_order: None,
             value,
             max_depth,
             scratch: Vec::new(),
@@ -798,6 +812,8 @@ fn fixed_size(t: VariantType) -> Option<usize> {
 /// many times over.
 struct Validator<'m, 'a> {
     metadata: &'m Metadata<'a>,
+    /// Each id's place in name order, for an unsorted dictionary.
+    name_order: Option<&'m [u32]>,
     value: &'a [u8],
     max_depth: usize,
     /// Reused for sorting child ranges of objects whose values are out of
@@ -1000,12 +1016,20 @@ impl Validator<'_, '_> {
         let c = self.container_bounds(at, end, depth, &h)?;
         let data_end = c.data_at + c.data_len;
         if is_object {
-            let mut prev: Option<&str> = None;
+            // In a sorted dictionary (unique names, ascending) ids order as
+            // their names do; else their places in name order, if known.
+            let before = |p: usize, id: usize| match self.name_order {
+                _ if self.metadata.is_sorted() => p < id,
+                Some(order) => order[p] < order[id],
+                None => self.metadata.name(p).as_bytes() < self.metadata.name(id).as_bytes(),
+            };
+            let mut prev = None;
             for i in 0..c.len {
-                let name = self.metadata.name(self.field_id(&c, i)?);
+                let id = self.field_id(&c, i)?;
                 if let Some(p) = prev
-                    && p.as_bytes() >= name.as_bytes()
+                    && !before(p, id)
                 {
+                    let (p, name) = (self.metadata.name(p), self.metadata.name(id));
                     let problem = if p == name { "duplicate" } else { "unsorted" };
                     return Err(err(
                         c.ids_at + i * c.id_size as usize,
@@ -1014,7 +1038,7 @@ impl Validator<'_, '_> {
                         ),
                     ));
                 }
-                prev = Some(name);
+                prev = Some(id);
             }
         }
 
