@@ -6,7 +6,8 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::basic::{LogicalType, Type as PhysicalType};
+use parquet::basic::{Encoding, LogicalType, Type as PhysicalType};
+use parquet::file::reader::{FileReader, SerializedFileReader};
 use vshred::parquet::{ColumnSpec, DecimalMode, ParquetWriter, WriteOptions};
 use vshred::shred::{Shredder, ShreddingSchema};
 use vshred::unshred::ShreddedColumn;
@@ -145,4 +146,83 @@ fn a_writer_dropped_before_finish_leaves_no_file_and_keeps_the_old_one() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["out.parquet"], "no temporary file is left behind");
+}
+
+/// Writes `rows` of `{"id", "session", "kind"}` with the Variant column
+/// shredded, the first batch being `first` rows; returns each typed leaf's
+/// compressed size and whether it was dictionary-encoded, by field name.
+fn write_events(
+    path: &std::path::Path,
+    first: &[String],
+    rows: &[String],
+) -> Vec<(String, i64, bool)> {
+    let schema: ShreddingSchema = r#"{"id":"int64","kind":"string","session":"string"}"#
+        .parse()
+        .unwrap();
+    let columns = [ColumnSpec::Variant {
+        name: "v".into(),
+        schema: schema.clone(),
+    }];
+    let mut writer = ParquetWriter::create(path, &columns, &WriteOptions::default()).unwrap();
+    for batch in [first, rows] {
+        let mut shredder = Shredder::new(&schema);
+        for row in batch {
+            shredder.append_json(row.as_bytes()).unwrap();
+        }
+        let batch =
+            RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(shredder.finish())])
+                .unwrap();
+        writer.write(&batch).unwrap();
+    }
+    writer.finish().unwrap();
+    let reader = SerializedFileReader::new(File::open(path).unwrap()).unwrap();
+    let chunks = reader.metadata().row_group(0).columns().to_vec();
+    chunks
+        .iter()
+        .filter(|c| c.column_path().parts().last().unwrap() == "typed_value")
+        .map(|c| {
+            let parts = c.column_path().parts();
+            (
+                parts[parts.len() - 2].clone(),
+                c.compressed_size(),
+                c.encodings().any(|e| e == Encoding::RLE_DICTIONARY),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn mostly_distinct_leaves_are_written_without_a_dictionary() {
+    let rows: Vec<String> = (0..20_000)
+        .map(|i: u64| {
+            format!(
+                r#"{{"id": {}, "kind": "k{}", "session": "{:016x}"}}"#,
+                1_000_000 + i,
+                i % 3,
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            )
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let decided = write_events(&dir.path().join("a.parquet"), &rows[..5000], &rows[5000..]);
+    assert_eq!(
+        decided
+            .iter()
+            .map(|(n, _, d)| (n.as_str(), *d))
+            .collect::<Vec<_>>(),
+        [("id", false), ("kind", true), ("session", false)],
+        "{decided:?}"
+    );
+    // The same rows after a first batch with no values: every leaf keeps
+    // its dictionary until it overflows, and the unique ones are larger.
+    let kept = write_events(&dir.path().join("b.parquet"), &["{}".into()], &rows);
+    assert!(
+        kept.iter().all(|(_, _, dictionary)| *dictionary),
+        "{kept:?}"
+    );
+    for ((name, plain, _), (_, dictionary, _)) in decided.iter().zip(&kept) {
+        if name != "kind" {
+            assert!(plain < dictionary, "{name}: {plain} >= {dictionary}");
+        }
+    }
 }

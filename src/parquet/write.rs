@@ -3,17 +3,19 @@
 //! user chose; output goes to a temporary file renamed into place only when
 //! complete.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ::parquet::arrow::{ArrowSchemaConverter, ArrowWriter, arrow_writer::ArrowWriterOptions};
 use ::parquet::basic::{
-    Compression as ParquetCompression, Encoding, Type as PhysicalType, ZstdLevel,
+    Compression as ParquetCompression, Encoding, LogicalType, Type as PhysicalType, ZstdLevel,
 };
-use ::parquet::file::properties::{EnabledStatistics, WriterProperties};
+use ::parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesBuilder};
 use ::parquet::schema::types::{ColumnPath, SchemaDescriptor, Type};
-use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::array::{Array, ArrayRef, AsArray, GenericListArray, OffsetSizeTrait};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
 use crate::error::{Error, Result};
@@ -66,6 +68,21 @@ impl Default for WriteOptions {
 /// 8 KB) and took 1M seed rows from 22.39 MB to 18.66 MB (Spark: 18.27 MB).
 pub(crate) const DICTIONARY_PAGE_LIMIT: usize = 64 * 1024;
 
+/// The rows at the start of the first batch whose values decide which
+/// leaves are written without a dictionary: the sample inference looks at.
+pub(crate) const DISTINCT_SAMPLE_ROWS: usize = 4096;
+
+/// Whether a leaf with `distinct` distinct values among `values` is written
+/// without a dictionary. Such a column (ids, timestamps, session keys)
+/// overflows the dictionary within a row group anyway, after spending its
+/// first 64 KB on incompressible indices; plain (or delta) from the start
+/// is smaller. Inference costs these leaves the same way.
+pub(crate) fn mostly_distinct(distinct: f64, values: f64) -> bool {
+    distinct > 0.0 && distinct >= MOSTLY_DISTINCT * values
+}
+
+const MOSTLY_DISTINCT: f64 = 0.9;
+
 /// One column of the output.
 #[derive(Clone, Debug)]
 pub enum ColumnSpec {
@@ -95,10 +112,164 @@ impl ColumnSpec {
 /// or anything fails, the temporary file is removed and an existing file at
 /// the path is left untouched.
 pub struct ParquetWriter {
-    writer: ArrowWriter<File>,
+    writer: Writer,
     temp: tempfile::TempPath,
     target: PathBuf,
     schema: SchemaRef,
+}
+
+/// The Arrow writer, created at the first batch, whose values choose the
+/// leaves written without a dictionary.
+enum Writer {
+    Pending {
+        file: File,
+        properties: WriterPropertiesBuilder,
+        descriptor: SchemaDescriptor,
+    },
+    Open(ArrowWriter<File>),
+    /// Only while [`Writer::open`] runs.
+    Opening,
+}
+
+impl Writer {
+    /// The Arrow writer, created if pending with the dictionaries `first`
+    /// (the first batch, if any) calls for.
+    fn open(
+        &mut self,
+        schema: &SchemaRef,
+        first: Option<&RecordBatch>,
+    ) -> Result<&mut ArrowWriter<File>> {
+        if let Writer::Pending { .. } = self {
+            let Writer::Pending {
+                file,
+                mut properties,
+                descriptor,
+            } = std::mem::replace(self, Writer::Opening)
+            else {
+                unreachable!("matched above")
+            };
+            if let Some(batch) = first {
+                for leaf in distinct_leaves(batch, &descriptor) {
+                    properties = properties.set_column_dictionary_enabled(leaf, false);
+                }
+            }
+            let writer = ArrowWriter::try_new_with_options(
+                file,
+                schema.clone(),
+                ArrowWriterOptions::new()
+                    .with_properties(properties.build())
+                    .with_parquet_schema(descriptor),
+            )
+            .map_err(|e| Error::parquet("creating the Parquet writer", e))?;
+            *self = Writer::Open(writer);
+        }
+        match self {
+            Writer::Open(writer) => Ok(writer),
+            _ => unreachable!("opened above"),
+        }
+    }
+}
+
+/// The `typed_value` leaves of Variant columns whose values in the first
+/// `DISTINCT_SAMPLE_ROWS` rows of `batch` are [mostly
+/// distinct](mostly_distinct): the leaves inference costs that way.
+/// Booleans, which are never dictionary-encoded, and types whose leaves
+/// cannot be matched to the schema's are left alone.
+fn distinct_leaves(batch: &RecordBatch, descriptor: &SchemaDescriptor) -> Vec<ColumnPath> {
+    let sample = batch.slice(0, batch.num_rows().min(DISTINCT_SAMPLE_ROWS));
+    let mut leaves = Vec::new();
+    for column in sample.columns() {
+        leaf_arrays(column, &mut leaves);
+    }
+    if leaves.len() != descriptor.num_columns() {
+        return Vec::new();
+    }
+    leaves
+        .iter()
+        .zip(descriptor.columns())
+        .enumerate()
+        .filter(|(i, (_, column))| {
+            column.name() == "typed_value"
+                && matches!(
+                    descriptor
+                        .get_column_root(*i)
+                        .get_basic_info()
+                        .logical_type_ref(),
+                    Some(LogicalType::Variant { .. })
+                )
+        })
+        .map(|(_, pair)| pair)
+        .filter(|(leaf, _)| {
+            distinct_values(leaf)
+                .is_some_and(|(distinct, values)| mostly_distinct(distinct as f64, values as f64))
+        })
+        .map(|(_, column)| column.path().clone())
+        .collect()
+}
+
+/// The leaf arrays of `array`, depth first as the Parquet schema orders its
+/// leaf columns; lists contribute the elements of their rows only.
+fn leaf_arrays(array: &ArrayRef, leaves: &mut Vec<ArrayRef>) {
+    match array.data_type() {
+        DataType::Struct(_) => {
+            for child in array.as_struct().columns() {
+                leaf_arrays(child, leaves);
+            }
+        }
+        DataType::List(_) => leaf_arrays(&list_elements(array.as_list::<i32>()), leaves),
+        DataType::LargeList(_) => leaf_arrays(&list_elements(array.as_list::<i64>()), leaves),
+        DataType::Map(..) => {
+            let map = array.as_map();
+            let offsets = map.value_offsets();
+            let (start, end) = (offsets[0] as usize, offsets[offsets.len() - 1] as usize);
+            leaf_arrays(&map.keys().slice(start, end - start), leaves);
+            leaf_arrays(&map.values().slice(start, end - start), leaves);
+        }
+        _ => leaves.push(array.clone()),
+    }
+}
+
+fn list_elements<O: OffsetSizeTrait>(list: &GenericListArray<O>) -> ArrayRef {
+    let offsets = list.value_offsets();
+    let start = offsets[0].as_usize();
+    list.values()
+        .slice(start, offsets[offsets.len() - 1].as_usize() - start)
+}
+
+/// The distinct non-null values of a leaf and its non-null values; `None`
+/// for booleans and types not compared here.
+fn distinct_values(leaf: &ArrayRef) -> Option<(usize, usize)> {
+    fn count<'a>(values: impl Iterator<Item = &'a [u8]>) -> (usize, usize) {
+        let mut seen = HashSet::new();
+        let mut n = 0;
+        for v in values {
+            seen.insert(v);
+            n += 1;
+        }
+        (seen.len(), n)
+    }
+    Some(match leaf.data_type() {
+        DataType::Binary => count(leaf.as_binary::<i32>().iter().flatten()),
+        DataType::LargeBinary => count(leaf.as_binary::<i64>().iter().flatten()),
+        DataType::BinaryView => count(leaf.as_binary_view().iter().flatten()),
+        DataType::Utf8 => count(leaf.as_string::<i32>().iter().flatten().map(str::as_bytes)),
+        DataType::LargeUtf8 => count(leaf.as_string::<i64>().iter().flatten().map(str::as_bytes)),
+        DataType::Utf8View => count(leaf.as_string_view().iter().flatten().map(str::as_bytes)),
+        DataType::FixedSizeBinary(_) => count(leaf.as_fixed_size_binary().iter().flatten()),
+        t => {
+            let width = t.primitive_width()?;
+            let data = leaf.to_data();
+            let bytes =
+                &data.buffers()[0].as_slice()[data.offset() * width..][..data.len() * width];
+            count(
+                bytes
+                    .chunks_exact(width)
+                    .enumerate()
+                    .filter(|(i, _)| leaf.is_valid(*i))
+                    .map(|(_, v)| v),
+            )
+        }
+    })
 }
 
 /// What [`ParquetWriter::finish`] wrote.
@@ -151,16 +322,12 @@ impl ParquetWriter {
         }
         let temp = crate::output::temp_file_beside(path)?;
         let (file, temp) = temp.into_parts();
-        let writer = ArrowWriter::try_new_with_options(
-            file,
-            schema.clone(),
-            ArrowWriterOptions::new()
-                .with_properties(properties.build())
-                .with_parquet_schema(descriptor),
-        )
-        .map_err(|e| Error::parquet("creating the Parquet writer", e))?;
         Ok(ParquetWriter {
-            writer,
+            writer: Writer::Pending {
+                file,
+                properties,
+                descriptor,
+            },
             temp,
             target: path.to_path_buf(),
             schema,
@@ -175,15 +342,16 @@ impl ParquetWriter {
     /// Writes a batch; row groups are cut at `row_group_rows`.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.writer
+            .open(&self.schema, Some(batch))?
             .write(batch)
             .map_err(|e| Error::parquet("writing a batch", e))
     }
 
     /// Completes the file and moves it to its path.
-    pub fn finish(self) -> Result<WriteSummary> {
-        let metadata = self
-            .writer
-            .close()
+    pub fn finish(mut self) -> Result<WriteSummary> {
+        let writer = self.writer.open(&self.schema, None)?;
+        let metadata = writer
+            .finish()
             .map_err(|e| Error::parquet("finishing the file", e))?;
         let file = File::options()
             .read(true)
