@@ -69,15 +69,15 @@ impl Default for WriteOptions {
 pub(crate) const DICTIONARY_PAGE_LIMIT: usize = 64 * 1024;
 
 /// The rows at the start of the first batch whose values decide which
-/// leaves are written without a dictionary: the sample inference looks at.
-pub(crate) const DISTINCT_SAMPLE_ROWS: usize = 4096;
+/// leaves are written without a dictionary (as many as inference samples).
+const DISTINCT_SAMPLE_ROWS: usize = 4096;
 
 /// Whether a leaf with `distinct` distinct values among `values` is written
 /// without a dictionary. Such a column (ids, timestamps, session keys)
 /// overflows the dictionary within a row group anyway, after spending its
 /// first 64 KB on incompressible indices; plain (or delta) from the start
-/// is smaller. Inference costs these leaves the same way.
-pub(crate) fn mostly_distinct(distinct: f64, values: f64) -> bool {
+/// is smaller.
+fn mostly_distinct(distinct: f64, values: f64) -> bool {
     distinct > 0.0 && distinct >= MOSTLY_DISTINCT * values
 }
 
@@ -172,8 +172,8 @@ impl Writer {
 
 /// The `typed_value` leaves of Variant columns whose values in the first
 /// `DISTINCT_SAMPLE_ROWS` rows of `batch` are [mostly
-/// distinct](mostly_distinct): the leaves inference costs that way.
-/// Booleans, which are never dictionary-encoded, and types whose leaves
+/// distinct](mostly_distinct). The residual `value` leaves keep their
+/// dictionaries: inference costs them dictionary-encoded. Booleans, which are never dictionary-encoded, and types whose leaves
 /// cannot be matched to the schema's are left alone.
 fn distinct_leaves(batch: &RecordBatch, descriptor: &SchemaDescriptor) -> Vec<ColumnPath> {
     let sample = batch.slice(0, batch.num_rows().min(DISTINCT_SAMPLE_ROWS));
