@@ -127,8 +127,8 @@ enum Writer {
         descriptor: SchemaDescriptor,
     },
     Open(ArrowWriter<File>),
-    /// Only while [`Writer::open`] runs.
-    Opening,
+    /// Creating the Arrow writer failed (or is under way).
+    Failed,
 }
 
 impl Writer {
@@ -144,7 +144,7 @@ impl Writer {
                 file,
                 mut properties,
                 descriptor,
-            } = std::mem::replace(self, Writer::Opening)
+            } = std::mem::replace(self, Writer::Failed)
             else {
                 unreachable!("matched above")
             };
@@ -165,7 +165,10 @@ impl Writer {
         }
         match self {
             Writer::Open(writer) => Ok(writer),
-            _ => unreachable!("opened above"),
+            _ => Err(Error::parquet(
+                "writing a batch",
+                "the Parquet writer could not be created",
+            )),
         }
     }
 }
