@@ -3,6 +3,9 @@
 //! earliest fails the run, or all are counted and the earliest named).
 
 use vshred::Position;
+#[path = "../benches/workload/mod.rs"]
+mod workload;
+
 use vshred::encode::{EncodeOptions, encode};
 use vshred::parquet::ParquetFile;
 
@@ -83,4 +86,30 @@ fn skipped_bad_lines_are_all_counted_and_the_earliest_named() {
     assert!(first.contains("line 2"), "{first}");
     let want: Vec<u64> = (1..=300).filter(|n| !bad.contains(n)).collect();
     assert_eq!(ids(&out), want);
+}
+
+fn file_size(text: &str, shred: vshred::encode::ShredMode) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.parquet");
+    let options = EncodeOptions {
+        shred,
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), &out, &options, &mut |_| {})
+        .unwrap()
+        .written
+        .bytes
+}
+
+#[test]
+fn default_inference_is_no_larger_than_the_spark_preset_on_unique_keys() {
+    use vshred::encode::ShredMode;
+    use vshred::infer::{InferOptions, Preset};
+    // The bench's event rows: unique ids and session keys, sparse fields.
+    let text = workload::events(20_000, 42);
+    let ours = file_size(&text, ShredMode::Infer(InferOptions::default()));
+    let spark = file_size(&text, ShredMode::Infer(InferOptions::new(Preset::Spark)));
+    let none = file_size(&text, ShredMode::None);
+    assert!(ours * 100 <= spark * 101, "default {ours} vs spark {spark}");
+    assert!(ours < none, "default {ours} vs unshredded {none}");
 }

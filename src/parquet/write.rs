@@ -142,25 +142,13 @@ impl Writer {
         if let Writer::Pending { .. } = self {
             let Writer::Pending {
                 file,
-                mut properties,
+                properties,
                 descriptor,
             } = std::mem::replace(self, Writer::Failed)
             else {
                 unreachable!("matched above")
             };
-            if let Some(batch) = first {
-                for leaf in distinct_leaves(batch, &descriptor) {
-                    properties = properties.set_column_dictionary_enabled(leaf, false);
-                }
-            }
-            let writer = ArrowWriter::try_new_with_options(
-                file,
-                schema.clone(),
-                ArrowWriterOptions::new()
-                    .with_properties(properties.build())
-                    .with_parquet_schema(descriptor),
-            )
-            .map_err(|e| Error::parquet("creating the Parquet writer", e))?;
+            let writer = arrow_writer(file, schema, properties, descriptor, first)?;
             *self = Writer::Open(writer);
         }
         match self {
@@ -171,6 +159,51 @@ impl Writer {
             )),
         }
     }
+}
+
+/// The Arrow writer of a file with this schema into `out`, with the
+/// dictionaries the first batch (if any) calls for.
+fn arrow_writer<W: std::io::Write + Send>(
+    out: W,
+    schema: &SchemaRef,
+    mut properties: WriterPropertiesBuilder,
+    descriptor: SchemaDescriptor,
+    first: Option<&RecordBatch>,
+) -> Result<ArrowWriter<W>> {
+    if let Some(batch) = first {
+        for leaf in distinct_leaves(batch, &descriptor) {
+            properties = properties.set_column_dictionary_enabled(leaf, false);
+        }
+    }
+    ArrowWriter::try_new_with_options(
+        out,
+        schema.clone(),
+        ArrowWriterOptions::new()
+            .with_properties(properties.build())
+            .with_parquet_schema(descriptor),
+    )
+    .map_err(|e| Error::parquet("creating the Parquet writer", e))
+}
+
+/// The size of the file that `columns` (one array per column) make when
+/// written, in memory, as [`ParquetWriter`] would: how inference compares
+/// layouts on its sample.
+pub(crate) fn encoded_size(
+    columns: &[ColumnSpec],
+    arrays: Vec<ArrayRef>,
+    options: &WriteOptions,
+) -> Result<usize> {
+    let (schema, descriptor, properties) = file_layout(columns, options)?;
+    let batch = RecordBatch::try_new(schema.clone(), arrays)
+        .map_err(|e| Error::parquet("measuring a layout", e))?;
+    let mut writer = arrow_writer(Vec::new(), &schema, properties, descriptor, Some(&batch))?;
+    writer
+        .write(&batch)
+        .map_err(|e| Error::parquet("measuring a layout", e))?;
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| Error::parquet("measuring a layout", e))?;
+    Ok(bytes.len())
 }
 
 /// The `typed_value` leaves of Variant columns whose values in the first
@@ -293,36 +326,7 @@ impl ParquetWriter {
         columns: &[ColumnSpec],
         options: &WriteOptions,
     ) -> Result<ParquetWriter> {
-        let fields: Vec<Field> = columns.iter().map(ColumnSpec::field).collect();
-        let schema: SchemaRef = Arc::new(Schema::new(fields));
-        let descriptor = parquet_schema(columns, options.decimals)?;
-        let mut properties = WriterProperties::builder()
-            .set_compression(match options.compression {
-                Compression::Zstd => ParquetCompression::ZSTD(ZstdLevel::default()),
-                Compression::Snappy => ParquetCompression::SNAPPY,
-                Compression::None => ParquetCompression::UNCOMPRESSED,
-            })
-            .set_max_row_group_row_count(Some(options.row_group_rows.max(1)))
-            // Page statistics feed the column index, for page skipping.
-            .set_statistics_enabled(EnabledStatistics::Page)
-            .set_dictionary_page_size_limit(DICTIONARY_PAGE_LIMIT);
-        for path in &options.bloom_filters {
-            properties =
-                properties.set_column_bloom_filter_enabled(ColumnPath::new(path.clone()), true);
-        }
-        // Integer columns whose dictionary overflows (ids, timestamps) fall
-        // back to delta encoding rather than plain: on 300k seed rows shredded
-        // whole, `id` took 871 kB as plain int32 under zstd and 212 kB as
-        // deltas, `ts` 658 kB and 476 kB (the file 6.17 MB and 5.32 MB).
-        for leaf in descriptor.columns() {
-            if matches!(
-                leaf.physical_type(),
-                PhysicalType::INT32 | PhysicalType::INT64
-            ) {
-                properties = properties
-                    .set_column_encoding(leaf.path().clone(), Encoding::DELTA_BINARY_PACKED);
-            }
-        }
+        let (schema, descriptor, properties) = file_layout(columns, options)?;
         let temp = crate::output::temp_file_beside(path)?;
         let (file, temp) = temp.into_parts();
         Ok(ParquetWriter {
@@ -371,6 +375,45 @@ impl ParquetWriter {
             bytes,
         })
     }
+}
+
+/// The Arrow schema, Parquet schema and writer properties of a file with
+/// these columns.
+fn file_layout(
+    columns: &[ColumnSpec],
+    options: &WriteOptions,
+) -> Result<(SchemaRef, SchemaDescriptor, WriterPropertiesBuilder)> {
+    let fields: Vec<Field> = columns.iter().map(ColumnSpec::field).collect();
+    let schema: SchemaRef = Arc::new(Schema::new(fields));
+    let descriptor = parquet_schema(columns, options.decimals)?;
+    let mut properties = WriterProperties::builder()
+        .set_compression(match options.compression {
+            Compression::Zstd => ParquetCompression::ZSTD(ZstdLevel::default()),
+            Compression::Snappy => ParquetCompression::SNAPPY,
+            Compression::None => ParquetCompression::UNCOMPRESSED,
+        })
+        .set_max_row_group_row_count(Some(options.row_group_rows.max(1)))
+        // Page statistics feed the column index, for page skipping.
+        .set_statistics_enabled(EnabledStatistics::Page)
+        .set_dictionary_page_size_limit(DICTIONARY_PAGE_LIMIT);
+    for path in &options.bloom_filters {
+        properties =
+            properties.set_column_bloom_filter_enabled(ColumnPath::new(path.clone()), true);
+    }
+    // Integer columns whose dictionary overflows (ids, timestamps) fall
+    // back to delta encoding rather than plain: on 300k seed rows shredded
+    // whole, `id` took 871 kB as plain int32 under zstd and 212 kB as
+    // deltas, `ts` 658 kB and 476 kB (the file 6.17 MB and 5.32 MB).
+    for leaf in descriptor.columns() {
+        if matches!(
+            leaf.physical_type(),
+            PhysicalType::INT32 | PhysicalType::INT64
+        ) {
+            properties =
+                properties.set_column_encoding(leaf.path().clone(), Encoding::DELTA_BINARY_PACKED);
+        }
+    }
+    Ok((schema, descriptor, properties))
 }
 
 /// The file's Parquet schema: ordinary columns as the parquet crate maps
