@@ -17,7 +17,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::{Conversion, ShreddingSchema, TypedBuilder};
 use crate::unshred::{Found, ScalarColumn, ShreddedColumn};
-use crate::variant::{VariantBuilder, VariantRef};
+use crate::variant::{VariantBuilder, VariantRef, decode};
 
 /// Extracts `path` from every row of a Variant column as `as_type`: a
 /// primitive layout of [`ShreddingSchema`] (`int64`, `decimal(18,2)`,
@@ -93,7 +93,7 @@ pub fn variant_get(
         let m = reader.metadata_of(row);
         let value = match finder.find(row, &m)? {
             Found::Missing => None,
-            Found::Value(v) => Some(v),
+            Found::Value(bytes) => Some(decode(m.get()?, bytes)),
             Found::Slot(slot, i) => match slot.typed_scalar(i)? {
                 Some(v) => Some(v),
                 None => {
@@ -193,8 +193,8 @@ fn variants(
             let m = reader.metadata_of(row);
             match finder.find(row, &m)? {
                 Found::Missing => false,
-                Found::Value(v) => {
-                    builder.append(&v)?;
+                Found::Value(bytes) => {
+                    builder.append(&decode(m.get()?, bytes))?;
                     true
                 }
                 Found::Slot(slot, i) => slot.variant(i, &m, &mut builder)?,

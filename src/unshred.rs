@@ -793,14 +793,15 @@ impl<'p, 'a> PathFinder<'p, 'a> {
         self.column.root.find(row, self, 0, m)
     }
 
-    /// The sub-value at the path's steps from `depth` on, inside `value`.
+    /// The bytes of the sub-value at the path's steps from `depth` on,
+    /// inside `value`.
     #[inline]
     fn in_value(
         &self,
         metadata: Metadata<'a>,
         value: &'a [u8],
         depth: usize,
-    ) -> Result<Option<VariantRef<'a>>> {
+    ) -> Result<Option<&'a [u8]>> {
         let mut steps = self.steps.borrow_mut();
         if !self
             .resolved
@@ -825,8 +826,10 @@ pub(crate) enum Found<'s, 'a> {
     Missing,
     /// A shredded slot, at this index of its arrays.
     Slot(&'s SlotReader<'a>, usize),
-    /// A value inside a Variant-encoded residual.
-    Value(VariantRef<'a>),
+    /// A value inside a Variant-encoded residual: its bytes, validated,
+    /// under the row's metadata ([`decode`](crate::variant::decode) reads
+    /// them).
+    Value(&'a [u8]),
 }
 
 impl<'a> SlotReader<'a> {

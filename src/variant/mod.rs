@@ -39,6 +39,7 @@ pub use builder::{DuplicateKeys, VariantBuilder};
 pub use decimal::VariantDecimal;
 pub use metadata::Metadata;
 pub(crate) use metadata::PathStep;
+pub(crate) use value::decode;
 pub use value::{ArrayRef, DEFAULT_MAX_DEPTH, ObjectRef, VariantRef, VariantType};
 
 /// The 2-bit basic type in the low bits of a value's first byte.
