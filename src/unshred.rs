@@ -41,22 +41,15 @@ pub struct ShreddedColumn<'a> {
     metadata: Option<Binaries<'a>>,
     pub(crate) root: SlotReader<'a>,
     /// The last metadata validated, reused while rows repeat it (so rows
-    /// with equal metadata get a `Metadata` over the same bytes).
-    last_metadata: RefCell<Option<LastMetadata<'a>>>,
+    /// with equal metadata get a `Metadata` over the same bytes), and the
+    /// first row that had it.
+    last_metadata: Cell<Option<(&'a [u8], Metadata<'a>, usize)>>,
+    /// The names' order ([`Metadata::name_order`]) of an unsorted metadata
+    /// that several rows share, and which metadata (by address) it is of:
+    /// values are then validated without comparing names.
+    name_order: RefCell<(Option<&'a [u8]>, Vec<u32>)>,
     /// Renders Variant-encoded values, keeping their keys' JSON text.
     json: RefCell<JsonWriter>,
-}
-
-/// The metadata of the last rows read.
-struct LastMetadata<'a> {
-    bytes: &'a [u8],
-    metadata: Metadata<'a>,
-    /// The last row that read it, and how many other rows did before.
-    row: usize,
-    repeats: usize,
-    /// Its names' order ([`Metadata::name_order`]) when unsorted and
-    /// repeated (else empty): values are validated without comparing names.
-    name_order: Vec<u32>,
 }
 
 /// A row's metadata, validated only if something in the row needs it.
@@ -73,11 +66,24 @@ impl<'a> RowMetadata<'_, 'a> {
     /// Validates `value` against `metadata`, which [`get`](Self::get)
     /// returned.
     fn validate(&self, metadata: Metadata<'a>, value: &'a [u8]) -> Result<VariantRef<'a>> {
-        let last = self.column.last_metadata.borrow();
-        let name_order = last
-            .as_ref()
-            .map(|l| &l.name_order[..])
-            .filter(|o| !o.is_empty());
+        let bytes = metadata.as_bytes();
+        let mut order = self.column.name_order.borrow_mut();
+        let ordered = order.0.is_some_and(|o| std::ptr::eq(o, bytes));
+        // Ordered once a second row shares it: rows that each have their
+        // own metadata are not worth the sort.
+        let shared = self
+            .column
+            .last_metadata
+            .get()
+            .is_some_and(|(last, _, first_row)| std::ptr::eq(last, bytes) && first_row != self.row);
+        if !ordered && shared && !metadata.is_sorted() {
+            metadata.name_order(&mut order.1);
+            order.0 = Some(bytes);
+        }
+        let name_order = order
+            .0
+            .is_some_and(|o| std::ptr::eq(o, bytes))
+            .then_some(&order.1[..]);
         VariantRef::try_with_name_order(
             metadata,
             value,
@@ -247,7 +253,8 @@ impl<'a> ShreddedColumn<'a> {
             nulls: column.nulls(),
             metadata,
             root: SlotReader::new(column, "$".into(), true)?,
-            last_metadata: RefCell::new(None),
+            last_metadata: Cell::new(None),
+            name_order: RefCell::new((None, Vec::new())),
             json: RefCell::new(JsonWriter::default()),
         })
     }
@@ -265,33 +272,14 @@ impl<'a> ShreddedColumn<'a> {
         let bytes = column
             .get(row)
             .ok_or_else(|| row_error(row, "$", "the metadata is null in a present row"))?;
-        let mut last = self.last_metadata.borrow_mut();
-        if let Some(last) = last.as_mut()
+        if let Some((last, metadata, _)) = self.last_metadata.get()
             // The same address first: views of one dictionary entry share it.
-            && (std::ptr::eq(last.bytes, bytes) || last.bytes == bytes)
+            && (std::ptr::eq(last, bytes) || last == bytes)
         {
-            if last.row != row {
-                last.row = row;
-                last.repeats += 1;
-                // Ordered once a second row shares it: rows that each
-                // have their own metadata are not worth the sort.
-                if last.repeats == 1 && !last.metadata.is_sorted() {
-                    last.metadata.name_order(&mut last.name_order);
-                }
-            }
-            return Ok(last.metadata);
+            return Ok(metadata);
         }
         let metadata = Metadata::try_new(bytes).map_err(|e| e.with_row(row as u64))?;
-        // The old order's allocation is kept.
-        let mut name_order = last.take().map(|l| l.name_order).unwrap_or_default();
-        name_order.clear();
-        *last = Some(LastMetadata {
-            bytes,
-            metadata,
-            row,
-            repeats: 0,
-            name_order,
-        });
+        self.last_metadata.set(Some((bytes, metadata, row)));
         Ok(metadata)
     }
 
