@@ -68,7 +68,8 @@ impl<'a> RowMetadata<'_, 'a> {
     fn validate(&self, metadata: Metadata<'a>, value: &'a [u8]) -> Result<VariantRef<'a>> {
         let bytes = metadata.as_bytes();
         let mut order = self.column.name_order.borrow_mut();
-        let ordered = order.0.is_some_and(|o| std::ptr::eq(o, bytes));
+        let of_this =
+            |order: &(Option<&[u8]>, Vec<u32>)| order.0.is_some_and(|o| std::ptr::eq(o, bytes));
         // Ordered once a second row shares it: rows that each have their
         // own metadata are not worth the sort.
         let shared = self
@@ -76,14 +77,11 @@ impl<'a> RowMetadata<'_, 'a> {
             .last_metadata
             .get()
             .is_some_and(|(last, _, first_row)| std::ptr::eq(last, bytes) && first_row != self.row);
-        if !ordered && shared && !metadata.is_sorted() {
+        if !of_this(&order) && shared && !metadata.is_sorted() {
             metadata.name_order(&mut order.1);
             order.0 = Some(bytes);
         }
-        let name_order = order
-            .0
-            .is_some_and(|o| std::ptr::eq(o, bytes))
-            .then_some(&order.1[..]);
+        let name_order = of_this(&order).then_some(&order.1[..]);
         VariantRef::try_with_name_order(
             metadata,
             value,
