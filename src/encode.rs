@@ -157,19 +157,9 @@ pub fn encode(
                 Ok(batches.send(batch).is_ok())
             };
             let mut spare = Vec::new();
-            let mut next = Some(sample);
+            let mut lines = sample;
             let mut sent = 0;
-            loop {
-                let mut lines = next
-                    .take()
-                    .unwrap_or_else(|| spare.pop().unwrap_or_default());
-                if sent > 0 {
-                    lines.clear();
-                    reader.fill(&mut lines, options.batch_rows.max(1))?;
-                }
-                if lines.is_empty() {
-                    break;
-                }
+            while !lines.is_empty() {
                 if sent >= threads && !take(sent - threads, &mut spare)? {
                     return Ok(());
                 }
@@ -178,6 +168,9 @@ pub fn encode(
                 }
                 sent += 1;
                 progress(reader.consumed());
+                lines = spare.pop().unwrap_or_default();
+                lines.clear();
+                reader.fill(&mut lines, options.batch_rows.max(1))?;
             }
             for k in sent.saturating_sub(threads)..sent {
                 if !take(k, &mut spare)? {
@@ -474,7 +467,8 @@ const CLEARLY_SMALLER: f64 = 0.95;
 struct FieldPlan {
     name: String,
     kinds: Kinds,
-    inferrer: SchemaInferrer,
+    /// When the layout is inferred.
+    inferrer: Option<SchemaInferrer>,
     /// With the default preset: the Spark preset's inferrer and the
     /// sampled values, to measure both layouts.
     alternative: Option<(SchemaInferrer, Vec<SampledValue>)>,
@@ -484,26 +478,35 @@ struct FieldPlan {
 type SampledValue = (Vec<u8>, Vec<u8>);
 
 impl FieldPlan {
-    fn new(name: String, options: &InferOptions) -> FieldPlan {
-        let alternative = (options.preset() == Preset::Default).then(|| {
-            let spark = options.clone().with_preset(Preset::Spark);
+    /// A field whose layout is inferred with `infer`, if given.
+    fn new(name: String, infer: Option<&InferOptions>) -> FieldPlan {
+        let alternative = infer.filter(|o| o.preset() == Preset::Default).map(|o| {
+            let spark = o.clone().with_preset(Preset::Spark);
             (SchemaInferrer::new(spark), Vec::new())
         });
         FieldPlan {
             name,
             kinds: Kinds::default(),
-            inferrer: SchemaInferrer::new(options.clone()),
+            inferrer: infer.map(|o| SchemaInferrer::new(o.clone())),
             alternative,
         }
     }
 
-    /// Adds a sampled value, encoded standalone as `metadata` + `value`.
-    fn add(&mut self, v: &VariantRef<'_>, metadata: &[u8], value: &[u8]) {
-        self.inferrer.add(v);
+    /// Adds a sampled value; `standalone` encodes it on its own (metadata
+    /// and value), when the sample is kept to measure layouts.
+    fn add(
+        &mut self,
+        v: &VariantRef<'_>,
+        standalone: impl FnOnce() -> Result<SampledValue>,
+    ) -> Result<()> {
+        if let Some(inferrer) = &mut self.inferrer {
+            inferrer.add(v);
+        }
         if let Some((spark, sample)) = &mut self.alternative {
             spark.add(v);
-            sample.push((metadata.to_vec(), value.to_vec()));
+            sample.push(standalone()?);
         }
+        Ok(())
     }
 
     /// The layout of this Variant column: the default preset's, unless the
@@ -511,9 +514,12 @@ impl FieldPlan {
     /// least [`CLEARLY_SMALLER`]. The default preset's cost model counts
     /// bytes before compression; on unique ids and keys compression
     /// decides, so both are measured. Near a tie ours stays: its types are
-    /// narrower and its values faithful.
+    /// narrower and its values faithful. Without inference: unshredded.
     fn layout(&self, write: &WriteOptions) -> Result<ShreddingSchema> {
-        let ours = self.inferrer.finish();
+        let Some(inferrer) = &self.inferrer else {
+            return Ok(ShreddingSchema::Variant);
+        };
+        let ours = inferrer.finish();
         let Some((spark, sample)) = &self.alternative else {
             return Ok(ours);
         };
@@ -544,7 +550,7 @@ impl FieldPlan {
 
 /// Adds the top-level keys of a JSON object line not yet known to
 /// `fields`, in the order the line has them: columns come in input order.
-fn record_key_order(text: &[u8], fields: &mut Vec<FieldPlan>, options: &InferOptions) {
+fn record_key_order(text: &[u8], fields: &mut Vec<FieldPlan>, infer: Option<&InferOptions>) {
     let mut reader = JsonReader::new(text);
     if reader.peek().ok() != Some(Peek::Object) {
         return;
@@ -552,7 +558,7 @@ fn record_key_order(text: &[u8], fields: &mut Vec<FieldPlan>, options: &InferOpt
     let mut key = reader.first_key().ok().flatten().map(str::to_owned);
     while let Some(k) = key {
         if !fields.iter().any(|f| f.name == k) {
-            fields.push(FieldPlan::new(k, options));
+            fields.push(FieldPlan::new(k, infer));
         }
         if reader
             .skip_value(1, crate::variant::DEFAULT_MAX_DEPTH)
@@ -570,9 +576,9 @@ fn plan_columns(
     options: &EncodeOptions,
     bad: &mut BadLines,
 ) -> Result<Vec<ColumnSpec>> {
-    let infer_options = match &options.shred {
-        ShredMode::Infer(o) => o.clone(),
-        _ => InferOptions::default(),
+    let infer = match &options.shred {
+        ShredMode::Infer(o) => Some(o),
+        _ => None,
     };
     let parser = JsonParser::new();
     let mut builder = VariantBuilder::new();
@@ -582,7 +588,7 @@ fn plan_columns(
     let mut fields: Vec<FieldPlan> = Vec::new();
     let split = !options.variant_fields.is_empty();
     if !split {
-        fields.push(FieldPlan::new(DEFAULT_COLUMN.into(), &infer_options));
+        fields.push(FieldPlan::new(DEFAULT_COLUMN.into(), infer));
     }
     for (line, text) in lines.iter() {
         builder.reset();
@@ -593,7 +599,7 @@ fn plan_columns(
         let (m, v) = builder.finish();
         let variant = VariantRef::try_new(m, v)?;
         if !split {
-            fields[0].add(&variant, m, v);
+            fields[0].add(&variant, || Ok((m.to_vec(), v.to_vec())))?;
             continue;
         }
         let Some(object) = variant.as_object() else {
@@ -604,12 +610,12 @@ fn plan_columns(
             bad.record_sample(line, e)?;
             continue;
         };
-        record_key_order(text, &mut fields, &infer_options);
+        record_key_order(text, &mut fields, infer);
         for (name, value) in object.iter() {
             let i = match fields.iter().position(|f| f.name == name) {
                 Some(i) => i,
                 None => {
-                    fields.push(FieldPlan::new(name.to_string(), &infer_options));
+                    fields.push(FieldPlan::new(name.to_string(), infer));
                     fields.len() - 1
                 }
             };
@@ -625,15 +631,17 @@ fn plan_columns(
                 VariantRef::Bool(_) => kinds.boolean = true,
                 _ => kinds.other = true,
             }
-            field_builder.reset();
-            field_builder.append(&value)?;
-            let (fm, fv) = field_builder.finish();
-            fields[i].add(&value, fm, fv);
+            fields[i].add(&value, || {
+                field_builder.reset();
+                field_builder.append(&value)?;
+                let (m, v) = field_builder.finish();
+                Ok((m.to_vec(), v.to_vec()))
+            })?;
         }
     }
     for name in &options.variant_fields {
         if !fields.iter().any(|f| &f.name == name) {
-            fields.push(FieldPlan::new(name.clone(), &infer_options));
+            fields.push(FieldPlan::new(name.clone(), infer));
         }
     }
     fields
