@@ -146,14 +146,10 @@ impl ParquetFile {
         let views = binaries_as_views(opened.arrow_schema(), &opened.variant_columns());
         opened.metadata = ArrowReaderMetadata::try_new(
             opened.metadata.metadata().clone(),
-            opened.reader_options(views),
+            ArrowReaderOptions::new().with_schema(views),
         )
         .map_err(|e| opened.error(e))?;
         Ok(opened)
-    }
-
-    fn reader_options(&self, schema: arrow::datatypes::SchemaRef) -> ArrowReaderOptions {
-        ArrowReaderOptions::new().with_schema(schema)
     }
 
     /// The file's Parquet schema.
@@ -439,8 +435,8 @@ impl ParquetFile {
     /// The footer again, with the column and offset indexes (where the
     /// writer wrote them).
     fn with_page_index(&self) -> Result<ArrowReaderMetadata> {
-        let options = self
-            .reader_options(self.arrow_schema().clone())
+        let options = ArrowReaderOptions::new()
+            .with_schema(self.arrow_schema().clone())
             .with_page_index_policy(PageIndexPolicy::Optional);
         guarded(&self.path, || {
             ArrowReaderMetadata::load(&self.file, options).map_err(|e| self.error(e))

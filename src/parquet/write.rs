@@ -72,16 +72,18 @@ pub(crate) const DICTIONARY_PAGE_LIMIT: usize = 64 * 1024;
 /// leaves are written without a dictionary (as many as inference samples).
 const DISTINCT_SAMPLE_ROWS: usize = 4096;
 
+/// The share of distinct values from which a leaf is [mostly
+/// distinct](mostly_distinct).
+const MOSTLY_DISTINCT: f64 = 0.9;
+
 /// Whether a leaf with `distinct` distinct values among `values` is written
 /// without a dictionary. Such a column (ids, timestamps, session keys)
 /// overflows the dictionary within a row group anyway, after spending its
 /// first 64 KB on incompressible indices; plain (or delta) from the start
 /// is smaller.
-fn mostly_distinct(distinct: f64, values: f64) -> bool {
-    distinct > 0.0 && distinct >= MOSTLY_DISTINCT * values
+fn mostly_distinct(distinct: usize, values: usize) -> bool {
+    distinct > 0 && distinct as f64 >= MOSTLY_DISTINCT * values as f64
 }
-
-const MOSTLY_DISTINCT: f64 = 0.9;
 
 /// One column of the output.
 #[derive(Clone, Debug)]
@@ -139,18 +141,15 @@ impl Writer {
         schema: &SchemaRef,
         first: Option<&RecordBatch>,
     ) -> Result<&mut ArrowWriter<File>> {
-        if let Writer::Pending { .. } = self {
-            let Writer::Pending {
+        // Left `Failed` if creating the writer fails.
+        *self = match std::mem::replace(self, Writer::Failed) {
+            Writer::Pending {
                 file,
                 properties,
                 descriptor,
-            } = std::mem::replace(self, Writer::Failed)
-            else {
-                unreachable!("matched above")
-            };
-            let writer = arrow_writer(file, schema, properties, descriptor, first)?;
-            *self = Writer::Open(writer);
-        }
+            } => Writer::Open(arrow_writer(file, schema, properties, descriptor, first)?),
+            opened_or_failed => opened_or_failed,
+        };
         match self {
             Writer::Open(writer) => Ok(writer),
             _ => Err(Error::parquet(
@@ -209,8 +208,9 @@ pub(crate) fn encoded_size(
 /// The `typed_value` leaves of Variant columns whose values in the first
 /// `DISTINCT_SAMPLE_ROWS` rows of `batch` are [mostly
 /// distinct](mostly_distinct). The residual `value` leaves keep their
-/// dictionaries: inference costs them dictionary-encoded. Booleans, which are never dictionary-encoded, and types whose leaves
-/// cannot be matched to the schema's are left alone.
+/// dictionaries: inference costs them dictionary-encoded. Booleans, which
+/// are never dictionary-encoded, and types whose leaves cannot be matched
+/// to the schema's are left alone.
 fn distinct_leaves(batch: &RecordBatch, descriptor: &SchemaDescriptor) -> Vec<ColumnPath> {
     let sample = batch.slice(0, batch.num_rows().min(DISTINCT_SAMPLE_ROWS));
     let mut leaves = Vec::new();
@@ -237,7 +237,7 @@ fn distinct_leaves(batch: &RecordBatch, descriptor: &SchemaDescriptor) -> Vec<Co
         .map(|(_, pair)| pair)
         .filter(|(leaf, _)| {
             distinct_values(leaf)
-                .is_some_and(|(distinct, values)| mostly_distinct(distinct as f64, values as f64))
+                .is_some_and(|(distinct, values)| mostly_distinct(distinct, values))
         })
         .map(|(_, column)| column.path().clone())
         .collect()
