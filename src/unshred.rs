@@ -70,13 +70,18 @@ impl<'a> RowMetadata<'_, 'a> {
         let mut order = self.column.name_order.borrow_mut();
         let of_this =
             |order: &(Option<&[u8]>, Vec<u32>)| order.0.is_some_and(|o| std::ptr::eq(o, bytes));
-        // Ordered once a second row shares it: rows that each have their
-        // own metadata are not worth the sort.
+        // Ordered once enough rows in a run share it to pay for the sort:
+        // a row compares about as many names as the dictionary holds, the
+        // sort about log2 of that many times more. Runs of a row or two
+        // (rows whose key sets vary) are not worth it.
+        let pays_after = metadata.len().max(2).ilog2() as usize + 1;
         let shared = self
             .column
             .last_metadata
             .get()
-            .is_some_and(|(last, _, first_row)| std::ptr::eq(last, bytes) && first_row != self.row);
+            .is_some_and(|(last, _, first_row)| {
+                std::ptr::eq(last, bytes) && self.row.abs_diff(first_row) >= pays_after
+            });
         if !of_this(&order) && shared && !metadata.is_sorted() {
             metadata.name_order(&mut order.1);
             order.0 = Some(bytes);

@@ -547,14 +547,18 @@ fn field_order_is_checked_in_rows_that_share_an_unsorted_dictionary() {
     use arrow::datatypes::{DataType, Field};
     use vshred::unshred::ShreddedColumn;
 
-    // Unsorted: "b" (0), "a" (1), "a" (2). Rows after the first validate
-    // with the names' order worked out once; it must reject what comparing
-    // names rejects.
+    // Unsorted: "b" (0), "a" (1), "a" (2). Rows well into a run that
+    // shares it validate with the names' order worked out once; it must
+    // reject what comparing names rejects, in the first rows of the run.
     let metadata = [0x01, 3, 0, 1, 2, 3, b'b', b'a', b'a'];
     let valid = [0x02, 2, 1, 0, 0, 2, 4, 0x0C, 1, 0x0C, 2]; // {"a":1,"b":2}
     let unsorted = [0x02, 2, 0, 1, 0, 2, 4, 0x0C, 2, 0x0C, 1]; // "b" before "a"
     let duplicate = [0x02, 2, 1, 2, 0, 2, 4, 0x0C, 1, 0x0C, 2]; // "a" twice
-    let values: [&[u8]; 5] = [&valid, &valid, &unsorted, &valid, &duplicate];
+    // The bad rows come first (names compared) and last (names' order).
+    let mut values: Vec<&[u8]> = vec![&unsorted, &duplicate];
+    values.extend([&valid[..]; 16]);
+    values.extend([&unsorted[..], &valid, &duplicate]);
+    let rows = values.len();
     let column = StructArray::new(
         vec![
             Field::new("metadata", DataType::Binary, false),
@@ -562,7 +566,7 @@ fn field_order_is_checked_in_rows_that_share_an_unsorted_dictionary() {
         ]
         .into(),
         vec![
-            Arc::new(BinaryArray::from_iter_values([&metadata[..]; 5])) as ArrayRef,
+            Arc::new(BinaryArray::from_iter_values(vec![&metadata[..]; rows])) as ArrayRef,
             Arc::new(BinaryArray::from_iter_values(values)),
         ],
         None,
@@ -575,11 +579,18 @@ fn field_order_is_checked_in_rows_that_share_an_unsorted_dictionary() {
             .map(|()| String::from_utf8(out).unwrap())
             .map_err(|e| e.to_string())
     };
-    for row in [0, 1, 3] {
+    for row in (2..18).chain([19]) {
         assert_eq!(render(row).as_deref(), Ok(r#"{"a":1,"b":2}"#), "row {row}");
     }
-    let e = render(2).unwrap_err();
-    assert!(e.contains("unsorted field name \"a\" after \"b\""), "{e}");
-    let e = render(4).unwrap_err();
-    assert!(e.contains("duplicate field name \"a\""), "{e}");
+    for row in [0, 18] {
+        let e = render(row).unwrap_err();
+        assert!(
+            e.contains("unsorted field name \"a\" after \"b\""),
+            "row {row}: {e}"
+        );
+    }
+    for row in [1, 20] {
+        let e = render(row).unwrap_err();
+        assert!(e.contains("duplicate field name \"a\""), "row {row}: {e}");
+    }
 }
