@@ -63,6 +63,18 @@ impl<'a> RowMetadata<'_, 'a> {
         self.column.row_metadata(self.row)
     }
 
+    /// How many rows, this one included, the run of consecutive rows that
+    /// share `metadata` ([`get`](Self::get)'s) has reached: what says
+    /// whether work done once for the metadata pays.
+    fn run_length(&self, metadata: &Metadata<'a>) -> usize {
+        match self.column.last_metadata.get() {
+            Some((last, _, first_row)) if std::ptr::eq(last, metadata.as_bytes()) => {
+                self.row.abs_diff(first_row) + 1
+            }
+            _ => 1,
+        }
+    }
+
     /// Validates `value` against `metadata`, which [`get`](Self::get)
     /// returned.
     fn validate(&self, metadata: Metadata<'a>, value: &'a [u8]) -> Result<VariantRef<'a>> {
@@ -74,15 +86,8 @@ impl<'a> RowMetadata<'_, 'a> {
         // a row compares about as many names as the dictionary holds, the
         // sort about log2 of that many times more. Runs of a row or two
         // (rows whose key sets vary) are not worth it.
-        let pays_after = metadata.len().max(2).ilog2() as usize + 1;
-        let shared = self
-            .column
-            .last_metadata
-            .get()
-            .is_some_and(|(last, _, first_row)| {
-                std::ptr::eq(last, bytes) && self.row.abs_diff(first_row) >= pays_after
-            });
-        if !of_this(&order) && shared && !metadata.is_sorted() {
+        let pays = self.run_length(&metadata) > metadata.len().max(2).ilog2() as usize + 1;
+        if !of_this(&order) && pays && !metadata.is_sorted() {
             metadata.name_order(&mut order.1);
             order.0 = Some(bytes);
         }
@@ -293,6 +298,7 @@ impl<'a> ShreddedColumn<'a> {
             path,
             resolved: Cell::new(None),
             steps: RefCell::new(Vec::new()),
+            by_name: path.iter().map(PathStep::by_name).collect(),
         }
     }
 
@@ -763,9 +769,11 @@ impl Sink for JsonSink<'_> {
 }
 
 /// Finds one path in many rows of a column. Where the path enters a
-/// Variant-encoded value, its field names are resolved to key ids once per
-/// distinct metadata, and objects are searched by id: rows that share
-/// metadata (the usual case) compare no names.
+/// Variant-encoded value, objects are searched by name (a binary search
+/// of their fields) until a run of rows sharing one metadata is long
+/// enough to pay for resolving the path's names to key ids (a scan of the
+/// dictionary); from then on objects are searched by id, comparing no
+/// names: rows that share metadata are the usual case.
 pub(crate) struct PathFinder<'p, 'a> {
     column: &'p ShreddedColumn<'a>,
     path: &'p [PathSegment],
@@ -775,6 +783,8 @@ pub(crate) struct PathFinder<'p, 'a> {
     /// cannot change, so the address says whether to resolve again.
     resolved: Cell<Option<&'a [u8]>>,
     steps: RefCell<Vec<PathStep>>,
+    /// The path's steps by name.
+    by_name: Vec<PathStep>,
 }
 
 impl<'p, 'a> PathFinder<'p, 'a> {
@@ -789,19 +799,25 @@ impl<'p, 'a> PathFinder<'p, 'a> {
     #[inline]
     fn in_value(
         &self,
+        m: &RowMetadata<'_, 'a>,
         metadata: Metadata<'a>,
         value: &'a [u8],
         depth: usize,
     ) -> Result<Option<&'a [u8]>> {
-        let mut steps = self.steps.borrow_mut();
-        if !self
-            .resolved
-            .get()
-            .is_some_and(|r| std::ptr::eq(r, metadata.as_bytes()))
-        {
-            metadata.resolve(self.path, &mut steps);
-            self.resolved.set(Some(metadata.as_bytes()));
-        }
+        let bytes = metadata.as_bytes();
+        let mut resolved = self.steps.borrow_mut();
+        // Resolving scans the dictionary once per name; a search by name
+        // costs about log2 of its size comparisons per row.
+        let n = metadata.len().max(2);
+        let steps = if self.resolved.get().is_some_and(|r| std::ptr::eq(r, bytes)) {
+            &resolved[..]
+        } else if m.run_length(&metadata) < n / n.ilog2() as usize {
+            &self.by_name[..]
+        } else {
+            metadata.resolve(self.path, &mut resolved);
+            self.resolved.set(Some(bytes));
+            &resolved[..]
+        };
         VariantRef::try_at_path(
             metadata,
             value,
@@ -864,7 +880,7 @@ impl<'a> SlotReader<'a> {
         let Some(bytes) = self.value_at(i) else {
             return Ok(Found::Missing);
         };
-        let found = finder.in_value(m.get()?, bytes, depth).map_err(|e| {
+        let found = finder.in_value(m, m.get()?, bytes, depth).map_err(|e| {
             Error::new(
                 ErrorKind::InvalidVariant,
                 format!("{}: value: {e}", self.path),

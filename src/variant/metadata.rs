@@ -1,8 +1,10 @@
 //! The metadata: a header byte, then a dictionary of field names.
 
+use std::convert::Infallible;
+
 use crate::error::{Error, Result, VariantPart};
 use crate::path::PathSegment;
-use crate::variant::read_uint;
+use crate::variant::{binary_search, read_uint};
 
 const VERSION: u8 = 1;
 const SORTED_STRINGS: u8 = 0b1_0000;
@@ -182,16 +184,9 @@ impl<'a> Metadata<'a> {
     /// otherwise.
     pub fn find(&self, name: &str) -> Option<usize> {
         if self.sorted {
-            let (mut lo, mut hi) = (0, self.len());
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                match self.name(mid).cmp(name) {
-                    std::cmp::Ordering::Less => lo = mid + 1,
-                    std::cmp::Ordering::Greater => hi = mid,
-                    std::cmp::Ordering::Equal => return Some(mid),
-                }
-            }
-            None
+            let Ok(found) =
+                binary_search(self.len(), |i| Ok::<_, Infallible>(self.name(i).cmp(name)));
+            found
         } else {
             (0..self.len()).find(|&i| self.name(i) == name)
         }
@@ -255,10 +250,21 @@ pub(crate) enum PathStep {
     /// An object field whose name is not in the dictionary: no object of a
     /// value under this metadata has it.
     Absent,
-    /// An object field whose name the dictionary holds more than once.
+    /// An object field found by its name: one the dictionary holds more
+    /// than once, or any, where the path was not resolved.
     Name(String),
     /// The array element at this index.
     Index(usize),
+}
+
+impl PathStep {
+    /// The step for `segment` under any metadata: a field by its name.
+    pub(crate) fn by_name(segment: &PathSegment) -> PathStep {
+        match segment {
+            PathSegment::Field(name) => PathStep::Name(name.clone()),
+            PathSegment::Index(k) => PathStep::Index(*k),
+        }
+    }
 }
 
 fn need(bytes: &[u8], n: usize, what: &str) -> Result<()> {

@@ -108,6 +108,26 @@ pub(crate) fn write_uint(out: &mut [u8], v: usize, width: u8) {
     out[..width as usize].copy_from_slice(&(v as u32).to_le_bytes()[..width as usize]);
 }
 
+/// The index in `0..len` at which `compare` (of the item at an index with
+/// the one sought) says `Equal`, by binary search over items in ascending
+/// order: dictionary names, an object's field names.
+#[inline]
+pub(crate) fn binary_search<E>(
+    len: usize,
+    mut compare: impl FnMut(usize) -> Result<std::cmp::Ordering, E>,
+) -> Result<Option<usize>, E> {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match compare(mid)? {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Ok(Some(mid)),
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

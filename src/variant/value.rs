@@ -1,11 +1,12 @@
 //! The value: a zero-copy, validated view ([`VariantRef`]) and its validation.
 
+use std::convert::Infallible;
 use std::fmt;
 
 use crate::error::{Error, Result, VariantPart};
 use crate::variant::decimal::VariantDecimal;
 use crate::variant::metadata::{Metadata, PathStep};
-use crate::variant::{basic_type, read_uint, type_id};
+use crate::variant::{basic_type, binary_search, read_uint, type_id};
 
 /// The default limit on nested objects and arrays: deeper values are
 /// rejected rather than risking the stack (serde_json uses the same).
@@ -483,16 +484,10 @@ impl<'a> ObjectRef<'a> {
 
     /// The index of the field called `name`, by binary search on names.
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        let (mut lo, mut hi) = (0, self.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match self.field_name(mid).as_bytes().cmp(name.as_bytes()) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
-            }
-        }
-        None
+        let Ok(found) = binary_search(self.len(), |i| {
+            Ok::<_, Infallible>(self.field_name(i).cmp(name))
+        });
+        found
     }
 
     /// The value of the field called `name`.
@@ -899,7 +894,9 @@ impl Validator<'_, '_> {
             let index = match step {
                 PathStep::Key(id) => self.find_field(&c, |i| i == *id)?,
                 PathStep::Absent => self.find_field(&c, |_| false)?,
-                PathStep::Name(name) => self.find_field(&c, |i| self.metadata.name(i) == name)?,
+                PathStep::Name(name) => binary_search(c.len, |i| {
+                    Ok(self.metadata.name(self.field_id(&c, i)?).cmp(name))
+                })?,
                 PathStep::Index(k) => (*k < c.len).then_some(*k),
             };
             let Some(i) = index else {
@@ -1125,14 +1122,35 @@ mod tests {
         let metadata = Metadata::try_new(&m).unwrap();
         let mut steps = Vec::new();
         metadata.resolve(path.segments(), &mut steps);
-        VariantRef::try_at_path(metadata, &v, &steps, DEFAULT_MAX_DEPTH)
-            .unwrap()
-            .map(|v| crate::json::variant_to_json_string(&decode(metadata, v)))
+        let found = VariantRef::try_at_path(metadata, &v, &steps, DEFAULT_MAX_DEPTH).unwrap();
+        // Searching objects by name finds the same bytes as by key id.
+        let by_name: Vec<PathStep> = path.segments().iter().map(PathStep::by_name).collect();
+        assert_eq!(
+            VariantRef::try_at_path(metadata, &v, &by_name, DEFAULT_MAX_DEPTH).unwrap(),
+            found,
+            "{path:?} by name"
+        );
+        found.map(|v| crate::json::variant_to_json_string(&decode(metadata, v)))
     }
 
     #[test]
     fn path_lookup_finds_what_a_full_decode_finds() {
         let json = r#"{"a":{"b":[10,{"c":"x"}]},"d":1.50}"#;
+        // Enough fields that a search by name takes several steps.
+        // Keys in and out of name order (a sorted and an unsorted
+        // dictionary).
+        for wide in [
+            r#"{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":{"z":8}}"#,
+            r#"{"k8":{"z":8},"k7":7,"k6":6,"k5":5,"k4":4,"k3":3,"k2":2,"k1":1,"k0":0}"#,
+        ] {
+            for k in 0..8 {
+                assert_eq!(at_path(wide, &format!("$.k{k}")), Some(k.to_string()));
+            }
+            assert_eq!(at_path(wide, "$.k8.z").as_deref(), Some("8"));
+            for missing in ["$.k", "$.k9", "$.a", "$.k8.y", "$.k8.zz"] {
+                assert_eq!(at_path(wide, missing), None, "{missing}");
+            }
+        }
         assert_eq!(at_path(json, "$.a.b[1].c").as_deref(), Some(r#""x""#));
         assert_eq!(at_path(json, "$.a.b[0]").as_deref(), Some("10"));
         assert_eq!(at_path(json, "$.d").as_deref(), Some("1.50"));
