@@ -31,7 +31,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::{JsonWriter, write_json, write_json_int, write_json_string};
 use crate::path::PathSegment;
-use crate::variant::{Metadata, PathStep, VariantBuilder, VariantDecimal, VariantRef};
+use crate::variant::{Metadata, PathStep, Scratch, VariantBuilder, VariantDecimal, VariantRef};
 
 /// A Variant column (shredded or not) checked and ready to reconstruct.
 pub struct ShreddedColumn<'a> {
@@ -44,12 +44,21 @@ pub struct ShreddedColumn<'a> {
     /// with equal metadata get a `Metadata` over the same bytes), and the
     /// first row that had it.
     last_metadata: Cell<Option<(&'a [u8], Metadata<'a>, usize)>>,
-    /// The names' order ([`Metadata::name_order`]) of an unsorted metadata
-    /// that several rows share, and which metadata (by address) it is of:
-    /// values are then validated without comparing names.
-    name_order: RefCell<(Option<&'a [u8]>, Vec<u32>)>,
+    /// What validating the rows' values reuses.
+    validation: RefCell<Validation<'a>>,
     /// Renders Variant-encoded values, keeping their keys' JSON text.
     json: RefCell<JsonWriter>,
+}
+
+/// What validating the values of a column's rows reuses from row to row.
+#[derive(Default)]
+struct Validation<'a> {
+    /// The names' order ([`Metadata::name_order`]) of an unsorted metadata
+    /// that many rows share, and which metadata (by address) it is of:
+    /// values are then validated without comparing names.
+    name_order: Vec<u32>,
+    ordered: Option<&'a [u8]>,
+    scratch: Scratch,
 }
 
 /// A row's metadata, validated only if something in the row needs it.
@@ -78,26 +87,39 @@ impl<'a> RowMetadata<'_, 'a> {
     /// Validates `value` against `metadata`, which [`get`](Self::get)
     /// returned.
     fn validate(&self, metadata: Metadata<'a>, value: &'a [u8]) -> Result<VariantRef<'a>> {
+        self.with_validation(metadata, |name_order, scratch| {
+            VariantRef::try_with_name_order(
+                metadata,
+                value,
+                crate::variant::DEFAULT_MAX_DEPTH,
+                name_order,
+                scratch,
+            )
+        })
+    }
+
+    /// Calls `f` with what validating a value under `metadata`
+    /// ([`get`](Self::get)'s) reuses: the names' order, when there is one
+    /// worth having, and the validator's buffers.
+    fn with_validation<T>(
+        &self,
+        metadata: Metadata<'a>,
+        f: impl FnOnce(Option<&[u32]>, &mut Scratch) -> T,
+    ) -> T {
         let bytes = metadata.as_bytes();
-        let mut order = self.column.name_order.borrow_mut();
-        let of_this =
-            |order: &(Option<&[u8]>, Vec<u32>)| order.0.is_some_and(|o| std::ptr::eq(o, bytes));
+        let validation = &mut *self.column.validation.borrow_mut();
+        let of_this = |ordered: Option<&[u8]>| ordered.is_some_and(|o| std::ptr::eq(o, bytes));
         // Ordered once enough rows in a run share it to pay for the sort:
         // a row compares about as many names as the dictionary holds, the
         // sort about log2 of that many times more. Runs of a row or two
         // (rows whose key sets vary) are not worth it.
         let pays = self.run_length(&metadata) > metadata.len().max(2).ilog2() as usize + 1;
-        if !of_this(&order) && pays && !metadata.is_sorted() {
-            metadata.name_order(&mut order.1);
-            order.0 = Some(bytes);
+        if !of_this(validation.ordered) && pays && !metadata.is_sorted() {
+            metadata.name_order(&mut validation.name_order);
+            validation.ordered = Some(bytes);
         }
-        let name_order = of_this(&order).then_some(&order.1[..]);
-        VariantRef::try_with_name_order(
-            metadata,
-            value,
-            crate::variant::DEFAULT_MAX_DEPTH,
-            name_order,
-        )
+        let name_order = of_this(validation.ordered).then_some(&validation.name_order[..]);
+        f(name_order, &mut validation.scratch)
     }
 }
 
@@ -262,7 +284,7 @@ impl<'a> ShreddedColumn<'a> {
             metadata,
             root: SlotReader::new(column, "$".into(), true)?,
             last_metadata: Cell::new(None),
-            name_order: RefCell::new((None, Vec::new())),
+            validation: RefCell::default(),
             json: RefCell::new(JsonWriter::default()),
         })
     }
@@ -451,7 +473,7 @@ impl<'a> SlotReader<'a> {
             _ => {
                 return match value {
                     Some(bytes) => {
-                        sink.value(&self.decode(i, m, bytes)?)?;
+                        sink.encoded(self, i, m, bytes)?;
                         Ok(true)
                     }
                     None => Ok(false),
@@ -517,10 +539,17 @@ impl<'a> SlotReader<'a> {
         m: &RowMetadata<'_, 'a>,
         bytes: &'a [u8],
     ) -> Result<VariantRef<'a>> {
-        m.validate(m.get()?, bytes).map_err(|e| {
+        let metadata = m.get()?;
+        self.value_context(i, m.validate(metadata, bytes))
+    }
+
+    /// `result` of reading this slot's `value` at `i`, an error naming the
+    /// slot and the row.
+    fn value_context<T>(&self, i: usize, result: Result<T>) -> Result<T> {
+        result.map_err(|e| {
             Error::new(
                 ErrorKind::InvalidVariant,
-                format!("{}: value: {}", self.path, e),
+                format!("{}: value: {e}", self.path),
             )
             .with_row(i as u64)
         })
@@ -669,6 +698,16 @@ impl<'a> JsonRows<'a> {
 trait Sink {
     /// A whole value, already a Variant.
     fn value(&mut self, v: &VariantRef<'_>) -> Result<()>;
+    /// The Variant-encoded `value` of `slot` at `i`, not yet validated.
+    fn encoded<'a>(
+        &mut self,
+        slot: &SlotReader<'a>,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        bytes: &'a [u8],
+    ) -> Result<()> {
+        self.value(&slot.decode(i, m, bytes)?)
+    }
     /// The primitive at `i` of a typed column (known valid).
     fn typed(&mut self, typed: &TypedReader<'_>, i: usize) -> Result<()> {
         self.value(&typed.scalar(i)?)
@@ -725,6 +764,22 @@ impl Sink for JsonSink<'_> {
     fn value(&mut self, v: &VariantRef<'_>) -> Result<()> {
         self.writer.write_json(v, self.out);
         Ok(())
+    }
+
+    /// Validated and rendered in one pass over the bytes.
+    fn encoded<'a>(
+        &mut self,
+        slot: &SlotReader<'a>,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        bytes: &'a [u8],
+    ) -> Result<()> {
+        let metadata = m.get()?;
+        let written = m.with_validation(metadata, |name_order, scratch| {
+            self.writer
+                .validate_and_write(metadata, bytes, name_order, scratch, self.out)
+        });
+        slot.value_context(i, written)
     }
 
     fn typed(&mut self, typed: &TypedReader<'_>, i: usize) -> Result<()> {
@@ -880,13 +935,7 @@ impl<'a> SlotReader<'a> {
         let Some(bytes) = self.value_at(i) else {
             return Ok(Found::Missing);
         };
-        let found = finder.in_value(m, m.get()?, bytes, depth).map_err(|e| {
-            Error::new(
-                ErrorKind::InvalidVariant,
-                format!("{}: value: {e}", self.path),
-            )
-            .with_row(i as u64)
-        })?;
+        let found = self.value_context(i, finder.in_value(m, m.get()?, bytes, depth))?;
         Ok(found.map_or(Found::Missing, Found::Value))
     }
 

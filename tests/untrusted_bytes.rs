@@ -8,18 +8,26 @@
 //! 3. Targeted attacks: nesting far beyond the depth limit, fields sharing
 //!    one offset, huge claimed counts and lengths backed by a few bytes.
 //!
+//! Each check also reconstructs the value from an unshredded column, which
+//! validates and renders in one pass: it must agree with validation.
+//!
 //! The same checks run unbounded in `fuzz/` (targets `variant_bytes` and
 //! `json_text`); crashes found there are pinned at the end of this file.
 
 mod hand_encoding;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use arrow::array::{ArrayRef, BinaryArray, StructArray};
+use arrow::datatypes::{DataType, Field};
 
 use hand_encoding::{push_uint, width_for};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::TestCaseError;
 use vshred::json::{json_to_variant, write_json};
+use vshred::unshred::ShreddedColumn;
 use vshred::variant::{DEFAULT_MAX_DEPTH, Metadata, VariantBuilder, VariantRef};
 use vshred::{Error, ErrorKind, Position, VariantPart};
 
@@ -67,19 +75,52 @@ fn check_error(e: &Error, metadata: &[u8], value: &[u8]) -> Result<(), TestCaseE
     Ok(())
 }
 
+/// An unshredded Variant column: `metadata` and `value` binaries.
+fn unshredded_column(metadata: Vec<&[u8]>, values: Vec<&[u8]>) -> StructArray {
+    StructArray::new(
+        vec![
+            Field::new("metadata", DataType::Binary, false),
+            Field::new("value", DataType::Binary, false),
+        ]
+        .into(),
+        vec![
+            Arc::new(BinaryArray::from_iter_values(metadata)) as ArrayRef,
+            Arc::new(BinaryArray::from_iter_values(values)),
+        ],
+        None,
+    )
+}
+
+/// The JSON text reconstruction gives for one row of an unshredded column
+/// (which validates and renders in one pass over the bytes).
+fn reconstructed_json(metadata: &[u8], value: &[u8]) -> Result<Vec<u8>, Error> {
+    let column = unshredded_column(vec![metadata], vec![value]);
+    let mut out = Vec::new();
+    ShreddedColumn::try_new(&column)?.write_json(0, &mut out)?;
+    Ok(out)
+}
+
 /// Validates `metadata` + `value`; on success renders JSON, re-encodes,
 /// and checks that the new bytes validate and decode equal. Returns
-/// whether the input was valid.
+/// whether the input was valid. Reconstruction, which validates and
+/// renders in one pass, must agree: the same error, or the same text.
 fn check_untrusted(metadata: &[u8], value: &[u8]) -> Result<bool, TestCaseError> {
+    let reconstructed = reconstructed_json(metadata, value);
     let v = match VariantRef::try_new(metadata, value) {
         Ok(v) => v,
         Err(e) => {
             check_error(&e, metadata, value)?;
+            let r = reconstructed.expect_err("reconstruction passed what validation rejects");
+            prop_assert!(r.message().contains(e.message()), "{r} against {e}");
             return Ok(false);
         }
     };
     let mut json = Vec::new();
     write_json(&v, &mut json);
+    match reconstructed {
+        Ok(text) => prop_assert_eq!(&text, &json),
+        Err(e) => prop_assert!(false, "reconstruction rejects a valid Variant: {}", e),
+    }
     prop_assert!(std::str::from_utf8(&json).is_ok(), "JSON is not UTF-8");
     // Valid Variants have unique field names and bounded depth, so their
     // JSON always parses back.
@@ -437,6 +478,28 @@ fn fields_sharing_one_offset_are_rejected() {
 }
 
 #[test]
+fn a_child_that_runs_into_the_next_one_is_rejected() {
+    // Two children, an int8 and an int16 whose two bytes run into the int8;
+    // offsets in field order and out of it. The values start at byte 5 of
+    // the array and 7 of the object, the int16's data one byte later.
+    let names = [0x11, 2, 0, 1, 2, b'a', b'b'];
+    for (metadata, value, data_at) in [
+        (&NO_NAMES[..], vec![0x03, 2, 0, 2, 4, 0x10, 1, 0x0C, 5], 6),
+        (&NO_NAMES, vec![0x03, 2, 2, 0, 4, 0x10, 1, 0x0C, 5], 6),
+        (&names, vec![0x02, 2, 0, 1, 0, 2, 4, 0x10, 1, 0x0C, 5], 8),
+        (&names, vec![0x02, 2, 0, 1, 2, 0, 4, 0x10, 1, 0x0C, 5], 8),
+    ] {
+        let (byte, message) = value_error(metadata, &value);
+        assert!(
+            message.contains("int16 needs 2 bytes, 1 are left"),
+            "{value:?}: {message}"
+        );
+        assert_eq!(byte, data_at, "{value:?}: {message}");
+        assert!(reconstructed_json(metadata, &value).is_err(), "{value:?}");
+    }
+}
+
+#[test]
 fn huge_claimed_sizes_are_rejected_quickly() {
     let started = Instant::now();
     let max = [0xFF; 4];
@@ -541,12 +604,6 @@ fn negative_zero_double_survives_json_by_value() {
 
 #[test]
 fn field_order_is_checked_in_rows_that_share_an_unsorted_dictionary() {
-    use std::sync::Arc;
-
-    use arrow::array::{ArrayRef, BinaryArray, StructArray};
-    use arrow::datatypes::{DataType, Field};
-    use vshred::unshred::ShreddedColumn;
-
     // Unsorted: "b" (0), "a" (1), "a" (2). Rows well into a run that
     // shares it validate with the names' order worked out once; it must
     // reject what comparing names rejects, in the first rows of the run.
@@ -559,18 +616,7 @@ fn field_order_is_checked_in_rows_that_share_an_unsorted_dictionary() {
     values.extend([&valid[..]; 16]);
     values.extend([&unsorted[..], &valid, &duplicate]);
     let rows = values.len();
-    let column = StructArray::new(
-        vec![
-            Field::new("metadata", DataType::Binary, false),
-            Field::new("value", DataType::Binary, false),
-        ]
-        .into(),
-        vec![
-            Arc::new(BinaryArray::from_iter_values(vec![&metadata[..]; rows])) as ArrayRef,
-            Arc::new(BinaryArray::from_iter_values(values)),
-        ],
-        None,
-    );
+    let column = unshredded_column(vec![&metadata[..]; rows], values);
     let reader = ShreddedColumn::try_new(&column).unwrap();
     let render = |row| {
         let mut out = Vec::new();

@@ -1,6 +1,7 @@
 //! Untrusted Variant bytes: validation must never panic, errors must point
 //! inside the input, and whatever validates must render as JSON, re-encode,
-//! and re-validate to a logically equal value.
+//! and re-validate to a logically equal value; reconstruction from a
+//! column (one pass that validates and renders) must agree.
 //!
 //! Input layout: metadata and value back to back (as in the seed corpus).
 //! The split is where `Metadata::parse_prefix` says the metadata ends; when
@@ -9,8 +10,13 @@
 
 #![no_main]
 
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, BinaryArray, StructArray};
+use arrow::datatypes::{DataType, Field};
 use libfuzzer_sys::fuzz_target;
 use vshred::json::{json_to_variant, write_json};
+use vshred::unshred::ShreddedColumn;
 use vshred::variant::{DEFAULT_MAX_DEPTH, Metadata, VariantBuilder, VariantRef};
 use vshred::{Error, ErrorKind, Position, VariantPart};
 
@@ -34,10 +40,16 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn check(metadata: &[u8], value: &[u8]) {
+    // Reconstruction validates and renders in one pass: it must reject
+    // what validation rejects, with the same error, and else write the
+    // same text as rendering the validated value.
+    let reconstructed = reconstructed_json(metadata, value);
     let v = match VariantRef::try_new(metadata, value) {
         Ok(v) => v,
         Err(e) => {
             check_error(&e, metadata.len(), value.len());
+            let r = reconstructed.expect_err("reconstruction passed what validation rejects");
+            assert!(r.message().contains(e.message()), "{r} against {e}");
             return;
         }
     };
@@ -59,6 +71,7 @@ fn check(metadata: &[u8], value: &[u8]) {
     // validator forbids duplicate field names, and the depth limits agree).
     let mut json = Vec::new();
     write_json(&v, &mut json);
+    assert_eq!(reconstructed.expect("reconstruction of a valid value"), json);
     let text = std::str::from_utf8(&json).expect("write_json emits UTF-8");
     if let Err(e) = json_to_variant(&json) {
         panic!("write_json output does not parse: {e}\n{text}");
@@ -79,6 +92,25 @@ fn check(metadata: &[u8], value: &[u8]) {
     let mut again = VariantBuilder::new();
     again.append(&w).expect("re-encoding a re-encoded value");
     assert_eq!(again.finish(), (m2, v2), "re-encoding is not idempotent");
+}
+
+/// The JSON text reconstruction gives for a one-row unshredded column.
+fn reconstructed_json(metadata: &[u8], value: &[u8]) -> Result<Vec<u8>, Error> {
+    let column = StructArray::new(
+        vec![
+            Field::new("metadata", DataType::Binary, false),
+            Field::new("value", DataType::Binary, false),
+        ]
+        .into(),
+        vec![
+            Arc::new(BinaryArray::from_iter_values([metadata])) as ArrayRef,
+            Arc::new(BinaryArray::from_iter_values([value])),
+        ],
+        None,
+    );
+    let mut out = Vec::new();
+    ShreddedColumn::try_new(&column)?.write_json(0, &mut out)?;
+    Ok(out)
 }
 
 /// Touches every accessor of `v` and its children; returns the nesting

@@ -1,6 +1,9 @@
 //! Variant -> JSON text.
 
-use crate::variant::{ObjectRef, VariantDecimal, VariantRef};
+use crate::error::Result;
+use crate::variant::{
+    DEFAULT_MAX_DEPTH, Metadata, Scratch, VariantDecimal, VariantRef, Visit, validate_with,
+};
 
 /// Appends the JSON text of `v` to `out`, compact (no spaces).
 ///
@@ -28,16 +31,16 @@ pub fn write_json(v: &VariantRef<'_>, out: &mut Vec<u8>) {
 
 /// Writes object keys as JSON (`"name":`).
 trait KeyWriter {
-    /// The key of field `i` of `o`.
-    fn key(&mut self, o: &ObjectRef<'_>, i: usize, out: &mut Vec<u8>);
+    /// The key `name`, dictionary id `id`.
+    fn key(&mut self, id: usize, name: &str, out: &mut Vec<u8>);
 }
 
 /// Escapes every key as it comes.
 struct EscapeKeys;
 
 impl KeyWriter for EscapeKeys {
-    fn key(&mut self, o: &ObjectRef<'_>, i: usize, out: &mut Vec<u8>) {
-        write_string(out, o.field_name(i));
+    fn key(&mut self, _id: usize, name: &str, out: &mut Vec<u8>) {
+        write_string(out, name);
         out.push(b':');
     }
 }
@@ -62,6 +65,42 @@ impl JsonWriter {
             VariantRef::Array(a) => a.metadata(),
             _ => return write_json(v, out),
         };
+        self.keys_of(metadata);
+        write_value(v, out, self);
+    }
+
+    /// Validates `value` against `metadata` (with the names' order of an
+    /// unsorted dictionary, [`Metadata::name_order`], if at hand, and
+    /// buffers kept from an earlier validation) and
+    /// appends its JSON text, as [`write_json`] renders it, in the same
+    /// pass over the bytes. On error, `out` is left as it was.
+    pub(crate) fn validate_and_write(
+        &mut self,
+        metadata: Metadata<'_>,
+        value: &[u8],
+        name_order: Option<&[u32]>,
+        scratch: &mut Scratch,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        self.keys_of(metadata);
+        let len = out.len();
+        let mut render = Render { keys: self, out };
+        let result = validate_with(
+            metadata,
+            value,
+            DEFAULT_MAX_DEPTH,
+            name_order,
+            scratch,
+            &mut render,
+        );
+        if result.is_err() {
+            out.truncate(len);
+        }
+        result
+    }
+
+    /// Keeps the keys of `metadata`, forgetting those of another.
+    fn keys_of(&mut self, metadata: Metadata<'_>) {
         if self.metadata != metadata.as_bytes() {
             self.metadata.clear();
             self.metadata.extend_from_slice(metadata.as_bytes());
@@ -69,23 +108,63 @@ impl JsonWriter {
             self.spans.clear();
             self.spans.resize(metadata.len(), (0, 0));
         }
-        write_value(v, out, self);
     }
 }
 
 impl KeyWriter for JsonWriter {
-    fn key(&mut self, o: &ObjectRef<'_>, i: usize, out: &mut Vec<u8>) {
+    fn key(&mut self, id: usize, name: &str, out: &mut Vec<u8>) {
         // Validation keeps ids inside the dictionary.
-        let Some(&(mut start, mut end)) = self.spans.get(o.field_id(i)) else {
-            return EscapeKeys.key(o, i, out);
+        let Some(&(mut start, mut end)) = self.spans.get(id) else {
+            return EscapeKeys.key(id, name, out);
         };
         if start == end {
             start = self.keys.len() as u32;
-            EscapeKeys.key(o, i, &mut self.keys);
+            EscapeKeys.key(id, name, &mut self.keys);
             end = self.keys.len() as u32;
-            self.spans[o.field_id(i)] = (start, end);
+            self.spans[id] = (start, end);
         }
         out.extend_from_slice(&self.keys[start as usize..end as usize]);
+    }
+}
+
+/// JSON text written as validation walks a value.
+struct Render<'w> {
+    keys: &'w mut JsonWriter,
+    out: &'w mut Vec<u8>,
+}
+
+impl Visit for Render<'_> {
+    fn scalar(&mut self, v: VariantRef<'_>) {
+        write_value(&v, self.out, &mut EscapeKeys);
+    }
+
+    fn begin_object(&mut self) {
+        self.out.push(b'{');
+    }
+
+    fn key(&mut self, metadata: &Metadata<'_>, id: usize, first: bool) {
+        if !first {
+            self.out.push(b',');
+        }
+        self.keys.key(id, metadata.name(id), self.out);
+    }
+
+    fn end_object(&mut self) {
+        self.out.push(b'}');
+    }
+
+    fn begin_array(&mut self) {
+        self.out.push(b'[');
+    }
+
+    fn element(&mut self, first: bool) {
+        if !first {
+            self.out.push(b',');
+        }
+    }
+
+    fn end_array(&mut self) {
+        self.out.push(b']');
     }
 }
 
@@ -133,7 +212,7 @@ fn write_value(v: &VariantRef<'_>, out: &mut Vec<u8>, keys: &mut impl KeyWriter)
                 if i > 0 {
                     out.push(b',');
                 }
-                keys.key(&o, i, out);
+                keys.key(o.field_id(i), o.field_name(i), out);
                 write_value(&o.field(i), out, keys);
             }
             out.push(b'}');

@@ -39,8 +39,8 @@ pub use builder::{DuplicateKeys, VariantBuilder};
 pub use decimal::VariantDecimal;
 pub use metadata::Metadata;
 pub(crate) use metadata::PathStep;
-pub(crate) use value::decode;
 pub use value::{ArrayRef, DEFAULT_MAX_DEPTH, ObjectRef, VariantRef, VariantType};
+pub(crate) use value::{Scratch, Visit, decode, validate_with};
 
 /// The 2-bit basic type in the low bits of a value's first byte.
 pub(crate) mod basic_type {

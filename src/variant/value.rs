@@ -141,32 +141,21 @@ impl<'a> VariantRef<'a> {
         value: &'a [u8],
         max_depth: usize,
     ) -> Result<VariantRef<'a>> {
-        VariantRef::try_with_name_order(metadata, value, max_depth, None)
+        VariantRef::try_with_name_order(metadata, value, max_depth, None, &mut Scratch::default())
     }
 
     /// As [`try_with_metadata`](Self::try_with_metadata), with the names'
     /// order of an unsorted dictionary ([`Metadata::name_order`]) at hand,
-    /// so that field order is checked without comparing names.
+    /// so that field order is checked without comparing names, and buffers
+    /// kept from an earlier validation.
     pub(crate) fn try_with_name_order(
         metadata: Metadata<'a>,
         value: &'a [u8],
         max_depth: usize,
         name_order: Option<&[u32]>,
+        scratch: &mut Scratch,
     ) -> Result<VariantRef<'a>> {
-        let mut validator = Validator {
-            metadata: &metadata,
-            name_order,
-            value,
-            max_depth,
-            scratch: Vec::new(),
-        };
-        let size = validator.value(0, value.len(), 0)?;
-        if size != value.len() {
-            return Err(err(
-                size,
-                format!("{} bytes after the end of the value", value.len() - size),
-            ));
-        }
+        validate_with(metadata, value, max_depth, name_order, scratch, &mut ())?;
         Ok(decode(metadata, value))
     }
 
@@ -184,13 +173,15 @@ impl<'a> VariantRef<'a> {
         path: &[PathStep],
         max_depth: usize,
     ) -> Result<Option<&'a [u8]>> {
-        let mut validator = Validator {
-            metadata: &metadata,
-            name_order: None,
+        let (mut validation_alone, mut scratch) = ((), Scratch::default());
+        let mut validator = Validator::new(
+            &metadata,
+            None,
             value,
             max_depth,
-            scratch: Vec::new(),
-        };
+            &mut validation_alone,
+            &mut scratch,
+        );
         let Some((at, end)) = validator.locate(path)? else {
             return Ok(None);
         };
@@ -803,22 +794,110 @@ fn fixed_size(t: VariantType) -> Option<usize> {
     })
 }
 
+/// What validation reports of a value as it checks it, in the order of a
+/// walk of the value (object fields in name order): so that a renderer
+/// reads the bytes once, checking and writing together, instead of
+/// validating first and walking the value again. Each call comes once the
+/// part it reports is checked; a value found invalid part-way stops the
+/// calls, and what was written must be discarded.
+pub(crate) trait Visit {
+    /// Whether the calls are wanted: validation alone (`()`) skips
+    /// decoding the scalars it would pass.
+    const ACTIVE: bool = true;
+    /// A primitive or string value.
+    fn scalar(&mut self, v: VariantRef<'_>);
+    fn begin_object(&mut self);
+    /// The key of an object's next field: dictionary id `id`; `first` for
+    /// the object's first field.
+    fn key(&mut self, metadata: &Metadata<'_>, id: usize, first: bool);
+    fn end_object(&mut self);
+    fn begin_array(&mut self);
+    /// Before each element; `first` for the array's first.
+    fn element(&mut self, first: bool);
+    fn end_array(&mut self);
+}
+
+/// Validation alone.
+impl Visit for () {
+    const ACTIVE: bool = false;
+    fn scalar(&mut self, _: VariantRef<'_>) {}
+    fn begin_object(&mut self) {}
+    fn key(&mut self, _: &Metadata<'_>, _: usize, _: bool) {}
+    fn end_object(&mut self) {}
+    fn begin_array(&mut self) {}
+    fn element(&mut self, _: bool) {}
+    fn end_array(&mut self) {}
+}
+
+/// Validates `value` against `metadata` as
+/// [`try_with_name_order`](VariantRef::try_with_name_order) does, telling
+/// `visit` what it holds as it goes.
+pub(crate) fn validate_with(
+    metadata: Metadata<'_>,
+    value: &[u8],
+    max_depth: usize,
+    name_order: Option<&[u32]>,
+    scratch: &mut Scratch,
+    visit: &mut impl Visit,
+) -> Result<()> {
+    let mut validator = Validator::new(&metadata, name_order, value, max_depth, visit, scratch);
+    let size = validator.value(0, value.len(), 0)?;
+    if size != value.len() {
+        return Err(err(
+            size,
+            format!("{} bytes after the end of the value", value.len() - size),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks one value tree against the spec, once, so that decoding never has
 /// to. Work is linear in the bytes: child values of a container may not
 /// overlap, which also rules out crafted inputs that reuse one subtree
 /// many times over.
-struct Validator<'m, 'a> {
+struct Validator<'m, 'a, V> {
     metadata: &'m Metadata<'a>,
     /// Each id's place in name order, for an unsorted dictionary.
     name_order: Option<&'m [u32]>,
     value: &'a [u8],
     max_depth: usize,
-    /// Reused for sorting child ranges of objects whose values are out of
-    /// field order.
-    scratch: Vec<(usize, usize)>,
+    visit: &'m mut V,
+    scratch: &'m mut Scratch,
 }
 
-impl Validator<'_, '_> {
+/// Buffers that validation reuses from value to value, for containers
+/// whose children are not stored in field order.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// For sorting such a container's children by where they start:
+    /// `(offset, index)`.
+    by_offset: Vec<(usize, usize)>,
+    /// Where each child of such containers must end, by index: a stack,
+    /// each container's below its children's.
+    limits: Vec<usize>,
+}
+
+impl<'m, 'a, V: Visit> Validator<'m, 'a, V> {
+    fn new(
+        metadata: &'m Metadata<'a>,
+        name_order: Option<&'m [u32]>,
+        value: &'a [u8],
+        max_depth: usize,
+        visit: &'m mut V,
+        scratch: &'m mut Scratch,
+    ) -> Self {
+        // A value that failed validation may have left limits behind.
+        scratch.limits.clear();
+        Validator {
+            metadata,
+            name_order,
+            value,
+            max_depth,
+            visit,
+            scratch,
+        }
+    }
+
     /// Validates the value starting at `at`, which must end by `end`;
     /// returns its size.
     fn value(&mut self, at: usize, end: usize, depth: usize) -> Result<usize> {
@@ -828,7 +907,8 @@ impl Validator<'_, '_> {
             basic_type::SHORT_STRING => {
                 let len = (header >> 2) as usize;
                 self.need(at + 1, len, end, "short string")?;
-                self.check_utf8(at + 1, len)?;
+                let s = self.check_utf8(at + 1, len)?;
+                self.visit.scalar(VariantRef::String(s));
                 Ok(1 + len)
             }
             basic_type::OBJECT => {
@@ -848,7 +928,11 @@ impl Validator<'_, '_> {
                 let len = read_uint(self.value, data, 4);
                 self.need(data + 4, len, end, t.name())?;
                 if t == VariantType::String {
-                    self.check_utf8(data + 4, len)?;
+                    let s = self.check_utf8(data + 4, len)?;
+                    self.visit.scalar(VariantRef::String(s));
+                } else {
+                    let bytes = &self.value[data + 4..data + 4 + len];
+                    self.visit.scalar(VariantRef::Binary(bytes));
                 }
                 Ok(1 + 4 + len)
             }
@@ -869,6 +953,9 @@ impl Validator<'_, '_> {
                         }
                     }
                     _ => {}
+                }
+                if V::ACTIVE {
+                    self.visit.scalar(decode_primitive(id, bytes));
                 }
                 Ok(1 + size)
             }
@@ -1041,8 +1128,8 @@ impl Validator<'_, '_> {
             }
         }
 
-        // Children: each starts at its offset and must end before the next
-        // child (in byte order) starts.
+        // Children, in field order: each starts at its offset and must end
+        // before the next child in byte order starts.
         let mut in_order = true;
         let mut last_start = 0;
         for i in 0..c.len {
@@ -1050,38 +1137,64 @@ impl Validator<'_, '_> {
             in_order &= i == 0 || o > last_start;
             last_start = o;
         }
-        if in_order {
-            for i in 0..c.len {
-                let start = c.data_at + c.offset(self.value, i);
-                let limit = if i + 1 < c.len {
-                    c.data_at + c.offset(self.value, i + 1)
-                } else {
-                    data_end
-                };
-                self.value(start, limit, depth + 1)?;
-            }
+        let limits_at = self.scratch.limits.len();
+        if !in_order {
+            self.child_limits(&c, what)?;
+        }
+        if is_object {
+            self.visit.begin_object();
         } else {
-            let mut ranges = std::mem::take(&mut self.scratch);
-            ranges.clear();
-            ranges.extend((0..c.len).map(|i| (c.offset(self.value, i), i)));
-            ranges.sort_unstable();
-            let result = (|| {
-                for (k, &(o, i)) in ranges.iter().enumerate() {
-                    let limit = ranges.get(k + 1).map_or(c.data_len, |&(next, _)| next);
-                    if limit == o {
-                        return Err(err(
-                            c.offsets_at + i * c.offset_size as usize,
-                            format!("{what} element {i} shares offset {o} with another element"),
-                        ));
-                    }
-                    self.value(c.data_at + o, c.data_at + limit, depth + 1)?;
+            self.visit.begin_array();
+        }
+        for i in 0..c.len {
+            let start = c.offset(self.value, i);
+            let limit = match i + 1 {
+                _ if !in_order => self.scratch.limits[limits_at + i],
+                next if next < c.len => c.offset(self.value, next),
+                _ => c.data_len,
+            };
+            // Validation alone reads no ids here (the reads could panic,
+            // so the compiler would keep them).
+            if V::ACTIVE {
+                if is_object {
+                    let id = read_uint(self.value, c.ids_at + i * c.id_size as usize, c.id_size);
+                    self.visit.key(self.metadata, id, i == 0);
+                } else {
+                    self.visit.element(i == 0);
                 }
-                Ok(())
-            })();
-            self.scratch = ranges;
-            result?;
+            }
+            self.value(c.data_at + start, c.data_at + limit, depth + 1)?;
+        }
+        self.scratch.limits.truncate(limits_at);
+        if is_object {
+            self.visit.end_object();
+        } else {
+            self.visit.end_array();
         }
         Ok(data_end - at)
+    }
+
+    /// Pushes onto `limits` where each child of `c` (whose offsets are not
+    /// in field order) must end: where the next child in byte order
+    /// starts. Two children may not start at one offset.
+    fn child_limits(&mut self, c: &Bounds, what: &str) -> Result<()> {
+        let Scratch { by_offset, limits } = &mut *self.scratch;
+        let at = limits.len();
+        limits.resize(at + c.len, 0);
+        by_offset.clear();
+        by_offset.extend((0..c.len).map(|i| (c.offset(self.value, i), i)));
+        by_offset.sort_unstable();
+        for (k, &(o, i)) in by_offset.iter().enumerate() {
+            let limit = by_offset.get(k + 1).map_or(c.data_len, |&(next, _)| next);
+            if limit == o {
+                return Err(err(
+                    c.offsets_at + i * c.offset_size as usize,
+                    format!("{what} element {i} shares offset {o} with another element"),
+                ));
+            }
+            limits[at + i] = limit;
+        }
+        Ok(())
     }
 
     /// Checks that `len` bytes from `at` lie before `end`.
@@ -1099,9 +1212,8 @@ impl Validator<'_, '_> {
         Ok(())
     }
 
-    fn check_utf8(&self, at: usize, len: usize) -> Result<()> {
+    fn check_utf8(&self, at: usize, len: usize) -> Result<&'a str> {
         std::str::from_utf8(&self.value[at..at + len])
-            .map(|_| ())
             .map_err(|e| err(at + e.valid_up_to(), "string is not valid UTF-8"))
     }
 }
