@@ -733,6 +733,7 @@ struct Dictionary {
     last_used: Vec<u32>,
     /// Distinct names the current row used.
     row_names: usize,
+    hasher: KeyHasher,
 }
 
 impl Dictionary {
@@ -805,7 +806,7 @@ impl Dictionary {
             self.grow();
         }
         let mask = self.slots.len() - 1;
-        let mut i = hash(name.as_bytes()) as usize & mask;
+        let mut i = self.hasher.hash(name.as_bytes()) as usize & mask;
         loop {
             match self.slots[i] {
                 0 => break,
@@ -829,7 +830,7 @@ impl Dictionary {
         self.slots.resize(size, 0);
         let mask = size - 1;
         for id in 0..self.len() as u32 {
-            let mut i = hash(self.name(id).as_bytes()) as usize & mask;
+            let mut i = self.hasher.hash(self.name(id).as_bytes()) as usize & mask;
             while self.slots[i] != 0 {
                 i = (i + 1) & mask;
             }
@@ -853,18 +854,95 @@ impl Dictionary {
     }
 }
 
-/// FxHash over 8-byte words: field names are short and trusted to be
-/// ordinary, and a bad distribution only costs probes, never correctness.
-#[inline]
-fn hash(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-    let mut h = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+/// Hashes field names into the dictionary's slots, with a seed drawn for
+/// each builder. Each 8-byte word is mixed by a folded multiply (the high
+/// half of the 128-bit product folded onto the low), so that every byte of
+/// a name reaches the low bits that pick a slot: names that differ only in
+/// their last bytes (`k0000001`, `k0000002`, ...) spread over the table
+/// instead of piling into a few slots, which made large objects quadratic,
+/// and the seed keeps crafted names from colliding on purpose.
+#[derive(Debug)]
+struct KeyHasher {
+    seed: u64,
+}
+
+impl Default for KeyHasher {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        KeyHasher {
+            seed: std::collections::hash_map::RandomState::new().hash_one(0u64),
+        }
     }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K)
+}
+
+impl KeyHasher {
+    #[inline]
+    fn hash(&self, bytes: &[u8]) -> u64 {
+        // 2^64 divided by the golden ratio: odd, with well-spread bits.
+        const K: u64 = 0x9E37_79B9_7F4A_7C15;
+        let fold = |a: u64| {
+            let p = a as u128 * K as u128;
+            p as u64 ^ (p >> 64) as u64
+        };
+        let mut h = self.seed ^ bytes.len() as u64;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            h = fold(h ^ u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        }
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        fold(fold(h ^ u64::from_le_bytes(tail)) ^ self.seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slots (of a table twice their number) that `names` hash to,
+    /// against the number a random hash would fill on average.
+    fn slots_filled(names: &[String]) -> (usize, usize) {
+        let hasher = KeyHasher::default();
+        let size = (2 * names.len()).next_power_of_two();
+        let mut filled = vec![false; size];
+        for name in names {
+            filled[hasher.hash(name.as_bytes()) as usize & (size - 1)] = true;
+        }
+        let n = names.len() as f64;
+        let expected = size as f64 * (1.0 - (-n / size as f64).exp());
+        (filled.iter().filter(|&&f| f).count(), expected as usize)
+    }
+
+    #[test]
+    fn names_that_differ_in_a_few_bytes_spread_over_the_slots() {
+        let families: [fn(usize) -> String; 5] = [
+            |i| format!("k{i:07}"),       // one word, its last bytes vary
+            |i| format!("{i:07}k"),       // its first bytes vary
+            |i| format!("field_{i:010}"), // the tail varies
+            |i| format!("{i:08}_{i:08}"), // two words
+            |i| format!("{i}"),           // short, of varying length
+        ];
+        for (f, family) in families.iter().enumerate() {
+            let names: Vec<String> = (0..50_000).map(family).collect();
+            let (filled, expected) = slots_filled(&names);
+            // The FxHash this replaced filled 32 of the 41,568 for each of
+            // the first three families, 1,024 and 540 for the others.
+            assert!(
+                filled * 10 >= expected * 9,
+                "family {f}: {filled} of {expected} slots"
+            );
+        }
+    }
+
+    #[test]
+    fn many_names_in_one_object_intern_to_distinct_ids() {
+        let mut dictionary = Dictionary::default();
+        let names: Vec<String> = (0..100_000).map(|i| format!("k{i:07}")).collect();
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(dictionary.intern(name), i as u32);
+        }
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(dictionary.intern(name), i as u32, "{name}");
+        }
+    }
 }
