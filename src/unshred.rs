@@ -54,10 +54,12 @@ pub struct ShreddedColumn<'a> {
 #[derive(Default)]
 struct Validation<'a> {
     /// The names' order ([`Metadata::name_order`]) of an unsorted metadata
-    /// that many rows share, and which metadata (by address) it is of:
-    /// values are then validated without comparing names.
+    /// that many rows share: values are then validated without comparing
+    /// names.
     name_order: Vec<u32>,
+    /// Which metadata (by address) `name_order` is of.
     ordered: Option<&'a [u8]>,
+    /// The validator's buffers.
     scratch: Scratch,
 }
 
