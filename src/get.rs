@@ -188,27 +188,34 @@ fn variants(
     let mut builder = VariantBuilder::new();
     let finder = reader.finder(segments);
     for row in 0..column.len() {
-        builder.reset();
-        let present = !reader.is_null(row) && {
-            let m = reader.metadata_of(row);
-            match finder.find(row, &m)? {
-                Found::Missing => false,
-                Found::Value(bytes) => {
-                    builder.append(&decode(m.get()?, bytes))?;
-                    true
-                }
-                Found::Slot(slot, i) => slot.variant(i, &m, &mut builder)?,
-            }
+        let m = reader.metadata_of(row);
+        let found = match reader.is_null(row) {
+            true => Found::Missing,
+            false => finder.find(row, &m)?,
         };
-        if present {
-            let (m, v) = builder.finish();
-            metadata.append_value(m);
-            value.append_value(v);
-            nulls.append_non_null();
-        } else {
-            metadata.append_value(b"");
-            value.append_value(b"");
-            nulls.append_null();
+        // Bytes found inside a Variant-encoded value are a valid value
+        // under the row's metadata, which may list names the sub-value
+        // does not use (the spec allows that): they are copied, not
+        // decoded and encoded again. A shredded slot is rebuilt.
+        let found = match found {
+            Found::Value(bytes) => Some((m.get()?.as_bytes(), bytes)),
+            Found::Slot(slot, i) => {
+                builder.reset();
+                slot.variant(i, &m, &mut builder)?.then(|| builder.finish())
+            }
+            Found::Missing => None,
+        };
+        match found {
+            Some((m, v)) => {
+                metadata.append_value(m);
+                value.append_value(v);
+                nulls.append_non_null();
+            }
+            None => {
+                metadata.append_value(b"");
+                value.append_value(b"");
+                nulls.append_null();
+            }
         }
     }
     let fields = vec![
