@@ -22,7 +22,9 @@ use crate::variant::{VariantBuilder, VariantRef, decode};
 /// Extracts `path` from every row of a Variant column as `as_type`: a
 /// primitive layout of [`ShreddingSchema`] (`int64`, `decimal(18,2)`,
 /// `string`, ...), or [`ShreddingSchema::Variant`] for the sub-value itself
-/// (a struct of `metadata` and `value`).
+/// (a struct of `metadata` and `value`; a sub-value read from a
+/// Variant-encoded value keeps its row's metadata, which may list names it
+/// does not use, as the spec allows).
 ///
 /// Values convert within their equivalence class without loss (an int8 to
 /// int64, `1.50` to `decimal(18,1)`), and any number converts to float or
