@@ -105,9 +105,10 @@ struct EncodeArgs {
     /// Physical type of typed decimals.
     #[arg(long, value_enum, default_value_t = DecimalArg::Int)]
     decimal: DecimalArg,
-    /// Compression codec.
-    #[arg(long, value_enum, default_value_t = CompressionArg::Zstd)]
-    compression: CompressionArg,
+    /// Compression: `zstd` (level 1), `zstd:LEVEL` (1 to 22: smaller and
+    /// slower as it grows), `snappy` or `none`.
+    #[arg(long, value_name = "zstd[:LEVEL]|snappy|none", default_value = "zstd")]
+    compression: Compression,
     /// Rows per row group.
     #[arg(long, value_name = "N", default_value_t = 128 * 1024)]
     row_group_rows: usize,
@@ -195,13 +196,6 @@ enum DecimalArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum CompressionArg {
-    Zstd,
-    Snappy,
-    None,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
 enum PresetArg {
     Auto,
     Spark,
@@ -220,7 +214,10 @@ fn main() -> ExitCode {
     // errors, so the default hook must not print them as crashes; any other
     // panic is a bug, reported below in one line.
     std::panic::set_hook(Box::new(|_| {}));
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let outcome = std::panic::catch_unwind(|| run(cli)).unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<&str>()
@@ -236,6 +233,37 @@ fn main() -> ExitCode {
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vshred: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `--help` and `--version` print as clap prints them and succeed; a usage
+/// error is one line, like every other failure, with exit code 1.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!("vshred: a subcommand is required (see vshred --help)");
+            ExitCode::from(1)
+        }
+        _ => {
+            // clap's message, up to its usage and hint paragraphs, on one
+            // line: "invalid value 'x' for '--decimal <DECIMAL>' [possible
+            // values: int, flba]".
+            let text = e.render().to_string();
+            let message: Vec<&str> = text
+                .lines()
+                .take_while(|line| !line.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let message = message.join(" ");
+            let message = message.strip_prefix("error: ").unwrap_or(&message);
+            eprintln!("vshred: {message} (see vshred --help)");
             ExitCode::from(1)
         }
     }
@@ -342,11 +370,7 @@ fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
         DecimalArg::Int => DecimalMode::Int,
         DecimalArg::Flba => DecimalMode::Flba,
     };
-    options.write.compression = match args.compression {
-        CompressionArg::Zstd => Compression::Zstd,
-        CompressionArg::Snappy => Compression::Snappy,
-        CompressionArg::None => Compression::None,
-    };
+    options.write.compression = args.compression;
     options.write.row_group_rows = args.row_group_rows;
 
     let mut input = open_input(&args.input)?;

@@ -62,6 +62,83 @@ fn bad_line_fails_with_one_line_naming_file_row_line_and_column() {
 }
 
 #[test]
+fn usage_errors_are_one_line_with_exit_code_1() {
+    for (args, says) in [
+        (&["bogus"][..], "unrecognized subcommand 'bogus'"),
+        (&[], "a subcommand is required"),
+        (
+            &["encode"],
+            "required arguments were not provided: <INPUT> <OUTPUT>",
+        ),
+        (
+            &["encode", "a", "b", "--decimal", "xyz"],
+            "invalid value 'xyz' for '--decimal <DECIMAL>' [possible values: int, flba]",
+        ),
+        (
+            &["encode", "a", "b", "--compression", "zstd:23"],
+            "zstd level \"23\" is not a whole number from 1 to 22",
+        ),
+        (
+            &["get", "x.parquet", "$.a", "--nope"],
+            "unexpected argument '--nope'",
+        ),
+    ] {
+        let out = vshred(args, b"");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("vshred: ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
+    for help in [&["--help"][..], &["encode", "--help"], &["--version"]] {
+        let out = vshred(help, b"");
+        assert!(out.status.success(), "{help:?}: {}", stderr(&out));
+        assert!(!stdout(&out).is_empty(), "{help:?}");
+    }
+}
+
+#[test]
+fn each_compression_option_reaches_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..3000)
+        .map(|i| format!("{{\"id\":{i},\"note\":\"{}\"}}\n", "ab".repeat(i % 40)))
+        .collect();
+    std::fs::write(dir.path().join("in.jsonl"), text).unwrap();
+    let mut sizes = Vec::new();
+    for compression in ["zstd:1", "zstd:19", "snappy", "none"] {
+        let out = vshred_in(
+            dir.path(),
+            &[
+                "encode",
+                "in.jsonl",
+                "out.parquet",
+                "--shred",
+                "none",
+                "--compression",
+                compression,
+            ],
+        );
+        assert!(out.status.success(), "{compression}: {}", stderr(&out));
+        let cat = vshred_in(dir.path(), &["cat", "out.parquet"]);
+        assert_eq!(stdout(&cat).lines().count(), 3000, "{compression}");
+        sizes.push(
+            std::fs::metadata(dir.path().join("out.parquet"))
+                .unwrap()
+                .len(),
+        );
+    }
+    // The level reaches zstd (the files differ), and each codec its own.
+    let (zstd1, zstd19, snappy, none) = (sizes[0], sizes[1], sizes[2], sizes[3]);
+    assert!(
+        zstd1 != zstd19 && zstd1.max(zstd19) < snappy && snappy < none,
+        "{sizes:?}"
+    );
+}
+
+#[test]
 fn keep_last_duplicate_keeps_the_last_value() {
     let out = vshred(
         &["roundtrip", "--keep-last-duplicate", "-"],

