@@ -37,7 +37,7 @@ use crate::shred::ShreddingSchema;
 pub enum Compression {
     /// zstd at `level` (1 to 22; 1, the default, is the fastest). On 1M
     /// seed rows, level 3 made the unshredded values about 13% smaller for
-    /// about 20% more encoding CPU, and the shredded file no smaller.
+    /// about 15% more encoding CPU, and the shredded file no smaller.
     Zstd {
         /// The zstd compression level.
         level: i32,
