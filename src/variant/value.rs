@@ -1148,10 +1148,12 @@ impl<'m, 'a, V: Visit> Validator<'m, 'a, V> {
         }
         for i in 0..c.len {
             let start = c.offset(self.value, i);
-            let limit = match i + 1 {
-                _ if !in_order => self.scratch.limits[limits_at + i],
-                next if next < c.len => c.offset(self.value, next),
-                _ => c.data_len,
+            let limit = if !in_order {
+                self.scratch.limits[limits_at + i]
+            } else if i + 1 < c.len {
+                c.offset(self.value, i + 1)
+            } else {
+                c.data_len
             };
             // Validation alone reads no ids here (the reads could panic,
             // so the compiler would keep them).
