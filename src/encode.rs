@@ -4,7 +4,6 @@
 //! by the sample, one batch and one row group.
 
 use std::io::BufRead;
-use std::path::Path;
 use std::sync::Arc;
 
 use arrow::array::{
@@ -14,10 +13,11 @@ use arrow::datatypes::{DataType, Field};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::{InferOptions, Preset, SchemaInferrer};
-use crate::json::{JsonNumber, JsonParser, JsonReader, Peek};
+use crate::json::{InexactNumbers, JsonNumber, JsonParser, JsonReader, Peek, UTF8_BOM};
+use crate::output::Output;
 use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary};
 use crate::shred::{ShredPolicy, Shredder, ShreddingSchema};
-use crate::variant::{VariantBuilder, VariantRef};
+use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
 /// The name of the Variant column when whole lines are Variants.
 pub const DEFAULT_COLUMN: &str = "v";
@@ -56,6 +56,13 @@ pub struct EncodeOptions {
     /// of a Variant column (`v.user.id`, or `$.user.id` for the first
     /// Variant column).
     pub bloom_filters: Vec<String>,
+    /// What becomes of numbers that no decimal holds: an error naming the
+    /// line (the default), or the nearest double, counted in the report.
+    pub inexact_numbers: InexactNumbers,
+    /// What an object with a key given twice does: an error (the default),
+    /// or keep the last value (each line is then parsed whole before it is
+    /// shredded, which is slower).
+    pub duplicate_keys: DuplicateKeys,
 }
 
 impl Default for EncodeOptions {
@@ -68,6 +75,8 @@ impl Default for EncodeOptions {
             batch_rows: 8192,
             sample_rows: 4096,
             bloom_filters: Vec::new(),
+            inexact_numbers: InexactNumbers::default(),
+            duplicate_keys: DuplicateKeys::default(),
         }
     }
 }
@@ -81,29 +90,40 @@ pub struct EncodeReport {
     pub bad_lines: u64,
     /// The first bad line skipped, with its error.
     pub first_bad_line: Option<String>,
+    /// Numbers stored as inexact doubles (with [`InexactNumbers::Double`]).
+    pub inexact_numbers: u64,
+    /// The line (from 1) of the first of them.
+    pub first_inexact_line: Option<u64>,
+    /// Names given as [`EncodeOptions::variant_fields`] that no sampled
+    /// line has: their columns are null in those lines (a misspelt name?).
+    pub unsampled_variant_fields: Vec<String>,
     /// The file written.
     pub written: WriteSummary,
 }
 
-/// Encodes JSON Lines from `input` into a Parquet file at `output`
-/// (written to a temporary file and renamed when complete). `progress` is
-/// called with the input bytes consumed so far.
+/// Encodes JSON Lines from `input` into a Parquet file at `output`: a path
+/// (written to a temporary file and renamed when complete, see
+/// [`output`](crate::output)) or a stream. `progress` is called with the
+/// input bytes consumed so far.
 pub fn encode(
     input: &mut dyn BufRead,
-    output: &Path,
+    output: impl Into<Output>,
     options: &EncodeOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<EncodeReport> {
+    // Opened first: an output that cannot be written fails before any work.
+    let output = output.into().open()?;
     let mut reader = LineReader::new(input);
     let mut sample = Lines::default();
     reader.fill(&mut sample, sample_size(options))?;
-    let mut bad = BadLines::new(options.skip_bad_lines);
-    let columns = plan_columns(&sample, options, &mut bad)?;
+    let mut tallies = LineTallies::new(options.skip_bad_lines);
+    let plan = plan_columns(&sample, options, &mut tallies)?;
+    let columns = plan.columns;
     let mut write = options.write.clone();
     for path in &options.bloom_filters {
         write.bloom_filters.push(bloom_filter_leaf(path, &columns)?);
     }
-    let writer = ParquetWriter::create(output, &columns, &write)?;
+    let writer = ParquetWriter::new(output, &columns, &write)?;
     let schema = writer.schema().clone();
     // Batches of lines are encoded on one thread per core, round-robin,
     // and written (Parquet encoding, compression) on one more, in input
@@ -125,20 +145,26 @@ pub fn encode(
                 let (to_encoder, lines_in) = std::sync::mpsc::sync_channel::<Lines>(1);
                 let (encoded_out, from_encoder) = std::sync::mpsc::sync_channel(1);
                 let mut encoder = RowEncoder::new(&columns, options);
-                let mut bad = bad.for_worker();
+                let mut tallies = tallies.for_worker();
                 let schema = schema.clone();
                 let handle = scope.spawn(move || {
                     for lines in lines_in {
-                        let batch = encoder.encode_batch(&lines, &mut bad).and_then(|columns| {
-                            RecordBatch::try_new(schema.clone(), columns).map_err(|e| {
-                                Error::new(ErrorKind::Schema, format!("building a batch: {e}"))
-                            })
-                        });
+                        let batch =
+                            encoder
+                                .encode_batch(&lines, &mut tallies)
+                                .and_then(|columns| {
+                                    RecordBatch::try_new(schema.clone(), columns).map_err(|e| {
+                                        Error::new(
+                                            ErrorKind::Schema,
+                                            format!("building a batch: {e}"),
+                                        )
+                                    })
+                                });
                         if encoded_out.send(batch.map(|b| (b, lines))).is_err() {
                             break;
                         }
                     }
-                    bad
+                    tallies
                 });
                 ((to_encoder, from_encoder), handle)
             })
@@ -185,7 +211,7 @@ pub fn encode(
             let worker = handle
                 .join()
                 .map_err(|_| Error::new(ErrorKind::Io, "an encoding thread panicked"))?;
-            bad.merge(worker);
+            tallies.merge(worker);
         }
         drop(batches);
         let writer = writing
@@ -197,8 +223,11 @@ pub fn encode(
     })?;
     Ok(EncodeReport {
         columns,
-        bad_lines: bad.count,
-        first_bad_line: bad.first.map(|(_, e)| e),
+        bad_lines: tallies.bad,
+        first_bad_line: tallies.first_bad.map(|(_, e)| e),
+        inexact_numbers: tallies.inexact,
+        first_inexact_line: tallies.first_inexact,
+        unsampled_variant_fields: plan.unsampled,
         written,
     })
 }
@@ -208,7 +237,12 @@ pub fn encode(
 pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<Vec<ColumnSpec>> {
     let mut sample = Lines::default();
     LineReader::new(input).fill(&mut sample, sample_size(options))?;
-    plan_columns(&sample, options, &mut BadLines::new(options.skip_bad_lines))
+    plan_columns(
+        &sample,
+        options,
+        &mut LineTallies::new(options.skip_bad_lines),
+    )
+    .map(|plan| plan.columns)
 }
 
 fn sample_size(options: &EncodeOptions) -> usize {
@@ -333,15 +367,22 @@ impl<'r> LineReader<'r> {
             if read == 0 {
                 break;
             }
-            let offset = self.consumed;
+            let mut offset = self.consumed;
             self.consumed += read as u64;
             self.line_no += 1;
+            let mut start = start;
+            // A byte order mark at the start of the input is not JSON;
+            // offsets still count it.
+            if offset == 0 && batch.text[start..].starts_with(UTF8_BOM) {
+                start += UTF8_BOM.len();
+                offset += UTF8_BOM.len() as u64;
+            }
             let mut end = batch.text.len();
             while end > start && matches!(batch.text[end - 1], b'\n' | b'\r') {
                 end -= 1;
             }
             if batch.text[start..end].iter().all(u8::is_ascii_whitespace) {
-                batch.text.truncate(start);
+                batch.text.truncate(batch.text.len() - read);
                 continue;
             }
             self.rows += 1;
@@ -361,76 +402,93 @@ impl<'r> LineReader<'r> {
     }
 }
 
-/// Counts skipped lines, or turns the first into the error.
-struct BadLines {
+/// What the lines of a run came to: bad lines (counted and skipped, or
+/// the first turned into the error) and lines with inexact numbers.
+struct LineTallies {
     skip: bool,
-    count: u64,
+    bad: u64,
     /// The earliest bad line counted: its number and error.
-    first: Option<(u64, String)>,
+    first_bad: Option<(u64, String)>,
     /// Bad lines of the sample, which is read again when encoding.
     sampled: Vec<u64>,
+    /// Numbers stored as inexact doubles.
+    inexact: u64,
+    /// The earliest line with one.
+    first_inexact: Option<u64>,
 }
 
-impl BadLines {
-    fn new(skip: bool) -> BadLines {
-        BadLines {
+impl LineTallies {
+    fn new(skip: bool) -> LineTallies {
+        LineTallies {
             skip,
-            count: 0,
-            first: None,
+            bad: 0,
+            first_bad: None,
             sampled: Vec::new(),
+            inexact: 0,
+            first_inexact: None,
         }
     }
 
-    /// A counter for an encoding thread: nothing counted yet, the same
+    /// A tally for an encoding thread: nothing counted yet, the same
     /// sample lines known.
-    fn for_worker(&self) -> BadLines {
-        BadLines {
+    fn for_worker(&self) -> LineTallies {
+        LineTallies {
             sampled: self.sampled.clone(),
-            ..BadLines::new(self.skip)
+            ..LineTallies::new(self.skip)
         }
     }
 
     /// Adds what an encoding thread counted.
-    fn merge(&mut self, other: BadLines) {
-        self.count += other.count;
-        if let Some(first) = other.first
-            && self.first.as_ref().is_none_or(|f| first.0 < f.0)
+    fn merge(&mut self, other: LineTallies) {
+        self.bad += other.bad;
+        if let Some(first) = other.first_bad
+            && self.first_bad.as_ref().is_none_or(|f| first.0 < f.0)
         {
-            self.first = Some(first);
+            self.first_bad = Some(first);
+        }
+        self.add_inexact(other.inexact, other.first_inexact);
+    }
+
+    /// Counts `count` inexact numbers, the first at line `first`.
+    fn add_inexact(&mut self, count: u64, first: Option<u64>) {
+        self.inexact += count;
+        if let Some(line) = first {
+            self.first_inexact = Some(self.first_inexact.map_or(line, |f| f.min(line)));
         }
     }
 
     /// Records a bad line of the sample.
-    fn record_sample(&mut self, line: Line, e: Error) -> Result<()> {
-        self.record(line, e)?;
+    fn record_sample(&mut self, line: Line, text: &[u8], e: Error) -> Result<()> {
+        self.record(line, text, e)?;
         self.sampled.push(line.number);
         Ok(())
     }
 
     /// Records a bad line: an error unless skipping. Lines are recorded
     /// once, though the sample lines are read twice.
-    fn record(&mut self, line: Line, e: Error) -> Result<()> {
-        let e = locate(e, line);
+    fn record(&mut self, line: Line, text: &[u8], e: Error) -> Result<()> {
+        let e = locate(e, line, text);
         if !self.skip {
             return Err(e);
         }
         if !self.sampled.contains(&line.number) {
-            self.count += 1;
-            if self.first.as_ref().is_none_or(|f| line.number < f.0) {
-                self.first = Some((line.number, e.to_string()));
+            self.bad += 1;
+            if self.first_bad.as_ref().is_none_or(|f| line.number < f.0) {
+                self.first_bad = Some((line.number, e.to_string()));
             }
         }
         Ok(())
     }
 }
 
-/// Moves an error positioned within one line to its place in the input.
-fn locate(e: Error, line: Line) -> Error {
+/// Moves an error positioned within one line (`text`) to its place in the
+/// input.
+fn locate(e: Error, line: Line, text: &[u8]) -> Error {
     crate::json::JsonLine {
         row: line.row,
         line: line.number,
         byte: line.offset,
-        text: &[],
+        text,
     }
     .locate(e)
 }
@@ -551,7 +609,8 @@ impl FieldPlan {
 /// Adds the top-level keys of a JSON object line not yet known to
 /// `fields`, in the order the line has them: columns come in input order.
 fn record_key_order(text: &[u8], fields: &mut Vec<FieldPlan>, infer: Option<&InferOptions>) {
-    let mut reader = JsonReader::new(text);
+    // Skipping values classifies no number.
+    let mut reader = JsonReader::new(text, InexactNumbers::default());
     if reader.peek().ok() != Some(Peek::Object) {
         return;
     }
@@ -570,18 +629,21 @@ fn record_key_order(text: &[u8], fields: &mut Vec<FieldPlan>, infer: Option<&Inf
     }
 }
 
+/// The columns chosen from the sample.
+struct Plan {
+    columns: Vec<ColumnSpec>,
+    /// The named Variant fields that no sampled line has.
+    unsampled: Vec<String>,
+}
+
 /// Looks at the sample and chooses every column.
-fn plan_columns(
-    lines: &Lines,
-    options: &EncodeOptions,
-    bad: &mut BadLines,
-) -> Result<Vec<ColumnSpec>> {
+fn plan_columns(lines: &Lines, options: &EncodeOptions, tallies: &mut LineTallies) -> Result<Plan> {
     let infer = match &options.shred {
         ShredMode::Infer(o) => Some(o),
         _ => None,
     };
-    let parser = JsonParser::new();
-    let mut builder = VariantBuilder::new();
+    let parser = JsonParser::new().with_inexact_numbers(options.inexact_numbers);
+    let mut builder = VariantBuilder::new().with_duplicate_keys(options.duplicate_keys);
     // A field's value re-encoded standalone, for the sample.
     let mut field_builder = VariantBuilder::new();
     // Per top-level field, in order of appearance.
@@ -593,7 +655,7 @@ fn plan_columns(
     for (line, text) in lines.iter() {
         builder.reset();
         if let Err(e) = parser.parse(text, &mut builder) {
-            bad.record_sample(line, e)?;
+            tallies.record_sample(line, text, e)?;
             continue;
         }
         let (m, v) = builder.finish();
@@ -603,11 +665,8 @@ fn plan_columns(
             continue;
         }
         let Some(object) = variant.as_object() else {
-            let e = Error::new(
-                ErrorKind::Json,
-                "expected a JSON object (--variant-field splits objects into columns)",
-            );
-            bad.record_sample(line, e)?;
+            let start = text.len() - text.trim_ascii_start().len();
+            tallies.record_sample(line, text, not_an_object(text, start))?;
             continue;
         };
         record_key_order(text, &mut fields, infer);
@@ -639,12 +698,14 @@ fn plan_columns(
             })?;
         }
     }
+    let mut unsampled = Vec::new();
     for name in &options.variant_fields {
         if !fields.iter().any(|f| &f.name == name) {
             fields.push(FieldPlan::new(name.clone(), infer));
+            unsampled.push(name.clone());
         }
     }
-    fields
+    let columns = fields
         .into_iter()
         .map(|field| {
             let forced_variant = !split || options.variant_fields.contains(&field.name);
@@ -660,7 +721,8 @@ fn plan_columns(
                 },
             })
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok(Plan { columns, unsampled })
 }
 
 /// Builds the columns of a batch of lines.
@@ -670,6 +732,12 @@ struct RowEncoder {
     split: bool,
     /// Which columns the current line filled.
     seen: Vec<bool>,
+    /// Reads split lines, with the options' rule for inexact numbers.
+    parser: JsonParser,
+    /// With [`DuplicateKeys::KeepLast`], split lines are parsed whole with
+    /// this builder first: a value appended to a column cannot be taken
+    /// back when its key comes again.
+    whole: Option<VariantBuilder>,
 }
 
 enum ColumnBuilder {
@@ -717,9 +785,12 @@ impl RowEncoder {
                     DataType::Boolean => ColumnBuilder::Boolean(BooleanBuilder::new()),
                     _ => ColumnBuilder::Utf8(StringBuilder::new()),
                 },
-                ColumnSpec::Variant { schema, .. } => {
-                    ColumnBuilder::Variant(Box::new(Shredder::new(schema).with_policy(policy)))
-                }
+                ColumnSpec::Variant { schema, .. } => ColumnBuilder::Variant(Box::new(
+                    Shredder::new(schema)
+                        .with_policy(policy)
+                        .with_inexact_numbers(options.inexact_numbers)
+                        .with_duplicate_keys(options.duplicate_keys),
+                )),
             })
             .collect();
         RowEncoder {
@@ -727,51 +798,73 @@ impl RowEncoder {
             builders,
             split: !options.variant_fields.is_empty(),
             seen: vec![false; columns.len()],
+            parser: JsonParser::new().with_inexact_numbers(options.inexact_numbers),
+            whole: (options.duplicate_keys == DuplicateKeys::KeepLast)
+                .then(|| VariantBuilder::new().with_duplicate_keys(DuplicateKeys::KeepLast)),
         }
     }
 
     /// Encodes every line; a bad line (when skipped) makes the batch start
     /// over without it, since a half-written row cannot be taken back out
     /// of the column builders.
-    fn encode_batch(&mut self, lines: &Lines, bad: &mut BadLines) -> Result<Vec<ArrayRef>> {
+    fn encode_batch(&mut self, lines: &Lines, tallies: &mut LineTallies) -> Result<Vec<ArrayRef>> {
         let mut skipped: Vec<u64> = Vec::new();
         'batch: loop {
+            // Counted per attempt: lines before a skipped one are encoded again.
+            let (mut inexact, mut first_inexact) = (0, None);
             for (line, text) in lines.iter() {
                 if skipped.contains(&line.number) {
                     continue;
                 }
-                if let Err(e) = self.encode_line(text) {
-                    bad.record(line, e)?;
-                    skipped.push(line.number);
-                    self.finish();
-                    continue 'batch;
+                match self.encode_line(text) {
+                    Ok(0) => {}
+                    Ok(n) => {
+                        inexact += u64::from(n);
+                        first_inexact = first_inexact.or(Some(line.number));
+                    }
+                    Err(e) => {
+                        tallies.record(line, text, e)?;
+                        skipped.push(line.number);
+                        self.finish();
+                        continue 'batch;
+                    }
                 }
             }
+            tallies.add_inexact(inexact, first_inexact);
             return Ok(self.finish());
         }
     }
 
-    fn encode_line(&mut self, text: &[u8]) -> Result<()> {
+    /// Encodes one line; returns how many of its numbers were stored as
+    /// inexact doubles.
+    fn encode_line(&mut self, text: &[u8]) -> Result<u32> {
         if !self.split {
             let ColumnBuilder::Variant(shredder) = &mut self.builders[0] else {
                 unreachable!("whole lines go to one Variant column")
             };
-            return shredder.append_json(text);
+            let before = shredder.inexact_numbers();
+            shredder.append_json(text)?;
+            return Ok((shredder.inexact_numbers() - before) as u32);
         }
-        let mut reader = JsonReader::new(text);
+        if let Some(builder) = &mut self.whole {
+            return encode_parsed_line(
+                &self.parser,
+                builder,
+                text,
+                &self.columns,
+                &mut self.builders,
+                &mut self.seen,
+            );
+        }
+        let mut reader = self.parser.reader(text);
         if reader.peek()? != Peek::Object {
-            return Err(reader.error_at(
-                reader.position(),
-                "expected a JSON object (--variant-field splits objects into columns)",
-            ));
+            return Err(not_an_object(text, reader.position()));
         }
         self.seen.fill(false);
         let mut key = reader.first_key()?;
         while let Some(k) = key {
             let Some(i) = self.columns.iter().position(|c| column_name(c) == k) else {
-                let message = format!(
-                    "field {k:?} was not in the sample lines that chose the columns (raise the sample size)"
-                );
+                let message = not_sampled(k);
                 return Err(reader.error_at(reader.position(), message));
             };
             if std::mem::replace(&mut self.seen[i], true) {
@@ -787,7 +880,7 @@ impl RowEncoder {
                 builder.append_null();
             }
         }
-        Ok(())
+        Ok(reader.inexact_count())
     }
 
     fn finish(&mut self) -> Vec<ArrayRef> {
@@ -796,6 +889,86 @@ impl RowEncoder {
             .map(ColumnBuilder::finish)
             .collect()
     }
+}
+
+/// The error for a line that is not an object, at byte `at` of it.
+#[cold]
+fn not_an_object(text: &[u8], at: usize) -> Error {
+    Error::json(
+        text,
+        at,
+        "expected a JSON object (--variant-field splits objects into columns)",
+    )
+}
+
+#[cold]
+fn not_sampled(key: &str) -> String {
+    format!(
+        "field {key:?} was not in the sample lines that chose the columns (raise the sample size)"
+    )
+}
+
+/// Encodes a line parsed whole first (keeping the last of duplicate keys):
+/// each field from its Variant value.
+fn encode_parsed_line(
+    parser: &JsonParser,
+    builder: &mut VariantBuilder,
+    text: &[u8],
+    columns: &[ColumnSpec],
+    builders: &mut [ColumnBuilder],
+    seen: &mut [bool],
+) -> Result<u32> {
+    builder.start_row();
+    let inexact = parser.parse(text, builder)?;
+    let (metadata, value) = builder.finish();
+    let line = VariantRef::try_new(metadata, value)?;
+    let Some(object) = line.as_object() else {
+        let start = text.len() - text.trim_ascii_start().len();
+        return Err(not_an_object(text, start));
+    };
+    seen.fill(false);
+    for i in 0..object.len() {
+        let name = object.field_name(i);
+        let Some(c) = columns.iter().position(|c| column_name(c) == name) else {
+            return Err(Error::json(text, 0, not_sampled(name)));
+        };
+        seen[c] = true;
+        let field = object.field(i);
+        let fits = match (&mut builders[c], &field) {
+            (ColumnBuilder::Variant(shredder), _) => {
+                // The line's metadata serves the field's value too.
+                shredder.append_variant(metadata, object.field_bytes(i))?;
+                true
+            }
+            (builder, VariantRef::Null) => {
+                builder.append_null();
+                true
+            }
+            (ColumnBuilder::Int64(b), v) => v.as_i64().map(|v| b.append_value(v)).is_some(),
+            (ColumnBuilder::Float64(b), VariantRef::Double(v)) => {
+                b.append_value(*v);
+                true
+            }
+            (ColumnBuilder::Utf8(b), VariantRef::String(v)) => {
+                b.append_value(v);
+                true
+            }
+            (ColumnBuilder::Boolean(b), VariantRef::Bool(v)) => {
+                b.append_value(*v);
+                true
+            }
+            _ => false,
+        };
+        if !fits {
+            return Err(Error::json(text, 0, not_of_column_type(&columns[c])));
+        }
+    }
+    for (builder, seen) in builders.iter_mut().zip(seen.iter()) {
+        if !seen {
+            builder.append_null();
+        }
+    }
+    Ok(inexact)
 }
 
 fn column_name(c: &ColumnSpec) -> &str {
@@ -852,15 +1025,17 @@ fn append_field(
     if ok {
         return Ok(());
     }
-    let ColumnSpec::Plain(field) = column else {
-        unreachable!("only ordinary columns get here")
-    };
-    Err(r.error_at(
-        at,
-        format!(
-            "field {:?} is a {} column (chosen from the sample lines) but this value is not (raise the sample size, or name it with --variant-field)",
-            field.name(),
-            field.data_type()
-        ),
-    ))
+    Err(r.error_at(at, not_of_column_type(column)))
+}
+
+/// The error for a value that does not fit the ordinary column chosen
+/// from the sample.
+#[cold]
+fn not_of_column_type(column: &ColumnSpec) -> String {
+    let field = column.field();
+    format!(
+        "field {:?} is a {} column (chosen from the sample lines) but this value is not (raise the sample size, or name it with --variant-field)",
+        field.name(),
+        field.data_type()
+    )
 }

@@ -4,13 +4,16 @@
 //! and the line/column of a JSON error is derived when the error is made.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong in `vshred`, with its position.
 ///
 /// `Error` is one pointer wide so that `Result<T, Error>` stays small on the
 /// hot paths. [`Error::kind`] says which family the error belongs to,
-/// [`Error::position`] where it happened; `Display` prints both on one line,
-/// position first:
+/// [`Error::file`], [`Error::row`] and [`Error::position`] where it
+/// happened; `Display` prints them on one line, where first, and
+/// [`source`](std::error::Error::source) gives the I/O or Parquet error
+/// underneath, if any:
 ///
 /// ```
 /// let err = vshred::json::json_to_variant(b"{\"a\":1,}").unwrap_err();
@@ -21,8 +24,10 @@ pub struct Error(Box<Inner>);
 struct Inner {
     kind: ErrorKind,
     message: String,
+    file: Option<PathBuf>,
     position: Option<Position>,
     row: Option<u64>,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 /// The family an [`Error`] belongs to.
@@ -89,9 +94,21 @@ impl Error {
         Error(Box::new(Inner {
             kind,
             message: message.into(),
+            file: None,
             position: None,
             row: None,
+            source: None,
         }))
+    }
+
+    /// Keeps `source` as the error underneath (its text is in the message).
+    #[cold]
+    pub(crate) fn with_source(
+        mut self,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Error {
+        self.0.source = Some(Box::new(source));
+        self
     }
 
     #[cold]
@@ -138,6 +155,29 @@ impl Error {
         self
     }
 
+    /// Adds what the reader can do about it, in parentheses after the
+    /// message.
+    #[cold]
+    pub(crate) fn with_hint(mut self, hint: &str) -> Error {
+        self.0.message = format!("{} ({hint})", self.0.message);
+        self
+    }
+
+    /// Names the file the error is about, unless it names one already: a
+    /// caller that knows which file it was reading adds it on the way out.
+    #[cold]
+    pub fn in_file(mut self, file: impl AsRef<Path>) -> Error {
+        if self.0.file.is_none() {
+            self.0.file = Some(file.as_ref().to_path_buf());
+        }
+        self
+    }
+
+    /// The file the error is about, when known.
+    pub fn file(&self) -> Option<&Path> {
+        self.0.file.as_deref()
+    }
+
     /// The family of this error.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
@@ -172,6 +212,9 @@ impl fmt::Display for Error {
             ErrorKind::Schema => "invalid shredding schema",
             ErrorKind::OutOfRange => "out of range",
         };
+        if let Some(file) = &self.0.file {
+            write!(f, "{}: ", file.display())?;
+        }
         f.write_str(what)?;
         if let Some(row) = self.0.row {
             write!(f, " at row {row}")?;
@@ -198,6 +241,7 @@ impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Error")
             .field("kind", &self.0.kind)
+            .field("file", &self.0.file)
             .field("position", &self.0.position)
             .field("row", &self.0.row)
             .field("message", &self.0.message)
@@ -205,19 +249,49 @@ impl fmt::Debug for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl Error {
     /// An I/O error on `path`.
     #[cold]
-    pub(crate) fn io(path: &std::path::Path, e: std::io::Error) -> Error {
-        Error::new(ErrorKind::Io, format!("{}: {e}", path.display()))
+    pub(crate) fn io(path: &Path, e: std::io::Error) -> Error {
+        Error::new(ErrorKind::Io, e.to_string())
+            .in_file(path)
+            .with_source(e)
     }
 
     /// A parquet crate error, with what we were doing.
     #[cold]
     pub(crate) fn parquet(context: &str, e: impl fmt::Display) -> Error {
-        Error::new(ErrorKind::Parquet, format!("{context}: {e}"))
+        Error::new(
+            ErrorKind::Parquet,
+            format!("{context}: {}", parquet_text(&e)),
+        )
+    }
+
+    /// A parquet crate error met while reading or writing `file`.
+    #[cold]
+    pub(crate) fn parquet_in(file: &Path, e: ::parquet::errors::ParquetError) -> Error {
+        Error::new(ErrorKind::Parquet, parquet_text(&e))
+            .in_file(file)
+            .with_source(e)
+    }
+}
+
+/// The parquet crate's text for an error, without the "Parquet error: "
+/// it starts with, which ours says already.
+fn parquet_text(e: &impl fmt::Display) -> String {
+    let text = e.to_string();
+    match text.strip_prefix("Parquet error: ") {
+        Some(rest) => rest.to_string(),
+        None => text,
     }
 }
 

@@ -17,7 +17,9 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::{Conversion, ShreddingSchema, TypedBuilder};
 use crate::unshred::{Found, ScalarColumn, ShreddedColumn};
-use crate::variant::{VariantBuilder, VariantRef, decode};
+use std::cmp::Ordering;
+
+use crate::variant::{Kind, VariantBuilder, VariantDecimal, VariantRef, compare, decode};
 
 /// Extracts `path` from every row of a Variant column as `as_type`: a
 /// primitive layout of [`ShreddingSchema`] (`int64`, `decimal(18,2)`,
@@ -341,29 +343,39 @@ pub enum Aggregate {
     /// Non-null values.
     Count,
     /// Sum of numbers: exact for integers and decimals, double once a
-    /// double is seen.
+    /// double is seen; other values are left out and counted.
     Sum,
-    /// Smallest number (or string, if all are strings).
+    /// The smallest value, in the [order of Variant values](crate::variant::compare)
+    /// (Spark's): numbers by value, strings by bytes, and across kinds
+    /// null < boolean < number < string < ... < array < object.
     Min,
-    /// Largest number (or string).
+    /// The largest value, in the same order.
     Max,
 }
 
-/// Folds values into one [`Aggregate`]. Values of a kind that does not
-/// take part (a string in a sum, say) are skipped and counted.
+/// Folds values into one [`Aggregate`]; SQL nulls and Variant nulls are
+/// left out, as SQL aggregates leave out nulls.
 #[derive(Debug)]
 pub struct Accumulator {
     aggregate: Aggregate,
     count: u64,
+    /// Values a sum left out: not numbers.
     skipped: u64,
-    best: Option<Best>,
+    sum: Option<Sum>,
+    /// The min or max so far, as Variant bytes (metadata, value).
+    best: Option<(Vec<u8>, Vec<u8>)>,
+    /// How many values of each kind a min or max saw.
+    kinds: [u64; KINDS],
+    builder: VariantBuilder,
 }
 
-#[derive(Debug, Clone)]
-enum Best {
-    Exact(crate::variant::VariantDecimal),
+/// The number of [`Kind`]s.
+const KINDS: usize = Kind::Object as usize + 1;
+
+#[derive(Debug, Clone, Copy)]
+enum Sum {
+    Exact(VariantDecimal),
     Double(f64),
-    String(String),
 }
 
 impl Accumulator {
@@ -373,11 +385,14 @@ impl Accumulator {
             aggregate,
             count: 0,
             skipped: 0,
+            sum: None,
             best: None,
+            kinds: [0; KINDS],
+            builder: VariantBuilder::new(),
         }
     }
 
-    /// Values that could not take part.
+    /// Values a sum left out, not being numbers.
     pub fn skipped(&self) -> u64 {
         self.skipped
     }
@@ -388,101 +403,128 @@ impl Accumulator {
             return Ok(());
         }
         self.count += 1;
-        if self.aggregate == Aggregate::Count {
-            return Ok(());
-        }
-        let value = if let Some(d) = v.as_decimal() {
-            Best::Exact(d)
-        } else if let Some(f) = v.as_f64() {
-            Best::Double(f)
-        } else if let (Some(s), Aggregate::Min | Aggregate::Max) = (v.as_str(), self.aggregate) {
-            Best::String(s.to_string())
-        } else {
-            self.skipped += 1;
-            return Ok(());
-        };
-        self.best = Some(match (self.best.take(), value, self.aggregate) {
-            (None, v, _) => v,
-            (Some(acc), v, Aggregate::Sum) => sum(acc, v)?,
-            (Some(acc), v, agg) => {
-                let ordering = order(&acc, &v);
-                let keep_new = match agg {
-                    Aggregate::Min => ordering == Some(std::cmp::Ordering::Greater),
-                    _ => ordering == Some(std::cmp::Ordering::Less),
+        match self.aggregate {
+            Aggregate::Count => {}
+            Aggregate::Sum => {
+                let value = match (v.as_decimal(), v.as_f64()) {
+                    (Some(d), _) => Sum::Exact(d),
+                    (_, Some(f)) => Sum::Double(f),
+                    _ => {
+                        self.skipped += 1;
+                        return Ok(());
+                    }
                 };
-                if ordering.is_none() {
-                    self.skipped += 1;
-                }
-                if keep_new { v } else { acc }
+                self.sum = Some(match self.sum {
+                    None => value,
+                    Some(acc) => add(acc, value),
+                });
             }
-        });
+            Aggregate::Min | Aggregate::Max => {
+                self.kinds[Kind::of(v) as usize] += 1;
+                let wanted = match self.aggregate {
+                    Aggregate::Min => Ordering::Less,
+                    _ => Ordering::Greater,
+                };
+                let replace = match &self.best {
+                    None => true,
+                    Some((m, b)) => compare(v, &VariantRef::try_new(m, b)?) == wanted,
+                };
+                if replace {
+                    self.builder.reset();
+                    self.builder.append(v)?;
+                    let (m, b) = self.builder.finish();
+                    let best = self.best.get_or_insert_with(Default::default);
+                    best.0.clear();
+                    best.0.extend_from_slice(m);
+                    best.1.clear();
+                    best.1.extend_from_slice(b);
+                }
+            }
+        }
         Ok(())
     }
 
-    /// The result as JSON text: a bare number for counts and numbers,
-    /// `null` when no value took part.
+    /// The result as JSON text: a bare number for counts and sums, the
+    /// value for min and max, `null` when no value took part.
     pub fn to_json(&self) -> String {
-        if self.aggregate == Aggregate::Count {
-            return self.count.to_string();
-        }
-        match &self.best {
-            None => "null".into(),
-            Some(Best::Exact(d)) => d.to_string(),
-            Some(Best::Double(f)) => {
-                let mut out = Vec::new();
-                crate::json::write_json(&VariantRef::Double(*f), &mut out);
-                String::from_utf8(out).unwrap_or_default()
+        let mut out = Vec::new();
+        match (self.aggregate, &self.sum, &self.best) {
+            (Aggregate::Count, ..) => return self.count.to_string(),
+            (Aggregate::Sum, Some(Sum::Exact(d)), _) => return d.to_string(),
+            (Aggregate::Sum, Some(Sum::Double(f)), _) => {
+                crate::json::write_json(&VariantRef::Double(*f), &mut out)
             }
-            Some(Best::String(s)) => {
-                let mut out = Vec::new();
-                crate::json::write_json(&VariantRef::String(s), &mut out);
-                String::from_utf8(out).unwrap_or_default()
-            }
+            (Aggregate::Min | Aggregate::Max, _, Some((m, b))) => match VariantRef::try_new(m, b) {
+                Ok(v) => crate::json::write_json(&v, &mut out),
+                Err(_) => return "null".into(),
+            },
+            _ => return "null".into(),
         }
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// What the result leaves unsaid: values a sum left out, or that a min
+    /// or max compared values of several kinds.
+    pub fn note(&self) -> Option<String> {
+        if self.skipped > 0 {
+            let plural = if self.skipped == 1 {
+                "value was"
+            } else {
+                "values were"
+            };
+            return Some(format!(
+                "{} {plural} not numbers and left out of the sum",
+                self.skipped
+            ));
+        }
+        let kinds: Vec<String> = (0..KINDS)
+            .filter(|&k| self.kinds[k] > 0)
+            .map(|k| format!("{} {}", self.kinds[k], KIND_ORDER[k].plural()))
+            .collect();
+        (kinds.len() > 1).then(|| {
+            format!(
+                "the values were of {} kinds ({}); {} compares kinds in Spark's order for Variant values: null < boolean < number < string < binary < UUID < date/timestamp < time < array < object (--as chooses one kind)",
+                kinds.len(),
+                kinds.join(", "),
+                if self.aggregate == Aggregate::Min { "min" } else { "max" }
+            )
+        })
     }
 }
 
-fn to_f64(b: &Best) -> Option<f64> {
-    match b {
-        Best::Exact(d) => Some(d.to_f64()),
-        Best::Double(f) => Some(*f),
-        Best::String(_) => None,
-    }
-}
+/// The kinds, by their index.
+const KIND_ORDER: [Kind; KINDS] = [
+    Kind::Null,
+    Kind::Boolean,
+    Kind::Number,
+    Kind::String,
+    Kind::Binary,
+    Kind::Uuid,
+    Kind::Instant,
+    Kind::Time,
+    Kind::Array,
+    Kind::Object,
+];
 
-fn sum(acc: Best, v: Best) -> Result<Best> {
-    Ok(match (acc, v) {
-        (Best::Exact(a), Best::Exact(b)) => {
-            let scale = a.scale().max(b.scale());
-            let (x, y) = (a.rescale(scale), b.rescale(scale));
-            let total = x
-                .zip(y)
-                .and_then(|(x, y)| x.unscaled().checked_add(y.unscaled()))
-                .and_then(|t| crate::variant::VariantDecimal::try_new(t, scale).ok());
-            match total {
-                Some(t) => Best::Exact(t),
-                // Beyond 38 digits: continue in double.
-                None => Best::Double(a.to_f64() + b.to_f64()),
-            }
+/// The sum of two numbers: exact while both are and the result has at
+/// most 38 digits, a double beyond.
+fn add(acc: Sum, v: Sum) -> Sum {
+    let double = |s: Sum| match s {
+        Sum::Exact(d) => d.to_f64(),
+        Sum::Double(f) => f,
+    };
+    if let (Sum::Exact(a), Sum::Exact(b)) = (acc, v) {
+        let scale = a.scale().max(b.scale());
+        let total = a
+            .rescale(scale)
+            .zip(b.rescale(scale))
+            .and_then(|(x, y)| x.unscaled().checked_add(y.unscaled()))
+            .and_then(|t| VariantDecimal::try_new(t, scale).ok());
+        if let Some(t) = total {
+            return Sum::Exact(t);
         }
-        (a, b) => match (to_f64(&a), to_f64(&b)) {
-            (Some(x), Some(y)) => Best::Double(x + y),
-            _ => {
-                return Err(Error::new(
-                    ErrorKind::Schema,
-                    "sum of a value that is not a number",
-                ));
-            }
-        },
-    })
-}
-
-fn order(a: &Best, b: &Best) -> Option<std::cmp::Ordering> {
-    match (a, b) {
-        (Best::Exact(x), Best::Exact(y)) => crate::parquet::compare_decimals(x, y),
-        (Best::String(x), Best::String(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
-        _ => to_f64(a)?.partial_cmp(&to_f64(b)?),
     }
+    Sum::Double(double(acc) + double(v))
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ mod error;
 pub mod get;
 pub mod infer;
 pub mod json;
-mod output;
+pub mod output;
 pub mod parquet;
 pub mod path;
 pub mod predicate;

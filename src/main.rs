@@ -7,12 +7,14 @@ use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use arrow::array::Array;
+use arrow::array::{Array, RecordBatch};
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use vshred::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use vshred::get::{Accumulator, Aggregate, ResultColumn};
 use vshred::infer::{InferOptions, Preset};
-use vshred::json::{JsonLines, JsonParser, write_json};
+use vshred::json::{InexactNumbers, JsonLines, JsonParser, write_json};
+use vshred::output::Output;
 use vshred::parquet::{ColumnSpec, Compression, DecimalMode, GetRequest, ParquetFile};
 use vshred::predicate::Predicate;
 use vshred::report::{ReportOptions, compare_layouts, measure_files};
@@ -22,7 +24,7 @@ use vshred::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 /// Parquet Variant: encode JSON as Variant, shred it into typed columns,
 /// and read it back by path.
 #[derive(Parser)]
-#[command(name = "vshred", version, about)]
+#[command(name = "vshred", version, about, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -36,14 +38,11 @@ enum Command {
     Infer(InferArgs),
     /// Print a Parquet file's schema and the size of each column.
     Schema {
-        /// The Parquet file.
+        /// The Parquet file, or `-` for stdin.
         file: PathBuf,
     },
     /// Print each row as one JSON object, Variants reconstructed.
-    Cat {
-        /// The Parquet file.
-        file: PathBuf,
-    },
+    Cat(CatArgs),
     /// Extract a path from a Variant column, reading only what it needs.
     Get(GetArgs),
     /// Compare layouts: encode JSON Lines unshredded and shredded (auto and
@@ -55,14 +54,65 @@ enum Command {
     Roundtrip {
         /// Input JSON Lines file, or `-` for stdin.
         input: PathBuf,
-        /// Keep the last value of a duplicate key instead of failing.
-        #[arg(long)]
-        keep_last_duplicate: bool,
+        #[command(flatten)]
+        json: JsonArgs,
         /// Print, per line, the metadata and value sizes in bytes instead of
         /// the JSON.
         #[arg(long)]
         sizes: bool,
     },
+}
+
+/// How JSON text is read.
+#[derive(Args)]
+struct JsonArgs {
+    /// Keep the last value of a key given twice in one object instead of
+    /// failing (each line is then parsed whole before it is shredded,
+    /// which is slower).
+    #[arg(long)]
+    keep_last_duplicate: bool,
+    /// What becomes of a number written without an exponent that no
+    /// decimal holds (more than 38 digits): `error` names its line and
+    /// column; `double` stores the nearest double, as Spark's parse_json
+    /// does, and the run ends with a warning that counts them.
+    #[arg(long, value_enum, value_name = "error|double", default_value_t = InexactArg::Error)]
+    inexact_numbers: InexactArg,
+}
+
+impl JsonArgs {
+    fn duplicate_keys(&self) -> DuplicateKeys {
+        if self.keep_last_duplicate {
+            DuplicateKeys::KeepLast
+        } else {
+            DuplicateKeys::Error
+        }
+    }
+
+    fn inexact_numbers(&self) -> InexactNumbers {
+        match self.inexact_numbers {
+            InexactArg::Error => InexactNumbers::Error,
+            InexactArg::Double => InexactNumbers::Double,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum InexactArg {
+    Error,
+    Double,
+}
+
+#[derive(Args)]
+struct CatArgs {
+    /// The Parquet file, or `-` for stdin.
+    file: PathBuf,
+    /// Only these top-level columns (comma-separated or repeated), in the
+    /// file's order.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    columns: Vec<String>,
+    /// Stop after N rows.
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
 }
 
 #[derive(Args)]
@@ -72,25 +122,44 @@ struct LayoutArgs {
     /// Without it, each whole line is a Variant column named `v`.
     #[arg(long = "variant-field", value_name = "NAME")]
     variant_fields: Vec<String>,
-    /// Lines used to choose column types and shredding.
-    #[arg(long, value_name = "N", default_value_t = 4096)]
+    /// Lines used to choose column types and shredding (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = at_least_one())]
     sample_rows: usize,
-    /// Most Parquet columns a Variant column may shred into.
-    #[arg(long, value_name = "N")]
+    /// Most Parquet columns a Variant column may shred into (at least 1).
+    #[arg(long, value_name = "N", value_parser = at_least_one())]
     max_columns: Option<usize>,
     /// Deepest nesting that gets typed columns.
     #[arg(long, value_name = "N")]
     max_depth: Option<usize>,
-    /// Share of sampled rows a field must appear in to get a column.
-    #[arg(long, value_name = "F")]
+    /// Share of sampled rows a field must appear in to get a column, from
+    /// 0 to 1 (0.1 is 10%).
+    #[arg(long, value_name = "F", value_parser = share)]
     min_frequency: Option<f64>,
+    #[command(flatten)]
+    json: JsonArgs,
+}
+
+/// A count that must be at least 1.
+fn at_least_one() -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::new().range(1..)
+}
+
+/// A share: a number from 0 to 1.
+fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        Ok(_) => Err(format!("{text} is not from 0 to 1 (0.1 is 10%)")),
+        Err(_) => Err(format!("{text} is not a number from 0 to 1")),
+    }
 }
 
 #[derive(Args)]
 struct EncodeArgs {
     /// Input JSON Lines, or `-` for stdin.
     input: PathBuf,
-    /// Output Parquet file, or `-` for stdout.
+    /// Output Parquet file, or `-` for stdout. A symbolic link is followed;
+    /// a device or FIFO is written directly; an existing file is replaced
+    /// only once the new one is complete.
     output: PathBuf,
     #[command(flatten)]
     layout: LayoutArgs,
@@ -109,8 +178,8 @@ struct EncodeArgs {
     /// slower as it grows), `snappy` or `none`.
     #[arg(long, value_name = "zstd[:LEVEL]|snappy|none", default_value = "zstd")]
     compression: Compression,
-    /// Rows per row group.
-    #[arg(long, value_name = "N", default_value_t = 128 * 1024)]
+    /// Rows per row group (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 128 * 1024, value_parser = at_least_one())]
     row_group_rows: usize,
     /// Add a bloom filter for a shredded path (`$.id`, or `COLUMN.path`
     /// such as `v.user.id`) or an ordinary column (repeatable).
@@ -134,7 +203,7 @@ struct InferArgs {
 
 #[derive(Args)]
 struct GetArgs {
-    /// The Parquet file.
+    /// The Parquet file, or `-` for stdin.
     file: PathBuf,
     /// The path, e.g. `$.user.id`, `$.tags[0]`, `$['key.with.dots']`.
     path: String,
@@ -143,9 +212,17 @@ struct GetArgs {
     column: Option<String>,
     /// Result type: bool, int8, int16, int32, int64, float, double,
     /// decimal(P,S), string, binary, date, time, timestamp, timestamp_ntz,
-    /// timestamp_nanos, timestamp_ntz_nanos, uuid, or variant.
+    /// timestamp_nanos, timestamp_ntz_nanos, uuid, or variant (also as
+    /// Spark names them: tinyint, smallint, int, bigint, ...).
     #[arg(long = "as", value_name = "TYPE", default_value = "variant")]
     as_type: String,
+    /// Print these top-level columns beside each value (comma-separated or
+    /// repeated): each line is then a JSON object of them and the value.
+    #[arg(long = "with", value_name = "NAME,...", value_delimiter = ',')]
+    with: Vec<String>,
+    /// Stop after N values.
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
     /// Only rows where `PATH OP LITERAL` holds (OP: = == != < <= > >=).
     #[arg(long = "where", value_name = "PREDICATE")]
     filter: Option<String>,
@@ -178,8 +255,8 @@ struct ReportArgs {
     /// every top-level shredded field, as the type our inference chose.
     #[arg(long = "query", value_name = "PATH")]
     queries: Vec<String>,
-    /// Runs per timing; the report gives the median.
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    /// Runs per timing (at least 1); the report gives the median.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = at_least_one())]
     runs: usize,
     /// Also write the report as a self-contained HTML page with bar charts.
     #[arg(long, value_name = "OUT.html")]
@@ -214,6 +291,7 @@ fn main() -> ExitCode {
     // errors, so the default hook must not print them as crashes; any other
     // panic is a bug, reported below in one line.
     std::panic::set_hook(Box::new(|_| {}));
+    remove_unfinished_files_on_signals();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
@@ -238,8 +316,25 @@ fn main() -> ExitCode {
     }
 }
 
-/// `--help` and `--version` print as clap prints them and succeed; a usage
-/// error is one line, like every other failure, with exit code 1.
+/// On SIGINT, SIGTERM or SIGHUP, removes the temporary files of outputs
+/// not yet complete and exits as the signal would (128 + its number):
+/// killed by a signal, the process runs no destructors.
+fn remove_unfinished_files_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return; // without a handler, the default action still stops us
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            vshred::output::remove_unfinished_files();
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+/// `--help` and `--version` print as clap prints them and succeed; no
+/// arguments at all print the help and fail; a usage error is one line,
+/// like every other failure, with exit code 1.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     match e.kind() {
@@ -248,7 +343,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            eprintln!("vshred: a subcommand is required (see vshred --help)");
+            let _ = e.print();
             ExitCode::from(1)
         }
         _ => {
@@ -269,18 +364,17 @@ fn usage_error(e: clap::Error) -> ExitCode {
     }
 }
 
-/// Why a command failed: a library error (with where) or an I/O error on
-/// the standard streams.
+/// Why a command failed: a library error (saying what and where) or an
+/// I/O error on the standard streams.
 enum Failure {
-    Vshred(String, vshred::Error),
+    Vshred(vshred::Error),
     Io(io::Error),
 }
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::Vshred(context, e) if context.is_empty() => write!(f, "{e}"),
-            Failure::Vshred(context, e) => write!(f, "{context}: {e}"),
+            Failure::Vshred(e) => write!(f, "{e}"),
             Failure::Io(e) => write!(f, "{e}"),
         }
     }
@@ -292,19 +386,26 @@ impl From<io::Error> for Failure {
     }
 }
 
-/// Attaches a file name to library errors.
-trait Context<T> {
-    fn context(self, what: &Path) -> Result<T, Failure>;
-}
-
-impl<T> Context<T> for vshred::Result<T> {
-    fn context(self, what: &Path) -> Result<T, Failure> {
-        self.map_err(|e| Failure::Vshred(what.display().to_string(), e))
+impl From<vshred::Error> for Failure {
+    fn from(e: vshred::Error) -> Failure {
+        Failure::Vshred(e)
     }
 }
 
-fn plain<T>(r: vshred::Result<T>) -> Result<T, Failure> {
-    r.map_err(|e| Failure::Vshred(String::new(), e))
+/// Names the file a library error is about, unless it names one already.
+trait Context<T> {
+    fn context(self, file: &Path) -> Result<T, Failure>;
+}
+
+impl<T> Context<T> for vshred::Result<T> {
+    fn context(self, file: &Path) -> Result<T, Failure> {
+        self.map_err(|e| Failure::Vshred(e.in_file(file)))
+    }
+}
+
+/// A usage error of the library's kind, for arguments clap cannot check.
+fn usage(message: String) -> Failure {
+    Failure::Vshred(vshred::Error::from_message(message))
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -312,24 +413,44 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Encode(args) => run_encode(args),
         Command::Infer(args) => run_infer(args),
         Command::Schema { file } => run_schema(&file),
-        Command::Cat { file } => run_cat(&file),
+        Command::Cat(args) => run_cat(args),
         Command::Get(args) => run_get(args),
         Command::Report(args) => run_report(args),
-        Command::Roundtrip {
-            input,
-            keep_last_duplicate,
-            sizes,
-        } => run_roundtrip(&input, keep_last_duplicate, sizes),
+        Command::Roundtrip { input, json, sizes } => run_roundtrip(&input, &json, sizes),
     }
 }
 
+fn is_stdin(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
 fn open_input(path: &Path) -> Result<Box<dyn BufRead>, Failure> {
-    if path == Path::new("-") {
+    if is_stdin(path) {
         return Ok(Box::new(BufReader::with_capacity(1 << 20, io::stdin())));
     }
     let file = File::open(path)
         .map_err(|e| Failure::Io(io::Error::new(e.kind(), format!("{}: {e}", path.display()))))?;
     Ok(Box::new(BufReader::with_capacity(1 << 20, file)))
+}
+
+/// Opens a Parquet file; `-` reads standard input, into a temporary file
+/// unless it is a file already (Parquet is read from its footer, at the
+/// end).
+fn open_parquet(path: &Path) -> Result<ParquetFile, Failure> {
+    if !is_stdin(path) {
+        return ParquetFile::open(path).context(path);
+    }
+    let stdin = io::stdin();
+    let handle = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned()?;
+    let file = File::from(handle);
+    let file = if file.metadata()?.is_file() {
+        file
+    } else {
+        let mut copy = tempfile::tempfile()?;
+        io::copy(&mut stdin.lock(), &mut copy)?;
+        copy
+    };
+    ParquetFile::from_file(file, path).context(path)
 }
 
 fn infer_options(layout: &LayoutArgs, preset: Preset) -> InferOptions {
@@ -346,24 +467,49 @@ fn infer_options(layout: &LayoutArgs, preset: Preset) -> InferOptions {
     options
 }
 
-fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
-    let shred = match args.shred.as_str() {
-        "auto" => ShredMode::Infer(infer_options(&args.layout, Preset::Default)),
-        "spark" => ShredMode::Infer(infer_options(&args.layout, Preset::Spark)),
+/// The `--shred` choice: a preset, or a schema file.
+fn shred_mode(shred: &str, layout: &LayoutArgs) -> Result<ShredMode, Failure> {
+    const PRESETS: [&str; 3] = ["auto", "spark", "none"];
+    Ok(match shred {
+        "auto" => ShredMode::Infer(infer_options(layout, Preset::Default)),
+        "spark" => ShredMode::Infer(infer_options(layout, Preset::Spark)),
         "none" => ShredMode::None,
         file => {
             let path = Path::new(file);
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Failure::Io(io::Error::new(e.kind(), format!("{file}: {e}"))))?;
+            let text = match std::fs::read_to_string(path) {
+                Ok(text) => text,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    let near = PRESETS
+                        .iter()
+                        .find(|p| strsim::damerau_levenshtein(p, file) <= 2)
+                        .map(|p| format!("; did you mean {p}?"))
+                        .unwrap_or_default();
+                    return Err(usage(format!(
+                        "--shred {file:?} is not a preset (auto, spark, none) nor a schema file{near}"
+                    )));
+                }
+                Err(e) => {
+                    return Err(Failure::Io(io::Error::new(
+                        e.kind(),
+                        format!("{file}: {e}"),
+                    )));
+                }
+            };
             ShredMode::Schema(ShreddingSchema::from_json(&text).context(path)?)
         }
-    };
+    })
+}
+
+fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
+    let shred = shred_mode(&args.shred, &args.layout)?;
     let mut options = EncodeOptions {
         variant_fields: args.layout.variant_fields.clone(),
         shred,
         skip_bad_lines: args.skip_bad_lines,
         sample_rows: args.layout.sample_rows,
         bloom_filters: args.bloom_filters.clone(),
+        inexact_numbers: args.layout.json.inexact_numbers(),
+        duplicate_keys: args.layout.json.duplicate_keys(),
         ..EncodeOptions::default()
     };
     options.write.decimals = match args.decimal {
@@ -373,38 +519,48 @@ fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     options.write.compression = args.compression;
     options.write.row_group_rows = args.row_group_rows;
 
-    let mut input = open_input(&args.input)?;
     let to_stdout = args.output == Path::new("-");
-    // A file for stdout too: Parquet's footer comes last, so the whole file
-    // is written before it can be copied out.
-    let staging = if to_stdout {
-        Some(tempfile::tempdir()?)
-    } else {
-        None
-    };
-    let output = match &staging {
-        Some(dir) => dir.path().join("out.parquet"),
-        None => args.output.clone(),
-    };
-    let show_progress = io::stderr().is_terminal();
-    let mut progress = |bytes: u64| {
-        if show_progress {
-            eprint!("\rvshred: {:.1} MB read", bytes as f64 / 1e6);
-        }
-    };
-    let report = encode(&mut input, &output, &options, &mut progress).context(&args.input);
-    if show_progress {
-        eprintln!();
-    }
-    let report = report?;
+    let input_path = (!is_stdin(&args.input)).then_some(args.input.as_path());
     if to_stdout {
-        io::copy(&mut File::open(&output)?, &mut io::stdout().lock())?;
+        if io::stdout().is_terminal() {
+            return Err(usage(
+                "standard output is a terminal: Parquet is binary (redirect it to a file, or give an output path)".into(),
+            ));
+        }
+        if let Some(input) = input_path {
+            vshred::output::check_stdout_is_not_input(input)?;
+        }
+    } else {
+        vshred::output::check_output_is_not_input(&args.output, input_path)?;
     }
+    let mut input = open_input(&args.input)?;
+    let output = if to_stdout {
+        Output::Stream(Box::new(io::stdout()))
+    } else {
+        Output::from(&args.output)
+    };
+    let input_size = input_path
+        .and_then(|p| std::fs::metadata(p).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    let bar = progress_bar(input_size);
+    let report = encode(&mut input, output, &options, &mut |bytes| {
+        bar.set_position(bytes)
+    })
+    .context(&args.input);
+    bar.finish_and_clear();
+    let report = report?;
     if report.bad_lines > 0 {
         eprintln!(
             "vshred: skipped {} bad lines; the first: {}",
             report.bad_lines,
             report.first_bad_line.as_deref().unwrap_or("")
+        );
+    }
+    warn_inexact_numbers(report.inexact_numbers, report.first_inexact_line);
+    for name in &report.unsampled_variant_fields {
+        eprintln!(
+            "vshred: warning: --variant-field {name:?}: no sampled line has this field; its column is null there (misspelt?)"
         );
     }
     if !to_stdout {
@@ -419,6 +575,42 @@ fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A progress bar on stderr for reading `total` bytes (a spinner when the
+/// size is not known), drawn only when stderr is a terminal.
+fn progress_bar(total: Option<u64>) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    let target = if io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let (bar, template) = match total {
+        Some(n) => (
+            ProgressBar::with_draw_target(Some(n), target),
+            "{bar:30} {bytes}/{total_bytes} read, {bytes_per_sec}, {eta} left",
+        ),
+        None => (
+            ProgressBar::with_draw_target(None, target),
+            "{spinner} {bytes} read, {bytes_per_sec}, {elapsed}",
+        ),
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// The warning that ends a run which stored numbers as inexact doubles.
+fn warn_inexact_numbers(count: u64, first_line: Option<u64>) {
+    if count > 0 {
+        let plural = if count == 1 { "" } else { "s" };
+        let line = first_line.map_or(String::new(), |l| format!(" (the first on line {l})"));
+        eprintln!(
+            "vshred: warning: {count} number{plural} that no decimal holds (more than 38 digits) stored as the nearest double{line}"
+        );
+    }
+}
+
 fn run_infer(args: InferArgs) -> Result<(), Failure> {
     let preset = match args.shred {
         PresetArg::Auto => Preset::Default,
@@ -428,6 +620,8 @@ fn run_infer(args: InferArgs) -> Result<(), Failure> {
         variant_fields: args.layout.variant_fields.clone(),
         shred: ShredMode::Infer(infer_options(&args.layout, preset)),
         sample_rows: args.layout.sample_rows,
+        inexact_numbers: args.layout.json.inexact_numbers(),
+        duplicate_keys: args.layout.json.duplicate_keys(),
         ..EncodeOptions::default()
     };
     let mut input = open_input(&args.input)?;
@@ -460,12 +654,15 @@ fn json_string(s: &str) -> String {
 }
 
 fn run_schema(path: &Path) -> Result<(), Failure> {
-    let file = ParquetFile::open(path).context(path)?;
+    let file = open_parquet(path)?;
     let metadata = file.metadata();
     let mut out = io::stdout().lock();
     let mut schema = Vec::new();
     parquet::schema::printer::print_schema(&mut schema, file.parquet_schema().root_schema());
-    out.write_all(&schema)?;
+    // The printer shows the annotation's version as Rust prints an Option.
+    let schema = String::from_utf8_lossy(&schema).replace("VARIANT(Some(", "VARIANT((");
+    let schema = schema.replace("VARIANT((1))", "VARIANT(1)");
+    out.write_all(schema.as_bytes())?;
     writeln!(
         out,
         "\n{} rows, {} row groups; Variant columns: {}",
@@ -490,53 +687,110 @@ fn run_schema(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-fn run_cat(path: &Path) -> Result<(), Failure> {
-    let file = ParquetFile::open(path).context(path)?;
-    let mut out = io::stdout().lock();
-    let mut write_error = None;
-    file.json_lines(8192, |text| {
-        out.write_all(&text).map_err(|e| {
-            write_error = Some(e);
-            vshred::Error::from_message("output closed".into())
+/// Output for a command that prints rows: stops at a limit and at a closed
+/// pipe, each through an error the reader stops at, told apart afterwards.
+struct RowOutput<W: Write> {
+    out: W,
+    left: Option<u64>,
+    closed: Option<io::Error>,
+    done: bool,
+}
+
+impl<W: Write> RowOutput<W> {
+    fn new(out: W, limit: Option<u64>) -> RowOutput<W> {
+        RowOutput {
+            out,
+            left: limit,
+            closed: None,
+            done: limit == Some(0),
+        }
+    }
+
+    /// How many more rows may be printed (all of `n` without a limit).
+    fn room(&self, n: usize) -> usize {
+        self.left.map_or(n, |left| n.min(left as usize))
+    }
+
+    /// Writes `rows` rows as `text`; an error stops the reader once the
+    /// limit is reached or the output is closed.
+    fn write(&mut self, text: &[u8], rows: usize) -> vshred::Result<()> {
+        if let Err(e) = self.out.write_all(text) {
+            self.closed = Some(e);
+            return Err(vshred::Error::from_message("output closed".into()));
+        }
+        if let Some(left) = &mut self.left {
+            *left -= rows as u64;
+            if *left == 0 {
+                self.done = true;
+                return Err(vshred::Error::from_message("limit reached".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The reader's outcome, with the stops asked for taken as success.
+    fn finish(mut self, outcome: Result<(), Failure>) -> Result<(), Failure> {
+        if let Some(e) = self.closed.take() {
+            return Err(Failure::Io(e));
+        }
+        if !self.done {
+            outcome?;
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+fn run_cat(args: CatArgs) -> Result<(), Failure> {
+    let file = open_parquet(&args.file)?;
+    let mut out = RowOutput::new(io::stdout().lock(), args.limit);
+    if out.done {
+        return out.finish(Ok(()));
+    }
+    let columns = (!args.columns.is_empty()).then_some(args.columns.as_slice());
+    let outcome = file
+        .json_lines(columns, 8192, |text| {
+            let rows = text.iter().filter(|&&b| b == b'\n').count();
+            let room = out.room(rows);
+            if room == rows {
+                return out.write(&text, rows);
+            }
+            // The first `room` lines of the block.
+            let end = text
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .nth(room - 1)
+                .map_or(text.len(), |(i, _)| i + 1);
+            out.write(&text[..end], room)
         })
-    })
-    .map_err(|e| match write_error.take() {
-        Some(io) => Failure::Io(io),
-        None => Failure::Vshred(path.display().to_string(), e),
-    })?;
-    out.flush()?;
-    Ok(())
+        .context(&args.file);
+    out.finish(outcome)
 }
 
 fn run_get(args: GetArgs) -> Result<(), Failure> {
-    let file = ParquetFile::open(&args.file).context(&args.file)?;
+    let file = open_parquet(&args.file)?;
     let column = file
         .choose_variant_column(args.column.as_deref())
         .context(&args.file)?;
-    let as_type = ShreddingSchema::from_type_name(&args.as_type)
-        .filter(|t| !matches!(t, ShreddingSchema::Object(_) | ShreddingSchema::Array(_)))
-        .ok_or_else(|| {
-            Failure::Vshred(
-                String::new(),
-                vshred::Error::from_message(format!(
-                    "unknown type {:?} for --as (e.g. int64, double, decimal(18,2), string, timestamp, variant)",
-                    args.as_type
-                )),
-            )
-        })?;
+    let as_type = ShreddingSchema::parse_type_name(&args.as_type)
+        .and_then(|t| match t {
+            ShreddingSchema::Object(_) | ShreddingSchema::Array(_) => {
+                Err(vshred::Error::from_message(format!(
+                    "--as takes a primitive type or variant, not {t}"
+                )))
+            }
+            t => Ok(t),
+        })
+        .map_err(|e| usage(format!("--as {:?}: {}", args.as_type, e.message())))?;
     let request = GetRequest {
         column,
-        path: plain(args.path.parse())?,
+        path: args.path.parse()?,
         as_type,
         strict: args.strict,
-        filter: args
-            .filter
-            .as_deref()
-            .map(Predicate::parse)
-            .transpose()
-            .map_err(|e| Failure::Vshred(String::new(), e))?,
+        filter: args.filter.as_deref().map(Predicate::parse).transpose()?,
     };
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = RowOutput::new(io::BufWriter::new(io::stdout().lock()), args.limit);
     let mut accumulator = args.agg.map(|a| {
         Accumulator::new(match a {
             AggArg::Count => Aggregate::Count,
@@ -545,43 +799,49 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
             AggArg::Max => Aggregate::Max,
         })
     });
+    let value_key = json_string(&args.path);
     let mut line = Vec::new();
-    let mut write_error = None;
-    let stats = file
-        .get(&request, 8192, |result| {
-            let values = ResultColumn::try_new(result)?;
-            for i in 0..result.len() {
+    let mut stats = None;
+    if !out.done {
+        let outcome = file
+            .get_with(&request, &args.with, 8192, |result, with| {
+                let values = ResultColumn::try_new(result)?;
+                let rows = out.room(result.len());
                 if let Some(acc) = accumulator.as_mut() {
-                    if let Some(v) = values.get(i)? {
-                        acc.add(&v)?;
+                    for i in 0..rows {
+                        if let Some(v) = values.get(i)? {
+                            acc.add(&v)?;
+                        }
                     }
-                    continue;
+                    return out.write(&[], rows);
                 }
+                let with_rows = (!args.with.is_empty())
+                    .then(|| vshred::unshred::JsonRows::try_new(with, &[]))
+                    .transpose()?;
                 line.clear();
-                values.write_json(i, &mut line)?;
-                line.push(b'\n');
-                if let Err(e) = out.write_all(&line) {
-                    write_error = Some(e);
-                    return Err(vshred::Error::from_message("output closed".into()));
+                for i in 0..rows {
+                    match &with_rows {
+                        Some(w) => write_value_beside(w, with, i, &value_key, &values, &mut line)?,
+                        None => values.write_json(i, &mut line)?,
+                    }
+                    line.push(b'\n');
                 }
-            }
-            Ok(())
-        })
-        .map_err(|e| match write_error.take() {
-            Some(io) => Failure::Io(io),
-            None => Failure::Vshred(args.file.display().to_string(), e),
-        })?;
-    if let Some(acc) = accumulator {
-        writeln!(out, "{}", acc.to_json())?;
-        if acc.skipped() > 0 {
-            eprintln!(
-                "vshred: {} values were not numbers and were left out",
-                acc.skipped()
-            );
+                out.write(&line, rows)
+            })
+            .context(&args.file);
+        match outcome {
+            Ok(s) => stats = Some(s),
+            Err(e) => out_error(&mut out, e)?,
         }
     }
-    out.flush()?;
-    if args.stats {
+    if let Some(acc) = &accumulator {
+        writeln!(out.out, "{}", acc.to_json())?;
+        if let Some(note) = acc.note() {
+            eprintln!("vshred: {note}");
+        }
+    }
+    out.finish(Ok(()))?;
+    if let (true, Some(stats)) = (args.stats, stats) {
         eprintln!(
             "vshred: read {} of {} row groups ({} rows; the column index ruled out {} page{})",
             stats.row_groups_read,
@@ -594,6 +854,36 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Keeps a reader's error unless the output asked for the stop.
+fn out_error<W: Write>(out: &mut RowOutput<W>, e: Failure) -> Result<(), Failure> {
+    if out.closed.is_some() || out.done {
+        return Ok(());
+    }
+    Err(e)
+}
+
+/// Row `i` as one JSON object: the `with` columns, then the value under
+/// the path's text.
+fn write_value_beside(
+    with: &vshred::unshred::JsonRows<'_>,
+    batch: &RecordBatch,
+    i: usize,
+    value_key: &str,
+    values: &ResultColumn<'_>,
+    line: &mut Vec<u8>,
+) -> vshred::Result<()> {
+    with.write_row(i, line)?;
+    line.pop(); // the closing brace
+    if batch.num_columns() > 0 {
+        line.push(b',');
+    }
+    line.extend_from_slice(value_key.as_bytes());
+    line.push(b':');
+    values.write_json(i, line)?;
+    line.push(b'}');
+    Ok(())
+}
+
 fn run_report(args: ReportArgs) -> Result<(), Failure> {
     let options = ReportOptions {
         variant_fields: args.variant_fields,
@@ -603,29 +893,25 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
             .iter()
             .map(|q| q.parse())
             .collect::<vshred::Result<_>>()
-            .map_err(|e| Failure::Vshred("--query".into(), e))?,
+            .map_err(|e| Failure::Vshred(e.in_file("--query")))?,
         runs: args.runs,
         keep_dir: args.keep_files,
     };
     let first = &args.inputs[0];
     let mut input = open_input(first)?;
-    let report = if first != Path::new("-") && input.fill_buf()?.starts_with(b"PAR1") {
+    let report = if !is_stdin(first) && input.fill_buf()?.starts_with(b"PAR1") {
         drop(input);
-        match args.inputs.as_slice() {
-            [only] => measure_files(&args.inputs, &options).context(only)?,
-            // Errors reading a file name it.
-            _ => plain(measure_files(&args.inputs, &options))?,
-        }
+        measure_files(&args.inputs, &options)?
     } else if let [input_path] = args.inputs.as_slice() {
         let mut text = Vec::new();
         input.read_to_end(&mut text)?;
         compare_layouts(&text, &input_path.display().to_string(), &options).context(input_path)?
     } else {
         return Err(Failure::Vshred(
-            first.display().to_string(),
             vshred::Error::from_message(
                 "give one JSON Lines input, or Parquet files (this is not a Parquet file)".into(),
-            ),
+            )
+            .in_file(first),
         ));
     };
     let mut out = io::stdout().lock();
@@ -637,24 +923,24 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn run_roundtrip(input: &Path, keep_last_duplicate: bool, sizes: bool) -> Result<(), Failure> {
+fn run_roundtrip(input: &Path, json: &JsonArgs, sizes: bool) -> Result<(), Failure> {
     let mut text = Vec::new();
     open_input(input)?.read_to_end(&mut text)?;
-    let policy = if keep_last_duplicate {
-        DuplicateKeys::KeepLast
-    } else {
-        DuplicateKeys::Error
-    };
-    let mut builder = VariantBuilder::new().with_duplicate_keys(policy);
-    let parser = JsonParser::new();
+    let mut builder = VariantBuilder::new().with_duplicate_keys(json.duplicate_keys());
+    let parser = JsonParser::new().with_inexact_numbers(json.inexact_numbers());
     let mut out = io::BufWriter::new(io::stdout().lock());
     let mut line_out = Vec::new();
+    let (mut inexact, mut first_inexact) = (0u64, None);
     for line in JsonLines::new(&text) {
         builder.start_row();
-        parser
+        let n = parser
             .parse(line.text, &mut builder)
             .map_err(|e| line.locate(e))
             .context(input)?;
+        if n > 0 {
+            inexact += u64::from(n);
+            first_inexact = first_inexact.or(Some(line.line));
+        }
         let (metadata, value) = builder.finish();
         let variant = VariantRef::try_new(metadata, value).context(input)?;
         line_out.clear();
@@ -667,5 +953,6 @@ fn run_roundtrip(input: &Path, keep_last_duplicate: bool, sizes: bool) -> Result
         out.write_all(&line_out)?;
     }
     out.flush()?;
+    warn_inexact_numbers(inexact, first_inexact);
     Ok(())
 }

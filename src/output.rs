@@ -1,47 +1,356 @@
-//! Files that appear whole or not at all: written to a temporary file
-//! beside the target and renamed over it only when complete, so a failed or
-//! interrupted run leaves no partial file and never damages an existing one.
+//! Where output goes, and files that appear whole or not at all.
+//!
+//! A regular file (or a new one) is written to a temporary file beside it
+//! and renamed over it only when complete, so a failed or interrupted run
+//! leaves no partial file and never damages an existing one. Anything else
+//! is never renamed over:
+//! - a symbolic link is followed, and its target is replaced as above (the
+//!   link stays a link);
+//! - a character or block device, a FIFO or a socket is written directly,
+//!   streamed as standard output is (renaming over `/dev/null` would replace
+//!   the device with a regular file);
+//! - a directory is refused.
+//!
+//! Temporary files are registered while they exist, so that a signal
+//! handler can remove them ([`remove_unfinished_files`]): a process killed
+//! by SIGINT or SIGTERM runs no destructors.
 
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 
-/// A temporary file in `target`'s directory (a rename cannot cross file
-/// systems), named after it, with the permissions a new file would get
-/// (those of the file it replaces, if any) rather than tempfile's 0600.
-pub(crate) fn temp_file_beside(target: &Path) -> Result<tempfile::NamedTempFile> {
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let prefix = format!(".{file_name}.");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // The process umask still applies, as for any new file.
-        let permissions = std::fs::metadata(target)
-            .map(|m| m.permissions())
-            .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o666));
-        builder.permissions(permissions);
-    }
-    builder.tempfile_in(&dir).map_err(|e| Error::io(&dir, e))
+/// The temporary files that exist now, not yet renamed into place.
+static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn unfinished() -> MutexGuard<'static, Vec<PathBuf>> {
+    // A thread that panicked while holding the lock left the list whole:
+    // every change to it is one push or one removal.
+    UNFINISHED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Writes `bytes` to `target` whole or not at all.
+/// Removes every temporary file of output not yet complete, and stops any
+/// from being created or renamed into place afterwards: for a signal
+/// handler, just before the process exits. Threads that write files block
+/// from then on.
+pub fn remove_unfinished_files() {
+    let guard = unfinished();
+    for path in guard.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+    // Held until the process exits: no temporary file is created and none
+    // is renamed into place between this cleanup and the exit.
+    std::mem::forget(guard);
+}
+
+/// Where a command writes a file.
+pub enum Output {
+    /// A path, written by [the rules](self).
+    Path(PathBuf),
+    /// A stream (standard output, say), written as the bytes are made.
+    Stream(Box<dyn Write + Send>),
+}
+
+impl<P: AsRef<Path>> From<P> for Output {
+    fn from(path: P) -> Output {
+        Output::Path(path.as_ref().to_path_buf())
+    }
+}
+
+impl Output {
+    /// Opens the output for writing: creates the temporary file of a path
+    /// to replace, or opens the device. Done before any work, so that an
+    /// output that cannot be written fails at once.
+    pub(crate) fn open(self) -> Result<OpenOutput> {
+        match self {
+            Output::Stream(out) => Ok(OpenOutput {
+                out,
+                completion: Completion(None),
+            }),
+            Output::Path(path) => match destination(&path)? {
+                Destination::Replace(target) => {
+                    let (file, staged) = Staged::beside(&target)?;
+                    let handle = file.try_clone().map_err(|e| Error::io(&path, e))?;
+                    Ok(OpenOutput {
+                        out: Box::new(file),
+                        completion: Completion(Some((staged, handle))),
+                    })
+                }
+                Destination::Stream(device) => {
+                    let out = std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&device)
+                        .map_err(|e| Error::io(&path, e))?;
+                    Ok(OpenOutput {
+                        out: Box::new(out),
+                        completion: Completion(None),
+                    })
+                }
+            },
+        }
+    }
+}
+
+/// An [`Output`] open for writing: the bytes go to `out`; [`finish`](Self::finish)
+/// moves a staged file into place.
+pub(crate) struct OpenOutput {
+    pub(crate) out: Box<dyn Write + Send>,
+    pub(crate) completion: Completion,
+}
+
+/// What makes an [`OpenOutput`] whole once its bytes are written: for a
+/// replaced file (a temporary file and a second handle to it), syncing it
+/// and renaming it into place. Dropped without
+/// [`complete`](Self::complete), the temporary file is removed.
+pub(crate) struct Completion(Option<(Staged, File)>);
+
+impl Completion {
+    /// The file written, for errors; `None` for a stream.
+    pub(crate) fn target(&self) -> Option<&Path> {
+        self.0.as_ref().map(|(s, _)| s.target())
+    }
+
+    /// Syncs a staged file and renames it over its target (after every
+    /// byte was written and flushed).
+    pub(crate) fn complete(self) -> Result<()> {
+        match self.0 {
+            Some((staged, file)) => {
+                file.sync_all().map_err(|e| Error::io(staged.target(), e))?;
+                staged.persist()
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// Where the bytes of an output path go.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Destination {
+    /// A regular file, or none yet: replaced whole.
+    Replace(PathBuf),
+    /// A device, FIFO or socket: written directly.
+    Stream(PathBuf),
+}
+
+/// Most symbolic links followed from one path, as Linux's `ELOOP` limit.
+const MAX_LINKS: usize = 40;
+
+/// Where output to `path` goes ([the rules](self)).
+pub(crate) fn destination(path: &Path) -> Result<Destination> {
+    let mut target = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let metadata = match std::fs::symlink_metadata(&target) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Destination::Replace(target));
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let kind = metadata.file_type();
+        if kind.is_symlink() {
+            let link = std::fs::read_link(&target).map_err(|e| Error::io(path, e))?;
+            target = match target.parent() {
+                Some(dir) => dir.join(link),
+                None => link,
+            };
+        } else if kind.is_file() {
+            return Ok(Destination::Replace(target));
+        } else if kind.is_dir() {
+            return Err(Error::new(ErrorKind::Io, "is a directory, not a file").in_file(path));
+        } else {
+            return Ok(Destination::Stream(target));
+        }
+    }
+    Err(Error::new(
+        ErrorKind::Io,
+        format!("more than {MAX_LINKS} symbolic links to follow"),
+    )
+    .in_file(path))
+}
+
+/// A temporary file beside its target, registered for
+/// [`remove_unfinished_files`]; removed when dropped unless
+/// [persisted](Self::persist).
+pub(crate) struct Staged {
+    temp: Option<tempfile::TempPath>,
+    /// The final path, a regular file or none yet.
+    target: PathBuf,
+}
+
+impl Staged {
+    /// A temporary file in `target`'s directory (a rename cannot cross file
+    /// systems), named after it, with the permissions a new file would get
+    /// (those of the file it replaces, if any) rather than tempfile's 0600.
+    /// Errors name `target`, not the temporary file.
+    pub(crate) fn beside(target: &Path) -> Result<(File, Staged)> {
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let file_name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let prefix = format!(".{file_name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // The process umask still applies, as for any new file.
+            let permissions = std::fs::metadata(target)
+                .map(|m| m.permissions())
+                .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o666));
+            builder.permissions(permissions);
+        }
+        let mut registry = unfinished();
+        let (file, temp) = builder
+            .tempfile_in(&dir)
+            .map_err(|e| {
+                let why = if dir.is_dir() {
+                    format!("cannot create a file in {}: {e}", dir.display())
+                } else {
+                    format!("the directory {} does not exist", dir.display())
+                };
+                Error::new(ErrorKind::Io, why)
+                    .in_file(target)
+                    .with_source(e)
+            })?
+            .into_parts();
+        registry.push(temp.to_path_buf());
+        Ok((
+            file,
+            Staged {
+                temp: Some(temp),
+                target: target.to_path_buf(),
+            },
+        ))
+    }
+
+    /// The path the file will have.
+    pub(crate) fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Renames the temporary file over the target.
+    pub(crate) fn persist(mut self) -> Result<()> {
+        let mut registry = unfinished();
+        let temp = self.temp.take().expect("persisted once");
+        let temp_path = temp.to_path_buf();
+        let persisted = temp
+            .persist(&self.target)
+            .map_err(|e| Error::io(&self.target, e.error));
+        registry.retain(|p| *p != temp_path);
+        persisted
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            // Removed under the lock, so that a signal handler that runs
+            // now finds it either registered or gone.
+            let mut registry = unfinished();
+            let path = temp.to_path_buf();
+            drop(temp);
+            registry.retain(|p| *p != path);
+        }
+    }
+}
+
+/// Writes `bytes` to `target` whole or not at all (directly, for a device
+/// or FIFO).
 pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let mut temp = temp_file_beside(target)?;
-    temp.write_all(bytes)
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(|e| Error::io(temp.path(), e))?;
-    temp.persist(target)
-        .map_err(|e| Error::io(target, e.error))?;
+    let mut output = Output::from(target).open()?;
+    output
+        .out
+        .write_all(bytes)
+        .and_then(|()| output.out.flush())
+        .map_err(|e| Error::io(target, e))?;
+    output.completion.complete()
+}
+
+/// Fails when `output` is the file `input` names (`None`: standard input),
+/// by device and inode, however either is named: through a symbolic or
+/// hard link, or `/dev/stdin`. Writing it would destroy the input while
+/// it is read. Neither is opened: opening a FIFO would wait for a writer.
+pub fn check_output_is_not_input(output: &Path, input: Option<&Path>) -> Result<()> {
+    let Some(out) = file_id(output) else {
+        return Ok(()); // not there yet: not the input
+    };
+    let same = match input {
+        Some(path) => file_id(path) == Some(out),
+        None => stdin_id() == Some(out),
+    };
+    if same {
+        let what = input.map_or("standard input".to_string(), |p| {
+            format!("the input {}", p.display())
+        });
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!("is {what}: writing it would destroy the input (choose another output)"),
+        )
+        .in_file(output));
+    }
+    Ok(())
+}
+
+/// What identifies a file however it is named: its device and inode
+/// (elsewhere, its canonical path).
+#[cfg(unix)]
+type FileId = (u64, u64);
+#[cfg(not(unix))]
+type FileId = PathBuf;
+
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(path: &Path) -> Option<FileId> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// The file standard input reads, or standard output writes.
+#[cfg(unix)]
+fn stream_id(fd: std::os::fd::BorrowedFd<'_>) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    let file = File::from(fd.try_clone_to_owned().ok()?);
+    file.metadata().ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(unix)]
+fn stdin_id() -> Option<FileId> {
+    stream_id(std::os::fd::AsFd::as_fd(&std::io::stdin()))
+}
+
+#[cfg(not(unix))]
+fn stdin_id() -> Option<FileId> {
+    None
+}
+
+/// Fails when standard output is the file `input`: for an output of `-`.
+pub fn check_stdout_is_not_input(input: &Path) -> Result<()> {
+    #[cfg(unix)]
+    let same = file_id(input).is_some()
+        && file_id(input) == stream_id(std::os::fd::AsFd::as_fd(&std::io::stdout()));
+    #[cfg(not(unix))]
+    let same = false;
+    if same {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "standard output is the input {}: writing it would destroy the input",
+                input.display()
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -72,5 +381,73 @@ mod tests {
         assert_ne!(mode, 0o600, "mode {mode:o}");
         assert_eq!(mode & 0o600, 0o600);
         assert_eq!(mode & 0o111, 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_is_followed_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.html");
+        let link = dir.path().join("latest.html");
+        std::fs::write(&target, "old").unwrap();
+        std::os::unix::fs::symlink("real.html", &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_is_written_directly_never_replaced() {
+        assert_eq!(
+            destination(Path::new("/dev/null")).unwrap(),
+            Destination::Stream("/dev/null".into())
+        );
+        write_atomically(Path::new("/dev/null"), b"x").unwrap();
+        let kind = std::fs::metadata("/dev/null").unwrap().file_type();
+        assert!(!kind.is_file());
+    }
+
+    #[test]
+    fn a_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = destination(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("is a directory"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_directory_is_named_with_the_target_not_the_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("missing/out.parquet");
+        let err = Staged::beside(&target).err().unwrap();
+        assert_eq!(err.file(), Some(target.as_path()));
+        assert!(err.to_string().contains("does not exist"), "{err}");
+        assert!(!err.to_string().contains(".out.parquet."), "{err}");
+    }
+
+    #[test]
+    fn an_output_that_is_the_input_by_another_name_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("same.jsonl");
+        std::fs::write(&input, "{}\n").unwrap();
+        let hard = dir.path().join("hard.jsonl");
+        std::fs::hard_link(&input, &hard).unwrap();
+        let other = dir.path().join("other.parquet");
+        assert!(check_output_is_not_input(&hard, Some(&input)).is_err());
+        assert!(check_output_is_not_input(&input, Some(&input)).is_err());
+        assert!(check_output_is_not_input(&other, Some(&input)).is_ok());
+        std::fs::write(&other, "").unwrap();
+        assert!(check_output_is_not_input(&other, Some(&input)).is_ok());
+    }
+
+    #[test]
+    fn dropping_a_staged_file_removes_it_and_unregisters_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, staged) = Staged::beside(&dir.path().join("x.parquet")).unwrap();
+        let temp = staged.temp.as_ref().unwrap().to_path_buf();
+        assert!(unfinished().contains(&temp));
+        drop(staged);
+        assert!(!temp.exists());
+        assert!(!unfinished().contains(&temp));
     }
 }

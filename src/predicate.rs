@@ -143,7 +143,7 @@ impl std::str::FromStr for Predicate {
 pub fn compare(v: &VariantRef<'_>, literal: &Literal) -> Option<Ordering> {
     match literal {
         Literal::Number(n) => match (v.as_decimal(), v.as_f64()) {
-            (Some(d), _) => crate::parquet::compare_decimals(&d, n),
+            (Some(d), _) => Some(d.cmp(n)),
             (_, Some(f)) => f.partial_cmp(&n.to_f64()),
             _ => None,
         },

@@ -65,7 +65,6 @@ fn bad_line_fails_with_one_line_naming_file_row_line_and_column() {
 fn usage_errors_are_one_line_with_exit_code_1() {
     for (args, says) in [
         (&["bogus"][..], "unrecognized subcommand 'bogus'"),
-        (&[], "a subcommand is required"),
         (
             &["encode"],
             "required arguments were not provided: <INPUT> <OUTPUT>",

@@ -40,7 +40,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use vshred::json::{JsonParser, json_to_variant, variant_to_json_string, write_json};
+use vshred::json::{
+    InexactNumbers, JsonParser, json_to_variant, variant_to_json_string, write_json,
+};
 use vshred::variant::{VariantBuilder, VariantRef};
 use vshred::{ErrorKind, Position};
 
@@ -161,7 +163,7 @@ fn report(what: &str, failures: Vec<String>, total: usize) {
 /// Encodes one edge.jsonl line and hands `v`, its encoded bytes and the
 /// line's metadata to `f`.
 fn with_v<T>(line: &Line, f: impl FnOnce(VariantRef<'_>, &[u8], &[u8]) -> T) -> Result<T, String> {
-    let (metadata, value) = json_to_variant(line.text.as_bytes()).map_err(|e| {
+    let (metadata, value) = spark_numbers(line.text.as_bytes()).map_err(|e| {
         format!(
             "line {} ({}): json_to_variant failed: {e}",
             line.number, line.case
@@ -573,8 +575,20 @@ fn boundary_cases_in_the_edge_file_have_the_expected_headers() {
 // Boundaries, with inputs built here.
 
 /// Encodes `text` and returns (metadata, value); panics with the error.
+/// Numbers that no decimal holds become doubles, as the expected results
+/// (Spark's parse_json) have them; the default, an error, is tested in
+/// `json_text.rs`.
 fn encode(text: &str) -> (Vec<u8>, Vec<u8>) {
-    json_to_variant(text.as_bytes()).unwrap_or_else(|e| panic!("{}: {e}", prefix(text, 80)))
+    spark_numbers(text.as_bytes()).unwrap_or_else(|e| panic!("{}: {e}", prefix(text, 80)))
+}
+
+/// `json_to_variant`, with numbers that no decimal holds as doubles.
+fn spark_numbers(text: &[u8]) -> vshred::Result<(Vec<u8>, Vec<u8>)> {
+    let mut builder = VariantBuilder::new();
+    JsonParser::new()
+        .with_inexact_numbers(InexactNumbers::Double)
+        .parse(text, &mut builder)?;
+    Ok(builder.into_parts())
 }
 
 fn type_of(text: &str) -> &'static str {

@@ -1,6 +1,6 @@
 //! JSON text -> Variant: number classification and error positions.
 
-use vshred::json::{JsonParser, json_to_variant, variant_to_json_string};
+use vshred::json::{InexactNumbers, JsonParser, json_to_variant, variant_to_json_string};
 use vshred::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 use vshred::{ErrorKind, Position};
 
@@ -31,19 +31,56 @@ encodes_as! {
     int_19_digits_below_i64_is_int64: "1000000000000000000" => "int64", "1000000000000000000";
     int_beyond_i64_is_decimal16: "-9223372036854775809" => "decimal16", "-9223372036854775809";
     int_38_digits_is_decimal16: "99999999999999999999999999999999999999" => "decimal16", "99999999999999999999999999999999999999";
-    int_39_digits_is_double: "999999999999999999999999999999999999999" => "double", "1e39";
     fraction_keeps_scale: "432.0" => "decimal4", "432.0";
     fraction_trailing_zeros_kept: "1.500" => "decimal4", "1.500";
     fraction_9_digits_is_decimal4: "99999.9999" => "decimal4", "99999.9999";
     fraction_10_digits_is_decimal8: "999999.9999" => "decimal8", "999999.9999";
     fraction_19_digits_is_decimal16: "1234567890.123456789" => "decimal16", "1234567890.123456789";
     small_fraction_scale_decides_width: "0.0000000001" => "decimal8", "0.0000000001";
-    fraction_scale_39_is_double: "0.000000000000000000000000000000000000001" => "double", "1e-39";
     exponent_is_double: "1e3" => "double", "1000.0";
     exponent_with_fraction_is_double: "-2.5E-3" => "double", "-0.0025";
     whitespace_around_is_ignored: " \t\r\n[ 1 , 2 ]\n" => "array", "[1,2]";
     escapes_are_decoded: r#""\u00e9\ud83d\ude00\/\n""# => "string", "\"é😀/\\n\"";
     keys_are_sorted: r#"{"b":1,"a":2,"B":3}"# => "object", r#"{"B":3,"a":2,"b":1}"#;
+}
+
+/// With `InexactNumbers::Double`, numbers that no decimal holds become the
+/// nearest double (as Spark's parse_json makes them) and are counted; a
+/// number beyond the double range stays an error.
+#[test]
+fn inexact_numbers_become_counted_doubles_when_asked() {
+    let parser = JsonParser::new().with_inexact_numbers(InexactNumbers::Double);
+    for (text, json, count) in [
+        ("999999999999999999999999999999999999999", "1e39", 1),
+        ("0.000000000000000000000000000000000000001", "1e-39", 1),
+        (
+            "[1e3, 0.11111111111111111111111111111111111111111]",
+            "[1000.0,0.1111111111111111]",
+            1,
+        ),
+        (
+            "[99999999999999999999999999999999999999, 1.5]",
+            "[99999999999999999999999999999999999999,1.5]",
+            0,
+        ),
+    ] {
+        let mut builder = VariantBuilder::new();
+        assert_eq!(
+            parser.parse(text.as_bytes(), &mut builder).unwrap(),
+            count,
+            "{text}"
+        );
+        let (m, v) = builder.finish();
+        assert_eq!(
+            variant_to_json_string(&VariantRef::try_new(m, v).unwrap()),
+            json
+        );
+    }
+    let mut builder = VariantBuilder::new();
+    let err = parser
+        .parse("9".repeat(400).as_bytes(), &mut builder)
+        .unwrap_err();
+    assert!(err.message().contains("out of range for a double"), "{err}");
 }
 
 /// Asserts that `text` fails at `line`/`column` with a message containing `message`.
@@ -79,6 +116,11 @@ fails_at! {
     dot_without_digits: "1." => 1, 3, "expected a digit after '.'";
     exponent_without_digits: "1e+" => 1, 4, "expected a digit in the exponent";
     number_beyond_double: "1e400" => 1, 1, "out of range for a double";
+    int_39_digits_is_an_error: "[1, 999999999999999999999999999999999999999]" => 1, 5, "number with 39 digits: no decimal holds more than 38";
+    fraction_scale_39_is_an_error: "0.000000000000000000000000000000000000001" => 1, 1, "number with 39 digits after the point";
+    fraction_of_400_digits_is_an_error: &format!("0.{}", "1".repeat(400)) => 1, 1, "number with 400 digits after the point";
+    int_400_digits_is_an_error: &"9".repeat(400) => 1, 1, "number with 400 digits";
+    significant_39_digits_is_an_error: "1234567890123456789012345678.90123456789" => 1, 1, "number with 39 significant digits";
     unterminated_string: "\"abc" => 1, 1, "unterminated string";
     raw_control_character: "\"a\tb\"" => 1, 3, "control character";
     lone_high_surrogate: r#""\ud800x""# => 1, 2, "unpaired surrogate";

@@ -2,7 +2,8 @@
 
 use crate::error::{Error, Position};
 
-/// Splits JSON Lines text into records, skipping blank lines.
+/// Splits JSON Lines text into records, skipping blank lines and a UTF-8
+/// byte order mark at the start (byte offsets still count it).
 ///
 /// ```
 /// use vshred::json::JsonLines;
@@ -54,6 +55,13 @@ impl<'a> Iterator for JsonLines<'a> {
             self.pos = start + len + 1;
             self.line += 1;
             let mut text = &rest[..len];
+            let mut start = start;
+            if start == 0
+                && let Some(after) = text.strip_prefix(UTF8_BOM)
+            {
+                text = after;
+                start = UTF8_BOM.len();
+            }
             if let [head @ .., b'\r'] = text {
                 text = head;
             }
@@ -73,11 +81,44 @@ impl<'a> Iterator for JsonLines<'a> {
     }
 }
 
+/// The UTF-8 byte order mark, which some editors write at the start of a
+/// file: not JSON, so it is skipped.
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What to tell someone whose line failed with `message` when the input
+/// is not JSON Lines at all: pretty-printed JSON, or one JSON array.
+#[cold]
+pub(crate) fn not_json_lines_hint(text: &[u8], message: &str) -> Option<&'static str> {
+    let text = text.trim_ascii();
+    let cut_short = message.starts_with("unexpected end of input");
+    if cut_short && text == b"[" {
+        return Some(
+            "the input must be JSON Lines, one JSON value per line; this looks like a JSON array over many lines (`jq -c '.[]' in.json` writes its elements as JSON Lines)",
+        );
+    }
+    if cut_short && (text.starts_with(b"{") || text.starts_with(b"[")) {
+        return Some(
+            "the input must be JSON Lines, one JSON value per line; this looks like pretty-printed JSON (`jq -c . in.json` writes it as JSON Lines)",
+        );
+    }
+    if message.starts_with("expected a JSON object") && text.starts_with(b"[") {
+        return Some(
+            "this line is an array; a JSON array of objects becomes JSON Lines with `jq -c '.[]' in.json`",
+        );
+    }
+    None
+}
+
 impl JsonLine<'_> {
     /// Turns an error positioned within this line into one positioned
-    /// within the whole input, with the row attached.
+    /// within the whole input, with the row attached, and a hint when the
+    /// input does not look like JSON Lines.
     #[cold]
     pub fn locate(&self, error: Error) -> Error {
+        let error = match not_json_lines_hint(self.text, error.message()) {
+            Some(hint) => error.with_hint(hint),
+            None => error,
+        };
         let error = match error.position() {
             Some(Position::Json { column, byte, .. }) => error.at(Position::Json {
                 line: self.line,

@@ -25,8 +25,29 @@ pub enum JsonNumber {
     /// A number without exponent and with at most 38 significant digits and
     /// 38 fractional digits, exactly; integers beyond `i64` have scale 0.
     Decimal(VariantDecimal),
-    /// A number with an exponent, or with too many digits to be exact.
+    /// A number with an exponent, or (with [`InexactNumbers::Double`]) one
+    /// with too many digits for a decimal.
     Double(f64),
+}
+
+/// What becomes of a number written without an exponent that no decimal
+/// holds: more than 38 significant digits, or more than 38 after the point
+/// (`999999999999999999999999999999999999999`, a 400-digit fraction).
+///
+/// Such a number is never stored inexactly in silence. By default it is an
+/// error naming its line and column: vshred keeps every digit or says so.
+/// `Double` stores it as the nearest double, as Spark's `parse_json` does,
+/// and counts it, so that a caller can say how many lost digits. A number
+/// beyond the range of a double is an error either way, and so is one
+/// written with an exponent that overflows (`1e400`); numbers written with
+/// an exponent are doubles by their form (`1.5e3`) and are not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum InexactNumbers {
+    /// An error at the number.
+    #[default]
+    Error,
+    /// The nearest double, counted.
+    Double,
 }
 
 pub(crate) struct JsonReader<'a> {
@@ -34,15 +55,39 @@ pub(crate) struct JsonReader<'a> {
     pos: usize,
     /// Unescaped strings are built here.
     scratch: String,
+    inexact: InexactNumbers,
+    /// Numbers stored as inexact doubles so far.
+    inexact_count: u32,
+}
+
+/// Where a number's parts are in the text.
+#[derive(Clone, Copy)]
+struct NumberText {
+    start: usize,
+    end: usize,
+    negative: bool,
+    int_start: usize,
+    int_end: usize,
+    /// The end of the fraction's digits; `int_end` without a fraction.
+    frac_end: usize,
+    has_exponent: bool,
 }
 
 impl<'a> JsonReader<'a> {
-    pub(crate) fn new(text: &'a [u8]) -> JsonReader<'a> {
+    pub(crate) fn new(text: &'a [u8], inexact: InexactNumbers) -> JsonReader<'a> {
         JsonReader {
             text,
             pos: 0,
             scratch: String::new(),
+            inexact,
+            inexact_count: 0,
         }
+    }
+
+    /// How many numbers were stored as inexact doubles
+    /// ([`InexactNumbers::Double`]).
+    pub(crate) fn inexact_count(&self) -> u32 {
+        self.inexact_count
     }
 
     /// Moves to byte `pos` of the text, e.g. back to the start of a value.
@@ -351,6 +396,13 @@ impl<'a> JsonReader<'a> {
     /// Consumes a number that `peek` announced and classifies it.
     #[inline]
     pub(crate) fn number(&mut self) -> Result<JsonNumber> {
+        let n = self.scan_number()?;
+        self.classify(n)
+    }
+
+    /// Consumes a number that `peek` announced, checking its grammar.
+    #[inline]
+    fn scan_number(&mut self) -> Result<NumberText> {
         let text = self.text;
         let start = self.pos;
         let mut i = start;
@@ -394,34 +446,52 @@ impl<'a> JsonReader<'a> {
             }
         }
         self.pos = i;
-        if has_exponent {
-            return self.double(start, i);
+        Ok(NumberText {
+            start,
+            end: i,
+            negative,
+            int_start,
+            int_end,
+            frac_end,
+            has_exponent,
+        })
+    }
+
+    /// The number's value in the smallest exact form.
+    #[inline]
+    fn classify(&mut self, n: NumberText) -> Result<JsonNumber> {
+        let text = self.text;
+        if n.has_exponent {
+            return self.double(n.start, n.end);
         }
-        let int_digits = &text[int_start..int_end];
-        if frac_end == int_end {
+        let int_digits = &text[n.int_start..n.int_end];
+        if n.frac_end == n.int_end {
             if int_digits.len() <= 18 {
                 let v = digits_u64(int_digits) as i64;
-                return Ok(JsonNumber::Int(if negative { -v } else { v }));
+                return Ok(JsonNumber::Int(if n.negative { -v } else { v }));
             }
             if int_digits.len() <= 38 {
                 let v = digits_u128(int_digits.iter()) as i128;
-                let v = if negative { -v } else { v };
+                let v = if n.negative { -v } else { v };
                 return Ok(match i64::try_from(v) {
                     Ok(v) => JsonNumber::Int(v),
                     Err(_) => JsonNumber::Decimal(decimal(v, 0)),
                 });
             }
-            return self.double(start, i);
+            return self.inexact(n, format!("{} digits", int_digits.len()));
         }
-        let frac_digits = &text[int_end + 1..frac_end];
+        let frac_digits = &text[n.int_end + 1..n.frac_end];
         let scale = frac_digits.len();
         // Significant digits: the integer part (unless it is "0") and the
         // fraction, without leading zeros.
         let all = int_digits.iter().chain(frac_digits.iter());
         let leading_zeros = all.clone().take_while(|&&d| d == b'0').count();
         let significant = int_digits.len() + scale - leading_zeros;
-        if scale > 38 || significant > 38 {
-            return self.double(start, i);
+        if scale > 38 {
+            return self.inexact(n, format!("{scale} digits after the point"));
+        }
+        if significant > 38 {
+            return self.inexact(n, format!("{significant} significant digits"));
         }
         let unscaled = if significant <= 19 {
             all.skip(leading_zeros)
@@ -429,8 +499,27 @@ impl<'a> JsonReader<'a> {
         } else {
             digits_u128(all.skip(leading_zeros)) as i128
         };
-        let unscaled = if negative { -unscaled } else { unscaled };
+        let unscaled = if n.negative { -unscaled } else { unscaled };
         Ok(JsonNumber::Decimal(decimal(unscaled, scale as u8)))
+    }
+
+    /// A number without an exponent that no decimal holds (it has `what`):
+    /// an error, or a counted double ([`InexactNumbers`]).
+    #[cold]
+    fn inexact(&mut self, n: NumberText, what: String) -> Result<JsonNumber> {
+        match self.inexact {
+            InexactNumbers::Error => Err(self.error_at(
+                n.start,
+                format!(
+                    "number with {what}: no decimal holds more than 38, and a double would lose digits (--inexact-numbers double stores the nearest double)"
+                ),
+            )),
+            InexactNumbers::Double => {
+                let number = self.double(n.start, n.end)?;
+                self.inexact_count += 1;
+                Ok(number)
+            }
+        }
     }
 
     fn double(&self, start: usize, end: usize) -> Result<JsonNumber> {
@@ -448,7 +537,7 @@ impl<'a> JsonReader<'a> {
             Peek::Null => self.literal(b"null"),
             Peek::True => self.literal(b"true"),
             Peek::False => self.literal(b"false"),
-            Peek::Number => self.number().map(|_| ()),
+            Peek::Number => self.scan_number().map(|_| ()),
             Peek::String => self.string().map(|_| ()),
             Peek::Object => {
                 self.check_depth(depth, max_depth)?;

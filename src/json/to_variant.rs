@@ -1,7 +1,7 @@
 //! JSON text -> Variant, streamed from the reader into the builder.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::reader::{JsonNumber, JsonReader, Peek};
+use crate::json::reader::{InexactNumbers, JsonNumber, JsonReader, Peek};
 use crate::variant::{DEFAULT_MAX_DEPTH, VariantBuilder};
 
 /// Parses JSON text into a Variant; reusable across many texts.
@@ -10,7 +10,9 @@ use crate::variant::{DEFAULT_MAX_DEPTH, VariantBuilder};
 /// int8..int64; integers beyond `i64` become decimal16 (up to 38 digits);
 /// numbers with a fraction and no exponent become the smallest decimal that
 /// holds their digits with their scale (`432.0` stays scale 1); numbers
-/// with an exponent, or with too many digits, become doubles.
+/// with an exponent become doubles. A number without an exponent that no
+/// decimal holds (more than 38 digits) is an error, unless the parser is
+/// told to store it as a double ([`InexactNumbers`]).
 ///
 /// ```
 /// use vshred::json::JsonParser;
@@ -29,6 +31,7 @@ use crate::variant::{DEFAULT_MAX_DEPTH, VariantBuilder};
 #[derive(Debug, Clone)]
 pub struct JsonParser {
     max_depth: usize,
+    inexact_numbers: InexactNumbers,
 }
 
 impl Default for JsonParser {
@@ -42,7 +45,35 @@ impl JsonParser {
     pub fn new() -> JsonParser {
         JsonParser {
             max_depth: DEFAULT_MAX_DEPTH,
+            inexact_numbers: InexactNumbers::default(),
         }
+    }
+
+    /// Sets what becomes of numbers that no decimal holds: an error (the
+    /// default) or the nearest double, counted.
+    ///
+    /// ```
+    /// use vshred::json::{InexactNumbers, JsonParser};
+    /// use vshred::variant::VariantBuilder;
+    ///
+    /// let forty_nines = "9".repeat(40);
+    /// let mut builder = VariantBuilder::new();
+    /// let err = JsonParser::new().parse(forty_nines.as_bytes(), &mut builder).unwrap_err();
+    /// assert!(err.to_string().starts_with("invalid JSON at line 1, column 1 (byte 0): number with 40 digits"));
+    ///
+    /// let lenient = JsonParser::new().with_inexact_numbers(InexactNumbers::Double);
+    /// builder.reset();
+    /// assert_eq!(lenient.parse(forty_nines.as_bytes(), &mut builder)?, 1);
+    /// # Ok::<(), vshred::Error>(())
+    /// ```
+    pub fn with_inexact_numbers(mut self, inexact: InexactNumbers) -> JsonParser {
+        self.inexact_numbers = inexact;
+        self
+    }
+
+    /// What becomes of numbers that no decimal holds.
+    pub fn inexact_numbers(&self) -> InexactNumbers {
+        self.inexact_numbers
     }
 
     /// Sets how many objects and arrays may nest; deeper input is an error.
@@ -56,15 +87,23 @@ impl JsonParser {
     /// between values). Duplicate keys follow the builder's
     /// [`DuplicateKeys`](crate::variant::DuplicateKeys) policy.
     ///
-    /// Errors give the line, column and byte offset in `text`.
-    pub fn parse(&self, text: &[u8], builder: &mut VariantBuilder) -> Result<()> {
+    /// Returns how many numbers were stored as inexact doubles (none
+    /// unless [`InexactNumbers::Double`]). Errors give the line, column and
+    /// byte offset in `text`.
+    pub fn parse(&self, text: &[u8], builder: &mut VariantBuilder) -> Result<u32> {
         assert!(
             builder.is_empty(),
             "JsonParser::parse needs an empty builder"
         );
-        let mut reader = JsonReader::new(text);
+        let mut reader = self.reader(text);
         self.parse_value(&mut reader, builder, 0)?;
-        reader.finish()
+        reader.finish()?;
+        Ok(reader.inexact_count())
+    }
+
+    /// A reader of `text` with this parser's number rule.
+    pub(crate) fn reader<'t>(&self, text: &'t [u8]) -> JsonReader<'t> {
+        JsonReader::new(text, self.inexact_numbers)
     }
 
     /// Parses the reader's next value into the builder; `depth` is the
@@ -137,7 +176,8 @@ pub(crate) fn duplicate_key_error(
     if e.kind() != ErrorKind::DuplicateKey {
         return r.error_at(r.position(), e.message().to_string());
     }
-    let mut scan = JsonReader::new(r.text());
+    // Skipping values classifies no number.
+    let mut scan = JsonReader::new(r.text(), InexactNumbers::Error);
     let mut seen = std::collections::HashSet::new();
     let found = (|| -> Result<Option<usize>> {
         scan.seek(start);

@@ -7,7 +7,6 @@ mod schema;
 mod shared_file;
 mod write;
 
-pub(crate) use read::compare_decimals;
 pub use read::{GetRequest, LeafSize, ParquetFile, ReadStats};
 
 pub use schema::{

@@ -129,14 +129,21 @@ impl ParquetFile {
     /// Opens `path` and reads its footer.
     pub fn open(path: &Path) -> Result<ParquetFile> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let length = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        ParquetFile::from_file(file, path)
+    }
+
+    /// Reads the footer of an open file (standard input redirected from a
+    /// file, say); `name` is how errors refer to it.
+    pub fn from_file(file: File, name: &Path) -> Result<ParquetFile> {
+        let length = file.metadata().map_err(|e| Error::io(name, e))?.len();
         let file = SharedFile::new(file);
+        check_magic(&file, length).map_err(|e| e.in_file(name))?;
         let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
-            .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
+            .map_err(|e| Error::parquet_in(name, e))?;
         check_chunks(metadata.metadata(), length)
-            .map_err(|e| Error::parquet(&path.display().to_string(), e))?;
+            .map_err(|e| Error::new(ErrorKind::Parquet, e).in_file(name))?;
         let mut opened = ParquetFile {
-            path: path.to_path_buf(),
+            path: name.to_path_buf(),
             file,
             metadata,
         };
@@ -278,11 +285,27 @@ impl ParquetFile {
         map: impl Fn(RecordBatch) -> Result<T> + Sync,
         sink: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
+        self.map_columns(None, batch_size, map, sink)
+    }
+
+    /// [`map_batches`](Self::map_batches) over the top-level columns named
+    /// in `columns` (all when `None`), in the file's order.
+    fn map_columns<T: Send>(
+        &self,
+        columns: Option<&[String]>,
+        batch_size: usize,
+        map: impl Fn(RecordBatch) -> Result<T> + Sync,
+        sink: impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
+        let mask = match columns {
+            Some(names) => ProjectionMask::roots(self.parquet_schema(), self.root_indices(names)?),
+            None => ProjectionMask::all(),
+        };
         let row_groups: Vec<usize> = (0..self.metadata().num_row_groups()).collect();
         self.map_row_groups(
             &row_groups,
             batch_size,
-            |rg| self.row_group_reader(&self.metadata, rg, batch_size, ProjectionMask::all(), None),
+            |rg| self.row_group_reader(&self.metadata, rg, batch_size, mask.clone(), None),
             map,
             sink,
         )
@@ -292,9 +315,11 @@ impl ParquetFile {
     /// Variants reconstructed ([`JsonRows`](crate::unshred::JsonRows)):
     /// rendered a batch at a time on the reader's worker threads, each
     /// batch's lines handed to `sink` as one block, in file order. What
-    /// `vshred cat` prints.
+    /// `vshred cat` prints. `columns` chooses the top-level columns (all
+    /// when `None`); they come in the file's order.
     pub fn json_lines(
         &self,
+        columns: Option<&[String]>,
         batch_size: usize,
         sink: impl FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<()> {
@@ -308,7 +333,7 @@ impl ParquetFile {
             }
             Ok(text)
         };
-        self.map_batches(batch_size, render, sink)
+        self.map_columns(columns, batch_size, render, sink)
     }
 
     /// Reads `row_groups` with the readers `open` makes, spread over up to
@@ -445,7 +470,7 @@ impl ParquetFile {
 
     #[cold]
     fn error(&self, e: impl std::fmt::Display) -> Error {
-        Error::parquet(&self.path.display().to_string(), e)
+        Error::parquet("reading", e).in_file(&self.path)
     }
 
     /// Runs a `variant_get` over the file: reads only the leaves the path
@@ -459,6 +484,20 @@ impl ParquetFile {
         batch_size: usize,
         mut sink: impl FnMut(&ArrayRef) -> Result<()>,
     ) -> Result<ReadStats> {
+        self.get_with(request, &[], batch_size, |values, _| sink(values))
+    }
+
+    /// [`get`](Self::get), with the top-level columns named in `with` read
+    /// too and handed to `sink` beside each batch's result, for the same
+    /// rows (the row's `id`, say).
+    pub fn get_with(
+        &self,
+        request: &GetRequest,
+        with: &[String],
+        batch_size: usize,
+        mut sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
+    ) -> Result<ReadStats> {
+        let with_roots = self.root_indices(with)?;
         let schema = self.parquet_schema();
         let column = self.variant_column(&request.column)?;
         let target = resolve(column, &request.path);
@@ -510,6 +549,10 @@ impl ParquetFile {
             if let Some(ft) = &filter_target {
                 leaves.extend(ft.leaves(schema, rg_meta, false));
             }
+            leaves.extend(
+                (0..schema.num_columns())
+                    .filter(|&leaf| with_roots.contains(&schema.get_column_root_idx(leaf))),
+            );
             leaves.sort_unstable();
             leaves.dedup();
             self.row_group_reader(
@@ -533,19 +576,49 @@ impl ParquetFile {
                 &request.as_type,
                 request.strict,
             )?;
+            let with_batch = batch
+                .project(
+                    &with
+                        .iter()
+                        .filter_map(|name| batch.schema_ref().index_of(name).ok())
+                        .collect::<Vec<_>>(),
+                )
+                .map_err(|e| self.error(e))?;
             match &request.filter {
                 Some(filter) => {
                     let keep = filter.evaluate(struct_column)?;
-                    arrow::compute::filter(&result, &keep)
-                        .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))
+                    let filtered = arrow::compute::filter(&result, &keep)
+                        .and_then(|r| {
+                            arrow::compute::filter_record_batch(&with_batch, &keep).map(|w| (r, w))
+                        })
+                        .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))?;
+                    Ok(filtered)
                 }
-                None => Ok(result),
+                None => Ok((result, with_batch)),
             }
         };
-        self.map_row_groups(&read, batch_size, open, resolve_batch, |result| {
-            sink(&result)
+        self.map_row_groups(&read, batch_size, open, resolve_batch, |(values, with)| {
+            sink(&values, &with)
         })?;
         Ok(stats)
+    }
+
+    /// The indices of top-level columns by name, in the order given.
+    fn root_indices(&self, names: &[String]) -> Result<Vec<usize>> {
+        let roots = self.parquet_schema().root_schema().get_fields();
+        names
+            .iter()
+            .map(|name| {
+                roots.iter().position(|f| f.name() == name).ok_or_else(|| {
+                    let all: Vec<&str> = roots.iter().map(|f| f.name()).collect();
+                    Error::new(
+                        ErrorKind::Usage,
+                        format!("no column {name:?} (the columns: {})", all.join(", ")),
+                    )
+                    .in_file(&self.path)
+                })
+            })
+            .collect()
     }
 
     /// The Parquet group of a top-level Variant column.
@@ -703,7 +776,7 @@ fn guarded<T>(path: &Path, f: impl FnOnce() -> T) -> Result<T> {
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown failure".into());
-        Error::parquet(&path.display().to_string(), format!("corrupt data: {what}"))
+        Error::new(ErrorKind::Parquet, format!("corrupt data: {what}")).in_file(path)
     })
 }
 
@@ -711,7 +784,31 @@ fn guarded<T>(path: &Path, f: impl FnOnce() -> T) -> Result<T> {
 fn next_batch(path: &Path, reader: &mut ParquetRecordBatchReader) -> Result<Option<RecordBatch>> {
     guarded(path, || reader.next())?
         .transpose()
-        .map_err(|e| Error::parquet(&path.display().to_string(), e))
+        .map_err(|e| Error::parquet("reading", &e).in_file(path).with_source(e))
+}
+
+/// Fails unless the file starts and ends with Parquet's magic bytes, so
+/// that any other file is "not a Parquet file" rather than a corrupt one.
+fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
+    use ::parquet::file::reader::ChunkReader;
+    const MAGIC: &[u8] = b"PAR1";
+    let magic_at = |at: u64| file.get_bytes(at, 4).is_ok_and(|b| b == MAGIC);
+    let head = length >= 4 && magic_at(0);
+    // The smallest file: magic, an empty footer's length, magic.
+    if length >= 12 && head && magic_at(length - 4) {
+        return Ok(());
+    }
+    let why = if length == 0 {
+        "the file is empty".to_string()
+    } else if head {
+        "it starts as one but does not end with the PAR1 footer magic (cut short?)".to_string()
+    } else {
+        format!("it does not start with the PAR1 magic bytes ({length} bytes)")
+    };
+    Err(Error::new(
+        ErrorKind::Parquet,
+        format!("not a Parquet file: {why}"),
+    ))
 }
 
 /// Checks that every column chunk lies inside the file, which the parquet
@@ -780,7 +877,7 @@ impl StatValue {
     /// comparable (then nothing is skipped).
     fn compare(&self, lit: &Literal) -> Option<Ordering> {
         match (self, lit) {
-            (StatValue::Number(a), Literal::Number(b)) => compare_decimals(a, b),
+            (StatValue::Number(a), Literal::Number(b)) => Some(a.cmp(b)),
             (StatValue::Double(a), Literal::Number(b)) => a.partial_cmp(&b.to_f64()),
             (StatValue::Double(a), Literal::Double(b)) => a.partial_cmp(b),
             (StatValue::Number(a), Literal::Double(b)) => a.to_f64().partial_cmp(b),
@@ -789,18 +886,6 @@ impl StatValue {
             _ => None,
         }
     }
-}
-
-/// Exact comparison of two decimals at a common scale; `None` if that
-/// scale would overflow.
-pub(crate) fn compare_decimals(a: &VariantDecimal, b: &VariantDecimal) -> Option<Ordering> {
-    let scale = a.scale().max(b.scale());
-    let widen = |d: &VariantDecimal| {
-        10i128
-            .checked_pow((scale - d.scale()) as u32)
-            .and_then(|f| d.unscaled().checked_mul(f))
-    };
-    Some(widen(a)?.cmp(&widen(b)?))
 }
 
 /// A min or max as the footer stores it, before it is read in the terms

@@ -4,8 +4,7 @@
 //! complete.
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::io::Write;
 use std::sync::Arc;
 
 use ::parquet::arrow::{ArrowSchemaConverter, ArrowWriter, arrow_writer::ArrowWriterOptions};
@@ -19,6 +18,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
 use crate::error::{Error, Result};
+use crate::output::{Completion, OpenOutput, Output};
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
 use crate::shred::ShreddingSchema;
 
@@ -160,23 +160,28 @@ impl ColumnSpec {
 /// Writes record batches to a Parquet file that appears at its path only
 /// once [`finish`](Self::finish) succeeds; if the writer is dropped before,
 /// or anything fails, the temporary file is removed and an existing file at
-/// the path is left untouched.
+/// the path is left untouched. A path that is a device or FIFO is written
+/// directly, and so is a stream ([`to_stream`](Self::to_stream)); see
+/// [`output`](crate::output) for the rules.
 pub struct ParquetWriter {
     writer: Writer,
-    temp: tempfile::TempPath,
-    target: PathBuf,
+    /// What makes the output whole once written.
+    completion: Completion,
     schema: SchemaRef,
 }
+
+/// Where the file's bytes go: a file, or a stream.
+type Out = Box<dyn Write + Send>;
 
 /// The Arrow writer, created at the first batch, whose values choose the
 /// leaves written without a dictionary.
 enum Writer {
     Pending {
-        file: File,
+        out: Out,
         properties: WriterPropertiesBuilder,
         descriptor: SchemaDescriptor,
     },
-    Open(ArrowWriter<File>),
+    Open(ArrowWriter<Out>),
     /// Creating the Arrow writer failed (or is under way).
     Failed,
 }
@@ -188,14 +193,14 @@ impl Writer {
         &mut self,
         schema: &SchemaRef,
         first: Option<&RecordBatch>,
-    ) -> Result<&mut ArrowWriter<File>> {
+    ) -> Result<&mut ArrowWriter<Out>> {
         // Left `Failed` if creating the writer fails.
         *self = match std::mem::replace(self, Writer::Failed) {
             Writer::Pending {
-                file,
+                out,
                 properties,
                 descriptor,
-            } => Writer::Open(arrow_writer(file, schema, properties, descriptor, first)?),
+            } => Writer::Open(arrow_writer(out, schema, properties, descriptor, first)?),
             opened_or_failed => opened_or_failed,
         };
         match self {
@@ -368,23 +373,33 @@ pub struct WriteSummary {
 }
 
 impl ParquetWriter {
-    /// Opens a temporary file beside `path` for a file with these columns.
+    /// A writer of a file with these columns to `output`: a path, replaced
+    /// whole by [`finish`](Self::finish) (a device or FIFO is written
+    /// directly), or a stream, which gets the bytes as they are made
+    /// (Parquet's footer comes last, so nothing needs to seek; after a
+    /// failure a stream holds a partial file).
     pub fn create(
-        path: &Path,
+        output: impl Into<Output>,
+        columns: &[ColumnSpec],
+        options: &WriteOptions,
+    ) -> Result<ParquetWriter> {
+        ParquetWriter::new(output.into().open()?, columns, options)
+    }
+
+    /// A writer of a file with these columns to an output opened already.
+    pub(crate) fn new(
+        output: OpenOutput,
         columns: &[ColumnSpec],
         options: &WriteOptions,
     ) -> Result<ParquetWriter> {
         let (schema, descriptor, properties) = file_layout(columns, options)?;
-        let temp = crate::output::temp_file_beside(path)?;
-        let (file, temp) = temp.into_parts();
         Ok(ParquetWriter {
             writer: Writer::Pending {
-                file,
+                out: output.out,
                 properties,
                 descriptor,
             },
-            temp,
-            target: path.to_path_buf(),
+            completion: output.completion,
             schema,
         })
     }
@@ -399,29 +414,32 @@ impl ParquetWriter {
         self.writer
             .open(&self.schema, Some(batch))?
             .write(batch)
-            .map_err(|e| Error::parquet("writing a batch", e))
+            .map_err(|e| self.failed("writing a batch", e))
     }
 
-    /// Completes the file and moves it to its path.
+    /// Completes the file (and moves it to its path).
     pub fn finish(mut self) -> Result<WriteSummary> {
         let writer = self.writer.open(&self.schema, None)?;
-        let metadata = writer
-            .finish()
-            .map_err(|e| Error::parquet("finishing the file", e))?;
-        let file = File::options()
-            .read(true)
-            .open(&self.temp)
-            .map_err(|e| Error::io(&self.temp, e))?;
-        file.sync_all().map_err(|e| Error::io(&self.temp, e))?;
-        let bytes = file.metadata().map_err(|e| Error::io(&self.temp, e))?.len();
-        self.temp
-            .persist(&self.target)
-            .map_err(|e| Error::io(&self.target, e.error))?;
+        // Flushes the output too.
+        let finished = writer.finish();
+        let bytes = writer.bytes_written() as u64;
+        let metadata = finished.map_err(|e| self.failed("finishing the file", e))?;
+        self.completion.complete()?;
         Ok(WriteSummary {
             rows: metadata.file_metadata().num_rows() as u64,
             row_groups: metadata.num_row_groups(),
             bytes,
         })
+    }
+
+    /// An error of the parquet crate or of the output, naming the file.
+    #[cold]
+    fn failed(&self, doing: &str, e: impl std::fmt::Display) -> Error {
+        let e = Error::parquet(doing, e);
+        match self.completion.target() {
+            Some(target) => e.in_file(target),
+            None => e,
+        }
     }
 }
 

@@ -431,7 +431,7 @@ fn primitive_or_variant(slot: &ShreddingSchema) -> ShreddingSchema {
 fn reconstruct(path: &Path) -> Result<u64> {
     let file = ParquetFile::open(path)?;
     let mut rows = 0;
-    file.json_lines(BATCH_ROWS, |text| {
+    file.json_lines(None, BATCH_ROWS, |text| {
         rows += text.iter().filter(|&&b| b == b'\n').count() as u64;
         Ok(())
     })?;

@@ -42,9 +42,10 @@ use arrow::datatypes::{DataType, Field, Fields};
 pub use schema::ShreddingSchema;
 
 use crate::error::Result;
-use crate::json::{JsonNumber, JsonParser, JsonReader, Peek};
+use crate::json::{InexactNumbers, JsonNumber, JsonParser, JsonReader, Peek};
 use crate::variant::{
-    DEFAULT_MAX_DEPTH, Metadata, ObjectRef, VariantBuilder, VariantRef, write_object_without,
+    DEFAULT_MAX_DEPTH, DuplicateKeys, Metadata, ObjectRef, VariantBuilder, VariantRef,
+    write_object_without,
 };
 
 /// Which values may go into a typed column.
@@ -94,6 +95,12 @@ pub struct Shredder {
     rows: NullBufferBuilder,
     builder: VariantBuilder,
     parser: JsonParser,
+    /// Whether JSON rows are parsed whole before they are shredded: with
+    /// [`DuplicateKeys::KeepLast`], where a typed value already appended
+    /// could not be taken back when its key comes again.
+    parse_whole: bool,
+    /// Numbers of JSON rows stored as inexact doubles.
+    inexact_numbers: u64,
 }
 
 impl Shredder {
@@ -107,6 +114,8 @@ impl Shredder {
             rows: NullBufferBuilder::new(0),
             builder: VariantBuilder::new(),
             parser: JsonParser::new(),
+            parse_whole: false,
+            inexact_numbers: 0,
         }
     }
 
@@ -114,6 +123,45 @@ impl Shredder {
     pub fn with_policy(mut self, policy: ShredPolicy) -> Shredder {
         self.policy = policy;
         self
+    }
+
+    /// Sets what becomes of JSON numbers that no decimal holds
+    /// ([`InexactNumbers`]; an error by default).
+    pub fn with_inexact_numbers(mut self, inexact: InexactNumbers) -> Shredder {
+        self.parser = self.parser.with_inexact_numbers(inexact);
+        self
+    }
+
+    /// Sets what a JSON object with a key given twice does: an error (the
+    /// default), or keep the last value. Keeping the last parses each JSON
+    /// row whole before shredding it, which is slower.
+    ///
+    /// ```
+    /// use vshred::shred::{Shredder, ShreddingSchema};
+    /// use vshred::unshred::ShreddedColumn;
+    /// use vshred::variant::DuplicateKeys;
+    ///
+    /// let schema: ShreddingSchema = r#"{"a":"int64"}"#.parse()?;
+    /// let row = br#"{"a": 1, "a": 2}"#;
+    /// assert!(Shredder::new(&schema).append_json(row).is_err());
+    /// let mut shredder = Shredder::new(&schema).with_duplicate_keys(DuplicateKeys::KeepLast);
+    /// shredder.append_json(row)?;
+    /// let column = shredder.finish();
+    /// let mut json = Vec::new();
+    /// ShreddedColumn::try_new(&column)?.write_json(0, &mut json)?;
+    /// assert_eq!(json, br#"{"a":2}"#);
+    /// # Ok::<(), vshred::Error>(())
+    /// ```
+    pub fn with_duplicate_keys(mut self, policy: DuplicateKeys) -> Shredder {
+        self.builder = VariantBuilder::new().with_duplicate_keys(policy);
+        self.parse_whole = policy == DuplicateKeys::KeepLast;
+        self
+    }
+
+    /// How many numbers of the JSON rows appended so far were stored as
+    /// inexact doubles (see [`with_inexact_numbers`](Self::with_inexact_numbers)).
+    pub fn inexact_numbers(&self) -> u64 {
+        self.inexact_numbers
     }
 
     /// The number of rows appended since the last [`finish`](Self::finish).
@@ -165,13 +213,27 @@ impl Shredder {
     /// # Ok::<(), vshred::Error>(())
     /// ```
     pub fn append_json(&mut self, text: &[u8]) -> Result<()> {
-        let mut reader = JsonReader::new(text);
+        if self.parse_whole {
+            self.builder.start_row();
+            let inexact = self.parser.parse(text, &mut self.builder)?;
+            let (metadata, value) = self.builder.finish();
+            let v = VariantRef::try_new(metadata, value)?;
+            self.metadata.append_value(metadata);
+            self.root.append_variant(&v, value, self.policy);
+            self.rows.append_non_null();
+            self.inexact_numbers += u64::from(inexact);
+            return Ok(());
+        }
+        let mut reader = self.parser.reader(text);
         self.append_json_value(&mut reader)?;
-        reader.finish().inspect_err(|_| self.discard())
+        reader.finish().inspect_err(|_| self.discard())?;
+        self.inexact_numbers += u64::from(reader.inexact_count());
+        Ok(())
     }
 
     /// Appends the reader's next JSON value as one row (a field of a larger
     /// JSON object, say); after an error, as [`append_json`](Self::append_json).
+    /// Inexact numbers are counted by the reader.
     pub(crate) fn append_json_value(&mut self, reader: &mut JsonReader<'_>) -> Result<()> {
         self.builder.start_row();
         let mut ctx = JsonContext {

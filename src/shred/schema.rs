@@ -313,21 +313,40 @@ impl ShreddingSchema {
         }
     }
 
-    /// Parses a primitive type name of the JSON form.
+    /// Parses a primitive type name of the JSON form, `None` when it is not
+    /// one ([`parse_type_name`](Self::parse_type_name) says why).
     pub fn from_type_name(name: &str) -> Option<ShreddingSchema> {
+        ShreddingSchema::parse_type_name(name).ok()
+    }
+
+    /// Parses a primitive type name: the JSON form's (`int64`,
+    /// `decimal(18,2)`, `timestamp_ntz`, ...), or as Spark and SQL name
+    /// them (`bigint`, `int`, `tinyint`, `str`, `varchar`, `json` for the
+    /// sub-value itself), in any case.
+    ///
+    /// ```
+    /// use vshred::shred::ShreddingSchema;
+    /// assert_eq!(ShreddingSchema::parse_type_name("BIGINT")?, ShreddingSchema::Int64);
+    /// assert_eq!(ShreddingSchema::parse_type_name("str")?, ShreddingSchema::String);
+    /// let err = ShreddingSchema::parse_type_name("decimal(40,2)").unwrap_err();
+    /// assert!(err.message().contains("precision 40 is over 38"), "{err}");
+    /// # Ok::<(), vshred::Error>(())
+    /// ```
+    pub fn parse_type_name(name: &str) -> Result<ShreddingSchema> {
         use ShreddingSchema as S;
-        Some(match name.trim() {
-            "variant" => S::Variant,
+        let lower = name.trim().to_ascii_lowercase();
+        Ok(match lower.as_str() {
+            "variant" | "json" => S::Variant,
             "boolean" | "bool" => S::Boolean,
-            "int8" => S::Int8,
-            "int16" => S::Int16,
-            "int32" => S::Int32,
-            "int64" => S::Int64,
-            "float" => S::Float,
-            "double" => S::Double,
+            "int8" | "tinyint" | "byte" => S::Int8,
+            "int16" | "smallint" | "short" => S::Int16,
+            "int32" | "int" | "integer" => S::Int32,
+            "int64" | "bigint" | "long" => S::Int64,
+            "float" | "float32" | "real" => S::Float,
+            "double" | "float64" => S::Double,
             "date" => S::Date,
             "time" => S::Time,
-            "timestamp" => S::Timestamp {
+            "timestamp" | "timestamp_ltz" | "timestamptz" => S::Timestamp {
                 utc: true,
                 nanos: false,
             },
@@ -343,21 +362,50 @@ impl ShreddingSchema {
                 utc: false,
                 nanos: true,
             },
-            "binary" => S::Binary,
-            "string" => S::String,
+            "binary" | "bytes" | "blob" => S::Binary,
+            "string" | "str" | "text" | "varchar" => S::String,
             "uuid" => S::Uuid,
-            other => {
-                let args = other.strip_prefix("decimal(")?.strip_suffix(')')?;
-                let (p, s) = args.split_once(',')?;
-                let precision: u8 = p.trim().parse().ok()?;
-                let scale: u8 = s.trim().parse().ok()?;
-                if !(1..=38).contains(&precision) || scale > precision {
-                    return None;
-                }
-                S::Decimal { precision, scale }
-            }
+            // Spark's default decimal.
+            "decimal" | "numeric" => S::Decimal {
+                precision: 10,
+                scale: 0,
+            },
+            other => decimal_type(other).ok_or_else(|| {
+                schema_error(format!(
+                    "unknown type {name:?} (expected e.g. int64 or bigint, double, decimal(18,2), string, timestamp, variant)"
+                ))
+            })??,
         })
     }
+}
+
+/// `decimal(P,S)` (or `numeric(P,S)`): `None` when the text is not of that
+/// form, an error when P or S is out of range.
+fn decimal_type(text: &str) -> Option<Result<ShreddingSchema>> {
+    let args = text
+        .strip_prefix("decimal")
+        .or_else(|| text.strip_prefix("numeric"))?
+        .trim_start()
+        .strip_prefix('(')?
+        .strip_suffix(')')?;
+    let (p, s) = args.split_once(',')?;
+    let precision: u32 = p.trim().parse().ok()?;
+    let scale: u32 = s.trim().parse().ok()?;
+    Some(match (precision, scale) {
+        (0, _) => Err(schema_error(format!(
+            "decimal({precision},{scale}): a precision is at least 1"
+        ))),
+        (39.., _) => Err(schema_error(format!(
+            "decimal({precision},{scale}): precision {precision} is over 38, the most a decimal holds"
+        ))),
+        (p, s) if s > p => Err(schema_error(format!(
+            "decimal({precision},{scale}): the scale {scale} is larger than the precision {precision}"
+        ))),
+        (p, s) => Ok(ShreddingSchema::Decimal {
+            precision: p as u8,
+            scale: s as u8,
+        }),
+    })
 }
 
 fn from_json_value(value: &serde_json::Value, path: &str) -> Result<ShreddingSchema> {

@@ -177,6 +177,27 @@ impl PartialEq for VariantDecimal {
 
 impl Eq for VariantDecimal {}
 
+impl Ord for VariantDecimal {
+    /// By value, exactly, at any two scales: the integer parts first, then
+    /// the fractions at the larger scale (a fraction of at most 38 digits
+    /// fits an `i128` at any scale up to 38).
+    fn cmp(&self, other: &Self) -> Ordering {
+        let (a, b) = (self.unscaled, other.unscaled);
+        let (pa, pb) = (POW10[self.scale as usize], POW10[other.scale as usize]);
+        (a / pa).cmp(&(b / pb)).then_with(|| {
+            let scale = self.scale.max(other.scale) as usize;
+            let fraction = |v: i128, p: i128, s: u8| (v % p) * POW10[scale - s as usize];
+            fraction(a, pa, self.scale).cmp(&fraction(b, pb, other.scale))
+        })
+    }
+}
+
+impl PartialOrd for VariantDecimal {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 impl fmt::Display for VariantDecimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = Vec::with_capacity(42);
@@ -223,6 +244,27 @@ mod tests {
 
     fn dec(unscaled: i128, scale: u8) -> VariantDecimal {
         VariantDecimal::try_new(unscaled, scale).unwrap()
+    }
+
+    #[test]
+    fn decimals_order_by_value_at_any_scales() {
+        let max = POW10[38] - 1;
+        for (a, b, expected) in [
+            (dec(150, 2), dec(15, 1), Ordering::Equal),
+            (dec(-15, 1), dec(-12, 1), Ordering::Less),
+            (dec(-5, 1), dec(3, 1), Ordering::Less),
+            (dec(1, 0), dec(999, 3), Ordering::Greater),
+            (dec(-1, 0), dec(-999, 3), Ordering::Less),
+            // Widening either to the other's scale would overflow i128.
+            (dec(max, 0), dec(max, 38), Ordering::Greater),
+            (dec(-max, 0), dec(max, 38), Ordering::Less),
+            (dec(max, 38), dec(max - 1, 38), Ordering::Greater),
+            (dec(1, 38), dec(0, 0), Ordering::Greater),
+            (dec(-1, 38), dec(0, 5), Ordering::Less),
+        ] {
+            assert_eq!(a.cmp(&b), expected, "{a} vs {b}");
+            assert_eq!(b.cmp(&a), expected.reverse(), "{b} vs {a}");
+        }
     }
 
     #[test]

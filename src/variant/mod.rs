@@ -8,7 +8,8 @@
 //! - [`VariantRef`]: a validated, zero-copy view of a value, with
 //!   [`ObjectRef`] and [`ArrayRef`] for the containers;
 //! - [`VariantBuilder`]: writes metadata + value with the smallest widths;
-//! - [`VariantDecimal`]: an exact decimal of up to 38 digits.
+//! - [`VariantDecimal`]: an exact decimal of up to 38 digits;
+//! - [`compare`]: a total order over values (Spark's), for min and max.
 //!
 //! ```
 //! use vshred::variant::{VariantBuilder, VariantRef};
@@ -32,6 +33,7 @@
 mod builder;
 mod decimal;
 mod metadata;
+mod order;
 mod value;
 
 pub(crate) use builder::write_object_without;
@@ -39,6 +41,7 @@ pub use builder::{DuplicateKeys, VariantBuilder};
 pub use decimal::VariantDecimal;
 pub use metadata::Metadata;
 pub(crate) use metadata::PathStep;
+pub use order::{Kind, compare};
 pub use value::{ArrayRef, DEFAULT_MAX_DEPTH, ObjectRef, VariantRef, VariantType};
 pub(crate) use value::{Scratch, Visit, decode, validate_with};
 

@@ -28,6 +28,9 @@ use arrow::datatypes::{
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
+mod plain;
+use plain::PlainColumn;
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::{JsonWriter, write_json, write_json_int, write_json_string};
 use crate::path::PathSegment;
@@ -637,8 +640,8 @@ impl<'a> ScalarColumn<'a> {
 }
 
 /// The rows of a record batch as JSON objects, every column by name:
-/// Variant columns reconstructed, primitive columns as their Variant
-/// equivalents, other nested columns as their display text.
+/// Variant columns reconstructed, ordinary columns as JSON (primitives as
+/// their Variant equivalents, structs as objects, lists as arrays).
 pub struct JsonRows<'a> {
     names: Vec<FieldName<'a>>,
     renderers: Vec<Renderer<'a>>,
@@ -646,8 +649,7 @@ pub struct JsonRows<'a> {
 
 enum Renderer<'a> {
     Variant(Box<ShreddedColumn<'a>>),
-    Scalar(ScalarColumn<'a>),
-    Text(&'a ArrayRef),
+    Plain(PlainColumn<'a>),
 }
 
 impl<'a> JsonRows<'a> {
@@ -663,10 +665,7 @@ impl<'a> JsonRows<'a> {
                 })?;
                 Renderer::Variant(Box::new(ShreddedColumn::try_new(column)?))
             } else {
-                match ScalarColumn::try_new(array) {
-                    Ok(c) => Renderer::Scalar(c),
-                    Err(_) => Renderer::Text(array),
-                }
+                Renderer::Plain(PlainColumn::new(array))
             };
             names.push(FieldName::new(field.name()));
             renderers.push(renderer);
@@ -681,13 +680,7 @@ impl<'a> JsonRows<'a> {
             name.write_json(i == 0, out);
             match renderer {
                 Renderer::Variant(c) => c.write_json(row, out)?,
-                Renderer::Scalar(c) => c.write_json(row, out)?,
-                Renderer::Text(array) if array.is_null(row) => out.extend_from_slice(b"null"),
-                Renderer::Text(array) => {
-                    let text =
-                        arrow::util::display::array_value_to_string(array, row).unwrap_or_default();
-                    write_json_string(out, &text);
-                }
+                Renderer::Plain(c) => c.write_json(row, out)?,
             }
         }
         out.push(b'}');

@@ -1,0 +1,254 @@
+//! Ordinary (not Variant) Arrow columns as JSON: what `vshred cat` prints
+//! beside the Variant columns. Primitives render as their Variant
+//! equivalents do; structs as objects, lists as arrays, maps as objects
+//! (keys as their JSON text when they are not strings); types without a
+//! JSON form (intervals, durations) as their display text, quoted.
+
+use arrow::array::{Array, ArrayRef, AsArray};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::DataType;
+
+use super::{FieldName, Offsets, ScalarColumn, is_valid};
+use crate::error::Result;
+use crate::json::write_json_string;
+
+/// A reader of one ordinary column, nested or not, as JSON.
+pub(crate) enum PlainColumn<'a> {
+    Scalar(ScalarColumn<'a>),
+    Struct {
+        nulls: Option<&'a NullBuffer>,
+        fields: Vec<(FieldName<'a>, PlainColumn<'a>)>,
+    },
+    List {
+        nulls: Option<&'a NullBuffer>,
+        offsets: ListOffsets<'a>,
+        elements: Box<PlainColumn<'a>>,
+    },
+    Map {
+        nulls: Option<&'a NullBuffer>,
+        offsets: &'a [i32],
+        keys: Box<PlainColumn<'a>>,
+        /// Keys that are strings are object keys as they are; others are
+        /// rendered as JSON first, then quoted.
+        string_keys: bool,
+        values: Box<PlainColumn<'a>>,
+    },
+    Text(&'a ArrayRef),
+}
+
+/// Where each row's elements are in a list's values.
+pub(crate) enum ListOffsets<'a> {
+    Variable(Offsets<'a>),
+    Fixed(usize),
+}
+
+impl ListOffsets<'_> {
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        match self {
+            ListOffsets::Variable(o) => o.range(i),
+            ListOffsets::Fixed(n) => i * n..(i + 1) * n,
+        }
+    }
+}
+
+impl<'a> PlainColumn<'a> {
+    pub(crate) fn new(array: &'a ArrayRef) -> PlainColumn<'a> {
+        if let Ok(scalar) = ScalarColumn::try_new(array) {
+            return PlainColumn::Scalar(scalar);
+        }
+        let nulls = array.nulls();
+        match array.data_type() {
+            DataType::Struct(fields) => PlainColumn::Struct {
+                nulls,
+                fields: fields
+                    .iter()
+                    .zip(array.as_struct().columns())
+                    .map(|(f, c)| (FieldName::new(f.name()), PlainColumn::new(c)))
+                    .collect(),
+            },
+            DataType::List(_) => {
+                let list = array.as_list::<i32>();
+                PlainColumn::List {
+                    nulls,
+                    offsets: ListOffsets::Variable(Offsets::Small(list.value_offsets())),
+                    elements: Box::new(PlainColumn::new(list.values())),
+                }
+            }
+            DataType::LargeList(_) => {
+                let list = array.as_list::<i64>();
+                PlainColumn::List {
+                    nulls,
+                    offsets: ListOffsets::Variable(Offsets::Large(list.value_offsets())),
+                    elements: Box::new(PlainColumn::new(list.values())),
+                }
+            }
+            DataType::FixedSizeList(_, n) => {
+                let list = array.as_fixed_size_list();
+                PlainColumn::List {
+                    nulls,
+                    // Sliced, the values are sliced too: row 0 starts at 0.
+                    offsets: ListOffsets::Fixed(*n as usize),
+                    elements: Box::new(PlainColumn::new(list.values())),
+                }
+            }
+            DataType::Map(..) => {
+                let map = array.as_map();
+                PlainColumn::Map {
+                    nulls,
+                    offsets: map.value_offsets(),
+                    keys: Box::new(PlainColumn::new(map.keys())),
+                    string_keys: matches!(
+                        map.key_type(),
+                        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                    ),
+                    values: Box::new(PlainColumn::new(map.values())),
+                }
+            }
+            _ => PlainColumn::Text(array),
+        }
+    }
+
+    /// Appends row `i` as JSON.
+    pub(crate) fn write_json(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
+        match self {
+            PlainColumn::Scalar(c) => c.write_json(i, out)?,
+            PlainColumn::Struct { nulls, .. }
+            | PlainColumn::List { nulls, .. }
+            | PlainColumn::Map { nulls, .. }
+                if !is_valid(*nulls, i) =>
+            {
+                out.extend_from_slice(b"null")
+            }
+            PlainColumn::Struct { fields, .. } => {
+                out.push(b'{');
+                for (k, (name, field)) in fields.iter().enumerate() {
+                    name.write_json(k == 0, out);
+                    field.write_json(i, out)?;
+                }
+                out.push(b'}');
+            }
+            PlainColumn::List {
+                offsets, elements, ..
+            } => {
+                out.push(b'[');
+                for (k, e) in offsets.range(i).enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    elements.write_json(e, out)?;
+                }
+                out.push(b']');
+            }
+            PlainColumn::Map {
+                offsets,
+                keys,
+                string_keys,
+                values,
+                ..
+            } => {
+                out.push(b'{');
+                let mut key = Vec::new();
+                for (k, e) in (offsets[i] as usize..offsets[i + 1] as usize).enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    if *string_keys {
+                        keys.write_json(e, out)?;
+                    } else {
+                        key.clear();
+                        keys.write_json(e, &mut key)?;
+                        write_json_string(out, &String::from_utf8_lossy(&key));
+                    }
+                    out.push(b':');
+                    values.write_json(e, out)?;
+                }
+                out.push(b'}');
+            }
+            PlainColumn::Text(array) if array.is_null(i) => out.extend_from_slice(b"null"),
+            PlainColumn::Text(array) => {
+                let text =
+                    arrow::util::display::array_value_to_string(array, i).unwrap_or_default();
+                write_json_string(out, &text);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{
+        Int32Array, Int64Builder, ListBuilder, MapBuilder, StringArray, StringBuilder, StructArray,
+    };
+    use arrow::datatypes::{DataType, Field};
+
+    use super::*;
+
+    fn render(array: &ArrayRef) -> Vec<String> {
+        let column = PlainColumn::new(array);
+        (0..array.len())
+            .map(|i| {
+                let mut out = Vec::new();
+                column.write_json(i, &mut out).unwrap();
+                String::from_utf8(out).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lists_are_arrays_and_structs_are_objects() {
+        let mut tags = ListBuilder::new(StringBuilder::new());
+        tags.values().append_value("x");
+        tags.values().append_value("y \"q\"");
+        tags.append(true);
+        tags.append(false);
+        tags.append(true);
+        let tags: ArrayRef = Arc::new(tags.finish());
+        assert_eq!(render(&tags), [r#"["x","y \"q\""]"#, "null", "[]"]);
+
+        let point: ArrayRef = Arc::new(StructArray::from(vec![
+            (
+                Arc::new(Field::new("x", DataType::Int32, true)),
+                Arc::new(Int32Array::from(vec![Some(1), None, Some(3)])) as ArrayRef,
+            ),
+            (
+                Arc::new(Field::new("tags", tags.data_type().clone(), true)),
+                tags.clone(),
+            ),
+        ]));
+        assert_eq!(
+            render(&point),
+            [
+                r#"{"x":1,"tags":["x","y \"q\""]}"#,
+                r#"{"x":null,"tags":null}"#,
+                r#"{"x":3,"tags":[]}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn maps_are_objects_with_keys_quoted_when_not_strings() {
+        let mut by_name = MapBuilder::new(None, StringBuilder::new(), Int64Builder::new());
+        by_name.keys().append_value("a");
+        by_name.values().append_value(1);
+        by_name.append(true).unwrap();
+        let by_name: ArrayRef = Arc::new(by_name.finish());
+        assert_eq!(render(&by_name), [r#"{"a":1}"#]);
+
+        let mut by_number = MapBuilder::new(None, Int64Builder::new(), StringBuilder::new());
+        by_number.keys().append_value(7);
+        by_number.values().append_value("seven");
+        by_number.append(true).unwrap();
+        by_number.append(false).unwrap();
+        let by_number: ArrayRef = Arc::new(by_number.finish());
+        assert_eq!(render(&by_number), [r#"{"7":"seven"}"#, "null"]);
+    }
+
+    #[test]
+    fn strings_stay_strings() {
+        let s: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None]));
+        assert_eq!(render(&s), [r#""a""#, "null"]);
+    }
+}

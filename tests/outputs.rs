@@ -1,0 +1,210 @@
+//! What `vshred encode` does to its output path: never the input, never a
+//! device or link replaced, nothing left behind when interrupted.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const LINES: &str = "{\"id\":1,\"v\":{\"a\":1}}\n{\"id\":2,\"v\":{\"a\":2}}\n";
+
+fn vshred_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("vshred runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_output_that_is_the_input_is_refused_however_it_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("same.jsonl"), LINES).unwrap();
+    std::fs::hard_link(dir.path().join("same.jsonl"), dir.path().join("hard.jsonl")).unwrap();
+    std::os::unix::fs::symlink("same.jsonl", dir.path().join("link.jsonl")).unwrap();
+    for output in ["same.jsonl", "./same.jsonl", "hard.jsonl", "link.jsonl"] {
+        let out = vshred_in(dir.path(), &["encode", "same.jsonl", output]);
+        assert_eq!(out.status.code(), Some(1), "{output}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("writing it would destroy the input"),
+            "{output}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("same.jsonl")).unwrap(),
+            LINES
+        );
+    }
+    // Standard input redirected from the output file.
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["encode", "-", "same.jsonl"])
+        .current_dir(dir.path())
+        .stdin(std::fs::File::open(dir.path().join("same.jsonl")).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is standard input"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("same.jsonl")).unwrap(),
+        LINES
+    );
+}
+
+#[test]
+fn a_symlinked_output_replaces_its_target_and_stays_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
+    std::fs::write(dir.path().join("real.parquet"), "old").unwrap();
+    std::os::unix::fs::symlink("real.parquet", dir.path().join("latest.parquet")).unwrap();
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "latest.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let link = std::fs::symlink_metadata(dir.path().join("latest.parquet")).unwrap();
+    assert!(link.file_type().is_symlink());
+    let written = std::fs::read(dir.path().join("real.parquet")).unwrap();
+    assert!(written.starts_with(b"PAR1") && written.ends_with(b"PAR1"));
+    assert_eq!(
+        names(dir.path()),
+        ["in.jsonl", "latest.parquet", "real.parquet"]
+    );
+}
+
+#[test]
+fn a_fifo_output_is_written_directly_and_stays_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
+    let fifo = dir.path().join("out.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            std::fs::File::open(fifo)
+                .unwrap()
+                .read_to_end(&mut bytes)
+                .unwrap();
+            bytes
+        })
+    };
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "out.fifo"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bytes = reader.join().unwrap();
+    assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert_eq!(names(dir.path()), ["in.jsonl", "out.fifo"]);
+}
+
+#[test]
+fn stdout_gets_the_file_streamed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "-"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(dir.path().join("copy.parquet"), &out.stdout).unwrap();
+    let cat = vshred_in(dir.path(), &["cat", "copy.parquet"]);
+    assert_eq!(
+        String::from_utf8_lossy(&cat.stdout),
+        "{\"v\":{\"id\":1,\"v\":{\"a\":1}}}\n{\"v\":{\"id\":2,\"v\":{\"a\":2}}}\n"
+    );
+}
+
+#[test]
+fn parquet_is_not_written_to_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
+    // `script` gives the command a terminal as its stdout.
+    let command = format!("{} encode in.jsonl -", env!("CARGO_BIN_EXE_vshred"));
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{printed}");
+    assert!(
+        printed.contains("standard output is a terminal"),
+        "{printed}"
+    );
+    assert!(!printed.contains("PAR1"), "{printed}");
+}
+
+#[test]
+fn a_missing_output_directory_is_named_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "no/such/out.parquet"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "vshred: no/such/out.parquet: I/O error: the directory no/such does not exist\n"
+    );
+}
+
+/// SIGINT or SIGTERM while encoding: the temporary file is removed and
+/// the process exits as the signal would.
+#[test]
+fn a_signal_while_encoding_leaves_no_temporary_file() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+            .args(["encode", "-", "new.parquet", "--sample-rows", "10"])
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // More lines than the sample, then stdin stays open: the encoder
+        // has its temporary file and waits for more input.
+        let mut stdin = child.stdin.take().unwrap();
+        for i in 0..100 {
+            writeln!(stdin, "{{\"i\":{i}}}").unwrap();
+        }
+        stdin.flush().unwrap();
+        let started = std::time::Instant::now();
+        while !names(dir.path()).iter().any(|n| n.ends_with(".tmp")) {
+            assert!(
+                started.elapsed().as_secs() < 30,
+                "no temporary file appeared"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let killed = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.code(), Some(code), "{signal}");
+        assert!(
+            names(dir.path()).is_empty(),
+            "{signal}: {:?}",
+            names(dir.path())
+        );
+    }
+}
