@@ -269,3 +269,61 @@ fn the_command_prints_markdown_and_writes_the_page() {
     assert!(err.contains("give one JSON Lines input"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+/// The markdown from `## heading` to the next heading.
+fn section<'t>(text: &'t str, heading: &str) -> &'t str {
+    let start = text
+        .find(&format!("\n## {heading}\n"))
+        .unwrap_or_else(|| panic!("no section {heading:?} in\n{text}"));
+    let rest = &text[start + 1..];
+    rest[1..].find("\n## ").map_or(rest, |end| &rest[..end + 1])
+}
+
+/// The cells of the markdown table row that starts with `| label |`.
+fn markdown_row<'t>(text: &'t str, label: &str) -> Vec<&'t str> {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("| {label} |")))
+        .unwrap_or_else(|| panic!("no row {label:?} in\n{text}"));
+    line.trim_matches('|').split(" | ").map(str::trim).collect()
+}
+
+/// `12.3 ms (11.9–14.0)`: a median, then the fastest and slowest run.
+fn is_spread(cell: &str) -> bool {
+    let Some((median, range)) = cell.split_once(" (") else {
+        return false;
+    };
+    let Some((min, max)) = range.strip_suffix(')').and_then(|r| r.split_once('–')) else {
+        return false;
+    };
+    let number = |s: &str| s.parse::<f64>().is_ok();
+    median
+        .split_once(' ')
+        .is_some_and(|(n, unit)| number(n) && ["µs", "ms", "s"].contains(&unit))
+        && number(min)
+        && number(max)
+}
+
+#[test]
+fn timings_show_their_spread() {
+    let report = compare_layouts(&seed_lines(500), "seed", &options(3)).unwrap();
+    let text = markdown(&report);
+    let latency = section(&text, "Read latency: median (fastest–slowest) of 3 runs");
+    for layout in &report.layouts {
+        let cells = markdown_row(latency, &layout.name);
+        // Reconstruction and the four queries.
+        let timings = &cells[cells.len() - 5..];
+        assert!(timings.iter().all(|c| is_spread(c)), "{cells:?}");
+        // The encode time.
+        let sizes = markdown_row(section(&text, "Size per layout"), &layout.name);
+        assert_eq!(
+            sizes.iter().filter(|c| is_spread(c)).count(),
+            1,
+            "{sizes:?}"
+        );
+        let timings = layout.query_times.iter().chain([&layout.reconstruct]);
+        for t in timings.chain(&layout.encode) {
+            assert!(t.min <= t.median && t.median <= t.max, "{t:?}");
+        }
+    }
+}

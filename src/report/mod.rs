@@ -9,10 +9,11 @@
 //! as a self-contained HTML page with bar charts ([`Report::write_html`]).
 //!
 //! Sizes come from the file's footer. Timings are wall-clock medians of
-//! [`ReportOptions::runs`] runs, taken round-robin over the layouts so that
-//! load from the rest of the machine spreads over all of them; each read
-//! starts from opening the file (the footer is parsed every time), as a
-//! query would.
+//! [`ReportOptions::runs`] runs, with the fastest and the slowest run to
+//! show how much they vary, taken round-robin over the layouts so that load
+//! from the rest of the machine spreads over all of them; each read starts
+//! from opening the file (the footer is parsed every time), as a query
+//! would.
 
 mod render;
 
@@ -42,7 +43,8 @@ pub struct ReportOptions {
     /// Paths to time `variant_get` on; empty for every top-level field the
     /// reference layout shreds.
     pub queries: Vec<Query>,
-    /// How many times each timing is taken; the report gives the median.
+    /// How many times each timing is taken; the report gives the median,
+    /// the fastest and the slowest.
     pub runs: usize,
     /// Keep the encoded files in this directory (else a temporary one).
     pub keep_dir: Option<PathBuf>,
@@ -160,7 +162,7 @@ pub struct Report {
     pub rows: u64,
     /// The Variant column queried.
     pub column: String,
-    /// Runs behind each median.
+    /// Runs behind each [`Timing`].
     pub runs: usize,
     /// The queries timed, with the type each was read as.
     pub queries: Vec<(VariantPath, ShreddingSchema)>,
@@ -184,14 +186,36 @@ pub struct LayoutReport {
     pub file_bytes: u64,
     /// The leaves of the Variant columns, largest (compressed) first.
     pub leaves: Vec<LeafSize>,
-    /// Median time to encode the input into this layout, when it was.
-    pub encode: Option<Duration>,
-    /// Median time to read every row back as JSON text.
-    pub reconstruct: Duration,
-    /// Median time of each query, in [`Report::queries`] order.
-    pub query_times: Vec<Duration>,
+    /// Time to encode the input into this layout, when it was.
+    pub encode: Option<Timing>,
+    /// Time to read every row back as JSON text.
+    pub reconstruct: Timing,
+    /// Time of each query, in [`Report::queries`] order.
+    pub query_times: Vec<Timing>,
     /// Non-null values each query returned.
     pub query_values: Vec<u64>,
+}
+
+/// The wall-clock times of one measurement over [`Report::runs`] runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// The middle run (of an even number, the slower of the middle two).
+    pub median: Duration,
+    /// The fastest run.
+    pub min: Duration,
+    /// The slowest run.
+    pub max: Duration,
+}
+
+impl Timing {
+    fn of(mut times: Vec<Duration>) -> Timing {
+        times.sort_unstable();
+        Timing {
+            median: times.get(times.len() / 2).copied().unwrap_or_default(),
+            min: times.first().copied().unwrap_or_default(),
+            max: times.last().copied().unwrap_or_default(),
+        }
+    }
 }
 
 impl LayoutReport {
@@ -264,7 +288,7 @@ pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions)
     // layout is asked for.
     let mut report = measure(&entries, &files, 1, source, options)?;
     for (layout, times) in report.layouts.iter_mut().zip(encode_times) {
-        layout.encode = Some(median(times));
+        layout.encode = Some(Timing::of(times));
     }
     Ok(report)
 }
@@ -335,7 +359,7 @@ fn measure(
                 .len(),
             leaves,
             encode: None,
-            reconstruct: Duration::ZERO,
+            reconstruct: Timing::default(),
             query_times: Vec::new(),
             query_values: Vec::new(),
         });
@@ -361,8 +385,8 @@ fn measure(
     for ((report, reconstruct), queries) in
         reports.iter_mut().zip(reconstruct_times).zip(query_times)
     {
-        report.reconstruct = median(reconstruct);
-        report.query_times = queries.into_iter().map(median).collect();
+        report.reconstruct = Timing::of(reconstruct);
+        report.query_times = queries.into_iter().map(Timing::of).collect();
     }
     Ok(Report {
         source: source.to_string(),
@@ -454,9 +478,4 @@ fn get(path: &Path, column: &str, query: &VariantPath, as_type: &ShreddingSchema
         Ok(())
     })?;
     Ok(values)
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort_unstable();
-    times.get(times.len() / 2).copied().unwrap_or_default()
 }

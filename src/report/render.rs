@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::time::Duration;
 
-use super::{Layout, LayoutReport, Report};
+use super::{Layout, LayoutReport, Report, Timing};
 
 /// A table: the first column is a label, the others are figures.
 struct Table {
@@ -69,8 +69,8 @@ impl Report {
         bar_chart(
             &mut page,
             &format!(
-                "Read latency, median of {} runs (each query scaled on its own)",
-                self.runs
+                "Read latency, {} (each query scaled on its own)",
+                self.timing_caption()
             ),
             &self.latency_groups(),
         );
@@ -109,12 +109,20 @@ impl Report {
 
     fn summary(&self) -> String {
         format!(
-            "{} rows; Variant column `{}`; timings are wall-clock medians of {} run{}, each from opening the file; sizes are compressed bytes (1 MB = 10^6 bytes).",
+            "{} rows; Variant column `{}`; timings are wall-clock medians of {} run{} (in brackets the fastest and the slowest), each from opening the file; sizes are compressed bytes (1 MB = 10^6 bytes).",
             count(self.rows),
             self.column,
             self.runs,
             if self.runs == 1 { "" } else { "s" }
         )
+    }
+
+    /// What a [`timing`] cell shows.
+    fn timing_caption(&self) -> String {
+        match self.runs {
+            1 => "one run".into(),
+            runs => format!("median (fastest–slowest) of {runs} runs"),
+        }
     }
 
     fn query_names(&self) -> Vec<String> {
@@ -175,7 +183,7 @@ impl Report {
                     );
                 }
                 if encoded {
-                    row.push(l.encode.map(duration).unwrap_or_default());
+                    row.push(l.encode.map(timing).unwrap_or_default());
                 }
                 row
             })
@@ -204,12 +212,12 @@ impl Report {
             .layouts
             .iter()
             .map(|l| {
-                let mut row = vec![l.name.clone(), duration(l.reconstruct)];
+                let mut row = vec![l.name.clone(), timing(l.reconstruct)];
                 for (q, time) in l.query_times.iter().enumerate() {
                     row.push(if agreed[q] {
-                        duration(*time)
+                        timing(*time)
                     } else {
-                        format!("{} ({} values)", duration(*time), count(l.query_values[q]))
+                        format!("{}, {} values", timing(*time), count(l.query_values[q]))
                     });
                 }
                 row
@@ -227,14 +235,14 @@ impl Report {
             rows.push(row);
         }
         Table {
-            title: format!("Read latency (median of {} runs)", self.runs),
+            title: format!("Read latency: {}", self.timing_caption()),
             header,
             rows,
         }
     }
 
     fn latency_groups(&self) -> Vec<BarGroup> {
-        let time = |d: Duration| (d.as_secs_f64(), duration(d));
+        let time = |t: Timing| (t.median.as_secs_f64(), duration(t.median));
         let mut groups =
             vec![self.layout_bars("full reconstruction".into(), &|l| time(l.reconstruct))];
         for (q, name) in self.query_names().into_iter().enumerate() {
@@ -435,11 +443,57 @@ fn bytes(n: u64) -> String {
 
 /// `850 µs`, `12.3 ms`, `1.52 s`.
 fn duration(d: Duration) -> String {
-    let micros = d.as_micros();
-    match micros {
-        0..1_000 => format!("{micros} µs"),
-        1_000..1_000_000 => format!("{:.1} ms", d.as_secs_f64() * 1e3),
-        _ => format!("{:.2} s", d.as_secs_f64()),
+    let unit = TimeUnit::of(d);
+    format!("{} {}", unit.number(d), unit.name())
+}
+
+/// The median and, if the runs differ, the fastest and the slowest in the
+/// median's unit: `12.3 ms (11.9–14.0)`.
+fn timing(t: Timing) -> String {
+    if t.min == t.max {
+        return duration(t.median);
+    }
+    let unit = TimeUnit::of(t.median);
+    format!(
+        "{} {} ({}–{})",
+        unit.number(t.median),
+        unit.name(),
+        unit.number(t.min),
+        unit.number(t.max)
+    )
+}
+
+/// The unit a duration is shown in, chosen by its size.
+#[derive(Clone, Copy)]
+enum TimeUnit {
+    Micros,
+    Millis,
+    Seconds,
+}
+
+impl TimeUnit {
+    fn of(d: Duration) -> TimeUnit {
+        match d.as_micros() {
+            0..1_000 => TimeUnit::Micros,
+            1_000..1_000_000 => TimeUnit::Millis,
+            _ => TimeUnit::Seconds,
+        }
+    }
+
+    fn number(self, d: Duration) -> String {
+        match self {
+            TimeUnit::Micros => d.as_micros().to_string(),
+            TimeUnit::Millis => format!("{:.1}", d.as_secs_f64() * 1e3),
+            TimeUnit::Seconds => format!("{:.2}", d.as_secs_f64()),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Micros => "µs",
+            TimeUnit::Millis => "ms",
+            TimeUnit::Seconds => "s",
+        }
     }
 }
 
@@ -466,6 +520,18 @@ mod tests {
         assert_eq!(bytes(22_394_584), "22.39 MB");
         assert_eq!(duration(Duration::from_micros(12_345)), "12.3 ms");
         assert_eq!(duration(Duration::from_millis(1520)), "1.52 s");
+        let us = Duration::from_micros;
+        let spread = |median, min, max| Timing {
+            median: us(median),
+            min: us(min),
+            max: us(max),
+        };
+        assert_eq!(
+            timing(spread(12_345, 11_900, 14_020)),
+            "12.3 ms (11.9–14.0)"
+        );
+        assert_eq!(timing(spread(990, 812, 1_200)), "990 µs (812–1200)");
+        assert_eq!(timing(spread(850, 850, 850)), "850 µs");
         assert_eq!(count(1_000_000), "1,000,000");
         assert_eq!(count(999), "999");
         assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
