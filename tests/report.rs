@@ -10,15 +10,7 @@ use vshred::shred::ShreddingSchema;
 /// cardinality, a nested object, and an `id` that is unique per row.
 fn seed_lines(rows: usize) -> Vec<u8> {
     let mut text = String::new();
-    let mut state = 42u64;
-    // Independent and not periodic, or compression would see through the
-    // unshredded rows.
-    let mut next = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize % 1000
-    };
+    let mut next = numbers();
     for i in 0..rows {
         let (n, s, d, a) = (next(), next(), next(), next());
         text.push_str(&format!(
@@ -27,6 +19,33 @@ fn seed_lines(rows: usize) -> Vec<u8> {
             d % 10,
             a % 100
         ));
+    }
+    text.into_bytes()
+}
+
+/// Numbers below 1000, independent and not periodic, or compression would
+/// see through the unshredded rows.
+fn numbers() -> impl FnMut() -> usize {
+    let mut state = 42u64;
+    move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % 1000
+    }
+}
+
+/// Rows of `fields` integer fields `f00`, `f01`, ... and a one-decimal `d`:
+/// as many queries as fields, and every layout.
+fn wide_lines(rows: usize, fields: usize) -> Vec<u8> {
+    let mut next = numbers();
+    let mut text = String::new();
+    for _ in 0..rows {
+        text.push_str(&format!("{{\"d\":{}.{}", next(), next() % 10));
+        for f in 0..fields {
+            text.push_str(&format!(",\"f{f:02}\":{}", next()));
+        }
+        text.push_str("}\n");
     }
     text.into_bytes()
 }
@@ -43,6 +62,38 @@ fn markdown(report: &Report) -> String {
     let mut out = Vec::new();
     report.write_markdown(&mut out).unwrap();
     String::from_utf8(out).unwrap()
+}
+
+fn html(report: &Report) -> String {
+    let mut out = Vec::new();
+    report.write_html(&mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// A chart of the page: its `aria-label`, its height and its markup.
+struct Chart<'p> {
+    label: &'p str,
+    height: usize,
+    svg: &'p str,
+}
+
+/// The value of the first attribute `name` in `markup`.
+fn attribute<'m>(markup: &'m str, name: &str) -> &'m str {
+    let start = markup.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+    &markup[start..start + markup[start..].find('"').unwrap()]
+}
+
+fn charts(page: &str) -> Vec<Chart<'_>> {
+    page.match_indices("<svg")
+        .map(|(start, _)| {
+            let svg = &page[start..start + page[start..].find("</svg>").unwrap()];
+            Chart {
+                label: attribute(svg, "aria-label"),
+                height: attribute(svg, "height").parse().unwrap(),
+                svg,
+            }
+        })
+        .collect()
 }
 
 #[test]
@@ -199,8 +250,9 @@ fn the_page_is_self_contained() {
         page.matches("http://").count(),
         page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
     );
-    // A chart of sizes, one of latencies, one of leaves per layout.
-    assert_eq!(page.matches("<svg").count(), 2 + Layout::ENCODED.len());
+    // A chart of sizes, one of reconstruction, one of the queries, one of
+    // leaves per layout.
+    assert_eq!(page.matches("<svg").count(), 3 + Layout::ENCODED.len());
     assert_eq!(page.matches("<table>").count(), 2 + Layout::ENCODED.len());
 }
 
@@ -326,4 +378,75 @@ fn timings_show_their_spread() {
             assert!(t.min <= t.median && t.median <= t.max, "{t:?}");
         }
     }
+}
+
+#[test]
+fn latency_has_one_chart_per_metric_on_one_scale_and_the_page_stays_short() {
+    // 17 queries, as the movies data set gave 17 stacked charts.
+    let report = compare_layouts(
+        &wide_lines(600, 16),
+        "wide",
+        &ReportOptions {
+            runs: 1,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(report.queries.len(), 17);
+    assert_eq!(report.layouts.len(), Layout::ENCODED.len());
+    let page = html(&report);
+    let charts = charts(&page);
+    let latency: Vec<&Chart> = charts
+        .iter()
+        .filter(|c| c.label.contains("reconstruction") || c.label.contains("variant_get"))
+        .collect();
+    let labels: Vec<&str> = latency.iter().map(|c| c.label).collect();
+    assert_eq!(
+        labels,
+        [
+            "Full reconstruction to JSON text, one run",
+            "variant_get, every query on one scale, one run"
+        ]
+    );
+    // Sizes, the two latency charts, and the leaves of each layout.
+    assert_eq!(charts.len(), 3 + report.layouts.len());
+    let tall: usize = latency.iter().map(|c| c.height).sum();
+    assert!(tall <= 1300, "{tall} px of latency charts");
+    // One scale: only the slowest query of all spans the width, where
+    // one scale per query would give each query a full-width bar.
+    let widths: Vec<f64> = latency[1]
+        .svg
+        .split("<rect ")
+        .skip(1)
+        .map(|r| attribute(r, "width").parse().unwrap())
+        .collect();
+    assert_eq!(widths.len(), 17 * report.layouts.len());
+    let longest = widths.iter().copied().fold(0.0, f64::max);
+    assert_eq!(
+        widths.iter().filter(|&&w| w == longest).count(),
+        1,
+        "{widths:?}"
+    );
+}
+
+#[test]
+fn wide_tables_scroll_instead_of_overflowing_the_page() {
+    let report = compare_layouts(
+        &wide_lines(300, 16),
+        "wide",
+        &ReportOptions {
+            runs: 1,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    let page = html(&report);
+    let tables = page.matches("<table>").count();
+    assert!(tables > 0);
+    assert_eq!(
+        page.matches("<div class=\"scroll\"><table>").count(),
+        tables
+    );
+    assert_eq!(page.matches("</table></div>").count(), tables);
+    assert!(page.contains(".scroll{overflow-x:auto"), "{page}");
 }

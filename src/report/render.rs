@@ -15,17 +15,25 @@ struct Table {
     rows: Vec<Vec<String>>,
 }
 
+/// What a bar shows: its length, a line across its end from the fastest
+/// to the slowest run (for timings that vary), and its text.
+struct Figure {
+    value: f64,
+    spread: Option<(f64, f64)>,
+    text: String,
+}
+
 /// One bar of a chart.
 struct Bar {
     label: String,
-    value: f64,
-    text: String,
     color: &'static str,
+    figure: Figure,
 }
 
-/// Bars under one heading, scaled together.
+/// Bars that belong together: a query's, one per layout, beside the
+/// query; or, with no label, bars that each carry their own.
 struct BarGroup {
-    heading: String,
+    label: String,
     bars: Vec<Bar>,
 }
 
@@ -49,7 +57,8 @@ impl Report {
     }
 
     /// Writes the report as one HTML page with the same tables and bar
-    /// charts of size per layout, size per leaf and latency per query.
+    /// charts of size per layout, of full reconstruction and of the queries
+    /// (all on one scale), and of size per leaf.
     pub fn write_html(&self, out: &mut dyn io::Write) -> io::Result<()> {
         let mut page = String::new();
         let title = format!("vshred report: {}", self.source);
@@ -61,34 +70,52 @@ impl Report {
             escape(&self.summary())
         );
         let mut tables = self.tables().into_iter();
-        let sizes = self.layout_bars(String::new(), &|l| {
-            (l.variant_bytes() as f64, bytes(l.variant_bytes()))
+        let sizes = self.layout_bars(String::new(), &|l| Figure {
+            value: l.variant_bytes() as f64,
+            spread: None,
+            text: bytes(l.variant_bytes()),
         });
         bar_chart(&mut page, "Variant column size per layout", &[sizes]);
         html_table(&mut page, tables.next());
+        let caption = self.timing_caption();
         bar_chart(
             &mut page,
-            &format!(
-                "Read latency, {} (each query scaled on its own)",
-                self.timing_caption()
-            ),
-            &self.latency_groups(),
+            &format!("Full reconstruction to JSON text, {caption}"),
+            &[self.layout_bars(String::new(), &|l| time(l.reconstruct))],
         );
+        // One chart for every query, so that queries compare with each
+        // other as well as layouts within a query.
+        let queries: Vec<BarGroup> = self
+            .query_names()
+            .into_iter()
+            .enumerate()
+            .map(|(q, name)| self.layout_bars(name, &|l| time(l.query_times[q])))
+            .collect();
+        if !queries.is_empty() {
+            bar_chart(
+                &mut page,
+                &format!("variant_get, every query on one scale, {caption}"),
+                &queries,
+            );
+        }
         html_table(&mut page, tables.next());
         for (layout, table) in self.layouts.iter().zip(tables) {
             bar_chart(
                 &mut page,
                 &format!("Leaves of {}, compressed", layout.name),
                 &[BarGroup {
-                    heading: String::new(),
+                    label: String::new(),
                     bars: layout
                         .leaves
                         .iter()
                         .map(|leaf| Bar {
                             label: leaf.path.join("."),
-                            value: leaf.compressed as f64,
-                            text: bytes(leaf.compressed),
                             color: leaf_color(leaf.path.last().map(String::as_str)),
+                            figure: Figure {
+                                value: leaf.compressed as f64,
+                                spread: None,
+                                text: bytes(leaf.compressed),
+                            },
                         })
                         .collect(),
                 }],
@@ -241,40 +268,30 @@ impl Report {
         }
     }
 
-    fn latency_groups(&self) -> Vec<BarGroup> {
-        let time = |t: Timing| (t.median.as_secs_f64(), duration(t.median));
-        let mut groups =
-            vec![self.layout_bars("full reconstruction".into(), &|l| time(l.reconstruct))];
-        for (q, name) in self.query_names().into_iter().enumerate() {
-            groups.push(self.layout_bars(name, &|l| time(l.query_times[q])));
-        }
-        groups
-    }
-
-    /// One bar per layout, in the layout's colour: `figure` gives its
-    /// length and its label.
-    fn layout_bars(
-        &self,
-        heading: String,
-        figure: &dyn Fn(&LayoutReport) -> (f64, String),
-    ) -> BarGroup {
+    /// One bar per layout, in the layout's colour, showing `figure`.
+    fn layout_bars(&self, label: String, figure: &dyn Fn(&LayoutReport) -> Figure) -> BarGroup {
         BarGroup {
-            heading,
+            label,
             bars: self
                 .layouts
                 .iter()
                 .enumerate()
-                .map(|(i, l)| {
-                    let (value, text) = figure(l);
-                    Bar {
-                        label: l.name.clone(),
-                        value,
-                        text,
-                        color: layout_color(l.layout, i),
-                    }
+                .map(|(i, l)| Bar {
+                    label: l.name.clone(),
+                    color: layout_color(l.layout, i),
+                    figure: figure(l),
                 })
                 .collect(),
         }
+    }
+}
+
+/// A timing as a bar: the median, with a line over the runs' spread.
+fn time(t: Timing) -> Figure {
+    Figure {
+        value: t.median.as_secs_f64(),
+        spread: (t.min < t.max).then_some((t.min.as_secs_f64(), t.max.as_secs_f64())),
+        text: timing(t),
     }
 }
 
@@ -321,7 +338,13 @@ fn markdown_row(out: &mut String, cells: &[String]) {
 
 fn html_table(out: &mut String, table: Option<Table>) {
     let Some(table) = table else { return };
-    let _ = write!(out, "<h2>{}</h2>\n<table><thead><tr>", escape(&table.title));
+    // In a box of its own that scrolls sideways: a table of many queries
+    // is wider than the page.
+    let _ = write!(
+        out,
+        "<h2>{}</h2>\n<div class=\"scroll\"><table><thead><tr>",
+        escape(&table.title)
+    );
     for cell in &table.header {
         let _ = write!(out, "<th>{}</th>", escape(cell.trim_matches('`')));
     }
@@ -334,60 +357,107 @@ fn html_table(out: &mut String, table: Option<Table>) {
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody></table>\n");
+    out.push_str("</tbody></table></div>\n");
 }
 
-/// A horizontal bar chart as inline SVG; each group is scaled to its own
-/// largest bar.
+/// A horizontal bar chart as inline SVG, every bar on one scale (the
+/// longest bar or spread line spans the width). Unlabelled groups give each
+/// bar a row and a label; labelled ones (queries) draw their bars thin,
+/// coloured by layout as a legend above says, beside the group's label, so
+/// that 17 queries in 5 layouts stay about 1,150 px tall.
 fn bar_chart(out: &mut String, title: &str, groups: &[BarGroup]) {
-    const WIDTH: usize = 900;
+    const WIDTH: usize = 920;
     const LABEL: usize = 330;
-    const BARS: usize = 440;
-    const ROW: usize = 22;
-    let height: usize = groups
+    const BARS: f64 = 440.0;
+    const GAP: usize = 6;
+    let grouped = groups.iter().any(|g| !g.label.is_empty());
+    let (row, bar) = if grouped { (12, 9) } else { (22, 16) };
+    let height: usize = groups.iter().map(|g| g.bars.len() * row + GAP).sum();
+    let longest = groups
         .iter()
-        .map(|g| g.bars.len() * ROW + if g.heading.is_empty() { 0 } else { ROW } + 6)
-        .sum();
-    let _ = write!(
+        .flat_map(|g| &g.bars)
+        .map(|b| {
+            b.figure
+                .spread
+                .map_or(b.figure.value, |(_, slowest)| slowest)
+        })
+        .fold(0.0, f64::max);
+    let scale = |value: f64| {
+        if longest > 0.0 {
+            value / longest * BARS
+        } else {
+            0.0
+        }
+    };
+    let _ = writeln!(out, "<h2>{}</h2>", escape(title));
+    if grouped {
+        out.push_str("<p class=\"legend\">");
+        for bar in groups.first().into_iter().flat_map(|g| &g.bars) {
+            let _ = write!(
+                out,
+                "<span style=\"background:{}\"></span>{} ",
+                bar.color,
+                escape(&bar.label)
+            );
+        }
+        out.push_str("</p>\n");
+    }
+    let _ = writeln!(
         out,
-        "<h2>{}</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">\n",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-label=\"{}\"{}>",
         escape(title),
-        escape(title)
+        if grouped { " class=\"grouped\"" } else { "" }
     );
     let mut y = 0;
     for group in groups {
-        if !group.heading.is_empty() {
+        if grouped {
             let _ = writeln!(
                 out,
-                "<text x=\"0\" y=\"{}\" class=\"group\">{}</text>",
-                y + 16,
-                escape(&group.heading)
-            );
-            y += ROW;
-        }
-        let max = group.bars.iter().map(|b| b.value).fold(0.0, f64::max);
-        for bar in &group.bars {
-            let width = if max > 0.0 {
-                (bar.value / max * BARS as f64).max(1.0)
-            } else {
-                1.0
-            };
-            let _ = writeln!(
-                out,
-                "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><rect x=\"{LABEL}\" y=\"{}\" width=\"{width:.1}\" height=\"{}\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{}\">{}</text>",
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
                 LABEL - 8,
-                y + 15,
-                escape(&bar.label),
-                y + 3,
-                ROW - 6,
-                bar.color,
-                LABEL as f64 + width + 6.0,
-                y + 15,
-                escape(&bar.text)
+                y + group.bars.len() * row / 2 + 4,
+                escape(&group.label)
             );
-            y += ROW;
         }
-        y += 6;
+        for b in &group.bars {
+            let middle = y + row / 2;
+            if !grouped {
+                let _ = write!(
+                    out,
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+                    LABEL - 8,
+                    middle + 4,
+                    escape(&b.label)
+                );
+            }
+            let width = scale(b.figure.value).max(1.0);
+            let _ = write!(
+                out,
+                "<rect x=\"{LABEL}\" y=\"{}\" width=\"{width:.1}\" height=\"{bar}\" fill=\"{}\"/>",
+                middle - bar / 2,
+                b.color
+            );
+            let mut end = width;
+            if let Some((fastest, slowest)) = b.figure.spread {
+                let (from, to) = (LABEL as f64 + scale(fastest), LABEL as f64 + scale(slowest));
+                let _ = write!(
+                    out,
+                    "<path stroke=\"#222\" fill=\"none\" d=\"M{from:.1} {} v6 M{from:.1} {middle} H{to:.1} M{to:.1} {} v6\"/>",
+                    middle - 3,
+                    middle - 3
+                );
+                end = end.max(scale(slowest));
+            }
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.1}\" y=\"{}\">{}</text>",
+                LABEL as f64 + end + 6.0,
+                middle + 4,
+                escape(&b.figure.text)
+            );
+            y += row;
+        }
+        y += GAP;
     }
     out.push_str("</svg>\n");
 }
@@ -410,11 +480,14 @@ fn leaf_color(last: Option<&str>) -> &'static str {
 }
 
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}\
-table{border-collapse:collapse;margin:8px 0 24px}\
+.scroll{overflow-x:auto;max-width:100%;margin:8px 0 24px}\
+table{border-collapse:collapse}\
 th,td{padding:3px 10px;white-space:nowrap;border-bottom:1px solid #ddd;text-align:right}\
 tr>th:first-child{text-align:left;font-weight:normal;font-family:monospace}\
 thead th{font-weight:bold;font-family:inherit;background:#f3f3f3}\
-svg text{font:12px system-ui,sans-serif;fill:#222}svg text.group{font-weight:bold}\
+svg{max-width:100%;height:auto}svg text{font:12px system-ui,sans-serif;fill:#222}\
+svg.grouped text{font-size:10px}\
+.legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}\
 h2{font-size:16px;margin-top:28px}";
 
 fn escape(text: &str) -> String {
