@@ -3,6 +3,8 @@
 
 use std::process::Command;
 
+use vshred::infer::Preset;
+use vshred::parquet::DecimalMode;
 use vshred::report::{Layout, Query, Report, ReportOptions, compare_layouts, measure_files};
 use vshred::shred::ShreddingSchema;
 
@@ -449,4 +451,57 @@ fn wide_tables_scroll_instead_of_overflowing_the_page() {
     );
     assert_eq!(page.matches("</table></div>").count(), tables);
     assert!(page.contains(".scroll{overflow-x:auto"), "{page}");
+}
+
+#[test]
+fn flba_layouts_are_left_out_when_no_layout_has_a_decimal() {
+    // Integers and strings: neither inference types a decimal.
+    let mut text = String::new();
+    for i in 0..1000 {
+        text.push_str(&format!("{{\"n\":{i},\"s\":\"s-{}\"}}\n", i % 7));
+    }
+    let report = compare_layouts(
+        text.as_bytes(),
+        "ints",
+        &ReportOptions {
+            runs: 1,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    let layouts: Vec<_> = report.layouts.iter().map(|l| l.layout).collect();
+    assert_eq!(
+        layouts,
+        [
+            Layout::Unshredded,
+            Layout::Shredded(Preset::Default, DecimalMode::Int),
+            Layout::Shredded(Preset::Spark, DecimalMode::Int),
+        ]
+        .map(Some)
+    );
+    let note = "The `flba` layouts are left out: neither inference gives a decimal column that INT32 or INT64 would hold, so they would be the `int` files again.";
+    let text = markdown(&report);
+    assert!(text.contains(&format!("\n{note}\n")), "{text}");
+    assert_eq!(text.matches("flba").count(), 1, "{text}");
+    let page = html(&report);
+    let note = note
+        .replacen('`', "<code>", 1)
+        .replacen('`', "</code>", 1)
+        .replacen('`', "<code>", 1)
+        .replacen('`', "</code>", 1);
+    assert!(page.contains(&format!("<p>{note}</p>")), "{page}");
+    assert_eq!(page.matches("flba").count(), 1);
+    assert_eq!(charts(&page).len(), 3 + 3);
+
+    // A decimal field keeps them, in tables and charts.
+    let report = compare_layouts(&seed_lines(300), "seed", &options(1)).unwrap();
+    assert_eq!(report.layouts.len(), Layout::ENCODED.len());
+    let text = markdown(&report);
+    assert!(!text.contains("left out"), "{text}");
+    assert!(text.contains("| auto, flba decimals |") && text.contains("| spark, flba decimals |"));
+    assert!(
+        charts(&html(&report))
+            .iter()
+            .any(|c| c.label == "Leaves of spark, flba decimals, compressed")
+    );
 }

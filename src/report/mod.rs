@@ -3,7 +3,8 @@
 //!
 //! [`compare_layouts`] encodes JSON Lines in every layout vshred writes
 //! (unshredded; shredded by our inference and by Spark's, each with INT and
-//! with FIXED_LEN_BYTE_ARRAY decimals) and measures each file;
+//! with FIXED_LEN_BYTE_ARRAY decimals, the latter only when a decimal
+//! column makes them differ) and measures each file;
 //! [`measure_files`] measures existing files, whoever wrote them. Either
 //! gives a [`Report`], printed as markdown ([`Report::write_markdown`]) or
 //! as a self-contained HTML page with bar charts ([`Report::write_html`]).
@@ -22,10 +23,12 @@ use std::time::{Duration, Instant};
 
 use arrow::array::Array;
 
-use crate::encode::{EncodeOptions, ShredMode, encode};
+use crate::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::{InferOptions, Preset};
-use crate::parquet::{DecimalMode, GetRequest, LeafSize, ParquetFile, WriteOptions};
+use crate::parquet::{
+    DecimalMode, GetRequest, LeafSize, ParquetFile, WriteOptions, parquet_schema,
+};
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::ShreddingSchema;
 
@@ -103,7 +106,8 @@ pub enum Layout {
 }
 
 impl Layout {
-    /// The layouts [`compare_layouts`] writes, in report order.
+    /// The layouts [`compare_layouts`] writes, in report order (the
+    /// `Flba` ones only when they differ from the `Int` ones).
     pub const ENCODED: [Layout; 5] = [
         Layout::Unshredded,
         Layout::Shredded(Preset::Default, DecimalMode::Int),
@@ -171,6 +175,8 @@ pub struct Report {
     /// The entry the others are compared with, and whose shredding gives
     /// the queries their types.
     pub reference: usize,
+    /// What the report left out and why, one sentence each (markdown).
+    pub notes: Vec<String>,
 }
 
 /// The figures for one layout.
@@ -252,8 +258,12 @@ impl LayoutReport {
 }
 
 /// Encodes JSON Lines in every layout of [`Layout::ENCODED`] and measures
-/// each file. `source` names the input in the report.
+/// each file. `source` names the input in the report. The `Flba` layouts
+/// are left out, with a note that says so, when the columns our inference
+/// and Spark's choose have the same Parquet schema with either decimal
+/// storage: they would be the `Int` files again.
 pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions) -> Result<Report> {
+    let (layouts, notes) = layouts_worth_writing(json_lines, &options.variant_fields)?;
     let temp;
     let dir = match &options.keep_dir {
         Some(dir) => {
@@ -267,7 +277,6 @@ pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions)
         }
     };
     let runs = options.runs.max(1);
-    let layouts = Layout::ENCODED;
     let files: Vec<PathBuf> = layouts.iter().map(|l| dir.join(l.file_name())).collect();
     let mut encode_times = vec![Vec::with_capacity(runs); layouts.len()];
     for _ in 0..runs {
@@ -290,7 +299,33 @@ pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions)
     for (layout, times) in report.layouts.iter_mut().zip(encode_times) {
         layout.encode = Some(Timing::of(times));
     }
+    report.notes = notes;
     Ok(report)
+}
+
+/// The layouts of [`Layout::ENCODED`] that can differ on this input, and a
+/// note on those left out. Decimals are the only thing [`DecimalMode`]
+/// changes, so the schemas of the columns each inference chooses (as
+/// `encode` chooses them, from the sample) say whether it changes anything.
+fn layouts_worth_writing(
+    json_lines: &[u8],
+    variant_fields: &[String],
+) -> Result<(Vec<Layout>, Vec<String>)> {
+    for preset in [Preset::Default, Preset::Spark] {
+        let options = Layout::Shredded(preset, DecimalMode::Int).encode_options(variant_fields);
+        let columns = infer_columns(&mut &json_lines[..], &options)?;
+        if parquet_schema(&columns, DecimalMode::Int)?
+            != parquet_schema(&columns, DecimalMode::Flba)?
+        {
+            return Ok((Layout::ENCODED.to_vec(), Vec::new()));
+        }
+    }
+    let layouts = Layout::ENCODED
+        .into_iter()
+        .filter(|l| !matches!(l, Layout::Shredded(_, DecimalMode::Flba)))
+        .collect();
+    let note = "The `flba` layouts are left out: neither inference gives a decimal column that INT32 or INT64 would hold, so they would be the `int` files again.";
+    Ok((layouts, vec![note.into()]))
 }
 
 /// Measures existing Parquet files with Variant columns, whoever wrote
@@ -396,6 +431,7 @@ fn measure(
         queries,
         layouts: reports,
         reference,
+        notes: Vec::new(),
     })
 }
 

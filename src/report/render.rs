@@ -42,6 +42,9 @@ impl Report {
     /// tables, and the leaves of each layout.
     pub fn write_markdown(&self, out: &mut dyn io::Write) -> io::Result<()> {
         let mut text = format!("# vshred report: {}\n\n{}\n", self.source, self.summary());
+        for note in &self.notes {
+            let _ = write!(text, "\n{note}\n");
+        }
         for table in self.tables() {
             let _ = write!(text, "\n## {}\n\n", table.title);
             markdown_row(&mut text, &table.header);
@@ -67,8 +70,11 @@ impl Report {
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>{STYLE}</style></head>\n<body><h1>{}</h1><p>{}</p>\n",
             escape(&title),
             escape(&title),
-            escape(&self.summary())
+            inline(&self.summary())
         );
+        for note in &self.notes {
+            let _ = writeln!(page, "<p>{}</p>", inline(note));
+        }
         let mut tables = self.tables().into_iter();
         let sizes = self.layout_bars(String::new(), &|l| Figure {
             value: l.variant_bytes() as f64,
@@ -346,14 +352,14 @@ fn html_table(out: &mut String, table: Option<Table>) {
         escape(&table.title)
     );
     for cell in &table.header {
-        let _ = write!(out, "<th>{}</th>", escape(cell.trim_matches('`')));
+        let _ = write!(out, "<th>{}</th>", inline(cell));
     }
     out.push_str("</tr></thead><tbody>\n");
     for row in &table.rows {
         out.push_str("<tr>");
         for (i, cell) in row.iter().enumerate() {
             let tag = if i == 0 { "th" } else { "td" };
-            let _ = write!(out, "<{tag}>{}</{tag}>", escape(cell.trim_matches('`')));
+            let _ = write!(out, "<{tag}>{}</{tag}>", inline(cell));
         }
         out.push_str("</tr>\n");
     }
@@ -490,6 +496,21 @@ svg.grouped text{font-size:10px}\
 .legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}\
 h2{font-size:16px;margin-top:28px}";
 
+/// Markdown text as HTML: escaped, and `code` spans as `<code>`.
+fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    // Backticks pair up from the left; an unpaired last one stays text.
+    while let Some((before, after)) = rest.split_once('`')
+        && let Some((code, after)) = after.split_once('`')
+    {
+        let _ = write!(out, "{}<code>{}</code>", escape(before), escape(code));
+        rest = after;
+    }
+    out.push_str(&escape(rest));
+    out
+}
+
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -608,5 +629,7 @@ mod tests {
         assert_eq!(count(1_000_000), "1,000,000");
         assert_eq!(count(999), "999");
         assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(inline("a `<b>` c"), "a <code>&lt;b&gt;</code> c");
+        assert_eq!(inline("`x` and ` alone"), "<code>x</code> and ` alone");
     }
 }
