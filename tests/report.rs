@@ -505,3 +505,60 @@ fn flba_layouts_are_left_out_when_no_layout_has_a_decimal() {
             .any(|c| c.label == "Leaves of spark, flba decimals, compressed")
     );
 }
+
+#[test]
+fn the_exact_column_says_which_layouts_give_back_the_input_text() {
+    // Mostly one-decimal numbers and some integers: Spark's preset types
+    // them all DECIMAL(p,1), so `7` reads back as `7.0`; ours keeps the
+    // integers in `value`.
+    let mut text = String::new();
+    for i in 0..1000 {
+        let x = if i % 5 == 1 {
+            "7".to_string()
+        } else {
+            format!("2.{}", i % 10)
+        };
+        text.push_str(&format!("{{\"id\":{i},\"v\":{{\"x\":{x}}}}}\n"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = compare_layouts(
+        text.as_bytes(),
+        "mixed",
+        &ReportOptions {
+            keep_dir: Some(dir.path().to_path_buf()),
+            ..options(1)
+        },
+    )
+    .unwrap();
+    let text = markdown(&report);
+    let sizes = section(&text, "Size per layout");
+    assert!(sizes.contains(" | encode | exact |\n"), "{sizes}");
+    let exact = |layout: &str| markdown_row(sizes, layout).last().unwrap().to_string();
+    assert_eq!(exact("unshredded"), "yes");
+    assert_eq!(exact("auto, int decimals"), "yes");
+    let spark = r#"no: 200 of 1,000 rows differ, first at row 1: `{"id":1,"v":{"x":7}}` -> `{"id":1,"v":{"x":7.0}}`"#;
+    assert_eq!(exact("spark, int decimals"), spark);
+    assert_eq!(exact("spark, flba decimals"), spark);
+    assert!(
+        sizes.contains("`exact`: whether the layout reads back, row for row, as the same JSON text as the unshredded one (the codec's rendering of the input)."),
+        "{sizes}"
+    );
+
+    // Files: the first is the reference.
+    let files = [
+        dir.path().join("spark-int-decimals.parquet"),
+        dir.path().join("unshredded.parquet"),
+    ];
+    let text = markdown(&measure_files(&files, &options(1)).unwrap());
+    let sizes = section(&text, "Size per layout");
+    let exact = |file: &str| markdown_row(sizes, file).last().unwrap().to_string();
+    assert_eq!(exact("spark-int-decimals.parquet"), "yes");
+    assert_eq!(
+        exact("unshredded.parquet"),
+        r#"no: 200 of 1,000 rows differ, first at row 1: `{"id":1,"v":{"x":7.0}}` -> `{"id":1,"v":{"x":7}}`"#
+    );
+    assert!(
+        sizes.contains("`exact`: whether the file reads back, row for row, as the same JSON text as the first, spark-int-decimals.parquet, the reference."),
+        "{sizes}"
+    );
+}

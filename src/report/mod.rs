@@ -9,6 +9,12 @@
 //! gives a [`Report`], printed as markdown ([`Report::write_markdown`]) or
 //! as a self-contained HTML page with bar charts ([`Report::write_html`]).
 //!
+//! Each layout also says whether it gives back the input's text: whether
+//! its rows read back as JSON, as `vshred cat` prints them, row for row as
+//! the first layout's (unshredded, the codec's own rendering of the input;
+//! or the first file given) in [`LayoutReport::exact`]. That reading is
+//! done once per file before the timings and is not timed.
+//!
 //! Sizes come from the file's footer. Timings are wall-clock medians of
 //! [`ReportOptions::runs`] runs, with the fastest and the slowest run to
 //! show how much they vary, taken round-robin over the layouts so that load
@@ -18,6 +24,7 @@
 
 mod render;
 
+use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -192,6 +199,8 @@ pub struct LayoutReport {
     pub file_bytes: u64,
     /// The leaves of the Variant columns, largest (compressed) first.
     pub leaves: Vec<LeafSize>,
+    /// Whether the rows read back as the first layout's do.
+    pub exact: Exactness,
     /// Time to encode the input into this layout, when it was.
     pub encode: Option<Timing>,
     /// Time to read every row back as JSON text.
@@ -200,6 +209,25 @@ pub struct LayoutReport {
     pub query_times: Vec<Timing>,
     /// Non-null values each query returned.
     pub query_values: Vec<u64>,
+}
+
+/// How a layout's rows, read back as JSON text, compare with the first
+/// layout's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exactness {
+    /// Every row reads back as the same text.
+    Same,
+    /// Some rows read back differently, or one of the two lacks them.
+    Differs {
+        /// How many rows differ.
+        rows: u64,
+        /// The first of them, from 0.
+        first: u64,
+        /// Its text in the first layout (empty if that has no such row).
+        expected: String,
+        /// Its text in this one (empty if this has no such row).
+        found: String,
+    },
 }
 
 /// The wall-clock times of one measurement over [`Report::runs`] runs.
@@ -393,19 +421,25 @@ fn measure(
                 .map_err(|e| Error::io(path, e))?
                 .len(),
             leaves,
+            exact: Exactness::Same,
             encode: None,
             reconstruct: Timing::default(),
             query_times: Vec::new(),
             query_values: Vec::new(),
         });
     }
+    // Untimed, and before the timings so that no run is the only one to
+    // find the files out of the page cache.
+    let (rows, exact) = compare_text(files)?;
+    for (report, exact) in reports.iter_mut().zip(exact) {
+        report.exact = exact;
+    }
     let mut reconstruct_times = vec![Vec::with_capacity(runs); entries.len()];
     let mut query_times = vec![vec![Vec::with_capacity(runs); queries.len()]; entries.len()];
-    let mut rows = 0;
     for run in 0..runs {
         for (i, path) in files.iter().enumerate() {
             let start = Instant::now();
-            rows = reconstruct(path)?;
+            reconstruct(path)?;
             reconstruct_times[i].push(start.elapsed());
             for (q, (query_path, as_type)) in queries.iter().enumerate() {
                 let start = Instant::now();
@@ -487,15 +521,75 @@ fn primitive_or_variant(slot: &ShreddingSchema) -> ShreddingSchema {
     }
 }
 
-/// Reads every row of `path` as JSON text, as `vshred cat` does; the rows.
-fn reconstruct(path: &Path) -> Result<u64> {
-    let file = ParquetFile::open(path)?;
-    let mut rows = 0;
-    file.json_lines(BATCH_ROWS, |text| {
-        rows += text.iter().filter(|&&b| b == b'\n').count() as u64;
+/// Reads every row of `path` as JSON text, as `vshred cat` does.
+fn reconstruct(path: &Path) -> Result<()> {
+    ParquetFile::open(path)?.json_lines(BATCH_ROWS, |_| Ok(()))
+}
+
+/// Hands each row of `path`, read back as JSON text as `vshred cat` prints
+/// it (without the newline), to `row` with its index.
+fn for_each_row(path: &Path, mut row: impl FnMut(usize, &[u8])) -> Result<()> {
+    let mut index = 0;
+    ParquetFile::open(path)?.json_lines(BATCH_ROWS, |text| {
+        for line in text.split_inclusive(|&b| b == b'\n') {
+            row(index, line.strip_suffix(b"\n").unwrap_or(line));
+            index += 1;
+        }
         Ok(())
-    })?;
-    Ok(rows)
+    })
+}
+
+/// Each file's rows as JSON text against the first file's, row for row,
+/// and the first file's row count. The first file's rows are kept as
+/// 64-bit hashes, 8 bytes a row however long it is (a collision is
+/// negligibly likely), and read again only for the text of a row that
+/// differs.
+fn compare_text(files: &[PathBuf]) -> Result<(u64, Vec<Exactness>)> {
+    let hash = |line: &[u8]| {
+        let mut hasher = std::hash::DefaultHasher::new();
+        hasher.write(line);
+        hasher.finish()
+    };
+    let mut expected = Vec::new();
+    for_each_row(&files[0], |_, line| expected.push(hash(line)))?;
+    let mut exact = vec![Exactness::Same];
+    for path in &files[1..] {
+        let (mut differ, mut first, mut rows) = (0, None, 0);
+        for_each_row(path, |row, line| {
+            rows = row + 1;
+            if expected.get(row) != Some(&hash(line)) {
+                differ += 1;
+                first.get_or_insert_with(|| (row, String::from_utf8_lossy(line).into_owned()));
+            }
+        })?;
+        if rows < expected.len() {
+            differ += expected.len() - rows;
+            first.get_or_insert((rows, String::new()));
+        }
+        exact.push(match first {
+            None => Exactness::Same,
+            Some((row, found)) => Exactness::Differs {
+                rows: differ as u64,
+                first: row as u64,
+                expected: String::new(),
+                found,
+            },
+        });
+    }
+    if exact.iter().any(|e| matches!(e, Exactness::Differs { .. })) {
+        for_each_row(&files[0], |row, line| {
+            for e in &mut exact {
+                if let Exactness::Differs {
+                    first, expected, ..
+                } = e
+                    && *first == row as u64
+                {
+                    *expected = String::from_utf8_lossy(line).into_owned();
+                }
+            }
+        })?;
+    }
+    Ok((expected.len() as u64, exact))
 }
 
 /// Runs one `variant_get` over the file; the non-null values it returned.

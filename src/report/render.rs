@@ -6,13 +6,15 @@ use std::fmt::Write as _;
 use std::io;
 use std::time::Duration;
 
-use super::{Layout, LayoutReport, Report, Timing};
+use super::{Exactness, Layout, LayoutReport, Report, Timing};
 
 /// A table: the first column is a label, the others are figures.
 struct Table {
     title: String,
     header: Vec<String>,
     rows: Vec<Vec<String>>,
+    /// A sentence under the table on what a column means.
+    note: Option<String>,
 }
 
 /// What a bar shows: its length, a line across its end from the fastest
@@ -54,6 +56,9 @@ impl Report {
             markdown_row(&mut text, &rule);
             for row in &table.rows {
                 markdown_row(&mut text, row);
+            }
+            if let Some(note) = &table.note {
+                let _ = write!(text, "\n{note}\n");
             }
         }
         out.write_all(text.as_bytes())
@@ -192,6 +197,7 @@ impl Report {
         if encoded {
             header.push("encode".into());
         }
+        header.push("exact".into());
         let rows = self
             .layouts
             .iter()
@@ -218,13 +224,41 @@ impl Report {
                 if encoded {
                     row.push(l.encode.map(timing).unwrap_or_default());
                 }
+                row.push(self.exactness(&l.exact));
                 row
             })
             .collect();
+        let note = match self.layouts.first() {
+            Some(first) if first.layout == Some(Layout::Unshredded) => "`exact`: whether the layout reads back, row for row, as the same JSON text as the unshredded one (the codec's rendering of the input).".to_string(),
+            Some(first) => format!("`exact`: whether the file reads back, row for row, as the same JSON text as the first, {}, the reference.", first.name),
+            None => String::new(),
+        };
         Table {
             title: "Size per layout".into(),
             header,
             rows,
+            note: Some(note),
+        }
+    }
+
+    /// `yes`, or `no: 3 of 10 rows differ, first at row 4: `..` -> `..``.
+    fn exactness(&self, exact: &Exactness) -> String {
+        match exact {
+            Exactness::Same => "yes".into(),
+            Exactness::Differs {
+                rows,
+                first,
+                expected,
+                found,
+            } => {
+                let (expected, found) = difference(expected, found);
+                format!(
+                    "no: {} of {} rows differ, first at row {}: `{expected}` -> `{found}`",
+                    count(*rows),
+                    count(self.rows),
+                    count(*first)
+                )
+            }
         }
     }
 
@@ -271,6 +305,7 @@ impl Report {
             title: format!("Read latency: {}", self.timing_caption()),
             header,
             rows,
+            note: None,
         }
     }
 
@@ -331,6 +366,7 @@ fn leaf_table(layout: &LayoutReport) -> Table {
                 ]
             })
             .collect(),
+        note: None,
     }
 }
 
@@ -364,6 +400,9 @@ fn html_table(out: &mut String, table: Option<Table>) {
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
+    if let Some(note) = &table.note {
+        let _ = writeln!(out, "<p>{}</p>", inline(note));
+    }
 }
 
 /// A horizontal bar chart as inline SVG, every bar on one scale (the
@@ -495,6 +534,46 @@ svg{max-width:100%;height:auto}svg text{font:12px system-ui,sans-serif;fill:#222
 svg.grouped text{font-size:10px}\
 .legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}\
 h2{font-size:16px;margin-top:28px}";
+
+/// Two texts from 20 characters before where they first differ, each cut
+/// to 60 characters with `…` where cut: a row can be kilobytes long.
+/// An empty text is a row that is not there.
+fn difference(expected: &str, found: &str) -> (String, String) {
+    const BEFORE: usize = 20;
+    const LONGEST: usize = 60;
+    let mut common = expected
+        .bytes()
+        .zip(found.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Both texts have the same bytes up to `common`, so a character
+    // boundary in one is one in the other.
+    while !expected.is_char_boundary(common) {
+        common -= 1;
+    }
+    let start = expected[..common]
+        .char_indices()
+        .rev()
+        .nth(BEFORE - 1)
+        .map_or(0, |(i, _)| i);
+    let cut = |text: &str| {
+        if text.is_empty() {
+            return "(no row)".to_string();
+        }
+        let mut rest = text[start..].chars();
+        let mut out: String = if start > 0 {
+            "…".into()
+        } else {
+            String::new()
+        };
+        out.extend(rest.by_ref().take(LONGEST));
+        if rest.next().is_some() {
+            out.push('…');
+        }
+        out
+    };
+    (cut(expected), cut(found))
+}
 
 /// Markdown text as HTML: escaped, and `code` spans as `<code>`.
 fn inline(text: &str) -> String {
@@ -630,6 +709,27 @@ mod tests {
         assert_eq!(count(999), "999");
         assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
         assert_eq!(inline("a `<b>` c"), "a <code>&lt;b&gt;</code> c");
+        assert_eq!(
+            difference(r#"{"a":7}"#, r#"{"a":7.0}"#),
+            (r#"{"a":7}"#.into(), r#"{"a":7.0}"#.into())
+        );
+        let long = |x: &str| {
+            format!(
+                r#"{{"s":"{}","x":{x},"t":"{}"}}"#,
+                "é".repeat(50),
+                "z".repeat(80)
+            )
+        };
+        let (expected, found) = difference(&long("2.9"), &long("2.90"));
+        assert_eq!(
+            expected,
+            format!(r#"…{}","x":2.9,"t":"{}…"#, "é".repeat(11), "z".repeat(34))
+        );
+        assert_eq!(
+            found,
+            format!(r#"…{}","x":2.90,"t":"{}…"#, "é".repeat(11), "z".repeat(33))
+        );
+        assert_eq!(difference("", "{}"), ("(no row)".into(), "{}".into()));
         assert_eq!(inline("`x` and ` alone"), "<code>x</code> and ` alone");
     }
 }
