@@ -562,3 +562,122 @@ fn the_exact_column_says_which_layouts_give_back_the_input_text() {
         "{sizes}"
     );
 }
+
+#[test]
+fn zero_runs_are_refused() {
+    let err = compare_layouts(&seed_lines(10), "seed", &options(0)).unwrap_err();
+    assert_eq!(err.kind(), vshred::ErrorKind::Usage);
+    assert_eq!(
+        err.to_string(),
+        "invalid arguments: runs is 0: each timing needs at least one run"
+    );
+}
+
+#[test]
+fn files_measured_as_they_are_leave_nothing_to_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("seed.parquet");
+    vshred::encode::encode(
+        &mut &seed_lines(10)[..],
+        &file,
+        &vshred::encode::EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let keep = dir.path().join("kept");
+    let err = measure_files(
+        &[file],
+        &ReportOptions {
+            keep_dir: Some(keep.clone()),
+            ..options(1)
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid arguments: there are no encoded files to keep: Parquet files are measured as they are"
+    );
+    assert!(!keep.exists());
+}
+
+#[test]
+fn the_command_checks_its_outputs_before_it_encodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("seed.jsonl");
+    std::fs::write(&input, seed_lines(300)).unwrap();
+    let keep = dir.path().join("kept");
+    let page = dir.path().join("missing").join("x.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--runs", "1", "--variant-field", "v"])
+        .arg("--keep-files")
+        .arg(&keep)
+        .arg("--html")
+        .arg(&page)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!(
+            "HTML page {}: {}: ",
+            page.display(),
+            page.parent().unwrap().display()
+        )),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // Nothing was encoded: the directory for the files is not even made.
+    assert!(!keep.exists());
+}
+
+#[test]
+fn the_page_is_checked_before_any_encoding_and_written_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("kept");
+    let missing = dir.path().join("missing").join("x.html");
+    for (page, why) in [
+        (
+            &missing,
+            format!("{}: ", missing.parent().unwrap().display()),
+        ),
+        (&dir.path().to_path_buf(), "is a directory".to_string()),
+    ] {
+        let err = compare_layouts(
+            &seed_lines(3000),
+            "seed",
+            &ReportOptions {
+                html: Some(page.clone()),
+                keep_dir: Some(keep.clone()),
+                ..options(5)
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), vshred::ErrorKind::Io);
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!("I/O error: HTML page {}: {why}", page.display())),
+            "{message}"
+        );
+        // Nothing was encoded: the directory for the files is not even made.
+        assert!(!keep.exists());
+    }
+    let page = dir.path().join("report.html");
+    let report = compare_layouts(
+        &seed_lines(100),
+        "seed",
+        &ReportOptions {
+            html: Some(page.clone()),
+            ..options(1)
+        },
+    )
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), html(&report));
+    // Nor is a temporary file left beside it.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["report.html"]);
+}

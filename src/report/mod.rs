@@ -7,7 +7,9 @@
 //! column makes them differ) and measures each file;
 //! [`measure_files`] measures existing files, whoever wrote them. Either
 //! gives a [`Report`], printed as markdown ([`Report::write_markdown`]) or
-//! as a self-contained HTML page with bar charts ([`Report::write_html`]).
+//! as a self-contained HTML page with bar charts ([`Report::write_html`],
+//! or [`ReportOptions::html`]). Both check the options first (a page that
+//! could not be written fails in a moment, not after the timings).
 //!
 //! Each layout also says whether it gives back the input's text: whether
 //! its rows read back as JSON, as `vshred cat` prints them, row for row as
@@ -56,8 +58,12 @@ pub struct ReportOptions {
     /// How many times each timing is taken; the report gives the median,
     /// the fastest and the slowest.
     pub runs: usize,
-    /// Keep the encoded files in this directory (else a temporary one).
+    /// Keep the encoded files in this directory, made if missing (else a
+    /// temporary one); [`measure_files`] encodes nothing and refuses it.
     pub keep_dir: Option<PathBuf>,
+    /// Also write the report as an HTML page ([`Report::write_html`]) to
+    /// this file, whole or not at all.
+    pub html: Option<PathBuf>,
 }
 
 impl Default for ReportOptions {
@@ -68,7 +74,41 @@ impl Default for ReportOptions {
             queries: Vec::new(),
             runs: 5,
             keep_dir: None,
+            html: None,
         }
+    }
+}
+
+impl ReportOptions {
+    /// Checks the options before any work, so that a mistake fails at once
+    /// rather than after every layout is encoded and timed: at least one
+    /// run, a page that can be written, a directory to keep files in.
+    fn check(&self) -> Result<()> {
+        if self.runs == 0 {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "runs is 0: each timing needs at least one run",
+            ));
+        }
+        if let Some(page) = &self.html {
+            let fail = |why: &str| {
+                Error::new(
+                    ErrorKind::Io,
+                    format!("HTML page {}: {why}", page.display()),
+                )
+            };
+            if page.is_dir() {
+                return Err(fail("is a directory"));
+            }
+            // The page is written to a temporary file beside it and renamed
+            // over it at the end: making one now (removed when dropped)
+            // shows that the directory is there and takes new files.
+            crate::output::temp_file_beside(page).map_err(|e| fail(e.message()))?;
+        }
+        if let Some(dir) = &self.keep_dir {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        Ok(())
     }
 }
 
@@ -291,20 +331,18 @@ impl LayoutReport {
 /// and Spark's choose have the same Parquet schema with either decimal
 /// storage: they would be the `Int` files again.
 pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions) -> Result<Report> {
+    options.check()?;
     let (layouts, notes) = layouts_worth_writing(json_lines, &options.variant_fields)?;
     let temp;
     let dir = match &options.keep_dir {
-        Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-            dir.as_path()
-        }
+        Some(dir) => dir.as_path(),
         None => {
             temp =
                 tempfile::tempdir().map_err(|e| Error::io(Path::new("temporary directory"), e))?;
             temp.path()
         }
     };
-    let runs = options.runs.max(1);
+    let runs = options.runs;
     let files: Vec<PathBuf> = layouts.iter().map(|l| dir.join(l.file_name())).collect();
     let mut encode_times = vec![Vec::with_capacity(runs); layouts.len()];
     for _ in 0..runs {
@@ -328,7 +366,7 @@ pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions)
         layout.encode = Some(Timing::of(times));
     }
     report.notes = notes;
-    Ok(report)
+    write_page(report, options)
 }
 
 /// The layouts of [`Layout::ENCODED`] that can differ on this input, and a
@@ -360,6 +398,13 @@ fn layouts_worth_writing(
 /// them, side by side: the same data in different layouts, or any files
 /// with a Variant column of the same name. The first is the reference.
 pub fn measure_files(files: &[PathBuf], options: &ReportOptions) -> Result<Report> {
+    if options.keep_dir.is_some() {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "there are no encoded files to keep: Parquet files are measured as they are",
+        ));
+    }
+    options.check()?;
     let entries: Vec<(String, Option<Layout>)> = files
         .iter()
         .map(|f| {
@@ -372,7 +417,15 @@ pub fn measure_files(files: &[PathBuf], options: &ReportOptions) -> Result<Repor
         .map(|(name, _)| name.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    measure(&entries, files, 0, &source, options)
+    write_page(measure(&entries, files, 0, &source, options)?, options)
+}
+
+/// Writes the HTML page if the options ask for one; the report.
+fn write_page(report: Report, options: &ReportOptions) -> Result<Report> {
+    if let Some(page) = &options.html {
+        report.write_html_file(page)?;
+    }
+    Ok(report)
 }
 
 fn measure(
@@ -402,7 +455,7 @@ fn measure(
             )
         })?;
     let queries = resolve_queries(&options.queries, &schema);
-    let runs = options.runs.max(1);
+    let runs = options.runs;
     let mut reports = Vec::with_capacity(entries.len());
     for ((name, layout), path) in entries.iter().zip(files) {
         let file = ParquetFile::open(path)?;

@@ -138,7 +138,7 @@ impl Report {
     }
 
     /// Writes the HTML page to `path`, whole or not at all.
-    pub fn write_html_file(&self, path: &std::path::Path) -> crate::Result<()> {
+    pub(super) fn write_html_file(&self, path: &std::path::Path) -> crate::Result<()> {
         let mut page = Vec::new();
         self.write_html(&mut page)
             .map_err(|e| crate::Error::io(path, e))?;
