@@ -8,8 +8,9 @@
 //! [`measure_files`] measures existing files, whoever wrote them. Either
 //! gives a [`Report`], printed as markdown ([`Report::write_markdown`]) or
 //! as a self-contained HTML page with bar charts ([`Report::write_html`],
-//! or [`ReportOptions::html`]). Both check the options first (a page that
-//! could not be written fails in a moment, not after the timings).
+//! or [`ReportOptions::html`]). Both functions check the options before
+//! any work, so that a page that cannot be written fails in a moment, not
+//! after the timings.
 //!
 //! Each layout also says whether it gives back the input's text: whether
 //! its rows read back as JSON, as `vshred cat` prints them, row for row as
