@@ -106,6 +106,7 @@ impl ReportOptions {
             // shows that the directory is there and takes new files.
             crate::output::temp_file_beside(page).map_err(|e| fail(e.message()))?;
         }
+        // Last, so that a check that fails leaves nothing behind.
         if let Some(dir) = &self.keep_dir {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
@@ -283,6 +284,7 @@ pub struct Timing {
 }
 
 impl Timing {
+    /// The figures of the runs' times, given in any order.
     fn of(mut times: Vec<Duration>) -> Timing {
         times.sort_unstable();
         Timing {
