@@ -896,6 +896,7 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Vshred(e.in_file("--query")))?,
         runs: args.runs,
         keep_dir: args.keep_files,
+        html: args.html,
     };
     let first = &args.inputs[0];
     let mut input = open_input(first)?;
@@ -917,9 +918,6 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     report.write_markdown(&mut out)?;
     out.flush()?;
-    if let Some(path) = &args.html {
-        report.write_html_file(path).context(path)?;
-    }
     Ok(())
 }
 

@@ -3,6 +3,8 @@
 
 use std::process::Command;
 
+use vshred::infer::Preset;
+use vshred::parquet::DecimalMode;
 use vshred::report::{Layout, Query, Report, ReportOptions, compare_layouts, measure_files};
 use vshred::shred::ShreddingSchema;
 
@@ -10,15 +12,7 @@ use vshred::shred::ShreddingSchema;
 /// cardinality, a nested object, and an `id` that is unique per row.
 fn seed_lines(rows: usize) -> Vec<u8> {
     let mut text = String::new();
-    let mut state = 42u64;
-    // Independent and not periodic, or compression would see through the
-    // unshredded rows.
-    let mut next = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize % 1000
-    };
+    let mut next = numbers();
     for i in 0..rows {
         let (n, s, d, a) = (next(), next(), next(), next());
         text.push_str(&format!(
@@ -27,6 +21,33 @@ fn seed_lines(rows: usize) -> Vec<u8> {
             d % 10,
             a % 100
         ));
+    }
+    text.into_bytes()
+}
+
+/// Numbers below 1000, independent and not periodic, or compression would
+/// see through the unshredded rows.
+fn numbers() -> impl FnMut() -> usize {
+    let mut state = 42u64;
+    move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % 1000
+    }
+}
+
+/// Rows of `fields` integer fields `f00`, `f01`, ... and a one-decimal `d`:
+/// as many queries as fields, and every layout.
+fn wide_lines(rows: usize, fields: usize) -> Vec<u8> {
+    let mut next = numbers();
+    let mut text = String::new();
+    for _ in 0..rows {
+        text.push_str(&format!("{{\"d\":{}.{}", next(), next() % 10));
+        for f in 0..fields {
+            text.push_str(&format!(",\"f{f:02}\":{}", next()));
+        }
+        text.push_str("}\n");
     }
     text.into_bytes()
 }
@@ -43,6 +64,38 @@ fn markdown(report: &Report) -> String {
     let mut out = Vec::new();
     report.write_markdown(&mut out).unwrap();
     String::from_utf8(out).unwrap()
+}
+
+fn html(report: &Report) -> String {
+    let mut out = Vec::new();
+    report.write_html(&mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// A chart of the page: its `aria-label`, its height and its markup.
+struct Chart<'p> {
+    label: &'p str,
+    height: usize,
+    svg: &'p str,
+}
+
+/// The value of the first attribute `name` in `markup`.
+fn attribute<'m>(markup: &'m str, name: &str) -> &'m str {
+    let start = markup.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+    &markup[start..start + markup[start..].find('"').unwrap()]
+}
+
+fn charts(page: &str) -> Vec<Chart<'_>> {
+    page.match_indices("<svg")
+        .map(|(start, _)| {
+            let svg = &page[start..start + page[start..].find("</svg>").unwrap()];
+            Chart {
+                label: attribute(svg, "aria-label"),
+                height: attribute(svg, "height").parse().unwrap(),
+                svg,
+            }
+        })
+        .collect()
 }
 
 #[test]
@@ -199,8 +252,9 @@ fn the_page_is_self_contained() {
         page.matches("http://").count(),
         page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
     );
-    // A chart of sizes, one of latencies, one of leaves per layout.
-    assert_eq!(page.matches("<svg").count(), 2 + Layout::ENCODED.len());
+    // A chart of sizes, one of reconstruction, one of the queries, one of
+    // leaves per layout.
+    assert_eq!(page.matches("<svg").count(), 3 + Layout::ENCODED.len());
     assert_eq!(page.matches("<table>").count(), 2 + Layout::ENCODED.len());
 }
 
@@ -268,4 +322,366 @@ fn the_command_prints_markdown_and_writes_the_page() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("give one JSON Lines input"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// The markdown from `## heading` to the next heading.
+fn section<'t>(text: &'t str, heading: &str) -> &'t str {
+    let start = text
+        .find(&format!("\n## {heading}\n"))
+        .unwrap_or_else(|| panic!("no section {heading:?} in\n{text}"));
+    let rest = &text[start + 1..];
+    rest[1..].find("\n## ").map_or(rest, |end| &rest[..end + 1])
+}
+
+/// The cells of the markdown table row that starts with `| label |`.
+fn markdown_row<'t>(text: &'t str, label: &str) -> Vec<&'t str> {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("| {label} |")))
+        .unwrap_or_else(|| panic!("no row {label:?} in\n{text}"));
+    line.trim_matches('|').split(" | ").map(str::trim).collect()
+}
+
+/// `12.3 ms (11.9–14.0)`: a median, then the fastest and slowest run.
+fn is_spread(cell: &str) -> bool {
+    let Some((median, range)) = cell.split_once(" (") else {
+        return false;
+    };
+    let Some((min, max)) = range.strip_suffix(')').and_then(|r| r.split_once('–')) else {
+        return false;
+    };
+    let number = |s: &str| s.parse::<f64>().is_ok();
+    median
+        .split_once(' ')
+        .is_some_and(|(n, unit)| number(n) && ["µs", "ms", "s"].contains(&unit))
+        && number(min)
+        && number(max)
+}
+
+#[test]
+fn timings_show_their_spread() {
+    let report = compare_layouts(&seed_lines(500), "seed", &options(3)).unwrap();
+    let text = markdown(&report);
+    let latency = section(&text, "Read latency: median (fastest–slowest) of 3 runs");
+    for layout in &report.layouts {
+        let cells = markdown_row(latency, &layout.name);
+        // Reconstruction and the four queries.
+        let timings = &cells[cells.len() - 5..];
+        assert!(timings.iter().all(|c| is_spread(c)), "{cells:?}");
+        // The encode time.
+        let sizes = markdown_row(section(&text, "Size per layout"), &layout.name);
+        assert_eq!(
+            sizes.iter().filter(|c| is_spread(c)).count(),
+            1,
+            "{sizes:?}"
+        );
+        let timings = layout.query_times.iter().chain([&layout.reconstruct]);
+        for t in timings.chain(&layout.encode) {
+            assert!(t.min <= t.median && t.median <= t.max, "{t:?}");
+        }
+    }
+}
+
+#[test]
+fn latency_has_one_chart_per_metric_on_one_scale_and_the_page_stays_short() {
+    // 17 queries, as the movies data set gave 17 stacked charts.
+    let report = compare_layouts(
+        &wide_lines(600, 16),
+        "wide",
+        &ReportOptions {
+            runs: 1,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(report.queries.len(), 17);
+    assert_eq!(report.layouts.len(), Layout::ENCODED.len());
+    let page = html(&report);
+    let charts = charts(&page);
+    let latency: Vec<&Chart> = charts
+        .iter()
+        .filter(|c| c.label.contains("reconstruction") || c.label.contains("variant_get"))
+        .collect();
+    let labels: Vec<&str> = latency.iter().map(|c| c.label).collect();
+    assert_eq!(
+        labels,
+        [
+            "Full reconstruction to JSON text, one run",
+            "variant_get, every query on one scale, one run"
+        ]
+    );
+    // Sizes, the two latency charts, and the leaves of each layout.
+    assert_eq!(charts.len(), 3 + report.layouts.len());
+    let tall: usize = latency.iter().map(|c| c.height).sum();
+    assert!(tall <= 1300, "{tall} px of latency charts");
+    // One scale: only the slowest query of all spans the width, where
+    // one scale per query would give each query a full-width bar.
+    let widths: Vec<f64> = latency[1]
+        .svg
+        .split("<rect ")
+        .skip(1)
+        .map(|r| attribute(r, "width").parse().unwrap())
+        .collect();
+    assert_eq!(widths.len(), 17 * report.layouts.len());
+    let longest = widths.iter().copied().fold(0.0, f64::max);
+    assert_eq!(
+        widths.iter().filter(|&&w| w == longest).count(),
+        1,
+        "{widths:?}"
+    );
+}
+
+#[test]
+fn wide_tables_scroll_instead_of_overflowing_the_page() {
+    let report = compare_layouts(
+        &wide_lines(300, 16),
+        "wide",
+        &ReportOptions {
+            runs: 1,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    let page = html(&report);
+    let tables = page.matches("<table>").count();
+    assert!(tables > 0);
+    assert_eq!(
+        page.matches("<div class=\"scroll\"><table>").count(),
+        tables
+    );
+    assert_eq!(page.matches("</table></div>").count(), tables);
+    assert!(page.contains(".scroll{overflow-x:auto"), "{page}");
+}
+
+#[test]
+fn flba_layouts_are_left_out_when_no_layout_has_a_decimal() {
+    // Integers and strings: neither inference types a decimal.
+    let mut text = String::new();
+    for i in 0..1000 {
+        text.push_str(&format!("{{\"n\":{i},\"s\":\"s-{}\"}}\n", i % 7));
+    }
+    let report = compare_layouts(
+        text.as_bytes(),
+        "ints",
+        &ReportOptions {
+            runs: 1,
+            ..ReportOptions::default()
+        },
+    )
+    .unwrap();
+    let layouts: Vec<_> = report.layouts.iter().map(|l| l.layout).collect();
+    assert_eq!(
+        layouts,
+        [
+            Layout::Unshredded,
+            Layout::Shredded(Preset::Default, DecimalMode::Int),
+            Layout::Shredded(Preset::Spark, DecimalMode::Int),
+        ]
+        .map(Some)
+    );
+    let note = "The `flba` layouts are left out: neither inference gives a decimal column that INT32 or INT64 would hold, so they would be the `int` files again.";
+    let text = markdown(&report);
+    assert!(text.contains(&format!("\n{note}\n")), "{text}");
+    assert_eq!(text.matches("flba").count(), 1, "{text}");
+    let page = html(&report);
+    let note = note
+        .replacen('`', "<code>", 1)
+        .replacen('`', "</code>", 1)
+        .replacen('`', "<code>", 1)
+        .replacen('`', "</code>", 1);
+    assert!(page.contains(&format!("<p>{note}</p>")), "{page}");
+    assert_eq!(page.matches("flba").count(), 1);
+    assert_eq!(charts(&page).len(), 3 + 3);
+
+    // A decimal field keeps them, in tables and charts.
+    let report = compare_layouts(&seed_lines(300), "seed", &options(1)).unwrap();
+    assert_eq!(report.layouts.len(), Layout::ENCODED.len());
+    let text = markdown(&report);
+    assert!(!text.contains("left out"), "{text}");
+    assert!(text.contains("| auto, flba decimals |") && text.contains("| spark, flba decimals |"));
+    assert!(
+        charts(&html(&report))
+            .iter()
+            .any(|c| c.label == "Leaves of spark, flba decimals, compressed")
+    );
+}
+
+#[test]
+fn the_exact_column_says_which_layouts_give_back_the_input_text() {
+    // Mostly one-decimal numbers and some integers: Spark's preset types
+    // them all DECIMAL(p,1), so `7` reads back as `7.0`; ours keeps the
+    // integers in `value`.
+    let mut text = String::new();
+    for i in 0..1000 {
+        let x = if i % 5 == 1 {
+            "7".to_string()
+        } else {
+            format!("2.{}", i % 10)
+        };
+        text.push_str(&format!("{{\"id\":{i},\"v\":{{\"x\":{x}}}}}\n"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = compare_layouts(
+        text.as_bytes(),
+        "mixed",
+        &ReportOptions {
+            keep_dir: Some(dir.path().to_path_buf()),
+            ..options(1)
+        },
+    )
+    .unwrap();
+    let text = markdown(&report);
+    let sizes = section(&text, "Size per layout");
+    assert!(sizes.contains(" | encode | exact |\n"), "{sizes}");
+    let exact = |layout: &str| markdown_row(sizes, layout).last().unwrap().to_string();
+    assert_eq!(exact("unshredded"), "yes");
+    assert_eq!(exact("auto, int decimals"), "yes");
+    let spark = r#"no: 200 of 1,000 rows differ, first at row 1: `{"id":1,"v":{"x":7}}` -> `{"id":1,"v":{"x":7.0}}`"#;
+    assert_eq!(exact("spark, int decimals"), spark);
+    assert_eq!(exact("spark, flba decimals"), spark);
+    assert!(
+        sizes.contains("`exact`: whether the layout reads back, row for row, as the same JSON text as the unshredded one (the codec's rendering of the input)."),
+        "{sizes}"
+    );
+
+    // Files: the first is the reference.
+    let files = [
+        dir.path().join("spark-int-decimals.parquet"),
+        dir.path().join("unshredded.parquet"),
+    ];
+    let text = markdown(&measure_files(&files, &options(1)).unwrap());
+    let sizes = section(&text, "Size per layout");
+    let exact = |file: &str| markdown_row(sizes, file).last().unwrap().to_string();
+    assert_eq!(exact("spark-int-decimals.parquet"), "yes");
+    assert_eq!(
+        exact("unshredded.parquet"),
+        r#"no: 200 of 1,000 rows differ, first at row 1: `{"id":1,"v":{"x":7.0}}` -> `{"id":1,"v":{"x":7}}`"#
+    );
+    assert!(
+        sizes.contains("`exact`: whether the file reads back, row for row, as the same JSON text as the first, spark-int-decimals.parquet, the reference."),
+        "{sizes}"
+    );
+}
+
+#[test]
+fn zero_runs_are_refused() {
+    let err = compare_layouts(&seed_lines(10), "seed", &options(0)).unwrap_err();
+    assert_eq!(err.kind(), vshred::ErrorKind::Usage);
+    assert_eq!(
+        err.to_string(),
+        "invalid arguments: runs is 0: each timing needs at least one run"
+    );
+}
+
+#[test]
+fn files_measured_as_they_are_leave_nothing_to_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("seed.parquet");
+    vshred::encode::encode(
+        &mut &seed_lines(10)[..],
+        &file,
+        &vshred::encode::EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let keep = dir.path().join("kept");
+    let err = measure_files(
+        &[file],
+        &ReportOptions {
+            keep_dir: Some(keep.clone()),
+            ..options(1)
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid arguments: there are no encoded files to keep: Parquet files are measured as they are"
+    );
+    assert!(!keep.exists());
+}
+
+#[test]
+fn the_command_checks_its_outputs_before_it_encodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("seed.jsonl");
+    std::fs::write(&input, seed_lines(300)).unwrap();
+    let keep = dir.path().join("kept");
+    let page = dir.path().join("missing").join("x.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--runs", "1", "--variant-field", "v"])
+        .arg("--keep-files")
+        .arg(&keep)
+        .arg("--html")
+        .arg(&page)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!(
+            "vshred: {}: I/O error: the directory {} does not exist",
+            page.display(),
+            page.parent().unwrap().display()
+        )),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // Nothing was encoded: the directory for the files is not even made.
+    assert!(!keep.exists());
+}
+
+#[test]
+fn the_page_is_checked_before_any_encoding_and_written_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("kept");
+    let missing = dir.path().join("missing").join("x.html");
+    for (page, why) in [
+        (
+            &missing,
+            format!(
+                "the directory {} does not exist",
+                missing.parent().unwrap().display()
+            ),
+        ),
+        (&dir.path().to_path_buf(), "is a directory".to_string()),
+    ] {
+        let err = compare_layouts(
+            &seed_lines(3000),
+            "seed",
+            &ReportOptions {
+                html: Some(page.clone()),
+                keep_dir: Some(keep.clone()),
+                ..options(5)
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), vshred::ErrorKind::Io);
+        assert_eq!(err.file(), Some(page.as_path()));
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!("{}: I/O error: {why}", page.display())),
+            "{message}"
+        );
+        // Nothing was encoded: the directory for the files is not even made.
+        assert!(!keep.exists());
+    }
+    let page = dir.path().join("report.html");
+    let report = compare_layouts(
+        &seed_lines(100),
+        "seed",
+        &ReportOptions {
+            html: Some(page.clone()),
+            ..options(1)
+        },
+    )
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), html(&report));
+    // Nor is a temporary file left beside it.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["report.html"]);
 }

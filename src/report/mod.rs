@@ -3,28 +3,43 @@
 //!
 //! [`compare_layouts`] encodes JSON Lines in every layout vshred writes
 //! (unshredded; shredded by our inference and by Spark's, each with INT and
-//! with FIXED_LEN_BYTE_ARRAY decimals) and measures each file;
+//! with FIXED_LEN_BYTE_ARRAY decimals, the latter only when a decimal
+//! column makes them differ) and measures each file;
 //! [`measure_files`] measures existing files, whoever wrote them. Either
 //! gives a [`Report`], printed as markdown ([`Report::write_markdown`]) or
-//! as a self-contained HTML page with bar charts ([`Report::write_html`]).
+//! as a self-contained HTML page with bar charts ([`Report::write_html`],
+//! or [`ReportOptions::html`]). Both functions check the options before
+//! any work, so that a page that cannot be written fails in a moment, not
+//! after the timings.
+//!
+//! Each layout also says whether it gives back the input's text: whether
+//! its rows read back as JSON, as `vshred cat` prints them, row for row as
+//! the first layout's (unshredded, the codec's own rendering of the input;
+//! or the first file given) in [`LayoutReport::exact`]. That reading is
+//! done once per file before the timings and is not timed.
 //!
 //! Sizes come from the file's footer. Timings are wall-clock medians of
-//! [`ReportOptions::runs`] runs, taken round-robin over the layouts so that
-//! load from the rest of the machine spreads over all of them; each read
-//! starts from opening the file (the footer is parsed every time), as a
-//! query would.
+//! [`ReportOptions::runs`] runs, with the fastest and the slowest run to
+//! show how much they vary, taken round-robin over the layouts so that load
+//! from the rest of the machine spreads over all of them; each read starts
+//! from opening the file (the footer is parsed every time), as a query
+//! would.
 
 mod render;
 
+use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use arrow::array::Array;
 
-use crate::encode::{EncodeOptions, ShredMode, encode};
+use crate::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::{InferOptions, Preset};
-use crate::parquet::{DecimalMode, GetRequest, LeafSize, ParquetFile, WriteOptions};
+use crate::output::Output;
+use crate::parquet::{
+    DecimalMode, GetRequest, LeafSize, ParquetFile, WriteOptions, parquet_schema,
+};
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::ShreddingSchema;
 
@@ -42,10 +57,15 @@ pub struct ReportOptions {
     /// Paths to time `variant_get` on; empty for every top-level field the
     /// reference layout shreds.
     pub queries: Vec<Query>,
-    /// How many times each timing is taken; the report gives the median.
+    /// How many times each timing is taken; the report gives the median,
+    /// the fastest and the slowest.
     pub runs: usize,
-    /// Keep the encoded files in this directory (else a temporary one).
+    /// Keep the encoded files in this directory, made if missing (else a
+    /// temporary one); [`measure_files`] encodes nothing and refuses it.
     pub keep_dir: Option<PathBuf>,
+    /// Also write the report as an HTML page ([`Report::write_html`]) to
+    /// this file, whole or not at all.
+    pub html: Option<PathBuf>,
 }
 
 impl Default for ReportOptions {
@@ -56,7 +76,33 @@ impl Default for ReportOptions {
             queries: Vec::new(),
             runs: 5,
             keep_dir: None,
+            html: None,
         }
+    }
+}
+
+impl ReportOptions {
+    /// Checks the options before any work, so that a mistake fails at once
+    /// rather than after every layout is encoded and timed: at least one
+    /// run, a page that can be written, a directory to keep files in.
+    fn check(&self) -> Result<()> {
+        if self.runs == 0 {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "runs is 0: each timing needs at least one run",
+            ));
+        }
+        if let Some(page) = &self.html {
+            // The page is written whole at the end: opening it now (a
+            // temporary file beside it, removed when dropped) shows that
+            // it can be written.
+            drop(Output::from(page).open()?);
+        }
+        // Last, so that a check that fails leaves nothing behind.
+        if let Some(dir) = &self.keep_dir {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        Ok(())
     }
 }
 
@@ -101,7 +147,8 @@ pub enum Layout {
 }
 
 impl Layout {
-    /// The layouts [`compare_layouts`] writes, in report order.
+    /// The layouts [`compare_layouts`] writes, in report order (the
+    /// `Flba` ones only when they differ from the `Int` ones).
     pub const ENCODED: [Layout; 5] = [
         Layout::Unshredded,
         Layout::Shredded(Preset::Default, DecimalMode::Int),
@@ -160,7 +207,7 @@ pub struct Report {
     pub rows: u64,
     /// The Variant column queried.
     pub column: String,
-    /// Runs behind each median.
+    /// Runs behind each [`Timing`].
     pub runs: usize,
     /// The queries timed, with the type each was read as.
     pub queries: Vec<(VariantPath, ShreddingSchema)>,
@@ -169,6 +216,8 @@ pub struct Report {
     /// The entry the others are compared with, and whose shredding gives
     /// the queries their types.
     pub reference: usize,
+    /// What the report left out and why, one sentence each (markdown).
+    pub notes: Vec<String>,
 }
 
 /// The figures for one layout.
@@ -184,14 +233,58 @@ pub struct LayoutReport {
     pub file_bytes: u64,
     /// The leaves of the Variant columns, largest (compressed) first.
     pub leaves: Vec<LeafSize>,
-    /// Median time to encode the input into this layout, when it was.
-    pub encode: Option<Duration>,
-    /// Median time to read every row back as JSON text.
-    pub reconstruct: Duration,
-    /// Median time of each query, in [`Report::queries`] order.
-    pub query_times: Vec<Duration>,
+    /// Whether the rows read back as the first layout's do.
+    pub exact: Exactness,
+    /// Time to encode the input into this layout, when it was.
+    pub encode: Option<Timing>,
+    /// Time to read every row back as JSON text.
+    pub reconstruct: Timing,
+    /// Time of each query, in [`Report::queries`] order.
+    pub query_times: Vec<Timing>,
     /// Non-null values each query returned.
     pub query_values: Vec<u64>,
+}
+
+/// How a layout's rows, read back as JSON text, compare with the first
+/// layout's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exactness {
+    /// Every row reads back as the same text.
+    Same,
+    /// Some rows read back differently, or one of the two lacks them.
+    Differs {
+        /// How many rows differ.
+        rows: u64,
+        /// The first of them, from 0.
+        first: u64,
+        /// Its text in the first layout (empty if that has no such row).
+        expected: String,
+        /// Its text in this one (empty if this has no such row).
+        found: String,
+    },
+}
+
+/// The wall-clock times of one measurement over [`Report::runs`] runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// The middle run (of an even number, the slower of the middle two).
+    pub median: Duration,
+    /// The fastest run.
+    pub min: Duration,
+    /// The slowest run.
+    pub max: Duration,
+}
+
+impl Timing {
+    /// The figures of the runs' times, given in any order.
+    fn of(mut times: Vec<Duration>) -> Timing {
+        times.sort_unstable();
+        Timing {
+            median: times.get(times.len() / 2).copied().unwrap_or_default(),
+            min: times.first().copied().unwrap_or_default(),
+            max: times.last().copied().unwrap_or_default(),
+        }
+    }
 }
 
 impl LayoutReport {
@@ -228,22 +321,23 @@ impl LayoutReport {
 }
 
 /// Encodes JSON Lines in every layout of [`Layout::ENCODED`] and measures
-/// each file. `source` names the input in the report.
+/// each file. `source` names the input in the report. The `Flba` layouts
+/// are left out, with a note that says so, when the columns our inference
+/// and Spark's choose have the same Parquet schema with either decimal
+/// storage: they would be the `Int` files again.
 pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions) -> Result<Report> {
+    options.check()?;
+    let (layouts, notes) = layouts_worth_writing(json_lines, &options.variant_fields)?;
     let temp;
     let dir = match &options.keep_dir {
-        Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-            dir.as_path()
-        }
+        Some(dir) => dir.as_path(),
         None => {
             temp =
                 tempfile::tempdir().map_err(|e| Error::io(Path::new("temporary directory"), e))?;
             temp.path()
         }
     };
-    let runs = options.runs.max(1);
-    let layouts = Layout::ENCODED;
+    let runs = options.runs;
     let files: Vec<PathBuf> = layouts.iter().map(|l| dir.join(l.file_name())).collect();
     let mut encode_times = vec![Vec::with_capacity(runs); layouts.len()];
     for _ in 0..runs {
@@ -264,15 +358,48 @@ pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions)
     // layout is asked for.
     let mut report = measure(&entries, &files, 1, source, options)?;
     for (layout, times) in report.layouts.iter_mut().zip(encode_times) {
-        layout.encode = Some(median(times));
+        layout.encode = Some(Timing::of(times));
     }
-    Ok(report)
+    report.notes = notes;
+    write_page(report, options)
+}
+
+/// The layouts of [`Layout::ENCODED`] that can differ on this input, and a
+/// note on those left out. Decimals are the only thing [`DecimalMode`]
+/// changes, so the schemas of the columns each inference chooses (as
+/// `encode` chooses them, from the sample) say whether it changes anything.
+fn layouts_worth_writing(
+    json_lines: &[u8],
+    variant_fields: &[String],
+) -> Result<(Vec<Layout>, Vec<String>)> {
+    for preset in [Preset::Default, Preset::Spark] {
+        let options = Layout::Shredded(preset, DecimalMode::Int).encode_options(variant_fields);
+        let columns = infer_columns(&mut &json_lines[..], &options)?;
+        if parquet_schema(&columns, DecimalMode::Int)?
+            != parquet_schema(&columns, DecimalMode::Flba)?
+        {
+            return Ok((Layout::ENCODED.to_vec(), Vec::new()));
+        }
+    }
+    let layouts = Layout::ENCODED
+        .into_iter()
+        .filter(|l| !matches!(l, Layout::Shredded(_, DecimalMode::Flba)))
+        .collect();
+    let note = "The `flba` layouts are left out: neither inference gives a decimal column that INT32 or INT64 would hold, so they would be the `int` files again.";
+    Ok((layouts, vec![note.into()]))
 }
 
 /// Measures existing Parquet files with Variant columns, whoever wrote
 /// them, side by side: the same data in different layouts, or any files
 /// with a Variant column of the same name. The first is the reference.
 pub fn measure_files(files: &[PathBuf], options: &ReportOptions) -> Result<Report> {
+    if options.keep_dir.is_some() {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "there are no encoded files to keep: Parquet files are measured as they are",
+        ));
+    }
+    options.check()?;
     let entries: Vec<(String, Option<Layout>)> = files
         .iter()
         .map(|f| {
@@ -285,7 +412,15 @@ pub fn measure_files(files: &[PathBuf], options: &ReportOptions) -> Result<Repor
         .map(|(name, _)| name.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    measure(&entries, files, 0, &source, options)
+    write_page(measure(&entries, files, 0, &source, options)?, options)
+}
+
+/// Writes the HTML page if the options ask for one; the report.
+fn write_page(report: Report, options: &ReportOptions) -> Result<Report> {
+    if let Some(page) = &options.html {
+        report.write_html_file(page)?;
+    }
+    Ok(report)
 }
 
 fn measure(
@@ -315,7 +450,7 @@ fn measure(
             )
         })?;
     let queries = resolve_queries(&options.queries, &schema);
-    let runs = options.runs.max(1);
+    let runs = options.runs;
     let mut reports = Vec::with_capacity(entries.len());
     for ((name, layout), path) in entries.iter().zip(files) {
         let file = ParquetFile::open(path)?;
@@ -334,19 +469,25 @@ fn measure(
                 .map_err(|e| Error::io(path, e))?
                 .len(),
             leaves,
+            exact: Exactness::Same,
             encode: None,
-            reconstruct: Duration::ZERO,
+            reconstruct: Timing::default(),
             query_times: Vec::new(),
             query_values: Vec::new(),
         });
     }
+    // Untimed, and before the timings so that no run is the only one to
+    // find the files out of the page cache.
+    let (rows, exact) = compare_text(files)?;
+    for (report, exact) in reports.iter_mut().zip(exact) {
+        report.exact = exact;
+    }
     let mut reconstruct_times = vec![Vec::with_capacity(runs); entries.len()];
     let mut query_times = vec![vec![Vec::with_capacity(runs); queries.len()]; entries.len()];
-    let mut rows = 0;
     for run in 0..runs {
         for (i, path) in files.iter().enumerate() {
             let start = Instant::now();
-            rows = reconstruct(path)?;
+            reconstruct(path)?;
             reconstruct_times[i].push(start.elapsed());
             for (q, (query_path, as_type)) in queries.iter().enumerate() {
                 let start = Instant::now();
@@ -361,8 +502,8 @@ fn measure(
     for ((report, reconstruct), queries) in
         reports.iter_mut().zip(reconstruct_times).zip(query_times)
     {
-        report.reconstruct = median(reconstruct);
-        report.query_times = queries.into_iter().map(median).collect();
+        report.reconstruct = Timing::of(reconstruct);
+        report.query_times = queries.into_iter().map(Timing::of).collect();
     }
     Ok(Report {
         source: source.to_string(),
@@ -372,6 +513,7 @@ fn measure(
         queries,
         layouts: reports,
         reference,
+        notes: Vec::new(),
     })
 }
 
@@ -427,15 +569,75 @@ fn primitive_or_variant(slot: &ShreddingSchema) -> ShreddingSchema {
     }
 }
 
-/// Reads every row of `path` as JSON text, as `vshred cat` does; the rows.
-fn reconstruct(path: &Path) -> Result<u64> {
-    let file = ParquetFile::open(path)?;
-    let mut rows = 0;
-    file.json_lines(None, BATCH_ROWS, |text| {
-        rows += text.iter().filter(|&&b| b == b'\n').count() as u64;
+/// Reads every row of `path` as JSON text, as `vshred cat` does.
+fn reconstruct(path: &Path) -> Result<()> {
+    ParquetFile::open(path)?.json_lines(None, BATCH_ROWS, |_| Ok(()))
+}
+
+/// Hands each row of `path`, read back as JSON text as `vshred cat` prints
+/// it (without the newline), to `row` with its index.
+fn for_each_row(path: &Path, mut row: impl FnMut(usize, &[u8])) -> Result<()> {
+    let mut index = 0;
+    ParquetFile::open(path)?.json_lines(None, BATCH_ROWS, |text| {
+        for line in text.split_inclusive(|&b| b == b'\n') {
+            row(index, line.strip_suffix(b"\n").unwrap_or(line));
+            index += 1;
+        }
         Ok(())
-    })?;
-    Ok(rows)
+    })
+}
+
+/// Each file's rows as JSON text against the first file's, row for row,
+/// and the first file's row count. The first file's rows are kept as
+/// 64-bit hashes, 8 bytes a row however long it is (a collision is
+/// negligibly likely), and read again only for the text of a row that
+/// differs.
+fn compare_text(files: &[PathBuf]) -> Result<(u64, Vec<Exactness>)> {
+    let hash = |line: &[u8]| {
+        let mut hasher = std::hash::DefaultHasher::new();
+        hasher.write(line);
+        hasher.finish()
+    };
+    let mut expected = Vec::new();
+    for_each_row(&files[0], |_, line| expected.push(hash(line)))?;
+    let mut exact = vec![Exactness::Same];
+    for path in &files[1..] {
+        let (mut differ, mut first, mut rows) = (0, None, 0);
+        for_each_row(path, |row, line| {
+            rows = row + 1;
+            if expected.get(row) != Some(&hash(line)) {
+                differ += 1;
+                first.get_or_insert_with(|| (row, String::from_utf8_lossy(line).into_owned()));
+            }
+        })?;
+        if rows < expected.len() {
+            differ += expected.len() - rows;
+            first.get_or_insert((rows, String::new()));
+        }
+        exact.push(match first {
+            None => Exactness::Same,
+            Some((row, found)) => Exactness::Differs {
+                rows: differ as u64,
+                first: row as u64,
+                expected: String::new(),
+                found,
+            },
+        });
+    }
+    if exact.iter().any(|e| matches!(e, Exactness::Differs { .. })) {
+        for_each_row(&files[0], |row, line| {
+            for e in &mut exact {
+                if let Exactness::Differs {
+                    first, expected, ..
+                } = e
+                    && *first == row as u64
+                {
+                    *expected = String::from_utf8_lossy(line).into_owned();
+                }
+            }
+        })?;
+    }
+    Ok((expected.len() as u64, exact))
 }
 
 /// Runs one `variant_get` over the file; the non-null values it returned.
@@ -454,9 +656,4 @@ fn get(path: &Path, column: &str, query: &VariantPath, as_type: &ShreddingSchema
         Ok(())
     })?;
     Ok(values)
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort_unstable();
-    times.get(times.len() / 2).copied().unwrap_or_default()
 }

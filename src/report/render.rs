@@ -6,26 +6,36 @@ use std::fmt::Write as _;
 use std::io;
 use std::time::Duration;
 
-use super::{Layout, LayoutReport, Report};
+use super::{Exactness, Layout, LayoutReport, Report, Timing};
 
 /// A table: the first column is a label, the others are figures.
 struct Table {
     title: String,
     header: Vec<String>,
     rows: Vec<Vec<String>>,
+    /// A sentence under the table on what a column means.
+    note: Option<String>,
+}
+
+/// What a bar shows: its length, a line across its end from the fastest
+/// to the slowest run (for timings that vary), and its text.
+struct Figure {
+    value: f64,
+    spread: Option<(f64, f64)>,
+    text: String,
 }
 
 /// One bar of a chart.
 struct Bar {
     label: String,
-    value: f64,
-    text: String,
     color: &'static str,
+    figure: Figure,
 }
 
-/// Bars under one heading, scaled together.
+/// Bars that belong together: a query's, one per layout, beside the
+/// query; or, with no label, bars that each carry their own.
 struct BarGroup {
-    heading: String,
+    label: String,
     bars: Vec<Bar>,
 }
 
@@ -34,6 +44,9 @@ impl Report {
     /// tables, and the leaves of each layout.
     pub fn write_markdown(&self, out: &mut dyn io::Write) -> io::Result<()> {
         let mut text = format!("# vshred report: {}\n\n{}\n", self.source, self.summary());
+        for note in &self.notes {
+            let _ = write!(text, "\n{note}\n");
+        }
         for table in self.tables() {
             let _ = write!(text, "\n## {}\n\n", table.title);
             markdown_row(&mut text, &table.header);
@@ -44,12 +57,16 @@ impl Report {
             for row in &table.rows {
                 markdown_row(&mut text, row);
             }
+            if let Some(note) = &table.note {
+                let _ = write!(text, "\n{note}\n");
+            }
         }
         out.write_all(text.as_bytes())
     }
 
     /// Writes the report as one HTML page with the same tables and bar
-    /// charts of size per layout, size per leaf and latency per query.
+    /// charts of size per layout, of full reconstruction and of the queries
+    /// (all on one scale), and of size per leaf.
     pub fn write_html(&self, out: &mut dyn io::Write) -> io::Result<()> {
         let mut page = String::new();
         let title = format!("vshred report: {}", self.source);
@@ -58,37 +75,58 @@ impl Report {
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>{STYLE}</style></head>\n<body><h1>{}</h1><p>{}</p>\n",
             escape(&title),
             escape(&title),
-            escape(&self.summary())
+            inline(&self.summary())
         );
+        for note in &self.notes {
+            let _ = writeln!(page, "<p>{}</p>", inline(note));
+        }
         let mut tables = self.tables().into_iter();
-        let sizes = self.layout_bars(String::new(), &|l| {
-            (l.variant_bytes() as f64, bytes(l.variant_bytes()))
+        let sizes = self.layout_bars(String::new(), &|l| Figure {
+            value: l.variant_bytes() as f64,
+            spread: None,
+            text: bytes(l.variant_bytes()),
         });
         bar_chart(&mut page, "Variant column size per layout", &[sizes]);
         html_table(&mut page, tables.next());
+        let caption = self.timing_caption();
         bar_chart(
             &mut page,
-            &format!(
-                "Read latency, median of {} runs (each query scaled on its own)",
-                self.runs
-            ),
-            &self.latency_groups(),
+            &format!("Full reconstruction to JSON text, {caption}"),
+            &[self.layout_bars(String::new(), &|l| time(l.reconstruct))],
         );
+        // One chart for every query, so that queries compare with each
+        // other as well as layouts within a query.
+        let queries: Vec<BarGroup> = self
+            .query_names()
+            .into_iter()
+            .enumerate()
+            .map(|(q, name)| self.layout_bars(name, &|l| time(l.query_times[q])))
+            .collect();
+        if !queries.is_empty() {
+            bar_chart(
+                &mut page,
+                &format!("variant_get, every query on one scale, {caption}"),
+                &queries,
+            );
+        }
         html_table(&mut page, tables.next());
         for (layout, table) in self.layouts.iter().zip(tables) {
             bar_chart(
                 &mut page,
                 &format!("Leaves of {}, compressed", layout.name),
                 &[BarGroup {
-                    heading: String::new(),
+                    label: String::new(),
                     bars: layout
                         .leaves
                         .iter()
                         .map(|leaf| Bar {
                             label: leaf.path.join("."),
-                            value: leaf.compressed as f64,
-                            text: bytes(leaf.compressed),
                             color: leaf_color(leaf.path.last().map(String::as_str)),
+                            figure: Figure {
+                                value: leaf.compressed as f64,
+                                spread: None,
+                                text: bytes(leaf.compressed),
+                            },
                         })
                         .collect(),
                 }],
@@ -100,7 +138,7 @@ impl Report {
     }
 
     /// Writes the HTML page to `path`, whole or not at all.
-    pub fn write_html_file(&self, path: &std::path::Path) -> crate::Result<()> {
+    pub(super) fn write_html_file(&self, path: &std::path::Path) -> crate::Result<()> {
         let mut page = Vec::new();
         self.write_html(&mut page)
             .map_err(|e| crate::Error::io(path, e))?;
@@ -109,12 +147,20 @@ impl Report {
 
     fn summary(&self) -> String {
         format!(
-            "{} rows; Variant column `{}`; timings are wall-clock medians of {} run{}, each from opening the file; sizes are compressed bytes (1 MB = 10^6 bytes).",
+            "{} rows; Variant column `{}`; timings are wall-clock medians of {} run{} (in brackets the fastest and the slowest), each from opening the file; sizes are compressed bytes (1 MB = 10^6 bytes).",
             count(self.rows),
             self.column,
             self.runs,
             if self.runs == 1 { "" } else { "s" }
         )
+    }
+
+    /// What a [`timing`] cell shows.
+    fn timing_caption(&self) -> String {
+        match self.runs {
+            1 => "one run".into(),
+            runs => format!("median (fastest–slowest) of {runs} runs"),
+        }
     }
 
     fn query_names(&self) -> Vec<String> {
@@ -151,6 +197,7 @@ impl Report {
         if encoded {
             header.push("encode".into());
         }
+        header.push("exact".into());
         let rows = self
             .layouts
             .iter()
@@ -175,15 +222,43 @@ impl Report {
                     );
                 }
                 if encoded {
-                    row.push(l.encode.map(duration).unwrap_or_default());
+                    row.push(l.encode.map(timing).unwrap_or_default());
                 }
+                row.push(self.exactness(&l.exact));
                 row
             })
             .collect();
+        let note = match self.layouts.first() {
+            Some(first) if first.layout == Some(Layout::Unshredded) => "`exact`: whether the layout reads back, row for row, as the same JSON text as the unshredded one (the codec's rendering of the input).".to_string(),
+            Some(first) => format!("`exact`: whether the file reads back, row for row, as the same JSON text as the first, {}, the reference.", first.name),
+            None => String::new(),
+        };
         Table {
             title: "Size per layout".into(),
             header,
             rows,
+            note: Some(note),
+        }
+    }
+
+    /// `yes`, or `no: 3 of 10 rows differ, first at row 4: `..` -> `..``.
+    fn exactness(&self, exact: &Exactness) -> String {
+        match exact {
+            Exactness::Same => "yes".into(),
+            Exactness::Differs {
+                rows,
+                first,
+                expected,
+                found,
+            } => {
+                let (expected, found) = difference(expected, found);
+                format!(
+                    "no: {} of {} rows differ, first at row {}: `{expected}` -> `{found}`",
+                    count(*rows),
+                    count(self.rows),
+                    count(*first)
+                )
+            }
         }
     }
 
@@ -204,12 +279,12 @@ impl Report {
             .layouts
             .iter()
             .map(|l| {
-                let mut row = vec![l.name.clone(), duration(l.reconstruct)];
+                let mut row = vec![l.name.clone(), timing(l.reconstruct)];
                 for (q, time) in l.query_times.iter().enumerate() {
                     row.push(if agreed[q] {
-                        duration(*time)
+                        timing(*time)
                     } else {
-                        format!("{} ({} values)", duration(*time), count(l.query_values[q]))
+                        format!("{}, {} values", timing(*time), count(l.query_values[q]))
                     });
                 }
                 row
@@ -227,46 +302,37 @@ impl Report {
             rows.push(row);
         }
         Table {
-            title: format!("Read latency (median of {} runs)", self.runs),
+            title: format!("Read latency: {}", self.timing_caption()),
             header,
             rows,
+            note: None,
         }
     }
 
-    fn latency_groups(&self) -> Vec<BarGroup> {
-        let time = |d: Duration| (d.as_secs_f64(), duration(d));
-        let mut groups =
-            vec![self.layout_bars("full reconstruction".into(), &|l| time(l.reconstruct))];
-        for (q, name) in self.query_names().into_iter().enumerate() {
-            groups.push(self.layout_bars(name, &|l| time(l.query_times[q])));
-        }
-        groups
-    }
-
-    /// One bar per layout, in the layout's colour: `figure` gives its
-    /// length and its label.
-    fn layout_bars(
-        &self,
-        heading: String,
-        figure: &dyn Fn(&LayoutReport) -> (f64, String),
-    ) -> BarGroup {
+    /// One bar per layout, in the layout's colour, showing `figure`.
+    fn layout_bars(&self, label: String, figure: &dyn Fn(&LayoutReport) -> Figure) -> BarGroup {
         BarGroup {
-            heading,
+            label,
             bars: self
                 .layouts
                 .iter()
                 .enumerate()
-                .map(|(i, l)| {
-                    let (value, text) = figure(l);
-                    Bar {
-                        label: l.name.clone(),
-                        value,
-                        text,
-                        color: layout_color(l.layout, i),
-                    }
+                .map(|(i, l)| Bar {
+                    label: l.name.clone(),
+                    color: layout_color(l.layout, i),
+                    figure: figure(l),
                 })
                 .collect(),
         }
+    }
+}
+
+/// A timing as a bar: the median, with a line over the runs' spread.
+fn time(t: Timing) -> Figure {
+    Figure {
+        value: t.median.as_secs_f64(),
+        spread: (t.min < t.max).then_some((t.min.as_secs_f64(), t.max.as_secs_f64())),
+        text: timing(t),
     }
 }
 
@@ -300,6 +366,7 @@ fn leaf_table(layout: &LayoutReport) -> Table {
                 ]
             })
             .collect(),
+        note: None,
     }
 }
 
@@ -313,73 +380,129 @@ fn markdown_row(out: &mut String, cells: &[String]) {
 
 fn html_table(out: &mut String, table: Option<Table>) {
     let Some(table) = table else { return };
-    let _ = write!(out, "<h2>{}</h2>\n<table><thead><tr>", escape(&table.title));
+    // In a box of its own that scrolls sideways: a table of many queries
+    // is wider than the page.
+    let _ = write!(
+        out,
+        "<h2>{}</h2>\n<div class=\"scroll\"><table><thead><tr>",
+        escape(&table.title)
+    );
     for cell in &table.header {
-        let _ = write!(out, "<th>{}</th>", escape(cell.trim_matches('`')));
+        let _ = write!(out, "<th>{}</th>", inline(cell));
     }
     out.push_str("</tr></thead><tbody>\n");
     for row in &table.rows {
         out.push_str("<tr>");
         for (i, cell) in row.iter().enumerate() {
             let tag = if i == 0 { "th" } else { "td" };
-            let _ = write!(out, "<{tag}>{}</{tag}>", escape(cell.trim_matches('`')));
+            let _ = write!(out, "<{tag}>{}</{tag}>", inline(cell));
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody></table>\n");
+    out.push_str("</tbody></table></div>\n");
+    if let Some(note) = &table.note {
+        let _ = writeln!(out, "<p>{}</p>", inline(note));
+    }
 }
 
-/// A horizontal bar chart as inline SVG; each group is scaled to its own
-/// largest bar.
+/// A horizontal bar chart as inline SVG, every bar on one scale (the
+/// longest bar or spread line spans the width). Unlabelled groups give each
+/// bar a row and a label; labelled ones (queries) draw their bars thin,
+/// coloured by layout as a legend above says, beside the group's label, so
+/// that 17 queries in 5 layouts stay about 1,150 px tall.
 fn bar_chart(out: &mut String, title: &str, groups: &[BarGroup]) {
-    const WIDTH: usize = 900;
+    const WIDTH: usize = 920;
     const LABEL: usize = 330;
-    const BARS: usize = 440;
-    const ROW: usize = 22;
-    let height: usize = groups
+    const BARS: f64 = 440.0;
+    const GAP: usize = 6;
+    let grouped = groups.iter().any(|g| !g.label.is_empty());
+    let (row, bar) = if grouped { (12, 9) } else { (22, 16) };
+    let height: usize = groups.iter().map(|g| g.bars.len() * row + GAP).sum();
+    let longest = groups
         .iter()
-        .map(|g| g.bars.len() * ROW + if g.heading.is_empty() { 0 } else { ROW } + 6)
-        .sum();
-    let _ = write!(
+        .flat_map(|g| &g.bars)
+        .map(|b| {
+            b.figure
+                .spread
+                .map_or(b.figure.value, |(_, slowest)| slowest)
+        })
+        .fold(0.0, f64::max);
+    let scale = |value: f64| {
+        if longest > 0.0 {
+            value / longest * BARS
+        } else {
+            0.0
+        }
+    };
+    let _ = writeln!(out, "<h2>{}</h2>", escape(title));
+    if grouped {
+        out.push_str("<p class=\"legend\">");
+        for bar in groups.first().into_iter().flat_map(|g| &g.bars) {
+            let _ = write!(
+                out,
+                "<span style=\"background:{}\"></span>{} ",
+                bar.color,
+                escape(&bar.label)
+            );
+        }
+        out.push_str("</p>\n");
+    }
+    let _ = writeln!(
         out,
-        "<h2>{}</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">\n",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-label=\"{}\"{}>",
         escape(title),
-        escape(title)
+        if grouped { " class=\"grouped\"" } else { "" }
     );
     let mut y = 0;
     for group in groups {
-        if !group.heading.is_empty() {
+        if grouped {
             let _ = writeln!(
                 out,
-                "<text x=\"0\" y=\"{}\" class=\"group\">{}</text>",
-                y + 16,
-                escape(&group.heading)
-            );
-            y += ROW;
-        }
-        let max = group.bars.iter().map(|b| b.value).fold(0.0, f64::max);
-        for bar in &group.bars {
-            let width = if max > 0.0 {
-                (bar.value / max * BARS as f64).max(1.0)
-            } else {
-                1.0
-            };
-            let _ = writeln!(
-                out,
-                "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><rect x=\"{LABEL}\" y=\"{}\" width=\"{width:.1}\" height=\"{}\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{}\">{}</text>",
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
                 LABEL - 8,
-                y + 15,
-                escape(&bar.label),
-                y + 3,
-                ROW - 6,
-                bar.color,
-                LABEL as f64 + width + 6.0,
-                y + 15,
-                escape(&bar.text)
+                y + group.bars.len() * row / 2 + 4,
+                escape(&group.label)
             );
-            y += ROW;
         }
-        y += 6;
+        for b in &group.bars {
+            let middle = y + row / 2;
+            if !grouped {
+                let _ = write!(
+                    out,
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+                    LABEL - 8,
+                    middle + 4,
+                    escape(&b.label)
+                );
+            }
+            let width = scale(b.figure.value).max(1.0);
+            let _ = write!(
+                out,
+                "<rect x=\"{LABEL}\" y=\"{}\" width=\"{width:.1}\" height=\"{bar}\" fill=\"{}\"/>",
+                middle - bar / 2,
+                b.color
+            );
+            let mut end = width;
+            if let Some((fastest, slowest)) = b.figure.spread {
+                let (from, to) = (LABEL as f64 + scale(fastest), LABEL as f64 + scale(slowest));
+                let _ = write!(
+                    out,
+                    "<path stroke=\"#222\" fill=\"none\" d=\"M{from:.1} {} v6 M{from:.1} {middle} H{to:.1} M{to:.1} {} v6\"/>",
+                    middle - 3,
+                    middle - 3
+                );
+                end = end.max(scale(slowest));
+            }
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.1}\" y=\"{}\">{}</text>",
+                LABEL as f64 + end + 6.0,
+                middle + 4,
+                escape(&b.figure.text)
+            );
+            y += row;
+        }
+        y += GAP;
     }
     out.push_str("</svg>\n");
 }
@@ -402,12 +525,70 @@ fn leaf_color(last: Option<&str>) -> &'static str {
 }
 
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}\
-table{border-collapse:collapse;margin:8px 0 24px}\
+.scroll{overflow-x:auto;max-width:100%;margin:8px 0 24px}\
+table{border-collapse:collapse}\
 th,td{padding:3px 10px;white-space:nowrap;border-bottom:1px solid #ddd;text-align:right}\
 tr>th:first-child{text-align:left;font-weight:normal;font-family:monospace}\
 thead th{font-weight:bold;font-family:inherit;background:#f3f3f3}\
-svg text{font:12px system-ui,sans-serif;fill:#222}svg text.group{font-weight:bold}\
+svg{max-width:100%;height:auto}svg text{font:12px system-ui,sans-serif;fill:#222}\
+svg.grouped text{font-size:10px}\
+.legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}\
 h2{font-size:16px;margin-top:28px}";
+
+/// Two texts from 20 characters before where they first differ, each cut
+/// to 60 characters with `…` where cut: a row can be kilobytes long.
+/// An empty text is a row that is not there.
+fn difference(expected: &str, found: &str) -> (String, String) {
+    const BEFORE: usize = 20;
+    const LONGEST: usize = 60;
+    let mut common = expected
+        .bytes()
+        .zip(found.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Both texts have the same bytes up to `common`, so a character
+    // boundary in one is one in the other.
+    while !expected.is_char_boundary(common) {
+        common -= 1;
+    }
+    let start = expected[..common]
+        .char_indices()
+        .rev()
+        .nth(BEFORE - 1)
+        .map_or(0, |(i, _)| i);
+    let cut = |text: &str| {
+        if text.is_empty() {
+            return "(no row)".to_string();
+        }
+        let mut rest = text[start..].chars();
+        let mut out: String = if start > 0 {
+            "…".into()
+        } else {
+            String::new()
+        };
+        out.extend(rest.by_ref().take(LONGEST));
+        if rest.next().is_some() {
+            out.push('…');
+        }
+        out
+    };
+    (cut(expected), cut(found))
+}
+
+/// Markdown text as HTML: escaped, and `code` spans as `<code>`.
+fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    // Backticks pair up from the left; an unpaired last one stays text.
+    while let Some((before, after)) = rest.split_once('`')
+        && let Some((code, after)) = after.split_once('`')
+    {
+        let _ = write!(out, "{}<code>{}</code>", escape(before), escape(code));
+        rest = after;
+    }
+    out.push_str(&escape(rest));
+    out
+}
 
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -435,11 +616,57 @@ fn bytes(n: u64) -> String {
 
 /// `850 µs`, `12.3 ms`, `1.52 s`.
 fn duration(d: Duration) -> String {
-    let micros = d.as_micros();
-    match micros {
-        0..1_000 => format!("{micros} µs"),
-        1_000..1_000_000 => format!("{:.1} ms", d.as_secs_f64() * 1e3),
-        _ => format!("{:.2} s", d.as_secs_f64()),
+    let unit = TimeUnit::of(d);
+    format!("{} {}", unit.number(d), unit.name())
+}
+
+/// The median and, if the runs differ, the fastest and the slowest in the
+/// median's unit: `12.3 ms (11.9–14.0)`.
+fn timing(t: Timing) -> String {
+    if t.min == t.max {
+        return duration(t.median);
+    }
+    let unit = TimeUnit::of(t.median);
+    format!(
+        "{} {} ({}–{})",
+        unit.number(t.median),
+        unit.name(),
+        unit.number(t.min),
+        unit.number(t.max)
+    )
+}
+
+/// The unit a duration is shown in, chosen by its size.
+#[derive(Clone, Copy)]
+enum TimeUnit {
+    Micros,
+    Millis,
+    Seconds,
+}
+
+impl TimeUnit {
+    fn of(d: Duration) -> TimeUnit {
+        match d.as_micros() {
+            0..1_000 => TimeUnit::Micros,
+            1_000..1_000_000 => TimeUnit::Millis,
+            _ => TimeUnit::Seconds,
+        }
+    }
+
+    fn number(self, d: Duration) -> String {
+        match self {
+            TimeUnit::Micros => d.as_micros().to_string(),
+            TimeUnit::Millis => format!("{:.1}", d.as_secs_f64() * 1e3),
+            TimeUnit::Seconds => format!("{:.2}", d.as_secs_f64()),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Micros => "µs",
+            TimeUnit::Millis => "ms",
+            TimeUnit::Seconds => "s",
+        }
     }
 }
 
@@ -466,8 +693,43 @@ mod tests {
         assert_eq!(bytes(22_394_584), "22.39 MB");
         assert_eq!(duration(Duration::from_micros(12_345)), "12.3 ms");
         assert_eq!(duration(Duration::from_millis(1520)), "1.52 s");
+        let us = Duration::from_micros;
+        let spread = |median, min, max| Timing {
+            median: us(median),
+            min: us(min),
+            max: us(max),
+        };
+        assert_eq!(
+            timing(spread(12_345, 11_900, 14_020)),
+            "12.3 ms (11.9–14.0)"
+        );
+        assert_eq!(timing(spread(990, 812, 1_200)), "990 µs (812–1200)");
+        assert_eq!(timing(spread(850, 850, 850)), "850 µs");
         assert_eq!(count(1_000_000), "1,000,000");
         assert_eq!(count(999), "999");
         assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(inline("a `<b>` c"), "a <code>&lt;b&gt;</code> c");
+        assert_eq!(
+            difference(r#"{"a":7}"#, r#"{"a":7.0}"#),
+            (r#"{"a":7}"#.into(), r#"{"a":7.0}"#.into())
+        );
+        let long = |x: &str| {
+            format!(
+                r#"{{"s":"{}","x":{x},"t":"{}"}}"#,
+                "é".repeat(50),
+                "z".repeat(80)
+            )
+        };
+        let (expected, found) = difference(&long("2.9"), &long("2.90"));
+        assert_eq!(
+            expected,
+            format!(r#"…{}","x":2.9,"t":"{}…"#, "é".repeat(11), "z".repeat(34))
+        );
+        assert_eq!(
+            found,
+            format!(r#"…{}","x":2.90,"t":"{}…"#, "é".repeat(11), "z".repeat(33))
+        );
+        assert_eq!(difference("", "{}"), ("(no row)".into(), "{}".into()));
+        assert_eq!(inline("`x` and ` alone"), "<code>x</code> and ` alone");
     }
 }
