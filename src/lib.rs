@@ -20,7 +20,9 @@
 //! [`parquet`] file; [`ParquetFile::get`](parquet::ParquetFile::get) reads
 //! one [`path`] back (`variant_get`, in [`get`]), reading only the leaves it
 //! needs and skipping row groups a [`predicate`] rules out; and [`report`]
-//! compares the sizes and read speeds of the layouts.
+//! compares the sizes and read speeds of the layouts. Files are written
+//! whole or not at all, and never over a device, a link or the input
+//! ([`output`]).
 //!
 //! ```
 //! use vshred::json::{json_to_variant, variant_to_json_string};

@@ -223,8 +223,11 @@ struct GetArgs {
     /// Stop after N values.
     #[arg(long, value_name = "N")]
     limit: Option<u64>,
-    /// Only rows where `PATH OP LITERAL` holds (OP: = == != < <= > >=).
-    #[arg(long = "where", value_name = "PREDICATE")]
+    /// Only rows where the filter holds: `PATH OP LITERAL` (OP: = == !=
+    /// <> < <= > >=), `PATH in (LITERAL, ...)`, `PATH is [not] null`,
+    /// combined with and, or, not and parentheses; a path starts with `$`,
+    /// a bare name is a top-level column (`id == 5`).
+    #[arg(long = "where", value_name = "FILTER")]
     filter: Option<String>,
     /// Print one aggregate instead of the values.
     #[arg(long, value_enum)]
@@ -841,6 +844,9 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
         }
     }
     out.finish(Ok(()))?;
+    for warning in stats.iter().flat_map(|s| &s.warnings) {
+        eprintln!("vshred: warning: {warning}");
+    }
     if let (true, Some(stats)) = (args.stats, stats) {
         eprintln!(
             "vshred: read {} of {} row groups ({} rows; the column index ruled out {} page{})",

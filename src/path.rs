@@ -53,6 +53,23 @@ impl VariantPath {
 
     /// Parses the text form.
     pub fn parse(text: &str) -> Result<VariantPath> {
+        let (path, end) = VariantPath::parse_prefix(text)?;
+        if end < text.len() {
+            return Err(Error::new(
+                ErrorKind::Path,
+                format!(
+                    "path {text:?} at character {}: expected '.' or '['",
+                    end + 1
+                ),
+            ));
+        }
+        Ok(path)
+    }
+
+    /// Parses the path at the start of `text`, up to the first character
+    /// that cannot continue it (a space, an operator); returns it and the
+    /// byte length it took.
+    pub(crate) fn parse_prefix(text: &str) -> Result<(VariantPath, usize)> {
         let bytes = text.as_bytes();
         let mut i = 0;
         if bytes.first() == Some(&b'$') {
@@ -132,10 +149,11 @@ impl VariantPath {
                     segments.push(PathSegment::Field(text[..end].to_string()));
                     i = end;
                 }
-                _ => return Err(err(i, "expected '.' or '['")),
+                _ if i == 0 => return Err(err(i, "expected '.' or '['")),
+                _ => break,
             }
         }
-        Ok(VariantPath { segments })
+        Ok((VariantPath { segments }, i))
     }
 }
 

@@ -1,22 +1,47 @@
-//! Row filters: `PATH OP LITERAL`, e.g. `$.user.id == 42` or
-//! `$.event = "click"`.
+//! Row filters: comparisons of a path in the Variant column (`$.user.id`)
+//! or of an ordinary column (`id`) with a JSON literal, combined with
+//! `and`, `or`, `not` and parentheses:
+//!
+//! ```text
+//! $.event == "click" and ($.price >= 9.99 or id in (1, 2, 3))
+//! $.user.plan != null
+//! not $.flags.beta
+//! ```
+//!
+//! Operators: `=` (or `==`), `!=` (or `<>`), `<`, `<=`, `>`, `>=`,
+//! `in (LITERAL, ...)`, `is null`, `is not null` (`== null` and `!= null`
+//! say the same). A path starts with `$`; a bare name (or one in
+//! backquotes, `` `odd name` ``) is a top-level column. Literals are JSON
+//! scalars: numbers, strings, `true`, `false`, `null`.
+//!
+//! A comparison holds when the value compares so with the literal: numbers
+//! by value across integer, decimal and floating types, strings by bytes,
+//! booleans as `false < true`. A value that is missing, null, or of
+//! another kind never passes a comparison (so `not` of a comparison passes
+//! it); `is null` passes a missing value, a SQL null and a Variant null. A
+//! bare operand, `$.flag`, means `$.flag == true`.
+//!
+//! Row groups and pages are skipped by [`Predicate::may_match`]: the
+//! reader says, for each comparison, whether the statistics of its column
+//! leave room for a match ([`Comparison::may_match`] does the arithmetic),
+//! and `and`, `or` combine the answers; `not` and `is null` skip nothing.
 
 use std::cmp::Ordering;
 
-use arrow::array::{Array, BooleanArray, StructArray};
+use arrow::array::{Array, BooleanArray, RecordBatch};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::get::{ResultColumn, variant_get_natural};
 use crate::json::json_to_variant;
 use crate::path::VariantPath;
-use crate::variant::{VariantDecimal, VariantRef};
+use crate::variant::{Kind, VariantDecimal, VariantRef};
 
 /// A comparison operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     /// `=` or `==`
     Eq,
-    /// `!=`
+    /// `!=` or `<>`
     Ne,
     /// `<`
     Lt,
@@ -41,7 +66,7 @@ impl Op {
     }
 }
 
-/// The right-hand side of a predicate: a JSON scalar.
+/// The right-hand side of a comparison: a JSON scalar.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
     /// An integer, or a number with a fraction and no exponent (exact).
@@ -54,81 +79,261 @@ pub enum Literal {
     Bool(bool),
 }
 
-/// `PATH OP LITERAL`: true for rows whose value at the path compares so
-/// with the literal. Numbers compare by value across integer, decimal and
-/// floating types; strings by bytes; a missing or null value, or one of
-/// another kind, never passes.
-///
-/// ```
-/// use vshred::predicate::{Op, Predicate};
-/// let p: Predicate = "$.price >= 9.99".parse()?;
-/// assert_eq!(p.op, Op::Ge);
-/// assert_eq!(p.path.to_string(), "$.price");
-/// # Ok::<(), vshred::Error>(())
-/// ```
+impl Literal {
+    /// The kind of value the literal can match.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Literal::Number(_) | Literal::Double(_) => Kind::Number,
+            Literal::String(_) => Kind::String,
+            Literal::Bool(_) => Kind::Boolean,
+        }
+    }
+}
+
+impl std::fmt::Display for Literal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = Vec::new();
+        match self {
+            Literal::Number(d) => return write!(f, "{d}"),
+            Literal::Double(v) => crate::json::write_json(&VariantRef::Double(*v), &mut out),
+            Literal::String(s) => crate::json::write_json(&VariantRef::String(s), &mut out),
+            Literal::Bool(b) => return write!(f, "{b}"),
+        }
+        f.write_str(&String::from_utf8_lossy(&out))
+    }
+}
+
+/// What a comparison reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// A path in the Variant column being read.
+    Path(VariantPath),
+    /// A top-level column, ordinary or Variant (compared whole).
+    Column(String),
+}
+
+impl std::fmt::Display for Operand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Operand::Path(p) => write!(f, "{p}"),
+            Operand::Column(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+/// `OPERAND OP LITERAL`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Predicate {
-    /// The path compared.
-    pub path: VariantPath,
+pub struct Comparison {
+    /// What is compared.
+    pub operand: Operand,
     /// The comparison.
     pub op: Op,
     /// The value compared with.
     pub literal: Literal,
 }
 
-impl Predicate {
-    /// Parses `PATH OP LITERAL`; the literal is JSON (`42`, `1.5`,
-    /// `"text"`, `true`).
-    pub fn parse(text: &str) -> Result<Predicate> {
-        let err = |m: &str| Error::new(ErrorKind::Path, format!("predicate {text:?}: {m}"));
-        let (at, op_len, op) = ["==", "!=", "<=", ">=", "=", "<", ">"]
-            .iter()
-            .filter_map(|o| text.find(o).map(|i| (i, *o)))
-            .min_by_key(|&(i, o)| (i, std::cmp::Reverse(o.len())))
-            .map(|(i, o)| {
-                let op = match o {
-                    "==" | "=" => Op::Eq,
-                    "!=" => Op::Ne,
-                    "<=" => Op::Le,
-                    ">=" => Op::Ge,
-                    "<" => Op::Lt,
-                    _ => Op::Gt,
-                };
-                (i, o.len(), op)
-            })
-            .ok_or_else(|| err("expected an operator: = == != < <= > >="))?;
-        let path = VariantPath::parse(text[..at].trim())?;
-        let literal_text = text[at + op_len..].trim();
-        let (m, v) = json_to_variant(literal_text.as_bytes())
-            .map_err(|e| err(&format!("the literal must be JSON ({e})")))?;
-        let v = VariantRef::try_new(&m, &v)?;
-        let literal = if let Some(d) = v.as_decimal() {
-            Literal::Number(d)
-        } else if let Some(f) = v.as_f64() {
-            Literal::Double(f)
-        } else if let Some(s) = v.as_str() {
-            Literal::String(s.to_string())
-        } else if let Some(b) = v.as_bool() {
-            Literal::Bool(b)
-        } else {
-            return Err(err("the literal must be a number, a string or a boolean"));
-        };
-        Ok(Predicate { path, op, literal })
-    }
-
+impl Comparison {
     /// Whether `v` passes.
     pub fn matches(&self, v: &VariantRef<'_>) -> bool {
         compare(v, &self.literal).is_some_and(|o| self.op.holds(o))
     }
 
-    /// Evaluates the predicate on every row of a Variant column.
-    pub fn evaluate(&self, column: &StructArray) -> Result<BooleanArray> {
-        let values = variant_get_natural(column, &self.path)?;
-        let values = ResultColumn::try_new(&values)?;
-        (0..column.len())
-            .map(|i| Ok(Some(values.get(i)?.is_some_and(|v| self.matches(&v)))))
-            .collect()
+    /// Whether a value between `min` and `max` (bounds of an operand's
+    /// values, from statistics) may pass; `None` for a bound not known.
+    /// Bounds not comparable with the literal rule nothing out.
+    pub fn may_match(&self, min: Option<&VariantRef<'_>>, max: Option<&VariantRef<'_>>) -> bool {
+        let cmp = |bound: Option<&VariantRef<'_>>| bound.and_then(|b| compare(b, &self.literal));
+        let (min, max) = (cmp(min), cmp(max));
+        let rules_out = match self.op {
+            Op::Eq => min == Some(Ordering::Greater) || max == Some(Ordering::Less),
+            Op::Ne => min == Some(Ordering::Equal) && max == Some(Ordering::Equal),
+            Op::Lt => matches!(min, Some(Ordering::Greater | Ordering::Equal)),
+            Op::Le => min == Some(Ordering::Greater),
+            Op::Gt => matches!(max, Some(Ordering::Less | Ordering::Equal)),
+            Op::Ge => max == Some(Ordering::Less),
+        };
+        !rules_out
     }
+}
+
+/// A row filter ([the syntax](self)).
+///
+/// ```
+/// use vshred::predicate::{Op, Predicate};
+/// let p: Predicate = r#"$.price >= 9.99 and id in (1, 2)"#.parse()?;
+/// let Predicate::And(parts) = &p else { panic!() };
+/// let Predicate::Compare(price) = &parts[0] else { panic!() };
+/// assert_eq!(price.op, Op::Ge);
+/// assert_eq!(price.operand.to_string(), "$.price");
+/// # Ok::<(), vshred::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum Predicate {
+    /// A comparison.
+    Compare(Comparison),
+    /// The operand is missing, SQL null or Variant null.
+    IsNull(Operand),
+    /// The negation.
+    Not(Box<Predicate>),
+    /// All hold.
+    And(Vec<Predicate>),
+    /// One holds (`in` is an `or` of `==`).
+    Or(Vec<Predicate>),
+}
+
+impl Predicate {
+    /// Parses [the syntax](self).
+    pub fn parse(text: &str) -> Result<Predicate> {
+        let mut parser = Parser { text, pos: 0 };
+        let predicate = parser.or()?;
+        parser.skip_space();
+        if parser.pos < text.len() {
+            return Err(parser.error("expected 'and', 'or' or the end"));
+        }
+        Ok(predicate)
+    }
+
+    /// Every comparison in it, in order.
+    pub fn comparisons(&self) -> Vec<&Comparison> {
+        let mut all = Vec::new();
+        self.visit(&mut |p| {
+            if let Predicate::Compare(c) = p {
+                all.push(c)
+            }
+        });
+        all
+    }
+
+    /// Every operand it reads, in order, each once.
+    pub fn operands(&self) -> Vec<&Operand> {
+        let mut all: Vec<&Operand> = Vec::new();
+        self.visit(&mut |p| {
+            let operand = match p {
+                Predicate::Compare(c) => &c.operand,
+                Predicate::IsNull(o) => o,
+                _ => return,
+            };
+            if !all.contains(&operand) {
+                all.push(operand);
+            }
+        });
+        all
+    }
+
+    fn visit<'p>(&'p self, f: &mut impl FnMut(&'p Predicate)) {
+        f(self);
+        match self {
+            Predicate::Not(p) => p.visit(f),
+            Predicate::And(ps) | Predicate::Or(ps) => ps.iter().for_each(|p| p.visit(f)),
+            Predicate::Compare(_) | Predicate::IsNull(_) => {}
+        }
+    }
+
+    /// Whether a row may pass, given for each comparison whether its
+    /// operand's statistics leave room for it (`leaf`): false only when
+    /// the statistics rule every row out.
+    pub fn may_match(&self, leaf: &mut impl FnMut(&Comparison) -> bool) -> bool {
+        match self {
+            Predicate::Compare(c) => leaf(c),
+            Predicate::IsNull(_) | Predicate::Not(_) => true,
+            Predicate::And(ps) => ps.iter().all(|p| p.may_match(leaf)),
+            Predicate::Or(ps) => ps.iter().any(|p| p.may_match(leaf)),
+        }
+    }
+
+    /// The rows that may pass, where known: `leaf` gives a comparison's
+    /// rows (a page selection, say; `None` when not known), and `and`,
+    /// `or` combine them. `None` means every row.
+    pub fn select<T>(
+        &self,
+        leaf: &mut impl FnMut(&Comparison) -> Option<T>,
+        and: &impl Fn(T, T) -> T,
+        or: &impl Fn(T, T) -> T,
+    ) -> Option<T> {
+        match self {
+            Predicate::Compare(c) => leaf(c),
+            Predicate::IsNull(_) | Predicate::Not(_) => None,
+            // Parts without a selection leave the others' rows.
+            Predicate::And(ps) => ps
+                .iter()
+                .filter_map(|p| p.select(leaf, and, or))
+                .reduce(and),
+            Predicate::Or(ps) => {
+                let mut rows = None;
+                for p in ps {
+                    let part = p.select(leaf, and, or)?;
+                    rows = Some(match rows {
+                        Some(r) => or(r, part),
+                        None => part,
+                    });
+                }
+                rows
+            }
+        }
+    }
+
+    /// Evaluates the predicate on every row of `batch`, whose Variant
+    /// column `variant` paths are in.
+    pub fn evaluate(&self, batch: &RecordBatch, variant: &str) -> Result<BooleanArray> {
+        let values = |operand: &Operand| -> Result<arrow::array::ArrayRef> {
+            match operand {
+                Operand::Path(path) => {
+                    let column = batch
+                        .column_by_name(variant)
+                        .and_then(|c| c.as_any().downcast_ref::<arrow::array::StructArray>())
+                        .ok_or_else(|| missing_column(variant))?;
+                    variant_get_natural(column, path)
+                }
+                Operand::Column(name) => batch
+                    .column_by_name(name)
+                    .cloned()
+                    .ok_or_else(|| missing_column(name)),
+            }
+        };
+        let rows = batch.num_rows();
+        let combine = |e: arrow::error::ArrowError| Error::new(ErrorKind::Schema, e.to_string());
+        Ok(match self {
+            Predicate::Compare(c) => {
+                let array = values(&c.operand)?;
+                let values = ResultColumn::try_new(&array)?;
+                (0..rows)
+                    .map(|i| Ok(Some(values.get(i)?.is_some_and(|v| c.matches(&v)))))
+                    .collect::<Result<BooleanArray>>()?
+            }
+            Predicate::IsNull(operand) => {
+                let array = values(operand)?;
+                let values = ResultColumn::try_new(&array)?;
+                (0..rows)
+                    .map(|i| Ok(Some(values.get(i)?.is_none_or(|v| v.is_null()))))
+                    .collect::<Result<BooleanArray>>()?
+            }
+            Predicate::Not(p) => {
+                arrow::compute::not(&p.evaluate(batch, variant)?).map_err(combine)?
+            }
+            Predicate::And(ps) | Predicate::Or(ps) => {
+                let mut result: Option<BooleanArray> = None;
+                for p in ps {
+                    let part = p.evaluate(batch, variant)?;
+                    result = Some(match result {
+                        None => part,
+                        Some(r) if matches!(self, Predicate::And(_)) => {
+                            arrow::compute::and(&r, &part).map_err(combine)?
+                        }
+                        Some(r) => arrow::compute::or(&r, &part).map_err(combine)?,
+                    });
+                }
+                result.unwrap_or_else(|| BooleanArray::from(vec![true; rows]))
+            }
+        })
+    }
+}
+
+#[cold]
+fn missing_column(name: &str) -> Error {
+    Error::new(
+        ErrorKind::Schema,
+        format!("the filter's column {name} was not read"),
+    )
 }
 
 impl std::str::FromStr for Predicate {
@@ -139,7 +344,8 @@ impl std::str::FromStr for Predicate {
     }
 }
 
-/// How a value compares with a literal; `None` when not comparable.
+/// How a value compares with a literal; `None` when not comparable (a
+/// value of another kind).
 pub fn compare(v: &VariantRef<'_>, literal: &Literal) -> Option<Ordering> {
     match literal {
         Literal::Number(n) => match (v.as_decimal(), v.as_f64()) {
@@ -157,41 +363,366 @@ pub fn compare(v: &VariantRef<'_>, literal: &Literal) -> Option<Ordering> {
     }
 }
 
+/// A recursive-descent parser over the filter text.
+struct Parser<'t> {
+    text: &'t str,
+    pos: usize,
+}
+
+impl<'t> Parser<'t> {
+    #[cold]
+    fn error(&self, message: &str) -> Error {
+        Error::new(
+            ErrorKind::Path,
+            format!(
+                "filter {:?} at character {}: {message}",
+                self.text,
+                self.pos + 1
+            ),
+        )
+    }
+
+    fn rest(&self) -> &'t str {
+        &self.text[self.pos..]
+    }
+
+    fn skip_space(&mut self) {
+        let rest = self.rest();
+        self.pos += rest.len() - rest.trim_start().len();
+    }
+
+    /// Consumes `word` (a keyword, case-insensitive, not followed by a
+    /// name character) or a symbol.
+    fn eat(&mut self, word: &str) -> bool {
+        self.skip_space();
+        let rest = self.rest();
+        let Some(head) = rest.get(..word.len()) else {
+            return false;
+        };
+        let keyword = word.bytes().all(|b| b.is_ascii_alphabetic());
+        let matched = if keyword {
+            head.eq_ignore_ascii_case(word)
+                && !rest[word.len()..].bytes().next().is_some_and(is_name_byte)
+        } else {
+            head == word
+        };
+        if matched {
+            self.pos += word.len();
+        }
+        matched
+    }
+
+    fn or(&mut self) -> Result<Predicate> {
+        let mut parts = vec![self.and()?];
+        while self.eat("or") || self.eat("||") {
+            parts.push(self.and()?);
+        }
+        Ok(flatten(parts, Predicate::Or))
+    }
+
+    fn and(&mut self) -> Result<Predicate> {
+        let mut parts = vec![self.unary()?];
+        while self.eat("and") || self.eat("&&") {
+            parts.push(self.unary()?);
+        }
+        Ok(flatten(parts, Predicate::And))
+    }
+
+    fn unary(&mut self) -> Result<Predicate> {
+        if self.eat("not") || self.eat("!") {
+            return Ok(Predicate::Not(Box::new(self.unary()?)));
+        }
+        if self.eat("(") {
+            let inner = self.or()?;
+            if !self.eat(")") {
+                return Err(self.error("expected ')'"));
+            }
+            return Ok(inner);
+        }
+        self.comparison()
+    }
+
+    fn comparison(&mut self) -> Result<Predicate> {
+        let operand = self.operand()?;
+        if self.eat("is") {
+            let negated = self.eat("not");
+            if !self.eat("null") {
+                return Err(self.error("expected 'null' after 'is'"));
+            }
+            let is_null = Predicate::IsNull(operand);
+            return Ok(if negated {
+                Predicate::Not(Box::new(is_null))
+            } else {
+                is_null
+            });
+        }
+        if self.eat("in") {
+            if !self.eat("(") {
+                return Err(self.error("expected '(' after 'in'"));
+            }
+            let mut parts = Vec::new();
+            loop {
+                let literal = self
+                    .literal()?
+                    .ok_or_else(|| self.error("null is never equal to a value: use 'is null'"))?;
+                parts.push(Predicate::Compare(Comparison {
+                    operand: operand.clone(),
+                    op: Op::Eq,
+                    literal,
+                }));
+                if self.eat(")") {
+                    break;
+                }
+                if !self.eat(",") {
+                    return Err(self.error("expected ',' or ')'"));
+                }
+            }
+            return Ok(flatten(parts, Predicate::Or));
+        }
+        let op = [
+            ("==", Op::Eq),
+            ("!=", Op::Ne),
+            ("<>", Op::Ne),
+            ("<=", Op::Le),
+            (">=", Op::Ge),
+            ("=", Op::Eq),
+            ("<", Op::Lt),
+            (">", Op::Gt),
+        ]
+        .into_iter()
+        .find(|(symbol, _)| self.eat(symbol))
+        .map(|(_, op)| op);
+        let Some(op) = op else {
+            // A bare operand: true when it is `true`.
+            self.skip_space();
+            if self.pos == self.text.len() || self.rest().starts_with(')') || self.at_keyword() {
+                return Ok(Predicate::Compare(Comparison {
+                    operand,
+                    op: Op::Eq,
+                    literal: Literal::Bool(true),
+                }));
+            }
+            return Err(self
+                .error("expected an operator: = == != <> < <= > >= in, 'is null', 'and' or 'or'"));
+        };
+        match self.literal()? {
+            Some(literal) => Ok(Predicate::Compare(Comparison {
+                operand,
+                op,
+                literal,
+            })),
+            None => match op {
+                Op::Eq => Ok(Predicate::IsNull(operand)),
+                Op::Ne => Ok(Predicate::Not(Box::new(Predicate::IsNull(operand)))),
+                _ => Err(self.error("null has no order: compare with a value, or use 'is null'")),
+            },
+        }
+    }
+
+    fn at_keyword(&self) -> bool {
+        let rest = self.rest();
+        ["and", "or"].iter().any(|k| {
+            rest.get(..k.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(k))
+                && !rest[k.len()..].bytes().next().is_some_and(is_name_byte)
+        }) || rest.starts_with("&&")
+            || rest.starts_with("||")
+    }
+
+    fn operand(&mut self) -> Result<Operand> {
+        self.skip_space();
+        let rest = self.rest();
+        if rest.starts_with('$') {
+            let (path, len) = VariantPath::parse_prefix(rest)?;
+            self.pos += len;
+            return Ok(Operand::Path(path));
+        }
+        if let Some(quoted) = rest.strip_prefix('`') {
+            let Some(end) = quoted.find('`') else {
+                return Err(self.error("unterminated `name`"));
+            };
+            self.pos += end + 2;
+            return Ok(Operand::Column(quoted[..end].to_string()));
+        }
+        let len = rest.bytes().take_while(|&b| is_name_byte(b)).count();
+        if len == 0 {
+            return Err(self.error("expected a path ($.a.b) or a column name"));
+        }
+        self.pos += len;
+        Ok(Operand::Column(rest[..len].to_string()))
+    }
+
+    /// A JSON scalar; `None` for `null`.
+    fn literal(&mut self) -> Result<Option<Literal>> {
+        self.skip_space();
+        let rest = self.rest();
+        let len = match rest.as_bytes().first() {
+            Some(b'"') => {
+                let mut escaped = false;
+                let end = rest[1..].char_indices().find(|&(_, c)| {
+                    let close = c == '"' && !escaped;
+                    escaped = c == '\\' && !escaped;
+                    close
+                });
+                match end {
+                    Some((i, _)) => i + 2,
+                    None => return Err(self.error("unterminated string")),
+                }
+            }
+            Some(_) => rest
+                .bytes()
+                .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.'))
+                .count(),
+            None => 0,
+        };
+        if len == 0 {
+            return Err(
+                self.error("expected a JSON literal: a number, a string, true, false or null")
+            );
+        }
+        let text = &rest[..len];
+        let (m, v) = json_to_variant(text.as_bytes()).map_err(|e| {
+            self.error(&format!("the literal {text} is not JSON ({})", e.message()))
+        })?;
+        let v = VariantRef::try_new(&m, &v)?;
+        let literal = if v.is_null() {
+            None
+        } else if let Some(d) = v.as_decimal() {
+            Some(Literal::Number(d))
+        } else if let Some(f) = v.as_f64() {
+            Some(Literal::Double(f))
+        } else if let Some(s) = v.as_str() {
+            Some(Literal::String(s.to_string()))
+        } else if let Some(b) = v.as_bool() {
+            Some(Literal::Bool(b))
+        } else {
+            return Err(self.error("the literal must be a number, a string, a boolean or null"));
+        };
+        self.pos += len;
+        Ok(literal)
+    }
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// One part as itself, several as `combine` of them.
+fn flatten(mut parts: Vec<Predicate>, combine: fn(Vec<Predicate>) -> Predicate) -> Predicate {
+    if parts.len() == 1 {
+        parts.pop().expect("one part")
+    } else {
+        combine(parts)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn path(p: &str) -> Operand {
+        Operand::Path(p.parse().unwrap())
+    }
+
+    fn cmp(operand: Operand, op: Op, literal: Literal) -> Predicate {
+        Predicate::Compare(Comparison {
+            operand,
+            op,
+            literal,
+        })
+    }
+
+    fn number(v: i64) -> Literal {
+        Literal::Number(VariantDecimal::from(v))
+    }
+
     #[test]
     fn parses_operators_and_literals() {
         for (text, op, literal) in [
-            ("$.a == 1", Op::Eq, Literal::Number(VariantDecimal::from(1))),
+            ("$.a == 1", Op::Eq, number(1)),
             (
                 "$.a=1.50",
                 Op::Eq,
                 Literal::Number(VariantDecimal::try_new(150, 2).unwrap()),
             ),
-            ("a != \"x y\"", Op::Ne, Literal::String("x y".into())),
+            ("$.a != \"x y\"", Op::Ne, Literal::String("x y".into())),
+            ("$.a <> \"a\\\"b\"", Op::Ne, Literal::String("a\"b".into())),
             ("$.a <= 1e3", Op::Le, Literal::Double(1000.0)),
             ("$.a>=true", Op::Ge, Literal::Bool(true)),
-            (
-                "$.a < -2",
-                Op::Lt,
-                Literal::Number(VariantDecimal::from(-2)),
-            ),
-            ("$.a > 0", Op::Gt, Literal::Number(VariantDecimal::from(0))),
+            ("$.a < -2", Op::Lt, number(-2)),
+            ("$['b c'][0] > 0", Op::Gt, number(0)),
         ] {
-            let p = Predicate::parse(text).unwrap();
-            assert_eq!((p.op, p.literal), (op, literal), "{text}");
+            let Predicate::Compare(c) = Predicate::parse(text).unwrap() else {
+                panic!("{text}")
+            };
+            assert_eq!((c.op, c.literal), (op, literal), "{text}");
         }
     }
 
     #[test]
-    fn bad_predicates_say_why() {
+    fn and_binds_tighter_than_or_and_parentheses_group() {
+        let a = || cmp(path("$.a"), Op::Eq, number(1));
+        let b = || cmp(Operand::Column("id".into()), Op::Gt, number(2));
+        let c = || Predicate::IsNull(path("$.c"));
+        assert_eq!(
+            Predicate::parse("$.a == 1 or id > 2 and $.c is null").unwrap(),
+            Predicate::Or(vec![a(), Predicate::And(vec![b(), c()])])
+        );
+        assert_eq!(
+            Predicate::parse("($.a = 1 || id > 2) && $.c == null").unwrap(),
+            Predicate::And(vec![Predicate::Or(vec![a(), b()]), c()])
+        );
+        assert_eq!(
+            Predicate::parse("NOT $.a == 1 AND $.c IS NOT NULL").unwrap(),
+            Predicate::And(vec![
+                Predicate::Not(Box::new(a())),
+                Predicate::Not(Box::new(c()))
+            ])
+        );
+        assert_eq!(
+            Predicate::parse("id in (2, 3)").unwrap(),
+            Predicate::Or(vec![
+                cmp(Operand::Column("id".into()), Op::Eq, number(2)),
+                cmp(Operand::Column("id".into()), Op::Eq, number(3)),
+            ])
+        );
+        assert_eq!(
+            Predicate::parse("$.flag and not `odd name`").unwrap(),
+            Predicate::And(vec![
+                cmp(path("$.flag"), Op::Eq, Literal::Bool(true)),
+                Predicate::Not(Box::new(cmp(
+                    Operand::Column("odd name".into()),
+                    Op::Eq,
+                    Literal::Bool(true)
+                )))
+            ])
+        );
+    }
+
+    #[test]
+    fn names_are_columns_and_dollar_paths_are_in_the_variant() {
+        let Predicate::Compare(c) = Predicate::parse("id == 5").unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.operand, Operand::Column("id".into()));
+        let Predicate::Compare(c) = Predicate::parse("$.id == 5").unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.operand, path("$.id"));
+    }
+
+    #[test]
+    fn bad_predicates_say_why_and_where() {
         for (text, message) in [
-            ("$.a 1", "expected an operator"),
-            ("$.a == x", "the literal must be JSON"),
-            ("$.a == [1]", "must be a number, a string or a boolean"),
+            ("$.a 1", "at character 5: expected an operator"),
+            ("$.a == x", "the literal x is not JSON"),
+            ("$.a == [1]", "expected a JSON literal"),
             ("$. == 1", "expected a field name"),
+            ("$.a < null", "null has no order"),
+            ("$.a in (1, null)", "use 'is null'"),
+            ("($.a == 1", "expected ')'"),
+            ("$.a == 1 $.b == 2", "expected 'and', 'or' or the end"),
+            ("$.a is 3", "expected 'null' after 'is'"),
         ] {
             let err = Predicate::parse(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");
@@ -200,7 +731,9 @@ mod tests {
 
     #[test]
     fn numbers_compare_by_value_across_types() {
-        let p = Predicate::parse("$ == 1.5").unwrap();
+        let Predicate::Compare(p) = Predicate::parse("$ == 1.5").unwrap() else {
+            panic!()
+        };
         for (json, passes) in [
             ("1.50", true),
             ("1.5e0", true),
@@ -214,5 +747,48 @@ mod tests {
                 "{json}"
             );
         }
+    }
+
+    #[test]
+    fn bounds_rule_out_what_cannot_match() {
+        let c = |text: &str| match Predicate::parse(text).unwrap() {
+            Predicate::Compare(c) => c,
+            _ => panic!(),
+        };
+        let (lo, hi) = (VariantRef::Int64(10), VariantRef::Int64(20));
+        for (text, may) in [
+            ("$.a == 15", true),
+            ("$.a == 21", false),
+            ("$.a == 9", false),
+            ("$.a < 10", false),
+            ("$.a <= 10", true),
+            ("$.a > 20", false),
+            ("$.a >= 20", true),
+            ("$.a != 15", true),
+            // Another kind: the bounds say nothing.
+            ("$.a == \"x\"", true),
+        ] {
+            assert_eq!(c(text).may_match(Some(&lo), Some(&hi)), may, "{text}");
+        }
+        let one = VariantRef::Int64(7);
+        assert!(!c("$.a != 7").may_match(Some(&one), Some(&one)));
+        assert!(c("$.a < 5").may_match(None, None));
+    }
+
+    #[test]
+    fn and_or_combine_what_the_leaves_may_match() {
+        let p = Predicate::parse("($.a == 1 or $.b == 2) and $.c == 3").unwrap();
+        let leaf = |allowed: &'static [&'static str]| {
+            move |c: &Comparison| allowed.contains(&c.operand.to_string().as_str())
+        };
+        assert!(p.may_match(&mut leaf(&["$.a", "$.c"])));
+        assert!(!p.may_match(&mut leaf(&["$.a", "$.b"])));
+        assert!(!p.may_match(&mut leaf(&["$.c"])));
+        // Nothing is known of `not`.
+        assert!(
+            Predicate::parse("not $.a == 1")
+                .unwrap()
+                .may_match(&mut |_| false)
+        );
     }
 }

@@ -85,12 +85,16 @@ impl<'a> Iterator for JsonLines<'a> {
 /// file: not JSON, so it is skipped.
 pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// What to tell someone whose line failed with `message` when the input
-/// is not JSON Lines at all: pretty-printed JSON, or one JSON array.
+/// What to tell someone whose line failed with `message` (at the line's
+/// end when `cut_short`) when the input is not JSON Lines at all:
+/// pretty-printed JSON, or one JSON array.
 #[cold]
-pub(crate) fn not_json_lines_hint(text: &[u8], message: &str) -> Option<&'static str> {
+pub(crate) fn not_json_lines_hint(
+    text: &[u8],
+    message: &str,
+    cut_short: bool,
+) -> Option<&'static str> {
     let text = text.trim_ascii();
-    let cut_short = message.starts_with("unexpected end of input");
     if cut_short && text == b"[" {
         return Some(
             "the input must be JSON Lines, one JSON value per line; this looks like a JSON array over many lines (`jq -c '.[]' in.json` writes its elements as JSON Lines)",
@@ -115,7 +119,11 @@ impl JsonLine<'_> {
     /// input does not look like JSON Lines.
     #[cold]
     pub fn locate(&self, error: Error) -> Error {
-        let error = match not_json_lines_hint(self.text, error.message()) {
+        let cut_short = match error.position() {
+            Some(Position::Json { byte, .. }) => byte as usize >= self.text.trim_ascii_end().len(),
+            _ => false,
+        };
+        let error = match not_json_lines_hint(self.text, error.message(), cut_short) {
             Some(hint) => error.with_hint(hint),
             None => error,
         };

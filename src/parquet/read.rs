@@ -2,7 +2,6 @@
 //! only the leaves a path needs, a row group at a time, skipping row groups
 //! that statistics or bloom filters rule out.
 
-use std::cmp::Ordering;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -23,9 +22,9 @@ use crate::get::variant_get;
 use crate::parquet::schema::is_variant_field;
 use crate::parquet::shared_file::SharedFile;
 use crate::path::{PathSegment, VariantPath};
-use crate::predicate::{Literal, Op, Predicate};
+use crate::predicate::{Comparison, Literal, Op, Operand, Predicate};
 use crate::shred::ShreddingSchema;
-use crate::variant::VariantDecimal;
+use crate::variant::{Kind, VariantDecimal, VariantRef};
 
 /// The most results a worker of [`ParquetFile::map_row_groups`] holds
 /// before the consumer takes them: the batches of a row group as vshred
@@ -71,7 +70,7 @@ pub struct ParquetFile {
 }
 
 /// What a [`ParquetFile::get`] read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadStats {
     /// Row groups in the file.
     pub row_groups: usize,
@@ -83,6 +82,8 @@ pub struct ReadStats {
     /// Pages of the filter's column that its column index ruled out, in
     /// the row groups that statistics did not.
     pub pages_skipped: usize,
+    /// What the reader found worth saying: a filter no row can pass.
+    pub warnings: Vec<String>,
 }
 
 /// The rows of a row group whose pages a filter may match.
@@ -90,6 +91,99 @@ struct PageSelection {
     selection: RowSelection,
     rows: u64,
     pages_skipped: usize,
+}
+
+impl PageSelection {
+    /// With `rows` counted from the selection.
+    fn counted(mut self) -> PageSelection {
+        self.rows = self.selection.row_count() as u64;
+        self
+    }
+}
+
+/// A filter with where each of its operands is in a file.
+struct FilterPlan<'p> {
+    filter: &'p Predicate,
+    operands: Vec<(&'p Operand, OperandLeaves)>,
+}
+
+impl FilterPlan<'_> {
+    fn leaves_of(&self, operand: &Operand) -> &OperandLeaves {
+        &self
+            .operands
+            .iter()
+            .find(|(o, _)| *o == operand)
+            .expect("every operand is planned")
+            .1
+    }
+
+    /// Whether a comparison may skip pages: one reads a single typed leaf.
+    fn may_skip_pages(&self, schema: &SchemaDescriptor) -> bool {
+        self.operands.iter().any(|(_, leaves)| match leaves {
+            OperandLeaves::Path(target) => target.typed_leaf(schema).is_some(),
+            OperandLeaves::Column(root) => column_leaf(schema, *root).is_some(),
+        })
+    }
+}
+
+/// Where an operand's values are.
+enum OperandLeaves {
+    /// A path in the Variant column.
+    Path(Target),
+    /// A top-level column, by its index among the roots.
+    Column(usize),
+}
+
+impl OperandLeaves {
+    /// The leaves to read in a row group.
+    fn leaves(&self, schema: &SchemaDescriptor, meta: &RowGroupMetaData) -> Vec<usize> {
+        match self {
+            OperandLeaves::Path(target) => target.leaves(schema, meta, false),
+            OperandLeaves::Column(root) => (0..schema.num_columns())
+                .filter(|&leaf| schema.get_column_root_idx(leaf) == *root)
+                .collect(),
+        }
+    }
+
+    /// The leaf whose statistics hold every value of the operand in the
+    /// row group, if one does.
+    fn skippable_leaf(&self, schema: &SchemaDescriptor, meta: &RowGroupMetaData) -> Option<usize> {
+        match self {
+            OperandLeaves::Path(target) => target.skippable_leaf(schema, meta),
+            OperandLeaves::Column(root) => column_leaf(schema, *root),
+        }
+    }
+}
+
+/// The leaf of an ordinary top-level column that is a primitive.
+fn column_leaf(schema: &SchemaDescriptor, root: usize) -> Option<usize> {
+    let mut leaves = (0..schema.num_columns()).filter(|&l| schema.get_column_root_idx(l) == root);
+    match (leaves.next(), leaves.next()) {
+        (Some(leaf), None) if schema.column(leaf).path().parts().len() == 1 => Some(leaf),
+        _ => None,
+    }
+}
+
+/// The kind of value a typed leaf holds, where a literal can be of it.
+fn leaf_kind(descr: &::parquet::schema::types::ColumnDescriptor) -> Option<Kind> {
+    match (descr.physical_type(), descr.logical_type_ref()) {
+        (_, Some(LogicalType::String | LogicalType::Enum | LogicalType::Json)) => {
+            Some(Kind::String)
+        }
+        (_, Some(LogicalType::Decimal { .. })) => Some(Kind::Number),
+        (_, Some(LogicalType::Date | LogicalType::Timestamp { .. })) => Some(Kind::Instant),
+        (_, Some(LogicalType::Time { .. })) => Some(Kind::Time),
+        (_, Some(LogicalType::Uuid)) => Some(Kind::Uuid),
+        (PhysicalType::BOOLEAN, _) => Some(Kind::Boolean),
+        (
+            PhysicalType::INT32 | PhysicalType::INT64 | PhysicalType::FLOAT | PhysicalType::DOUBLE,
+            _,
+        ) => Some(Kind::Number),
+        (PhysicalType::BYTE_ARRAY, None) if descr.converted_type() == ConvertedType::UTF8 => {
+            Some(Kind::String)
+        }
+        _ => None,
+    }
 }
 
 /// The size of one leaf column of a file ([`ParquetFile::leaf_sizes`]).
@@ -501,16 +595,24 @@ impl ParquetFile {
         let schema = self.parquet_schema();
         let column = self.variant_column(&request.column)?;
         let target = resolve(column, &request.path);
-        let filter_target = request.filter.as_ref().map(|f| resolve(column, &f.path));
+        let filter = request
+            .filter
+            .as_ref()
+            .map(|f| self.filter_plan(f, column))
+            .transpose()?;
         let row_groups = self.metadata().num_row_groups();
         let mut stats = ReadStats {
             row_groups,
+            warnings: filter
+                .as_ref()
+                .map(|f| self.never_matching(f))
+                .unwrap_or_default(),
             ..ReadStats::default()
         };
         // The page index is read only when a filter may use it; a file
         // whose index cannot be read is still read, without page skipping.
-        let paged = match (&request.filter, &filter_target) {
-            (Some(_), Some(ft)) if ft.typed_leaf(schema).is_some() => self.with_page_index().ok(),
+        let paged = match &filter {
+            Some(f) if f.may_skip_pages(schema) => self.with_page_index().ok(),
             _ => None,
         };
         let reading = paged.as_ref().unwrap_or(&self.metadata);
@@ -519,13 +621,13 @@ impl ParquetFile {
         for (rg, selection) in selections.iter_mut().enumerate() {
             let rg_meta = self.metadata().row_group(rg);
             let mut pages = None;
-            if let (Some(filter), Some(ft)) = (&request.filter, &filter_target) {
-                if self.skips(rg, rg_meta, ft, filter)? {
+            if let Some(filter) = &filter {
+                if !self.may_match(rg, rg_meta, filter)? {
                     continue;
                 }
                 pages = paged
                     .as_ref()
-                    .and_then(|p| self.page_selection(p.metadata(), rg, ft, filter));
+                    .and_then(|p| self.page_selection(p.metadata(), rg, filter));
                 if let Some(p) = &pages {
                     stats.pages_skipped += p.pages_skipped;
                     if p.rows == 0 {
@@ -546,8 +648,10 @@ impl ParquetFile {
         let open = |rg: usize| {
             let rg_meta = self.metadata().row_group(rg);
             let mut leaves = target.leaves(schema, rg_meta, request.as_type.is_typed());
-            if let Some(ft) = &filter_target {
-                leaves.extend(ft.leaves(schema, rg_meta, false));
+            if let Some(filter) = &filter {
+                for (_, operand) in &filter.operands {
+                    leaves.extend(operand.leaves(schema, rg_meta));
+                }
             }
             leaves.extend(
                 (0..schema.num_columns())
@@ -586,7 +690,7 @@ impl ParquetFile {
                 .map_err(|e| self.error(e))?;
             match &request.filter {
                 Some(filter) => {
-                    let keep = filter.evaluate(struct_column)?;
+                    let keep = filter.evaluate(&batch, &request.column)?;
                     let filtered = arrow::compute::filter(&result, &keep)
                         .and_then(|r| {
                             arrow::compute::filter_record_batch(&with_batch, &keep).map(|w| (r, w))
@@ -646,50 +750,162 @@ impl ParquetFile {
         Ok(field)
     }
 
-    /// Whether row group `rg` cannot hold a row that passes `filter`,
-    /// judged from the statistics of the target's skippable leaf
-    /// ([`Target::skippable_leaf`]), and from its bloom filter for equality.
-    fn skips(
+    /// Where each operand of `filter` is in this file: a path in the
+    /// Variant column `column`, or a top-level column.
+    fn filter_plan<'p>(&self, filter: &'p Predicate, column: &Type) -> Result<FilterPlan<'p>> {
+        let operands = filter
+            .operands()
+            .into_iter()
+            .map(|operand| {
+                let found = match operand {
+                    Operand::Path(path) => OperandLeaves::Path(resolve(column, path)),
+                    Operand::Column(name) => {
+                        OperandLeaves::Column(self.root_indices(std::slice::from_ref(name))?[0])
+                    }
+                };
+                Ok((operand, found))
+            })
+            .collect::<Result<_>>()?;
+        Ok(FilterPlan { filter, operands })
+    }
+
+    /// Warnings for comparisons that no row can pass: the operand's
+    /// values are all of one kind (a typed column that nothing escapes)
+    /// and the literal is of another, as `$.delay == "5"` on an int64
+    /// column.
+    fn never_matching(&self, filter: &FilterPlan<'_>) -> Vec<String> {
+        let schema = self.parquet_schema();
+        let mut warnings = Vec::new();
+        for comparison in filter.filter.comparisons() {
+            let leaves = filter.leaves_of(&comparison.operand);
+            let every_row_group = |leaf: &dyn Fn(&RowGroupMetaData) -> Option<usize>| {
+                let mut found = None;
+                for meta in self.metadata().row_groups() {
+                    let this = leaf(meta)?;
+                    if found.is_some_and(|f| f != this) {
+                        return None;
+                    }
+                    found = Some(this);
+                }
+                found
+            };
+            let Some(leaf) = every_row_group(&|meta| leaves.skippable_leaf(schema, meta)) else {
+                continue;
+            };
+            let descr = schema.column(leaf);
+            let Some(kind) = leaf_kind(&descr) else {
+                continue;
+            };
+            if kind != comparison.literal.kind() {
+                warnings.push(format!(
+                    "no row can pass `{} {}`: every value of {} is stored as {}, and {} is not (the filter compares values of one kind)",
+                    comparison.operand,
+                    comparison.literal,
+                    comparison.operand,
+                    kind.plural(),
+                    comparison.literal,
+                ));
+            }
+        }
+        warnings
+    }
+
+    /// Whether row group `rg` may hold a row that passes the filter: each
+    /// comparison asks the statistics of its operand's skippable leaf
+    /// ([`OperandLeaves::skippable_leaf`]), and its bloom filter for
+    /// equality.
+    fn may_match(
         &self,
         rg: usize,
         meta: &RowGroupMetaData,
-        target: &Target,
-        filter: &Predicate,
+        filter: &FilterPlan<'_>,
     ) -> Result<bool> {
-        let Some(typed) = target.skippable_leaf(self.parquet_schema(), meta) else {
-            return Ok(false);
-        };
-        let chunk = meta.column(typed);
-        let Some(statistics) = chunk.statistics() else {
-            return Ok(false);
-        };
-        if statistics.null_count_opt() == Some(chunk.num_values() as u64) {
-            // No value at all: no comparison can hold.
-            return Ok(true);
+        let schema = self.parquet_schema();
+        let mut failed = None;
+        let may = filter.filter.may_match(&mut |comparison| {
+            let Some(leaf) = filter
+                .leaves_of(&comparison.operand)
+                .skippable_leaf(schema, meta)
+            else {
+                return true;
+            };
+            let chunk = meta.column(leaf);
+            let Some(statistics) = chunk.statistics() else {
+                return true;
+            };
+            if statistics.null_count_opt() == Some(chunk.num_values() as u64) {
+                // No value at all: no comparison can hold.
+                return false;
+            }
+            let descr = schema.column(leaf);
+            let min = bound(&descr, statistics_bound(statistics, true));
+            let max = bound(&descr, statistics_bound(statistics, false));
+            if !comparison.may_match(min.as_ref(), max.as_ref()) {
+                return false;
+            }
+            if comparison.op != Op::Eq {
+                return true;
+            }
+            self.bloom_may_contain(rg, leaf, &descr, &comparison.literal)
+                .unwrap_or_else(|e| {
+                    failed = Some(e);
+                    true
+                })
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(may),
         }
-        let descr = self.parquet_schema().column(typed);
-        let min = bound(&descr, statistics_bound(statistics, true));
-        let max = bound(&descr, statistics_bound(statistics, false));
-        Ok(rules_out(filter, &min, &max)
-            || (filter.op == Op::Eq
-                && !self.bloom_may_contain(rg, typed, &descr, &filter.literal)?))
     }
 
     /// The pages of row group `rg` that the column index cannot rule out
-    /// for `filter`, as a row selection: where the target's skippable leaf
-    /// ([`Target::skippable_leaf`], the rule for row groups) is not
-    /// repeated. `None` when the index does not apply or is missing or
+    /// for the filter, as a row selection: each comparison's pages where
+    /// its skippable leaf ([`OperandLeaves::skippable_leaf`], the rule
+    /// for row groups) is not repeated, intersected for `and` and joined
+    /// for `or`. `None` when no index applies or one is missing or
     /// malformed.
     fn page_selection(
         &self,
         metadata: &::parquet::file::metadata::ParquetMetaData,
         rg: usize,
-        target: &Target,
-        filter: &Predicate,
+        filter: &FilterPlan<'_>,
+    ) -> Option<PageSelection> {
+        let rows = usize::try_from(metadata.row_group(rg).num_rows()).ok()?;
+        filter.filter.select(
+            &mut |comparison| self.comparison_pages(metadata, rg, rows, filter, comparison),
+            &|a, b| {
+                PageSelection {
+                    selection: a.selection.intersection(&b.selection),
+                    rows: 0,
+                    pages_skipped: a.pages_skipped + b.pages_skipped,
+                }
+                .counted()
+            },
+            &|a, b| {
+                PageSelection {
+                    selection: a.selection.union(&b.selection),
+                    rows: 0,
+                    pages_skipped: a.pages_skipped + b.pages_skipped,
+                }
+                .counted()
+            },
+        )
+    }
+
+    /// The pages of one comparison's leaf that the column index leaves.
+    fn comparison_pages(
+        &self,
+        metadata: &::parquet::file::metadata::ParquetMetaData,
+        rg: usize,
+        rows: usize,
+        filter: &FilterPlan<'_>,
+        comparison: &Comparison,
     ) -> Option<PageSelection> {
         let schema = self.parquet_schema();
         let meta = metadata.row_group(rg);
-        let typed = target.skippable_leaf(schema, meta)?;
+        let typed = filter
+            .leaves_of(&comparison.operand)
+            .skippable_leaf(schema, meta)?;
         let descr = schema.column(typed);
         if descr.max_rep_level() > 0 {
             return None;
@@ -697,7 +913,6 @@ impl ParquetFile {
         let page_index = metadata.page_index_for_row_group(rg);
         let index = page_index.column_index(typed)?;
         let locations = page_index.offset_index(typed)?.page_locations();
-        let rows = usize::try_from(meta.num_rows()).ok()?;
         let mut kept = Vec::with_capacity(locations.len());
         let mut pages_skipped = 0;
         for (page, location) in locations.iter().enumerate() {
@@ -712,17 +927,20 @@ impl ParquetFile {
             let empty = index.is_null_page(page);
             let min = bound(&descr, page_bound(index, page, true));
             let max = bound(&descr, page_bound(index, page, false));
-            if empty || rules_out(filter, &min, &max) {
+            if empty || !comparison.may_match(min.as_ref(), max.as_ref()) {
                 pages_skipped += 1;
             } else {
                 kept.push(start..end);
             }
         }
-        Some(PageSelection {
-            rows: kept.iter().map(|r| r.len() as u64).sum(),
-            selection: RowSelection::from_consecutive_ranges(kept.into_iter(), rows),
-            pages_skipped,
-        })
+        Some(
+            PageSelection {
+                selection: RowSelection::from_consecutive_ranges(kept.into_iter(), rows),
+                rows: 0,
+                pages_skipped,
+            }
+            .counted(),
+        )
     }
 
     /// False only when the column chunk's bloom filter proves `lit` absent.
@@ -863,31 +1081,6 @@ fn all_null(meta: &RowGroupMetaData, leaf: usize) -> bool {
         .is_some_and(|n| n == chunk.num_values() as u64)
 }
 
-/// A bound from column statistics, in the terms of a literal.
-#[derive(Debug)]
-enum StatValue {
-    Number(VariantDecimal),
-    Double(f64),
-    Bytes(Vec<u8>),
-    Bool(bool),
-}
-
-impl StatValue {
-    /// How this bound compares with the literal; `None` when they are not
-    /// comparable (then nothing is skipped).
-    fn compare(&self, lit: &Literal) -> Option<Ordering> {
-        match (self, lit) {
-            (StatValue::Number(a), Literal::Number(b)) => Some(a.cmp(b)),
-            (StatValue::Double(a), Literal::Number(b)) => a.partial_cmp(&b.to_f64()),
-            (StatValue::Double(a), Literal::Double(b)) => a.partial_cmp(b),
-            (StatValue::Number(a), Literal::Double(b)) => a.to_f64().partial_cmp(b),
-            (StatValue::Bytes(a), Literal::String(b)) => Some(a.as_slice().cmp(b.as_bytes())),
-            (StatValue::Bool(a), Literal::Bool(b)) => Some(a.cmp(b)),
-            _ => None,
-        }
-    }
-}
-
 /// A min or max as the footer stores it, before it is read in the terms
 /// of the leaf's logical type.
 #[derive(Clone, Copy)]
@@ -899,11 +1092,12 @@ enum RawBound<'a> {
 }
 
 /// A bound of a typed leaf, from its row group statistics or its column
-/// index: integers and decimals as exact numbers, strings as bytes.
-fn bound(
+/// index, as a Variant value: integers and decimals as exact numbers,
+/// strings as strings (`None` for bytes that are not UTF-8).
+fn bound<'a>(
     descr: &::parquet::schema::types::ColumnDescriptor,
-    raw: Option<RawBound<'_>>,
-) -> Option<StatValue> {
+    raw: Option<RawBound<'a>>,
+) -> Option<VariantRef<'a>> {
     let decimal = is_decimal(descr);
     let scale = if decimal {
         descr.type_scale().max(0) as u8
@@ -913,14 +1107,16 @@ fn bound(
     let number = |v: i128| {
         VariantDecimal::try_new(v, scale)
             .ok()
-            .map(StatValue::Number)
+            .map(VariantRef::Decimal16)
     };
     match raw? {
-        RawBound::Bool(b) => Some(StatValue::Bool(b)),
+        RawBound::Bool(b) => Some(VariantRef::Bool(b)),
         RawBound::Int(v) => number(v),
-        RawBound::Float(v) => Some(StatValue::Double(v)),
+        RawBound::Float(v) => Some(VariantRef::Double(v)),
         RawBound::Bytes(bytes) => match descr.physical_type() {
-            PhysicalType::BYTE_ARRAY if !decimal => Some(StatValue::Bytes(bytes.to_vec())),
+            PhysicalType::BYTE_ARRAY if !decimal => {
+                std::str::from_utf8(bytes).ok().map(VariantRef::String)
+            }
             PhysicalType::FIXED_LEN_BYTE_ARRAY if decimal => {
                 if bytes.is_empty() || bytes.len() > 16 {
                     return None;
@@ -976,20 +1172,6 @@ fn page_bound(index: &ColumnIndexMetaData, page: usize, is_min: bool) -> Option<
             pick!(ix).map(RawBound::Bytes)
         }
         _ => None,
-    }
-}
-
-/// Whether no value between `min` and `max` can satisfy `filter`.
-fn rules_out(filter: &Predicate, min: &Option<StatValue>, max: &Option<StatValue>) -> bool {
-    let lit = &filter.literal;
-    let cmp = |bound: &Option<StatValue>| bound.as_ref().and_then(|b| b.compare(lit));
-    match filter.op {
-        Op::Eq => cmp(min) == Some(Ordering::Greater) || cmp(max) == Some(Ordering::Less),
-        Op::Ne => cmp(min) == Some(Ordering::Equal) && cmp(max) == Some(Ordering::Equal),
-        Op::Lt => matches!(cmp(min), Some(Ordering::Greater | Ordering::Equal)),
-        Op::Le => cmp(min) == Some(Ordering::Greater),
-        Op::Gt => matches!(cmp(max), Some(Ordering::Less | Ordering::Equal)),
-        Op::Ge => cmp(max) == Some(Ordering::Less),
     }
 }
 

@@ -1,0 +1,553 @@
+//! What a new user ran into (issue #11): silent digit loss, wrong output
+//! and the rough edges of the first hour, each through the binary.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+
+fn vshred_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("vshred runs")
+}
+
+/// Runs `vshred` in `dir` with `stdin` piped in.
+fn vshred_piped(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // The reader may stop early (an error): a closed pipe is fine.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Encodes `lines` into `name` in `dir` with extra `args`.
+fn encoded(dir: &Path, name: &str, lines: &str, args: &[&str]) {
+    std::fs::write(dir.join("in.jsonl"), lines).unwrap();
+    let mut all = vec!["encode", "in.jsonl", name];
+    all.extend_from_slice(args);
+    let out = vshred_in(dir, &all);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn a_number_no_decimal_holds_is_an_error_unless_doubles_are_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let nines = "9".repeat(39);
+    let lines = format!(
+        "{{\"a\":1}}\n{{\"a\":{nines}}}\n{{\"b\":0.{}}}\n",
+        "1".repeat(400)
+    );
+    std::fs::write(dir.path().join("in.jsonl"), &lines).unwrap();
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "out.parquet"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "vshred: in.jsonl: invalid JSON at row 1, line 2, column 6 (byte 13): number with 39 digits: no decimal holds more than 38, and a double would lose digits (--inexact-numbers double stores the nearest double)\n"
+    );
+    assert!(!dir.path().join("out.parquet").exists());
+
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "encode",
+            "in.jsonl",
+            "out.parquet",
+            "--inexact-numbers",
+            "double",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "warning: 2 numbers that no decimal holds (more than 38 digits) stored as the nearest double (the first on line 2)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let cat = vshred_in(dir.path(), &["cat", "out.parquet"]);
+    assert_eq!(
+        stdout(&cat),
+        "{\"v\":{\"a\":1}}\n{\"v\":{\"a\":1e39}}\n{\"v\":{\"b\":0.1111111111111111}}\n"
+    );
+    // The same rule for roundtrip.
+    let out = vshred_in(dir.path(), &["roundtrip", "in.jsonl"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("line 2, column 6"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn cat_prints_list_struct_and_map_columns_as_json() {
+    use arrow::array::{ArrayRef, Int64Array, ListBuilder, MapBuilder, StringBuilder, StructArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    let dir = tempfile::tempdir().unwrap();
+    let mut tags = ListBuilder::new(StringBuilder::new());
+    tags.values().append_value("x");
+    tags.append(true);
+    tags.append(false);
+    let tags: ArrayRef = Arc::new(tags.finish());
+    let point: ArrayRef = Arc::new(StructArray::from(vec![(
+        Arc::new(Field::new("x", DataType::Int64, true)),
+        Arc::new(Int64Array::from(vec![Some(1), None])) as ArrayRef,
+    )]));
+    let mut attrs = MapBuilder::new(None, StringBuilder::new(), Int64Builder::new());
+    attrs.keys().append_value("k");
+    attrs.values().append_value(7);
+    attrs.append(true).unwrap();
+    attrs.append(true).unwrap();
+    let attrs: ArrayRef = Arc::new(attrs.finish());
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("tags", tags.data_type().clone(), true),
+        Field::new("point", point.data_type().clone(), true),
+        Field::new("attrs", attrs.data_type().clone(), true),
+    ]));
+    let batch =
+        arrow::array::RecordBatch::try_new(schema.clone(), vec![tags, point, attrs]).unwrap();
+    let file = std::fs::File::create(dir.path().join("plain.parquet")).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    use arrow::array::Int64Builder;
+    let cat = vshred_in(dir.path(), &["cat", "plain.parquet"]);
+    assert!(cat.status.success(), "{}", stderr(&cat));
+    assert_eq!(
+        stdout(&cat),
+        "{\"tags\":[\"x\"],\"point\":{\"x\":1},\"attrs\":{\"k\":7}}\n{\"tags\":null,\"point\":{\"x\":null},\"attrs\":{}}\n"
+    );
+}
+
+#[test]
+fn a_dash_reads_parquet_from_stdin_piped_or_redirected() {
+    let dir = tempfile::tempdir().unwrap();
+    encoded(dir.path(), "f.parquet", "{\"a\":1}\n{\"a\":2}\n", &[]);
+    let bytes = std::fs::read(dir.path().join("f.parquet")).unwrap();
+    for args in [&["cat", "-"][..], &["get", "-", "$.a"], &["schema", "-"]] {
+        let piped = vshred_piped(dir.path(), args, &bytes);
+        assert!(piped.status.success(), "{args:?}: {}", stderr(&piped));
+        let redirected = Command::new(env!("CARGO_BIN_EXE_vshred"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(std::fs::File::open(dir.path().join("f.parquet")).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(stdout(&piped), stdout(&redirected), "{args:?}");
+        let named = vshred_in(
+            dir.path(),
+            &args
+                .iter()
+                .map(|a| if *a == "-" { "f.parquet" } else { a })
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(stdout(&piped), stdout(&named), "{args:?}");
+    }
+    let get = vshred_piped(dir.path(), &["get", "-", "$.a"], &bytes);
+    assert_eq!(stdout(&get), "1\n2\n");
+}
+
+#[test]
+fn min_and_max_of_mixed_kinds_follow_one_order_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = "{\"t\":\"b\"}\n{\"t\":3}\n{\"t\":\"a\"}\n{\"t\":-1.5}\n{\"t\":null}\n";
+    encoded(dir.path(), "f.parquet", lines, &["--shred", "none"]);
+    let agg = |agg: &str| vshred_in(dir.path(), &["get", "f.parquet", "$.t", "--agg", agg]);
+    let min = agg("min");
+    assert_eq!(stdout(&min), "-1.5\n");
+    let note = stderr(&min);
+    assert!(
+        note.contains("the values were of 2 kinds (2 numbers, 2 strings)")
+            && note.contains("null < boolean < number < string"),
+        "{note}"
+    );
+    assert!(!note.contains("not numbers"), "{note}");
+    assert_eq!(stdout(&agg("max")), "\"b\"\n");
+    let sum = agg("sum");
+    assert_eq!(stdout(&sum), "1.5\n");
+    assert!(
+        stderr(&sum).contains("2 values were not numbers and left out of the sum"),
+        "{}",
+        stderr(&sum)
+    );
+    // One kind: nothing to say.
+    let only_numbers = vshred_in(
+        dir.path(),
+        &["get", "f.parquet", "$.t", "--as", "double", "--agg", "min"],
+    );
+    assert_eq!(stdout(&only_numbers), "-1.5\n");
+    assert!(
+        stderr(&only_numbers).is_empty(),
+        "{}",
+        stderr(&only_numbers)
+    );
+}
+
+#[test]
+fn out_of_range_counts_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), "{\"a\":1}\n").unwrap();
+    for (args, says) in [
+        (
+            &["encode", "in.jsonl", "o.parquet", "--row-group-rows", "0"][..],
+            "--row-group-rows",
+        ),
+        (
+            &["encode", "in.jsonl", "o.parquet", "--min-frequency", "2"],
+            "2 is not from 0 to 1",
+        ),
+        (
+            &["encode", "in.jsonl", "o.parquet", "--sample-rows", "0"],
+            "--sample-rows",
+        ),
+        (&["report", "in.jsonl", "--runs", "0"], "--runs"),
+    ] {
+        let out = vshred_in(dir.path(), args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("vshred: invalid value") && err.contains(says),
+            "{args:?}: {err}"
+        );
+        assert!(!dir.path().join("o.parquet").exists());
+    }
+}
+
+#[test]
+fn a_byte_order_mark_at_the_start_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    encoded(
+        dir.path(),
+        "f.parquet",
+        "\u{feff}{\"a\":1}\n{\"a\":2}\n",
+        &[],
+    );
+    let cat = vshred_in(dir.path(), &["cat", "f.parquet"]);
+    assert_eq!(stdout(&cat), "{\"v\":{\"a\":1}}\n{\"v\":{\"a\":2}}\n");
+    std::fs::write(dir.path().join("bom.jsonl"), "\u{feff}[1]\n").unwrap();
+    let roundtrip = vshred_in(dir.path(), &["roundtrip", "bom.jsonl"]);
+    assert_eq!(stdout(&roundtrip), "[1]\n", "{}", stderr(&roundtrip));
+}
+
+#[test]
+fn input_that_is_not_json_lines_gets_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, args, hint) in [
+        (
+            "{\n  \"a\": 1\n}\n",
+            &[][..],
+            "this looks like pretty-printed JSON",
+        ),
+        (
+            "[\n{\"a\": 1}\n]\n",
+            &[],
+            "this looks like a JSON array over many lines",
+        ),
+        (
+            "[{\"a\": 1}]\n",
+            &["--variant-field", "a"],
+            "a JSON array of objects becomes JSON Lines",
+        ),
+    ] {
+        std::fs::write(dir.path().join("in.json"), text).unwrap();
+        let mut all = vec!["encode", "in.json", "out.parquet"];
+        all.extend_from_slice(args);
+        let out = vshred_in(dir.path(), &all);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(stderr(&out).contains(hint), "{text}: {}", stderr(&out));
+        assert!(stderr(&out).contains("line 1, column"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_line_that_is_not_an_object_is_named_by_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), "{\"a\":1}\n  42\n").unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "out.parquet", "--variant-field", "a"],
+    );
+    assert_eq!(
+        stderr(&out),
+        "vshred: in.jsonl: invalid JSON at row 1, line 2, column 3 (byte 10): expected a JSON object (--variant-field splits objects into columns)\n"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_parquet_says_so_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x.parquet"), "{\"a\":1}\n").unwrap();
+    for command in ["cat", "schema"] {
+        let out = vshred_in(dir.path(), &[command, "x.parquet"]);
+        assert_eq!(
+            stderr(&out),
+            "vshred: x.parquet: Parquet error: not a Parquet file: it does not start with the PAR1 magic bytes (8 bytes)\n"
+        );
+    }
+}
+
+#[test]
+fn schema_prints_the_variant_annotation_as_the_spec_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    encoded(dir.path(), "f.parquet", "{\"a\":1}\n", &[]);
+    let schema = stdout(&vshred_in(dir.path(), &["schema", "f.parquet"]));
+    assert!(schema.contains("(VARIANT(1))"), "{schema}");
+    assert!(!schema.contains("Some("), "{schema}");
+}
+
+/// Rows for the filter tests: `delay` shredded as an integer, `id` an
+/// ordinary column.
+fn filtered_file(dir: &Path) {
+    let mut lines = String::new();
+    for i in 0..40 {
+        let note = if i % 10 == 0 { "null" } else { "\"ok\"" };
+        lines.push_str(&format!(
+            "{{\"id\":{i},\"v\":{{\"delay\":{},\"note\":{note}}}}}\n",
+            i % 7
+        ));
+    }
+    encoded(
+        dir,
+        "f.parquet",
+        &lines,
+        &["--variant-field", "v", "--shred", "spark"],
+    );
+}
+
+#[test]
+fn a_filter_no_row_can_pass_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    filtered_file(dir.path());
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "f.parquet",
+            "$.delay",
+            "--where",
+            "$.delay == \"5\"",
+            "--agg",
+            "count",
+        ],
+    );
+    assert_eq!(stdout(&out), "0\n");
+    assert!(
+        stderr(&out).contains(
+            "warning: no row can pass `$.delay \"5\"`: every value of $.delay is stored as numbers"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let fine = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "f.parquet",
+            "$.delay",
+            "--where",
+            "$.delay == 5",
+            "--agg",
+            "count",
+        ],
+    );
+    assert_eq!(stdout(&fine), "5\n");
+    assert!(stderr(&fine).is_empty(), "{}", stderr(&fine));
+}
+
+#[test]
+fn filters_take_and_or_not_in_null_and_ordinary_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    filtered_file(dir.path());
+    let count = |filter: &str| {
+        let out = vshred_in(
+            dir.path(),
+            &[
+                "get",
+                "f.parquet",
+                "$.delay",
+                "--where",
+                filter,
+                "--agg",
+                "count",
+            ],
+        );
+        assert!(out.status.success(), "{filter}: {}", stderr(&out));
+        stdout(&out).trim().parse::<u64>().unwrap()
+    };
+    // Computed from the rows above: id 0..40, delay = id % 7, note null
+    // when id % 10 == 0.
+    let expect = |f: fn(u64) -> bool| (0..40).filter(|&i| f(i)).count() as u64;
+    assert_eq!(count("id < 10"), 10);
+    assert_eq!(
+        count("id >= 30 and $.delay == 0"),
+        expect(|i| i >= 30 && i % 7 == 0)
+    );
+    assert_eq!(
+        count("$.delay == 1 or $.delay == 2"),
+        expect(|i| matches!(i % 7, 1 | 2))
+    );
+    assert_eq!(
+        count("$.delay in (1, 2)"),
+        expect(|i| matches!(i % 7, 1 | 2))
+    );
+    assert_eq!(
+        count("not $.delay in (1, 2)"),
+        expect(|i| !matches!(i % 7, 1 | 2))
+    );
+    assert_eq!(count("$.note is null"), expect(|i| i % 10 == 0));
+    assert_eq!(
+        count("$.note != null and (id < 5 or id > 35)"),
+        expect(|i| i % 10 != 0 && !(5..=35).contains(&i))
+    );
+    assert_eq!(count("$.missing == null"), 40);
+    let bad = vshred_in(
+        dir.path(),
+        &["get", "f.parquet", "$.delay", "--where", "nope == 1"],
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains("no column \"nope\""),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+#[test]
+fn get_prints_columns_beside_the_value_and_stops_at_a_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    filtered_file(dir.path());
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "f.parquet",
+            "$.delay",
+            "--with",
+            "id",
+            "--where",
+            "id >= 20",
+            "--limit",
+            "3",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "{\"id\":20,\"$.delay\":6}\n{\"id\":21,\"$.delay\":0}\n{\"id\":22,\"$.delay\":1}\n"
+    );
+    let cat = vshred_in(
+        dir.path(),
+        &["cat", "f.parquet", "--columns", "id", "--limit", "2"],
+    );
+    assert_eq!(stdout(&cat), "{\"id\":0}\n{\"id\":1}\n");
+    let none = vshred_in(dir.path(), &["cat", "f.parquet", "--limit", "0"]);
+    assert!(none.status.success() && none.stdout.is_empty());
+}
+
+#[test]
+fn as_takes_the_type_names_users_type() {
+    let dir = tempfile::tempdir().unwrap();
+    encoded(dir.path(), "f.parquet", "{\"a\":1}\n{\"a\":\"x\"}\n", &[]);
+    for (name, printed) in [
+        ("int", "1\nnull\n"),
+        ("BIGINT", "1\nnull\n"),
+        ("str", "null\n\"x\"\n"),
+        ("json", "1\n\"x\"\n"),
+    ] {
+        let out = vshred_in(dir.path(), &["get", "f.parquet", "$.a", "--as", name]);
+        assert_eq!(stdout(&out), printed, "{name}: {}", stderr(&out));
+    }
+    let out = vshred_in(
+        dir.path(),
+        &["get", "f.parquet", "$.a", "--as", "decimal(40,2)"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("precision 40 is over 38"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn typos_and_absent_fields_are_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), "{\"a\":1,\"b\":{\"c\":2}}\n").unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "o.parquet", "--shred", "sprak"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "vshred: invalid arguments: --shred \"sprak\" is not a preset (auto, spark, none) nor a schema file; did you mean spark?\n"
+    );
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "o.parquet", "--variant-field", "nope"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: --variant-field \"nope\": no sampled line has this field"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn encode_keeps_the_last_of_a_duplicate_key_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = "{\"id\":1,\"v\":{\"a\":1,\"a\":2},\"id\":3}\n{\"id\":4,\"v\":{\"a\":5}}\n";
+    std::fs::write(dir.path().join("in.jsonl"), lines).unwrap();
+    let refused = vshred_in(dir.path(), &["encode", "in.jsonl", "o.parquet"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("duplicate key"),
+        "{}",
+        stderr(&refused)
+    );
+    for split in [&[][..], &["--variant-field", "v"]] {
+        let mut args = vec!["encode", "in.jsonl", "o.parquet", "--keep-last-duplicate"];
+        args.extend_from_slice(split);
+        let out = vshred_in(dir.path(), &args);
+        assert!(out.status.success(), "{split:?}: {}", stderr(&out));
+        let cat = stdout(&vshred_in(dir.path(), &["cat", "o.parquet"]));
+        let expected = if split.is_empty() {
+            "{\"v\":{\"id\":3,\"v\":{\"a\":2}}}\n{\"v\":{\"id\":4,\"v\":{\"a\":5}}}\n"
+        } else {
+            "{\"id\":3,\"v\":{\"a\":2}}\n{\"id\":4,\"v\":{\"a\":5}}\n"
+        };
+        assert_eq!(cat, expected, "{split:?}");
+    }
+}
+
+#[test]
+fn no_arguments_print_the_help() {
+    let out = vshred_in(Path::new("."), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let help = stderr(&out);
+    assert!(
+        help.contains("Usage: vshred <COMMAND>") && help.contains("encode"),
+        "{help}"
+    );
+}
