@@ -124,8 +124,11 @@
 //!   digits), or (b) at least 16 distinct keys were seen and most key
 //!   occurrences are of rare keys (keys in fewer than 10% of the objects),
 //!   as with language codes, package names or user ids as keys, or (c) more
-//!   than 1024 distinct keys were seen. Columns for such keys would be a
-//!   random slice of an open key set: mostly null, different in every file.
+//!   than 1024 distinct keys were seen (from then on its fields are not
+//!   looked at, and the statistics of those seen are dropped: a map of
+//!   thousands of keys costs no more than 1024 paths, and only until it
+//!   shows). Columns for such keys would be a random slice of an open key
+//!   set: mostly null, different in every file.
 //!   A record with a few rare optional fields is not a map: most of its key
 //!   occurrences are of its common fields.
 //!
