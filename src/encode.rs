@@ -463,6 +463,31 @@ impl Kinds {
 /// the default preset to take it.
 const CLEARLY_SMALLER: f64 = 0.95;
 
+/// The most bytes of sample text that layouts are measured on (the first
+/// lines read as rows, and the line that crosses it): a sample of 4096
+/// rows of up to 2 KiB, such as the seed and events ones (0.7-0.8 MB), is
+/// measured whole, rows of 5,000 keys (58 KB) 144 of them, not 2,000.
+/// Measuring shreds and writes these lines once per layout, so its time
+/// and memory are bounded by this, not by the width of the rows.
+const MEASURED_BYTES: usize = 8 << 20;
+
+/// The sample lines layouts are measured on: those read as rows, up to
+/// [`MEASURED_BYTES`] of them.
+#[derive(Default)]
+struct MeasuredRows<'a> {
+    rows: Vec<&'a [u8]>,
+    bytes: usize,
+}
+
+impl<'a> MeasuredRows<'a> {
+    fn push(&mut self, text: &'a [u8]) {
+        if self.bytes < MEASURED_BYTES {
+            self.bytes += text.len();
+            self.rows.push(text);
+        }
+    }
+}
+
 /// What the sample says about one top-level field (or the whole line).
 struct FieldPlan {
     name: String,
@@ -604,8 +629,7 @@ fn plan_columns(
     let mut builder = VariantBuilder::new();
     // Per top-level field, in order of appearance.
     let mut fields: Vec<FieldPlan> = Vec::new();
-    // The lines read as rows, to measure layouts on.
-    let mut rows: Vec<&[u8]> = Vec::new();
+    let mut measured = MeasuredRows::default();
     let split = !options.variant_fields.is_empty();
     if !split {
         fields.push(FieldPlan::new(DEFAULT_COLUMN.into(), infer));
@@ -620,7 +644,7 @@ fn plan_columns(
         let variant = VariantRef::try_new(m, v)?;
         if !split {
             fields[0].add(&variant);
-            rows.push(text);
+            measured.push(text);
             continue;
         }
         let Some(object) = variant.as_object() else {
@@ -631,7 +655,7 @@ fn plan_columns(
             bad.record_sample(line, e)?;
             continue;
         };
-        rows.push(text);
+        measured.push(text);
         record_key_order(text, &mut fields, infer);
         for (name, value) in object.iter() {
             let i = match fields.iter().position(|f| f.name == name) {
@@ -669,7 +693,9 @@ fn plan_columns(
                 Some(t) => ColumnSpec::Plain(Field::new(field.name, t, true)),
                 None => ColumnSpec::Variant {
                     schema: match &options.shred {
-                        ShredMode::Infer(_) => field.layout(&rows, split, &options.write)?,
+                        ShredMode::Infer(_) => {
+                            field.layout(&measured.rows, split, &options.write)?
+                        }
                         ShredMode::None => ShreddingSchema::Variant,
                         ShredMode::Schema(s) => s.clone(),
                     },
@@ -880,4 +906,21 @@ fn append_field(
             field.data_type()
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_are_measured_on_a_bounded_part_of_wide_samples() {
+        // Issue 11: 2,000 sampled rows of 5,000 keys each.
+        let line = vec![b'x'; 58 * 1024];
+        let mut measured = MeasuredRows::default();
+        for _ in 0..2000 {
+            measured.push(&line);
+        }
+        assert_eq!(measured.rows.len(), MEASURED_BYTES.div_ceil(line.len()));
+        assert!(measured.bytes < MEASURED_BYTES + line.len());
+    }
 }

@@ -106,10 +106,11 @@
 //!    mostly recovers anyway, against a new column and its levels.
 //!
 //!    The model counts bytes before compression. `encode` checks it on the
-//!    sample: it writes the sample with this preset's layout and with the
-//!    Spark preset's, and keeps the Spark one when that is at least 5%
-//!    smaller (unique ids and keys, which compress well once in a column
-//!    of their own). [`infer_schema`] alone applies the model only.
+//!    sample: it writes the sample (its first 8 MiB of JSON) with this
+//!    preset's layout and with the Spark preset's, and keeps the Spark one
+//!    when that is at least 5% smaller (unique ids and keys, which
+//!    compress well once in a column of their own). [`infer_schema`] alone
+//!    applies the model only.
 //!
 //! And two structural rules:
 //!
