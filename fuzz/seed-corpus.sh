@@ -9,14 +9,14 @@
 #       cases (any writer's layouts) and files `vshred encode` writes from
 #       testdata/events.jsonl (several row groups, bloom filters, page index)
 #
-# Usage: fuzz/seed-corpus.sh [SHARED_DIR]   (default: ../shared next to the
-# repository; it holds parquet-testing/variant and edge-cases/edge.jsonl).
+# Usage: fuzz/seed-corpus.sh [DATA_DIR]   (default: the repository's
+# testdata/; it holds parquet-testing/variant and edge-cases/edge.jsonl).
 set -eu
 
 fuzz=$(cd "$(dirname "$0")" && pwd)
-shared=${1:-$fuzz/../../shared}
-variants=$shared/parquet-testing/variant
-edge=$shared/edge-cases/edge.jsonl
+data=${1:-$fuzz/../testdata}
+variants=$data/parquet-testing/variant
+edge=$data/edge-cases/edge.jsonl
 [ -d "$variants" ] || { echo "no $variants" >&2; exit 1; }
 [ -f "$edge" ] || { echo "no $edge" >&2; exit 1; }
 
@@ -42,7 +42,7 @@ done < "$edge"
 cp "$variants/data_dictionary.json" "$fuzz/corpus/json_text/pt-data_dictionary"
 
 # parquet_file: the shredded cases, and our own files.
-cp "$shared/parquet-testing/shredded_variant/"*.parquet "$fuzz/corpus/parquet_file/"
+cp "$data/parquet-testing/shredded_variant/"*.parquet "$fuzz/corpus/parquet_file/"
 for shred in auto spark none; do
     # A bloom filter needs a shredded path; only `spark` shreds these 5 rows.
     bloom=

@@ -1,5 +1,5 @@
 //! Conformance against apache/parquet-testing's `variant/` folder (copied to
-//! `../shared/parquet-testing/variant`, see `../shared/parquet-testing/README.md`).
+//! `testdata/parquet-testing/variant`, see `testdata/parquet-testing/README.md`).
 //!
 //! Every `NAME.metadata` + `NAME.value` pair must validate with
 //! `VariantRef::try_new`, have the type its name says, decode to the value
@@ -56,7 +56,7 @@ use vshred::variant::{DEFAULT_MAX_DEPTH, Metadata, VariantBuilder, VariantDecima
 use vshred::{Position, VariantPart};
 
 /// Where the data is expected, relative to the crate root.
-const DATA_DIR: &str = "../shared/parquet-testing/variant";
+const DATA_DIR: &str = "testdata/parquet-testing/variant";
 
 /// Files whose dictionary entry is missing upstream, with the string they hold.
 const NOT_IN_DICTIONARY: &[(&str, &str)] = &[(
@@ -110,8 +110,9 @@ fn data_dir() -> PathBuf {
     assert!(
         dir.is_dir(),
         "parquet-testing Variant data not found at {}: expected the `variant/` folder of \
-         apache/parquet-testing (commit 1a2a7512) at <crate root>/{DATA_DIR}, \
-         see ../shared/parquet-testing/README.md",
+         apache/parquet-testing (commit 1a2a7512) at <crate root>/{DATA_DIR}, which the \
+         repository ships (`git checkout -- testdata` restores it; see \
+         testdata/parquet-testing/README.md)",
         dir.display()
     );
     dir

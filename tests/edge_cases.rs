@@ -1,5 +1,5 @@
 //! JSON -> Variant -> JSON at the boundaries of the encoding, from
-//! `../shared/edge-cases/` (see its README.md), plus table tests that pin
+//! `testdata/edge-cases/` (see its README.md), plus table tests that pin
 //! each boundary with inputs built here.
 //!
 //! Each line of `edge.jsonl` is `{"id":N,"case":NAME,"v":VALUE}`. The whole
@@ -46,14 +46,15 @@ use vshred::json::{
 use vshred::variant::{VariantBuilder, VariantRef};
 use vshred::{ErrorKind, Position};
 
-const DATA_DIR: &str = "../shared/edge-cases";
+const DATA_DIR: &str = "testdata/edge-cases";
 
 fn data_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(DATA_DIR);
     assert!(
         dir.join("edge.jsonl").is_file() && dir.join("expected.json").is_file(),
         "edge-case data not found: expected edge.jsonl and expected.json in {} \
-         (<crate root>/{DATA_DIR}, see its README.md)",
+         (<crate root>/{DATA_DIR}, which the repository ships: `git checkout -- testdata` \
+         restores them; see its README.md)",
         dir.display()
     );
     dir

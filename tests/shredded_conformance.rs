@@ -18,15 +18,19 @@ use vshred::unshred::ShreddedColumn;
 use vshred::variant::{Metadata, VariantBuilder, VariantRef};
 
 fn data_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/parquet-testing/shredded_variant");
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/parquet-testing/shredded_variant");
     assert!(
         dir.join("cases.json").exists(),
-        "conformance data missing: expected parquet-testing's shredded_variant folder at {}",
+        "conformance data missing: expected parquet-testing's shredded_variant folder at {}, \
+         which the repository ships ({HINT})",
         dir.display()
     );
     dir
 }
+
+/// How to get missing data back.
+const HINT: &str = "`git checkout -- testdata` restores it; see testdata/parquet-testing/README.md";
 
 fn read_column(path: &PathBuf) -> Result<StructArray, String> {
     let file = File::open(path).map_err(|e| e.to_string())?;
@@ -130,7 +134,9 @@ fn every_case_reads_as_expected_or_fails_clearly() {
             match (got, want) {
                 (None, None) => {}
                 (Some((m, v)), Some(file)) => {
-                    let bytes = std::fs::read(dir.join(file)).unwrap();
+                    let path = dir.join(file);
+                    let bytes = std::fs::read(&path)
+                        .unwrap_or_else(|e| panic!("{}: {e} ({HINT})", path.display()));
                     let (_, split) = Metadata::parse_prefix(&bytes).unwrap();
                     let want = VariantRef::try_new(&bytes[..split], &bytes[split..]).unwrap();
                     let got = VariantRef::try_new(m, v).unwrap();

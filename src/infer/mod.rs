@@ -106,10 +106,11 @@
 //!    mostly recovers anyway, against a new column and its levels.
 //!
 //!    The model counts bytes before compression. `encode` checks it on the
-//!    sample: it writes the sample with this preset's layout and with the
-//!    Spark preset's, and keeps the Spark one when that is at least 5%
-//!    smaller (unique ids and keys, which compress well once in a column
-//!    of their own). [`infer_schema`] alone applies the model only.
+//!    sample: it writes the sample (its first 8 MiB of JSON) with this
+//!    preset's layout and with the Spark preset's, and keeps the Spark one
+//!    when that is at least 5% smaller (unique ids and keys, which
+//!    compress well once in a column of their own). [`infer_schema`] alone
+//!    applies the model only.
 //!
 //! And two structural rules:
 //!
@@ -124,8 +125,11 @@
 //!   digits), or (b) at least 16 distinct keys were seen and most key
 //!   occurrences are of rare keys (keys in fewer than 10% of the objects),
 //!   as with language codes, package names or user ids as keys, or (c) more
-//!   than 1024 distinct keys were seen. Columns for such keys would be a
-//!   random slice of an open key set: mostly null, different in every file.
+//!   than 1024 distinct keys were seen (from then on its fields are not
+//!   looked at, and the statistics of those seen are dropped: a map of
+//!   thousands of keys costs no more than 1024 paths, and only until it
+//!   shows). Columns for such keys would be a random slice of an open key
+//!   set: mostly null, different in every file.
 //!   A record with a few rare optional fields is not a map: most of its key
 //!   occurrences are of its common fields.
 //!

@@ -251,7 +251,8 @@ pub(super) struct Node {
     pub(super) children: HashMap<String, Node>,
     /// Object occurrences: fields, summed over objects (tracked or not).
     pub(super) key_occurrences: u64,
-    /// Whether more than `MAX_KEYS_PER_OBJECT` distinct keys were seen.
+    /// Whether more than `MAX_KEYS_PER_OBJECT` distinct keys were seen;
+    /// `children` is then empty, and stays so.
     pub(super) key_overflow: bool,
     /// Array occurrences: their elements.
     pub(super) element: Option<Box<Node>>,
@@ -269,6 +270,13 @@ impl Node {
             }
         };
         &mut self.classes[i]
+    }
+
+    /// The nodes tracked below this one (its fields and elements, nested).
+    fn descendants(&self) -> usize {
+        let fields = self.children.values();
+        let element = self.element.as_deref();
+        fields.chain(element).map(|c| 1 + c.descendants()).sum()
     }
 
     /// The object occurrences.
@@ -330,6 +338,10 @@ fn record(node: &mut Node, v: &VariantRef<'_>, entry: usize, depth: usize, limit
                 return;
             }
             node.key_occurrences += o.len() as u64;
+            // A map gets no columns: its fields are not looked at.
+            if node.key_overflow {
+                return;
+            }
             // The widths this object's header uses for ids and offsets.
             let max_id = (0..o.len()).map(|i| o.field_id(i)).max().unwrap_or(0);
             let data: usize = (0..o.len()).map(|i| o.field_bytes(i).len()).sum();
@@ -337,6 +349,8 @@ fn record(node: &mut Node, v: &VariantRef<'_>, entry: usize, depth: usize, limit
             for (name, value) in o.iter() {
                 if let Some(child) = child(node, name, limits) {
                     record(child, &value, entry, depth + 1, limits);
+                } else if node.key_overflow {
+                    return;
                 }
             }
         }
@@ -364,13 +378,19 @@ fn record(node: &mut Node, v: &VariantRef<'_>, entry: usize, depth: usize, limit
     }
 }
 
-/// The child node for field `name`, created if the limits allow.
+/// The child node for field `name`, created if the limits allow. The
+/// first key past `MAX_KEYS_PER_OBJECT` makes `node` a map: its fields'
+/// statistics are dropped and their nodes go back to the budget, so that a
+/// wide map neither holds memory nor starves the paths after it.
 fn child<'n>(node: &'n mut Node, name: &str, limits: &mut Limits) -> Option<&'n mut Node> {
     if node.children.contains_key(name) {
         return node.children.get_mut(name);
     }
     if node.children.len() >= MAX_KEYS_PER_OBJECT {
         node.key_overflow = true;
+        let fields: usize = node.children.values().map(|c| 1 + c.descendants()).sum();
+        limits.nodes_left += fields;
+        node.children = HashMap::new();
         return None;
     }
     limits.nodes_left = limits.nodes_left.checked_sub(1)?;
@@ -451,5 +471,38 @@ mod tests {
         assert_eq!(root.children.len(), 3, "the node budget");
         assert!(root.children["a"].children.is_empty(), "the depth limit");
         assert_eq!(root.key_occurrences, 4);
+    }
+
+    #[test]
+    fn a_map_releases_its_fields_and_their_budget() {
+        // Issue 11: rows of thousands of keys. The map `m` overflows on its
+        // first row; the record `r` after it must still be tracked, and
+        // the tree must not grow with the map's keys.
+        // Enough for the map's first keys, not for them and `r` as well.
+        let budget = MAX_KEYS_PER_OBJECT + 2;
+        let mut stats = Stats::new(50, budget);
+        for row in 0..3 {
+            let keys: Vec<String> = (0..2 * MAX_KEYS_PER_OBJECT)
+                .map(|k| format!(r#""k{k}": {row}"#))
+                .collect();
+            let text = format!(
+                r#"{{"m": {{{}}}, "r": {{"a": 1, "b": 2}}}}"#,
+                keys.join(",")
+            );
+            let (m, v) = json_to_variant(text.as_bytes()).unwrap();
+            stats.add(&VariantRef::try_new(&m, &v).unwrap());
+        }
+        let map = &stats.root.children["m"];
+        assert!(map.key_overflow);
+        assert!(
+            map.children.is_empty(),
+            "{} fields kept",
+            map.children.len()
+        );
+        assert_eq!(map.key_occurrences, 3 * 2 * MAX_KEYS_PER_OBJECT as u64);
+        assert_eq!(stats.root.children["r"].children.len(), 2);
+        // m, r, r.a, r.b
+        assert_eq!(stats.root.descendants(), 4);
+        assert_eq!(stats.limits.nodes_left, budget - 4);
     }
 }
