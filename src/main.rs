@@ -250,6 +250,8 @@ struct ReportArgs {
     /// `encode`.
     #[arg(long = "variant-field", value_name = "NAME")]
     variant_fields: Vec<String>,
+    #[command(flatten)]
+    json: JsonArgs,
     /// The Variant column queried (default: the only one, or `v`).
     #[arg(long)]
     column: Option<String>,
@@ -903,6 +905,8 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
         runs: args.runs,
         keep_dir: args.keep_files,
         html: args.html,
+        inexact_numbers: args.json.inexact_numbers(),
+        duplicate_keys: args.json.duplicate_keys(),
     };
     let first = &args.inputs[0];
     let mut input = open_input(first)?;

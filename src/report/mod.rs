@@ -36,12 +36,14 @@ use arrow::array::Array;
 use crate::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::{InferOptions, Preset};
+use crate::json::InexactNumbers;
 use crate::output::Output;
 use crate::parquet::{
     DecimalMode, GetRequest, LeafSize, ParquetFile, WriteOptions, parquet_schema,
 };
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::ShreddingSchema;
+use crate::variant::DuplicateKeys;
 
 /// Rows per batch when reading.
 const BATCH_ROWS: usize = 8192;
@@ -66,6 +68,10 @@ pub struct ReportOptions {
     /// Also write the report as an HTML page ([`Report::write_html`]) to
     /// this file, whole or not at all.
     pub html: Option<PathBuf>,
+    /// As [`EncodeOptions::inexact_numbers`].
+    pub inexact_numbers: InexactNumbers,
+    /// As [`EncodeOptions::duplicate_keys`].
+    pub duplicate_keys: DuplicateKeys,
 }
 
 impl Default for ReportOptions {
@@ -77,6 +83,8 @@ impl Default for ReportOptions {
             runs: 5,
             keep_dir: None,
             html: None,
+            inexact_numbers: InexactNumbers::default(),
+            duplicate_keys: DuplicateKeys::default(),
         }
     }
 }
@@ -179,7 +187,7 @@ impl Layout {
         self.name().replace(", ", "-").replace(' ', "-") + ".parquet"
     }
 
-    fn encode_options(self, variant_fields: &[String]) -> EncodeOptions {
+    fn encode_options(self, report: &ReportOptions) -> EncodeOptions {
         let (shred, decimals) = match self {
             Layout::Shredded(preset, decimals) => {
                 (ShredMode::Infer(InferOptions::new(preset)), decimals)
@@ -187,7 +195,9 @@ impl Layout {
             Layout::Unshredded => (ShredMode::None, DecimalMode::Int),
         };
         EncodeOptions {
-            variant_fields: variant_fields.to_vec(),
+            variant_fields: report.variant_fields.clone(),
+            inexact_numbers: report.inexact_numbers,
+            duplicate_keys: report.duplicate_keys,
             shred,
             write: WriteOptions {
                 decimals,
@@ -327,7 +337,7 @@ impl LayoutReport {
 /// storage: they would be the `Int` files again.
 pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions) -> Result<Report> {
     options.check()?;
-    let (layouts, notes) = layouts_worth_writing(json_lines, &options.variant_fields)?;
+    let (layouts, notes) = layouts_worth_writing(json_lines, options)?;
     let temp;
     let dir = match &options.keep_dir {
         Some(dir) => dir.as_path(),
@@ -346,7 +356,7 @@ pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions)
             encode(
                 &mut &json_lines[..],
                 file,
-                &layout.encode_options(&options.variant_fields),
+                &layout.encode_options(options),
                 &mut |_| {},
             )?;
             times.push(start.elapsed());
@@ -370,10 +380,10 @@ pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions)
 /// `encode` chooses them, from the sample) say whether it changes anything.
 fn layouts_worth_writing(
     json_lines: &[u8],
-    variant_fields: &[String],
+    report: &ReportOptions,
 ) -> Result<(Vec<Layout>, Vec<String>)> {
     for preset in [Preset::Default, Preset::Spark] {
-        let options = Layout::Shredded(preset, DecimalMode::Int).encode_options(variant_fields);
+        let options = Layout::Shredded(preset, DecimalMode::Int).encode_options(report);
         let columns = infer_columns(&mut &json_lines[..], &options)?;
         if parquet_schema(&columns, DecimalMode::Int)?
             != parquet_schema(&columns, DecimalMode::Flba)?
