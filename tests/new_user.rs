@@ -89,14 +89,21 @@ fn a_number_no_decimal_holds_is_an_error_unless_doubles_are_asked_for() {
         stdout(&cat),
         "{\"v\":{\"a\":1}}\n{\"v\":{\"a\":1e39}}\n{\"v\":{\"b\":0.1111111111111111}}\n"
     );
-    // The same rule for roundtrip.
-    let out = vshred_in(dir.path(), &["roundtrip", "in.jsonl"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("line 2, column 6"),
-        "{}",
-        stderr(&out)
-    );
+    // The same rule for roundtrip and report.
+    for command in [&["roundtrip"][..], &["report", "--runs", "1"]] {
+        let mut args = command.to_vec();
+        args.push("in.jsonl");
+        let out = vshred_in(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("line 2, column 6"),
+            "{}",
+            stderr(&out)
+        );
+        args.extend(["--inexact-numbers", "double"]);
+        let out = vshred_in(dir.path(), &args);
+        assert!(out.status.success(), "{command:?}: {}", stderr(&out));
+    }
 }
 
 #[test]
