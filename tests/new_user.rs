@@ -558,3 +558,37 @@ fn no_arguments_print_the_help() {
         "{help}"
     );
 }
+
+#[test]
+fn a_long_encode_on_a_terminal_shows_progress_with_size_and_time_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = String::new();
+    for i in 0..200_000 {
+        lines.push_str(&format!(
+            "{{\"id\":{i},\"name\":\"n{i}\",\"x\":{}.5}}\n",
+            i % 100
+        ));
+    }
+    std::fs::write(dir.path().join("in.jsonl"), &lines).unwrap();
+    // `script` gives the command a terminal as its stderr.
+    let command = format!(
+        "{} encode in.jsonl out.parquet",
+        env!("CARGO_BIN_EXE_vshred")
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    let total = format!("/{:.2} MiB", lines.len() as f64 / (1024.0 * 1024.0));
+    assert!(
+        shown.contains(" read, ") && shown.contains(" left") && shown.contains(&total),
+        "{total}: {shown}"
+    );
+    // Not on a pipe.
+    let piped = vshred_in(dir.path(), &["encode", "in.jsonl", "out.parquet"]);
+    assert!(!stderr(&piped).contains(" left"), "{}", stderr(&piped));
+}
