@@ -1,31 +1,12 @@
 //! The `vshred` binary: stdout, stderr and exit codes.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+mod binary;
+use binary::{stderr, stdout, vshred_in, vshred_piped};
 
 fn vshred(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the vshred binary runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin)
-        .expect("stdin takes the input");
-    child.wait_with_output().expect("vshred finishes")
-}
-
-fn stdout(out: &Output) -> &str {
-    std::str::from_utf8(&out.stdout).expect("stdout is UTF-8")
-}
-
-fn stderr(out: &Output) -> &str {
-    std::str::from_utf8(&out.stderr).expect("stderr is UTF-8")
+    vshred_piped(std::path::Path::new("."), args, stdin)
 }
 
 #[test]
@@ -169,16 +150,6 @@ fn bundled_example_round_trips() {
         "{}",
         stdout(&out)
     );
-}
-
-/// Runs `vshred` in `dir` without stdin.
-fn vshred_in(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("vshred runs")
 }
 
 const EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/events.jsonl");

@@ -1,44 +1,12 @@
 //! What a new user ran into (issue #11): silent digit loss, wrong output
 //! and the rough edges of the first hour, each through the binary.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-fn vshred_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("vshred runs")
-}
-
-/// Runs `vshred` in `dir` with `stdin` piped in.
-fn vshred_piped(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // The reader may stop early (an error): a closed pipe is fine.
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+mod binary;
+use binary::{fails_with, stderr, stdout, vshred_in, vshred_piped};
 
 /// Encodes `lines` into `name` in `dir` with extra `args`.
 fn encoded(dir: &Path, name: &str, lines: &str, args: &[&str]) {
@@ -317,7 +285,8 @@ fn a_file_that_is_not_parquet_says_so_once() {
 fn schema_prints_the_variant_annotation_as_the_spec_writes_it() {
     let dir = tempfile::tempdir().unwrap();
     encoded(dir.path(), "f.parquet", "{\"a\":1}\n", &[]);
-    let schema = stdout(&vshred_in(dir.path(), &["schema", "f.parquet"]));
+    let out = vshred_in(dir.path(), &["schema", "f.parquet"]);
+    let schema = stdout(&out);
     assert!(schema.contains("(VARIANT(1))"), "{schema}");
     assert!(!schema.contains("Some("), "{schema}");
 }
@@ -427,15 +396,10 @@ fn filters_take_and_or_not_in_null_and_ordinary_columns() {
         expect(|i| i % 10 != 0 && !(5..=35).contains(&i))
     );
     assert_eq!(count("$.missing == null"), 40);
-    let bad = vshred_in(
+    fails_with(
         dir.path(),
         &["get", "f.parquet", "$.delay", "--where", "nope == 1"],
-    );
-    assert_eq!(bad.status.code(), Some(1));
-    assert!(
-        stderr(&bad).contains("no column \"nope\""),
-        "{}",
-        stderr(&bad)
+        "no column \"nope\"",
     );
 }
 
@@ -484,15 +448,10 @@ fn as_takes_the_type_names_users_type() {
         let out = vshred_in(dir.path(), &["get", "f.parquet", "$.a", "--as", name]);
         assert_eq!(stdout(&out), printed, "{name}: {}", stderr(&out));
     }
-    let out = vshred_in(
+    fails_with(
         dir.path(),
         &["get", "f.parquet", "$.a", "--as", "decimal(40,2)"],
-    );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("precision 40 is over 38"),
-        "{}",
-        stderr(&out)
+        "precision 40 is over 38",
     );
 }
 
@@ -538,7 +497,8 @@ fn encode_keeps_the_last_of_a_duplicate_key_when_asked() {
         args.extend_from_slice(split);
         let out = vshred_in(dir.path(), &args);
         assert!(out.status.success(), "{split:?}: {}", stderr(&out));
-        let cat = stdout(&vshred_in(dir.path(), &["cat", "o.parquet"]));
+        let out = vshred_in(dir.path(), &["cat", "o.parquet"]);
+        let cat = stdout(&out);
         let expected = if split.is_empty() {
             "{\"v\":{\"id\":3,\"v\":{\"a\":2}}}\n{\"v\":{\"id\":4,\"v\":{\"a\":5}}}\n"
         } else {

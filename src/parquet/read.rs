@@ -871,24 +871,20 @@ impl ParquetFile {
         filter: &FilterPlan<'_>,
     ) -> Option<PageSelection> {
         let rows = usize::try_from(metadata.row_group(rg).num_rows()).ok()?;
+        let combine = |how: fn(&RowSelection, &RowSelection) -> RowSelection| {
+            move |a: PageSelection, b: PageSelection| {
+                PageSelection {
+                    selection: how(&a.selection, &b.selection),
+                    rows: 0,
+                    pages_skipped: a.pages_skipped + b.pages_skipped,
+                }
+                .counted()
+            }
+        };
         filter.filter.select(
             &mut |comparison| self.comparison_pages(metadata, rg, rows, filter, comparison),
-            &|a, b| {
-                PageSelection {
-                    selection: a.selection.intersection(&b.selection),
-                    rows: 0,
-                    pages_skipped: a.pages_skipped + b.pages_skipped,
-                }
-                .counted()
-            },
-            &|a, b| {
-                PageSelection {
-                    selection: a.selection.union(&b.selection),
-                    rows: 0,
-                    pages_skipped: a.pages_skipped + b.pages_skipped,
-                }
-                .counted()
-            },
+            &combine(RowSelection::intersection),
+            &combine(RowSelection::union),
         )
     }
 

@@ -1,0 +1,52 @@
+//! Running the `vshred` binary from the tests that check it as a user
+//! meets it: its stdout, stderr and exit code. Each test crate uses a part.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `vshred` in `dir` without stdin.
+pub fn vshred_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("vshred runs")
+}
+
+/// Runs `vshred` in `dir` with `stdin` piped in.
+pub fn vshred_piped(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the vshred binary runs");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    // vshred may stop reading early (at an error): a closed pipe is fine.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().expect("vshred finishes")
+}
+
+pub fn stdout(out: &Output) -> &str {
+    std::str::from_utf8(&out.stdout).expect("stdout is UTF-8")
+}
+
+pub fn stderr(out: &Output) -> &str {
+    std::str::from_utf8(&out.stderr).expect("stderr is UTF-8")
+}
+
+/// Runs `vshred` in `dir` and asserts that it fails with exit code 1 and
+/// one line on stderr that contains `says`.
+pub fn fails_with(dir: &Path, args: &[&str], says: &str) {
+    let out = vshred_in(dir, args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(says), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+}
