@@ -2,11 +2,11 @@
 //! and the rough edges of the first hour, each through the binary.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 
 mod binary;
-use binary::{fails_with, stderr, stdout, vshred_in, vshred_piped};
+use binary::{fails_with, on_a_terminal, stderr, stdout, vshred_in, vshred_piped};
 
 /// Encodes `lines` into `name` in `dir` with extra `args`.
 fn encoded(dir: &Path, name: &str, lines: &str, args: &[&str]) {
@@ -530,17 +530,7 @@ fn a_long_encode_on_a_terminal_shows_progress_with_size_and_time_left() {
         ));
     }
     std::fs::write(dir.path().join("in.jsonl"), &lines).unwrap();
-    // `script` gives the command a terminal as its stderr.
-    let command = format!(
-        "{} encode in.jsonl out.parquet",
-        env!("CARGO_BIN_EXE_vshred")
-    );
-    let out = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = on_a_terminal(dir.path(), "encode in.jsonl out.parquet");
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{shown}");
     let total = format!("/{:.2} MiB", lines.len() as f64 / (1024.0 * 1024.0));

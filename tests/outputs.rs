@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 const LINES: &str = "{\"id\":1,\"v\":{\"a\":1}}\n{\"id\":2,\"v\":{\"a\":2}}\n";
 
 mod binary;
-use binary::{stderr, vshred_in};
+use binary::{on_a_terminal, stderr, vshred_in};
 
 /// The names in `dir`, sorted.
 fn names(dir: &Path) -> Vec<String> {
@@ -126,14 +126,7 @@ fn stdout_gets_the_file_streamed() {
 fn parquet_is_not_written_to_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
-    // `script` gives the command a terminal as its stdout.
-    let command = format!("{} encode in.jsonl -", env!("CARGO_BIN_EXE_vshred"));
-    let out = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = on_a_terminal(dir.path(), "encode in.jsonl -");
     let printed = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{printed}");
     assert!(

@@ -50,3 +50,15 @@ pub fn fails_with(dir: &Path, args: &[&str], says: &str) {
     assert!(err.contains(says), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
 }
+
+/// Runs `vshred ARGS` in `dir` with a terminal for its stdout and stderr
+/// (through `script`); what the terminal showed.
+pub fn on_a_terminal(dir: &Path, args: &str) -> Output {
+    let command = format!("{} {args}", env!("CARGO_BIN_EXE_vshred"));
+    Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("script runs")
+}
