@@ -36,8 +36,9 @@ use crate::variant::{Kind, VariantBuilder, VariantDecimal, VariantRef, compare, 
 /// with UTC for the session time zone Spark would use: a string without a
 /// zone is read as UTC. Zones are `Z`, offsets, `UTC`, `GMT` or `UT`, with no
 /// region names (`Europe/Paris`), and a time without a date does not
-/// convert. A missing path gives null; so does a value that does not
-/// convert, unless `strict`, where it is an error naming the row and path.
+/// convert. A timestamp converts to the date it falls on in UTC. A missing
+/// path gives null; so does a value that does not convert, unless `strict`,
+/// where it is an error naming the row and path.
 ///
 /// ```
 /// use arrow::array::{Array, AsArray};

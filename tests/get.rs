@@ -9,7 +9,7 @@ use vshred::get::variant_get;
 use vshred::json::{json_to_variant, variant_to_json_string};
 use vshred::path::{PathSegment, VariantPath};
 use vshred::shred::{ShredPolicy, Shredder, ShreddingSchema};
-use vshred::variant::VariantRef;
+use vshred::variant::{VariantBuilder, VariantRef};
 
 mod common;
 use common::{KEYS, json_value, schema};
@@ -343,5 +343,52 @@ fn iso_strings_convert_to_dates_and_the_other_timestamps() {
             ],
             "utc: {utc}"
         );
+    }
+}
+
+/// A timestamp converts to the date it falls on in UTC, as Spark's cast
+/// does in a session time zone of UTC; shredding into a date column does
+/// not take it, as that loses the time.
+#[test]
+fn timestamps_convert_to_the_date_they_fall_on_in_utc() {
+    // 2024-03-01T23:59:59.999999Z in micros; -1 is 1969-12-31T23:59:59.999999.
+    const LATE: i64 = 1_709_337_599_999_999;
+    let writes: [fn(&mut VariantBuilder); 6] = [
+        |b| b.timestamp_micros(LATE),
+        |b| b.timestamp_ntz_micros(LATE + 1),
+        |b| b.timestamp_nanos(LATE * 1000 + 999),
+        |b| b.timestamp_ntz_nanos(-1),
+        |b| b.timestamp_micros(-1),
+        |b| b.string("2024-03-01T23:59:59.999999-01:00"), // a date reads no zone
+    ];
+    let want = [
+        Some(19_783),
+        Some(19_784),
+        Some(19_783),
+        Some(-1),
+        Some(-1),
+        Some(19_783),
+    ];
+    for policy in [ShredPolicy::Faithful, ShredPolicy::Lossless] {
+        let mut shredder = Shredder::new(&ShreddingSchema::Date).with_policy(policy);
+        let mut builder = VariantBuilder::new();
+        for write in writes {
+            builder.start_row();
+            write(&mut builder);
+            let (m, v) = builder.finish();
+            shredder.append_variant(m, v).unwrap();
+        }
+        let column = shredder.finish();
+        let typed = column.column_by_name("typed_value").unwrap();
+        assert_eq!(typed.null_count(), writes.len(), "{policy:?}");
+        let got = variant_get(
+            &column,
+            &"$".parse().unwrap(),
+            &ShreddingSchema::Date,
+            false,
+        )
+        .unwrap();
+        let got: Vec<Option<i32>> = got.as_primitive::<Date32Type>().iter().collect();
+        assert_eq!(got, want, "{policy:?}");
     }
 }

@@ -72,9 +72,10 @@ pub(crate) enum Conversion {
     Faithful,
     /// See [`ShredPolicy::Lossless`].
     Lossless,
-    /// Lossless, any number to float or double (rounding as needed), and
+    /// Lossless, any number to float or double (rounding as needed),
     /// strings to dates and timestamps as Spark's `CAST` reads them (see
-    /// [`time::parse_date`] and [`time::parse_timestamp`]).
+    /// [`time::parse_date`] and [`time::parse_timestamp`]), and timestamps
+    /// to the date they fall on in UTC.
     Cast,
 }
 
@@ -737,7 +738,14 @@ impl TypedBuilder {
             TypedBuilder::Date(b) => put!(
                 b,
                 match v {
-                    VariantRef::String(s) if cast => time::parse_date(s),
+                    _ if !cast => v.as_date(),
+                    VariantRef::String(s) => time::parse_date(s),
+                    VariantRef::TimestampMicros(t) | VariantRef::TimestampNtzMicros(t) => {
+                        time::day_of(*t, time::MICROS_PER_SECOND)
+                    }
+                    VariantRef::TimestampNanos(t) | VariantRef::TimestampNtzNanos(t) => {
+                        time::day_of(*t, time::NANOS_PER_SECOND)
+                    }
                     _ => v.as_date(),
                 }
             ),

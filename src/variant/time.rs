@@ -13,8 +13,10 @@
 
 /// Seconds in a day.
 const SECONDS_PER_DAY: i64 = 86_400;
+/// Microseconds in a second.
+pub(crate) const MICROS_PER_SECOND: u32 = 1_000_000;
 /// Nanoseconds in a second.
-const NANOS_PER_SECOND: u32 = 1_000_000_000;
+pub(crate) const NANOS_PER_SECOND: u32 = 1_000_000_000;
 
 /// Year, month, day of a day count since 1970-01-01 (proleptic Gregorian;
 /// Howard Hinnant's `civil_from_days`).
@@ -53,6 +55,12 @@ pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> Option<i64> {
     let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
     let doe = 365 * yoe + yoe / 4 - yoe / 100 + doy;
     Some(era * 146_097 + doe - 719_468)
+}
+
+/// The day since 1970-01-01 that a timestamp of `per_second` ticks a
+/// second falls on in UTC: Spark's cast of a timestamp to a date.
+pub(crate) fn day_of(ticks: i64, per_second: u32) -> Option<i32> {
+    i32::try_from(ticks.div_euclid(SECONDS_PER_DAY * i64::from(per_second))).ok()
 }
 
 /// A string as Spark's `CAST(s AS DATE)` reads it, in days since
@@ -120,7 +128,7 @@ pub(crate) struct Timestamp {
 impl Timestamp {
     /// Microseconds since 1970-01-01, if an `i64` holds them.
     pub(crate) fn micros(self) -> Option<i64> {
-        self.ticks(1_000_000)
+        self.ticks(MICROS_PER_SECOND)
     }
 
     /// Nanoseconds since 1970-01-01, if an `i64` holds them (years 1677 to
