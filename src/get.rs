@@ -30,8 +30,15 @@ use crate::variant::{Kind, VariantBuilder, VariantDecimal, VariantRef, compare, 
 ///
 /// Values convert within their equivalence class without loss (an int8 to
 /// int64, `1.50` to `decimal(18,1)`), and any number converts to float or
-/// double. A missing path gives null; so does a value that does not
-/// convert, unless `strict`, where it is an error naming the row and path.
+/// double. Strings convert to dates and timestamps as Spark's
+/// `CAST(s AS DATE)`, `CAST(s AS TIMESTAMP)` and `CAST(s AS TIMESTAMP_NTZ)`
+/// read them (`2024-03-01`, `2024-03-01 12:30`, `2024-03-01T12:30:00.5Z`),
+/// with UTC for the session time zone Spark would use: a string without a
+/// zone is read as UTC. Zones are `Z`, offsets, `UTC`, `GMT` or `UT`, with no
+/// region names (`Europe/Paris`), and a time without a date does not
+/// convert. A timestamp converts to the date it falls on in UTC. A missing
+/// path gives null; so does a value that does not convert, unless `strict`,
+/// where it is an error naming the row and path.
 ///
 /// ```
 /// use arrow::array::{Array, AsArray};

@@ -95,8 +95,8 @@ impl Output {
     }
 }
 
-/// An [`Output`] open for writing: the bytes go to `out`; [`finish`](Self::finish)
-/// moves a staged file into place.
+/// An [`Output`] open for writing: the bytes go to `out`, and
+/// [`Completion::complete`] then moves a staged file into place.
 pub(crate) struct OpenOutput {
     pub(crate) out: Box<dyn Write + Send>,
     pub(crate) completion: Completion,

@@ -396,3 +396,51 @@ fn where_skips_row_groups_by_statistics_and_bloom_filters() {
     // Not shredded: never skipped, still right.
     assert_eq!(get("$.missing == 1").0, "0");
 }
+
+/// Issue #11: `--as timestamp` reads ISO-8601 strings as Spark's cast does,
+/// a string without a zone in UTC.
+#[test]
+fn get_as_timestamp_converts_iso_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("ts.jsonl"),
+        concat!(
+            r#"{"ts":"2024-03-01T12:30:00Z"}"#,
+            "\n",
+            r#"{"ts":"2024-03-01 13:30:00.5+01:00"}"#,
+            "\n",
+            r#"{"ts":"2024-03-01 12:30"}"#,
+            "\n",
+            r#"{"ts":"soon"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let out = vshred_in(dir.path(), &["encode", "ts.jsonl", "ts.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let get = vshred_in(
+        dir.path(),
+        &["get", "ts.parquet", "$.ts", "--as", "timestamp"],
+    );
+    assert_eq!(
+        stdout(&get),
+        concat!(
+            "\"2024-03-01T12:30:00.000000+00:00\"\n",
+            "\"2024-03-01T12:30:00.500000+00:00\"\n",
+            "\"2024-03-01T12:30:00.000000+00:00\"\n",
+            "null\n",
+        ),
+        "{}",
+        stderr(&get)
+    );
+    let strict = vshred_in(
+        dir.path(),
+        &["get", "ts.parquet", "$.ts", "--as", "timestamp", "--strict"],
+    );
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(
+        stderr(&strict).contains(r#"at row 3: $.ts: "soon" does not convert to timestamp"#),
+        "{}",
+        stderr(&strict)
+    );
+}

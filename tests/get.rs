@@ -3,13 +3,13 @@
 //! passthrough and the per-row merge agree with decode-and-walk.
 
 use arrow::array::{Array, ArrayRef, AsArray};
-use arrow::datatypes::Int64Type;
+use arrow::datatypes::{Date32Type, Int64Type, TimestampMicrosecondType, TimestampNanosecondType};
 use proptest::prelude::*;
 use vshred::get::variant_get;
 use vshred::json::{json_to_variant, variant_to_json_string};
 use vshred::path::{PathSegment, VariantPath};
 use vshred::shred::{ShredPolicy, Shredder, ShreddingSchema};
-use vshred::variant::VariantRef;
+use vshred::variant::{VariantBuilder, VariantRef};
 
 mod common;
 use common::{KEYS, json_value, schema};
@@ -231,5 +231,164 @@ fn rows_with_different_metadata_each_find_their_own_keys() {
         .unwrap();
         let got: Vec<Option<i64>> = got.as_primitive::<Int64Type>().iter().collect();
         assert_eq!(got, want, "{path}");
+    }
+}
+
+/// Issue #11: ISO-8601 strings convert to timestamps as Spark's
+/// `CAST(s AS TIMESTAMP)` reads them, with UTC for the session time zone.
+#[test]
+fn iso_strings_convert_to_timestamps_as_spark_casts_them() {
+    // 2024-03-01T12:30:00Z
+    const T: i64 = 1_709_296_200_000_000;
+    let rows = [
+        (r#""2024-03-01T12:30:00Z""#, Some(T)),
+        (r#""2024-03-01 12:30:00.5""#, Some(T + 500_000)), // no zone: UTC
+        (
+            r#"" 2024-03-01T13:30:00.123456789+01:00 ""#,
+            Some(T + 123_456),
+        ),
+        (r#""2024-03-01T12:30""#, Some(T)),
+        (r#""2024-02-29""#, Some(1_709_164_800_000_000)),
+        (r#""2023-02-29""#, None), // no such day
+        (r#""2024-03-01T24:00""#, None),
+        (r#""2024-03-01T12:30Z""#, None), // Spark takes a zone only after seconds
+        (r#""soon""#, None),
+    ];
+    let texts: Vec<String> = rows
+        .iter()
+        .map(|(v, _)| format!(r#"{{"ts":{v}}}"#))
+        .collect();
+    let mut want: Vec<Option<i64>> = rows.iter().map(|(_, t)| *t).collect();
+    want.push(None); // the null row
+    let timestamp = ShreddingSchema::Timestamp {
+        utc: true,
+        nanos: false,
+    };
+    let ts: VariantPath = "$.ts".parse().unwrap();
+    // Unshredded, shredded as strings (the typed leaf, cast row by row), and
+    // shredded as timestamps (where the strings stay in `value`).
+    for schema in [
+        r#"{"ts":"variant"}"#,
+        r#"{"ts":"string"}"#,
+        r#"{"ts":"timestamp"}"#,
+    ] {
+        let column = column(&texts, &schema.parse().unwrap());
+        let got = variant_get(&column, &ts, &timestamp, false).unwrap();
+        let got: Vec<Option<i64>> = got
+            .as_primitive::<TimestampMicrosecondType>()
+            .iter()
+            .collect();
+        assert_eq!(got, want, "{schema}");
+        let err = variant_get(&column, &ts, &timestamp, true).unwrap_err();
+        assert_eq!(err.row(), Some(5), "{schema}");
+        assert!(
+            err.to_string()
+                .contains(r#"$.ts: "2023-02-29" does not convert to timestamp"#),
+            "{err}"
+        );
+    }
+}
+
+/// The other date and time types take the same strings: a date reads the
+/// date part, `timestamp_ntz` ignores the zone, nanos keep nine digits.
+#[test]
+fn iso_strings_convert_to_dates_and_the_other_timestamps() {
+    let texts: Vec<String> = [
+        r#""2024-03-01T23:30:00.123456789-01:00""#,
+        r#""2024-3-1""#,
+        r#""2024-03-01T12:30:00+25:00""#, // no such offset
+    ]
+    .iter()
+    .map(|v| format!(r#"{{"ts":{v}}}"#))
+    .collect();
+    let column = column(&texts, &ShreddingSchema::Variant);
+    let get = |as_type| variant_get(&column, &"$.ts".parse().unwrap(), &as_type, false).unwrap();
+    let timestamp = |utc, nanos| get(ShreddingSchema::Timestamp { utc, nanos });
+    // 2024-03-01, in days and in seconds; 23:30 in seconds.
+    const DAY: i32 = 19_783;
+    const MIDNIGHT: i64 = 1_709_251_200;
+    const LOCAL: i64 = MIDNIGHT + 23 * 3600 + 30 * 60;
+    let date: Vec<Option<i32>> = get(ShreddingSchema::Date)
+        .as_primitive::<Date32Type>()
+        .iter()
+        .collect();
+    assert_eq!(date, [Some(DAY), Some(DAY), Some(DAY), None]);
+    let ntz: Vec<Option<i64>> = timestamp(false, false)
+        .as_primitive::<TimestampMicrosecondType>()
+        .iter()
+        .collect();
+    let micros = |s: i64| s * 1_000_000;
+    assert_eq!(
+        ntz,
+        [
+            Some(micros(LOCAL) + 123_456),
+            Some(micros(MIDNIGHT)),
+            None,
+            None
+        ]
+    );
+    let nanos = |s: i64| s * 1_000_000_000;
+    for (utc, instant) in [(true, LOCAL + 3600), (false, LOCAL)] {
+        let got: Vec<Option<i64>> = timestamp(utc, true)
+            .as_primitive::<TimestampNanosecondType>()
+            .iter()
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some(nanos(instant) + 123_456_789),
+                Some(nanos(MIDNIGHT)),
+                None,
+                None
+            ],
+            "utc: {utc}"
+        );
+    }
+}
+
+/// A timestamp converts to the date it falls on in UTC, as Spark's cast
+/// does in a session time zone of UTC; shredding into a date column does
+/// not take it, as that loses the time.
+#[test]
+fn timestamps_convert_to_the_date_they_fall_on_in_utc() {
+    // 2024-03-01T23:59:59.999999Z in micros; -1 is 1969-12-31T23:59:59.999999.
+    const LATE: i64 = 1_709_337_599_999_999;
+    let writes: [fn(&mut VariantBuilder); 6] = [
+        |b| b.timestamp_micros(LATE),
+        |b| b.timestamp_ntz_micros(LATE + 1),
+        |b| b.timestamp_nanos(LATE * 1000 + 999),
+        |b| b.timestamp_ntz_nanos(-1),
+        |b| b.timestamp_micros(-1),
+        |b| b.string("2024-03-01T23:59:59.999999-01:00"), // a date reads no zone
+    ];
+    let want = [
+        Some(19_783),
+        Some(19_784),
+        Some(19_783),
+        Some(-1),
+        Some(-1),
+        Some(19_783),
+    ];
+    for policy in [ShredPolicy::Faithful, ShredPolicy::Lossless] {
+        let mut shredder = Shredder::new(&ShreddingSchema::Date).with_policy(policy);
+        let mut builder = VariantBuilder::new();
+        for write in writes {
+            builder.start_row();
+            write(&mut builder);
+            let (m, v) = builder.finish();
+            shredder.append_variant(m, v).unwrap();
+        }
+        let column = shredder.finish();
+        let typed = column.column_by_name("typed_value").unwrap();
+        assert_eq!(typed.null_count(), writes.len(), "{policy:?}");
+        let got = variant_get(
+            &column,
+            &"$".parse().unwrap(),
+            &ShreddingSchema::Date,
+            false,
+        )
+        .unwrap();
+        let got: Vec<Option<i32>> = got.as_primitive::<Date32Type>().iter().collect();
+        assert_eq!(got, want, "{policy:?}");
     }
 }

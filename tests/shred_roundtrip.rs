@@ -172,3 +172,34 @@ fn faithful_keeps_other_scales_and_ints_out_of_decimal_columns() {
         assert_eq!(typed.len() - typed.null_count(), typed_rows, "{policy:?}");
     }
 }
+
+/// `variant_get` casts ISO strings to dates and timestamps; shredding must
+/// not, or the value would read back as a timestamp, not the string.
+#[test]
+fn iso_strings_stay_out_of_date_and_timestamp_columns() {
+    let schema: ShreddingSchema = r#"{"d":"date","t":"timestamp","n":"timestamp_ntz_nanos"}"#
+        .parse()
+        .unwrap();
+    let text = r#"{"d":"2024-03-01","n":"2024-03-01 12:30:00","t":"2024-03-01T12:30:00Z"}"#;
+    let (m, v) = json_to_variant(text.as_bytes()).unwrap();
+    for policy in [ShredPolicy::Faithful, ShredPolicy::Lossless] {
+        let mut from_variant = Shredder::new(&schema).with_policy(policy);
+        from_variant.append_variant(&m, &v).unwrap();
+        let mut from_json = Shredder::new(&schema).with_policy(policy);
+        from_json.append_json(text.as_bytes()).unwrap();
+        for column in [from_variant.finish(), from_json.finish()] {
+            let typed = column.column_by_name("typed_value").unwrap().as_struct();
+            for name in ["d", "t", "n"] {
+                let field = typed.column_by_name(name).unwrap().as_struct();
+                let typed_value = field.column_by_name("typed_value").unwrap();
+                assert!(typed_value.is_null(0), "{policy:?}: {name}");
+            }
+            let mut json = Vec::new();
+            ShreddedColumn::try_new(&column)
+                .unwrap()
+                .write_json(0, &mut json)
+                .unwrap();
+            assert_eq!(String::from_utf8(json).unwrap(), text, "{policy:?}");
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! Variant -> JSON text.
 
 use crate::error::Result;
+use crate::variant::time::civil_from_days;
 use crate::variant::{
     DEFAULT_MAX_DEPTH, Metadata, Scratch, VariantDecimal, VariantRef, Visit, validate_with,
 };
@@ -336,21 +337,6 @@ fn write_uuid(out: &mut Vec<u8>, u: &[u8; 16]) {
         out.push(HEX[(b >> 4) as usize]);
         out.push(HEX[(b & 0xF) as usize]);
     }
-}
-
-/// Year, month, day of a day count since 1970-01-01 (proleptic Gregorian;
-/// Howard Hinnant's `civil_from_days`).
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + (month <= 2) as i64;
-    (year, month, day)
 }
 
 fn write_padded(out: &mut Vec<u8>, v: u64, width: usize) {

@@ -161,7 +161,7 @@ impl ColumnSpec {
 /// once [`finish`](Self::finish) succeeds; if the writer is dropped before,
 /// or anything fails, the temporary file is removed and an existing file at
 /// the path is left untouched. A path that is a device or FIFO is written
-/// directly, and so is a stream ([`to_stream`](Self::to_stream)); see
+/// directly, and so is a stream (an [`Output::Stream`]); see
 /// [`output`](crate::output) for the rules.
 pub struct ParquetWriter {
     writer: Writer,

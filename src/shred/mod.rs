@@ -43,6 +43,7 @@ pub use schema::ShreddingSchema;
 
 use crate::error::Result;
 use crate::json::{InexactNumbers, JsonNumber, JsonParser, JsonReader, Peek};
+use crate::variant::time::{self, Timestamp};
 use crate::variant::{
     DEFAULT_MAX_DEPTH, DuplicateKeys, Metadata, ObjectRef, VariantBuilder, VariantRef,
     write_object_without,
@@ -71,7 +72,10 @@ pub(crate) enum Conversion {
     Faithful,
     /// See [`ShredPolicy::Lossless`].
     Lossless,
-    /// Lossless, and any number to float or double (rounding as needed).
+    /// Lossless, any number to float or double (rounding as needed),
+    /// strings to dates and timestamps as Spark's `CAST` reads them (see
+    /// [`time::parse_date`] and [`time::parse_timestamp`]), and timestamps
+    /// to the date they fall on in UTC.
     Cast,
 }
 
@@ -731,7 +735,20 @@ impl TypedBuilder {
                         .map(|d| d.unscaled())
                 )
             }
-            TypedBuilder::Date(b) => put!(b, v.as_date()),
+            TypedBuilder::Date(b) => put!(
+                b,
+                match v {
+                    _ if !cast => v.as_date(),
+                    VariantRef::String(s) => time::parse_date(s),
+                    VariantRef::TimestampMicros(t) | VariantRef::TimestampNtzMicros(t) => {
+                        time::day_of(*t, time::MICROS_PER_SECOND)
+                    }
+                    VariantRef::TimestampNanos(t) | VariantRef::TimestampNtzNanos(t) => {
+                        time::day_of(*t, time::NANOS_PER_SECOND)
+                    }
+                    _ => v.as_date(),
+                }
+            ),
             TypedBuilder::Time(b) => put!(b, v.as_time_micros()),
             TypedBuilder::TimestampMicros(b, utc) => put!(
                 b,
@@ -739,6 +756,9 @@ impl TypedBuilder {
                     (VariantRef::TimestampMicros(t), true)
                     | (VariantRef::TimestampNtzMicros(t), false) => Some(*t),
                     _ if faithful => None,
+                    (VariantRef::String(s), utc) if cast => {
+                        time::parse_timestamp(s, utc).and_then(Timestamp::micros)
+                    }
                     (_, true) => v.as_timestamp_micros(),
                     (_, false) => v.as_timestamp_ntz_micros(),
                 }
@@ -749,6 +769,9 @@ impl TypedBuilder {
                     (VariantRef::TimestampNanos(t), true)
                     | (VariantRef::TimestampNtzNanos(t), false) => Some(*t),
                     _ if faithful => None,
+                    (VariantRef::String(s), utc) if cast => {
+                        time::parse_timestamp(s, utc).and_then(Timestamp::nanos)
+                    }
                     (_, true) => v.as_timestamp_nanos(),
                     (_, false) => v.as_timestamp_ntz_nanos(),
                 }

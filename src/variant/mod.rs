@@ -34,6 +34,7 @@ mod builder;
 mod decimal;
 mod metadata;
 mod order;
+pub(crate) mod time;
 mod value;
 
 pub(crate) use builder::write_object_without;

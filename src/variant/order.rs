@@ -87,7 +87,8 @@ impl Kind {
     }
 }
 
-/// How `a` compares with `b` in [the order](self).
+/// How `a` compares with `b`: kinds in the order of [`Kind`], then as the
+/// module's documentation says (Spark's order for VARIANT).
 ///
 /// ```
 /// use std::cmp::Ordering;
