@@ -32,19 +32,22 @@
 
 mod builder;
 mod decimal;
+mod decode;
 mod metadata;
 mod order;
 pub(crate) mod time;
+mod validate;
 mod value;
 
 pub(crate) use builder::write_object_without;
 pub use builder::{DuplicateKeys, VariantBuilder};
 pub use decimal::VariantDecimal;
+pub(crate) use decode::decode;
 pub use metadata::Metadata;
 pub(crate) use metadata::PathStep;
 pub use order::{Kind, compare};
+pub(crate) use validate::{Scratch, Visit, validate_with};
 pub use value::{ArrayRef, DEFAULT_MAX_DEPTH, ObjectRef, VariantRef, VariantType};
-pub(crate) use value::{Scratch, Visit, decode, validate_with};
 
 /// The 2-bit basic type in the low bits of a value's first byte.
 pub(crate) mod basic_type {
