@@ -1,0 +1,152 @@
+//! Path finding: one path followed in many rows, through the shredded
+//! slots as far as they go, then into the Variant-encoded value.
+
+use std::cell::{Cell, RefCell};
+
+use super::column::*;
+use crate::error::Result;
+use crate::path::PathSegment;
+use crate::variant::{Metadata, PathStep, VariantRef};
+
+impl<'a> ShreddedColumn<'a> {
+    /// A finder of `path` in the rows of this column.
+    pub(crate) fn finder<'p>(&'p self, path: &'p [PathSegment]) -> PathFinder<'p, 'a> {
+        PathFinder {
+            column: self,
+            path,
+            resolved: Cell::new(None),
+            steps: RefCell::new(Vec::new()),
+            by_name: path.iter().map(PathStep::by_name).collect(),
+        }
+    }
+}
+
+/// Finds one path in many rows of a column. Where the path enters a
+/// Variant-encoded value, objects are searched by name (a binary search
+/// of their fields) until a run of rows sharing one metadata is long
+/// enough to pay for resolving the path's names to key ids (a scan of the
+/// dictionary); from then on objects are searched by id, comparing no
+/// names: rows that share metadata are the usual case.
+pub(crate) struct PathFinder<'p, 'a> {
+    pub(super) column: &'p ShreddedColumn<'a>,
+    pub(super) path: &'p [PathSegment],
+    /// The metadata `steps` were resolved against. Equal metadata in
+    /// consecutive rows comes back over the same bytes
+    /// ([`ShreddedColumn::row_metadata`]), and bytes borrowed for `'a`
+    /// cannot change, so the address says whether to resolve again.
+    pub(super) resolved: Cell<Option<&'a [u8]>>,
+    pub(super) steps: RefCell<Vec<PathStep>>,
+    /// The path's steps by name.
+    pub(super) by_name: Vec<PathStep>,
+}
+
+impl<'p, 'a> PathFinder<'p, 'a> {
+    /// Where the path leads in row `row` (which must not be null).
+    #[inline]
+    pub(crate) fn find(&self, row: usize, m: &RowMetadata<'_, 'a>) -> Result<Found<'p, 'a>> {
+        self.column.root.find(row, self, 0, m)
+    }
+
+    /// The bytes of the sub-value at the path's steps from `depth` on,
+    /// inside `value`.
+    #[inline]
+    pub(super) fn in_value(
+        &self,
+        m: &RowMetadata<'_, 'a>,
+        metadata: Metadata<'a>,
+        value: &'a [u8],
+        depth: usize,
+    ) -> Result<Option<&'a [u8]>> {
+        let bytes = metadata.as_bytes();
+        let mut resolved = self.steps.borrow_mut();
+        // Resolving scans the dictionary once per name; a search by name
+        // costs about log2 of its size comparisons per row.
+        let n = metadata.len().max(2);
+        let steps = if self.resolved.get().is_some_and(|r| std::ptr::eq(r, bytes)) {
+            &resolved[..]
+        } else if m.run_length(&metadata) < n / n.ilog2() as usize {
+            &self.by_name[..]
+        } else {
+            metadata.resolve(self.path, &mut resolved);
+            self.resolved.set(Some(bytes));
+            &resolved[..]
+        };
+        VariantRef::try_at_path(
+            metadata,
+            value,
+            &steps[depth..],
+            crate::variant::DEFAULT_MAX_DEPTH,
+        )
+    }
+}
+
+/// Where a path leads in one row.
+pub(crate) enum Found<'s, 'a> {
+    /// Nothing there.
+    Missing,
+    /// A shredded slot, at this index of its arrays.
+    Slot(&'s SlotReader<'a>, usize),
+    /// A value inside a Variant-encoded residual: its bytes, validated,
+    /// under the row's metadata ([`decode`](crate::variant::decode) reads
+    /// them).
+    Value(&'a [u8]),
+}
+
+impl<'a> SlotReader<'a> {
+    /// Follows the finder's path from step `depth` on, from this slot at
+    /// index `i`: through shredded objects and lists while they go, then
+    /// into the Variant-encoded value.
+    pub(super) fn find<'s>(
+        &'s self,
+        i: usize,
+        finder: &PathFinder<'_, 'a>,
+        depth: usize,
+        m: &RowMetadata<'_, 'a>,
+    ) -> Result<Found<'s, 'a>> {
+        let Some(first) = finder.path.get(depth) else {
+            return Ok(if self.is_present(i) {
+                Found::Slot(self, i)
+            } else {
+                Found::Missing
+            });
+        };
+        let typed = self.typed.as_ref().filter(|t| t.is_valid(i));
+        match (typed.map(|t| &t.reader), first) {
+            (Some(TypedReader::Object(object)), PathSegment::Field(name)) => {
+                if let Some(field) = object.field(name) {
+                    return field.find(i, finder, depth + 1, m);
+                }
+            }
+            (Some(TypedReader::List(list)), PathSegment::Index(k)) => {
+                let range = list.offsets.range(i);
+                return if *k < range.len() {
+                    list.element.find(range.start + k, finder, depth + 1, m)
+                } else {
+                    Ok(Found::Missing)
+                };
+            }
+            _ if typed.is_some() => return Ok(Found::Missing),
+            _ => {}
+        }
+        // Not shredded along this step: the residual value holds it, if
+        // anything; only the path through it is checked.
+        let Some(bytes) = self.value_at(i) else {
+            return Ok(Found::Missing);
+        };
+        let found = self.value_context(i, finder.in_value(m, m.get()?, bytes, depth))?;
+        Ok(found.map_or(Found::Missing, Found::Value))
+    }
+
+    /// The primitive `typed_value` at `i`, if valid and not a container.
+    pub(crate) fn typed_scalar(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
+        match &self.typed {
+            Some(Typed {
+                reader: TypedReader::Object(_) | TypedReader::List(_),
+                ..
+            })
+            | None => Ok(None),
+            Some(t) if t.is_valid(i) => t.reader.scalar(i).map(Some),
+            Some(_) => Ok(None),
+        }
+    }
+}

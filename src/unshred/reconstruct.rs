@@ -1,0 +1,399 @@
+//! Reconstruction: rows rebuilt as Variant bytes or written straight as
+//! JSON text, shredded fields merged with the residual in name order; whole
+//! record batches as JSON lines ([`JsonRows`]).
+
+use arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, RecordBatch, StructArray};
+use arrow::datatypes::DataType;
+use std::sync::Arc;
+
+use super::column::*;
+use super::plain::PlainColumn;
+use crate::error::Result;
+use crate::json::{JsonWriter, write_json_string};
+use crate::variant::{VariantBuilder, VariantRef};
+
+impl<'a> ShreddedColumn<'a> {
+    /// Reconstructs row `row` into `builder` (which must be empty). A null
+    /// row writes nothing and returns `false`.
+    pub fn write_variant(&self, row: usize, builder: &mut VariantBuilder) -> Result<bool> {
+        if self.is_null(row) {
+            return Ok(false);
+        }
+        if !self.root.variant(row, &self.metadata_of(row), builder)? {
+            // Present row, nothing stored: the spec says Variant null.
+            builder.null();
+        }
+        Ok(true)
+    }
+
+    /// The value of row `row` of an unshredded column (one without
+    /// `typed_value`), decoded; `None` for a null or missing row.
+    pub fn unshredded_value(&self, row: usize) -> Result<Option<VariantRef<'a>>> {
+        if self.is_null(row) {
+            return Ok(None);
+        }
+        match self.root.value_at(row) {
+            Some(bytes) => self
+                .root
+                .decode(row, &self.metadata_of(row), bytes)
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Appends row `row` as JSON text to `out`; a null row is `null`.
+    pub fn write_json(&self, row: usize, out: &mut Vec<u8>) -> Result<()> {
+        if self.is_null(row) {
+            out.extend_from_slice(b"null");
+            return Ok(());
+        }
+        let mut sink = JsonSink {
+            out,
+            writer: &mut self.json.borrow_mut(),
+        };
+        if !self.root.write(row, &self.metadata_of(row), &mut sink)? {
+            out.extend_from_slice(b"null");
+        }
+        Ok(())
+    }
+}
+
+/// Rebuilds a whole column as an unshredded one: `metadata` and `value`
+/// binaries (null rows stay null).
+///
+/// ```
+/// use vshred::shred::{Shredder, ShreddingSchema};
+/// use vshred::unshred::unshred;
+/// use vshred::variant::VariantRef;
+/// use arrow::array::{Array, AsArray};
+///
+/// let mut shredder = Shredder::new(&r#"{"a":"int64"}"#.parse::<ShreddingSchema>()?);
+/// shredder.append_json(br#"{"a": 1, "b": [true]}"#)?;
+/// let unshredded = unshred(&shredder.finish())?;
+/// let m = unshredded.column_by_name("metadata").unwrap().as_binary::<i32>().value(0);
+/// let v = unshredded.column_by_name("value").unwrap().as_binary::<i32>().value(0);
+/// let json = vshred::json::variant_to_json_string(&VariantRef::try_new(m, v)?);
+/// assert_eq!(json, r#"{"a":1,"b":[true]}"#);
+/// # Ok::<(), vshred::Error>(())
+/// ```
+pub fn unshred(column: &StructArray) -> Result<StructArray> {
+    let reader = ShreddedColumn::try_new(column)?;
+    let mut metadata = BinaryBuilder::new();
+    let mut value = BinaryBuilder::new();
+    let mut builder = VariantBuilder::new();
+    for row in 0..column.len() {
+        builder.reset();
+        if reader.write_variant(row, &mut builder)? {
+            let (m, v) = builder.finish();
+            metadata.append_value(m);
+            value.append_value(v);
+        } else {
+            metadata.append_value(b"");
+            value.append_value(b"");
+        }
+    }
+    let fields = vec![
+        arrow::datatypes::Field::new("metadata", DataType::Binary, false),
+        arrow::datatypes::Field::new("value", DataType::Binary, false),
+    ];
+    Ok(StructArray::new(
+        fields.into(),
+        vec![
+            Arc::new(metadata.finish()) as ArrayRef,
+            Arc::new(value.finish()) as ArrayRef,
+        ],
+        column.nulls().cloned(),
+    ))
+}
+
+impl<'a> SlotReader<'a> {
+    /// Writes the slot's value at `i`; `false` when it is missing.
+    pub(crate) fn variant(
+        &self,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        b: &mut VariantBuilder,
+    ) -> Result<bool> {
+        self.write(i, m, b)
+    }
+
+    /// Reconstructs the slot's value at `i` into `sink`; `false` when it is
+    /// missing. Object fields come in name order, the shredded ones merged
+    /// with the residual's.
+    pub(super) fn write<S: Sink>(
+        &self,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        sink: &mut S,
+    ) -> Result<bool> {
+        let value = self.value_at(i);
+        let typed = match &self.typed {
+            Some(t) if t.is_valid(i) => &t.reader,
+            _ => {
+                return match value {
+                    Some(bytes) => {
+                        sink.encoded(self, i, m, bytes)?;
+                        Ok(true)
+                    }
+                    None => Ok(false),
+                };
+            }
+        };
+        match typed {
+            TypedReader::Object(object) => {
+                let residual = match value {
+                    Some(bytes) => Some(self.residual_object(i, m, bytes)?),
+                    None => None,
+                };
+                let residual_len = residual.as_ref().map_or(0, |o| o.len());
+                let mut first = true;
+                let mut r = 0;
+                sink.begin_object();
+                for (name, field) in &object.fields {
+                    if let Some(res) = &residual {
+                        while r < residual_len && res.field_name(r) < name.name {
+                            sink.key(std::mem::take(&mut first), res.field_name(r));
+                            sink.value(&res.field(r))?;
+                            r += 1;
+                        }
+                        if r < residual_len && res.field_name(r) == name.name {
+                            r += 1; // the shredded field wins, even when missing
+                        }
+                    }
+                    if field.is_present(i) {
+                        sink.field_name(std::mem::take(&mut first), name);
+                        field.write(i, m, sink)?;
+                    }
+                }
+                if let Some(res) = &residual {
+                    for r in r..residual_len {
+                        sink.key(std::mem::take(&mut first), res.field_name(r));
+                        sink.value(&res.field(r))?;
+                    }
+                }
+                sink.end_object().map_err(|e| e.with_row(i as u64))?;
+            }
+            TypedReader::List(list) => {
+                self.no_conflict(i, value)?;
+                sink.begin_array();
+                for (k, e) in list.offsets.range(i).enumerate() {
+                    sink.element(k == 0);
+                    if !list.element.write(e, m, sink)? {
+                        sink.value(&VariantRef::Null)?;
+                    }
+                }
+                sink.end_array()?;
+            }
+            primitive => {
+                self.no_conflict(i, value)?;
+                sink.typed(primitive, i)?;
+            }
+        }
+        Ok(true)
+    }
+    /// The residual of a partially shredded object, which must be an object.
+    pub(super) fn residual_object(
+        &self,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        bytes: &'a [u8],
+    ) -> Result<crate::variant::ObjectRef<'a>> {
+        self.decode(i, m, bytes)?.as_object().ok_or_else(|| {
+            row_error(
+                i,
+                &self.path,
+                "non-object value with shredded fields (typed_value is an object)",
+            )
+        })
+    }
+
+    pub(super) fn no_conflict(&self, i: usize, value: Option<&[u8]>) -> Result<()> {
+        match value {
+            Some(_) => Err(row_error(
+                i,
+                &self.path,
+                "conflicting value and typed_value (both are set)",
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The rows of a record batch as JSON objects, every column by name:
+/// Variant columns reconstructed, ordinary columns as JSON (primitives as
+/// their Variant equivalents, structs as objects, lists as arrays).
+pub struct JsonRows<'a> {
+    pub(super) names: Vec<FieldName<'a>>,
+    pub(super) renderers: Vec<Renderer<'a>>,
+}
+
+pub(super) enum Renderer<'a> {
+    Variant(Box<ShreddedColumn<'a>>),
+    Plain(PlainColumn<'a>),
+}
+
+impl<'a> JsonRows<'a> {
+    /// Checks the columns of `batch`; those named in `variants` are Variant
+    /// columns.
+    pub fn try_new(batch: &'a RecordBatch, variants: &[String]) -> Result<JsonRows<'a>> {
+        let mut names = Vec::with_capacity(batch.num_columns());
+        let mut renderers = Vec::with_capacity(batch.num_columns());
+        for (field, array) in batch.schema_ref().fields().iter().zip(batch.columns()) {
+            let renderer = if variants.contains(field.name()) {
+                let column = array.as_struct_opt().ok_or_else(|| {
+                    layout_error(format!("Variant column {} is not a struct", field.name()))
+                })?;
+                Renderer::Variant(Box::new(ShreddedColumn::try_new(column)?))
+            } else {
+                Renderer::Plain(PlainColumn::new(array))
+            };
+            names.push(FieldName::new(field.name()));
+            renderers.push(renderer);
+        }
+        Ok(JsonRows { names, renderers })
+    }
+
+    /// Appends row `row` to `out` as one JSON object (no newline).
+    pub fn write_row(&self, row: usize, out: &mut Vec<u8>) -> Result<()> {
+        out.push(b'{');
+        for (i, (name, renderer)) in self.names.iter().zip(&self.renderers).enumerate() {
+            name.write_json(i == 0, out);
+            match renderer {
+                Renderer::Variant(c) => c.write_json(row, out)?,
+                Renderer::Plain(c) => c.write_json(row, out)?,
+            }
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+
+/// Where a reconstructed value goes: a Variant builder or JSON text. The
+/// walk in [`SlotReader::write`] is the same for both.
+pub(super) trait Sink {
+    /// A whole value, already a Variant.
+    fn value(&mut self, v: &VariantRef<'_>) -> Result<()>;
+    /// The Variant-encoded `value` of `slot` at `i`, not yet validated.
+    fn encoded<'a>(
+        &mut self,
+        slot: &SlotReader<'a>,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        bytes: &'a [u8],
+    ) -> Result<()> {
+        self.value(&slot.decode(i, m, bytes)?)
+    }
+    /// The primitive at `i` of a typed column (known valid).
+    fn typed(&mut self, typed: &TypedReader<'_>, i: usize) -> Result<()> {
+        self.value(&typed.scalar(i)?)
+    }
+    fn begin_object(&mut self);
+    /// The next field's name; `first` for the object's first field.
+    fn key(&mut self, first: bool, name: &str);
+    /// The same for a shredded field.
+    fn field_name(&mut self, first: bool, name: &FieldName<'_>) {
+        self.key(first, name.name)
+    }
+    fn end_object(&mut self) -> Result<()>;
+    fn begin_array(&mut self);
+    /// Before each element; `first` for the array's first.
+    fn element(&mut self, first: bool);
+    fn end_array(&mut self) -> Result<()>;
+}
+
+impl Sink for VariantBuilder {
+    fn value(&mut self, v: &VariantRef<'_>) -> Result<()> {
+        self.append(v)
+    }
+
+    fn begin_object(&mut self) {
+        VariantBuilder::begin_object(self)
+    }
+
+    fn key(&mut self, _first: bool, name: &str) {
+        VariantBuilder::key(self, name)
+    }
+
+    fn end_object(&mut self) -> Result<()> {
+        VariantBuilder::end_object(self)
+    }
+
+    fn begin_array(&mut self) {
+        VariantBuilder::begin_array(self)
+    }
+
+    fn element(&mut self, _first: bool) {}
+
+    fn end_array(&mut self) -> Result<()> {
+        VariantBuilder::end_array(self)
+    }
+}
+
+/// Compact JSON text, as [`write_json`] renders values.
+pub(super) struct JsonSink<'o> {
+    pub(super) out: &'o mut Vec<u8>,
+    pub(super) writer: &'o mut JsonWriter,
+}
+
+impl Sink for JsonSink<'_> {
+    fn value(&mut self, v: &VariantRef<'_>) -> Result<()> {
+        self.writer.write_json(v, self.out);
+        Ok(())
+    }
+
+    /// Validated and rendered in one pass over the bytes.
+    fn encoded<'a>(
+        &mut self,
+        slot: &SlotReader<'a>,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        bytes: &'a [u8],
+    ) -> Result<()> {
+        let metadata = m.get()?;
+        let written = m.with_validation(metadata, |name_order, scratch| {
+            self.writer
+                .validate_and_write(metadata, bytes, name_order, scratch, self.out)
+        });
+        slot.value_context(i, written)
+    }
+
+    fn typed(&mut self, typed: &TypedReader<'_>, i: usize) -> Result<()> {
+        typed.write_json(i, self.out)
+    }
+
+    fn begin_object(&mut self) {
+        self.out.push(b'{');
+    }
+
+    fn key(&mut self, first: bool, name: &str) {
+        if !first {
+            self.out.push(b',');
+        }
+        write_json_string(self.out, name);
+        self.out.push(b':');
+    }
+
+    fn field_name(&mut self, first: bool, name: &FieldName<'_>) {
+        name.write_json(first, self.out)
+    }
+
+    fn end_object(&mut self) -> Result<()> {
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    fn begin_array(&mut self) {
+        self.out.push(b'[');
+    }
+
+    fn element(&mut self, first: bool) {
+        if !first {
+            self.out.push(b',');
+        }
+    }
+
+    fn end_array(&mut self) -> Result<()> {
+        self.out.push(b']');
+        Ok(())
+    }
+}
