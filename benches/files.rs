@@ -511,7 +511,7 @@ fn arrow_get_where(path: &Path, fields: &[&str], as_type: &DataType, threshold: 
 fn vshred_json(path: &Path, mut row: impl FnMut(usize, &[u8])) -> usize {
     let file = ParquetFile::open(path).expect("opens");
     let (mut bytes, mut index) = (0, 0);
-    file.json_lines(None, BATCH, |block| {
+    file.json_lines(None, &vshred::parquet::ScanOptions::new(BATCH), |block| {
         for line in block.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             row(index, line);
             bytes += line.len();

@@ -15,7 +15,7 @@ use vshred::get::{Accumulator, Aggregate, ResultColumn};
 use vshred::infer::{InferOptions, Preset};
 use vshred::json::{InexactNumbers, JsonLines, JsonParser, write_json};
 use vshred::output::Output;
-use vshred::parquet::{ColumnSpec, Compression, DecimalMode, GetRequest, ParquetFile};
+use vshred::parquet::{ColumnSpec, Compression, DecimalMode, GetRequest, ParquetFile, ScanOptions};
 use vshred::predicate::Predicate;
 use vshred::report::{ReportOptions, compare_layouts, measure_files};
 use vshred::shred::ShreddingSchema;
@@ -113,6 +113,25 @@ struct CatArgs {
     /// Stop after N rows.
     #[arg(long, value_name = "N")]
     limit: Option<u64>,
+    #[command(flatten)]
+    scan: ScanArgs,
+}
+
+/// How files are read.
+#[derive(Args)]
+struct ScanArgs {
+    /// Worker threads that read row groups (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<std::num::NonZeroUsize>,
+}
+
+impl ScanArgs {
+    fn options(&self) -> ScanOptions {
+        ScanOptions {
+            threads: self.threads,
+            ..ScanOptions::default()
+        }
+    }
 }
 
 #[derive(Args)]
@@ -223,6 +242,8 @@ struct GetArgs {
     /// Stop after N values.
     #[arg(long, value_name = "N")]
     limit: Option<u64>,
+    #[command(flatten)]
+    scan: ScanArgs,
     /// Only rows where the filter holds: `PATH OP LITERAL` (OP: = == !=
     /// <> < <= > >=), `PATH in (LITERAL, ...)`, `PATH is [not] null`,
     /// combined with and, or, not and parentheses; a path starts with `$`,
@@ -754,7 +775,7 @@ fn run_cat(args: CatArgs) -> Result<(), Failure> {
     }
     let columns = (!args.columns.is_empty()).then_some(args.columns.as_slice());
     let outcome = file
-        .json_lines(columns, 8192, |text| {
+        .json_lines(columns, &args.scan.options(), |text| {
             if out.left.is_none() {
                 return out.write(&text, 0);
             }
@@ -813,30 +834,37 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
     let mut stats = None;
     if !out.done {
         let outcome = file
-            .get_with(&request, &args.with, 8192, |result, with| {
-                let values = ResultColumn::try_new(result)?;
-                let rows = out.room(result.len());
-                if let Some(acc) = accumulator.as_mut() {
-                    for i in 0..rows {
-                        if let Some(v) = values.get(i)? {
-                            acc.add(&v)?;
+            .get_with(
+                &request,
+                &args.with,
+                &args.scan.options(),
+                |result, with| {
+                    let values = ResultColumn::try_new(result)?;
+                    let rows = out.room(result.len());
+                    if let Some(acc) = accumulator.as_mut() {
+                        for i in 0..rows {
+                            if let Some(v) = values.get(i)? {
+                                acc.add(&v)?;
+                            }
                         }
+                        return out.write(&[], rows);
                     }
-                    return out.write(&[], rows);
-                }
-                let with_rows = (!args.with.is_empty())
-                    .then(|| vshred::unshred::JsonRows::try_new(with, &[]))
-                    .transpose()?;
-                line.clear();
-                for i in 0..rows {
-                    match &with_rows {
-                        Some(w) => write_value_beside(w, with, i, &value_key, &values, &mut line)?,
-                        None => values.write_json(i, &mut line)?,
+                    let with_rows = (!args.with.is_empty())
+                        .then(|| vshred::unshred::JsonRows::try_new(with, &[]))
+                        .transpose()?;
+                    line.clear();
+                    for i in 0..rows {
+                        match &with_rows {
+                            Some(w) => {
+                                write_value_beside(w, with, i, &value_key, &values, &mut line)?
+                            }
+                            None => values.write_json(i, &mut line)?,
+                        }
+                        line.push(b'\n');
                     }
-                    line.push(b'\n');
-                }
-                out.write(&line, rows)
-            })
+                    out.write(&line, rows)
+                },
+            )
             .context(&args.file);
         match outcome {
             Ok(s) => stats = Some(s),
@@ -855,10 +883,13 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
     }
     if let (true, Some(stats)) = (args.stats, stats) {
         eprintln!(
-            "vshred: read {} of {} row groups ({} rows; the column index ruled out {} page{})",
+            "vshred: read {} of {} row groups ({} rows); skipped {} by statistics, {} by bloom filters, {} by the column index, which ruled out {} page{}",
             stats.row_groups_read,
             stats.row_groups,
             stats.rows_read,
+            stats.skipped_by_statistics,
+            stats.skipped_by_bloom_filters,
+            stats.skipped_by_page_index,
             stats.pages_skipped,
             if stats.pages_skipped == 1 { "" } else { "s" }
         );

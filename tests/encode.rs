@@ -34,7 +34,7 @@ fn options(skip_bad_lines: bool) -> EncodeOptions {
 fn ids(path: &std::path::Path) -> Vec<u64> {
     let mut text = Vec::new();
     let file = ParquetFile::open(path).unwrap();
-    file.json_lines(None, 5, |chunk| {
+    file.json_lines(None, &vshred::parquet::ScanOptions::new(5), |chunk| {
         text.extend_from_slice(&chunk);
         Ok(())
     })

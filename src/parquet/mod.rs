@@ -1,13 +1,23 @@
-//! Parquet files with Variant columns: the annotated schema, a writer that
-//! replaces files atomically, and a reader that reads only the leaves a
-//! path needs and skips row groups that cannot match.
+//! Parquet files with Variant columns: the annotated schema
+//! ([`schema`](VARIANT_EXTENSION_NAME)), a writer that replaces files
+//! whole, and reading in three steps: an open [`ParquetFile`] (footer read
+//! once), a [`ScanPlan`] worked out from the footer alone (the leaves a
+//! path needs, the row groups and pages a filter rules out), and the
+//! executor that runs any plan on worker threads
+//! ([`ParquetFile::scan`]), streaming batches in file order.
 
+mod file;
+mod plan;
 mod read;
+mod scan;
 mod schema;
 mod shared_file;
 mod write;
 
-pub use read::{GetRequest, LeafSize, ParquetFile, ReadStats};
+pub use file::{LeafSize, ParquetFile};
+pub use plan::{Decision, ReadStats, RowGroupPlan, ScanPlan, SkipReason};
+pub use read::GetRequest;
+pub use scan::ScanOptions;
 
 pub use schema::{
     DecimalMode, VARIANT_EXTENSION_NAME, is_variant_field, typed_value_path, variant_field,

@@ -39,7 +39,7 @@ use crate::infer::{InferOptions, Preset};
 use crate::json::InexactNumbers;
 use crate::output::Output;
 use crate::parquet::{
-    DecimalMode, GetRequest, LeafSize, ParquetFile, WriteOptions, parquet_schema,
+    DecimalMode, GetRequest, LeafSize, ParquetFile, ScanOptions, WriteOptions, parquet_schema,
 };
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::ShreddingSchema;
@@ -581,14 +581,14 @@ fn primitive_or_variant(slot: &ShreddingSchema) -> ShreddingSchema {
 
 /// Reads every row of `path` as JSON text, as `vshred cat` does.
 fn reconstruct(path: &Path) -> Result<()> {
-    ParquetFile::open(path)?.json_lines(None, BATCH_ROWS, |_| Ok(()))
+    ParquetFile::open(path)?.json_lines(None, &ScanOptions::new(BATCH_ROWS), |_| Ok(()))
 }
 
 /// Hands each row of `path`, read back as JSON text as `vshred cat` prints
 /// it (without the newline), to `row` with its index.
 fn for_each_row(path: &Path, mut row: impl FnMut(usize, &[u8])) -> Result<()> {
     let mut index = 0;
-    ParquetFile::open(path)?.json_lines(None, BATCH_ROWS, |text| {
+    ParquetFile::open(path)?.json_lines(None, &ScanOptions::new(BATCH_ROWS), |text| {
         for line in text.split_inclusive(|&b| b == b'\n') {
             row(index, line.strip_suffix(b"\n").unwrap_or(line));
             index += 1;

@@ -2,7 +2,8 @@
 //!
 //! [`ShreddedColumn`] checks a Variant column's Arrow layout once (by field
 //! names, as the spec asks, so any writer's column order works) and then
-//! rebuilds rows: as Variant bytes through a [`VariantBuilder`], or straight
+//! rebuilds rows: as Variant bytes through a
+//! [`VariantBuilder`](crate::variant::VariantBuilder), or straight
 //! to JSON text, merging typed fields and the residual in name order
 //! without building a Variant first.
 //!

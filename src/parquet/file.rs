@@ -1,0 +1,354 @@
+//! An open Parquet file: its footer read and checked once, its Variant
+//! columns found (by annotation, extension type or shape), its leaves'
+//! sizes, and readers of its row groups for [plans](super::plan) and the
+//! [executor](super::scan).
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use ::parquet::arrow::ProjectionMask;
+use ::parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, RowSelection,
+};
+use ::parquet::basic::LogicalType;
+use ::parquet::file::metadata::PageIndexPolicy;
+use ::parquet::schema::types::{SchemaDescriptor, Type};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::parquet::scan::guarded;
+use crate::parquet::schema::is_variant_field;
+use crate::parquet::shared_file::SharedFile;
+
+/// `schema` with the binary leaves of the `variants` columns read as
+/// [`DataType::BinaryView`](arrow::datatypes::DataType::BinaryView).
+fn binaries_as_views(
+    schema: &arrow::datatypes::SchemaRef,
+    variants: &[String],
+) -> arrow::datatypes::SchemaRef {
+    use arrow::datatypes::{DataType, Field, Schema};
+    fn view(field: &Field) -> Field {
+        let data_type = match field.data_type() {
+            DataType::Binary => DataType::BinaryView,
+            DataType::Struct(fields) => DataType::Struct(fields.iter().map(|f| view(f)).collect()),
+            DataType::List(element) => DataType::List(view(element).into()),
+            DataType::LargeList(element) => DataType::LargeList(view(element).into()),
+            other => other.clone(),
+        };
+        field.clone().with_data_type(data_type)
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            if variants.iter().any(|v| v == f.name()) {
+                view(f)
+            } else {
+                f.as_ref().clone()
+            }
+        })
+        .collect();
+    std::sync::Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// An open Parquet file.
+pub struct ParquetFile {
+    pub(super) path: PathBuf,
+    pub(super) file: SharedFile,
+    pub(super) metadata: ArrowReaderMetadata,
+}
+
+/// The size of one leaf column of a file ([`ParquetFile::leaf_sizes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeafSize {
+    /// Its path from the root: `["v", "typed_value", "f0", "typed_value"]`.
+    pub path: Vec<String>,
+    /// Bytes in the file, after compression.
+    pub compressed: u64,
+    /// Bytes before compression.
+    pub uncompressed: u64,
+    /// Values, nulls included (one per row, or per element inside lists).
+    pub values: u64,
+    /// Nulls among them, when every row group's statistics say.
+    pub nulls: Option<u64>,
+    /// The encodings of its pages, as the footer names them
+    /// (`RLE_DICTIONARY`, `PLAIN`, ...), in the order first seen.
+    pub encodings: Vec<String>,
+}
+
+impl ParquetFile {
+    /// Opens `path` and reads its footer.
+    pub fn open(path: &Path) -> Result<ParquetFile> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        ParquetFile::from_file(file, path)
+    }
+
+    /// Reads the footer of an open file (standard input redirected from a
+    /// file, say); `name` is how errors refer to it.
+    pub fn from_file(file: File, name: &Path) -> Result<ParquetFile> {
+        let length = file.metadata().map_err(|e| Error::io(name, e))?.len();
+        let file = SharedFile::new(file);
+        check_magic(&file, length).map_err(|e| e.in_file(name))?;
+        let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+            .map_err(|e| Error::parquet_in(name, e))?;
+        check_chunks(metadata.metadata(), length)
+            .map_err(|e| Error::new(ErrorKind::Parquet, e).in_file(name))?;
+        let mut opened = ParquetFile {
+            path: name.to_path_buf(),
+            file,
+            metadata,
+        };
+        // Variant binaries are read as views: a view points into the
+        // decompressed page (or the dictionary) instead of copying each
+        // value into one buffer, and repeated metadata keeps one address.
+        let views = binaries_as_views(opened.arrow_schema(), &opened.variant_columns());
+        opened.metadata = ArrowReaderMetadata::try_new(
+            opened.metadata.metadata().clone(),
+            ArrowReaderOptions::new().with_schema(views),
+        )
+        .map_err(|e| opened.error(e))?;
+        Ok(opened)
+    }
+
+    /// The file's Parquet schema.
+    pub fn parquet_schema(&self) -> &SchemaDescriptor {
+        self.metadata.metadata().file_metadata().schema_descr()
+    }
+
+    /// The file's metadata (row groups, column chunks, statistics).
+    pub fn metadata(&self) -> &::parquet::file::metadata::ParquetMetaData {
+        self.metadata.metadata()
+    }
+
+    /// The file's schema as Arrow reads it.
+    pub fn arrow_schema(&self) -> &arrow::datatypes::SchemaRef {
+        self.metadata.schema()
+    }
+
+    /// The Variant column a command works on: `requested` if given (it must
+    /// be one), else the only one, else one named `v`.
+    pub fn choose_variant_column(&self, requested: Option<&str>) -> Result<String> {
+        if let Some(name) = requested {
+            return self.variant_column(name).map(|_| name.to_string());
+        }
+        let variants = self.variant_columns();
+        match variants.as_slice() {
+            [only] => Ok(only.clone()),
+            _ if variants.iter().any(|c| c == "v") => Ok("v".into()),
+            [] => Err(Error::new(
+                ErrorKind::Usage,
+                "this file has no Variant column",
+            )),
+            _ => Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "choose a Variant column with --column (this file has: {})",
+                    variants.join(", ")
+                ),
+            )),
+        }
+    }
+
+    /// The names of the top-level Variant columns: groups annotated
+    /// `VARIANT`, or, when a writer left the annotation out, fields with the
+    /// Arrow extension type or the `metadata` + `value`/`typed_value` shape.
+    pub fn variant_columns(&self) -> Vec<String> {
+        let annotated = self
+            .parquet_schema()
+            .root_schema()
+            .get_fields()
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.get_basic_info().logical_type_ref(),
+                    Some(LogicalType::Variant(_))
+                )
+            })
+            .map(|f| f.name().to_string());
+        let shaped = self
+            .metadata
+            .schema()
+            .fields()
+            .iter()
+            .filter(|f| is_variant_field(f))
+            .map(|f| f.name().to_string());
+        let mut names: Vec<String> = annotated.chain(shaped).collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The size of each leaf column, summed over the row groups, in schema
+    /// order.
+    pub fn leaf_sizes(&self) -> Vec<LeafSize> {
+        let descr = self.parquet_schema();
+        (0..descr.num_columns())
+            .map(|leaf| {
+                let mut size = LeafSize {
+                    path: descr.column(leaf).path().parts().to_vec(),
+                    compressed: 0,
+                    uncompressed: 0,
+                    values: 0,
+                    nulls: Some(0),
+                    encodings: Vec::new(),
+                };
+                for rg in self.metadata().row_groups() {
+                    let chunk = rg.column(leaf);
+                    size.compressed += chunk.compressed_size().max(0) as u64;
+                    size.uncompressed += chunk.uncompressed_size().max(0) as u64;
+                    size.values += chunk.num_values().max(0) as u64;
+                    let nulls = chunk.statistics().and_then(|s| s.null_count_opt());
+                    size.nulls = size.nulls.zip(nulls).map(|(a, b)| a + b);
+                    for encoding in chunk.encodings() {
+                        let name = encoding.to_string();
+                        if !size.encodings.contains(&name) {
+                            size.encodings.push(name);
+                        }
+                    }
+                }
+                size
+            })
+            .collect()
+    }
+
+    pub(super) fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<SharedFile>> {
+        self.builder_with(&self.metadata)
+    }
+
+    /// A reader of row group `rg`: the leaves of `mask`, the rows of
+    /// `selection` (all when `None`).
+    pub(super) fn row_group_reader(
+        &self,
+        metadata: &ArrowReaderMetadata,
+        rg: usize,
+        batch_size: usize,
+        mask: ProjectionMask,
+        selection: Option<RowSelection>,
+    ) -> Result<ParquetRecordBatchReader> {
+        let mut builder = self
+            .builder_with(metadata)?
+            .with_row_groups(vec![rg])
+            .with_projection(mask)
+            .with_batch_size(batch_size);
+        if let Some(selection) = selection {
+            builder = builder.with_row_selection(selection);
+        }
+        builder.build().map_err(|e| self.error(e))
+    }
+
+    pub(super) fn builder_with(
+        &self,
+        metadata: &ArrowReaderMetadata,
+    ) -> Result<ParquetRecordBatchReaderBuilder<SharedFile>> {
+        Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
+            self.file.clone(),
+            metadata.clone(),
+        ))
+    }
+
+    /// The footer again, with the column and offset indexes (where the
+    /// writer wrote them).
+    pub(super) fn with_page_index(&self) -> Result<ArrowReaderMetadata> {
+        let options = ArrowReaderOptions::new()
+            .with_schema(self.arrow_schema().clone())
+            .with_page_index_policy(PageIndexPolicy::Optional);
+        guarded(&self.path, || {
+            ArrowReaderMetadata::load(&self.file, options).map_err(|e| self.error(e))
+        })?
+    }
+
+    #[cold]
+    pub(super) fn error(&self, e: impl std::fmt::Display) -> Error {
+        Error::parquet("reading", e).in_file(&self.path)
+    }
+
+    /// The indices of top-level columns by name, in the order given.
+    pub(super) fn root_indices(&self, names: &[String]) -> Result<Vec<usize>> {
+        let roots = self.parquet_schema().root_schema().get_fields();
+        names
+            .iter()
+            .map(|name| {
+                roots.iter().position(|f| f.name() == name).ok_or_else(|| {
+                    let all: Vec<&str> = roots.iter().map(|f| f.name()).collect();
+                    Error::new(
+                        ErrorKind::Usage,
+                        format!("no column {name:?} (the columns: {})", all.join(", ")),
+                    )
+                    .in_file(&self.path)
+                })
+            })
+            .collect()
+    }
+
+    /// The Parquet group of a top-level Variant column.
+    pub(super) fn variant_column(&self, name: &str) -> Result<&Type> {
+        let root = self.parquet_schema().root_schema();
+        let field = root
+            .get_fields()
+            .iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "no column {name:?} (Variant columns: {})",
+                        self.variant_columns().join(", ")
+                    ),
+                )
+            })?;
+        if !self.variant_columns().iter().any(|c| c == name) {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("column {name:?} is not a Variant column"),
+            ));
+        }
+        Ok(field)
+    }
+}
+
+/// Fails unless the file starts and ends with Parquet's magic bytes, so
+/// that any other file is "not a Parquet file" rather than a corrupt one.
+fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
+    use ::parquet::file::reader::ChunkReader;
+    const MAGIC: &[u8] = b"PAR1";
+    let magic_at = |at: u64| file.get_bytes(at, 4).is_ok_and(|b| b == MAGIC);
+    let head = length >= 4 && magic_at(0);
+    // The smallest file: magic, an empty footer's length, magic.
+    if length >= 12 && head && magic_at(length - 4) {
+        return Ok(());
+    }
+    let why = if length == 0 {
+        "the file is empty".to_string()
+    } else if head {
+        "it starts as one but does not end with the PAR1 footer magic (cut short?)".to_string()
+    } else {
+        format!("it does not start with the PAR1 magic bytes ({length} bytes)")
+    };
+    Err(Error::new(
+        ErrorKind::Parquet,
+        format!("not a Parquet file: {why}"),
+    ))
+}
+
+/// Checks that every column chunk lies inside the file, which the parquet
+/// crate assumes (it panics on negative offsets).
+fn check_chunks(
+    metadata: &::parquet::file::metadata::ParquetMetaData,
+    length: u64,
+) -> std::result::Result<(), String> {
+    for (rg, group) in metadata.row_groups().iter().enumerate() {
+        for chunk in group.columns() {
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(chunk.data_page_offset());
+            let size = chunk.compressed_size();
+            if start < 0 || size < 0 || (start as u64).saturating_add(size as u64) > length {
+                return Err(format!(
+                    "row group {rg}, column {}: chunk at byte {start} of {size} bytes lies outside the file ({length} bytes)",
+                    chunk.column_path()
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,813 @@
+//! Scan plans: what to read of a file, worked out from its footer alone
+//! (and from its page index and bloom filters where a filter can use
+//! them) before any data page is read: for each row group, the leaves to
+//! read (a projection) and the rows the column index leaves (a row
+//! selection), or why it is skipped. The [executor](super::scan) runs any
+//! plan; a dataset is a plan per file, and the SQL scan hands plans on.
+//!
+//! A filter's pruning arithmetic is the [`Predicate`]'s
+//! ([`Predicate::may_match`]); here each comparison's operand is found in
+//! the file (a path through the shredded groups, or a column) and its
+//! statistics are read as Variant values.
+
+use ::parquet::arrow::arrow_reader::{ArrowReaderMetadata, RowSelection};
+use ::parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
+use ::parquet::file::metadata::RowGroupMetaData;
+use ::parquet::file::page_index::column_index::ColumnIndexMetaData;
+use ::parquet::file::statistics::Statistics;
+use ::parquet::schema::types::{SchemaDescriptor, Type};
+
+use crate::error::Result;
+use crate::parquet::{GetRequest, ParquetFile};
+use crate::path::{PathSegment, VariantPath};
+use crate::predicate::{Comparison, Literal, Op, Operand, Predicate};
+use crate::variant::{Kind, VariantDecimal, VariantRef};
+
+/// What a scan reads of one file: each row group, read (what of it) or
+/// skipped (why), and the figures of it.
+#[derive(Clone, Debug)]
+pub struct ScanPlan {
+    row_groups: Vec<RowGroupPlan>,
+    /// The footer with the page index, where row selections came from it.
+    pub(super) paged: Option<ArrowReaderMetadata>,
+    stats: ReadStats,
+}
+
+impl ScanPlan {
+    /// Every row group of the file, in order.
+    pub fn row_groups(&self) -> &[RowGroupPlan] {
+        &self.row_groups
+    }
+
+    /// What the plan reads and skips.
+    pub fn stats(&self) -> &ReadStats {
+        &self.stats
+    }
+}
+
+/// One row group of a [`ScanPlan`].
+#[derive(Clone, Debug)]
+pub struct RowGroupPlan {
+    /// Its index in the file.
+    pub row_group: usize,
+    /// Whether it is read, and what of it.
+    pub decision: Decision,
+}
+
+/// Whether a row group is read.
+#[derive(Clone, Debug)]
+pub enum Decision {
+    /// Read these leaves (indices in the file's schema) of these rows (all
+    /// when `None`).
+    Read {
+        /// The leaves, ascending.
+        leaves: Vec<usize>,
+        /// The rows the column index leaves.
+        selection: Option<RowSelection>,
+    },
+    /// Not read.
+    Skip(SkipReason),
+}
+
+/// Why a row group is not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Its statistics (min, max, null count) rule out every row.
+    Statistics,
+    /// A bloom filter shows that an equality's literal is absent.
+    BloomFilter,
+    /// The column index rules out every page.
+    PageIndex,
+}
+
+/// What a [`ParquetFile::get`] read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Row groups in the file.
+    pub row_groups: usize,
+    /// Row groups actually read (the others were skipped).
+    pub row_groups_read: usize,
+    /// Rows read: those of the row groups read, less the pages the column
+    /// index ruled out.
+    pub rows_read: u64,
+    /// Pages of the filter's column that its column index ruled out, in
+    /// the row groups that statistics did not.
+    pub pages_skipped: usize,
+    /// Row groups that statistics ruled out.
+    pub skipped_by_statistics: usize,
+    /// Row groups that bloom filters ruled out.
+    pub skipped_by_bloom_filters: usize,
+    /// Row groups whose every page the column index ruled out.
+    pub skipped_by_page_index: usize,
+    /// What the reader found worth saying: a filter no row can pass.
+    pub warnings: Vec<String>,
+}
+
+/// The rows of a row group whose pages a filter may match.
+struct PageSelection {
+    selection: RowSelection,
+    rows: u64,
+    pages_skipped: usize,
+}
+
+impl PageSelection {
+    /// With `rows` counted from the selection.
+    fn counted(mut self) -> PageSelection {
+        self.rows = self.selection.row_count() as u64;
+        self
+    }
+}
+
+/// A filter with where each of its operands is in a file.
+struct FilterPlan<'p> {
+    filter: &'p Predicate,
+    operands: Vec<(&'p Operand, OperandLeaves)>,
+}
+
+impl FilterPlan<'_> {
+    fn leaves_of(&self, operand: &Operand) -> &OperandLeaves {
+        &self
+            .operands
+            .iter()
+            .find(|(o, _)| *o == operand)
+            .expect("every operand is planned")
+            .1
+    }
+
+    /// Whether a comparison may skip pages: one reads a single typed leaf.
+    fn may_skip_pages(&self, schema: &SchemaDescriptor) -> bool {
+        self.operands.iter().any(|(_, leaves)| match leaves {
+            OperandLeaves::Path(target) => target.typed_leaf(schema).is_some(),
+            OperandLeaves::Column(root) => column_leaf(schema, *root).is_some(),
+        })
+    }
+}
+
+/// Where an operand's values are.
+enum OperandLeaves {
+    /// A path in the Variant column.
+    Path(Target),
+    /// A top-level column, by its index among the roots.
+    Column(usize),
+}
+
+impl OperandLeaves {
+    /// The leaves to read in a row group.
+    fn leaves(&self, schema: &SchemaDescriptor, meta: &RowGroupMetaData) -> Vec<usize> {
+        match self {
+            OperandLeaves::Path(target) => target.leaves(schema, meta, false),
+            OperandLeaves::Column(root) => (0..schema.num_columns())
+                .filter(|&leaf| schema.get_column_root_idx(leaf) == *root)
+                .collect(),
+        }
+    }
+
+    /// The leaf whose statistics hold every value of the operand in the
+    /// row group, if one does.
+    fn skippable_leaf(&self, schema: &SchemaDescriptor, meta: &RowGroupMetaData) -> Option<usize> {
+        match self {
+            OperandLeaves::Path(target) => target.skippable_leaf(schema, meta),
+            OperandLeaves::Column(root) => column_leaf(schema, *root),
+        }
+    }
+}
+
+/// The leaf of an ordinary top-level column that is a primitive.
+fn column_leaf(schema: &SchemaDescriptor, root: usize) -> Option<usize> {
+    let mut leaves = (0..schema.num_columns()).filter(|&l| schema.get_column_root_idx(l) == root);
+    match (leaves.next(), leaves.next()) {
+        (Some(leaf), None) if schema.column(leaf).path().parts().len() == 1 => Some(leaf),
+        _ => None,
+    }
+}
+
+/// The kind of value a typed leaf holds, where a literal can be of it.
+fn leaf_kind(descr: &::parquet::schema::types::ColumnDescriptor) -> Option<Kind> {
+    match (descr.physical_type(), descr.logical_type_ref()) {
+        (_, Some(LogicalType::String | LogicalType::Enum | LogicalType::Json)) => {
+            Some(Kind::String)
+        }
+        (_, Some(LogicalType::Decimal { .. })) => Some(Kind::Number),
+        (_, Some(LogicalType::Date | LogicalType::Timestamp { .. })) => Some(Kind::Instant),
+        (_, Some(LogicalType::Time { .. })) => Some(Kind::Time),
+        (_, Some(LogicalType::Uuid)) => Some(Kind::Uuid),
+        (PhysicalType::BOOLEAN, _) => Some(Kind::Boolean),
+        (
+            PhysicalType::INT32 | PhysicalType::INT64 | PhysicalType::FLOAT | PhysicalType::DOUBLE,
+            _,
+        ) => Some(Kind::Number),
+        (PhysicalType::BYTE_ARRAY, None) if descr.converted_type() == ConvertedType::UTF8 => {
+            Some(Kind::String)
+        }
+        _ => None,
+    }
+}
+
+impl ParquetFile {
+    /// The plan of a `variant_get` ([`get_with`](Self::get_with)): the
+    /// leaves the path needs (the typed leaf alone where its `value` is all
+    /// null in a row group), the filter's and those of the `with` columns;
+    /// row groups and pages the filter rules out skipped.
+    pub fn plan_get(&self, request: &GetRequest, with: &[String]) -> Result<ScanPlan> {
+        let with_roots = self.root_indices(with)?;
+        let schema = self.parquet_schema();
+        let column = self.variant_column(&request.column)?;
+        let target = resolve(column, &request.path);
+        let typed_result = request.as_type.is_typed();
+        let filter = request.filter.as_ref().map(|f| (f, column));
+        self.plan(filter, |meta| {
+            let mut leaves = target.leaves(schema, meta, typed_result);
+            leaves.extend(root_leaves(schema, &with_roots));
+            leaves
+        })
+    }
+
+    /// The plan of reading whole rows of the top-level `columns` (all when
+    /// `None`).
+    pub fn plan_columns(&self, columns: Option<&[String]>) -> Result<ScanPlan> {
+        let schema = self.parquet_schema();
+        let roots = match columns {
+            Some(names) => self.root_indices(names)?,
+            None => (0..schema.root_schema().get_fields().len()).collect(),
+        };
+        self.plan(None, |_| root_leaves(schema, &roots).collect())
+    }
+
+    /// A plan reading, of each row group, the leaves `leaves_of` gives and
+    /// those the filter (on paths of the Variant column given with it)
+    /// reads, skipping what the filter rules out.
+    fn plan(
+        &self,
+        filter: Option<(&Predicate, &Type)>,
+        leaves_of: impl Fn(&RowGroupMetaData) -> Vec<usize>,
+    ) -> Result<ScanPlan> {
+        let schema = self.parquet_schema();
+        let filter = filter
+            .map(|(f, column)| self.filter_plan(f, column))
+            .transpose()?;
+        let row_groups = self.metadata().num_row_groups();
+        let mut stats = ReadStats {
+            row_groups,
+            warnings: filter
+                .as_ref()
+                .map(|f| self.never_matching(f))
+                .unwrap_or_default(),
+            ..ReadStats::default()
+        };
+        // The page index is read only when a filter may use it; a file
+        // whose index cannot be read is still read, without page skipping.
+        let paged = match &filter {
+            Some(f) if f.may_skip_pages(schema) => self.with_page_index().ok(),
+            _ => None,
+        };
+        let mut plans = Vec::with_capacity(row_groups);
+        for rg in 0..row_groups {
+            let meta = self.metadata().row_group(rg);
+            let mut selection = None;
+            let mut rows = meta.num_rows().max(0) as u64;
+            if let Some(filter) = &filter {
+                let skip = if !self.may_match(rg, meta, filter, false)? {
+                    Some(SkipReason::Statistics)
+                } else if !self.may_match(rg, meta, filter, true)? {
+                    Some(SkipReason::BloomFilter)
+                } else {
+                    let pages = paged
+                        .as_ref()
+                        .and_then(|p| self.page_selection(p.metadata(), rg, filter));
+                    match pages {
+                        Some(p) => {
+                            stats.pages_skipped += p.pages_skipped;
+                            rows = p.rows;
+                            selection = Some(p.selection);
+                            (p.rows == 0).then_some(SkipReason::PageIndex)
+                        }
+                        None => None,
+                    }
+                };
+                if let Some(reason) = skip {
+                    match reason {
+                        SkipReason::Statistics => stats.skipped_by_statistics += 1,
+                        SkipReason::BloomFilter => stats.skipped_by_bloom_filters += 1,
+                        SkipReason::PageIndex => stats.skipped_by_page_index += 1,
+                    }
+                    plans.push(RowGroupPlan {
+                        row_group: rg,
+                        decision: Decision::Skip(reason),
+                    });
+                    continue;
+                }
+            }
+            let mut leaves = leaves_of(meta);
+            if let Some(filter) = &filter {
+                for (_, operand) in &filter.operands {
+                    leaves.extend(operand.leaves(schema, meta));
+                }
+            }
+            leaves.sort_unstable();
+            leaves.dedup();
+            stats.row_groups_read += 1;
+            stats.rows_read += rows;
+            plans.push(RowGroupPlan {
+                row_group: rg,
+                decision: Decision::Read { leaves, selection },
+            });
+        }
+        Ok(ScanPlan {
+            row_groups: plans,
+            paged,
+            stats,
+        })
+    }
+
+    /// Where each operand of `filter` is in this file: a path in the
+    /// Variant column `column`, or a top-level column.
+    fn filter_plan<'p>(&self, filter: &'p Predicate, column: &Type) -> Result<FilterPlan<'p>> {
+        let operands = filter
+            .operands()
+            .into_iter()
+            .map(|operand| {
+                let found = match operand {
+                    Operand::Path(path) => OperandLeaves::Path(resolve(column, path)),
+                    Operand::Column(name) => {
+                        OperandLeaves::Column(self.root_indices(std::slice::from_ref(name))?[0])
+                    }
+                };
+                Ok((operand, found))
+            })
+            .collect::<Result<_>>()?;
+        Ok(FilterPlan { filter, operands })
+    }
+
+    /// Warnings for comparisons that no row can pass: the operand's
+    /// values are all of one kind (a typed column that nothing escapes)
+    /// and the literal is of another, as `$.delay == "5"` on an int64
+    /// column.
+    fn never_matching(&self, filter: &FilterPlan<'_>) -> Vec<String> {
+        let schema = self.parquet_schema();
+        let mut warnings = Vec::new();
+        for comparison in filter.filter.comparisons() {
+            let leaves = filter.leaves_of(&comparison.operand);
+            let every_row_group = |leaf: &dyn Fn(&RowGroupMetaData) -> Option<usize>| {
+                let mut found = None;
+                for meta in self.metadata().row_groups() {
+                    let this = leaf(meta)?;
+                    if found.is_some_and(|f| f != this) {
+                        return None;
+                    }
+                    found = Some(this);
+                }
+                found
+            };
+            let Some(leaf) = every_row_group(&|meta| leaves.skippable_leaf(schema, meta)) else {
+                continue;
+            };
+            let descr = schema.column(leaf);
+            let Some(kind) = leaf_kind(&descr) else {
+                continue;
+            };
+            if kind != comparison.literal.kind() {
+                warnings.push(format!(
+                    "no row can pass `{} {}`: every value of {} is stored as {}, and {} is not (the filter compares values of one kind)",
+                    comparison.operand,
+                    comparison.literal,
+                    comparison.operand,
+                    kind.plural(),
+                    comparison.literal,
+                ));
+            }
+        }
+        warnings
+    }
+
+    /// Whether row group `rg` may hold a row that passes the filter: each
+    /// comparison asks the statistics of its operand's skippable leaf
+    /// ([`OperandLeaves::skippable_leaf`]), and, with `bloom`, its bloom
+    /// filter for equality.
+    fn may_match(
+        &self,
+        rg: usize,
+        meta: &RowGroupMetaData,
+        filter: &FilterPlan<'_>,
+        bloom: bool,
+    ) -> Result<bool> {
+        let schema = self.parquet_schema();
+        let mut failed = None;
+        let may = filter.filter.may_match(&mut |comparison| {
+            let Some(leaf) = filter
+                .leaves_of(&comparison.operand)
+                .skippable_leaf(schema, meta)
+            else {
+                return true;
+            };
+            let chunk = meta.column(leaf);
+            let Some(statistics) = chunk.statistics() else {
+                return true;
+            };
+            if statistics.null_count_opt() == Some(chunk.num_values() as u64) {
+                // No value at all: no comparison can hold.
+                return false;
+            }
+            let descr = schema.column(leaf);
+            let min = bound(&descr, statistics_bound(statistics, true));
+            let max = bound(&descr, statistics_bound(statistics, false));
+            if !comparison.may_match(min.as_ref(), max.as_ref()) {
+                return false;
+            }
+            if !bloom || comparison.op != Op::Eq {
+                return true;
+            }
+            self.bloom_may_contain(rg, leaf, &descr, &comparison.literal)
+                .unwrap_or_else(|e| {
+                    failed = Some(e);
+                    true
+                })
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(may),
+        }
+    }
+
+    /// The pages of row group `rg` that the column index cannot rule out
+    /// for the filter, as a row selection: each comparison's pages where
+    /// its skippable leaf ([`OperandLeaves::skippable_leaf`], the rule
+    /// for row groups) is not repeated, intersected for `and` and joined
+    /// for `or`. `None` when no index applies or one is missing or
+    /// malformed.
+    fn page_selection(
+        &self,
+        metadata: &::parquet::file::metadata::ParquetMetaData,
+        rg: usize,
+        filter: &FilterPlan<'_>,
+    ) -> Option<PageSelection> {
+        let rows = usize::try_from(metadata.row_group(rg).num_rows()).ok()?;
+        let combine = |how: fn(&RowSelection, &RowSelection) -> RowSelection| {
+            move |a: PageSelection, b: PageSelection| {
+                PageSelection {
+                    selection: how(&a.selection, &b.selection),
+                    rows: 0,
+                    pages_skipped: a.pages_skipped + b.pages_skipped,
+                }
+                .counted()
+            }
+        };
+        filter.filter.select(
+            &mut |comparison| self.comparison_pages(metadata, rg, rows, filter, comparison),
+            &combine(RowSelection::intersection),
+            &combine(RowSelection::union),
+        )
+    }
+
+    /// The pages of one comparison's leaf that the column index leaves.
+    fn comparison_pages(
+        &self,
+        metadata: &::parquet::file::metadata::ParquetMetaData,
+        rg: usize,
+        rows: usize,
+        filter: &FilterPlan<'_>,
+        comparison: &Comparison,
+    ) -> Option<PageSelection> {
+        let schema = self.parquet_schema();
+        let meta = metadata.row_group(rg);
+        let typed = filter
+            .leaves_of(&comparison.operand)
+            .skippable_leaf(schema, meta)?;
+        let descr = schema.column(typed);
+        if descr.max_rep_level() > 0 {
+            return None;
+        }
+        let page_index = metadata.page_index_for_row_group(rg);
+        let index = page_index.column_index(typed)?;
+        let locations = page_index.offset_index(typed)?.page_locations();
+        let mut kept = Vec::with_capacity(locations.len());
+        let mut pages_skipped = 0;
+        for (page, location) in locations.iter().enumerate() {
+            let start = usize::try_from(location.first_row_index).ok()?;
+            let end = match locations.get(page + 1) {
+                Some(next) => usize::try_from(next.first_row_index).ok()?,
+                None => rows,
+            };
+            if start > end || end > rows || page as u64 >= index.num_pages() {
+                return None;
+            }
+            let empty = index.is_null_page(page);
+            let min = bound(&descr, page_bound(index, page, true));
+            let max = bound(&descr, page_bound(index, page, false));
+            if empty || !comparison.may_match(min.as_ref(), max.as_ref()) {
+                pages_skipped += 1;
+            } else {
+                kept.push(start..end);
+            }
+        }
+        Some(
+            PageSelection {
+                selection: RowSelection::from_consecutive_ranges(kept.into_iter(), rows),
+                rows: 0,
+                pages_skipped,
+            }
+            .counted(),
+        )
+    }
+
+    /// False only when the column chunk's bloom filter proves `lit` absent.
+    fn bloom_may_contain(
+        &self,
+        rg: usize,
+        leaf: usize,
+        descr: &::parquet::schema::types::ColumnDescriptor,
+        lit: &Literal,
+    ) -> Result<bool> {
+        if self
+            .metadata()
+            .row_group(rg)
+            .column(leaf)
+            .bloom_filter_offset()
+            .is_none()
+        {
+            return Ok(true);
+        }
+        let builder = self.builder()?;
+        let Some(bloom) = builder
+            .get_row_group_column_bloom_filter(rg, leaf)
+            .map_err(|e| self.error(e))?
+        else {
+            return Ok(true);
+        };
+        Ok(match (descr.physical_type(), lit) {
+            (PhysicalType::BYTE_ARRAY, Literal::String(s)) => bloom.check(s.as_str()),
+            (PhysicalType::INT64, Literal::Number(d)) if d.scale() == 0 || is_decimal(descr) => {
+                match exact_unscaled(d, descr) {
+                    Some(v) => i64::try_from(v).map_or(true, |v| bloom.check(&v)),
+                    None => true,
+                }
+            }
+            (PhysicalType::INT32, Literal::Number(d)) => match exact_unscaled(d, descr) {
+                Some(v) => i32::try_from(v).map_or(true, |v| bloom.check(&v)),
+                None => true,
+            },
+            _ => true,
+        })
+    }
+}
+
+/// Every leaf under the top-level columns `roots`.
+fn root_leaves<'s>(
+    schema: &'s SchemaDescriptor,
+    roots: &'s [usize],
+) -> impl Iterator<Item = usize> + 's {
+    (0..schema.num_columns()).filter(|&leaf| roots.contains(&schema.get_column_root_idx(leaf)))
+}
+
+fn is_decimal(descr: &::parquet::schema::types::ColumnDescriptor) -> bool {
+    matches!(descr.logical_type_ref(), Some(LogicalType::Decimal(_)))
+        || descr.converted_type() == ConvertedType::DECIMAL
+}
+
+/// The unscaled integer a literal has in this integer or decimal column,
+/// when that is exact; `None` otherwise (then the bloom filter is not
+/// asked).
+fn exact_unscaled(
+    d: &VariantDecimal,
+    descr: &::parquet::schema::types::ColumnDescriptor,
+) -> Option<i128> {
+    let scale = if is_decimal(descr) {
+        descr.type_scale().max(0) as u8
+    } else {
+        0
+    };
+    d.rescale(scale).map(|d| d.unscaled())
+}
+
+/// Whether a leaf is null in every row of the row group.
+fn all_null(meta: &RowGroupMetaData, leaf: usize) -> bool {
+    let chunk = meta.column(leaf);
+    chunk
+        .statistics()
+        .and_then(|s| s.null_count_opt())
+        .is_some_and(|n| n == chunk.num_values() as u64)
+}
+
+/// A min or max as the footer stores it, before it is read in the terms
+/// of the leaf's logical type.
+#[derive(Clone, Copy)]
+enum RawBound<'a> {
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Bytes(&'a [u8]),
+}
+
+/// A bound of a typed leaf, from its row group statistics or its column
+/// index, as a Variant value: integers and decimals as exact numbers,
+/// strings as strings (`None` for bytes that are not UTF-8).
+fn bound<'a>(
+    descr: &::parquet::schema::types::ColumnDescriptor,
+    raw: Option<RawBound<'a>>,
+) -> Option<VariantRef<'a>> {
+    let decimal = is_decimal(descr);
+    let scale = if decimal {
+        descr.type_scale().max(0) as u8
+    } else {
+        0
+    };
+    let number = |v: i128| {
+        VariantDecimal::try_new(v, scale)
+            .ok()
+            .map(VariantRef::Decimal16)
+    };
+    match raw? {
+        RawBound::Bool(b) => Some(VariantRef::Bool(b)),
+        RawBound::Int(v) => number(v),
+        RawBound::Float(v) => Some(VariantRef::Double(v)),
+        RawBound::Bytes(bytes) => match descr.physical_type() {
+            PhysicalType::BYTE_ARRAY if !decimal => {
+                std::str::from_utf8(bytes).ok().map(VariantRef::String)
+            }
+            PhysicalType::FIXED_LEN_BYTE_ARRAY if decimal => {
+                if bytes.is_empty() || bytes.len() > 16 {
+                    return None;
+                }
+                // Big-endian two's complement, sign-extended to 16 bytes.
+                let fill = if bytes[0] & 0x80 != 0 { 0xFF } else { 0 };
+                let mut full = [fill; 16];
+                full[16 - bytes.len()..].copy_from_slice(bytes);
+                number(i128::from_be_bytes(full))
+            }
+            _ => None,
+        },
+    }
+}
+
+/// The min (or max) of a row group's statistics.
+fn statistics_bound(statistics: &Statistics, is_min: bool) -> Option<RawBound<'_>> {
+    macro_rules! pick {
+        ($s:expr) => {
+            if is_min { $s.min_opt() } else { $s.max_opt() }
+        };
+    }
+    match statistics {
+        Statistics::Boolean(s) => pick!(s).map(|b| RawBound::Bool(*b)),
+        Statistics::Int32(s) => pick!(s).map(|v| RawBound::Int(*v as i128)),
+        Statistics::Int64(s) => pick!(s).map(|v| RawBound::Int(*v as i128)),
+        Statistics::Float(s) => pick!(s).map(|v| RawBound::Float(*v as f64)),
+        Statistics::Double(s) => pick!(s).map(|v| RawBound::Float(*v)),
+        Statistics::ByteArray(s) => pick!(s).map(|v| RawBound::Bytes(v.data())),
+        Statistics::FixedLenByteArray(s) => pick!(s).map(|v| RawBound::Bytes(v.data())),
+        Statistics::Int96(_) => None,
+    }
+}
+
+/// The min (or max) of one page in a column index.
+fn page_bound(index: &ColumnIndexMetaData, page: usize, is_min: bool) -> Option<RawBound<'_>> {
+    macro_rules! pick {
+        ($ix:expr) => {
+            if is_min {
+                $ix.min_value(page)
+            } else {
+                $ix.max_value(page)
+            }
+        };
+    }
+    match index {
+        ColumnIndexMetaData::BOOLEAN(ix) => pick!(ix).map(|b| RawBound::Bool(*b)),
+        ColumnIndexMetaData::INT32(ix) => pick!(ix).map(|v| RawBound::Int(*v as i128)),
+        ColumnIndexMetaData::INT64(ix) => pick!(ix).map(|v| RawBound::Int(*v as i128)),
+        ColumnIndexMetaData::FLOAT(ix) => pick!(ix).map(|v| RawBound::Float(*v as f64)),
+        ColumnIndexMetaData::DOUBLE(ix) => pick!(ix).map(|v| RawBound::Float(*v)),
+        ColumnIndexMetaData::BYTE_ARRAY(ix) | ColumnIndexMetaData::FIXED_LEN_BYTE_ARRAY(ix) => {
+            pick!(ix).map(RawBound::Bytes)
+        }
+        _ => None,
+    }
+}
+
+/// Where a path leads in a Variant column's Parquet group.
+struct Target {
+    /// Leaf path prefix of the slot where resolution stopped.
+    slot: Vec<String>,
+    /// Whether every segment went through shredded groups.
+    complete: bool,
+}
+
+impl Target {
+    fn prefix_leaves(&self, schema: &SchemaDescriptor, suffix: &[&str]) -> Vec<usize> {
+        let mut prefix = self.slot.clone();
+        prefix.extend(suffix.iter().map(|s| s.to_string()));
+        (0..schema.num_columns())
+            .filter(|&i| schema.column(i).path().parts().starts_with(&prefix))
+            .collect()
+    }
+
+    /// The leaves to read in a row group: the slot's subtree when the path
+    /// is complete (without an all-null `value`), else the slot's residual;
+    /// `metadata` whenever a Variant-encoded value may need decoding.
+    fn leaves(
+        &self,
+        schema: &SchemaDescriptor,
+        meta: &RowGroupMetaData,
+        typed_result: bool,
+    ) -> Vec<usize> {
+        let value = self.prefix_leaves(schema, &["value"]);
+        let value_needed = value.iter().any(|&v| !all_null(meta, v));
+        let mut leaves = if self.complete {
+            let mut l = self.prefix_leaves(schema, &["typed_value"]);
+            if value_needed || l.is_empty() {
+                l.extend(&value);
+            }
+            l
+        } else {
+            value
+        };
+        if value_needed || !self.complete || !typed_result {
+            let column = &self.slot[0];
+            leaves.extend((0..schema.num_columns()).filter(|&i| {
+                schema.column(i).path().parts() == [column.clone(), "metadata".into()]
+            }));
+        }
+        leaves
+    }
+
+    /// The single primitive `typed_value` leaf of a complete path.
+    fn typed_leaf(&self, schema: &SchemaDescriptor) -> Option<usize> {
+        if !self.complete {
+            return None;
+        }
+        let leaves = self.prefix_leaves(schema, &["typed_value"]);
+        let mut path = self.slot.clone();
+        path.push("typed_value".into());
+        match leaves.as_slice() {
+            [one] if schema.column(*one).path().parts() == path.as_slice() => Some(*one),
+            _ => None,
+        }
+    }
+
+    fn value_leaf(&self, schema: &SchemaDescriptor) -> Option<usize> {
+        self.prefix_leaves(schema, &["value"]).first().copied()
+    }
+
+    /// The typed leaf whose statistics (of the row group, or of its pages)
+    /// may rule rows out, as the spec's Data Skipping section allows: the
+    /// single primitive `typed_value` of a complete path, where the slot's
+    /// `value` is all null in the row group, so that no value escapes it.
+    fn skippable_leaf(&self, schema: &SchemaDescriptor, meta: &RowGroupMetaData) -> Option<usize> {
+        let typed = self.typed_leaf(schema)?;
+        match self.value_leaf(schema) {
+            Some(value) if !all_null(meta, value) => None,
+            _ => Some(typed),
+        }
+    }
+}
+
+/// Follows `path` through the shredded groups of a Variant column.
+fn resolve(column: &Type, path: &VariantPath) -> Target {
+    let mut slot = vec![column.name().to_string()];
+    let mut group = column;
+    for segment in path.segments() {
+        let Some(typed) = child(group, "typed_value").filter(|t| t.is_group()) else {
+            return Target {
+                slot,
+                complete: false,
+            };
+        };
+        let next = match segment {
+            PathSegment::Field(name) if !is_list(typed) => {
+                child(typed, name).map(|f| (f, vec![name.clone()]))
+            }
+            PathSegment::Index(_) if is_list(typed) => child(typed, "list")
+                .and_then(|l| l.get_fields().first().map(|e| (l, e)))
+                .map(|(l, e)| (e.as_ref(), vec![l.name().to_string(), e.name().to_string()])),
+            _ => None,
+        };
+        let Some((next, names)) = next else {
+            return Target {
+                slot,
+                complete: false,
+            };
+        };
+        slot.push("typed_value".into());
+        slot.extend(names);
+        group = next;
+    }
+    Target {
+        slot,
+        complete: true,
+    }
+}
+
+fn child<'t>(t: &'t Type, name: &str) -> Option<&'t Type> {
+    if !t.is_group() {
+        return None;
+    }
+    t.get_fields()
+        .iter()
+        .find(|f| f.name() == name)
+        .map(|f| f.as_ref())
+}
+
+fn is_list(t: &Type) -> bool {
+    matches!(
+        t.get_basic_info().logical_type_ref(),
+        Some(LogicalType::List)
+    ) || t.get_basic_info().converted_type() == ConvertedType::LIST
+}

@@ -1,0 +1,173 @@
+//! Scan plans are worked out from the footer before any data is read, and
+//! the executor runs them the same on any number of threads.
+
+use std::num::NonZeroUsize;
+
+use vshred::encode::{EncodeOptions, ShredMode, encode};
+use vshred::parquet::{Decision, GetRequest, ParquetFile, ScanOptions, SkipReason, WriteOptions};
+use vshred::predicate::Predicate;
+use vshred::shred::ShreddingSchema;
+
+/// Four row groups of 100 rows, `id` ascending (shredded as int64), `tag`
+/// in every row group (a string), a bloom filter on `$.tag`.
+fn file(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut text = String::new();
+    for i in 0..400 {
+        text.push_str(&format!(
+            "{{\"id\":{i},\"tag\":\"t{}\",\"x\":{i}}}\n",
+            i % 10
+        ));
+    }
+    let path = dir.join("f.parquet");
+    let options = EncodeOptions {
+        shred: ShredMode::Schema(r#"{"id":"int64","tag":"string","x":"int64"}"#.parse().unwrap()),
+        write: WriteOptions {
+            row_group_rows: 100,
+            ..WriteOptions::default()
+        },
+        bloom_filters: vec!["$.tag".into()],
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+    path
+}
+
+fn request(filter: &str) -> GetRequest {
+    GetRequest {
+        column: "v".into(),
+        path: "$.x".parse().unwrap(),
+        as_type: ShreddingSchema::Int64,
+        strict: false,
+        filter: Some(Predicate::parse(filter).unwrap()),
+    }
+}
+
+/// The leaves of a plan's read row groups, by their dotted paths.
+fn leaf_names(file: &ParquetFile, leaves: &[usize]) -> Vec<String> {
+    leaves
+        .iter()
+        .map(|&l| file.parquet_schema().column(l).path().string())
+        .collect()
+}
+
+#[test]
+fn a_plan_says_which_row_groups_are_skipped_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = ParquetFile::open(&file(dir.path())).unwrap();
+    let plan = file.plan_get(&request("$.id >= 250"), &[]).unwrap();
+    let decisions: Vec<Option<SkipReason>> = plan
+        .row_groups()
+        .iter()
+        .map(|p| match &p.decision {
+            Decision::Skip(reason) => Some(*reason),
+            Decision::Read { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            Some(SkipReason::Statistics),
+            Some(SkipReason::Statistics),
+            None,
+            None
+        ]
+    );
+    assert_eq!(plan.stats().skipped_by_statistics, 2);
+    assert_eq!(plan.stats().row_groups_read, 2);
+
+    // Every row group holds tags t0..t9: only the bloom filter rules out t42.
+    let plan = file.plan_get(&request("$.tag == \"t42\""), &[]).unwrap();
+    assert!(
+        plan.row_groups()
+            .iter()
+            .all(|p| matches!(p.decision, Decision::Skip(SkipReason::BloomFilter)))
+    );
+    assert_eq!(plan.stats().skipped_by_bloom_filters, 4);
+}
+
+#[test]
+fn a_plan_reads_only_the_leaves_the_path_and_the_filter_need() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = ParquetFile::open(&file(dir.path())).unwrap();
+    let plan = file.plan_get(&request("$.id < 50"), &[]).unwrap();
+    let Decision::Read { leaves, .. } = &plan.row_groups()[0].decision else {
+        panic!("row group 0 holds ids below 50")
+    };
+    // Both paths are typed with nothing in `value`: their typed leaves,
+    // no `value` leaf; the filter keeps the metadata, as it reads its
+    // values as Variants.
+    assert_eq!(
+        leaf_names(&file, leaves),
+        [
+            "v.metadata",
+            "v.typed_value.id.typed_value",
+            "v.typed_value.x.typed_value"
+        ]
+    );
+    let unfiltered = GetRequest {
+        filter: None,
+        ..request("$.id < 50")
+    };
+    let plan = file.plan_get(&unfiltered, &[]).unwrap();
+    let Decision::Read { leaves, .. } = &plan.row_groups()[0].decision else {
+        panic!("nothing to skip without a filter")
+    };
+    assert_eq!(leaf_names(&file, leaves), ["v.typed_value.x.typed_value"]);
+    let whole = file.plan_columns(None).unwrap();
+    let Decision::Read { leaves, .. } = &whole.row_groups()[0].decision else {
+        panic!("a plan of whole rows reads every row group")
+    };
+    assert_eq!(leaves.len(), file.parquet_schema().num_columns());
+}
+
+#[test]
+fn the_executor_gives_the_same_batches_in_order_on_any_number_of_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = ParquetFile::open(&file(dir.path())).unwrap();
+    let plan = file.plan_columns(None).unwrap();
+    let rows_with = |threads: usize| {
+        let options = ScanOptions {
+            batch_size: 30,
+            threads: NonZeroUsize::new(threads),
+        };
+        let mut firsts = Vec::new();
+        file.scan(
+            &plan,
+            &options,
+            |batch| Ok(batch.num_rows()),
+            |n| {
+                firsts.push(n);
+                Ok(())
+            },
+        )
+        .unwrap();
+        firsts
+    };
+    let one = rows_with(1);
+    assert_eq!(one.iter().sum::<usize>(), 400);
+    // Row groups of 100 in batches of 30: 30, 30, 30, 10 each.
+    assert_eq!(&one[..4], [30, 30, 30, 10]);
+    for threads in [2, 3, 8] {
+        assert_eq!(rows_with(threads), one, "{threads} threads");
+    }
+    let mut lines = Vec::new();
+    file.json_lines(None, &ScanOptions::new(7), |text| {
+        lines.extend(
+            String::from_utf8(text)
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        );
+        Ok(())
+    })
+    .unwrap();
+    let ids: Vec<String> = (0..400).map(|i| format!("{{\"v\":{{\"id\":{i},")).collect();
+    assert!(
+        lines
+            .iter()
+            .zip(&ids)
+            .all(|(l, id)| l.starts_with(id.as_str()))
+    );
+    assert_eq!(lines.len(), 400);
+}
