@@ -3,26 +3,29 @@
 //! The Apache Parquet **Variant** type: its binary encoding, and its
 //! shredding into typed Parquet columns.
 //!
-//! The crate follows the data:
+//! The crate follows the data, and its imports run one way, down this
+//! list:
 //!
-//! 1. [`variant`]: the binary encoding (`VariantEncoding.md`): validated
-//!    zero-copy views ([`VariantRef`](variant::VariantRef)) and a builder
-//!    ([`VariantBuilder`](variant::VariantBuilder));
-//! 2. [`json`]: JSON text -> Variant, streamed and exact, and Variant -> JSON;
-//! 3. [`shred`]: a [`ShreddingSchema`](shred::ShreddingSchema) and the
-//!    [`Shredder`](shred::Shredder) that splits values (or JSON text
-//!    directly) into its typed Arrow columns and a Variant residual;
-//!    [`infer`] chooses that schema from a sample of values;
-//! 4. [`unshred`]: shredded columns (ours or any writer's) back to Variant
-//!    values or straight to JSON text.
+//! 1. The encoding, without Arrow or Parquet: [`variant`] (validated
+//!    zero-copy views, [`VariantRef`](variant::VariantRef), and a builder,
+//!    [`VariantBuilder`](variant::VariantBuilder)), [`json`] (JSON text ->
+//!    Variant, streamed and exact, and back) and [`path`] (`$.a.b[0]`).
+//! 2. Kernels on whole Arrow arrays: [`shred`] (values or JSON text into
+//!    the typed columns of a [`ShreddingSchema`](shred::ShreddingSchema)
+//!    and a residual; [`infer`] chooses the schema from a sample),
+//!    [`unshred`] (any writer's shredded columns back to Variants or JSON),
+//!    [`get`] (`variant_get`: typed leaves handed over whole) and
+//!    [`predicate`] (filters, and the arithmetic that prunes by
+//!    statistics).
+//! 3. Files: [`parquet`]: an open file, a scan plan from its footer (the
+//!    leaves a path needs, the row groups and pages a filter rules out),
+//!    the executor that runs it on worker threads, and the writer;
+//!    [`output`] makes files appear whole or not at all, never over a
+//!    device, a link or the input.
+//! 4. Jobs: [`encode`] streams JSON Lines into a shredded file; [`report`]
+//!    compares the sizes and read speeds of the layouts.
 //!
-//! Around that core: [`encode`] streams JSON Lines into a shredded
-//! [`parquet`] file; [`ParquetFile::get`](parquet::ParquetFile::get) reads
-//! one [`path`] back (`variant_get`, in [`get`]), reading only the leaves it
-//! needs and skipping row groups a [`predicate`] rules out; and [`report`]
-//! compares the sizes and read speeds of the layouts. Files are written
-//! whole or not at all, and never over a device, a link or the input
-//! ([`output`]).
+//! The `vshred` binary is a thin layer over these.
 //!
 //! ```
 //! use vshred::json::{json_to_variant, variant_to_json_string};
@@ -39,19 +42,23 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod encode;
 mod error;
+
+pub mod json;
+pub mod path;
+pub mod variant;
+
 pub mod get;
 pub mod infer;
-pub mod json;
-pub mod output;
-pub mod parquet;
-pub mod path;
 pub mod predicate;
-pub mod report;
 pub mod shred;
 pub mod unshred;
-pub mod variant;
+
+pub mod output;
+pub mod parquet;
+
+pub mod encode;
+pub mod report;
 
 /// The README's examples, run as doc tests.
 #[doc = include_str!("../README.md")]

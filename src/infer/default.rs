@@ -18,7 +18,7 @@ const RLE_RUN: f64 = 3.0;
 
 /// The dictionary page size past which our writer falls back to plain (or
 /// delta) encoding.
-const DICTIONARY_LIMIT: f64 = crate::parquet::DICTIONARY_PAGE_LIMIT as f64;
+const DICTIONARY_LIMIT: f64 = super::DICTIONARY_PAGE_LIMIT as f64;
 
 /// The smallest Variant object header: type byte, 1-byte field count and
 /// the 1-byte offset of its end.

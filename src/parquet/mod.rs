@@ -23,7 +23,7 @@ pub use schema::{
     DecimalMode, VARIANT_EXTENSION_NAME, is_variant_field, typed_value_path, variant_field,
     variant_group,
 };
+pub(crate) use write::encoded_size;
 pub use write::{
     ColumnSpec, Compression, ParquetWriter, WriteOptions, WriteSummary, parquet_schema,
 };
-pub(crate) use write::{DICTIONARY_PAGE_LIMIT, encoded_size};

@@ -18,6 +18,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
 use crate::error::{Error, Result};
+use crate::infer::DICTIONARY_PAGE_LIMIT;
 use crate::output::{Completion, OpenOutput, Output};
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
 use crate::shred::ShreddingSchema;
@@ -106,15 +107,6 @@ impl Default for WriteOptions {
         }
     }
 }
-
-/// Bytes of distinct values a column chunk may collect in its dictionary
-/// before its pages fall back to plain encoding. The parquet crate's 1 MB
-/// lets a column of unique values (ids, timestamps) spend most of a row
-/// group dictionary-encoded: a 1 MB dictionary plus 17-bit indices that
-/// zstd cannot shrink, twice the size of plain values compressed. 64 KB
-/// still holds the dictionaries that pay (1000 distinct int64 values take
-/// 8 KB) and took 1M seed rows from 22.39 MB to 18.66 MB (Spark: 18.27 MB).
-pub(crate) const DICTIONARY_PAGE_LIMIT: usize = 64 * 1024;
 
 /// The rows at the start of the first batch whose values decide which
 /// leaves are written without a dictionary (as many as inference samples).
