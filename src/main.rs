@@ -591,10 +591,15 @@ fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     }
     if !to_stdout {
         eprintln!(
-            "vshred: wrote {}: {} rows in {} row groups, {} bytes",
+            "vshred: wrote {}: {} rows in {} row group{}, {} bytes",
             args.output.display(),
             report.written.rows,
             report.written.row_groups,
+            if report.written.row_groups == 1 {
+                ""
+            } else {
+                "s"
+            },
             report.written.bytes
         );
     }

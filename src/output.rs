@@ -288,11 +288,13 @@ pub fn check_output_is_not_input(output: &Path, input: Option<&Path>) -> Result<
     };
     if same {
         let what = input.map_or("standard input".to_string(), |p| {
-            format!("the input {}", p.display())
+            format!("the input file {}", p.display())
         });
         return Err(Error::new(
             ErrorKind::Usage,
-            format!("is {what}: writing it would destroy the input (choose another output)"),
+            format!(
+                "the output is {what}: writing it would destroy the input (choose another output)"
+            ),
         )
         .in_file(output));
     }
