@@ -6,10 +6,14 @@
 //! - duplicate keys: rejected by default (serde_json keeps the last value);
 //!   with `DuplicateKeys::KeepLast` we must accept them and keep the last
 //!   value too;
+//! - numbers without an exponent that no decimal holds (more than 38
+//!   digits): rejected by default (serde_json rounds them to a double);
+//!   with `InexactNumbers::Double` we must accept them as the nearest
+//!   double too;
 //! - nesting: serde_json stops at 127 levels, we at `DEFAULT_MAX_DEPTH`
 //!   (128), so input nested exactly 128 deep is ours alone.
 //!
-//! Where both accept (with `KeepLast`), the two trees must match: same
+//! Where both accept (with `KeepLast` and `Double`), the two trees must match: same
 //! structure, same strings, same keys, same numbers (exact for integers, as
 //! the nearest double otherwise; serde_json is built with `float_roundtrip`
 //! so its doubles are correctly rounded like ours).
@@ -18,7 +22,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use vshred::json::{JsonParser, write_json};
+use vshred::json::{InexactNumbers, JsonParser, write_json};
 use vshred::variant::{DEFAULT_MAX_DEPTH, DuplicateKeys, VariantBuilder, VariantRef};
 use vshred::{Error, ErrorKind, Position};
 
@@ -26,33 +30,43 @@ fuzz_target!(|data: &[u8]| {
     let parser = JsonParser::new();
     let serde = serde_json::from_slice::<Value>(data);
 
-    // Default policy: duplicate keys are errors.
+    // Default policies: duplicate keys and numbers no decimal holds are
+    // errors.
     let mut strict = VariantBuilder::new();
     let strict_result = parser.parse(data, &mut strict);
     if let Err(e) = &strict_result {
         check_error(e, data);
     }
+    if let Ok(inexact) = strict_result {
+        assert_eq!(inexact, 0, "the default counted inexact numbers");
+    }
 
-    // Last value wins, like serde_json.
+    // Last value wins and such numbers are doubles, like serde_json.
+    let lenient_parser = JsonParser::new().with_inexact_numbers(InexactNumbers::Double);
     let mut lenient = VariantBuilder::new().with_duplicate_keys(DuplicateKeys::KeepLast);
-    let lenient_result = parser.parse(data, &mut lenient);
+    let lenient_result = lenient_parser.parse(data, &mut lenient);
     if let Err(e) = &lenient_result {
         check_error(e, data);
         assert!(!is_duplicate_key(e), "KeepLast reported a duplicate: {e}");
+        assert!(!is_inexact_number(e), "Double reported an inexact number: {e}");
     }
 
     match (&strict_result, &lenient_result) {
-        (Ok(()), Ok(())) => {
-            // Without duplicates both policies build the same bytes.
+        (Ok(_), Ok(0)) => {
+            // Without duplicates or inexact numbers both build the same bytes.
             assert_eq!(strict.finish(), lenient.finish());
         }
-        (Err(e), Ok(())) => assert!(is_duplicate_key(e), "only KeepLast accepted: {e}"),
-        (Ok(()), Err(e)) => panic!("only the strict policy accepted: {e}"),
+        (Ok(_), Ok(n)) => panic!("the strict policy accepted {n} inexact numbers"),
+        (Err(e), Ok(_)) => assert!(
+            is_duplicate_key(e) || is_inexact_number(e),
+            "only the lenient policies accepted: {e}"
+        ),
+        (Ok(_), Err(e)) => panic!("only the strict policy accepted: {e}"),
         (Err(_), Err(_)) => {}
     }
 
     match (&lenient_result, &serde) {
-        (Ok(()), Ok(expected)) => {
+        (Ok(_), Ok(expected)) => {
             let (m, v) = lenient.finish();
             let v = VariantRef::try_new(m, v).expect("parsed Variant validates");
             round_trip(&v);
@@ -61,7 +75,7 @@ fuzz_target!(|data: &[u8]| {
                 "differs from serde_json\nours:  {v:?}\nserde: {expected:?}"
             );
         }
-        (Ok(()), Err(e)) => {
+        (Ok(_), Err(e)) => {
             // Nested exactly 128 deep: over serde_json's limit, within ours.
             assert!(
                 e.to_string().contains("recursion limit exceeded"),
@@ -203,6 +217,10 @@ fn depth(v: &VariantRef<'_>) -> usize {
         VariantRef::Array(a) => 1 + a.iter().map(|x| depth(&x)).max().unwrap_or(0),
         _ => 0,
     }
+}
+
+fn is_inexact_number(e: &Error) -> bool {
+    e.kind() == ErrorKind::Json && e.message().starts_with("number with")
 }
 
 fn is_duplicate_key(e: &Error) -> bool {

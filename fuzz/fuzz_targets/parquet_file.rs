@@ -52,7 +52,12 @@ fn read_everything(path: &std::path::Path) -> vshred::Result<()> {
     let Some(column) = variants.first() else {
         return Ok(());
     };
-    for (path, filter) in [("$", "$.id > 2"), ("$.a", "$.a == \"x\""), ("$[0]", "$ < 5")] {
+    for (path, filter) in [
+        ("$", "$.id > 2"),
+        ("$.a", "$.a == \"x\""),
+        ("$[0]", "$ < 5"),
+        ("$.b", "($.a == 1 or $.b in (1, 2)) and not $.c is null"),
+    ] {
         let request = GetRequest {
             column: column.clone(),
             path: path.parse()?,
