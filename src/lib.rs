@@ -22,8 +22,9 @@
 //!    the executor that runs it on worker threads, and the writer;
 //!    [`output`] makes files appear whole or not at all, never over a
 //!    device, a link or the input.
-//! 4. Jobs: [`encode`] streams JSON Lines into a shredded file; [`report`]
-//!    compares the sizes and read speeds of the layouts.
+//! 4. Jobs: [`encode`] streams JSON Lines into a shredded file; [`dataset`]
+//!    reads many files of differing layouts as one; [`report`] compares the
+//!    sizes and read speeds of the layouts.
 //!
 //! The `vshred` binary is a thin layer over these.
 //!
@@ -57,6 +58,7 @@ pub mod unshred;
 pub mod output;
 pub mod parquet;
 
+pub mod dataset;
 pub mod encode;
 pub mod report;
 

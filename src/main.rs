@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use arrow::array::{Array, RecordBatch};
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use vshred::dataset::{Dataset, DatasetStats};
 use vshred::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use vshred::get::{Accumulator, Aggregate, ResultColumn};
 use vshred::infer::{InferOptions, Preset};
@@ -104,7 +105,8 @@ enum InexactArg {
 
 #[derive(Args)]
 struct CatArgs {
-    /// The Parquet file, or `-` for stdin.
+    /// The Parquet file, a directory of them (every *.parquet beneath it),
+    /// a quoted glob ('logs/*/*.parquet'), or `-` for stdin.
     file: PathBuf,
     /// Only these top-level columns (comma-separated or repeated), in the
     /// file's order.
@@ -222,7 +224,8 @@ struct InferArgs {
 
 #[derive(Args)]
 struct GetArgs {
-    /// The Parquet file, or `-` for stdin.
+    /// The Parquet file, a directory of them (every *.parquet beneath it),
+    /// a quoted glob ('logs/*/*.parquet'), or `-` for stdin.
     file: PathBuf,
     /// The path, e.g. `$.user.id`, `$.tags[0]`, `$['key.with.dots']`.
     path: String,
@@ -479,6 +482,61 @@ fn open_parquet(path: &Path) -> Result<ParquetFile, Failure> {
     ParquetFile::from_file(file, path).context(path)
 }
 
+/// What a reading command reads: a Parquet file on standard input, or a
+/// dataset (a file, a directory, a glob).
+enum ParquetInput {
+    Stdin(ParquetFile),
+    Files(Dataset),
+}
+
+impl ParquetInput {
+    fn open(path: &Path) -> Result<ParquetInput, Failure> {
+        if is_stdin(path) {
+            return Ok(ParquetInput::Stdin(open_parquet(path)?));
+        }
+        Ok(ParquetInput::Files(Dataset::find(path)?))
+    }
+
+    fn choose_variant_column(&self, requested: Option<&str>) -> vshred::Result<String> {
+        match self {
+            ParquetInput::Stdin(file) => file.choose_variant_column(requested),
+            ParquetInput::Files(dataset) => dataset.choose_variant_column(requested),
+        }
+    }
+
+    fn json_lines(
+        &self,
+        columns: Option<&[String]>,
+        options: &ScanOptions,
+        sink: impl FnMut(Vec<u8>) -> vshred::Result<()>,
+    ) -> vshred::Result<()> {
+        match self {
+            ParquetInput::Stdin(file) => file.json_lines(columns, options, sink),
+            ParquetInput::Files(dataset) => dataset.json_lines(columns, options, sink),
+        }
+    }
+
+    fn get_with(
+        &self,
+        request: &GetRequest,
+        with: &[String],
+        options: &ScanOptions,
+        sink: impl FnMut(&arrow::array::ArrayRef, &RecordBatch) -> vshred::Result<()>,
+    ) -> vshred::Result<DatasetStats> {
+        match self {
+            ParquetInput::Stdin(file) => {
+                let read = file.get_with(request, with, options, sink)?;
+                Ok(DatasetStats {
+                    files: 1,
+                    files_skipped: usize::from(read.row_groups_read == 0),
+                    read,
+                })
+            }
+            ParquetInput::Files(dataset) => dataset.get_with(request, with, options, sink),
+        }
+    }
+}
+
 fn infer_options(layout: &LayoutArgs, preset: Preset) -> InferOptions {
     let mut options = InferOptions::new(preset).with_sample_rows(layout.sample_rows);
     if let Some(n) = layout.max_columns {
@@ -685,7 +743,19 @@ fn json_string(s: &str) -> String {
 }
 
 fn run_schema(path: &Path) -> Result<(), Failure> {
-    let file = open_parquet(path)?;
+    let file = match ParquetInput::open(path)? {
+        ParquetInput::Stdin(file) => file,
+        ParquetInput::Files(dataset) => match dataset.files() {
+            [one] => ParquetFile::open(one).context(one)?,
+            many => {
+                return Err(usage(format!(
+                    "{} holds {} files; schema reads one file for now (the schema of a whole dataset is not built yet)",
+                    path.display(),
+                    many.len()
+                )));
+            }
+        },
+    };
     let metadata = file.metadata();
     let mut out = io::stdout().lock();
     let mut schema = Vec::new();
@@ -773,7 +843,7 @@ impl<W: Write> RowOutput<W> {
 }
 
 fn run_cat(args: CatArgs) -> Result<(), Failure> {
-    let file = open_parquet(&args.file)?;
+    let file = ParquetInput::open(&args.file)?;
     let mut out = RowOutput::new(io::stdout().lock(), args.limit);
     if out.done {
         return out.finish(Ok(()));
@@ -804,7 +874,7 @@ fn run_cat(args: CatArgs) -> Result<(), Failure> {
 }
 
 fn run_get(args: GetArgs) -> Result<(), Failure> {
-    let file = open_parquet(&args.file)?;
+    let file = ParquetInput::open(&args.file)?;
     let column = file
         .choose_variant_column(args.column.as_deref())
         .context(&args.file)?;
@@ -883,20 +953,24 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
         }
     }
     out.finish(Ok(()))?;
-    for warning in stats.iter().flat_map(|s| &s.warnings) {
+    for warning in stats.iter().flat_map(|s| &s.read.warnings) {
         eprintln!("vshred: warning: {warning}");
     }
     if let (true, Some(stats)) = (args.stats, stats) {
+        let read = &stats.read;
         eprintln!(
-            "vshred: read {} of {} row groups ({} rows); skipped {} by statistics, {} by bloom filters, {} by the column index, which ruled out {} page{}",
-            stats.row_groups_read,
-            stats.row_groups,
-            stats.rows_read,
-            stats.skipped_by_statistics,
-            stats.skipped_by_bloom_filters,
-            stats.skipped_by_page_index,
-            stats.pages_skipped,
-            if stats.pages_skipped == 1 { "" } else { "s" }
+            "vshred: read {} of {} file{}, {} of {} row groups ({} rows); skipped {} by statistics, {} by bloom filters, {} by the column index, which ruled out {} page{}",
+            stats.files - stats.files_skipped,
+            stats.files,
+            if stats.files == 1 { "" } else { "s" },
+            read.row_groups_read,
+            read.row_groups,
+            read.rows_read,
+            read.skipped_by_statistics,
+            read.skipped_by_bloom_filters,
+            read.skipped_by_page_index,
+            read.pages_skipped,
+            if read.pages_skipped == 1 { "" } else { "s" }
         );
     }
     Ok(())

@@ -361,31 +361,31 @@ fn where_skips_row_groups_by_statistics_and_bloom_filters() {
         get("$.id == 2500"),
         (
             "1".into(),
-            "vshred: read 1 of 4 row groups (1000 rows); skipped 3 by statistics, 0 by bloom filters, 0 by the column index, which ruled out 0 pages".into()
+            "vshred: read 1 of 1 file, 1 of 4 row groups (1000 rows); skipped 3 by statistics, 0 by bloom filters, 0 by the column index, which ruled out 0 pages".into()
         )
     );
     assert_eq!(
         get("$.id >= 3500"),
         (
             "500".into(),
-            "vshred: read 1 of 4 row groups (1000 rows); skipped 3 by statistics, 0 by bloom filters, 0 by the column index, which ruled out 0 pages".into()
+            "vshred: read 1 of 1 file, 1 of 4 row groups (1000 rows); skipped 3 by statistics, 0 by bloom filters, 0 by the column index, which ruled out 0 pages".into()
         )
     );
     assert_eq!(
         get("$.id < 0"),
-        ("0".into(), "vshred: read 0 of 4 row groups (0 rows); skipped 4 by statistics, 0 by bloom filters, 0 by the column index, which ruled out 0 pages".into())
+        ("0".into(), "vshred: read 0 of 1 file, 0 of 4 row groups (0 rows); skipped 4 by statistics, 0 by bloom filters, 0 by the column index, which ruled out 0 pages".into())
     );
     // Names repeat in every row group: statistics cannot skip, the bloom
     // filter rules out a name that is nowhere.
     assert_eq!(
         get("$.name == \"n5x\""),
-        ("0".into(), "vshred: read 0 of 4 row groups (0 rows); skipped 0 by statistics, 4 by bloom filters, 0 by the column index, which ruled out 0 pages".into())
+        ("0".into(), "vshred: read 0 of 1 file, 0 of 4 row groups (0 rows); skipped 0 by statistics, 4 by bloom filters, 0 by the column index, which ruled out 0 pages".into())
     );
     let (count, stats) = get("$.name == \"n7919\"");
     assert_eq!(count, "4");
     assert_eq!(
         stats,
-        "vshred: read 4 of 4 row groups (4000 rows); skipped 0 by statistics, 0 by bloom filters, 0 by the column index, which ruled out 0 pages"
+        "vshred: read 1 of 1 file, 4 of 4 row groups (4000 rows); skipped 0 by statistics, 0 by bloom filters, 0 by the column index, which ruled out 0 pages"
     );
     // Not shredded: never skipped, still right.
     assert_eq!(get("$.missing == 1").0, "0");

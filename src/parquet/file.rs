@@ -262,6 +262,26 @@ impl ParquetFile {
         Error::parquet("reading", e).in_file(&self.path)
     }
 
+    /// The names of the top-level columns, in the file's order.
+    pub fn column_names(&self) -> Vec<String> {
+        self.parquet_schema()
+            .root_schema()
+            .get_fields()
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect()
+    }
+
+    /// The indices of the top-level columns named in `names` that the file
+    /// has, in the order given; the others are left out.
+    pub(super) fn present_roots(&self, names: &[String]) -> Vec<usize> {
+        let roots = self.parquet_schema().root_schema().get_fields();
+        names
+            .iter()
+            .filter_map(|name| roots.iter().position(|f| f.name() == name))
+            .collect()
+    }
+
     /// The indices of top-level columns by name, in the order given.
     pub(super) fn root_indices(&self, names: &[String]) -> Result<Vec<usize>> {
         let roots = self.parquet_schema().root_schema().get_fields();

@@ -33,6 +33,25 @@ pub struct ScanPlan {
     stats: ReadStats,
 }
 
+impl ReadStats {
+    /// Adds what another read read (of another file of a dataset); each
+    /// warning is kept once.
+    pub fn add(&mut self, other: ReadStats) {
+        self.row_groups += other.row_groups;
+        self.row_groups_read += other.row_groups_read;
+        self.rows_read += other.rows_read;
+        self.pages_skipped += other.pages_skipped;
+        self.skipped_by_statistics += other.skipped_by_statistics;
+        self.skipped_by_bloom_filters += other.skipped_by_bloom_filters;
+        self.skipped_by_page_index += other.skipped_by_page_index;
+        for warning in other.warnings {
+            if !self.warnings.contains(&warning) {
+                self.warnings.push(warning);
+            }
+        }
+    }
+}
+
 impl ScanPlan {
     /// Every row group of the file, in order.
     pub fn row_groups(&self) -> &[RowGroupPlan] {
@@ -140,6 +159,7 @@ impl FilterPlan<'_> {
         self.operands.iter().any(|(_, leaves)| match leaves {
             OperandLeaves::Path(target) => target.typed_leaf(schema).is_some(),
             OperandLeaves::Column(root) => column_leaf(schema, *root).is_some(),
+            OperandLeaves::Absent => false,
         })
     }
 }
@@ -150,6 +170,8 @@ enum OperandLeaves {
     Path(Target),
     /// A top-level column, by its index among the roots.
     Column(usize),
+    /// Not in the file: null in every row.
+    Absent,
 }
 
 impl OperandLeaves {
@@ -160,6 +182,7 @@ impl OperandLeaves {
             OperandLeaves::Column(root) => (0..schema.num_columns())
                 .filter(|&leaf| schema.get_column_root_idx(leaf) == *root)
                 .collect(),
+            OperandLeaves::Absent => Vec::new(),
         }
     }
 
@@ -169,6 +192,7 @@ impl OperandLeaves {
         match self {
             OperandLeaves::Path(target) => target.skippable_leaf(schema, meta),
             OperandLeaves::Column(root) => column_leaf(schema, *root),
+            OperandLeaves::Absent => None,
         }
     }
 }
@@ -210,14 +234,37 @@ impl ParquetFile {
     /// null in a row group), the filter's and those of the `with` columns;
     /// row groups and pages the filter rules out skipped.
     pub fn plan_get(&self, request: &GetRequest, with: &[String]) -> Result<ScanPlan> {
-        let with_roots = self.root_indices(with)?;
+        self.root_indices(with)?;
+        self.variant_column(&request.column)?;
+        if let Some(filter) = &request.filter {
+            for operand in filter.operands() {
+                if let Operand::Column(name) = operand {
+                    self.root_indices(std::slice::from_ref(name))?;
+                }
+            }
+        }
+        self.plan_get_present(request, with)
+    }
+
+    /// [`plan_get`](Self::plan_get) where the columns it names may be
+    /// absent from the file (a dataset's files differ): what the file does
+    /// not have is not read, and reads as null.
+    pub(crate) fn plan_get_present(
+        &self,
+        request: &GetRequest,
+        with: &[String],
+    ) -> Result<ScanPlan> {
+        let with_roots = self.present_roots(with);
         let schema = self.parquet_schema();
-        let column = self.variant_column(&request.column)?;
-        let target = resolve(column, &request.path);
+        let column = self.variant_column(&request.column).ok();
+        let target = column.map(|c| resolve(c, &request.path));
         let typed_result = request.as_type.is_typed();
         let filter = request.filter.as_ref().map(|f| (f, column));
         self.plan(filter, |meta| {
-            let mut leaves = target.leaves(schema, meta, typed_result);
+            let mut leaves = match &target {
+                Some(target) => target.leaves(schema, meta, typed_result),
+                None => Vec::new(),
+            };
             leaves.extend(root_leaves(schema, &with_roots));
             leaves
         })
@@ -228,7 +275,10 @@ impl ParquetFile {
     pub fn plan_columns(&self, columns: Option<&[String]>) -> Result<ScanPlan> {
         let schema = self.parquet_schema();
         let roots = match columns {
-            Some(names) => self.root_indices(names)?,
+            Some(names) => {
+                self.root_indices(names)?;
+                self.present_roots(names)
+            }
             None => (0..schema.root_schema().get_fields().len()).collect(),
         };
         self.plan(None, |_| root_leaves(schema, &roots).collect())
@@ -239,7 +289,7 @@ impl ParquetFile {
     /// reads, skipping what the filter rules out.
     fn plan(
         &self,
-        filter: Option<(&Predicate, &Type)>,
+        filter: Option<(&Predicate, Option<&Type>)>,
         leaves_of: impl Fn(&RowGroupMetaData) -> Vec<usize>,
     ) -> Result<ScanPlan> {
         let schema = self.parquet_schema();
@@ -322,15 +372,28 @@ impl ParquetFile {
 
     /// Where each operand of `filter` is in this file: a path in the
     /// Variant column `column`, or a top-level column.
-    fn filter_plan<'p>(&self, filter: &'p Predicate, column: &Type) -> Result<FilterPlan<'p>> {
+    /// Where the filter's operands are in the file (`column`: the Variant
+    /// column its paths are in, if the file has it); an operand the file
+    /// does not have reads as null.
+    fn filter_plan<'p>(
+        &self,
+        filter: &'p Predicate,
+        column: Option<&Type>,
+    ) -> Result<FilterPlan<'p>> {
         let operands = filter
             .operands()
             .into_iter()
             .map(|operand| {
-                let found = match operand {
-                    Operand::Path(path) => OperandLeaves::Path(resolve(column, path)),
-                    Operand::Column(name) => {
-                        OperandLeaves::Column(self.root_indices(std::slice::from_ref(name))?[0])
+                let found = match (operand, column) {
+                    (Operand::Path(path), Some(column)) => {
+                        OperandLeaves::Path(resolve(column, path))
+                    }
+                    (Operand::Path(_), None) => OperandLeaves::Absent,
+                    (Operand::Column(name), _) => {
+                        match self.present_roots(std::slice::from_ref(name)).first() {
+                            Some(&root) => OperandLeaves::Column(root),
+                            None => OperandLeaves::Absent,
+                        }
                     }
                 };
                 Ok((operand, found))

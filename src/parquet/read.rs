@@ -2,16 +2,19 @@
 //! `variant_get` over a file (what `vshred get` does), whole rows as JSON
 //! lines (what `vshred cat` does), whole rows as batches.
 
-use arrow::array::{ArrayRef, AsArray, RecordBatch};
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, AsArray, RecordBatch, RecordBatchOptions, StructArray};
+use arrow::datatypes::{DataType, Field, Schema};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::get::variant_get;
 use crate::parquet::ParquetFile;
-use crate::parquet::plan::ReadStats;
+use crate::parquet::plan::{ReadStats, ScanPlan};
 use crate::parquet::scan::{ScanOptions, next_batch};
 use crate::path::VariantPath;
-use crate::predicate::Predicate;
-use crate::shred::ShreddingSchema;
+use crate::predicate::{Operand, Predicate};
+use crate::shred::{Shredder, ShreddingSchema};
 
 /// A `variant_get` over a file.
 #[derive(Clone, Debug)]
@@ -68,8 +71,43 @@ impl ParquetFile {
         options: &ScanOptions,
         sink: impl FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<()> {
+        let plan = self.plan_columns(columns)?;
+        self.render_json(&plan, None, options, sink)
+    }
+
+    /// [`json_lines`](Self::json_lines) of the columns `columns`, in that
+    /// order, those the file does not have as null: a dataset's rows have
+    /// the columns of all its files.
+    pub(crate) fn json_lines_of(
+        &self,
+        columns: &[String],
+        options: &ScanOptions,
+        sink: impl FnMut(Vec<u8>) -> Result<()>,
+    ) -> Result<()> {
+        let roots = self.present_roots(columns);
+        let present: Vec<String> = roots
+            .iter()
+            .map(|&r| self.column_names()[r].clone())
+            .collect();
+        let plan = self.plan_columns(Some(&present))?;
+        self.render_json(&plan, Some(columns), options, sink)
+    }
+
+    /// Runs `plan` and renders its batches as JSON lines, with the columns
+    /// of `order` (nulls for those not read) when given.
+    fn render_json(
+        &self,
+        plan: &ScanPlan,
+        order: Option<&[String]>,
+        options: &ScanOptions,
+        sink: impl FnMut(Vec<u8>) -> Result<()>,
+    ) -> Result<()> {
         let variants = self.variant_columns();
         let render = |batch: RecordBatch| {
+            let batch = match order {
+                Some(names) => with_columns(&batch, names)?,
+                None => batch,
+            };
             let rows = crate::unshred::JsonRows::try_new(&batch, &variants)?;
             let mut text = Vec::new();
             for row in 0..batch.num_rows() {
@@ -78,8 +116,7 @@ impl ParquetFile {
             }
             Ok(text)
         };
-        let plan = self.plan_columns(columns)?;
-        self.scan(&plan, options, render, sink)
+        self.scan(plan, options, render, sink)
     }
 
     /// Runs a `variant_get` over the file: reads only the leaves the path
@@ -105,33 +142,67 @@ impl ParquetFile {
         request: &GetRequest,
         with: &[String],
         options: &ScanOptions,
-        mut sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
+        sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
     ) -> Result<ReadStats> {
         let plan = self.plan_get(request, with)?;
+        self.run_get(&plan, request, with, options, sink)
+    }
+
+    /// [`get_with`](Self::get_with) where the columns the request names
+    /// may be absent from the file (a dataset's files differ): they read
+    /// as null, the Variant column included.
+    pub(crate) fn get_present(
+        &self,
+        request: &GetRequest,
+        with: &[String],
+        options: &ScanOptions,
+        sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
+    ) -> Result<ReadStats> {
+        let plan = self.plan_get_present(request, with)?;
+        self.run_get(&plan, request, with, options, sink)
+    }
+
+    /// Runs the plan of a `variant_get`: each batch's result, filtered, with
+    /// the `with` columns beside it.
+    fn run_get(
+        &self,
+        plan: &ScanPlan,
+        request: &GetRequest,
+        with: &[String],
+        options: &ScanOptions,
+        mut sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
+    ) -> Result<ReadStats> {
         let resolve_batch = |batch: RecordBatch| {
-            let Some(struct_column) = batch
+            let variant = match batch
                 .column_by_name(&request.column)
                 .and_then(|c| c.as_struct_opt())
-            else {
-                return Err(self.error(format!("column {} was not read", request.column)));
+            {
+                Some(column) => column.clone(),
+                // Not in this file: every row is null.
+                None => null_variants(batch.num_rows()),
             };
-            let result = variant_get(
-                struct_column,
-                &request.path,
-                &request.as_type,
-                request.strict,
-            )?;
-            let with_batch = batch
-                .project(
-                    &with
-                        .iter()
-                        .filter_map(|name| batch.schema_ref().index_of(name).ok())
-                        .collect::<Vec<_>>(),
-                )
-                .map_err(|e| self.error(e))?;
+            let result = variant_get(&variant, &request.path, &request.as_type, request.strict)?;
+            let with_batch = with_columns(&batch, with)?;
             match &request.filter {
                 Some(filter) => {
-                    let keep = filter.evaluate(&batch, &request.column)?;
+                    let mut names: Vec<String> = filter
+                        .operands()
+                        .into_iter()
+                        .filter_map(|o| match o {
+                            Operand::Column(name) => Some(name.clone()),
+                            Operand::Path(_) => None,
+                        })
+                        .collect();
+                    let mut read = with_columns(&batch, &names)?;
+                    names.push(request.column.clone());
+                    let columns: Vec<ArrayRef> = read
+                        .columns()
+                        .iter()
+                        .cloned()
+                        .chain([Arc::new(variant) as ArrayRef])
+                        .collect();
+                    read = record_batch(&names, columns, batch.num_rows())?;
+                    let keep = filter.evaluate(&read, &request.column)?;
                     let filtered = arrow::compute::filter(&result, &keep)
                         .and_then(|r| {
                             arrow::compute::filter_record_batch(&with_batch, &keep).map(|w| (r, w))
@@ -142,9 +213,46 @@ impl ParquetFile {
                 None => Ok((result, with_batch)),
             }
         };
-        self.scan(&plan, options, resolve_batch, |(values, with)| {
+        self.scan(plan, options, resolve_batch, |(values, with)| {
             sink(&values, &with)
         })?;
         Ok(plan.stats().clone())
     }
+}
+
+/// The columns `names` of `batch`, in that order; one it does not have is
+/// null.
+fn with_columns(batch: &RecordBatch, names: &[String]) -> Result<RecordBatch> {
+    let columns = names
+        .iter()
+        .map(|name| match batch.column_by_name(name) {
+            Some(c) => c.clone(),
+            None => arrow::array::new_null_array(&DataType::Null, batch.num_rows()),
+        })
+        .collect();
+    record_batch(names, columns, batch.num_rows())
+}
+
+/// A batch of these columns, named so.
+fn record_batch(names: &[String], columns: Vec<ArrayRef>, rows: usize) -> Result<RecordBatch> {
+    let fields: Vec<Field> = names
+        .iter()
+        .zip(&columns)
+        .map(|(name, c)| Field::new(name, c.data_type().clone(), true))
+        .collect();
+    RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+    .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))
+}
+
+/// An unshredded Variant column of `rows` null rows.
+fn null_variants(rows: usize) -> StructArray {
+    let mut shredder = Shredder::new(&ShreddingSchema::Variant);
+    for _ in 0..rows {
+        shredder.append_null();
+    }
+    shredder.finish()
 }

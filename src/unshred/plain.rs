@@ -34,6 +34,9 @@ pub(crate) enum PlainColumn<'a> {
         values: Box<PlainColumn<'a>>,
     },
     Text(&'a ArrayRef),
+    /// A column of nulls only (Arrow's `Null` type, which has no null
+    /// buffer to ask).
+    Null,
 }
 
 /// Where each row's elements are in a list's values.
@@ -104,6 +107,7 @@ impl<'a> PlainColumn<'a> {
                     values: Box::new(PlainColumn::new(map.values())),
                 }
             }
+            DataType::Null => PlainColumn::Null,
             _ => PlainColumn::Text(array),
         }
     }
@@ -164,6 +168,7 @@ impl<'a> PlainColumn<'a> {
                 }
                 out.push(b'}');
             }
+            PlainColumn::Null => out.extend_from_slice(b"null"),
             PlainColumn::Text(array) if array.is_null(i) => out.extend_from_slice(b"null"),
             PlainColumn::Text(array) => {
                 let text =

@@ -1,0 +1,250 @@
+//! Datasets: a directory or a glob of files with differing layouts reads
+//! as one, and every answer is what reading each file alone gives.
+
+use std::path::Path;
+use std::sync::Arc;
+
+mod binary;
+use binary::{fails_with, stderr, stdout, vshred_in};
+
+/// Encodes `lines` to `dir/name` with `args`.
+fn encoded(dir: &Path, name: &str, lines: &str, args: &[&str]) {
+    let output = dir.join(name);
+    std::fs::create_dir_all(output.parent().unwrap()).unwrap();
+    // Beside the dataset, not in it.
+    let input = dir.join("input.jsonl");
+    std::fs::write(&input, lines).unwrap();
+    let mut all = vec!["encode", input.to_str().unwrap(), output.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = vshred_in(dir, &all);
+    assert!(out.status.success(), "{name}: {}", stderr(&out));
+    std::fs::remove_file(input).unwrap();
+}
+
+/// Rows `from..to` of objects `{"id":i,"v":{"a":..,"b":..}}`.
+fn rows(from: i64, to: i64, a: impl Fn(i64) -> String) -> String {
+    (from..to)
+        .map(|i| format!("{{\"id\":{i},\"v\":{{\"a\":{},\"b\":\"x{i}\"}}}}\n", a(i)))
+        .collect()
+}
+
+/// A directory of files that differ in layout, decimal storage, the type
+/// of `$.a`, and in having the Variant column at all; plus files that are
+/// not data.
+fn mixed(dir: &Path) {
+    let split = ["--variant-field", "v"];
+    encoded(
+        dir,
+        "data/part-0.parquet",
+        &rows(0, 50, |i| i.to_string()),
+        &split,
+    );
+    encoded(
+        dir,
+        "data/part-1.parquet",
+        &rows(50, 100, |i| format!("{i}.5")),
+        &[
+            "--variant-field",
+            "v",
+            "--shred",
+            "spark",
+            "--decimal",
+            "flba",
+        ],
+    );
+    encoded(
+        dir,
+        "data/day=2/part-2.parquet",
+        &rows(100, 150, |i| format!("\"s{i}\"")),
+        &["--variant-field", "v", "--shred", "none"],
+    );
+    // No Variant column at all: only ids and a column the others lack.
+    use arrow::array::{ArrayRef, Int64Array, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, true),
+        Field::new("note", DataType::Utf8, true),
+    ]));
+    let batch = arrow::array::RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(Int64Array::from(vec![150, 151])) as ArrayRef,
+            Arc::new(StringArray::from(vec!["n1", "n2"])) as ArrayRef,
+        ],
+    )
+    .unwrap();
+    let file = std::fs::File::create(dir.join("data/part-3.parquet")).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    std::fs::write(dir.join("data/_SUCCESS"), "").unwrap();
+    std::fs::write(dir.join("data/.part-0.parquet.crc"), "junk").unwrap();
+    std::fs::write(dir.join("data/_temporary.parquet"), "junk").unwrap();
+}
+
+const FILES: [&str; 4] = [
+    "data/day=2/part-2.parquet",
+    "data/part-0.parquet",
+    "data/part-1.parquet",
+    "data/part-3.parquet",
+];
+
+/// What `args` (with the input first) prints for each file alone,
+/// concatenated in path order.
+fn each_alone(dir: &Path, command: &str, args: &[&str]) -> String {
+    FILES
+        .iter()
+        .map(|file| {
+            let mut all = vec![command, *file];
+            all.extend_from_slice(args);
+            let out = vshred_in(dir, &all);
+            assert!(out.status.success(), "{file}: {}", stderr(&out));
+            stdout(&out).to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_directory_reads_as_its_files_would_one_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    mixed(dir.path());
+    // The file without a Variant column gives nulls; alone it has none to
+    // read, so it is left out of the comparison and checked apart.
+    for args in [
+        &["$.a"][..],
+        &["$.b", "--as", "string"],
+        &["$.a", "--as", "double"],
+    ] {
+        let whole = vshred_in(dir.path(), &[&["get", "data"][..], args].concat());
+        assert!(whole.status.success(), "{args:?}: {}", stderr(&whole));
+        let alone: String = FILES[..3]
+            .iter()
+            .map(|file| {
+                let out = vshred_in(dir.path(), &[&["get", file][..], args].concat());
+                stdout(&out).to_string()
+            })
+            .collect();
+        assert_eq!(stdout(&whole), format!("{alone}null\nnull\n"), "{args:?}");
+    }
+    let sum = vshred_in(
+        dir.path(),
+        &["get", "data", "$.a", "--as", "double", "--agg", "sum"],
+    );
+    // 0..49, then 50.5..99.5; the strings and the nulls are not numbers.
+    let expected: f64 =
+        (0..50).map(|i| i as f64).sum::<f64>() + (50..100).map(|i| i as f64 + 0.5).sum::<f64>();
+    assert_eq!(stdout(&sum).trim().parse::<f64>().unwrap(), expected);
+}
+
+#[test]
+fn rows_have_the_columns_of_every_file_null_where_a_file_lacks_one() {
+    let dir = tempfile::tempdir().unwrap();
+    mixed(dir.path());
+    let out = vshred_in(dir.path(), &["cat", "data"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<&str> = stdout(&out).lines().collect();
+    assert_eq!(lines.len(), 152);
+    // Columns in the order they first appear: id, v (part-2), then note.
+    assert_eq!(
+        lines[0],
+        r#"{"id":100,"v":{"a":"s100","b":"x100"},"note":null}"#
+    );
+    assert_eq!(lines[50], r#"{"id":0,"v":{"a":0,"b":"x0"},"note":null}"#);
+    assert_eq!(
+        lines[100],
+        r#"{"id":50,"v":{"a":50.5,"b":"x50"},"note":null}"#
+    );
+    assert_eq!(lines[151], r#"{"id":151,"v":null,"note":"n2"}"#);
+    let with = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "data",
+            "$.b",
+            "--with",
+            "note,id",
+            "--where",
+            "id >= 149",
+        ],
+    );
+    assert_eq!(
+        stdout(&with),
+        "{\"note\":null,\"id\":149,\"$.b\":\"x149\"}\n{\"note\":\"n1\",\"id\":150,\"$.b\":null}\n{\"note\":\"n2\",\"id\":151,\"$.b\":null}\n",
+        "{}",
+        stderr(&with)
+    );
+    let cat_each = each_alone(dir.path(), "cat", &["--columns", "id"]);
+    let cat_ids = vshred_in(dir.path(), &["cat", "data", "--columns", "id"]);
+    assert_eq!(stdout(&cat_ids), cat_each);
+}
+
+#[test]
+fn a_glob_chooses_files_and_stats_count_files_skipped_by_their_footers() {
+    let dir = tempfile::tempdir().unwrap();
+    mixed(dir.path());
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "data/part-*.parquet",
+            "$.b",
+            "--as",
+            "string",
+            "--agg",
+            "count",
+        ],
+    );
+    assert_eq!(stdout(&out), "100\n", "{}", stderr(&out));
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "get", "data", "$.b", "--where", "id < 10", "--agg", "count", "--stats",
+        ],
+    );
+    assert_eq!(stdout(&out), "10\n");
+    assert!(
+        stderr(&out).starts_with(
+            "vshred: read 1 of 4 files, 1 of 4 row groups (50 rows); skipped 3 by statistics"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn names_and_files_that_fit_no_file_are_errors_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    mixed(dir.path());
+    fails_with(
+        dir.path(),
+        &["get", "data", "$.a", "--with", "nope"],
+        "no column \"nope\" in any of the 4 files",
+    );
+    fails_with(
+        dir.path(),
+        &["cat", "data", "--columns", "nope"],
+        "no column \"nope\" in any of the 4 files",
+    );
+    fails_with(
+        dir.path(),
+        &["get", "data", "$.a", "--column", "id"],
+        "no Variant column \"id\" in any of the 4 files",
+    );
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    fails_with(
+        dir.path(),
+        &["cat", "empty"],
+        "empty: invalid arguments: no Parquet file here",
+    );
+    fails_with(
+        dir.path(),
+        &["cat", "nothing-*.parquet"],
+        "no Parquet file here",
+    );
+    std::fs::write(dir.path().join("data/bad.parquet"), "not parquet").unwrap();
+    fails_with(
+        dir.path(),
+        &["cat", "data"],
+        "data/bad.parquet: Parquet error: not a Parquet file",
+    );
+}
