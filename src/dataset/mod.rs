@@ -11,25 +11,65 @@
 //! (or none), INT or FLBA decimals, a field typed int64 in one file and
 //! string in another. A column some files lack reads as null in theirs,
 //! the Variant column included. So every answer is what reading each file
-//! alone gives, and files are opened one at a time: memory does not grow
-//! with their number.
+//! alone gives.
+//!
+//! A read runs in two passes over the footers, each on the worker pool.
+//! The first reads every footer, to know the columns of all files before
+//! the first row is given (a row has them all); it keeps the footers, up
+//! to [`FOOTER_CACHE_BYTES`] ([`Dataset::with_footer_budget`]), so that
+//! most datasets have each footer read once, and converts each layout's
+//! schema to Arrow once ([`Layouts`]). The second is one scan on the
+//! executor that [`ParquetFile::scan`] runs on: a file at a time is opened
+//! and planned, in path order, and its row groups are read by whichever
+//! worker is free, results in order. So the workers are spawned once, the
+//! next file is planned while the last is read, and only the files being
+//! read are open: memory does not grow with their number, beyond the
+//! kept footers.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use arrow::array::{ArrayRef, RecordBatch};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::parquet::{GetRequest, ParquetFile, ReadStats, ScanOptions};
+use crate::parquet::{
+    Decision, Footer, GetRequest, Layouts, ParquetFile, ReadStats, ScanOptions, ScanPlan,
+    get_of_batch, json_lines_of_batch, run_ordered,
+};
 use crate::predicate::Operand;
+
+/// The most memory the footers kept between a dataset's passes take; the
+/// footers of more files than fit are read again when their file is
+/// scanned. Footers of files of a few row groups take some kilobytes, so
+/// this keeps those of thousands of files.
+pub const FOOTER_CACHE_BYTES: usize = 64 << 20;
 
 /// The files of a dataset, in path order.
 pub struct Dataset {
     files: Vec<PathBuf>,
-    /// Their columns, once read from the footers.
-    columns: std::sync::OnceLock<DatasetColumns>,
-    /// The file of a one-file dataset, kept open once its footer is read,
-    /// so that the footer is read once.
-    only: std::sync::OnceLock<ParquetFile>,
+    /// What the first pass over the footers found.
+    footers: OnceLock<Footers>,
+    /// The Arrow schemas of the files' layouts, each converted once.
+    layouts: Layouts,
+    /// The most memory the kept footers take.
+    footer_budget: usize,
+}
+
+/// What a dataset's first pass read of its footers.
+struct Footers {
+    columns: DatasetColumns,
+    /// Row groups in all the files.
+    row_groups: usize,
+    /// Each file's footer, while they fit in the budget.
+    kept: Vec<Option<Footer>>,
+}
+
+/// A file being scanned, with its plan.
+struct PlannedFile {
+    file: ParquetFile,
+    plan: ScanPlan,
+    /// Its Variant columns.
+    variants: Vec<String>,
 }
 
 /// What a read of a dataset read, summed over its files.
@@ -51,6 +91,22 @@ pub struct DatasetColumns {
     pub all: Vec<String>,
     /// Those that are Variant columns in some file.
     pub variants: Vec<String>,
+}
+
+impl DatasetColumns {
+    /// Adds the columns of `file` not seen before.
+    fn add(&mut self, file: &ParquetFile) {
+        for name in file.column_names() {
+            if !self.all.contains(&name) {
+                self.all.push(name);
+            }
+        }
+        for name in file.variant_columns() {
+            if !self.variants.contains(&name) {
+                self.variants.push(name);
+            }
+        }
+    }
 }
 
 impl Dataset {
@@ -97,9 +153,18 @@ impl Dataset {
     pub fn from_files(files: Vec<PathBuf>) -> Dataset {
         Dataset {
             files,
-            columns: std::sync::OnceLock::new(),
-            only: std::sync::OnceLock::new(),
+            footers: OnceLock::new(),
+            layouts: Layouts::default(),
+            footer_budget: FOOTER_CACHE_BYTES,
         }
+    }
+
+    /// Keeps footers between the passes only while they take at most
+    /// `bytes` ([`FOOTER_CACHE_BYTES`] unless set): less memory, more
+    /// footers read twice.
+    pub fn with_footer_budget(mut self, bytes: usize) -> Dataset {
+        self.footer_budget = bytes;
+        self
     }
 
     /// The files, in path order.
@@ -107,45 +172,110 @@ impl Dataset {
         &self.files
     }
 
-    /// Opens each file in turn, a footer at a time.
-    fn each(&self, mut f: impl FnMut(&ParquetFile) -> Result<()>) -> Result<()> {
-        if let [path] = self.files.as_slice() {
-            let file = match self.only.get() {
-                Some(file) => file,
-                None => {
-                    let file = ParquetFile::open(path)?;
-                    self.only.get_or_init(|| file)
-                }
-            };
-            return f(file).map_err(|e| e.in_file(path));
-        }
-        for path in &self.files {
-            let file = ParquetFile::open(path)?;
-            f(&file).map_err(|e| e.in_file(path))?;
-        }
-        Ok(())
+    /// The columns of all the files.
+    pub fn columns(&self) -> Result<&DatasetColumns> {
+        Ok(&self.footers(&ScanOptions::default())?.columns)
     }
 
-    /// The columns of all the files (their footers are read, once).
-    pub fn columns(&self) -> Result<&DatasetColumns> {
-        if let Some(columns) = self.columns.get() {
-            return Ok(columns);
+    /// The first pass: every footer read, on the worker pool, the columns
+    /// gathered in file order, the footers kept while they fit.
+    fn footers(&self, options: &ScanOptions) -> Result<&Footers> {
+        if let Some(footers) = self.footers.get() {
+            return Ok(footers);
         }
-        let mut columns = DatasetColumns::default();
-        self.each(|file| {
-            for name in file.column_names() {
-                if !columns.all.contains(&name) {
-                    columns.all.push(name);
+        let mut footers = Footers {
+            columns: DatasetColumns::default(),
+            row_groups: 0,
+            kept: Vec::with_capacity(self.files.len()),
+        };
+        let mut kept_bytes = 0;
+        let mut paths = self.files.iter();
+        run_ordered(
+            options.workers(self.files.len()),
+            || Ok(paths.next().map(|path| (path, 1))),
+            |path, send| {
+                send(ParquetFile::open_in(path, &self.layouts)?);
+                Ok(())
+            },
+            |file| {
+                footers.columns.add(&file);
+                footers.row_groups += file.metadata().num_row_groups();
+                let footer = file.footer();
+                kept_bytes += footer.memory_size();
+                footers
+                    .kept
+                    .push((kept_bytes <= self.footer_budget).then_some(footer));
+                Ok(())
+            },
+        )?;
+        Ok(self.footers.get_or_init(|| footers))
+    }
+
+    /// The second pass: one scan over all files, each planned by `plan`
+    /// when its turn comes and its batches turned into `T`s by `map` on the
+    /// workers; `sink` gets them in order. Returns what was read.
+    fn scan<T: Send>(
+        &self,
+        options: &ScanOptions,
+        plan: impl Fn(&ParquetFile) -> Result<ScanPlan> + Sync,
+        map: impl Fn(&PlannedFile, RecordBatch) -> Result<T> + Sync,
+        sink: impl FnMut(T) -> Result<()>,
+    ) -> Result<DatasetStats> {
+        let footers = self.footers(options)?;
+        let workers = options.workers(footers.row_groups);
+        let mut stats = DatasetStats {
+            files: self.files.len(),
+            ..DatasetStats::default()
+        };
+        let mut next_file = 0;
+        let mut current: Option<(Arc<PlannedFile>, usize)> = None;
+        let next_task = || loop {
+            if let Some((planned, next)) = &mut current {
+                let row_groups = planned.plan.row_groups();
+                let read = (*next..row_groups.len())
+                    .find(|&i| matches!(row_groups[i].decision, Decision::Read { .. }));
+                if let Some(i) = read {
+                    *next = i + 1;
+                    let rows = planned
+                        .file
+                        .metadata()
+                        .row_group(row_groups[i].row_group)
+                        .num_rows();
+                    return Ok(Some(((planned.clone(), i), options.ahead(rows, workers))));
                 }
             }
-            for name in file.variant_columns() {
-                if !columns.variants.contains(&name) {
-                    columns.variants.push(name);
-                }
+            let Some(path) = self.files.get(next_file) else {
+                return Ok(None);
+            };
+            let file = match &footers.kept[next_file] {
+                Some(footer) => ParquetFile::open_with_footer(path, footer, &self.layouts)?,
+                None => ParquetFile::open_in(path, &self.layouts)?,
+            };
+            next_file += 1;
+            let planned = PlannedFile {
+                plan: plan(&file).map_err(|e| e.in_file(path))?,
+                variants: file.variant_columns(),
+                file,
+            };
+            if planned.plan.stats().row_groups_read == 0 {
+                stats.files_skipped += 1;
             }
-            Ok(())
-        })?;
-        Ok(self.columns.get_or_init(|| columns))
+            stats.read.add(planned.plan.stats().clone());
+            current = Some((Arc::new(planned), 0));
+        };
+        run_ordered(
+            workers,
+            next_task,
+            |(planned, i): (Arc<PlannedFile>, usize), send| {
+                let file = &planned.file;
+                let row_group = &planned.plan.row_groups()[i];
+                let map = |batch| map(&planned, batch);
+                file.read_row_group(&planned.plan, row_group, options.batch_size, &map, send)
+                    .map_err(|e| e.in_file(file.path()))
+            },
+            sink,
+        )?;
+        Ok(stats)
     }
 
     /// The Variant column a command works on, as
@@ -210,9 +340,9 @@ impl Dataset {
         &self,
         columns: Option<&[String]>,
         options: &ScanOptions,
-        mut sink: impl FnMut(Vec<u8>) -> Result<()>,
+        sink: impl FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<()> {
-        let known = self.columns()?;
+        let known = &self.footers(options)?.columns;
         let chosen: Vec<String> = match columns {
             Some(names) => {
                 self.check_columns(known, names)?;
@@ -225,7 +355,13 @@ impl Dataset {
             }
             None => known.all.clone(),
         };
-        self.each(|file| file.json_lines_of(&chosen, options, &mut sink))
+        self.scan(
+            options,
+            |file| file.plan_present_columns(&chosen),
+            |planned, batch| json_lines_of_batch(batch, Some(&chosen), &planned.variants),
+            sink,
+        )?;
+        Ok(())
     }
 
     /// A `variant_get` over every file ([`ParquetFile::get_with`]), each
@@ -239,7 +375,7 @@ impl Dataset {
         options: &ScanOptions,
         mut sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
     ) -> Result<DatasetStats> {
-        let known = self.columns()?;
+        let known = &self.footers(options)?.columns;
         self.check_columns(known, with)?;
         if let Some(filter) = &request.filter {
             let names = filter.operands().into_iter().filter_map(|o| match o {
@@ -251,19 +387,12 @@ impl Dataset {
         if !known.variants.contains(&request.column) {
             return Err(self.no_column(&request.column, "Variant column", &known.variants));
         }
-        let mut stats = DatasetStats {
-            files: self.files.len(),
-            ..DatasetStats::default()
-        };
-        self.each(|file| {
-            let read = file.get_present(request, with, options, &mut sink)?;
-            if read.row_groups_read == 0 {
-                stats.files_skipped += 1;
-            }
-            stats.read.add(read);
-            Ok(())
-        })?;
-        Ok(stats)
+        self.scan(
+            options,
+            |file| file.plan_get_present(request, with),
+            |_, batch| get_of_batch(request, with, &batch),
+            |(values, with)| sink(&values, &with),
+        )
     }
 }
 

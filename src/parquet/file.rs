@@ -5,15 +5,18 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use ::parquet::arrow::ProjectionMask;
 use ::parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder, RowSelection,
 };
+use ::parquet::arrow::{ARROW_SCHEMA_META_KEY, parquet_to_arrow_schema};
 use ::parquet::basic::LogicalType;
-use ::parquet::file::metadata::PageIndexPolicy;
-use ::parquet::schema::types::{SchemaDescriptor, Type};
+use ::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
+use ::parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
+use arrow::datatypes::{Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::scan::guarded;
@@ -51,11 +54,82 @@ fn binaries_as_views(
     std::sync::Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
+/// The Variant columns of a file of this schema, as
+/// [`ParquetFile::variant_columns`] finds them.
+fn variant_columns_of(parquet: &SchemaDescriptor, arrow: &Schema) -> Vec<String> {
+    let annotated = parquet
+        .root_schema()
+        .get_fields()
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.get_basic_info().logical_type_ref(),
+                Some(LogicalType::Variant(_))
+            )
+        })
+        .map(|f| f.name().to_string());
+    let shaped = arrow
+        .fields()
+        .iter()
+        .filter(|f| is_variant_field(f))
+        .map(|f| f.name().to_string());
+    let mut names: Vec<String> = annotated.chain(shaped).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The Arrow schemas files are read with, one per layout seen: the files
+/// of a dataset mostly share a few layouts, and converting a footer's
+/// schema to Arrow costs as much as reading the footer.
+#[derive(Debug, Default)]
+pub struct Layouts {
+    /// Each layout's Parquet schema and embedded Arrow schema, with the
+    /// schema it is read with.
+    seen: Mutex<Vec<(TypePtr, Option<String>, SchemaRef)>>,
+}
+
+/// The most layouts [`Layouts`] keeps; files of others convert their
+/// schema each time.
+const MAX_LAYOUTS: usize = 256;
+
+impl Layouts {
+    /// The schema to read a file of this footer with: its Arrow schema
+    /// (the embedded one where the writer stored it) with the binary leaves
+    /// of its Variant columns read as views.
+    fn reading_schema(&self, metadata: &ParquetMetaData) -> ::parquet::errors::Result<SchemaRef> {
+        let parquet = metadata.file_metadata().schema_descr();
+        let kv = metadata.file_metadata().key_value_metadata();
+        let embedded = kv.and_then(|kv| {
+            kv.iter()
+                .find(|e| e.key == ARROW_SCHEMA_META_KEY)
+                .and_then(|e| e.value.clone())
+        });
+        let root = parquet.root_schema_ptr();
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((.., schema)) = seen.iter().find(|(t, e, _)| *t == root && *e == embedded) {
+            return Ok(schema.clone());
+        }
+        drop(seen); // converting takes a while
+        let arrow = Arc::new(parquet_to_arrow_schema(parquet, kv)?);
+        // Variant binaries are read as views: a view points into the
+        // decompressed page (or the dictionary) instead of copying each
+        // value into one buffer, and repeated metadata keeps one address.
+        let schema = binaries_as_views(&arrow, &variant_columns_of(parquet, &arrow));
+        seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.len() < MAX_LAYOUTS {
+            seen.push((root, embedded, schema.clone()));
+        }
+        Ok(schema)
+    }
+}
+
 /// An open Parquet file.
 pub struct ParquetFile {
     pub(super) path: PathBuf,
     pub(super) file: SharedFile,
     pub(super) metadata: ArrowReaderMetadata,
+    stamp: FileStamp,
 }
 
 /// The size of one leaf column of a file ([`ParquetFile::leaf_sizes`]).
@@ -76,6 +150,41 @@ pub struct LeafSize {
     pub encodings: Vec<String>,
 }
 
+/// A file's footer as [`ParquetFile::open`] read and checked it, kept to
+/// open the file again without reading the footer twice
+/// ([`ParquetFile::open_with_footer`]), with the length and modification
+/// time the file had, to tell whether it is still the same file.
+#[derive(Clone, Debug)]
+pub struct Footer {
+    metadata: ArrowReaderMetadata,
+    stamp: FileStamp,
+}
+
+/// What tells a file that changed from one that did not, short of reading
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileStamp {
+    length: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    fn of(file: &File, name: &Path) -> Result<FileStamp> {
+        let metadata = file.metadata().map_err(|e| Error::io(name, e))?;
+        Ok(FileStamp {
+            length: metadata.len(),
+            modified: metadata.modified().ok(),
+        })
+    }
+}
+
+impl Footer {
+    /// The bytes it takes in memory.
+    pub fn memory_size(&self) -> usize {
+        self.metadata.metadata().memory_size()
+    }
+}
+
 impl ParquetFile {
     /// Opens `path` and reads its footer.
     pub fn open(path: &Path) -> Result<ParquetFile> {
@@ -83,31 +192,77 @@ impl ParquetFile {
         ParquetFile::from_file(file, path)
     }
 
+    /// Opens `path` again with the footer read when it was opened before,
+    /// or, if the file has changed since (its length or modification
+    /// time), with its footer read anew.
+    pub fn open_with_footer(
+        path: &Path,
+        footer: &Footer,
+        layouts: &Layouts,
+    ) -> Result<ParquetFile> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        if FileStamp::of(&file, path)? != footer.stamp {
+            return ParquetFile::read_footer(file, path, layouts);
+        }
+        Ok(ParquetFile {
+            path: path.to_path_buf(),
+            file: SharedFile::new(file),
+            metadata: footer.metadata.clone(),
+            stamp: footer.stamp,
+        })
+    }
+
+    /// The footer, to open the file again with
+    /// ([`open_with_footer`](Self::open_with_footer)).
+    pub fn footer(&self) -> Footer {
+        Footer {
+            metadata: self.metadata.clone(),
+            stamp: self.stamp,
+        }
+    }
+
+    /// The file's name, as errors give it.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Reads the footer of an open file (standard input redirected from a
     /// file, say); `name` is how errors refer to it.
     pub fn from_file(file: File, name: &Path) -> Result<ParquetFile> {
-        let length = file.metadata().map_err(|e| Error::io(name, e))?.len();
+        ParquetFile::read_footer(file, name, &Layouts::default())
+    }
+
+    /// Opens `path` and reads its footer, converting its schema to Arrow
+    /// only if `layouts` has not seen it.
+    pub fn open_in(path: &Path, layouts: &Layouts) -> Result<ParquetFile> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        ParquetFile::read_footer(file, path, layouts)
+    }
+
+    fn read_footer(file: File, name: &Path, layouts: &Layouts) -> Result<ParquetFile> {
+        let stamp = FileStamp::of(&file, name)?;
+        let length = stamp.length;
         let file = SharedFile::new(file);
         check_magic(&file, length).map_err(|e| e.in_file(name))?;
-        let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+        let metadata = ParquetMetaDataReader::new()
+            .parse_and_finish(&file)
             .map_err(|e| Error::parquet_in(name, e))?;
-        check_chunks(metadata.metadata(), length)
+        check_chunks(&metadata, length)
             .map_err(|e| Error::new(ErrorKind::Parquet, e).in_file(name))?;
-        let mut opened = ParquetFile {
+        let schema = layouts
+            .reading_schema(&metadata)
+            .map_err(|e| Error::parquet_in(name, e))?;
+        let metadata = ArrowReaderMetadata::try_new(
+            Arc::new(metadata),
+            ArrowReaderOptions::new().with_schema(schema),
+        )
+        .map_err(|e| Error::parquet_in(name, e))?;
+        Ok(ParquetFile {
             path: name.to_path_buf(),
             file,
             metadata,
-        };
-        // Variant binaries are read as views: a view points into the
-        // decompressed page (or the dictionary) instead of copying each
-        // value into one buffer, and repeated metadata keeps one address.
-        let views = binaries_as_views(opened.arrow_schema(), &opened.variant_columns());
-        opened.metadata = ArrowReaderMetadata::try_new(
-            opened.metadata.metadata().clone(),
-            ArrowReaderOptions::new().with_schema(views),
-        )
-        .map_err(|e| opened.error(e))?;
-        Ok(opened)
+            stamp,
+        })
     }
 
     /// The file's Parquet schema.
@@ -153,29 +308,7 @@ impl ParquetFile {
     /// `VARIANT`, or, when a writer left the annotation out, fields with the
     /// Arrow extension type or the `metadata` + `value`/`typed_value` shape.
     pub fn variant_columns(&self) -> Vec<String> {
-        let annotated = self
-            .parquet_schema()
-            .root_schema()
-            .get_fields()
-            .iter()
-            .filter(|f| {
-                matches!(
-                    f.get_basic_info().logical_type_ref(),
-                    Some(LogicalType::Variant(_))
-                )
-            })
-            .map(|f| f.name().to_string());
-        let shaped = self
-            .metadata
-            .schema()
-            .fields()
-            .iter()
-            .filter(|f| is_variant_field(f))
-            .map(|f| f.name().to_string());
-        let mut names: Vec<String> = annotated.chain(shaped).collect();
-        names.sort();
-        names.dedup();
-        names
+        variant_columns_of(self.parquet_schema(), self.arrow_schema())
     }
 
     /// The size of each leaf column, summed over the row groups, in schema

@@ -14,10 +14,12 @@ mod schema;
 mod shared_file;
 mod write;
 
-pub use file::{LeafSize, ParquetFile};
+pub use file::{Footer, Layouts, LeafSize, ParquetFile};
 pub use plan::{Decision, ReadStats, RowGroupPlan, ScanPlan, SkipReason};
 pub use read::GetRequest;
+pub(crate) use read::{get_of_batch, json_lines_of_batch};
 pub use scan::ScanOptions;
+pub(crate) use scan::run_ordered;
 
 pub use schema::{
     DecimalMode, VARIANT_EXTENSION_NAME, is_variant_field, typed_value_path, variant_field,

@@ -284,6 +284,14 @@ impl ParquetFile {
         self.plan(None, |_| root_leaves(schema, &roots).collect())
     }
 
+    /// [`plan_columns`](Self::plan_columns) of those of `columns` the file
+    /// has (a dataset's files differ; the others read as null).
+    pub(crate) fn plan_present_columns(&self, columns: &[String]) -> Result<ScanPlan> {
+        let schema = self.parquet_schema();
+        let roots = self.present_roots(columns);
+        self.plan(None, |_| root_leaves(schema, &roots).collect())
+    }
+
     /// A plan reading, of each row group, the leaves `leaves_of` gives and
     /// those the filter (on paths of the Variant column given with it)
     /// reads, skipping what the filter rules out.

@@ -75,24 +75,6 @@ impl ParquetFile {
         self.render_json(&plan, None, options, sink)
     }
 
-    /// [`json_lines`](Self::json_lines) of the columns `columns`, in that
-    /// order, those the file does not have as null: a dataset's rows have
-    /// the columns of all its files.
-    pub(crate) fn json_lines_of(
-        &self,
-        columns: &[String],
-        options: &ScanOptions,
-        sink: impl FnMut(Vec<u8>) -> Result<()>,
-    ) -> Result<()> {
-        let roots = self.present_roots(columns);
-        let present: Vec<String> = roots
-            .iter()
-            .map(|&r| self.column_names()[r].clone())
-            .collect();
-        let plan = self.plan_columns(Some(&present))?;
-        self.render_json(&plan, Some(columns), options, sink)
-    }
-
     /// Runs `plan` and renders its batches as JSON lines, with the columns
     /// of `order` (nulls for those not read) when given.
     fn render_json(
@@ -103,20 +85,12 @@ impl ParquetFile {
         sink: impl FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<()> {
         let variants = self.variant_columns();
-        let render = |batch: RecordBatch| {
-            let batch = match order {
-                Some(names) => with_columns(&batch, names)?,
-                None => batch,
-            };
-            let rows = crate::unshred::JsonRows::try_new(&batch, &variants)?;
-            let mut text = Vec::new();
-            for row in 0..batch.num_rows() {
-                rows.write_row(row, &mut text)?;
-                text.push(b'\n');
-            }
-            Ok(text)
-        };
-        self.scan(plan, options, render, sink)
+        self.scan(
+            plan,
+            options,
+            |batch| json_lines_of_batch(batch, order, &variants),
+            sink,
+        )
     }
 
     /// Runs a `variant_get` over the file: reads only the leaves the path
@@ -148,20 +122,6 @@ impl ParquetFile {
         self.run_get(&plan, request, with, options, sink)
     }
 
-    /// [`get_with`](Self::get_with) where the columns the request names
-    /// may be absent from the file (a dataset's files differ): they read
-    /// as null, the Variant column included.
-    pub(crate) fn get_present(
-        &self,
-        request: &GetRequest,
-        with: &[String],
-        options: &ScanOptions,
-        sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
-    ) -> Result<ReadStats> {
-        let plan = self.plan_get_present(request, with)?;
-        self.run_get(&plan, request, with, options, sink)
-    }
-
     /// Runs the plan of a `variant_get`: each batch's result, filtered, with
     /// the `with` columns beside it.
     fn run_get(
@@ -172,51 +132,83 @@ impl ParquetFile {
         options: &ScanOptions,
         mut sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
     ) -> Result<ReadStats> {
-        let resolve_batch = |batch: RecordBatch| {
-            let variant = match batch
-                .column_by_name(&request.column)
-                .and_then(|c| c.as_struct_opt())
-            {
-                Some(column) => column.clone(),
-                // Not in this file: every row is null.
-                None => null_variants(batch.num_rows()),
-            };
-            let result = variant_get(&variant, &request.path, &request.as_type, request.strict)?;
-            let with_batch = with_columns(&batch, with)?;
-            match &request.filter {
-                Some(filter) => {
-                    let mut names: Vec<String> = filter
-                        .operands()
-                        .into_iter()
-                        .filter_map(|o| match o {
-                            Operand::Column(name) => Some(name.clone()),
-                            Operand::Path(_) => None,
-                        })
-                        .collect();
-                    let mut read = with_columns(&batch, &names)?;
-                    names.push(request.column.clone());
-                    let columns: Vec<ArrayRef> = read
-                        .columns()
-                        .iter()
-                        .cloned()
-                        .chain([Arc::new(variant) as ArrayRef])
-                        .collect();
-                    read = record_batch(&names, columns, batch.num_rows())?;
-                    let keep = filter.evaluate(&read, &request.column)?;
-                    let filtered = arrow::compute::filter(&result, &keep)
-                        .and_then(|r| {
-                            arrow::compute::filter_record_batch(&with_batch, &keep).map(|w| (r, w))
-                        })
-                        .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))?;
-                    Ok(filtered)
-                }
-                None => Ok((result, with_batch)),
-            }
-        };
-        self.scan(plan, options, resolve_batch, |(values, with)| {
-            sink(&values, &with)
-        })?;
+        self.scan(
+            plan,
+            options,
+            |batch| get_of_batch(request, with, &batch),
+            |(values, with)| sink(&values, &with),
+        )?;
         Ok(plan.stats().clone())
+    }
+}
+
+/// The rows of `batch` as JSON lines, one block: its columns, or those of
+/// `order` (null where the batch lacks one), with the `variants` columns
+/// reconstructed.
+pub(crate) fn json_lines_of_batch(
+    batch: RecordBatch,
+    order: Option<&[String]>,
+    variants: &[String],
+) -> Result<Vec<u8>> {
+    let batch = match order {
+        Some(names) => with_columns(&batch, names)?,
+        None => batch,
+    };
+    let rows = crate::unshred::JsonRows::try_new(&batch, variants)?;
+    let mut text = Vec::new();
+    for row in 0..batch.num_rows() {
+        rows.write_row(row, &mut text)?;
+        text.push(b'\n');
+    }
+    Ok(text)
+}
+
+/// A `variant_get` over one batch: its result, filtered, and the `with`
+/// columns beside it for the same rows. A column the batch lacks is null,
+/// the Variant column included.
+pub(crate) fn get_of_batch(
+    request: &GetRequest,
+    with: &[String],
+    batch: &RecordBatch,
+) -> Result<(ArrayRef, RecordBatch)> {
+    let variant = match batch
+        .column_by_name(&request.column)
+        .and_then(|c| c.as_struct_opt())
+    {
+        Some(column) => column.clone(),
+        // Not in this file: every row is null.
+        None => null_variants(batch.num_rows()),
+    };
+    let result = variant_get(&variant, &request.path, &request.as_type, request.strict)?;
+    let with_batch = with_columns(batch, with)?;
+    match &request.filter {
+        Some(filter) => {
+            let mut names: Vec<String> = filter
+                .operands()
+                .into_iter()
+                .filter_map(|o| match o {
+                    Operand::Column(name) => Some(name.clone()),
+                    Operand::Path(_) => None,
+                })
+                .collect();
+            let mut read = with_columns(batch, &names)?;
+            names.push(request.column.clone());
+            let columns: Vec<ArrayRef> = read
+                .columns()
+                .iter()
+                .cloned()
+                .chain([Arc::new(variant) as ArrayRef])
+                .collect();
+            read = record_batch(&names, columns, batch.num_rows())?;
+            let keep = filter.evaluate(&read, &request.column)?;
+            let filtered = arrow::compute::filter(&result, &keep)
+                .and_then(|r| {
+                    arrow::compute::filter_record_batch(&with_batch, &keep).map(|w| (r, w))
+                })
+                .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))?;
+            Ok(filtered)
+        }
+        None => Ok((result, with_batch)),
     }
 }
 

@@ -1,9 +1,19 @@
-//! The executor: runs a [`ScanPlan`] on worker threads and streams its
-//! batches, turned into results there, to the caller in file order, with
+//! The executor: runs [`ScanPlan`]s on worker threads and streams their
+//! batches, turned into results there, to the caller in order, with
 //! bounded memory.
+//!
+//! One engine serves a file and a dataset alike ([`run_ordered`]): a
+//! source hands out tasks (a row group of a file, as a plan says) one at a
+//! time, in order, to whichever worker is free; each task's results go
+//! down a channel of its own, and the consumer drains those channels in
+//! the order the tasks were handed out. So the workers are spawned once
+//! per scan, not once per file, a dataset's next file is opened and
+//! planned while the last one is read, and output stays in order.
 
 use std::num::NonZeroUsize;
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use ::parquet::arrow::ProjectionMask;
 use ::parquet::arrow::arrow_reader::ParquetRecordBatchReader;
@@ -11,11 +21,11 @@ use arrow::array::RecordBatch;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::ParquetFile;
-use crate::parquet::plan::{Decision, ScanPlan};
+use crate::parquet::plan::{Decision, RowGroupPlan, ScanPlan};
 
-/// The most results a worker of [`ParquetFile::scan`] holds
-/// before the consumer takes them: the batches of a row group as vshred
-/// writes them (128Ki rows), with room to spare.
+/// The most results a task holds before the consumer takes them: the
+/// batches of a row group as vshred writes them (128Ki rows), with room to
+/// spare.
 const MAX_AHEAD: usize = 32;
 
 /// How a [`ScanPlan`] runs.
@@ -35,6 +45,35 @@ impl ScanOptions {
             threads: None,
         }
     }
+
+    /// The worker threads for `tasks` tasks: the setting, or one per core,
+    /// and no more than there are tasks.
+    pub(crate) fn workers(&self, tasks: usize) -> usize {
+        // Asking the system is not free (it reads the cgroup's CPU quota),
+        // and a library user may scan many files one by one.
+        static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let threads = self.threads.map_or_else(
+            || {
+                *CORES.get_or_init(|| {
+                    std::thread::available_parallelism().map_or(1, NonZeroUsize::get)
+                })
+            },
+            NonZeroUsize::get,
+        );
+        threads.clamp(1, tasks.max(1))
+    }
+
+    /// How many results a task of `rows` rows may hold ahead of the
+    /// consumer: its whole row group, so that its worker goes on to the
+    /// next task while the consumer drains this one, within `MAX_AHEAD`.
+    pub(crate) fn ahead(&self, rows: i64, workers: usize) -> usize {
+        if workers == 1 {
+            return 2; // nobody else to wait for: only decoding overlaps the consumer
+        }
+        (rows.max(0) as usize)
+            .div_ceil(self.batch_size.max(1))
+            .clamp(2, MAX_AHEAD)
+    }
 }
 
 impl Default for ScanOptions {
@@ -43,115 +82,192 @@ impl Default for ScanOptions {
     }
 }
 
+/// A task's results on their way to the consumer.
+enum Message<T> {
+    Result(T),
+    /// The task is done, or failed, with its last result: a task of one
+    /// result (a small file's row group) then costs the consumer one
+    /// wake-up, not two.
+    End(Option<T>, Result<()>),
+}
+
+/// Where workers take tasks from, one at a time.
+struct Source<N, T> {
+    next: N,
+    /// Takes each task's channel, in the order the tasks are handed out;
+    /// `None` once the tasks ran out or the consumer stopped.
+    order: Option<SyncSender<Receiver<Message<T>>>>,
+}
+
+/// Runs tasks on `workers` threads and hands their results to `sink` on
+/// this thread, in task order.
+///
+/// `next_task` is called by one worker at a time (under a lock) and gives
+/// the next task with how many results it may hold ahead of `sink`, or
+/// `None` at the end; `work` runs a task, handing each result to `send`,
+/// which says `false` once nobody wants more. At most `workers` tasks wait
+/// for the consumer besides those being worked on, so memory is bounded by
+/// about twice `workers` tasks' allowance. Stops at the first error, from
+/// `next_task`, `work` or `sink`; a panic in a worker is raised again here.
+pub(crate) fn run_ordered<W: Send, T: Send>(
+    workers: usize,
+    next_task: impl FnMut() -> Result<Option<(W, usize)>> + Send,
+    work: impl Fn(W, &dyn Fn(T) -> bool) -> Result<()> + Sync,
+    mut sink: impl FnMut(T) -> Result<()>,
+) -> Result<()> {
+    let workers = workers.max(1);
+    let (order, tasks) = sync_channel(workers);
+    let source = Mutex::new(Source {
+        next: next_task,
+        order: Some(order),
+    });
+    std::thread::scope(|scope| {
+        let worker = || {
+            while let Some((task, results)) = take_task(&source) {
+                // Each result is sent once the next one is made, so that
+                // the last goes with the end.
+                let held = std::cell::Cell::new(None);
+                let ended = work(task, &|t| match held.replace(Some(t)) {
+                    Some(previous) => results.send(Message::Result(previous)).is_ok(),
+                    None => true,
+                });
+                // The consumer may be gone; the next take_task finds out.
+                let _ = results.send(Message::End(held.take(), ended));
+            }
+        };
+        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(worker)).collect();
+        let mut outcome = Ok(());
+        'tasks: for results in tasks.iter() {
+            loop {
+                let step = match results.recv() {
+                    Ok(Message::Result(t)) => sink(t),
+                    Ok(Message::End(last, ended)) => match last.map_or(Ok(()), &mut sink) {
+                        Ok(()) if ended.is_ok() => continue 'tasks,
+                        step => step.and(ended),
+                    },
+                    // Its worker panicked: raised again below.
+                    Err(_) => break 'tasks,
+                };
+                if let Err(e) = step {
+                    outcome = Err(e);
+                    break 'tasks;
+                }
+            }
+        }
+        // Unblocks the workers still sending (their channels go with it),
+        // so that they stop.
+        drop(tasks);
+        for handle in handles {
+            if let Err(panic) = handle.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        outcome
+    })
+}
+
+/// The next task from `source` and the sender of its results, whose
+/// receiver is queued for the consumer; `None` when there is none or the
+/// consumer stopped. A failure to make the task is queued as its result.
+#[allow(clippy::type_complexity)]
+fn take_task<N, W, T>(source: &Mutex<Source<N, T>>) -> Option<(W, SyncSender<Message<T>>)>
+where
+    N: FnMut() -> Result<Option<(W, usize)>>,
+{
+    // A poisoned lock: another worker panicked making a task; it is
+    // raised when that worker is joined.
+    let mut source = source.lock().ok()?;
+    let order = source.order.clone()?;
+    let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(&mut source.next));
+    let (task, ahead) = match next {
+        Ok(Ok(Some(task))) => task,
+        Ok(Ok(None)) => {
+            source.order = None;
+            return None;
+        }
+        Ok(Err(e)) => {
+            source.order = None;
+            let (results, receiver) = sync_channel(1);
+            let _ = results.send(Message::End(None, Err(e)));
+            let _ = order.send(receiver);
+            return None;
+        }
+        Err(panic) => {
+            source.order = None;
+            drop(source);
+            std::panic::resume_unwind(panic);
+        }
+    };
+    let (results, receiver) = sync_channel(ahead.max(1));
+    if order.send(receiver).is_err() {
+        source.order = None;
+        return None;
+    }
+    Some((task, results))
+}
+
 impl ParquetFile {
     /// Runs `plan`: the row groups it reads are spread over the worker
-    /// threads, each reading its own, each batch turned into a `T` by `map`
-    /// there; `sink` gets the results on this thread, in file order. A
-    /// worker holds up to one row group of results ahead of `sink`, so that
-    /// it reads its next row group while `sink` takes the current one from
-    /// another worker; at most `MAX_AHEAD` batches, which bounds memory.
-    /// Stops at the first error, from `map` or `sink`.
+    /// threads (the module's ordered executor), each batch turned into a `T` by `map`
+    /// there; `sink` gets the results on this thread, in file order. Stops
+    /// at the first error, from `map` or `sink`.
     pub fn scan<T: Send>(
         &self,
         plan: &ScanPlan,
         options: &ScanOptions,
         map: impl Fn(RecordBatch) -> Result<T> + Sync,
-        mut sink: impl FnMut(T) -> Result<()>,
+        sink: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
-        enum Message<T> {
-            Batch(T),
-            /// The row group is done, or failed.
-            End(Result<()>),
-        }
-        let batch_size = options.batch_size.max(1);
-        let reading = plan.paged.as_ref().unwrap_or(&self.metadata);
-        let schema = self.parquet_schema();
-        let row_groups: Vec<(usize, &Vec<usize>, &Option<_>)> = plan
+        let read: Vec<&RowGroupPlan> = plan
             .row_groups()
             .iter()
-            .filter_map(|p| match &p.decision {
-                Decision::Read { leaves, selection } => Some((p.row_group, leaves, selection)),
-                Decision::Skip(_) => None,
-            })
+            .filter(|p| matches!(p.decision, Decision::Read { .. }))
             .collect();
-        let threads = options
-            .threads
-            .or_else(|| std::thread::available_parallelism().ok())
-            .map_or(1, NonZeroUsize::get);
-        let workers = threads.clamp(1, row_groups.len().max(1));
-        let ahead = if workers == 1 {
-            2 // nobody else to wait for: only decoding overlaps writing
+        let workers = options.workers(read.len());
+        let mut tasks = read.into_iter().map(|p| {
+            let rows = self.metadata().row_group(p.row_group).num_rows();
+            (p, options.ahead(rows, workers))
+        });
+        run_ordered(
+            workers,
+            move || Ok(tasks.next()),
+            |task, send| self.read_row_group(plan, task, options.batch_size, &map, send),
+            sink,
+        )
+    }
+
+    /// Reads one row group as `plan` says, each batch turned into a `T` by
+    /// `map` and handed to `send` until it says stop.
+    pub(crate) fn read_row_group<T>(
+        &self,
+        plan: &ScanPlan,
+        row_group: &RowGroupPlan,
+        batch_size: usize,
+        map: &impl Fn(RecordBatch) -> Result<T>,
+        send: &dyn Fn(T) -> bool,
+    ) -> Result<()> {
+        let Decision::Read { leaves, selection } = &row_group.decision else {
+            return Ok(());
+        };
+        let schema = self.parquet_schema();
+        let mask = if leaves.len() == schema.num_columns() {
+            ProjectionMask::all()
         } else {
-            row_groups
-                .iter()
-                .map(|&(rg, ..)| self.metadata().row_group(rg).num_rows().max(0) as usize)
-                .max()
-                .unwrap_or(0)
-                .div_ceil(batch_size)
-                .clamp(2, MAX_AHEAD)
+            ProjectionMask::leaves(schema, leaves.iter().copied())
         };
-        let read = |task: usize, send: &dyn Fn(T) -> bool| -> Result<()> {
-            let (rg, leaves, selection) = row_groups[task];
-            let mut reader = self.row_group_reader(
-                reading,
-                rg,
-                batch_size,
-                if leaves.len() == schema.num_columns() {
-                    ProjectionMask::all()
-                } else {
-                    ProjectionMask::leaves(schema, leaves.iter().copied())
-                },
-                selection.clone(),
-            )?;
-            while let Some(batch) = next_batch(&self.path, &mut reader)? {
-                if !send(map(batch)?) {
-                    break; // sink stopped
-                }
+        let mut reader = self.row_group_reader(
+            plan.paged.as_ref().unwrap_or(&self.metadata),
+            row_group.row_group,
+            batch_size.max(1),
+            mask,
+            selection.clone(),
+        )?;
+        while let Some(batch) = next_batch(&self.path, &mut reader)? {
+            if !send(map(batch)?) {
+                break; // the consumer stopped
             }
-            Ok(())
-        };
-        std::thread::scope(|scope| {
-            let (receivers, handles): (Vec<_>, Vec<_>) = (0..workers)
-                .map(|w| {
-                    let (tx, rx) = std::sync::mpsc::sync_channel(ahead);
-                    let read = &read;
-                    let tasks = row_groups.len();
-                    let handle = scope.spawn(move || {
-                        for task in (w..tasks).step_by(workers) {
-                            let ended = read(task, &|t| tx.send(Message::Batch(t)).is_ok());
-                            if tx.send(Message::End(ended)).is_err() {
-                                return;
-                            }
-                        }
-                    });
-                    (rx, handle)
-                })
-                .unzip();
-            let mut outcome = Ok(());
-            'row_groups: for k in 0..row_groups.len() {
-                loop {
-                    let step = match receivers[k % workers].recv() {
-                        Ok(Message::Batch(t)) => sink(t),
-                        Ok(Message::End(Ok(()))) => continue 'row_groups,
-                        Ok(Message::End(Err(e))) => Err(e),
-                        // The worker panicked: re-raised below.
-                        Err(_) => break 'row_groups,
-                    };
-                    if let Err(e) = step {
-                        outcome = Err(e);
-                        break 'row_groups;
-                    }
-                }
-            }
-            // Unblocks the workers still sending, so that they stop.
-            drop(receivers);
-            for handle in handles {
-                if let Err(panic) = handle.join() {
-                    std::panic::resume_unwind(panic);
-                }
-            }
-            outcome
-        })
+        }
+        Ok(())
     }
 }
 

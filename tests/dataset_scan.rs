@@ -1,0 +1,194 @@
+//! A dataset is read by one scan over all its files: rows in path order,
+//! then file order, on any number of threads, whether its footers were
+//! kept from the first pass or read again, and a file that changes or
+//! breaks between the passes is an error naming it.
+
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+
+use vshred::dataset::Dataset;
+use vshred::encode::{EncodeOptions, ShredMode, encode};
+use vshred::parquet::{GetRequest, ScanOptions, WriteOptions};
+use vshred::shred::ShreddingSchema;
+
+/// `files` files of `rows` rows each, in row groups of 7 rows; the files
+/// alternate between a layout with `$.n` typed and one without shredding,
+/// and `$.n` counts on from file to file.
+fn dataset(dir: &Path, files: usize, rows: usize) -> Vec<PathBuf> {
+    (0..files)
+        .map(|f| {
+            let text: String = (0..rows)
+                .map(|r| format!("{{\"n\":{},\"s\":\"f{f}r{r}\"}}\n", f * rows + r))
+                .collect();
+            let path = dir.join(format!("part-{f:03}.parquet"));
+            let shred = if f % 2 == 0 {
+                ShredMode::Schema(r#"{"n":"int64"}"#.parse().unwrap())
+            } else {
+                ShredMode::None
+            };
+            let options = EncodeOptions {
+                shred,
+                write: WriteOptions {
+                    row_group_rows: 7,
+                    ..WriteOptions::default()
+                },
+                ..EncodeOptions::default()
+            };
+            encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+            path
+        })
+        .collect()
+}
+
+fn sum_request() -> GetRequest {
+    GetRequest {
+        column: "v".into(),
+        path: "$.n".parse().unwrap(),
+        as_type: ShreddingSchema::Int64,
+        strict: true,
+        filter: None,
+    }
+}
+
+/// Every `$.n` the dataset gives, in order.
+fn values(dataset: &Dataset, options: &ScanOptions) -> vshred::Result<Vec<i64>> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::Int64Type;
+    let mut all = Vec::new();
+    dataset.get_with(&sum_request(), &[], options, |values, _| {
+        all.extend(
+            values
+                .as_primitive::<Int64Type>()
+                .iter()
+                .map(|v| v.unwrap()),
+        );
+        Ok(())
+    })?;
+    Ok(all)
+}
+
+fn options(threads: usize, batch_size: usize) -> ScanOptions {
+    ScanOptions {
+        batch_size,
+        threads: NonZeroUsize::new(threads),
+    }
+}
+
+#[test]
+fn rows_come_in_file_order_on_any_number_of_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dataset(dir.path(), 24, 30);
+    let expected: Vec<i64> = (0..24 * 30).collect();
+    for threads in [1, 2, 5] {
+        for batch_size in [1, 4, 8192] {
+            let found = values(
+                &Dataset::from_files(files.clone()),
+                &options(threads, batch_size),
+            );
+            assert_eq!(
+                found.unwrap(),
+                expected,
+                "{threads} threads, batches of {batch_size}"
+            );
+        }
+    }
+}
+
+#[test]
+fn footers_read_again_give_the_same_rows_as_footers_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dataset(dir.path(), 9, 20);
+    let kept = values(&Dataset::from_files(files.clone()), &options(2, 8192)).unwrap();
+    let reread = Dataset::from_files(files).with_footer_budget(0);
+    assert_eq!(values(&reread, &options(2, 8192)).unwrap(), kept);
+}
+
+#[test]
+fn cat_of_a_dataset_is_cat_of_each_file_in_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dataset(dir.path(), 6, 10);
+    let lines = |dataset: &Dataset| {
+        let mut text = Vec::new();
+        dataset
+            .json_lines(None, &options(2, 3), |block| {
+                text.extend(block);
+                Ok(())
+            })
+            .unwrap();
+        String::from_utf8(text).unwrap()
+    };
+    let each: String = files
+        .iter()
+        .map(|f| lines(&Dataset::from_files(vec![f.clone()])))
+        .collect();
+    let all = lines(&Dataset::from_files(files));
+    assert_eq!(all.lines().count(), 60);
+    assert_eq!(all, each);
+}
+
+#[test]
+fn a_file_cut_short_after_its_footer_was_read_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dataset(dir.path(), 5, 20);
+    let dataset = Dataset::from_files(files.clone());
+    dataset.columns().unwrap(); // the first pass reads and keeps the footers
+    let victim = &files[3];
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(victim)
+        .unwrap();
+    file.set_len(64).unwrap();
+    let e = values(&dataset, &options(2, 8192)).unwrap_err();
+    assert_eq!(e.file(), Some(victim.as_path()), "{e}");
+    assert!(e.to_string().contains("not a Parquet file"), "{e}");
+}
+
+#[test]
+fn a_file_replaced_after_its_footer_was_read_is_read_as_it_is_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dataset(dir.path(), 4, 20);
+    let dataset = Dataset::from_files(files.clone());
+    dataset.columns().unwrap();
+    // Another file of other rows (longer, so that its length differs),
+    // renamed over the second.
+    let other = tempfile::tempdir().unwrap();
+    let replacement = &self::dataset(other.path(), 1, 45)[0];
+    std::fs::rename(replacement, &files[1]).unwrap();
+    let found = values(&dataset, &options(2, 8192)).unwrap();
+    let expected: Vec<i64> = (0..20).chain(0..45).chain(40..80).collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn a_file_that_is_not_parquet_in_the_middle_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dataset(dir.path(), 5, 20);
+    std::fs::write(&files[2], "{\"n\": 1}\n").unwrap();
+    for threads in [1, 2] {
+        let e = values(&Dataset::from_files(files.clone()), &options(threads, 8192)).unwrap_err();
+        assert_eq!(e.file(), Some(files[2].as_path()), "{e}");
+        assert!(e.to_string().contains("not a Parquet file"), "{e}");
+    }
+}
+
+#[test]
+fn a_sink_that_stops_ends_the_scan_with_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = Dataset::from_files(dataset(dir.path(), 12, 30));
+    let (mut seen, mut calls_after_stop) = (0, 0);
+    let e = dataset
+        .get_with(&sum_request(), &[], &options(2, 5), |values, _| {
+            if seen >= 40 {
+                calls_after_stop += 1;
+            }
+            seen += values.len();
+            if seen >= 40 {
+                return Err(vshred::Error::from_message("enough".into()));
+            }
+            Ok(())
+        })
+        .unwrap_err();
+    assert_eq!(e.message(), "enough");
+    assert_eq!(calls_after_stop, 0);
+    assert!(seen < 12 * 30);
+}
