@@ -14,6 +14,8 @@
 //! alone gives, and files are opened one at a time: memory does not grow
 //! with their number.
 
+pub mod schema;
+
 use std::path::{Path, PathBuf};
 
 use arrow::array::{ArrayRef, RecordBatch};
