@@ -322,5 +322,8 @@ fn the_readme_shows_what_schema_prints_for_the_engine_files() {
     // The README cuts the leaves' table short with "...".
     let shown = &readme[start..][..readme[start..].find("...\n").unwrap()];
     let printed = schema_of(root, "testdata/datasets/engines");
-    assert!(printed.starts_with(shown), "README:\n{shown}\nprinted:\n{printed}");
+    assert!(
+        printed.starts_with(shown),
+        "README:\n{shown}\nprinted:\n{printed}"
+    );
 }

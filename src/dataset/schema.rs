@@ -405,7 +405,9 @@ impl Builder {
         for column in &mut self.schema.columns {
             for path in &mut column.paths {
                 let typed: usize = path.types.iter().map(|t| t.files).sum();
-                path.not_shredded = column.files - typed;
+                // Saturating: a file whose object repeats a field name (the
+                // spec forbids it) counts that path twice.
+                path.not_shredded = column.files.saturating_sub(typed);
             }
         }
         self.schema
