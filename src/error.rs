@@ -54,6 +54,9 @@ pub enum ErrorKind {
     /// A value that is valid but exceeds what was asked for or can be built,
     /// e.g. a decimal with more than 38 digits.
     OutOfRange,
+    /// Files of one dataset that disagree on what a column is (an `int64`
+    /// column in one, a `string` one in another).
+    Incompatible,
 }
 
 /// Which of the two Variant byte strings an offset refers to.
@@ -211,6 +214,7 @@ impl fmt::Display for Error {
             ErrorKind::Path => "invalid path",
             ErrorKind::Schema => "invalid shredding schema",
             ErrorKind::OutOfRange => "out of range",
+            ErrorKind::Incompatible => "incompatible files",
         };
         if let Some(file) = &self.0.file {
             write!(f, "{}: ", file.display())?;

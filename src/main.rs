@@ -37,9 +37,11 @@ enum Command {
     Encode(EncodeArgs),
     /// Print the shredding schema that `encode` would choose.
     Infer(InferArgs),
-    /// Print a Parquet file's schema and the size of each column.
+    /// Print a Parquet file's schema and the size of each column; of a
+    /// dataset, the columns of its files, how each file shreds each Variant
+    /// column, and the columns' sizes summed.
     Schema {
-        /// The Parquet file, or `-` for stdin.
+        /// The Parquet file, a directory or glob of them, or `-` for stdin.
         file: PathBuf,
     },
     /// Print each row as one JSON object, Variants reconstructed.
@@ -748,11 +750,9 @@ fn run_schema(path: &Path) -> Result<(), Failure> {
         ParquetInput::Files(dataset) => match dataset.files() {
             [one] => ParquetFile::open(one).context(one)?,
             many => {
-                return Err(usage(format!(
-                    "{} holds {} files; schema reads one file for now (the schema of a whole dataset is not built yet)",
-                    path.display(),
-                    many.len()
-                )));
+                let schema = vshred::dataset::schema::describe(many).context(path)?;
+                write!(io::stdout().lock(), "{schema}")?;
+                return Ok(());
             }
         },
     };

@@ -26,6 +26,8 @@
 //! read are open: memory does not grow with their number, beyond the
 //! kept footers.
 
+pub mod schema;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 

@@ -200,7 +200,8 @@ impl ShreddingSchema {
         }
     }
 
-    fn from_typed_value_type(data_type: &DataType) -> Option<ShreddingSchema> {
+    /// The layout a `typed_value` of this Arrow type stands for.
+    pub(crate) fn from_typed_value_type(data_type: &DataType) -> Option<ShreddingSchema> {
         use ShreddingSchema as S;
         Some(match data_type {
             DataType::Boolean => S::Boolean,
