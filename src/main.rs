@@ -749,8 +749,8 @@ fn run_schema(path: &Path) -> Result<(), Failure> {
         ParquetInput::Stdin(file) => file,
         ParquetInput::Files(dataset) => match dataset.files() {
             [one] => ParquetFile::open(one).context(one)?,
-            many => {
-                let schema = vshred::dataset::schema::describe(many).context(path)?;
+            _ => {
+                let schema = dataset.schema().context(path)?;
                 write!(io::stdout().lock(), "{schema}")?;
                 return Ok(());
             }

@@ -192,3 +192,29 @@ fn a_sink_that_stops_ends_the_scan_with_its_error() {
     assert_eq!(calls_after_stop, 0);
     assert!(seen < 12 * 30);
 }
+
+#[test]
+fn files_that_disagree_on_an_ordinary_column_cannot_be_read_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        let options = EncodeOptions {
+            variant_fields: vec!["v".into()],
+            ..EncodeOptions::default()
+        };
+        encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+        path
+    };
+    let files = vec![
+        write("a.parquet", "{\"id\":1,\"v\":{\"n\":1}}\n"),
+        write("b.parquet", "{\"id\":\"one\",\"v\":{\"n\":2}}\n"),
+    ];
+    let dataset = Dataset::from_files(files);
+    let e = values(&dataset, &options(2, 8192)).unwrap_err();
+    let message = e.to_string();
+    assert!(message.contains("column \"id\""), "{message}");
+    assert!(
+        message.contains("a.parquet") && message.contains("b.parquet"),
+        "{message}"
+    );
+}

@@ -39,6 +39,7 @@ use crate::parquet::{
     get_of_batch, json_lines_of_batch, run_ordered,
 };
 use crate::predicate::Operand;
+use schema::{ColumnType, DatasetSchema};
 
 /// The most memory the footers kept between a dataset's passes take; the
 /// footers of more files than fit are read again when their file is
@@ -86,28 +87,46 @@ pub struct DatasetStats {
 }
 
 /// The columns of a dataset's files, each named once, in the order they
-/// first appear.
+/// first appear, with the type the files agree on
+/// ([`schema::reconcile`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DatasetColumns {
     /// Every top-level column.
     pub all: Vec<String>,
-    /// Those that are Variant columns in some file.
+    /// Their types, in the same order.
+    pub types: Vec<ColumnType>,
+    /// Those that are Variant columns.
     pub variants: Vec<String>,
+    /// Per column: the first file that has it, for errors.
+    first_files: Vec<PathBuf>,
 }
 
 impl DatasetColumns {
-    /// Adds the columns of `file` not seen before.
-    fn add(&mut self, file: &ParquetFile) {
-        for name in file.column_names() {
-            if !self.all.contains(&name) {
-                self.all.push(name);
+    /// Adds the columns of `file`: those not seen before, and the type of
+    /// those seen, which must agree with it.
+    fn add(&mut self, file: &ParquetFile) -> Result<()> {
+        for (name, column_type) in schema::column_types(file) {
+            match self.all.iter().position(|c| *c == name) {
+                Some(i) => {
+                    self.types[i] = schema::reconcile(
+                        &name,
+                        &self.types[i],
+                        &self.first_files[i],
+                        &column_type,
+                        file.path(),
+                    )?;
+                }
+                None => {
+                    if column_type == ColumnType::Variant {
+                        self.variants.push(name.clone());
+                    }
+                    self.all.push(name);
+                    self.types.push(column_type);
+                    self.first_files.push(file.path().to_path_buf());
+                }
             }
         }
-        for name in file.variant_columns() {
-            if !self.variants.contains(&name) {
-                self.variants.push(name);
-            }
-        }
+        Ok(())
     }
 }
 
@@ -191,6 +210,26 @@ impl Dataset {
             kept: Vec::with_capacity(self.files.len()),
         };
         let mut kept_bytes = 0;
+        self.each_file(options, |file| {
+            footers.columns.add(file)?;
+            footers.row_groups += file.metadata().num_row_groups();
+            let footer = file.footer();
+            kept_bytes += footer.memory_size();
+            footers
+                .kept
+                .push((kept_bytes <= self.footer_budget).then_some(footer));
+            Ok(())
+        })?;
+        Ok(self.footers.get_or_init(|| footers))
+    }
+
+    /// Opens every file, its footer read on the worker pool, and hands
+    /// each to `visit` in path order.
+    fn each_file(
+        &self,
+        options: &ScanOptions,
+        mut visit: impl FnMut(&ParquetFile) -> Result<()>,
+    ) -> Result<()> {
         let mut paths = self.files.iter();
         run_ordered(
             options.workers(self.files.len()),
@@ -199,18 +238,19 @@ impl Dataset {
                 send(ParquetFile::open_in(path, &self.layouts)?);
                 Ok(())
             },
-            |file| {
-                footers.columns.add(&file);
-                footers.row_groups += file.metadata().num_row_groups();
-                let footer = file.footer();
-                kept_bytes += footer.memory_size();
-                footers
-                    .kept
-                    .push((kept_bytes <= self.footer_budget).then_some(footer));
-                Ok(())
-            },
-        )?;
-        Ok(self.footers.get_or_init(|| footers))
+            |file| visit(&file),
+        )
+    }
+
+    /// The dataset's schema ([`DatasetSchema`]): its columns, how each file
+    /// shreds its Variant columns, its leaves' sizes; from the footers
+    /// alone, read on the worker pool.
+    pub fn schema(&self) -> Result<DatasetSchema> {
+        let mut builder = schema::Builder::default();
+        self.each_file(&ScanOptions::default(), |file| {
+            builder.add(file, file.path())
+        })?;
+        Ok(builder.finish())
     }
 
     /// The second pass: one scan over all files, each planned by `plan`

@@ -1,9 +1,11 @@
 //! The schema of a dataset: the union of its files' columns, checked for
 //! agreement, and for each Variant column how every file shreds it.
 //!
-//! [`describe`] reads each file's footer in turn (nothing else), so that
-//! memory grows with the number of distinct columns and shredded paths,
-//! not with the number of files.
+//! [`Dataset::schema`](super::Dataset::schema) reads each file's footer
+//! (nothing else), so that memory grows with the number of distinct
+//! columns and shredded paths, not with the number of files. It fails on a
+//! file that cannot be read and on a column whose type two files disagree
+//! on (see below), naming the files and the column.
 //!
 //! # Which columns agree
 //!
@@ -63,7 +65,8 @@ impl fmt::Display for ColumnType {
     }
 }
 
-/// The schema of a dataset, from its files' footers ([`describe`]).
+/// The schema of a dataset, from its files' footers
+/// ([`Dataset::schema`](super::Dataset::schema)).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DatasetSchema {
     /// Files read.
@@ -172,20 +175,6 @@ pub struct LeafTotal {
     pub files: usize,
 }
 
-/// The schema of the dataset made of `files` (in this order, as
-/// [`Dataset::files`](super::Dataset::files) gives them): each file's
-/// footer is read, one file at a time. Fails on a file that cannot be read
-/// and on a column whose type two files disagree on (see the [module
-/// docs](self)), naming the files and the column.
-pub fn describe(files: &[PathBuf]) -> Result<DatasetSchema> {
-    let mut builder = Builder::default();
-    for path in files {
-        let file = ParquetFile::open(path)?;
-        builder.add(&file, path)?;
-    }
-    Ok(builder.finish())
-}
-
 /// The type of each top-level column of `file`, in the file's order.
 pub(crate) fn column_types(file: &ParquetFile) -> Vec<(String, ColumnType)> {
     let variants = file.variant_columns();
@@ -258,7 +247,7 @@ fn normalized(data_type: &DataType) -> DataType {
 
 /// The dataset's schema as its files are added.
 #[derive(Default)]
-struct Builder {
+pub(super) struct Builder {
     schema: DatasetSchema,
     /// Per column (by index): the first file that had it.
     first_file: Vec<PathBuf>,
@@ -269,7 +258,7 @@ struct Builder {
 }
 
 impl Builder {
-    fn add(&mut self, file: &ParquetFile, path: &Path) -> Result<()> {
+    pub(super) fn add(&mut self, file: &ParquetFile, path: &Path) -> Result<()> {
         let metadata = file.metadata();
         self.schema.files += 1;
         self.schema.rows += metadata.file_metadata().num_rows().max(0) as u64;
@@ -401,7 +390,7 @@ impl Builder {
         }
     }
 
-    fn finish(mut self) -> DatasetSchema {
+    pub(super) fn finish(mut self) -> DatasetSchema {
         for column in &mut self.schema.columns {
             for path in &mut column.paths {
                 let typed: usize = path.types.iter().map(|t| t.files).sum();
