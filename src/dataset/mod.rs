@@ -88,7 +88,7 @@ pub struct DatasetStats {
 
 /// The columns of a dataset's files, each named once, in the order they
 /// first appear, with the type the files agree on
-/// ([`schema::reconcile`]).
+/// ([`schema`'s rule](schema#which-columns-agree)).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DatasetColumns {
     /// Every top-level column.
