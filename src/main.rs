@@ -1023,13 +1023,11 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
         duplicate_keys: args.json.duplicate_keys(),
     };
     let first = &args.inputs[0];
-    let mut input = open_input(first)?;
-    let report = if !is_stdin(first) && input.fill_buf()?.starts_with(b"PAR1") {
-        drop(input);
+    let report = if is_parquet_input(first)? {
         measure_files(&args.inputs, &options)?
     } else if let [input_path] = args.inputs.as_slice() {
         let mut text = Vec::new();
-        input.read_to_end(&mut text)?;
+        open_input(input_path)?.read_to_end(&mut text)?;
         compare_layouts(&text, &input_path.display().to_string(), &options).context(input_path)?
     } else {
         return Err(Failure::Vshred(
@@ -1043,6 +1041,18 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
     report.write_markdown(&mut out)?;
     out.flush()?;
     Ok(())
+}
+
+/// Whether `input` names Parquet files: a directory or a glob (a dataset),
+/// or a file that starts as Parquet does; standard input is JSON Lines.
+fn is_parquet_input(input: &Path) -> Result<bool, Failure> {
+    if is_stdin(input) {
+        return Ok(false);
+    }
+    if input.is_dir() || (!input.exists() && input.to_string_lossy().contains(['*', '?', '['])) {
+        return Ok(true);
+    }
+    Ok(open_input(input)?.fill_buf()?.starts_with(b"PAR1"))
 }
 
 fn run_roundtrip(input: &Path, json: &JsonArgs, sizes: bool) -> Result<(), Failure> {

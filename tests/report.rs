@@ -3,6 +3,7 @@
 
 use std::process::Command;
 
+use vshred::encode::{EncodeOptions, ShredMode, encode};
 use vshred::infer::Preset;
 use vshred::parquet::DecimalMode;
 use vshred::report::{Layout, Query, Report, ReportOptions, compare_layouts, measure_files};
@@ -289,6 +290,67 @@ fn existing_files_are_measured_side_by_side() {
     let text = markdown(&report);
     assert!(text.contains("| vs auto-int-decimals.parquet |"), "{text}");
     assert!(!text.contains("| encode |"));
+}
+
+#[test]
+fn datasets_are_measured_as_one_each_sizes_summed_over_their_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = seed_lines(900);
+    // After the 500th line.
+    let cut = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(499)
+        .unwrap()
+        .0
+        + 1;
+    let (first, second) = lines.split_at(cut);
+    let mut single = Vec::new();
+    for (set, shred) in [
+        ("shredded", EncodeOptions::default().shred),
+        ("plain", ShredMode::None),
+    ] {
+        std::fs::create_dir(dir.path().join(set)).unwrap();
+        for (i, part) in [first, second].into_iter().enumerate() {
+            let options = EncodeOptions {
+                shred: shred.clone(),
+                ..EncodeOptions::default()
+            };
+            let path = dir.path().join(set).join(format!("part-{i}.parquet"));
+            encode(&mut &part[..], &path, &options, &mut |_| {}).unwrap();
+        }
+        let path = dir.path().join(format!("{set}.parquet"));
+        let options = EncodeOptions {
+            shred,
+            ..EncodeOptions::default()
+        };
+        encode(&mut &lines[..], &path, &options, &mut |_| {}).unwrap();
+        single.push(path);
+    }
+    let sets = [dir.path().join("shredded"), dir.path().join("plain")];
+    let report = measure_files(&sets, &options(1)).unwrap();
+    assert_eq!(report.rows, 900);
+    let sizes = |p: &std::path::Path| -> u64 {
+        std::fs::read_dir(p)
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum()
+    };
+    assert_eq!(report.layouts[0].file_bytes, sizes(&sets[0]));
+    assert_eq!(report.layouts[1].file_bytes, sizes(&sets[1]));
+    assert!(
+        report
+            .layouts
+            .iter()
+            .all(|l| l.exact == vshred::report::Exactness::Same)
+    );
+    // Each query finds in a dataset what it finds in one file of the
+    // same rows.
+    let alone = measure_files(&single, &options(1)).unwrap();
+    for (set, file) in report.layouts.iter().zip(&alone.layouts) {
+        assert_eq!(set.query_values, file.query_values);
+    }
 }
 
 #[test]

@@ -165,12 +165,8 @@ impl TypedCount {
 /// One leaf column's sizes, summed over the files that have it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeafTotal {
-    /// Its path from the root: `["v", "typed_value", "a", "typed_value"]`.
-    pub path: Vec<String>,
-    /// Bytes after compression.
-    pub compressed: u64,
-    /// Bytes before compression.
-    pub uncompressed: u64,
+    /// Its sizes, summed ([`LeafSize::add`]).
+    pub size: LeafSize,
     /// The files that have it.
     pub files: usize,
 }
@@ -272,21 +268,16 @@ impl Builder {
                 self.add_variant(column, file, &by_leaf);
             }
         }
-        for size in &sizes {
+        for size in sizes {
             let next = self.schema.leaves.len();
-            let at = *self.leaf_index.entry(size.path.clone()).or_insert(next);
-            if at == next {
-                self.schema.leaves.push(LeafTotal {
-                    path: size.path.clone(),
-                    compressed: 0,
-                    uncompressed: 0,
-                    files: 0,
-                });
+            match *self.leaf_index.entry(size.path.clone()).or_insert(next) {
+                at if at == next => self.schema.leaves.push(LeafTotal { size, files: 1 }),
+                at => {
+                    let total = &mut self.schema.leaves[at];
+                    total.size.add(&size);
+                    total.files += 1;
+                }
             }
-            let total = &mut self.schema.leaves[at];
-            total.compressed += size.compressed;
-            total.uncompressed += size.uncompressed;
-            total.files += 1;
         }
         Ok(())
     }
@@ -608,16 +599,15 @@ impl fmt::Display for DatasetSchema {
             "compressed", "uncompressed", "files"
         )?;
         let (mut compressed, mut uncompressed) = (0, 0);
-        for leaf in &self.leaves {
-            compressed += leaf.compressed;
-            uncompressed += leaf.uncompressed;
+        for LeafTotal { size, files } in &self.leaves {
+            compressed += size.compressed;
+            uncompressed += size.uncompressed;
             writeln!(
                 f,
-                "{:>14} {:>14} {:>6}  {}",
-                leaf.compressed,
-                leaf.uncompressed,
-                leaf.files,
-                leaf.path.join(".")
+                "{:>14} {:>14} {files:>6}  {}",
+                size.compressed,
+                size.uncompressed,
+                size.path.join(".")
             )?;
         }
         writeln!(

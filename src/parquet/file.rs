@@ -185,6 +185,21 @@ impl Footer {
     }
 }
 
+impl LeafSize {
+    /// Adds the sizes of the same leaf in another file (of a dataset).
+    pub fn add(&mut self, other: &LeafSize) {
+        self.compressed += other.compressed;
+        self.uncompressed += other.uncompressed;
+        self.values += other.values;
+        self.nulls = self.nulls.zip(other.nulls).map(|(a, b)| a + b);
+        for encoding in &other.encodings {
+            if !self.encodings.contains(encoding) {
+                self.encodings.push(encoding.clone());
+            }
+        }
+    }
+}
+
 impl ParquetFile {
     /// Opens `path` and reads its footer.
     pub fn open(path: &Path) -> Result<ParquetFile> {

@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use arrow::array::Array;
 
+use crate::dataset::Dataset;
 use crate::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::{InferOptions, Preset};
@@ -366,7 +367,11 @@ pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions)
         layouts.iter().map(|l| (l.name(), Some(*l))).collect();
     // Our default inference is the reference: its types are the ones every
     // layout is asked for.
-    let mut report = measure(&entries, &files, 1, source, options)?;
+    let datasets: Vec<Dataset> = files
+        .iter()
+        .map(|file| Dataset::from_files(vec![file.clone()]))
+        .collect();
+    let mut report = measure(&entries, &files, &datasets, 1, source, options)?;
     for (layout, times) in report.layouts.iter_mut().zip(encode_times) {
         layout.encode = Some(Timing::of(times));
     }
@@ -402,6 +407,9 @@ fn layouts_worth_writing(
 /// Measures existing Parquet files with Variant columns, whoever wrote
 /// them, side by side: the same data in different layouts, or any files
 /// with a Variant column of the same name. The first is the reference.
+/// Each input may be a dataset ([`Dataset::find`]): a file, a directory
+/// or a glob, measured as one (sizes summed over its files, rows read in
+/// its order).
 pub fn measure_files(files: &[PathBuf], options: &ReportOptions) -> Result<Report> {
     if options.keep_dir.is_some() {
         return Err(Error::new(
@@ -422,7 +430,14 @@ pub fn measure_files(files: &[PathBuf], options: &ReportOptions) -> Result<Repor
         .map(|(name, _)| name.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    write_page(measure(&entries, files, 0, &source, options)?, options)
+    let datasets = files
+        .iter()
+        .map(|input| Dataset::find(input))
+        .collect::<Result<Vec<_>>>()?;
+    write_page(
+        measure(&entries, files, &datasets, 0, &source, options)?,
+        options,
+    )
 }
 
 /// Writes the HTML page if the options ask for one; the report.
@@ -433,51 +448,61 @@ fn write_page(report: Report, options: &ReportOptions) -> Result<Report> {
     Ok(report)
 }
 
+/// The report on `datasets` (read from `files`, as `entries` name them),
+/// the one at `reference` the reference.
 fn measure(
     entries: &[(String, Option<Layout>)],
     files: &[PathBuf],
+    datasets: &[Dataset],
     reference: usize,
     source: &str,
     options: &ReportOptions,
 ) -> Result<Report> {
-    let reference_path = files
+    let reference_set = datasets
         .get(reference)
         .ok_or_else(|| Error::new(ErrorKind::Usage, "nothing to report on: no files"))?;
-    let reference_file = ParquetFile::open(reference_path)?;
-    let column = reference_file.choose_variant_column(options.column.as_deref())?;
-    let schema = reference_file
-        .arrow_schema()
-        .field_with_name(&column)
-        .ok()
-        .and_then(|f| ShreddingSchema::from_column_type(f.data_type()))
+    let column = reference_set.choose_variant_column(options.column.as_deref())?;
+    // Default queries follow the layout of the reference's first file with
+    // the column.
+    let schema = reference_set
+        .files()
+        .iter()
+        .find_map(|path| {
+            let file = ParquetFile::open(path).ok()?;
+            let field = file.arrow_schema().field_with_name(&column).ok()?;
+            ShreddingSchema::from_column_type(field.data_type())
+        })
         .ok_or_else(|| {
             Error::new(
                 ErrorKind::Schema,
-                format!(
-                    "{}: column {column} is not a Variant column",
-                    reference_path.display()
-                ),
+                format!("column {column} is not a Variant column"),
             )
+            .in_file(&files[reference])
         })?;
     let queries = resolve_queries(&options.queries, &schema);
     let runs = options.runs;
     let mut reports = Vec::with_capacity(entries.len());
-    for ((name, layout), path) in entries.iter().zip(files) {
-        let file = ParquetFile::open(path)?;
-        let variants = file.variant_columns();
-        let mut leaves: Vec<LeafSize> = file
-            .leaf_sizes()
+    for (((name, layout), path), dataset) in entries.iter().zip(files).zip(datasets) {
+        let variants = &dataset.columns()?.variants;
+        let mut leaves: Vec<LeafSize> = dataset
+            .schema()?
+            .leaves
             .into_iter()
+            .map(|total| total.size)
             .filter(|l| l.path.first().is_some_and(|c| variants.contains(c)))
             .collect();
         leaves.sort_by(|a, b| b.compressed.cmp(&a.compressed).then(a.path.cmp(&b.path)));
+        let mut file_bytes = 0;
+        for file in dataset.files() {
+            file_bytes += std::fs::metadata(file)
+                .map_err(|e| Error::io(file, e))?
+                .len();
+        }
         reports.push(LayoutReport {
             name: name.clone(),
             layout: *layout,
             file: path.clone(),
-            file_bytes: std::fs::metadata(path)
-                .map_err(|e| Error::io(path, e))?
-                .len(),
+            file_bytes,
             leaves,
             exact: Exactness::Same,
             encode: None,
@@ -488,20 +513,21 @@ fn measure(
     }
     // Untimed, and before the timings so that no run is the only one to
     // find the files out of the page cache.
-    let (rows, exact) = compare_text(files)?;
+    let (rows, exact) = compare_text(datasets)?;
     for (report, exact) in reports.iter_mut().zip(exact) {
         report.exact = exact;
     }
     let mut reconstruct_times = vec![Vec::with_capacity(runs); entries.len()];
     let mut query_times = vec![vec![Vec::with_capacity(runs); queries.len()]; entries.len()];
     for run in 0..runs {
-        for (i, path) in files.iter().enumerate() {
+        for (i, dataset) in datasets.iter().enumerate() {
+            let files = dataset.files();
             let start = Instant::now();
-            reconstruct(path)?;
+            reconstruct(files)?;
             reconstruct_times[i].push(start.elapsed());
             for (q, (query_path, as_type)) in queries.iter().enumerate() {
                 let start = Instant::now();
-                let values = get(path, &column, query_path, as_type)?;
+                let values = get(files, &column, query_path, as_type)?;
                 query_times[i][q].push(start.elapsed());
                 if run == 0 {
                     reports[i].query_values.push(values);
@@ -579,16 +605,20 @@ fn primitive_or_variant(slot: &ShreddingSchema) -> ShreddingSchema {
     }
 }
 
-/// Reads every row of `path` as JSON text, as `vshred cat` does.
-fn reconstruct(path: &Path) -> Result<()> {
-    ParquetFile::open(path)?.json_lines(None, &ScanOptions::new(BATCH_ROWS), |_| Ok(()))
+// Each timed read opens its files anew, footers included, as a command
+// would.
+
+/// Reads every row of the dataset of `files` as JSON text, as `vshred cat`
+/// does.
+fn reconstruct(files: &[PathBuf]) -> Result<()> {
+    Dataset::from_files(files.to_vec()).json_lines(None, &ScanOptions::new(BATCH_ROWS), |_| Ok(()))
 }
 
-/// Hands each row of `path`, read back as JSON text as `vshred cat` prints
-/// it (without the newline), to `row` with its index.
-fn for_each_row(path: &Path, mut row: impl FnMut(usize, &[u8])) -> Result<()> {
+/// Hands each row of `dataset`, read back as JSON text as `vshred cat`
+/// prints it (without the newline), to `row` with its index.
+fn for_each_row(dataset: &Dataset, mut row: impl FnMut(usize, &[u8])) -> Result<()> {
     let mut index = 0;
-    ParquetFile::open(path)?.json_lines(None, &ScanOptions::new(BATCH_ROWS), |text| {
+    dataset.json_lines(None, &ScanOptions::new(BATCH_ROWS), |text| {
         for line in text.split_inclusive(|&b| b == b'\n') {
             row(index, line.strip_suffix(b"\n").unwrap_or(line));
             index += 1;
@@ -597,23 +627,23 @@ fn for_each_row(path: &Path, mut row: impl FnMut(usize, &[u8])) -> Result<()> {
     })
 }
 
-/// Each file's rows as JSON text against the first file's, row for row,
-/// and the first file's row count. The first file's rows are kept as
+/// Each dataset's rows as JSON text against the first one's, row for row,
+/// and the first one's row count. The first one's rows are kept as
 /// 64-bit hashes, 8 bytes a row however long it is (a collision is
 /// negligibly likely), and read again only for the text of a row that
 /// differs.
-fn compare_text(files: &[PathBuf]) -> Result<(u64, Vec<Exactness>)> {
+fn compare_text(datasets: &[Dataset]) -> Result<(u64, Vec<Exactness>)> {
     let hash = |line: &[u8]| {
         let mut hasher = std::hash::DefaultHasher::new();
         hasher.write(line);
         hasher.finish()
     };
     let mut expected = Vec::new();
-    for_each_row(&files[0], |_, line| expected.push(hash(line)))?;
+    for_each_row(&datasets[0], |_, line| expected.push(hash(line)))?;
     let mut exact = vec![Exactness::Same];
-    for path in &files[1..] {
+    for dataset in &datasets[1..] {
         let (mut differ, mut first, mut rows) = (0, None, 0);
-        for_each_row(path, |row, line| {
+        for_each_row(dataset, |row, line| {
             rows = row + 1;
             if expected.get(row) != Some(&hash(line)) {
                 differ += 1;
@@ -635,7 +665,7 @@ fn compare_text(files: &[PathBuf]) -> Result<(u64, Vec<Exactness>)> {
         });
     }
     if exact.iter().any(|e| matches!(e, Exactness::Differs { .. })) {
-        for_each_row(&files[0], |row, line| {
+        for_each_row(&datasets[0], |row, line| {
             for e in &mut exact {
                 if let Exactness::Differs {
                     first, expected, ..
@@ -650,9 +680,14 @@ fn compare_text(files: &[PathBuf]) -> Result<(u64, Vec<Exactness>)> {
     Ok((expected.len() as u64, exact))
 }
 
-/// Runs one `variant_get` over the file; the non-null values it returned.
-fn get(path: &Path, column: &str, query: &VariantPath, as_type: &ShreddingSchema) -> Result<u64> {
-    let file = ParquetFile::open(path)?;
+/// Runs one `variant_get` over the dataset of `files`; the non-null values
+/// it returned.
+fn get(
+    files: &[PathBuf],
+    column: &str,
+    query: &VariantPath,
+    as_type: &ShreddingSchema,
+) -> Result<u64> {
     let request = GetRequest {
         column: column.to_string(),
         path: query.clone(),
@@ -661,7 +696,8 @@ fn get(path: &Path, column: &str, query: &VariantPath, as_type: &ShreddingSchema
         filter: None,
     };
     let mut values = 0;
-    file.get(&request, BATCH_ROWS, |result| {
+    let options = ScanOptions::new(BATCH_ROWS);
+    Dataset::from_files(files.to_vec()).get_with(&request, &[], &options, |result, _| {
         values += (result.len() - result.logical_null_count()) as u64;
         Ok(())
     })?;
