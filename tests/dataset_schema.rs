@@ -10,27 +10,17 @@ use arrow::array::{ArrayRef, Int32Array, Int64Array, LargeStringArray, NullArray
 use arrow::datatypes::{Field, Schema};
 
 mod binary;
-use binary::{fails_with, stderr, stdout, vshred_in};
+use binary::{encoded, fails_with, rows, stderr, stdout, vshred_in};
 
-/// Encodes `lines` to `dir/name` with `args`.
-fn encoded(dir: &Path, name: &str, lines: &str, args: &[&str]) {
-    let output = dir.join(name);
-    std::fs::create_dir_all(output.parent().unwrap()).unwrap();
-    let input = dir.join("input.jsonl");
-    std::fs::write(&input, lines).unwrap();
-    let mut all = vec!["encode", input.to_str().unwrap(), output.to_str().unwrap()];
-    all.extend_from_slice(&["--variant-field", "v"]);
-    all.extend_from_slice(args);
-    let out = vshred_in(dir, &all);
-    assert!(out.status.success(), "{name}: {}", stderr(&out));
-    std::fs::remove_file(input).unwrap();
-}
-
-/// Rows `from..to` of objects `{"id":i,"v":{"a":..,"b":..}}`.
-fn rows(from: i64, to: i64, a: impl Fn(i64) -> String) -> String {
-    (from..to)
-        .map(|i| format!("{{\"id\":{i},\"v\":{{\"a\":{},\"b\":\"x{i}\"}}}}\n", a(i)))
-        .collect()
+/// Encodes `lines` to `dir/name` with `args`, the `v` field the Variant
+/// column.
+fn encoded_v(dir: &Path, name: &str, lines: &str, args: &[&str]) {
+    encoded(
+        dir,
+        name,
+        lines,
+        &[&["--variant-field", "v"], args].concat(),
+    );
 }
 
 /// Writes `columns` to `dir/name` with the arrow-rs writer.
@@ -55,25 +45,25 @@ fn plain_file(dir: &Path, name: &str, columns: Vec<(&str, ArrayRef)>) {
 /// one without the Variant column but with a column the others lack.
 fn mixed(dir: &Path) {
     // `auto` shreds only when a column pays for itself: 1,000 rows do.
-    encoded(
+    encoded_v(
         dir,
         "d/0-auto.parquet",
         &rows(0, 1000, |i| i.to_string()),
         &[],
     );
-    encoded(
+    encoded_v(
         dir,
         "d/1-spark.parquet",
         &rows(0, 40, |i| format!("{i}.5")),
         &["--shred", "spark"],
     );
-    encoded(
+    encoded_v(
         dir,
         "d/2-flba.parquet",
         &rows(0, 40, |i| format!("{i}.5")),
         &["--shred", "spark", "--decimal", "flba"],
     );
-    encoded(
+    encoded_v(
         dir,
         "d/3-none.parquet",
         &rows(0, 40, |i| i.to_string()),
@@ -89,7 +79,7 @@ fn mixed(dir: &Path) {
     };
     let layout = dir.join("layout.json");
     std::fs::write(&layout, r#"{"a":"string","b":"string"}"#).unwrap();
-    encoded(
+    encoded_v(
         dir,
         "d/4-string.parquet",
         &rows(0, 40, a),
@@ -192,7 +182,7 @@ fn leaf_sizes_are_summed_over_the_files_that_have_the_leaf() {
 #[test]
 fn files_that_disagree_on_an_ordinary_column_are_an_error_naming_both() {
     let dir = tempfile::tempdir().unwrap();
-    encoded(
+    encoded_v(
         dir.path(),
         "d/a.parquet",
         &rows(0, 5, |i| i.to_string()),
@@ -277,7 +267,7 @@ fn a_typed_share_without_null_counts_in_the_footer_says_so() {
     use parquet::file::properties::{EnabledStatistics, WriterProperties};
     use vshred::shred::{Shredder, ShreddingSchema};
     let dir = tempfile::tempdir().unwrap();
-    encoded(
+    encoded_v(
         dir.path(),
         "d/a.parquet",
         &rows(0, 10, |i| i.to_string()),

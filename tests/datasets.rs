@@ -5,28 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 mod binary;
-use binary::{fails_with, stderr, stdout, vshred_in};
-
-/// Encodes `lines` to `dir/name` with `args`.
-fn encoded(dir: &Path, name: &str, lines: &str, args: &[&str]) {
-    let output = dir.join(name);
-    std::fs::create_dir_all(output.parent().unwrap()).unwrap();
-    // Beside the dataset, not in it.
-    let input = dir.join("input.jsonl");
-    std::fs::write(&input, lines).unwrap();
-    let mut all = vec!["encode", input.to_str().unwrap(), output.to_str().unwrap()];
-    all.extend_from_slice(args);
-    let out = vshred_in(dir, &all);
-    assert!(out.status.success(), "{name}: {}", stderr(&out));
-    std::fs::remove_file(input).unwrap();
-}
-
-/// Rows `from..to` of objects `{"id":i,"v":{"a":..,"b":..}}`.
-fn rows(from: i64, to: i64, a: impl Fn(i64) -> String) -> String {
-    (from..to)
-        .map(|i| format!("{{\"id\":{i},\"v\":{{\"a\":{},\"b\":\"x{i}\"}}}}\n", a(i)))
-        .collect()
-}
+use binary::{encoded, fails_with, rows, stderr, stdout, vshred_in};
 
 /// A directory of files that differ in layout, decimal storage, the type
 /// of `$.a`, and in having the Variant column at all; plus files that are

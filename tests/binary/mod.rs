@@ -62,3 +62,24 @@ pub fn on_a_terminal(dir: &Path, args: &str) -> Output {
         .output()
         .expect("script runs")
 }
+
+/// Encodes `lines` to `dir/name` with `args`.
+pub fn encoded(dir: &Path, name: &str, lines: &str, args: &[&str]) {
+    let output = dir.join(name);
+    std::fs::create_dir_all(output.parent().unwrap()).unwrap();
+    // Beside the dataset, not in it.
+    let input = dir.join("input.jsonl");
+    std::fs::write(&input, lines).unwrap();
+    let mut all = vec!["encode", input.to_str().unwrap(), output.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = vshred_in(dir, &all);
+    assert!(out.status.success(), "{name}: {}", stderr(&out));
+    std::fs::remove_file(input).unwrap();
+}
+
+/// Rows `from..to` of objects `{"id":i,"v":{"a":..,"b":..}}`.
+pub fn rows(from: i64, to: i64, a: impl Fn(i64) -> String) -> String {
+    (from..to)
+        .map(|i| format!("{{\"id\":{i},\"v\":{{\"a\":{},\"b\":\"x{i}\"}}}}\n", a(i)))
+        .collect()
+}
