@@ -14,7 +14,7 @@ mod schema;
 mod shared_file;
 mod write;
 
-pub use file::{LeafSize, ParquetFile};
+pub use file::{LeafSize, ParquetFile, TypedValues};
 pub use plan::{Decision, ReadStats, RowGroupPlan, ScanPlan, SkipReason};
 pub use read::GetRequest;
 pub use scan::ScanOptions;
@@ -23,7 +23,7 @@ pub use schema::{
     DecimalMode, VARIANT_EXTENSION_NAME, is_variant_field, typed_value_path, variant_field,
     variant_group,
 };
-pub(crate) use write::encoded_size;
+pub(crate) use write::encode_in_memory;
 pub use write::{
     ColumnSpec, Compression, ParquetWriter, WriteOptions, WriteSummary, parquet_schema,
 };

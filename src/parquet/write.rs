@@ -11,6 +11,7 @@ use ::parquet::arrow::{ArrowSchemaConverter, ArrowWriter, arrow_writer::ArrowWri
 use ::parquet::basic::{
     Compression as ParquetCompression, Encoding, LogicalType, Type as PhysicalType, ZstdLevel,
 };
+use ::parquet::file::metadata::ParquetMetaData;
 use ::parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesBuilder};
 use ::parquet::schema::types::{ColumnPath, SchemaDescriptor, Type};
 use arrow::array::{Array, ArrayRef, AsArray, GenericListArray, OffsetSizeTrait};
@@ -20,6 +21,7 @@ use arrow::record_batch::RecordBatch;
 use crate::error::{Error, Result};
 use crate::infer::DICTIONARY_PAGE_LIMIT;
 use crate::output::{Completion, OpenOutput, Output};
+use crate::parquet::file::{TypedValues, leaf_sizes};
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
 use crate::shred::ShreddingSchema;
 
@@ -126,7 +128,7 @@ fn mostly_distinct(distinct: usize, values: usize) -> bool {
 }
 
 /// One column of the output.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ColumnSpec {
     /// An ordinary column, written as the parquet crate maps its Arrow type.
     Plain(Field),
@@ -157,6 +159,8 @@ impl ColumnSpec {
 /// [`output`](crate::output) for the rules.
 pub struct ParquetWriter {
     writer: Writer,
+    /// The columns, to count where Variant values went.
+    columns: Vec<ColumnSpec>,
     /// What makes the output whole once written.
     completion: Completion,
     schema: SchemaRef,
@@ -229,14 +233,22 @@ fn arrow_writer<W: std::io::Write + Send>(
     .map_err(|e| Error::parquet("creating the Parquet writer", e))
 }
 
-/// The size of the file that `columns` (one array per column) make when
-/// written, in memory, as [`ParquetWriter`] would: how inference compares
-/// layouts on its sample.
-pub(crate) fn encoded_size(
+/// A file written in memory by [`encode_in_memory`].
+pub(crate) struct InMemoryFile {
+    /// Its size.
+    pub(crate) bytes: usize,
+    /// Where its Variant values went.
+    pub(crate) typed_values: Option<TypedValues>,
+}
+
+/// The file that `columns` (one array per column) make when written, in
+/// memory, as [`ParquetWriter`] would: how inference compares layouts on
+/// its sample, and datasets check that a layout still fits.
+pub(crate) fn encode_in_memory(
     columns: &[ColumnSpec],
     arrays: Vec<ArrayRef>,
     options: &WriteOptions,
-) -> Result<usize> {
+) -> Result<InMemoryFile> {
     let (schema, descriptor, properties) = file_layout(columns, options)?;
     let batch = RecordBatch::try_new(schema.clone(), arrays)
         .map_err(|e| Error::parquet("measuring a layout", e))?;
@@ -244,10 +256,24 @@ pub(crate) fn encoded_size(
     writer
         .write(&batch)
         .map_err(|e| Error::parquet("measuring a layout", e))?;
-    let bytes = writer
-        .into_inner()
+    let metadata = writer
+        .finish()
         .map_err(|e| Error::parquet("measuring a layout", e))?;
-    Ok(bytes.len())
+    Ok(InMemoryFile {
+        bytes: writer.bytes_written(),
+        typed_values: variant_values(&metadata, columns),
+    })
+}
+
+/// Where the values of the Variant columns of a file with this footer
+/// went.
+fn variant_values(metadata: &ParquetMetaData, columns: &[ColumnSpec]) -> Option<TypedValues> {
+    let leaves = leaf_sizes(metadata);
+    TypedValues::of_leaves(leaves.iter().filter(|leaf| {
+        columns.iter().any(
+            |c| matches!(c, ColumnSpec::Variant { name, .. } if leaf.path.first() == Some(name)),
+        )
+    }))
 }
 
 /// The `typed_value` leaves of Variant columns whose values in the first
@@ -362,6 +388,9 @@ pub struct WriteSummary {
     pub row_groups: usize,
     /// Size of the file in bytes.
     pub bytes: u64,
+    /// Where the values of its Variant columns went (`None` if the
+    /// statistics lack null counts, which ours never do).
+    pub typed_values: Option<TypedValues>,
 }
 
 impl ParquetWriter {
@@ -392,6 +421,7 @@ impl ParquetWriter {
                 descriptor,
             },
             completion: output.completion,
+            columns: columns.to_vec(),
             schema,
         })
     }
@@ -409,6 +439,16 @@ impl ParquetWriter {
             .map_err(|e| self.failed("writing a batch", e))
     }
 
+    /// The bytes written to the output so far plus the estimated encoded
+    /// size of the row group in progress (buffered until it is full): where
+    /// a file with a byte limit stands.
+    pub fn size_so_far(&self) -> u64 {
+        match &self.writer {
+            Writer::Open(writer) => (writer.bytes_written() + writer.in_progress_size()) as u64,
+            Writer::Pending { .. } | Writer::Failed => 0,
+        }
+    }
+
     /// Completes the file (and moves it to its path).
     pub fn finish(mut self) -> Result<WriteSummary> {
         let writer = self.writer.open(&self.schema, None)?;
@@ -421,6 +461,7 @@ impl ParquetWriter {
             rows: metadata.file_metadata().num_rows() as u64,
             row_groups: metadata.num_row_groups(),
             bytes,
+            typed_values: variant_values(&metadata, &self.columns),
         })
     }
 
