@@ -172,8 +172,8 @@ fn write_options(
 }
 
 /// Where [`write_lines`] ends a file: after `rows` lines, or after the
-/// first batch with which its size ([`ParquetWriter::size_so_far`])
-/// reaches `bytes`; with neither, at the end of the input.
+/// first batch with which its size reaches `bytes`
+/// ([`ParquetWriter::reached`]); with neither, at the end of the input.
 #[derive(Clone, Copy, Debug, Default)]
 struct FileLimit {
     rows: Option<u64>,
@@ -237,7 +237,9 @@ fn write_lines(
                 counted.merge(tally);
                 count += 1;
                 written.store(count, Ordering::Release);
-                if limit.bytes.is_some_and(|b| writer.size_so_far() >= b) {
+                if let Some(bytes) = limit.bytes
+                    && writer.reached(bytes)?
+                {
                     full.store(true, Ordering::Release);
                 }
             }

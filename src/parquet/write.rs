@@ -161,6 +161,9 @@ pub struct ParquetWriter {
     writer: Writer,
     /// The columns, to count where Variant values went.
     columns: Vec<ColumnSpec>,
+    /// The size of the last row group that [`reached`](Self::reached) cut
+    /// against the estimate of it (1 until then).
+    estimate_ratio: f64,
     /// What makes the output whole once written.
     completion: Completion,
     schema: SchemaRef,
@@ -422,6 +425,7 @@ impl ParquetWriter {
             },
             completion: output.completion,
             columns: columns.to_vec(),
+            estimate_ratio: 1.0,
             schema,
         })
     }
@@ -439,14 +443,33 @@ impl ParquetWriter {
             .map_err(|e| self.failed("writing a batch", e))
     }
 
-    /// The bytes written to the output so far plus the estimated encoded
-    /// size of the row group in progress (buffered until it is full): where
-    /// a file with a byte limit stands.
-    pub fn size_so_far(&self) -> u64 {
-        match &self.writer {
-            Writer::Open(writer) => (writer.bytes_written() + writer.in_progress_size()) as u64,
-            Writer::Pending { .. } | Writer::Failed => 0,
+    /// Whether the file has reached `limit` bytes: for a file that ends
+    /// there. The row group in progress is held in memory, and the parquet
+    /// crate's estimate of its size counts its last pages and dictionaries
+    /// before compression (on event rows, half as much again as they
+    /// came to). So the bytes written plus that estimate, scaled by how far
+    /// the estimate was off when this check last cut a row group, are
+    /// compared first; once they pass the limit, the row group is written
+    /// out, cut short, and the file's size is exact. A file that ends so
+    /// has one to three short row groups at its end; the answer depends on
+    /// the data alone.
+    pub fn reached(&mut self, limit: u64) -> Result<bool> {
+        let Writer::Open(writer) = &mut self.writer else {
+            return Ok(false);
+        };
+        let written = writer.bytes_written() as u64;
+        let estimate = writer.in_progress_size() as u64;
+        let predicted = written + (estimate as f64 * self.estimate_ratio) as u64;
+        if predicted < limit {
+            return Ok(false);
         }
+        let flushed = writer.flush();
+        let now = writer.bytes_written() as u64;
+        flushed.map_err(|e| self.failed("writing a row group", e))?;
+        if estimate > 0 {
+            self.estimate_ratio = (now - written) as f64 / estimate as f64;
+        }
+        Ok(now >= limit)
     }
 
     /// Completes the file (and moves it to its path).
