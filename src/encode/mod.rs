@@ -273,8 +273,9 @@ fn write_lines(
                 ((to_encoder, from_encoder), handle)
             })
             .unzip();
-        // Lines handed to the writer, from batch `reused` on; the buffers
-        // of those written are reused for reading.
+        // Lines handed to the writer, from batch `reused` on, kept with a
+        // byte limit until written (they may be needed for the next file);
+        // the buffers of those written are reused for reading.
         let mut forwarded: VecDeque<Lines> = VecDeque::new();
         let mut reused = 0;
         let mut spare: Vec<Lines> = Vec::new();
@@ -286,10 +287,16 @@ fn write_lines(
                 .1
                 .recv()
                 .map_err(|_| panicked("an encoding thread"))?;
-            forwarded.push_back(lines);
-            while reused < written.load(Ordering::Acquire) {
-                spare.extend(forwarded.pop_front());
+            if limit.bytes.is_none() {
+                // Every batch will be written: its buffer is free now.
+                spare.push(lines);
                 reused += 1;
+            } else {
+                forwarded.push_back(lines);
+                while reused < written.load(Ordering::Acquire) {
+                    spare.extend(forwarded.pop_front());
+                    reused += 1;
+                }
             }
             // A closed channel means the writer stopped: its error says why.
             Ok(batches.send(encoded).is_ok())
