@@ -13,7 +13,9 @@
 //!
 //! Temporary files are registered while they exist, so that a signal
 //! handler can remove them ([`remove_unfinished_files`]): a process killed
-//! by SIGINT or SIGTERM runs no destructors.
+//! by SIGINT or SIGTERM runs no destructors. A dataset's files that are
+//! complete are counted in the same registry as each is renamed into
+//! place, so that the handler can say what is left ([`CompleteFiles`]).
 
 use std::fs::File;
 use std::io::Write;
