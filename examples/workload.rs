@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo run --release --example workload -- seed 1000000 > seed.jsonl
 //! cargo run --release --example workload -- events 1000000 > events.jsonl
+//! cargo run --release --example workload -- drift 200000 > drift.jsonl
 //! ```
 //!
 //! Generated from seed 42, as in the benches: the same bytes.
@@ -19,6 +20,7 @@ fn main() -> std::io::Result<()> {
     let generate: fn(usize, u64) -> String = match args.first().map(String::as_str) {
         Some("seed") => workload::seed,
         Some("events") => workload::events,
+        Some("drift") => workload::drift,
         _ => usage(),
     };
     let Some(rows) = args.get(1).and_then(|r| r.parse().ok()) else {
@@ -30,6 +32,6 @@ fn main() -> std::io::Result<()> {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: workload seed|events ROWS");
+    eprintln!("usage: workload seed|events|drift ROWS");
     std::process::exit(2)
 }

@@ -166,6 +166,14 @@ impl Error {
         self
     }
 
+    /// Adds what else came of it, after the message and a semicolon
+    /// (`...; 3 complete files were written to out/`).
+    #[cold]
+    pub(crate) fn with_note(mut self, note: &str) -> Error {
+        self.0.message = format!("{}; {note}", self.0.message);
+        self
+    }
+
     /// Names the file the error is about, unless it names one already: a
     /// caller that knows which file it was reading adds it on the way out.
     #[cold]

@@ -11,12 +11,17 @@ use arrow::array::{Array, RecordBatch};
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use vshred::dataset::{Dataset, DatasetStats};
-use vshred::encode::{EncodeOptions, ShredMode, encode, infer_columns};
+use vshred::encode::{
+    DatasetReport, DatasetSplit, EncodeOptions, LayoutChoice, LineCounts, PartReport, ShredMode,
+    encode, encode_dataset, infer_columns,
+};
 use vshred::get::{Accumulator, Aggregate, ResultColumn};
 use vshred::infer::{InferOptions, Preset};
 use vshred::json::{InexactNumbers, JsonLines, JsonParser, write_json};
 use vshred::output::Output;
-use vshred::parquet::{ColumnSpec, Compression, DecimalMode, GetRequest, ParquetFile, ScanOptions};
+use vshred::parquet::{
+    ColumnSpec, Compression, DecimalMode, GetRequest, ParquetFile, ScanOptions, TypedValues,
+};
 use vshred::predicate::Predicate;
 use vshred::report::{ReportOptions, compare_layouts, measure_files};
 use vshred::shred::ShreddingSchema;
@@ -177,13 +182,30 @@ fn share(text: &str) -> Result<f64, String> {
 }
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("split").multiple(true)))]
 struct EncodeArgs {
     /// Input JSON Lines, or `-` for stdin.
     input: PathBuf,
     /// Output Parquet file, or `-` for stdout. A symbolic link is followed;
     /// a device or FIFO is written directly; an existing file is replaced
-    /// only once the new one is complete.
+    /// only once the new one is complete. With --max-file-rows or
+    /// --max-file-bytes: a directory, made if missing.
     output: PathBuf,
+    /// Write a dataset: OUTPUT is a directory of files part-00000.parquet,
+    /// part-00001.parquet, ..., each of at most N lines, each renamed into
+    /// place once complete.
+    #[arg(long, value_name = "N", group = "split", value_parser = RangedU64ValueParser::<u64>::new().range(1..))]
+    max_file_rows: Option<u64>,
+    /// Write a dataset (as --max-file-rows) whose files end after the batch
+    /// with which they reach B bytes (so may pass it by one batch): a number
+    /// of bytes, or with K, M or G (powers of 1024): 128M.
+    #[arg(long, value_name = "B", group = "split", value_parser = byte_size)]
+    max_file_bytes: Option<u64>,
+    /// Add the files to a directory that holds Parquet files already,
+    /// numbered after its highest part-NNNNN.parquet (without it, such a
+    /// directory is refused).
+    #[arg(long, requires = "split")]
+    append: bool,
     #[command(flatten)]
     layout: LayoutArgs,
     /// Shredding: `auto` (our inference), `spark` (Spark 4.3's), `none`, or
@@ -211,6 +233,39 @@ struct EncodeArgs {
     /// Count and skip bad lines instead of failing on the first.
     #[arg(long)]
     skip_bad_lines: bool,
+}
+
+impl EncodeArgs {
+    /// How to split the output into a dataset, if it is one.
+    fn dataset_split(&self) -> Option<DatasetSplit> {
+        (self.max_file_rows.is_some() || self.max_file_bytes.is_some()).then_some(DatasetSplit {
+            max_file_rows: self.max_file_rows,
+            max_file_bytes: self.max_file_bytes,
+            append: self.append,
+        })
+    }
+}
+
+/// A size in bytes, at least 1: digits, then optionally K, M or G (KiB,
+/// MiB, GiB).
+fn byte_size(text: &str) -> Result<u64, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let scale: u64 = match unit {
+        "" => 1,
+        "K" | "k" | "KiB" => 1 << 10,
+        "M" | "m" | "MiB" => 1 << 20,
+        "G" | "g" | "GiB" => 1 << 30,
+        _ => 0,
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{text} is not a size of at least 1 byte (4096, 64K, 128M, 1G)"))
 }
 
 #[derive(Args)]
@@ -348,8 +403,9 @@ fn main() -> ExitCode {
 }
 
 /// On SIGINT, SIGTERM or SIGHUP, removes the temporary files of outputs
-/// not yet complete and exits as the signal would (128 + its number):
-/// killed by a signal, the process runs no destructors.
+/// not yet complete, says which complete files of a dataset remain, and
+/// exits as the signal would (128 + its number): killed by a signal, the
+/// process runs no destructors.
 fn remove_unfinished_files_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
@@ -357,7 +413,9 @@ fn remove_unfinished_files_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            vshred::output::remove_unfinished_files();
+            for files in vshred::output::remove_unfinished_files() {
+                eprintln!("vshred: interrupted; {files}");
+            }
             std::process::exit(128 + signal);
         }
     });
@@ -607,7 +665,14 @@ fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
 
     let to_stdout = args.output == Path::new("-");
     let input_path = (!is_stdin(&args.input)).then_some(args.input.as_path());
-    if to_stdout {
+    let split = args.dataset_split();
+    if split.is_some() {
+        if to_stdout {
+            return Err(usage(
+                "--max-file-rows and --max-file-bytes write a directory of files: give a directory, not -".into(),
+            ));
+        }
+    } else if to_stdout {
         if io::stdout().is_terminal() {
             return Err(usage(
                 "standard output is a terminal: Parquet is binary (redirect it to a file, or give an output path)".into(),
@@ -620,50 +685,112 @@ fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
         vshred::output::check_output_is_not_input(&args.output, input_path)?;
     }
     let mut input = open_input(&args.input)?;
-    let output = if to_stdout {
-        Output::Stream(Box::new(io::stdout()))
-    } else {
-        Output::from(&args.output)
-    };
     let input_size = input_path
         .and_then(|p| std::fs::metadata(p).ok())
         .filter(|m| m.is_file())
         .map(|m| m.len());
     let bar = progress_bar(input_size);
-    let report = encode(&mut input, output, &options, &mut |bytes| {
-        bar.set_position(bytes)
-    })
-    .context(&args.input);
+    let mut progress = |bytes| bar.set_position(bytes);
+    if let Some(split) = split {
+        let report = encode_dataset(&mut input, &args.output, &options, &split, &mut progress)
+            .context(&args.input);
+        bar.finish_and_clear();
+        let report = report?;
+        warn_about_lines(&report.lines, &report.unsampled_variant_fields);
+        print_dataset(&args.output, &report);
+        return Ok(());
+    }
+    let output = if to_stdout {
+        Output::Stream(Box::new(io::stdout()))
+    } else {
+        Output::from(&args.output)
+    };
+    let report = encode(&mut input, output, &options, &mut progress).context(&args.input);
     bar.finish_and_clear();
     let report = report?;
-    if report.bad_lines > 0 {
-        eprintln!(
-            "vshred: skipped {} bad lines; the first: {}",
-            report.bad_lines,
-            report.first_bad_line.as_deref().unwrap_or("")
-        );
-    }
-    warn_inexact_numbers(report.inexact_numbers, report.first_inexact_line);
-    for name in &report.unsampled_variant_fields {
-        eprintln!(
-            "vshred: warning: --variant-field {name:?}: no sampled line has this field; its column is null there (misspelt?)"
-        );
-    }
+    warn_about_lines(&report.lines, &report.unsampled_variant_fields);
     if !to_stdout {
         eprintln!(
-            "vshred: wrote {}: {} rows in {} row group{}, {} bytes",
+            "vshred: wrote {}: {} rows in {}, {} bytes",
             args.output.display(),
             report.written.rows,
-            report.written.row_groups,
-            if report.written.row_groups == 1 {
-                ""
-            } else {
-                "s"
-            },
+            count(report.written.row_groups as u64, "row group"),
             report.written.bytes
         );
     }
     Ok(())
+}
+
+/// `1 row group`, `2 row groups`.
+fn count(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// What `encode` says about the input lines: bad lines skipped, inexact
+/// numbers, Variant fields that no sampled line has.
+fn warn_about_lines(lines: &LineCounts, unsampled_variant_fields: &[String]) {
+    if lines.bad_lines > 0 {
+        eprintln!(
+            "vshred: skipped {} bad lines; the first: {}",
+            lines.bad_lines,
+            lines.first_bad_line.as_deref().unwrap_or("")
+        );
+    }
+    warn_inexact_numbers(lines.inexact_numbers, lines.first_inexact_line);
+    for name in unsampled_variant_fields {
+        eprintln!(
+            "vshred: warning: --variant-field {name:?}: no sampled line has this field; its column is null there (misspelt?)"
+        );
+    }
+}
+
+/// One line per file whose layout was re-inferred, then the dataset.
+fn print_dataset(dir: &Path, report: &DatasetReport) {
+    let percent = |share: Option<f64>| share.map_or("?".into(), |s| format!("{:.1}%", 100.0 * s));
+    let name = |part: &PartReport| {
+        part.path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+    };
+    for part in &report.files {
+        if let LayoutChoice::Reinferred { kept, fresh } = part.layout {
+            let kept = kept.map_or("a line it cannot hold".into(), |k| percent(Some(k)));
+            eprintln!(
+                "vshred: {}: layout re-inferred (typed share of its first lines: {kept} with the layout before, {} with this one): {}",
+                name(part),
+                percent(Some(fresh)),
+                layout_text(&part.columns)
+            );
+        }
+        for path in &part.bloom_filters_left_out {
+            eprintln!(
+                "vshred: warning: {}: no bloom filter for {path:?}: its layout does not shred it",
+                name(part)
+            );
+        }
+    }
+    let (mut rows, mut bytes, mut typed) = (0, 0, TypedValues::default());
+    for part in &report.files {
+        rows += part.written.rows;
+        bytes += part.written.bytes;
+        if let Some(values) = part.written.typed_values {
+            typed.typed += values.typed;
+            typed.residual += values.residual;
+        }
+    }
+    let span = match (report.files.first(), report.files.last()) {
+        (Some(first), Some(last)) if report.files.len() > 1 => {
+            format!(" ({} to {})", name(first), name(last))
+        }
+        (Some(only), _) => format!(" ({})", name(only)),
+        _ => String::new(),
+    };
+    eprintln!(
+        "vshred: wrote {} to {}{span}: {rows} rows, {bytes} bytes, {} of Variant values in typed columns",
+        count(report.files.len() as u64, "file"),
+        dir.display(),
+        percent(Some(typed.share()))
+    );
 }
 
 /// A progress bar on stderr for reading `total` bytes (a spinner when the
@@ -717,6 +844,13 @@ fn run_infer(args: InferArgs) -> Result<(), Failure> {
     };
     let mut input = open_input(&args.input)?;
     let columns = infer_columns(&mut input, &options).context(&args.input)?;
+    writeln!(io::stdout().lock(), "{}", layout_text(&columns))?;
+    Ok(())
+}
+
+/// The layout of the Variant columns in the JSON form a schema file keeps:
+/// the one column's, or an object of them by name.
+fn layout_text(columns: &[ColumnSpec]) -> String {
     let variants: Vec<(&String, &ShreddingSchema)> = columns
         .iter()
         .filter_map(|c| match c {
@@ -724,18 +858,16 @@ fn run_infer(args: InferArgs) -> Result<(), Failure> {
             ColumnSpec::Plain(_) => None,
         })
         .collect();
-    let mut out = io::stdout().lock();
     match variants.as_slice() {
-        [(_, schema)] => writeln!(out, "{schema}")?,
+        [(_, schema)] => schema.to_string(),
         many => {
             let body: Vec<String> = many
                 .iter()
                 .map(|(name, schema)| format!("{}:{schema}", json_string(name)))
                 .collect();
-            writeln!(out, "{{{}}}", body.join(","))?
+            format!("{{{}}}", body.join(","))
         }
     }
-    Ok(())
 }
 
 fn json_string(s: &str) -> String {

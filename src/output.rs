@@ -13,7 +13,9 @@
 //!
 //! Temporary files are registered while they exist, so that a signal
 //! handler can remove them ([`remove_unfinished_files`]): a process killed
-//! by SIGINT or SIGTERM runs no destructors.
+//! by SIGINT or SIGTERM runs no destructors. A dataset's files that are
+//! complete are counted in the same registry as each is renamed into
+//! place, so that the handler can say what is left ([`CompleteFiles`]).
 
 use std::fs::File;
 use std::io::Write;
@@ -22,13 +24,27 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::error::{Error, ErrorKind, Result};
 
-/// The temporary files that exist now, not yet renamed into place.
-static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The temporary files that exist now, not yet renamed into place, and
+/// the complete files of datasets being written. One lock for both: a
+/// file renamed into place is counted in the same step, so a signal
+/// handler never finds it complete and uncounted.
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    unfinished: Vec::new(),
+    datasets: Vec::new(),
+    next_dataset: 0,
+});
 
-fn unfinished() -> MutexGuard<'static, Vec<PathBuf>> {
-    // A thread that panicked while holding the lock left the list whole:
-    // every change to it is one push or one removal.
-    UNFINISHED
+struct Registry {
+    unfinished: Vec<PathBuf>,
+    /// Each dataset being written, by its id.
+    datasets: Vec<(u64, CompleteFiles)>,
+    next_dataset: u64,
+}
+
+fn registry() -> MutexGuard<'static, Registry> {
+    // A thread that panicked while holding the lock left the registry
+    // whole: every change to it is one push, one removal or one count.
+    REGISTRY
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -36,15 +52,91 @@ fn unfinished() -> MutexGuard<'static, Vec<PathBuf>> {
 /// Removes every temporary file of output not yet complete, and stops any
 /// from being created or renamed into place afterwards: for a signal
 /// handler, just before the process exits. Threads that write files block
-/// from then on.
-pub fn remove_unfinished_files() {
-    let guard = unfinished();
-    for path in guard.iter() {
+/// from then on. Returns the complete files of each dataset that was being
+/// written, which stay.
+pub fn remove_unfinished_files() -> Vec<CompleteFiles> {
+    let guard = registry();
+    for path in guard.unfinished.iter() {
         let _ = std::fs::remove_file(path);
     }
+    let datasets = guard.datasets.iter().map(|(_, d)| d.clone()).collect();
     // Held until the process exits: no temporary file is created and none
     // is renamed into place between this cleanup and the exit.
     std::mem::forget(guard);
+    datasets
+}
+
+/// The files a dataset writer has completed so far, in its directory:
+/// what an interrupted or failed run leaves. Displayed as `3 complete
+/// files were written to out/ (part-00000.parquet to part-00002.parquet)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompleteFiles {
+    /// The dataset's directory.
+    pub dir: PathBuf,
+    /// How many files were completed.
+    pub count: usize,
+    /// The name of the first of them.
+    pub first: Option<String>,
+    /// The name of the last.
+    pub last: Option<String>,
+}
+
+impl std::fmt::Display for CompleteFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let dir = self.dir.display();
+        match (self.count, &self.first, &self.last) {
+            (0, _, _) => write!(f, "no complete file was written to {dir}"),
+            (1, Some(name), _) => write!(f, "1 complete file was written to {dir} ({name})"),
+            (n, Some(first), Some(last)) => write!(
+                f,
+                "{n} complete files were written to {dir} ({first} to {last})"
+            ),
+            (n, _, _) => write!(f, "{n} complete files were written to {dir}"),
+        }
+    }
+}
+
+/// A dataset being written, registered so that its complete files are
+/// counted ([`Completion::count_in`]) and reported after a signal; removed
+/// from the registry when dropped.
+pub(crate) struct DatasetFiles {
+    id: u64,
+}
+
+impl DatasetFiles {
+    /// Registers a dataset written to `dir`.
+    pub(crate) fn register(dir: &Path) -> DatasetFiles {
+        let mut registry = registry();
+        let id = registry.next_dataset;
+        registry.next_dataset += 1;
+        registry.datasets.push((
+            id,
+            CompleteFiles {
+                dir: dir.to_path_buf(),
+                count: 0,
+                first: None,
+                last: None,
+            },
+        ));
+        DatasetFiles { id }
+    }
+
+    /// Its complete files so far.
+    pub(crate) fn complete(&self) -> CompleteFiles {
+        let registry = registry();
+        let (_, files) = registry
+            .datasets
+            .iter()
+            .find(|(id, _)| *id == self.id)
+            .expect("registered until dropped");
+        files.clone()
+    }
+}
+
+impl Drop for DatasetFiles {
+    fn drop(&mut self) {
+        registry().datasets.retain(|(id, _)| *id != self.id);
+    }
 }
 
 /// Where a command writes a file.
@@ -109,6 +201,14 @@ pub(crate) struct OpenOutput {
 pub(crate) struct Completion(Option<(Staged, File)>);
 
 impl Completion {
+    /// Counts the file among the complete files of `dataset` once it is
+    /// renamed into place.
+    pub(crate) fn count_in(&mut self, dataset: &DatasetFiles) {
+        if let Some((staged, _)) = &mut self.0 {
+            staged.dataset = Some(dataset.id);
+        }
+    }
+
     /// The file written, for errors; `None` for a stream.
     pub(crate) fn target(&self) -> Option<&Path> {
         self.0.as_ref().map(|(s, _)| s.target())
@@ -179,6 +279,8 @@ pub(crate) struct Staged {
     temp: Option<tempfile::TempPath>,
     /// The final path, a regular file or none yet.
     target: PathBuf,
+    /// The dataset that counts it when complete.
+    dataset: Option<u64>,
 }
 
 impl Staged {
@@ -207,7 +309,7 @@ impl Staged {
                 .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o666));
             builder.permissions(permissions);
         }
-        let mut registry = unfinished();
+        let mut registry = registry();
         let (file, temp) = builder
             .tempfile_in(&dir)
             .map_err(|e| {
@@ -221,12 +323,13 @@ impl Staged {
                     .with_source(e)
             })?
             .into_parts();
-        registry.push(temp.to_path_buf());
+        registry.unfinished.push(temp.to_path_buf());
         Ok((
             file,
             Staged {
                 temp: Some(temp),
                 target: target.to_path_buf(),
+                dataset: None,
             },
         ))
     }
@@ -238,13 +341,27 @@ impl Staged {
 
     /// Renames the temporary file over the target.
     pub(crate) fn persist(mut self) -> Result<()> {
-        let mut registry = unfinished();
+        let mut registry = registry();
         let temp = self.temp.take().expect("persisted once");
         let temp_path = temp.to_path_buf();
         let persisted = temp
             .persist(&self.target)
             .map_err(|e| Error::io(&self.target, e.error));
-        registry.retain(|p| *p != temp_path);
+        registry.unfinished.retain(|p| *p != temp_path);
+        if persisted.is_ok()
+            && let Some((_, files)) = registry
+                .datasets
+                .iter_mut()
+                .find(|(id, _)| Some(*id) == self.dataset)
+        {
+            let name = self
+                .target
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            files.count += 1;
+            files.first = files.first.take().or_else(|| name.clone());
+            files.last = name;
+        }
         persisted
     }
 }
@@ -254,10 +371,10 @@ impl Drop for Staged {
         if let Some(temp) = self.temp.take() {
             // Removed under the lock, so that a signal handler that runs
             // now finds it either registered or gone.
-            let mut registry = unfinished();
+            let mut registry = registry();
             let path = temp.to_path_buf();
             drop(temp);
-            registry.retain(|p| *p != path);
+            registry.unfinished.retain(|p| *p != path);
         }
     }
 }
@@ -447,9 +564,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (_, staged) = Staged::beside(&dir.path().join("x.parquet")).unwrap();
         let temp = staged.temp.as_ref().unwrap().to_path_buf();
-        assert!(unfinished().contains(&temp));
+        assert!(registry().unfinished.contains(&temp));
         drop(staged);
         assert!(!temp.exists());
-        assert!(!unfinished().contains(&temp));
+        assert!(!registry().unfinished.contains(&temp));
     }
 }

@@ -81,8 +81,8 @@ fn skipped_bad_lines_are_all_counted_and_the_earliest_named() {
     let bad = [2, 151, 152, 250, 299];
     let text = input(300, &bad);
     let report = encode(&mut text.as_bytes(), &out, &options(true), &mut |_| {}).unwrap();
-    assert_eq!(report.bad_lines, bad.len() as u64);
-    let first = report.first_bad_line.unwrap();
+    assert_eq!(report.lines.bad_lines, bad.len() as u64);
+    let first = report.lines.first_bad_line.unwrap();
     assert!(first.contains("line 2"), "{first}");
     let want: Vec<u64> = (1..=300).filter(|n| !bad.contains(n)).collect();
     assert_eq!(ids(&out), want);

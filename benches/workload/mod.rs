@@ -8,7 +8,9 @@
 //! - [`events`]: heterogeneous application events: several event types,
 //!   optional fields and nulls, a field that is usually an integer and
 //!   sometimes a string, arrays of strings and of objects, rare keys
-//!   (language-code maps), escapes and non-ASCII text, some nesting.
+//!   (language-code maps), escapes and non-ASCII text, some nesting;
+//! - [`drift`]: events whose fields change halfway (a field changes type,
+//!   one disappears, a new one becomes common), for datasets.
 //!
 //! Each bench includes this module with `mod workload;` and uses a part of it.
 
@@ -379,6 +381,51 @@ pub fn events(rows: usize, seed: u64) -> String {
 // ---------------------------------------------------------------------------
 // The one-shot mode's helpers: environment knobs, on-CPU clocks, and the
 // round-robin race of contenders.
+
+/// Regions that `drift` events carry in their second half.
+const REGIONS: [&str; 4] = ["eu-west-1", "us-east-1", "us-west-2", "ap-south-1"];
+
+/// `rows` lines of events whose fields change halfway, each ending in
+/// `\n`: for datasets whose layout must follow the data.
+///
+/// Every event has `id`, `ts`, `event`, `user:{id,plan}` and `latency_ms`
+/// (an int). In the first half, `status` is an HTTP code (an int) and
+/// `session` a string; from row `rows / 2` on, `status` is a string
+/// (`"ok"`, `"error"`, `"timeout"`), `session` is gone, and a new field,
+/// `region`, is in 9 rows of 10.
+pub fn drift(rows: usize, seed: u64) -> String {
+    let mut rng = Rng::new(seed);
+    let mut out = String::with_capacity(rows * 160);
+    for row in 0..rows {
+        let ts = EPOCH_MICROS + row as u64 * 250 + rng.below(250);
+        let event = rng.pick(&EVENT_TYPES);
+        write!(
+            out,
+            r#"{{"id":{row},"ts":{ts},"event":"{event}","user":{{"id":"u-{}","plan":"{}"}},"latency_ms":{}"#,
+            rng.below(5000),
+            rng.pick(&PLANS),
+            rng.below(2000)
+        )
+        .unwrap();
+        if row < rows / 2 {
+            let status = rng.pick(&[200, 200, 200, 201, 404, 500]);
+            write!(
+                out,
+                r#","status":{status},"session":"{:016x}""#,
+                rng.next_u64()
+            )
+            .unwrap();
+        } else {
+            let status = rng.pick(&["ok", "ok", "ok", "error", "timeout"]);
+            write!(out, r#","status":"{status}""#).unwrap();
+            if rng.chance(90) {
+                write!(out, r#","region":"{}""#, rng.pick(&REGIONS)).unwrap();
+            }
+        }
+        out.push_str("}\n");
+    }
+    out
+}
 
 /// `name` from the environment as a number, if set.
 pub fn env_usize(name: &str) -> Option<usize> {

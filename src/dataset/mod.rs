@@ -438,6 +438,15 @@ impl Dataset {
     }
 }
 
+/// The `*.parquet` files beneath `dir` that [`Dataset::find`] would read,
+/// in path order (none: an empty list, not an error).
+pub(crate) fn parquet_files_beneath(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    walk(dir, &mut files)?;
+    files.sort();
+    Ok(files)
+}
+
 /// Adds the `*.parquet` files beneath `dir` to `files`, skipping names
 /// that start with `_` or `.`. A symbolic link to a file is read; one to a
 /// directory is not followed, so that a loop cannot make the walk endless.

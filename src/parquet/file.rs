@@ -124,6 +124,79 @@ impl Layouts {
     }
 }
 
+/// The size of each leaf column of a file with this footer, summed over
+/// the row groups, in schema order.
+pub(crate) fn leaf_sizes(metadata: &ParquetMetaData) -> Vec<LeafSize> {
+    let descr = metadata.file_metadata().schema_descr();
+    (0..descr.num_columns())
+        .map(|leaf| {
+            let mut size = LeafSize {
+                path: descr.column(leaf).path().parts().to_vec(),
+                compressed: 0,
+                uncompressed: 0,
+                values: 0,
+                nulls: Some(0),
+                encodings: Vec::new(),
+            };
+            for rg in metadata.row_groups() {
+                let chunk = rg.column(leaf);
+                size.compressed += chunk.compressed_size().max(0) as u64;
+                size.uncompressed += chunk.uncompressed_size().max(0) as u64;
+                size.values += chunk.num_values().max(0) as u64;
+                let nulls = chunk.statistics().and_then(|s| s.null_count_opt());
+                size.nulls = size.nulls.zip(nulls).map(|(a, b)| a + b);
+                for encoding in chunk.encodings() {
+                    let name = encoding.to_string();
+                    if !size.encodings.contains(&name) {
+                        size.encodings.push(name);
+                    }
+                }
+            }
+            size
+        })
+        .collect()
+}
+
+/// Where the values of Variant columns are stored: how many non-null
+/// values their `typed_value` leaves hold, and how many their `value`
+/// leaves hold (a residual counts once, however much it holds). From the
+/// footer's statistics, so the same for any writer's file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TypedValues {
+    /// Non-null values of `typed_value` leaves.
+    pub typed: u64,
+    /// Non-null values of `value` leaves.
+    pub residual: u64,
+}
+
+impl TypedValues {
+    /// Counted over `leaves` (those of Variant columns); `None` when a
+    /// leaf's statistics leave out its null count.
+    pub fn of_leaves<'a>(leaves: impl IntoIterator<Item = &'a LeafSize>) -> Option<TypedValues> {
+        let mut values = TypedValues::default();
+        for leaf in leaves {
+            let present = leaf.values - leaf.nulls?;
+            match leaf.path.last().map(String::as_str) {
+                Some("typed_value") => values.typed += present,
+                Some("value") => values.residual += present,
+                _ => {}
+            }
+        }
+        Some(values)
+    }
+
+    /// The share of the values stored in `typed_value`, from 0 to 1 (0
+    /// when there are none).
+    pub fn share(&self) -> f64 {
+        let all = self.typed + self.residual;
+        if all == 0 {
+            0.0
+        } else {
+            self.typed as f64 / all as f64
+        }
+    }
+}
+
 /// An open Parquet file.
 pub struct ParquetFile {
     pub(super) path: PathBuf,
@@ -329,34 +402,7 @@ impl ParquetFile {
     /// The size of each leaf column, summed over the row groups, in schema
     /// order.
     pub fn leaf_sizes(&self) -> Vec<LeafSize> {
-        let descr = self.parquet_schema();
-        (0..descr.num_columns())
-            .map(|leaf| {
-                let mut size = LeafSize {
-                    path: descr.column(leaf).path().parts().to_vec(),
-                    compressed: 0,
-                    uncompressed: 0,
-                    values: 0,
-                    nulls: Some(0),
-                    encodings: Vec::new(),
-                };
-                for rg in self.metadata().row_groups() {
-                    let chunk = rg.column(leaf);
-                    size.compressed += chunk.compressed_size().max(0) as u64;
-                    size.uncompressed += chunk.uncompressed_size().max(0) as u64;
-                    size.values += chunk.num_values().max(0) as u64;
-                    let nulls = chunk.statistics().and_then(|s| s.null_count_opt());
-                    size.nulls = size.nulls.zip(nulls).map(|(a, b)| a + b);
-                    for encoding in chunk.encodings() {
-                        let name = encoding.to_string();
-                        if !size.encodings.contains(&name) {
-                            size.encodings.push(name);
-                        }
-                    }
-                }
-                size
-            })
-            .collect()
+        leaf_sizes(self.metadata())
     }
 
     pub(super) fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<SharedFile>> {

@@ -14,7 +14,7 @@ mod schema;
 mod shared_file;
 mod write;
 
-pub use file::{Footer, Layouts, LeafSize, ParquetFile};
+pub use file::{Footer, Layouts, LeafSize, ParquetFile, TypedValues};
 pub use plan::{Decision, ReadStats, RowGroupPlan, ScanPlan, SkipReason};
 pub use read::GetRequest;
 pub(crate) use read::{get_of_batch, json_lines_of_batch};
@@ -25,7 +25,7 @@ pub use schema::{
     DecimalMode, VARIANT_EXTENSION_NAME, is_variant_field, typed_value_path, variant_field,
     variant_group,
 };
-pub(crate) use write::encoded_size;
+pub(crate) use write::encode_in_memory;
 pub use write::{
     ColumnSpec, Compression, ParquetWriter, WriteOptions, WriteSummary, parquet_schema,
 };

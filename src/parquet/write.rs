@@ -11,6 +11,7 @@ use ::parquet::arrow::{ArrowSchemaConverter, ArrowWriter, arrow_writer::ArrowWri
 use ::parquet::basic::{
     Compression as ParquetCompression, Encoding, LogicalType, Type as PhysicalType, ZstdLevel,
 };
+use ::parquet::file::metadata::ParquetMetaData;
 use ::parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesBuilder};
 use ::parquet::schema::types::{ColumnPath, SchemaDescriptor, Type};
 use arrow::array::{Array, ArrayRef, AsArray, GenericListArray, OffsetSizeTrait};
@@ -20,6 +21,7 @@ use arrow::record_batch::RecordBatch;
 use crate::error::{Error, Result};
 use crate::infer::DICTIONARY_PAGE_LIMIT;
 use crate::output::{Completion, OpenOutput, Output};
+use crate::parquet::file::{TypedValues, leaf_sizes};
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
 use crate::shred::ShreddingSchema;
 
@@ -126,7 +128,7 @@ fn mostly_distinct(distinct: usize, values: usize) -> bool {
 }
 
 /// One column of the output.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ColumnSpec {
     /// An ordinary column, written as the parquet crate maps its Arrow type.
     Plain(Field),
@@ -157,6 +159,11 @@ impl ColumnSpec {
 /// [`output`](crate::output) for the rules.
 pub struct ParquetWriter {
     writer: Writer,
+    /// The columns, to count where Variant values went.
+    columns: Vec<ColumnSpec>,
+    /// The size of the last row group that [`reached`](Self::reached) cut
+    /// against the estimate of it (1 until then).
+    estimate_ratio: f64,
     /// What makes the output whole once written.
     completion: Completion,
     schema: SchemaRef,
@@ -229,14 +236,22 @@ fn arrow_writer<W: std::io::Write + Send>(
     .map_err(|e| Error::parquet("creating the Parquet writer", e))
 }
 
-/// The size of the file that `columns` (one array per column) make when
-/// written, in memory, as [`ParquetWriter`] would: how inference compares
-/// layouts on its sample.
-pub(crate) fn encoded_size(
+/// A file written in memory by [`encode_in_memory`].
+pub(crate) struct InMemoryFile {
+    /// Its size.
+    pub(crate) bytes: usize,
+    /// Where its Variant values went.
+    pub(crate) typed_values: Option<TypedValues>,
+}
+
+/// The file that `columns` (one array per column) make when written, in
+/// memory, as [`ParquetWriter`] would: how inference compares layouts on
+/// its sample, and datasets check that a layout still fits.
+pub(crate) fn encode_in_memory(
     columns: &[ColumnSpec],
     arrays: Vec<ArrayRef>,
     options: &WriteOptions,
-) -> Result<usize> {
+) -> Result<InMemoryFile> {
     let (schema, descriptor, properties) = file_layout(columns, options)?;
     let batch = RecordBatch::try_new(schema.clone(), arrays)
         .map_err(|e| Error::parquet("measuring a layout", e))?;
@@ -244,10 +259,24 @@ pub(crate) fn encoded_size(
     writer
         .write(&batch)
         .map_err(|e| Error::parquet("measuring a layout", e))?;
-    let bytes = writer
-        .into_inner()
+    let metadata = writer
+        .finish()
         .map_err(|e| Error::parquet("measuring a layout", e))?;
-    Ok(bytes.len())
+    Ok(InMemoryFile {
+        bytes: writer.bytes_written(),
+        typed_values: variant_values(&metadata, columns),
+    })
+}
+
+/// Where the values of the Variant columns of a file with this footer
+/// went.
+fn variant_values(metadata: &ParquetMetaData, columns: &[ColumnSpec]) -> Option<TypedValues> {
+    let leaves = leaf_sizes(metadata);
+    TypedValues::of_leaves(leaves.iter().filter(|leaf| {
+        columns.iter().any(
+            |c| matches!(c, ColumnSpec::Variant { name, .. } if leaf.path.first() == Some(name)),
+        )
+    }))
 }
 
 /// The `typed_value` leaves of Variant columns whose values in the first
@@ -362,6 +391,9 @@ pub struct WriteSummary {
     pub row_groups: usize,
     /// Size of the file in bytes.
     pub bytes: u64,
+    /// Where the values of its Variant columns went (`None` if the
+    /// statistics lack null counts, which ours never do).
+    pub typed_values: Option<TypedValues>,
 }
 
 impl ParquetWriter {
@@ -392,6 +424,8 @@ impl ParquetWriter {
                 descriptor,
             },
             completion: output.completion,
+            columns: columns.to_vec(),
+            estimate_ratio: 1.0,
             schema,
         })
     }
@@ -409,6 +443,35 @@ impl ParquetWriter {
             .map_err(|e| self.failed("writing a batch", e))
     }
 
+    /// Whether the file has reached `limit` bytes: for a file that ends
+    /// there. The row group in progress is held in memory, and the parquet
+    /// crate's estimate of its size counts its last pages and dictionaries
+    /// before compression (on event rows, half as much again as they
+    /// came to). So the bytes written plus that estimate, scaled by how far
+    /// the estimate was off when this check last cut a row group, are
+    /// compared first; once they pass the limit, the row group is written
+    /// out, cut short, and the file's size is exact. A file that ends so
+    /// has one to three short row groups at its end; the answer depends on
+    /// the data alone.
+    pub fn reached(&mut self, limit: u64) -> Result<bool> {
+        let Writer::Open(writer) = &mut self.writer else {
+            return Ok(false);
+        };
+        let written = writer.bytes_written() as u64;
+        let estimate = writer.in_progress_size() as u64;
+        let predicted = written + (estimate as f64 * self.estimate_ratio) as u64;
+        if predicted < limit {
+            return Ok(false);
+        }
+        let flushed = writer.flush();
+        let now = writer.bytes_written() as u64;
+        flushed.map_err(|e| self.failed("writing a row group", e))?;
+        if estimate > 0 {
+            self.estimate_ratio = (now - written) as f64 / estimate as f64;
+        }
+        Ok(now >= limit)
+    }
+
     /// Completes the file (and moves it to its path).
     pub fn finish(mut self) -> Result<WriteSummary> {
         let writer = self.writer.open(&self.schema, None)?;
@@ -421,6 +484,7 @@ impl ParquetWriter {
             rows: metadata.file_metadata().num_rows() as u64,
             row_groups: metadata.num_row_groups(),
             bytes,
+            typed_values: variant_values(&metadata, &self.columns),
         })
     }
 

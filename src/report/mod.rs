@@ -40,7 +40,8 @@ use crate::infer::{InferOptions, Preset};
 use crate::json::InexactNumbers;
 use crate::output::Output;
 use crate::parquet::{
-    DecimalMode, GetRequest, LeafSize, ParquetFile, ScanOptions, WriteOptions, parquet_schema,
+    DecimalMode, GetRequest, LeafSize, ParquetFile, ScanOptions, TypedValues, WriteOptions,
+    parquet_schema,
 };
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::ShreddingSchema;
@@ -308,26 +309,12 @@ impl LayoutReport {
     /// of the Variant columns (a residual counts once, however much it
     /// holds); `None` when the file's statistics leave out null counts.
     pub fn typed_and_residual_values(&self) -> Option<(u64, u64)> {
-        let (mut typed, mut residual) = (0, 0);
-        for leaf in &self.leaves {
-            let present = leaf.values - leaf.nulls?;
-            match leaf.path.last().map(String::as_str) {
-                Some("typed_value") => typed += present,
-                Some("value") => residual += present,
-                _ => {}
-            }
-        }
-        Some((typed, residual))
+        TypedValues::of_leaves(&self.leaves).map(|v| (v.typed, v.residual))
     }
 
     /// The share of values that landed in `typed_value`.
     pub fn typed_share(&self) -> Option<f64> {
-        let (typed, residual) = self.typed_and_residual_values()?;
-        Some(if typed + residual == 0 {
-            0.0
-        } else {
-            typed as f64 / (typed + residual) as f64
-        })
+        TypedValues::of_leaves(&self.leaves).map(|v| v.share())
     }
 }
 

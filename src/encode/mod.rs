@@ -1,8 +1,11 @@
 //! JSON Lines -> shredded Parquet, streaming: the first lines are the
 //! inference sample; then lines go a batch at a time straight from the text
 //! into the column builders and out to the writer, so memory stays bounded
-//! by the sample, one batch and one row group.
+//! by the sample, one batch and one row group. [`encode`] writes one file;
+//! [`encode_dataset`] a directory of them, each cut at a number of lines
+//! or bytes, with a layout that follows the data ([`dataset`]).
 
+use std::collections::VecDeque;
 use std::io::BufRead;
 use std::sync::Arc;
 
@@ -18,6 +21,9 @@ use crate::output::Output;
 use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary};
 use crate::shred::{ShredPolicy, Shredder, ShreddingSchema};
 use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
+
+pub mod dataset;
+pub use dataset::{DatasetReport, DatasetSplit, LayoutChoice, PartReport, encode_dataset};
 
 /// The name of the Variant column when whole lines are Variants.
 pub const DEFAULT_COLUMN: &str = "v";
@@ -81,11 +87,10 @@ impl Default for EncodeOptions {
     }
 }
 
-/// What [`encode`] did.
-#[derive(Clone, Debug)]
-pub struct EncodeReport {
-    /// The columns written, with the shredding chosen for Variant columns.
-    pub columns: Vec<ColumnSpec>,
+/// What the input lines came to: bad lines skipped, numbers stored as
+/// inexact doubles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineCounts {
     /// Lines skipped as bad (with `skip_bad_lines`).
     pub bad_lines: u64,
     /// The first bad line skipped, with its error.
@@ -94,6 +99,15 @@ pub struct EncodeReport {
     pub inexact_numbers: u64,
     /// The line (from 1) of the first of them.
     pub first_inexact_line: Option<u64>,
+}
+
+/// What [`encode`] did.
+#[derive(Clone, Debug)]
+pub struct EncodeReport {
+    /// The columns written, with the shredding chosen for Variant columns.
+    pub columns: Vec<ColumnSpec>,
+    /// Bad lines skipped and inexact numbers.
+    pub lines: LineCounts,
     /// Names given as [`EncodeOptions::variant_fields`] that no sampled
     /// line has: their columns are null in those lines (a misspelt name?).
     pub unsampled_variant_fields: Vec<String>,
@@ -113,77 +127,182 @@ pub fn encode(
 ) -> Result<EncodeReport> {
     // Opened first: an output that cannot be written fails before any work.
     let output = output.into().open()?;
-    let mut reader = LineReader::new(input);
+    let mut source = Source::new(input);
     let mut sample = Lines::default();
-    reader.fill(&mut sample, sample_size(options))?;
+    source.fill(&mut sample, sample_size(options))?;
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let plan = plan_columns(&sample, options, &mut tallies)?;
-    let columns = plan.columns;
+    let write = write_options(&plan.columns, options, None)?;
+    let writer = ParquetWriter::new(output, &plan.columns, &write)?;
+    let written = write_lines(
+        &mut source,
+        sample,
+        &plan.columns,
+        writer,
+        options,
+        FileLimit::default(),
+        &mut tallies,
+        progress,
+    )?;
+    Ok(EncodeReport {
+        columns: plan.columns,
+        lines: tallies.counts(),
+        unsampled_variant_fields: plan.unsampled,
+        written,
+    })
+}
+
+/// The write options of a file with these columns: the options', with the
+/// leaves of the bloom filters asked for. A path the layout does not shred
+/// is an error, or, given `left_out`, is left out and named there.
+fn write_options(
+    columns: &[ColumnSpec],
+    options: &EncodeOptions,
+    mut left_out: Option<&mut Vec<String>>,
+) -> Result<WriteOptions> {
     let mut write = options.write.clone();
     for path in &options.bloom_filters {
-        write.bloom_filters.push(bloom_filter_leaf(path, &columns)?);
+        match (bloom_filter_leaf(path, columns), left_out.as_deref_mut()) {
+            (Ok(leaf), _) => write.bloom_filters.push(leaf),
+            (Err(_), Some(left_out)) => left_out.push(path.clone()),
+            (Err(e), None) => return Err(e),
+        }
     }
-    let writer = ParquetWriter::new(output, &columns, &write)?;
+    Ok(write)
+}
+
+/// Where [`write_lines`] ends a file: after `rows` lines, or after the
+/// first batch with which its size reaches `bytes`
+/// ([`ParquetWriter::reached`]); with neither, at the end of the input.
+#[derive(Clone, Copy, Debug, Default)]
+struct FileLimit {
+    rows: Option<u64>,
+    bytes: Option<u64>,
+}
+
+/// A batch encoded, with what its lines came to; or the error of its
+/// first bad line.
+type Encoded = Result<(RecordBatch, LineTallies)>;
+
+/// Writes `first` and then lines of `source` into `writer` until `limit`
+/// or the end of the input, and finishes the file.
+///
+/// Batches of lines are encoded on one thread per core, round-robin, and
+/// written (Parquet encoding, compression) on one more, in input order;
+/// this thread reads the lines and keeps the order. Bounded channels keep
+/// at most two batches per encoder and two for the writer in flight.
+///
+/// With a byte limit, the writer ends the file after the first batch with
+/// which its size reaches the limit. It knows only once that batch is
+/// written, when later batches are encoded already: those are put back
+/// into `source`, to be encoded again for the next file (whose layout may
+/// differ). Lines are tallied only in the batches written, so none is
+/// counted twice, and where a file ends depends on the data alone, never
+/// on how the threads ran.
+#[allow(clippy::too_many_arguments)]
+fn write_lines(
+    source: &mut Source<'_>,
+    first: Lines,
+    columns: &[ColumnSpec],
+    writer: ParquetWriter,
+    options: &EncodeOptions,
+    limit: FileLimit,
+    tallies: &mut LineTallies,
+    progress: &mut dyn FnMut(u64),
+) -> Result<WriteSummary> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let schema = writer.schema().clone();
-    // Batches of lines are encoded on one thread per core, round-robin,
-    // and written (Parquet encoding, compression) on one more, in input
-    // order; this thread reads the lines and keeps the order. Bounded
-    // channels keep at most two batches per encoder and two for the writer
-    // in flight.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let written = std::thread::scope(|scope| {
-        let (batches, received) = std::sync::mpsc::sync_channel::<RecordBatch>(2);
-        let writing = scope.spawn(move || -> Result<ParquetWriter> {
+    let batch_rows = options.batch_rows.max(1);
+    let mut rows_left = limit.rows.map(|r| r.saturating_sub(first.len() as u64));
+    let skip = tallies.skip;
+    // Set by the writer when the file is full: this thread stops reading.
+    let full = &AtomicBool::new(false);
+    // Batches written, whose buffers this thread may reuse.
+    let written = &AtomicUsize::new(0);
+    let panicked = |what: &str| Error::new(ErrorKind::Io, format!("{what} panicked"));
+    let template = &*tallies;
+    let (writer, counted, count, mut forwarded, reused) = std::thread::scope(|scope| {
+        let (batches, received) = std::sync::mpsc::sync_channel::<Encoded>(2);
+        let writing = scope.spawn(move || -> Result<(ParquetWriter, LineTallies, usize)> {
             let mut writer = writer;
-            for batch in received {
+            let mut counted = LineTallies::new(skip);
+            let mut count = 0;
+            for encoded in received {
+                if full.load(Ordering::Acquire) {
+                    continue; // past the end of the file: for the next one
+                }
+                let (batch, tally) = encoded?;
                 writer.write(&batch)?;
+                counted.merge(tally);
+                count += 1;
+                written.store(count, Ordering::Release);
+                if let Some(bytes) = limit.bytes
+                    && writer.reached(bytes)?
+                {
+                    full.store(true, Ordering::Release);
+                }
             }
-            Ok(writer)
+            Ok((writer, counted, count))
         });
         let (encoders, handles): (Vec<_>, Vec<_>) = (0..threads)
             .map(|_| {
                 let (to_encoder, lines_in) = std::sync::mpsc::sync_channel::<Lines>(1);
-                let (encoded_out, from_encoder) = std::sync::mpsc::sync_channel(1);
-                let mut encoder = RowEncoder::new(&columns, options);
-                let mut tallies = tallies.for_worker();
+                let (encoded_out, from_encoder) =
+                    std::sync::mpsc::sync_channel::<(Encoded, Lines)>(1);
+                let mut encoder = RowEncoder::new(columns, options);
+                let worker = template.for_worker();
                 let schema = schema.clone();
                 let handle = scope.spawn(move || {
                     for lines in lines_in {
-                        let batch =
-                            encoder
-                                .encode_batch(&lines, &mut tallies)
-                                .and_then(|columns| {
-                                    RecordBatch::try_new(schema.clone(), columns).map_err(|e| {
-                                        Error::new(
-                                            ErrorKind::Schema,
-                                            format!("building a batch: {e}"),
-                                        )
-                                    })
-                                });
-                        if encoded_out.send(batch.map(|b| (b, lines))).is_err() {
+                        // Tallied per batch: only the batches written count.
+                        let mut tally = worker.for_worker();
+                        let batch = encoder
+                            .encode_batch(&lines, &mut tally)
+                            .and_then(|columns| {
+                                RecordBatch::try_new(schema.clone(), columns).map_err(|e| {
+                                    Error::new(ErrorKind::Schema, format!("building a batch: {e}"))
+                                })
+                            })
+                            .map(|batch| (batch, tally));
+                        if encoded_out.send((batch, lines)).is_err() {
                             break;
                         }
                     }
-                    tallies
                 });
                 ((to_encoder, from_encoder), handle)
             })
             .unzip();
+        // Lines handed to the writer, from batch `reused` on, kept with a
+        // byte limit until written (they may be needed for the next file);
+        // the buffers of those written are reused for reading.
+        let mut forwarded: VecDeque<Lines> = VecDeque::new();
+        let mut reused = 0;
+        let mut spare: Vec<Lines> = Vec::new();
         // Batch `k` goes to encoder `k % threads`; its result is taken
         // (and handed to the writer) just before that encoder gets batch
         // `k + threads`, so that results reach the writer in input order.
-        let encoded = (|| -> Result<()> {
-            let take = |k: usize, spare: &mut Vec<Lines>| -> Result<bool> {
-                let (_, from_encoder) = &encoders[k % threads];
-                let (batch, lines) = from_encoder
-                    .recv()
-                    .map_err(|_| Error::new(ErrorKind::Io, "an encoding thread panicked"))??;
+        let mut take = |k: usize, spare: &mut Vec<Lines>| -> Result<bool> {
+            let (encoded, lines) = encoders[k % threads]
+                .1
+                .recv()
+                .map_err(|_| panicked("an encoding thread"))?;
+            if limit.bytes.is_none() {
+                // Every batch will be written: its buffer is free now.
                 spare.push(lines);
-                // A closed channel means the writer stopped: its error says why.
-                Ok(batches.send(batch).is_ok())
-            };
-            let mut spare = Vec::new();
-            let mut lines = sample;
+                reused += 1;
+            } else {
+                forwarded.push_back(lines);
+                while reused < written.load(Ordering::Acquire) {
+                    spare.extend(forwarded.pop_front());
+                    reused += 1;
+                }
+            }
+            // A closed channel means the writer stopped: its error says why.
+            Ok(batches.send(encoded).is_ok())
+        };
+        let read = (|| -> Result<()> {
+            let mut lines = first;
             let mut sent = 0;
             while !lines.is_empty() {
                 if sent >= threads && !take(sent - threads, &mut spare)? {
@@ -193,10 +312,17 @@ pub fn encode(
                     break; // the encoder panicked: reported when joined
                 }
                 sent += 1;
-                progress(reader.consumed());
+                progress(source.consumed());
+                let n = rows_left.map_or(batch_rows, |left| left.min(batch_rows as u64) as usize);
+                if n == 0 || full.load(Ordering::Acquire) {
+                    break;
+                }
                 lines = spare.pop().unwrap_or_default();
                 lines.clear();
-                reader.fill(&mut lines, options.batch_rows.max(1))?;
+                source.fill(&mut lines, n)?;
+                if let Some(left) = &mut rows_left {
+                    *left -= lines.len() as u64;
+                }
             }
             for k in sent.saturating_sub(threads)..sent {
                 if !take(k, &mut spare)? {
@@ -207,36 +333,32 @@ pub fn encode(
         })();
         // Closing the channels stops the encoders and then the writer.
         drop(encoders);
+        let mut joined = Ok(());
         for handle in handles {
-            let worker = handle
-                .join()
-                .map_err(|_| Error::new(ErrorKind::Io, "an encoding thread panicked"))?;
-            tallies.merge(worker);
+            if handle.join().is_err() {
+                joined = Err(panicked("an encoding thread"));
+            }
         }
         drop(batches);
-        let writer = writing
-            .join()
-            .map_err(|_| Error::new(ErrorKind::Io, "the writer thread panicked"))?;
-        // An encoding error drops the writer, which removes its temporary file.
-        encoded?;
-        writer?.finish()
+        let writer = writing.join().map_err(|_| panicked("the writer thread"))?;
+        // The writer's error comes from an earlier line than a read error.
+        // An error drops the writer, which removes its temporary file.
+        let (writer, counted, count) = writer?;
+        read.and(joined)?;
+        Ok::<_, Error>((writer, counted, count, forwarded, reused))
     })?;
-    Ok(EncodeReport {
-        columns,
-        bad_lines: tallies.bad,
-        first_bad_line: tallies.first_bad.map(|(_, e)| e),
-        inexact_numbers: tallies.inexact,
-        first_inexact_line: tallies.first_inexact,
-        unsampled_variant_fields: plan.unsampled,
-        written,
-    })
+    tallies.merge(counted);
+    // Batches read past the end of the file go back, in order.
+    forwarded.drain(..count - reused);
+    source.put_back(forwarded);
+    writer.finish()
 }
 
 /// Chooses the columns from the first lines of `input`, as [`encode`] would:
 /// for `vshred infer`.
 pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<Vec<ColumnSpec>> {
     let mut sample = Lines::default();
-    LineReader::new(input).fill(&mut sample, sample_size(options))?;
+    Source::new(input).fill(&mut sample, sample_size(options))?;
     plan_columns(
         &sample,
         options,
@@ -326,6 +448,24 @@ impl Lines {
         self.lines.is_empty()
     }
 
+    fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Moves the first `n` lines of `from` to the end of these.
+    fn move_front(&mut self, from: &mut Lines, n: usize) {
+        for line in from.lines.drain(..n) {
+            let start = self.text.len();
+            self.text
+                .extend_from_slice(&from.text[line.start..line.end]);
+            self.lines.push(Line {
+                start,
+                end: self.text.len(),
+                ..line
+            });
+        }
+    }
+
     fn clear(&mut self) {
         self.text.clear();
         self.lines.clear();
@@ -333,6 +473,51 @@ impl Lines {
 
     fn iter(&self) -> impl Iterator<Item = (Line, &[u8])> + '_ {
         self.lines.iter().map(|&l| (l, &self.text[l.start..l.end]))
+    }
+}
+
+/// The lines of the input still to be written: those read past the end of
+/// the last file (with a byte limit), then the reader's.
+struct Source<'r> {
+    reader: LineReader<'r>,
+    /// Batches read and not written, in input order.
+    pending: VecDeque<Lines>,
+}
+
+impl<'r> Source<'r> {
+    fn new(input: &'r mut dyn BufRead) -> Source<'r> {
+        Source {
+            reader: LineReader::new(input),
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Adds up to `n` more lines to `lines`, the pending ones first.
+    fn fill(&mut self, lines: &mut Lines, n: usize) -> Result<()> {
+        let target = lines.len() + n;
+        while lines.len() < target
+            && let Some(front) = self.pending.front_mut()
+        {
+            let moved = (target - lines.len()).min(front.len());
+            lines.move_front(front, moved);
+            if front.is_empty() {
+                self.pending.pop_front();
+            }
+        }
+        self.reader.fill(lines, target - lines.len())
+    }
+
+    /// Puts batches read past the end of a file back, before the pending
+    /// ones.
+    fn put_back(&mut self, batches: VecDeque<Lines>) {
+        for batch in batches.into_iter().rev() {
+            self.pending.push_front(batch);
+        }
+    }
+
+    /// Input bytes read so far.
+    fn consumed(&self) -> u64 {
+        self.reader.consumed()
     }
 }
 
@@ -429,12 +614,22 @@ impl LineTallies {
         }
     }
 
-    /// A tally for an encoding thread: nothing counted yet, the same
-    /// sample lines known.
+    /// A tally for an encoding thread or a batch: nothing counted yet,
+    /// the same sample lines known.
     fn for_worker(&self) -> LineTallies {
         LineTallies {
             sampled: self.sampled.clone(),
             ..LineTallies::new(self.skip)
+        }
+    }
+
+    /// What was counted, for a report.
+    fn counts(&self) -> LineCounts {
+        LineCounts {
+            bad_lines: self.bad,
+            first_bad_line: self.first_bad.as_ref().map(|(_, e)| e.clone()),
+            inexact_numbers: self.inexact,
+            first_inexact_line: self.first_inexact,
         }
     }
 
@@ -633,11 +828,12 @@ impl FieldPlan {
                 name: self.name.clone(),
                 schema: schema.clone(),
             };
-            crate::parquet::encoded_size(
+            crate::parquet::encode_in_memory(
                 &[column],
                 vec![Arc::new(shredder.finish())],
                 &options.write,
             )
+            .map(|file| file.bytes)
         };
         Ok(
             if (size(&theirs)? as f64) < CLEARLY_SMALLER * size(&ours)? as f64 {

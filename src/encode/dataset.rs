@@ -1,0 +1,378 @@
+//! JSON Lines into a dataset: a directory of Parquet files,
+//! `part-00000.parquet`, `part-00001.parquet`, ..., each cut at a number
+//! of lines or of bytes, each with a layout that fits its rows.
+//!
+//! # Each file appears whole
+//!
+//! A file is written to a temporary file in the directory
+//! (`.part-00003.parquet.XXXX.tmp`, a name that dataset readers skip) and
+//! renamed into place once complete, by the rules of
+//! [`output`](crate::output). A run that fails (a bad line, an I/O error)
+//! removes the file it was writing and keeps the complete ones, and its
+//! error says how many there are and which (`...; 3 complete files were
+//! written to out/ (part-00000.parquet to part-00002.parquet) before the
+//! failure`). The complete files are counted in the registry of unfinished
+//! files, in the same step as each rename, so that a signal handler that
+//! removes the unfinished file can say the same
+//! ([`remove_unfinished_files`](crate::output::remove_unfinished_files)).
+//!
+//! A directory that holds Parquet files already (any that a reader of the
+//! directory would read: `*.parquet` beneath it, `_` and `.` names
+//! skipped) is refused, because the new files would mix with the old ones
+//! into a dataset that is neither; with [`DatasetSplit::append`] the new
+//! files join them, numbered on from the highest `part-NNNNN.parquet`.
+//!
+//! # Where a file ends
+//!
+//! - [`max_file_rows`](DatasetSplit::max_file_rows): after N lines of
+//!   input (bad lines skipped with `skip_bad_lines` count among them).
+//! - [`max_file_bytes`](DatasetSplit::max_file_bytes): after the first
+//!   batch with which the file reaches B bytes, counting the bytes written
+//!   and the parquet crate's estimate of the row group in progress (held in
+//!   memory until it is full). So a file may pass B by up to one batch
+//!   ([`batch_rows`](super::EncodeOptions::batch_rows) lines; a file's
+//!   first batch is its sample) and its footer. Where a file ends depends
+//!   on the data alone: batches that were encoded while the writer reached
+//!   the limit are encoded again for the next file.
+//! - Both: whichever comes first.
+//!
+//! One file is written at a time, as [`encode`](super::encode) writes one,
+//! so memory stays what `encode` needs.
+//!
+//! # The layout across files
+//!
+//! The first lines of each file ([`sample_rows`](super::EncodeOptions::sample_rows),
+//! or all of them when a file has fewer) are its sample, read before the
+//! file is written, as `encode` reads its own. The first file's layout is
+//! inferred from its sample, as `encode` infers it. Each later file keeps
+//! the layout in use while it *fits* the file's sample, and otherwise gets
+//! a layout inferred from that sample, kept in turn while it fits. The
+//! layout in use fits when:
+//!
+//! 1. every line of the sample encodes with it: with `variant_fields`, a
+//!    new top-level field, or one whose type no longer suits its ordinary
+//!    column, does not; and
+//! 2. the share of the sample's values that it stores in typed columns is
+//!    less than [`REINFER_GAIN`] below the share that a layout inferred
+//!    from the sample stores.
+//!
+//! The typed share is the one `vshred report` prints and
+//! [`PartReport::typed_share`] gives (non-null values of `typed_value`
+//! leaves against those of `value` leaves), measured by writing the sample
+//! in memory with each layout, as the writer would. A field that becomes
+//! common (the fresh layout gives it a column; the one in use leaves it in
+//! the residual) and a field whose type changes (its values go to `value`)
+//! both lower the share of the layout in use. A field that disappears does
+//! not: its columns are null, which costs a few bytes a page, and the
+//! schema stays stable for readers; it goes when the layout is re-inferred
+//! for another reason. When a fresh inference gives the layout in use
+//! again, nothing is measured.
+//!
+//! Each file's own first lines are its sample, rather than the last lines
+//! of the file before, so that the layout follows the data within the
+//! file where it changes, from the rows that Spark's per-file inference
+//! looks at too; everything is decided from the data alone, so a run
+//! makes the same files on any machine.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use super::{
+    EncodeOptions, FileLimit, LineCounts, LineTallies, Lines, RowEncoder, Source, plan_columns,
+    sample_size, write_lines, write_options,
+};
+use crate::error::{Error, ErrorKind, Result};
+use crate::output::{DatasetFiles, Output};
+use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, encode_in_memory};
+
+/// How much more of a file's sample (as a share of its values, 0.05 = 5
+/// points) a layout inferred from it must store in typed columns than the
+/// layout in use, for the file to take it. Below that the new layout gains
+/// readers little and costs them another schema to merge; and samples of
+/// the same data differ by much less, so sampling noise does not re-infer
+/// (four files of events, whose fields vary from row to row, keep one
+/// layout: `tests/dataset_write.rs`).
+pub const REINFER_GAIN: f64 = 0.05;
+
+/// How JSON Lines are split into the files of a dataset.
+#[derive(Clone, Debug, Default)]
+pub struct DatasetSplit {
+    /// Most lines of input per file.
+    pub max_file_rows: Option<u64>,
+    /// Bytes from which a file ends, at the end of a batch (see the
+    /// [module docs](self)).
+    pub max_file_bytes: Option<u64>,
+    /// Add files to a directory that holds Parquet files already, instead
+    /// of refusing it.
+    pub append: bool,
+}
+
+/// Which layout a file of a dataset has.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LayoutChoice {
+    /// Inferred from its sample: the first file.
+    First,
+    /// The layout of the file before, which fits its sample.
+    Kept,
+    /// Inferred from its sample, because the layout in use did not fit it:
+    /// the typed shares on the sample of the layout in use (`None`: a line
+    /// does not encode with it) and of the new one.
+    Reinferred {
+        /// The layout in use.
+        kept: Option<f64>,
+        /// The new one.
+        fresh: f64,
+    },
+}
+
+/// One file of a dataset, as written.
+#[derive(Clone, Debug)]
+pub struct PartReport {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its columns, with the shredding of Variant columns.
+    pub columns: Vec<ColumnSpec>,
+    /// How its layout was chosen.
+    pub layout: LayoutChoice,
+    /// Bloom filter paths that its layout (re-inferred) does not shred,
+    /// left out of this file.
+    pub bloom_filters_left_out: Vec<String>,
+    /// Rows, row groups, bytes, and where the Variant values went.
+    pub written: WriteSummary,
+}
+
+impl PartReport {
+    /// The share of its Variant values stored in typed columns.
+    pub fn typed_share(&self) -> Option<f64> {
+        self.written.typed_values.map(|v| v.share())
+    }
+}
+
+/// What [`encode_dataset`] did.
+#[derive(Clone, Debug)]
+pub struct DatasetReport {
+    /// The files written, in order.
+    pub files: Vec<PartReport>,
+    /// Bad lines skipped and inexact numbers, over all files.
+    pub lines: LineCounts,
+    /// Names given as [`EncodeOptions::variant_fields`] that no line of
+    /// the first file's sample has.
+    pub unsampled_variant_fields: Vec<String>,
+}
+
+/// Encodes JSON Lines from `input` into files `part-NNNNN.parquet` in
+/// `dir` (made if missing), split by `split`, by the rules in the [module
+/// docs](self). `progress` is called with the input bytes consumed so far.
+pub fn encode_dataset(
+    input: &mut dyn BufRead,
+    dir: &Path,
+    options: &EncodeOptions,
+    split: &DatasetSplit,
+    progress: &mut dyn FnMut(u64),
+) -> Result<DatasetReport> {
+    if split.max_file_rows == Some(0) || split.max_file_bytes == Some(0) {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "a file of a dataset must be allowed at least 1 row and 1 byte",
+        ));
+    }
+    let first_number = prepare_dir(dir, split.append)?;
+    let complete = DatasetFiles::register(dir);
+    write_parts(
+        input,
+        dir,
+        first_number,
+        options,
+        split,
+        &complete,
+        progress,
+    )
+    .map_err(|e| e.with_note(&format!("{} before the failure", complete.complete())))
+}
+
+/// Writes the files, numbered from `number`, each counted in `complete`
+/// once in place.
+fn write_parts(
+    input: &mut dyn BufRead,
+    dir: &Path,
+    mut number: u64,
+    options: &EncodeOptions,
+    split: &DatasetSplit,
+    complete: &DatasetFiles,
+    progress: &mut dyn FnMut(u64),
+) -> Result<DatasetReport> {
+    let limit = FileLimit {
+        rows: split.max_file_rows,
+        bytes: split.max_file_bytes,
+    };
+    let sample_rows = split.max_file_rows.map_or(sample_size(options), |rows| {
+        sample_size(options).min(usize::try_from(rows).unwrap_or(usize::MAX))
+    });
+    let mut source = Source::new(input);
+    let mut tallies = LineTallies::new(options.skip_bad_lines);
+    let mut files: Vec<PartReport> = Vec::new();
+    let mut unsampled = Vec::new();
+    loop {
+        let mut sample = Lines::default();
+        source.fill(&mut sample, sample_rows)?;
+        // Empty input still makes one (empty) file, as `encode` does.
+        if sample.is_empty() && !files.is_empty() {
+            break;
+        }
+        // The bad lines of this sample, counted as it is planned, are the
+        // ones the file's encoders skip without counting them again.
+        tallies.sampled.clear();
+        let plan = plan_columns(&sample, options, &mut tallies)?;
+        let (columns, layout) = match files.last() {
+            None => {
+                unsampled = plan.unsampled;
+                (plan.columns, LayoutChoice::First)
+            }
+            Some(last) => choose_layout(&last.columns, plan.columns, &sample, &tallies, options)?,
+        };
+        let mut left_out = Vec::new();
+        let first = layout == LayoutChoice::First;
+        let write = write_options(&columns, options, (!first).then_some(&mut left_out))?;
+        let path = dir.join(format!("part-{number:05}.parquet"));
+        let mut output = Output::from(&path).open()?;
+        output.completion.count_in(complete);
+        let writer = ParquetWriter::new(output, &columns, &write)?;
+        let written = write_lines(
+            &mut source,
+            sample,
+            &columns,
+            writer,
+            options,
+            limit,
+            &mut tallies,
+            progress,
+        )?;
+        files.push(PartReport {
+            path,
+            columns,
+            layout,
+            bloom_filters_left_out: left_out,
+            written,
+        });
+        number += 1;
+    }
+    Ok(DatasetReport {
+        files,
+        lines: tallies.counts(),
+        unsampled_variant_fields: unsampled,
+    })
+}
+
+/// Makes `dir` if missing, refuses it if it holds Parquet files already
+/// (unless appending), and returns the number of its first new file.
+fn prepare_dir(dir: &Path, append: bool) -> Result<u64> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "is not a directory (a dataset is written to a directory, made if missing)",
+            )
+            .in_file(dir));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        Err(e) => return Err(Error::io(dir, e)),
+    }
+    let existing = crate::dataset::parquet_files_beneath(dir)?;
+    let Some(example) = existing.first() else {
+        return Ok(0);
+    };
+    if !append {
+        let plural = if existing.len() == 1 { "" } else { "s" };
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "holds a dataset already ({} Parquet file{plural}, such as {}): new files would mix with it (give --append to add to it, or choose another directory)",
+                existing.len(),
+                example.display()
+            ),
+        )
+        .in_file(dir));
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let mut next = 0;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        if let Some(n) = part_number(&entry.file_name().to_string_lossy()) {
+            next = next.max(n + 1);
+        }
+    }
+    Ok(next)
+}
+
+/// `N` of a file named `part-N.parquet` (digits only).
+fn part_number(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("part-")?.strip_suffix(".parquet")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The layout of the next file: `kept` (the last file's) if it fits the
+/// sample, else `fresh`, inferred from it (the [rule](self)).
+fn choose_layout(
+    kept: &[ColumnSpec],
+    fresh: Vec<ColumnSpec>,
+    sample: &Lines,
+    tallies: &LineTallies,
+    options: &EncodeOptions,
+) -> Result<(Vec<ColumnSpec>, LayoutChoice)> {
+    if fresh == kept {
+        return Ok((fresh, LayoutChoice::Kept));
+    }
+    let kept_share = typed_share_on(kept, sample, tallies, options)?;
+    let fresh_share = typed_share_on(&fresh, sample, tallies, options)?;
+    Ok(match (kept_share, fresh_share) {
+        (Some(k), Some(f)) if f - k < REINFER_GAIN => (kept.to_vec(), LayoutChoice::Kept),
+        // A line that neither layout encodes is a bad line: the file
+        // reports it, whichever layout it has.
+        (_, None) => (kept.to_vec(), LayoutChoice::Kept),
+        (k, Some(f)) => (fresh, LayoutChoice::Reinferred { kept: k, fresh: f }),
+    })
+}
+
+/// The typed share of the sample written with `columns`; `None` when a
+/// line of it (other than those planning found bad) does not encode with
+/// them.
+fn typed_share_on(
+    columns: &[ColumnSpec],
+    sample: &Lines,
+    tallies: &LineTallies,
+    options: &EncodeOptions,
+) -> Result<Option<f64>> {
+    let mut encoder = RowEncoder::new(columns, options);
+    for (line, text) in sample.iter() {
+        if tallies.sampled.contains(&line.number) {
+            continue;
+        }
+        if encoder.encode_line(text).is_err() {
+            return Ok(None);
+        }
+    }
+    let file = encode_in_memory(columns, encoder.finish(), &options.write)?;
+    Ok(Some(file.typed_values.map_or(0.0, |v| v.share())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn part_numbers_are_read_from_part_names_only() {
+        assert_eq!(part_number("part-00000.parquet"), Some(0));
+        assert_eq!(part_number("part-00042.parquet"), Some(42));
+        assert_eq!(part_number("part-123456.parquet"), Some(123456));
+        assert_eq!(part_number("part-.parquet"), None);
+        assert_eq!(part_number("part-0001a.parquet"), None);
+        assert_eq!(part_number("part-00001.parquet.tmp"), None);
+        assert_eq!(part_number("other.parquet"), None);
+    }
+}

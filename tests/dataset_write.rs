@@ -1,0 +1,408 @@
+//! `encode IN OUT_DIR --max-file-rows N` / `--max-file-bytes B`: a dataset
+//! of files that each appear whole, whose layout follows the data, and
+//! that read back, together, as the input.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+#[path = "../benches/workload/mod.rs"]
+mod workload;
+
+mod binary;
+use binary::{stderr, stdout, vshred_in};
+
+use vshred::encode::{
+    DatasetReport, DatasetSplit, EncodeOptions, LayoutChoice, ShredMode, encode_dataset,
+};
+use vshred::infer::InferOptions;
+use vshred::parquet::ColumnSpec;
+use vshred::shred::ShreddingSchema;
+
+/// Lines `{"id":N}` for N in 1..=rows, except `bad` line numbers, which
+/// are cut short.
+fn lines(rows: u64, bad: &[u64]) -> String {
+    (1..=rows)
+        .map(|n| match bad.contains(&n) {
+            true => format!("{{\"id\":{n}]\n"),
+            false => format!("{{\"id\":{n}}}\n"),
+        })
+        .collect()
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `vshred cat PATH` in `dir`, which must succeed.
+fn cat(dir: &Path, path: &str) -> String {
+    let out = vshred_in(dir, &["cat", path]);
+    assert!(out.status.success(), "cat {path}: {}", stderr(&out));
+    stdout(&out).to_string()
+}
+
+/// Encodes `text` into `dir/out` as a dataset, with small batches so that
+/// files end between many of them.
+fn write_dataset(
+    dir: &Path,
+    text: &str,
+    options: &EncodeOptions,
+    split: &DatasetSplit,
+) -> DatasetReport {
+    encode_dataset(
+        &mut text.as_bytes(),
+        &dir.join("out"),
+        options,
+        split,
+        &mut |_| {},
+    )
+    .unwrap()
+}
+
+fn small_batches() -> EncodeOptions {
+    EncodeOptions {
+        batch_rows: 200,
+        ..EncodeOptions::default()
+    }
+}
+
+/// The layout of the only Variant column.
+fn layout(columns: &[ColumnSpec]) -> &ShreddingSchema {
+    match columns {
+        [ColumnSpec::Variant { schema, .. }] => schema,
+        other => panic!("not one Variant column: {other:?}"),
+    }
+}
+
+#[test]
+fn files_are_split_by_rows_and_each_reads_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(10, &[])).unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "out", "--max-file-rows", "3"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.starts_with(
+            "vshred: wrote 4 files to out (part-00000.parquet to part-00003.parquet): 10 rows, "
+        ),
+        "{said}"
+    );
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert_eq!(
+        names(&dir.path().join("out")),
+        [
+            "part-00000.parquet",
+            "part-00001.parquet",
+            "part-00002.parquet",
+            "part-00003.parquet"
+        ]
+    );
+    let expected = ["1 2 3", "4 5 6", "7 8 9", "10"];
+    for (n, ids) in expected.iter().enumerate() {
+        let text = cat(dir.path(), &format!("out/part-{n:05}.parquet"));
+        let want: String = ids
+            .split(' ')
+            .map(|id| format!("{{\"v\":{{\"id\":{id}}}}}\n"))
+            .collect();
+        assert_eq!(text, want, "part {n}");
+    }
+}
+
+#[test]
+fn files_are_split_by_bytes_within_one_batch_of_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = workload::events(20_000, 42);
+    let limit = 64 * 1024;
+    let split = DatasetSplit {
+        max_file_bytes: Some(limit),
+        ..DatasetSplit::default()
+    };
+    // A file's first batch is its sample: small too.
+    let options = EncodeOptions {
+        sample_rows: 200,
+        shred: ShredMode::Infer(InferOptions::default().with_sample_rows(200)),
+        ..small_batches()
+    };
+    let report = write_dataset(dir.path(), &text, &options, &split);
+    assert!(report.files.len() >= 4, "{} files", report.files.len());
+    // One batch of 200 event rows compresses to well under 16 KiB.
+    let (last, full) = report.files.split_last().unwrap();
+    for part in full {
+        let bytes = part.written.bytes;
+        assert!(
+            (limit..limit + 16 * 1024).contains(&bytes),
+            "{}: {bytes} bytes",
+            part.path.display()
+        );
+        assert_eq!(std::fs::metadata(&part.path).unwrap().len(), bytes);
+    }
+    assert!(last.written.bytes <= limit + 16 * 1024);
+    let rows: u64 = report.files.iter().map(|p| p.written.rows).sum();
+    assert_eq!(rows, 20_000);
+    // Where files end depends on the data, not on the threads.
+    let again = tempfile::tempdir().unwrap();
+    let second = write_dataset(again.path(), &text, &options, &split);
+    let sizes = |r: &DatasetReport| -> Vec<(u64, u64)> {
+        r.files
+            .iter()
+            .map(|p| (p.written.rows, p.written.bytes))
+            .collect()
+    };
+    assert_eq!(sizes(&report), sizes(&second));
+}
+
+#[test]
+fn a_directory_that_holds_a_dataset_is_refused_and_append_numbers_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(4, &[])).unwrap();
+    let args = ["encode", "in.jsonl", "out", "--max-file-rows", "2"];
+    assert!(vshred_in(dir.path(), &args).status.success());
+    let refused = vshred_in(dir.path(), &args);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        stderr(&refused),
+        "vshred: out: invalid arguments: holds a dataset already (2 Parquet files, such as out/part-00000.parquet): \
+         new files would mix with it (give --append to add to it, or choose another directory)\n"
+    );
+    assert_eq!(names(&dir.path().join("out")).len(), 2);
+    let appended = vshred_in(dir.path(), &[&args[..], &["--append"]].concat());
+    assert!(appended.status.success(), "{}", stderr(&appended));
+    assert_eq!(
+        names(&dir.path().join("out")),
+        [
+            "part-00000.parquet",
+            "part-00001.parquet",
+            "part-00002.parquet",
+            "part-00003.parquet"
+        ]
+    );
+    let twice: String = lines(4, &[])
+        .lines()
+        .chain(lines(4, &[]).lines())
+        .map(|l| format!("{{\"v\":{l}}}\n"))
+        .collect();
+    assert_eq!(cat(dir.path(), "out"), twice);
+    // A file of another name is a dataset too.
+    std::fs::create_dir(dir.path().join("other")).unwrap();
+    std::fs::write(dir.path().join("other/x.parquet"), "").unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "other", "--max-file-rows", "2"],
+    );
+    assert!(
+        stderr(&out).contains("holds a dataset already (1 Parquet file, such as other/x.parquet)")
+    );
+    // --append alone is not a dataset.
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "x.parquet", "--append"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--max-file-rows"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_failed_run_leaves_the_complete_files_and_counts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(10, &[8])).unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "out", "--max-file-rows", "3"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "vshred: in.jsonl: invalid JSON at row 7, line 8, column 8 (byte 70): expected ',' or '}', \
+         found ']'; 2 complete files were written to out (part-00000.parquet to part-00001.parquet) \
+         before the failure\n"
+    );
+    // The third file, which held line 8, is gone, temporary file and all.
+    assert_eq!(
+        names(&dir.path().join("out")),
+        ["part-00000.parquet", "part-00001.parquet"]
+    );
+    let first_six: String = lines(6, &[])
+        .lines()
+        .map(|l| format!("{{\"v\":{l}}}\n"))
+        .collect();
+    assert_eq!(cat(dir.path(), "out"), first_six);
+}
+
+/// SIGTERM while the second file is being written: the first stays, the
+/// second's temporary file goes, and stderr says what is left.
+#[test]
+fn a_signal_leaves_the_complete_files_and_says_how_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["encode", "-", "out", "--max-file-rows", "20"])
+        .args(["--sample-rows", "10"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first file whole, the second's sample and a few lines more; then
+    // stdin stays open and the second file waits for its next lines.
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..35 {
+        writeln!(stdin, "{{\"i\":{i}}}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let started = std::time::Instant::now();
+    let ready = |names: &[String]| {
+        names.iter().any(|n| n == "part-00000.parquet")
+            && names
+                .iter()
+                .any(|n| n.starts_with(".part-00001.parquet.") && n.ends_with(".tmp"))
+    };
+    while !(out_dir.is_dir() && ready(&names(&out_dir))) {
+        assert!(started.elapsed().as_secs() < 30, "the files did not appear");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(143));
+    assert_eq!(names(&out_dir), ["part-00000.parquet"]);
+    assert_eq!(
+        stderr(&out),
+        "vshred: interrupted; 1 complete file was written to out (part-00000.parquet)\n"
+    );
+    let first: String = (0..20)
+        .map(|i| format!("{{\"v\":{{\"i\":{i}}}}}\n"))
+        .collect();
+    assert_eq!(cat(dir.path(), "out"), first);
+}
+
+/// Events whose fields change halfway (`status` from an int to a string,
+/// `session` gone, `region` new): the files after the change get a layout
+/// inferred afresh, which a layout fixed from the first file's lines
+/// cannot match.
+#[test]
+fn the_layout_is_reinferred_when_the_data_drifts_and_kept_while_it_fits() {
+    let text = workload::drift(8_000, 42);
+    let split = DatasetSplit {
+        max_file_rows: Some(2_000),
+        ..DatasetSplit::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = write_dataset(dir.path(), &text, &small_batches(), &split);
+    let choices: Vec<LayoutChoice> = report.files.iter().map(|p| p.layout).collect();
+    assert!(
+        matches!(
+            choices.as_slice(),
+            [
+                LayoutChoice::First,
+                LayoutChoice::Kept,
+                LayoutChoice::Reinferred { .. },
+                LayoutChoice::Kept
+            ]
+        ),
+        "{choices:?}"
+    );
+    let before = layout(&report.files[0].columns);
+    let after = layout(&report.files[2].columns);
+    assert_eq!(before.field("status"), Some(&ShreddingSchema::Int32));
+    assert_eq!(before.field("region"), None);
+    assert_eq!(after.field("status"), Some(&ShreddingSchema::String));
+    assert_eq!(after.field("region"), Some(&ShreddingSchema::String));
+
+    // The same files with the first file's layout throughout.
+    let fixed = EncodeOptions {
+        shred: ShredMode::Schema(before.clone()),
+        ..small_batches()
+    };
+    let other = tempfile::tempdir().unwrap();
+    let fixed = write_dataset(other.path(), &text, &fixed, &split);
+    let share = |r: &DatasetReport, i: usize| r.files[i].typed_share().unwrap();
+    assert_eq!(share(&report, 0), share(&fixed, 0));
+    assert!(share(&report, 2) > 0.99, "{}", share(&report, 2));
+    assert!(share(&fixed, 2) < 0.9, "{}", share(&fixed, 2));
+}
+
+#[test]
+fn steady_data_keeps_one_layout() {
+    let text = workload::events(8_000, 7);
+    let split = DatasetSplit {
+        max_file_rows: Some(2_000),
+        ..DatasetSplit::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = write_dataset(dir.path(), &text, &small_batches(), &split);
+    let choices: Vec<LayoutChoice> = report.files.iter().map(|p| p.layout).collect();
+    assert_eq!(
+        choices,
+        [
+            LayoutChoice::First,
+            LayoutChoice::Kept,
+            LayoutChoice::Kept,
+            LayoutChoice::Kept
+        ]
+    );
+}
+
+/// The dataset reads back as the input does from one file, line for line,
+/// across files of different layouts, split by rows or by bytes.
+#[test]
+fn the_whole_dataset_reads_back_as_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), workload::drift(30_000, 42)).unwrap();
+    let one = vshred_in(dir.path(), &["encode", "in.jsonl", "one.parquet"]);
+    assert!(one.status.success(), "{}", stderr(&one));
+    let expected = cat(dir.path(), "one.parquet");
+    assert_eq!(expected.lines().count(), 30_000);
+    for (out, split) in [
+        ("rows", ["--max-file-rows", "7000"]),
+        ("bytes", ["--max-file-bytes", "100K"]),
+    ] {
+        let run = vshred_in(
+            dir.path(),
+            &[&["encode", "in.jsonl", out][..], &split].concat(),
+        );
+        assert!(run.status.success(), "{}", stderr(&run));
+        assert!(
+            stderr(&run).contains("layout re-inferred"),
+            "{out}: {}",
+            stderr(&run)
+        );
+        assert!(names(&dir.path().join(out)).len() >= 3, "{out}");
+        assert!(cat(dir.path(), out) == expected, "{out}: the rows differ");
+    }
+}
+
+#[test]
+fn the_readme_example_runs() {
+    let readme = include_str!("../README.md");
+    let command = readme
+        .lines()
+        .find(|l| l.starts_with("vshred encode testdata/events.jsonl events/ --max-file-rows"))
+        .expect("the README shows a dataset example");
+    let dir = tempfile::tempdir().unwrap();
+    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    std::os::unix::fs::symlink(&testdata, dir.path().join("testdata")).unwrap();
+    let args: Vec<&str> = command
+        .split('#')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let out = vshred_in(dir.path(), &args[1..]);
+    assert!(out.status.success(), "{command}: {}", stderr(&out));
+    let expected = vshred_in(
+        dir.path(),
+        &["encode", "testdata/events.jsonl", "one.parquet"],
+    );
+    assert!(expected.status.success());
+    assert_eq!(cat(dir.path(), "events/"), cat(dir.path(), "one.parquet"));
+}
