@@ -898,9 +898,9 @@ fn run_schema(path: &Path) -> Result<(), Failure> {
     out.write_all(schema.as_bytes())?;
     writeln!(
         out,
-        "\n{} rows, {} row groups; Variant columns: {}",
-        metadata.file_metadata().num_rows(),
-        metadata.num_row_groups(),
+        "\n{}, {}; Variant columns: {}",
+        count(metadata.file_metadata().num_rows().max(0) as u64, "row"),
+        count(metadata.num_row_groups() as u64, "row group"),
         file.variant_columns().join(", ")
     )?;
     writeln!(out, "\n{:>14} {:>14}  column", "compressed", "uncompressed")?;

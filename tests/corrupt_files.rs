@@ -104,7 +104,10 @@ fn mutated_and_truncated_files_fail_cleanly() {
 ///   at the end of the file;
 /// - a footer whose skipped fields make that reader loop (0.8 s in release
 ///   for 2 KB) before it reports a missing field; the time is the parquet
-///   crate's.
+///   crate's;
+/// - a row group of -3 rows, which the parquet crate adds to the others
+///   as a `usize` (an overflow panic with overflow checks, a wrong count
+///   without).
 #[test]
 fn files_the_fuzzer_found_are_errors() {
     for (file, message) in [
@@ -116,6 +119,7 @@ fn files_the_fuzzer_found_are_errors() {
             "footer-long-list-of-skipped-fields.parquet",
             "Required field codec is missing",
         ),
+        ("negative-row-count.parquet", "row group 0 claims -3 rows"),
     ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("testdata/corrupt")

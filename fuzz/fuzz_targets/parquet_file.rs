@@ -3,7 +3,8 @@
 //! bloom filters and page index) must return an error or a result, never
 //! panic, hang or run out of memory. The parquet crate's own panics on
 //! corrupt pages are caught and turned into errors by `ParquetFile`, so a
-//! panic that reaches this harness is ours.
+//! panic that reaches this harness is ours. The file is also read as a
+//! dataset (twice over), through the dataset's passes and executor.
 
 #![no_main]
 
@@ -11,7 +12,8 @@ use std::path::PathBuf;
 use std::sync::Once;
 
 use libfuzzer_sys::fuzz_target;
-use vshred::parquet::{GetRequest, ParquetFile};
+use vshred::dataset::Dataset;
+use vshred::parquet::{GetRequest, ParquetFile, ScanOptions};
 use vshred::shred::ShreddingSchema;
 use vshred::unshred::JsonRows;
 
@@ -67,5 +69,19 @@ fn read_everything(path: &std::path::Path) -> vshred::Result<()> {
         };
         file.get(&request, 64, |_| Ok(()))?;
     }
+    // The same file twice as a dataset: footers kept between the passes,
+    // one scan over both on the worker pool.
+    let dataset = Dataset::from_files(vec![path.to_path_buf(), path.to_path_buf()]);
+    let options = ScanOptions::new(64);
+    dataset.json_lines(None, &options, |_| Ok(()))?;
+    let request = GetRequest {
+        column: column.clone(),
+        path: "$.a".parse()?,
+        as_type: ShreddingSchema::Int64,
+        strict: false,
+        filter: Some("$.id > 2 or $.a is null".parse()?),
+    };
+    dataset.get_with(&request, &[], &options, |_, _| Ok(()))?;
+    dataset.schema()?;
     Ok(())
 }

@@ -545,12 +545,24 @@ fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
 }
 
 /// Checks that every column chunk lies inside the file, which the parquet
-/// crate assumes (it panics on negative offsets).
+/// crate assumes (it panics on negative offsets), and that the row counts
+/// add up without overflow.
 fn check_chunks(
     metadata: &::parquet::file::metadata::ParquetMetaData,
     length: u64,
 ) -> std::result::Result<(), String> {
+    let mut rows: i64 = 0;
     for (rg, group) in metadata.row_groups().iter().enumerate() {
+        // The parquet crate adds the row groups' row counts up unchecked.
+        rows = rows
+            .checked_add(group.num_rows())
+            .filter(|_| group.num_rows() >= 0)
+            .ok_or_else(|| {
+                format!(
+                    "row group {rg} claims {} rows, which no file holds",
+                    group.num_rows()
+                )
+            })?;
         for chunk in group.columns() {
             let start = chunk
                 .dictionary_page_offset()
