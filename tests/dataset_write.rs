@@ -208,6 +208,29 @@ fn a_directory_that_holds_a_dataset_is_refused_and_append_numbers_on() {
 }
 
 #[test]
+fn a_dataset_stops_at_part_99999_so_that_path_order_stays_write_order() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(2, &[])).unwrap();
+    let args = ["encode", "in.jsonl", "out", "--max-file-rows", "1"];
+    assert!(vshred_in(dir.path(), &args).status.success());
+    let out = dir.path().join("out");
+    std::fs::rename(
+        out.join("part-00001.parquet"),
+        out.join("part-99999.parquet"),
+    )
+    .unwrap();
+    let refused = vshred_in(dir.path(), &[&args[..], &["--append"]].concat());
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused)
+            .contains("a dataset holds at most 100000 files (part-00000 to part-99999)"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(names(&out), ["part-00000.parquet", "part-99999.parquet"]);
+}
+
+#[test]
 fn a_failed_run_leaves_the_complete_files_and_counts_them() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("in.jsonl"), lines(10, &[8])).unwrap();

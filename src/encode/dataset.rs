@@ -21,6 +21,8 @@
 //! skipped) is refused, because the new files would mix with the old ones
 //! into a dataset that is neither; with [`DatasetSplit::append`] the new
 //! files join them, numbered on from the highest `part-NNNNN.parquet`.
+//! Numbers stop at `part-99999` (an error past it), so that path order,
+//! in which datasets are read, stays the order of writing.
 //!
 //! # Where a file ends
 //!
@@ -160,6 +162,10 @@ pub struct DatasetReport {
     pub unsampled_variant_fields: Vec<String>,
 }
 
+/// The highest part number: five digits, because readers take files in
+/// path order and `part-100000` would come before `part-99999`.
+const LAST_PART: u64 = 99_999;
+
 /// Encodes JSON Lines from `input` into files `part-NNNNN.parquet` in
 /// `dir` (made if missing), split by `split`, by the rules in the [module
 /// docs](self). `progress` is called with the input bytes consumed so far.
@@ -233,6 +239,16 @@ fn write_parts(
         let mut left_out = Vec::new();
         let first = layout == LayoutChoice::First;
         let write = write_options(&columns, options, (!first).then_some(&mut left_out))?;
+        if number > LAST_PART {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "a dataset holds at most {} files (part-00000 to part-{LAST_PART}), so that path order is the order they were written in; raise --max-file-rows or --max-file-bytes, or write to another directory",
+                    LAST_PART + 1
+                ),
+            )
+            .in_file(dir));
+        }
         let path = dir.join(format!("part-{number:05}.parquet"));
         let mut output = Output::from(&path).open()?;
         output.completion.count_in(complete);
