@@ -2,15 +2,14 @@
 //! of files that each appear whole, whose layout follows the data, and
 //! that read back, together, as the input.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 #[path = "../benches/workload/mod.rs"]
 mod workload;
 
 mod binary;
-use binary::{stderr, stdout, vshred_in};
+use binary::{encoding_from_a_pipe, stderr, stdout, vshred_in};
 
 use vshred::encode::{
     DatasetReport, DatasetSplit, EncodeOptions, LayoutChoice, ShredMode, encode_dataset,
@@ -263,21 +262,18 @@ fn a_failed_run_leaves_the_complete_files_and_counts_them() {
 fn a_signal_leaves_the_complete_files_and_says_how_many() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["encode", "-", "out", "--max-file-rows", "20"])
-        .args(["--sample-rows", "10"])
-        .current_dir(dir.path())
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // The first file whole, the second's sample and a few lines more; then
     // stdin stays open and the second file waits for its next lines.
-    let mut stdin = child.stdin.take().unwrap();
-    for i in 0..35 {
-        writeln!(stdin, "{{\"i\":{i}}}").unwrap();
-    }
-    stdin.flush().unwrap();
+    let args = [
+        "encode",
+        "-",
+        "out",
+        "--max-file-rows",
+        "20",
+        "--sample-rows",
+        "10",
+    ];
+    let (child, stdin) = encoding_from_a_pipe(dir.path(), &args, 35);
     let started = std::time::Instant::now();
     let ready = |names: &[String]| {
         names.iter().any(|n| n == "part-00000.parquet")

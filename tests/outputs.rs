@@ -1,14 +1,14 @@
 //! What `vshred encode` does to its output path: never the input, never a
 //! device or link replaced, nothing left behind when interrupted.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const LINES: &str = "{\"id\":1,\"v\":{\"a\":1}}\n{\"id\":2,\"v\":{\"a\":2}}\n";
 
 mod binary;
-use binary::{on_a_terminal, stderr, vshred_in};
+use binary::{encoding_from_a_pipe, on_a_terminal, stderr, vshred_in};
 
 /// The names in `dir`, sorted.
 fn names(dir: &Path) -> Vec<String> {
@@ -154,20 +154,10 @@ fn a_missing_output_directory_is_named_before_any_work() {
 fn a_signal_while_encoding_leaves_no_temporary_file() {
     for (signal, code) in [("INT", 130), ("TERM", 143)] {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
-            .args(["encode", "-", "new.parquet", "--sample-rows", "10"])
-            .current_dir(dir.path())
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
         // More lines than the sample, then stdin stays open: the encoder
         // has its temporary file and waits for more input.
-        let mut stdin = child.stdin.take().unwrap();
-        for i in 0..100 {
-            writeln!(stdin, "{{\"i\":{i}}}").unwrap();
-        }
-        stdin.flush().unwrap();
+        let args = ["encode", "-", "new.parquet", "--sample-rows", "10"];
+        let (mut child, stdin) = encoding_from_a_pipe(dir.path(), &args, 100);
         let started = std::time::Instant::now();
         while !names(dir.path()).iter().any(|n| n.ends_with(".tmp")) {
             assert!(

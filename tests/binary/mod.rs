@@ -4,7 +4,7 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
 
 /// Runs `vshred` in `dir` without stdin.
 pub fn vshred_in(dir: &Path, args: &[&str]) -> Output {
@@ -82,4 +82,24 @@ pub fn rows(from: i64, to: i64, a: impl Fn(i64) -> String) -> String {
     (from..to)
         .map(|i| format!("{{\"id\":{i},\"v\":{{\"a\":{},\"b\":\"x{i}\"}}}}\n", a(i)))
         .collect()
+}
+
+/// `vshred ARGS` started in `dir`, its stderr piped, given `lines` lines
+/// `{"i":N}` on a pipe that stays open: an encoder waiting for more input,
+/// for a test to signal. The pipe is returned with the child; dropping it
+/// ends the input.
+pub fn encoding_from_a_pipe(dir: &Path, args: &[&str], lines: usize) -> (Child, ChildStdin) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vshred starts");
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..lines {
+        writeln!(stdin, "{{\"i\":{i}}}").unwrap();
+    }
+    stdin.flush().unwrap();
+    (child, stdin)
 }
