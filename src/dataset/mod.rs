@@ -28,6 +28,7 @@
 
 pub mod schema;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -95,38 +96,51 @@ pub struct DatasetColumns {
     pub all: Vec<String>,
     /// Their types, in the same order.
     pub types: Vec<ColumnType>,
+    /// In how many files each appears, in the same order.
+    pub files: Vec<usize>,
     /// Those that are Variant columns.
     pub variants: Vec<String>,
     /// Per column: the first file that has it, for errors.
     first_files: Vec<PathBuf>,
+    /// Each column's index in `all`: datasets may have thousands of
+    /// columns and of files.
+    index: HashMap<String, usize>,
 }
 
 impl DatasetColumns {
     /// Adds the columns of `file`: those not seen before, and the type of
-    /// those seen, which must agree with it.
-    fn add(&mut self, file: &ParquetFile) -> Result<()> {
+    /// those seen, which must agree with it. Returns the index of each of
+    /// the file's columns, in the file's order.
+    fn add(&mut self, file: &ParquetFile) -> Result<Vec<usize>> {
+        let mut indices = Vec::new();
         for (name, column_type) in schema::column_types(file) {
-            match self.all.iter().position(|c| *c == name) {
-                Some(i) => {
-                    self.types[i] = schema::reconcile(
+            let at = match self.index.get(&name) {
+                Some(&at) => {
+                    self.types[at] = schema::reconcile(
                         &name,
-                        &self.types[i],
-                        &self.first_files[i],
+                        &self.types[at],
+                        &self.first_files[at],
                         &column_type,
                         file.path(),
                     )?;
+                    self.files[at] += 1;
+                    at
                 }
                 None => {
                     if column_type == ColumnType::Variant {
                         self.variants.push(name.clone());
                     }
+                    self.index.insert(name.clone(), self.all.len());
                     self.all.push(name);
                     self.types.push(column_type);
+                    self.files.push(1);
                     self.first_files.push(file.path().to_path_buf());
+                    self.all.len() - 1
                 }
-            }
+            };
+            indices.push(at);
         }
-        Ok(())
+        Ok(indices)
     }
 }
 
@@ -247,9 +261,7 @@ impl Dataset {
     /// alone, read on the worker pool.
     pub fn schema(&self) -> Result<DatasetSchema> {
         let mut builder = schema::Builder::default();
-        self.each_file(&ScanOptions::default(), |file| {
-            builder.add(file, file.path())
-        })?;
+        self.each_file(&ScanOptions::default(), |file| builder.add(file))?;
         Ok(builder.finish())
     }
 

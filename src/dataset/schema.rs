@@ -33,13 +33,14 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use ::parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
 use ::parquet::schema::types::Type;
 use arrow::datatypes::{DataType, Field, Fields};
 
+use super::DatasetColumns;
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::{LeafSize, ParquetFile};
 use crate::path::{PathSegment, VariantPath};
@@ -245,16 +246,15 @@ fn normalized(data_type: &DataType) -> DataType {
 #[derive(Default)]
 pub(super) struct Builder {
     schema: DatasetSchema,
-    /// Per column (by index): the first file that had it.
-    first_file: Vec<PathBuf>,
-    column_index: HashMap<String, usize>,
-    /// Per column: the index of each path in its `paths`.
-    path_index: Vec<HashMap<String, usize>>,
+    /// The columns, reconciled as for any read of the dataset.
+    columns: DatasetColumns,
+    /// Per column (by index): its paths, and the index of each among them.
+    paths: Vec<(Vec<PathSummary>, HashMap<String, usize>)>,
     leaf_index: HashMap<Vec<String>, usize>,
 }
 
 impl Builder {
-    pub(super) fn add(&mut self, file: &ParquetFile, path: &Path) -> Result<()> {
+    pub(super) fn add(&mut self, file: &ParquetFile) -> Result<()> {
         let metadata = file.metadata();
         self.schema.files += 1;
         self.schema.rows += metadata.file_metadata().num_rows().max(0) as u64;
@@ -262,9 +262,11 @@ impl Builder {
         let sizes = file.leaf_sizes();
         let by_leaf: HashMap<&[String], &LeafSize> =
             sizes.iter().map(|s| (s.path.as_slice(), s)).collect();
-        for (name, column_type) in column_types(file) {
-            let column = self.column(&name, column_type, path)?;
-            if self.schema.columns[column].column_type == ColumnType::Variant {
+        let columns = self.columns.add(file)?;
+        self.paths
+            .resize_with(self.columns.all.len(), Default::default);
+        for column in columns {
+            if self.columns.types[column] == ColumnType::Variant {
                 self.add_variant(column, file, &by_leaf);
             }
         }
@@ -282,41 +284,13 @@ impl Builder {
         Ok(())
     }
 
-    /// The index of column `name`, added if new, its type reconciled with
-    /// the files before.
-    fn column(&mut self, name: &str, column_type: ColumnType, path: &Path) -> Result<usize> {
-        let Some(&at) = self.column_index.get(name) else {
-            self.column_index
-                .insert(name.to_string(), self.schema.columns.len());
-            self.schema.columns.push(ColumnSummary {
-                name: name.to_string(),
-                column_type,
-                files: 1,
-                paths: Vec::new(),
-            });
-            self.first_file.push(path.to_path_buf());
-            self.path_index.push(HashMap::new());
-            return Ok(self.schema.columns.len() - 1);
-        };
-        let column = &mut self.schema.columns[at];
-        column.column_type = reconcile(
-            name,
-            &column.column_type,
-            &self.first_file[at],
-            &column_type,
-            path,
-        )?;
-        column.files += 1;
-        Ok(at)
-    }
-
     fn add_variant(
         &mut self,
         column: usize,
         file: &ParquetFile,
         by_leaf: &HashMap<&[String], &LeafSize>,
     ) {
-        let name = &self.schema.columns[column].name;
+        let name = &self.columns.all[column];
         let group = file
             .parquet_schema()
             .root_schema()
@@ -334,23 +308,22 @@ impl Builder {
             };
             slot.walk(&mut slots);
         }
-        let summary = &mut self.schema.columns[column];
-        let index = &mut self.path_index[column];
+        let (paths, index) = &mut self.paths[column];
         for found in slots {
             let Some(type_name) = found.type_name else {
                 continue; // counted as not shredded when the files are in
             };
-            let next = summary.paths.len();
+            let next = paths.len();
             let at = *index.entry(found.path.clone()).or_insert(next);
             if at == next {
-                summary.paths.push(PathSummary {
+                paths.push(PathSummary {
                     path: found.path,
                     types: Vec::new(),
                     not_shredded: 0,
                     typed: TypedCount::default(),
                 });
             }
-            let path = &mut summary.paths[at];
+            let path = &mut paths[at];
             match path.types.iter_mut().find(|t| t.name == type_name) {
                 Some(t) => t.files += 1,
                 None => path.types.push(PathType {
@@ -382,14 +355,30 @@ impl Builder {
     }
 
     pub(super) fn finish(mut self) -> DatasetSchema {
-        for column in &mut self.schema.columns {
-            for path in &mut column.paths {
-                let typed: usize = path.types.iter().map(|t| t.files).sum();
-                // Saturating: a file whose object repeats a field name (the
-                // spec forbids it) counts that path twice.
-                path.not_shredded = column.files.saturating_sub(typed);
-            }
-        }
+        let DatasetColumns {
+            all, types, files, ..
+        } = self.columns;
+        self.paths.resize_with(all.len(), Default::default);
+        self.schema.columns = all
+            .into_iter()
+            .zip(types)
+            .zip(files)
+            .zip(self.paths)
+            .map(|(((name, column_type), files), (mut paths, _))| {
+                for path in &mut paths {
+                    let typed: usize = path.types.iter().map(|t| t.files).sum();
+                    // Saturating: a file whose object repeats a field name
+                    // (the spec forbids it) counts that path twice.
+                    path.not_shredded = files.saturating_sub(typed);
+                }
+                ColumnSummary {
+                    name,
+                    column_type,
+                    files,
+                    paths,
+                }
+            })
+            .collect();
         self.schema
     }
 }

@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use arrow::array::Array;
 
 use crate::dataset::Dataset;
+use crate::dataset::schema::ColumnType;
 use crate::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::{InferOptions, Preset};
@@ -470,13 +471,23 @@ fn measure(
     let runs = options.runs;
     let mut reports = Vec::with_capacity(entries.len());
     for (((name, layout), path), dataset) in entries.iter().zip(files).zip(datasets) {
-        let variants = &dataset.columns()?.variants;
-        let mut leaves: Vec<LeafSize> = dataset
-            .schema()?
+        // From the footers alone, read once for both.
+        let schema = dataset.schema()?;
+        let variants: Vec<&str> = schema
+            .columns
+            .iter()
+            .filter(|c| c.column_type == ColumnType::Variant)
+            .map(|c| c.name.as_str())
+            .collect();
+        let mut leaves: Vec<LeafSize> = schema
             .leaves
             .into_iter()
             .map(|total| total.size)
-            .filter(|l| l.path.first().is_some_and(|c| variants.contains(c)))
+            .filter(|l| {
+                l.path
+                    .first()
+                    .is_some_and(|c| variants.contains(&c.as_str()))
+            })
             .collect();
         leaves.sort_by(|a, b| b.compressed.cmp(&a.compressed).then(a.path.cmp(&b.path)));
         let mut file_bytes = 0;
