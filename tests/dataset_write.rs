@@ -9,7 +9,7 @@ use std::process::Command;
 mod workload;
 
 mod binary;
-use binary::{encoding_from_a_pipe, stderr, stdout, vshred_in};
+use binary::{encoding_from_a_pipe, names, stderr, stdout, vshred_in};
 
 use vshred::encode::{
     DatasetReport, DatasetSplit, EncodeOptions, LayoutChoice, ShredMode, encode_dataset,
@@ -27,16 +27,6 @@ fn lines(rows: u64, bad: &[u64]) -> String {
             false => format!("{{\"id\":{n}}}\n"),
         })
         .collect()
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// `vshred cat PATH` in `dir`, which must succeed.

@@ -2,23 +2,12 @@
 //! device or link replaced, nothing left behind when interrupted.
 
 use std::io::Read;
-use std::path::Path;
 use std::process::Command;
 
 const LINES: &str = "{\"id\":1,\"v\":{\"a\":1}}\n{\"id\":2,\"v\":{\"a\":2}}\n";
 
 mod binary;
-use binary::{encoding_from_a_pipe, on_a_terminal, stderr, vshred_in};
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
+use binary::{encoding_from_a_pipe, names, on_a_terminal, stderr, vshred_in};
 
 #[test]
 fn an_output_that_is_the_input_is_refused_however_it_is_named() {

@@ -103,3 +103,13 @@ pub fn encoding_from_a_pipe(dir: &Path, args: &[&str], lines: usize) -> (Child, 
     stdin.flush().unwrap();
     (child, stdin)
 }
+
+/// The names in `dir`, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
