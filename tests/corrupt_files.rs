@@ -128,3 +128,62 @@ fn files_the_fuzzer_found_are_errors() {
         assert!(error.to_string().contains(message), "{file}: {error}");
     }
 }
+
+/// An `ARROW:schema` hint whose field has no type (NONE): arrow-ipc 59
+/// panics converting it, so the hint is dropped and the file read with the
+/// types of its Parquet schema.
+#[test]
+fn a_malformed_arrow_schema_hint_is_ignored() {
+    use std::sync::Arc;
+
+    use arrow::array::{Int64Array, RecordBatch};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use arrow_ipc::{FieldBuilder, MessageBuilder, MessageHeader, MetadataVersion, SchemaBuilder};
+    use base64::Engine;
+    use parquet::arrow::{ArrowWriter, arrow_writer::ArrowWriterOptions};
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+
+    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let name = fbb.create_string("id");
+    let mut field = FieldBuilder::new(&mut fbb);
+    field.add_name(name);
+    field.add_nullable(true);
+    let field = field.finish();
+    let fields = fbb.create_vector(&[field]);
+    let mut schema = SchemaBuilder::new(&mut fbb);
+    schema.add_fields(fields);
+    let schema = schema.finish();
+    let mut message = MessageBuilder::new(&mut fbb);
+    message.add_version(MetadataVersion::V5);
+    message.add_header_type(MessageHeader::Schema);
+    message.add_header(schema.as_union_value());
+    let message = message.finish();
+    fbb.finish(message, None);
+    let hint = base64::engine::general_purpose::STANDARD.encode(fbb.finished_data());
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hinted.parquet");
+    let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+    let properties = WriterProperties::builder()
+        .set_key_value_metadata(Some(vec![KeyValue::new("ARROW:schema".into(), hint)]))
+        .build();
+    let options = ArrowWriterOptions::new()
+        .with_properties(properties)
+        .with_skip_arrow_metadata(true);
+    let mut writer = ArrowWriter::try_new_with_options(
+        std::fs::File::create(&path).unwrap(),
+        schema.clone(),
+        options,
+    )
+    .unwrap();
+    let ids = Int64Array::from(vec![1, 2, 3]);
+    writer
+        .write(&RecordBatch::try_new(schema, vec![Arc::new(ids)]).unwrap())
+        .unwrap();
+    writer.close().unwrap();
+
+    let file = ParquetFile::open(&path).expect("the file opens");
+    assert_eq!(file.arrow_schema().field(0).data_type(), &DataType::Int64);
+    read_all(&path).expect("the file reads");
+}

@@ -19,6 +19,7 @@ use ::parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
 use arrow::datatypes::{Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::parquet::arrow_hint::readable_hint;
 use crate::parquet::scan::guarded;
 use crate::parquet::schema::is_variant_field;
 use crate::parquet::shared_file::SharedFile;
@@ -111,7 +112,18 @@ impl Layouts {
             return Ok(schema.clone());
         }
         drop(seen); // converting takes a while
-        let arrow = Arc::new(parquet_to_arrow_schema(parquet, kv)?);
+        let arrow = match (&embedded, kv) {
+            (Some(hint), Some(kv)) if !readable_hint(hint) => {
+                let others: Vec<_> = kv
+                    .iter()
+                    .filter(|e| e.key != ARROW_SCHEMA_META_KEY)
+                    .cloned()
+                    .collect();
+                parquet_to_arrow_schema(parquet, Some(&others))?
+            }
+            _ => parquet_to_arrow_schema(parquet, kv)?,
+        };
+        let arrow = Arc::new(arrow);
         // Variant binaries are read as views: a view points into the
         // decompressed page (or the dictionary) instead of copying each
         // value into one buffer, and repeated metadata keeps one address.

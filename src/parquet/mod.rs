@@ -6,6 +6,7 @@
 //! executor that runs any plan on worker threads
 //! ([`ParquetFile::scan`]), streaming batches in file order.
 
+mod arrow_hint;
 mod file;
 mod plan;
 mod read;

@@ -548,9 +548,12 @@ impl ParquetFile {
         if descr.max_rep_level() > 0 {
             return None;
         }
-        let page_index = metadata.page_index_for_row_group(rg);
-        let index = page_index.column_index(typed)?;
-        let locations = page_index.offset_index(typed)?.page_locations();
+        let index = metadata.column_index()?.get(rg)?.get(typed)?;
+        let locations = metadata
+            .offset_index()?
+            .get(rg)?
+            .get(typed)?
+            .page_locations();
         let mut kept = Vec::with_capacity(locations.len());
         let mut pages_skipped = 0;
         for (page, location) in locations.iter().enumerate() {
