@@ -26,7 +26,8 @@
 //!    reads many files of differing layouts as one; [`report`] compares the
 //!    sizes and read speeds of the layouts.
 //!
-//! The `vshred` binary is a thin layer over these.
+//! The `vshred` binary (`crates/cli`) is a thin layer over these, and
+//! `vshred-datafusion` (`crates/datafusion`) puts them in DataFusion.
 //!
 //! ```
 //! use vshred::json::{json_to_variant, variant_to_json_string};

@@ -5,6 +5,8 @@ use std::path::Path;
 
 use arrow::array::Array;
 
+use vshred::encode::{EncodeOptions, ShredMode, encode};
+use vshred::infer::{InferOptions, Preset};
 use vshred::parquet::{GetRequest, ParquetFile};
 use vshred::shred::ShreddingSchema;
 use vshred::unshred::ShreddedColumn;
@@ -46,16 +48,16 @@ fn read_all(path: &Path) -> vshred::Result<()> {
 fn mutated_and_truncated_files_fail_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("events.parquet");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args([
-            "encode",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/events.jsonl"),
-        ])
-        .arg(&source)
-        .args(["--shred", "spark"])
-        .output()
-        .unwrap();
-    assert!(status.status.success());
+    let events = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/events.jsonl"
+    ))
+    .unwrap();
+    let options = EncodeOptions {
+        shred: ShredMode::Infer(InferOptions::new(Preset::Spark)),
+        ..EncodeOptions::default()
+    };
+    encode(&mut &events[..], &source, &options, &mut |_| {}).unwrap();
     let good = std::fs::read(&source).unwrap();
     read_all(&source).expect("the original reads");
     let target = dir.path().join("mutated.parquet");

@@ -1,8 +1,6 @@
 //! `vshred report`: the layouts compared, the figures each must show, and
 //! the page it writes.
 
-use std::process::Command;
-
 use vshred::encode::{EncodeOptions, ShredMode, encode};
 use vshred::infer::Preset;
 use vshred::parquet::DecimalMode;
@@ -353,39 +351,6 @@ fn datasets_are_measured_as_one_each_sizes_summed_over_their_files() {
     }
 }
 
-#[test]
-fn the_command_prints_markdown_and_writes_the_page() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("seed.jsonl");
-    std::fs::write(&input, seed_lines(300)).unwrap();
-    let page = dir.path().join("report.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["report", "--variant-field", "v", "--runs", "1", "--html"])
-        .arg(&page)
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("## Size per layout"), "{text}");
-    assert!(std::fs::read_to_string(&page).unwrap().contains("<svg"));
-
-    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["report", "--runs", "1"])
-        .arg(&input)
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("give one JSON Lines input"), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-}
-
 /// The markdown from `## heading` to the next heading.
 fn section<'t>(text: &'t str, heading: &str) -> &'t str {
     let start = text
@@ -659,38 +624,6 @@ fn files_measured_as_they_are_leave_nothing_to_keep() {
         err.to_string(),
         "invalid arguments: there are no encoded files to keep: Parquet files are measured as they are"
     );
-    assert!(!keep.exists());
-}
-
-#[test]
-fn the_command_checks_its_outputs_before_it_encodes() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("seed.jsonl");
-    std::fs::write(&input, seed_lines(300)).unwrap();
-    let keep = dir.path().join("kept");
-    let page = dir.path().join("missing").join("x.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["report", "--runs", "1", "--variant-field", "v"])
-        .arg("--keep-files")
-        .arg(&keep)
-        .arg("--html")
-        .arg(&page)
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout.is_empty());
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.starts_with(&format!(
-            "vshred: {}: I/O error: the directory {} does not exist",
-            page.display(),
-            page.parent().unwrap().display()
-        )),
-        "{err}"
-    );
-    assert_eq!(err.lines().count(), 1, "{err}");
-    // Nothing was encoded: the directory for the files is not even made.
     assert!(!keep.exists());
 }
 

@@ -93,7 +93,7 @@ use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, encode_in_memory};
 /// readers little and costs them another schema to merge; and samples of
 /// the same data differ by much less, so sampling noise does not re-infer
 /// (four files of events, whose fields vary from row to row, keep one
-/// layout: `tests/dataset_write.rs`).
+/// layout: `crates/cli/tests/dataset_write.rs`).
 pub const REINFER_GAIN: f64 = 0.05;
 
 /// How JSON Lines are split into the files of a dataset.

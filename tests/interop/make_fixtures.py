@@ -18,7 +18,7 @@ slice of the rows so that the slices overlap:
 Each engine parses the `v` object of a line itself (Spark's parse_json,
 DuckDB's JSON -> VARIANT cast), so the files hold what that engine makes of
 the JSON: DuckDB turns the fractions into doubles, Spark keeps decimals.
-tests/engine_datasets.rs reads them beside files vshred writes from the same
+crates/cli/tests/engine_datasets.rs reads them beside files vshred writes from the same
 rows.
 """
 import glob

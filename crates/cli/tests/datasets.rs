@@ -232,7 +232,7 @@ fn names_and_files_that_fit_no_file_are_errors_naming_them() {
 /// then standard error).
 #[test]
 fn the_readme_shows_what_dataset_commands_print() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let start = readme
         .find("```console\n$ vshred get testdata/datasets/engines")

@@ -305,7 +305,7 @@ fn a_typed_share_without_null_counts_in_the_footer_says_so() {
 
 #[test]
 fn the_readme_shows_what_schema_prints_for_the_engine_files() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let command = "$ vshred schema testdata/datasets/engines\n";
     let start = readme.find(command).expect("the README runs schema") + command.len();

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-#[path = "../benches/workload/mod.rs"]
+#[path = "../../../benches/workload/mod.rs"]
 mod workload;
 
 mod binary;
@@ -392,13 +392,13 @@ fn the_whole_dataset_reads_back_as_the_input() {
 
 #[test]
 fn the_readme_example_runs() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../../README.md");
     let command = readme
         .lines()
         .find(|l| l.starts_with("vshred encode testdata/events.jsonl events/ --max-file-rows"))
         .expect("the README shows a dataset example");
     let dir = tempfile::tempdir().unwrap();
-    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let testdata = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("testdata");
     std::os::unix::fs::symlink(&testdata, dir.path().join("testdata")).unwrap();
     let args: Vec<&str> = command
         .split('#')

@@ -141,7 +141,7 @@ fn missing_file_is_an_error_naming_it() {
 
 #[test]
 fn bundled_example_round_trips() {
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/events.jsonl");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/events.jsonl");
     let out = vshred(&["roundtrip", example], b"");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).lines().count(), 5);
@@ -152,7 +152,7 @@ fn bundled_example_round_trips() {
     );
 }
 
-const EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/events.jsonl");
+const EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/events.jsonl");
 
 #[test]
 fn encode_then_cat_gives_back_every_row() {

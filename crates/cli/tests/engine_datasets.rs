@@ -14,7 +14,7 @@ mod binary;
 use binary::{stderr, stdout, vshred_in};
 
 fn engines() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/datasets/engines")
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("testdata/datasets/engines")
 }
 
 /// Lines `from..to` of the source rows.

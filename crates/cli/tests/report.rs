@@ -1,0 +1,81 @@
+//! `vshred report` as a command: what it prints and the page it writes.
+
+use std::process::Command;
+
+/// 300 small rows with a Variant field `v`.
+fn seed_lines() -> String {
+    (0..300)
+        .map(|i| {
+            format!(
+                "{{\"id\":{i},\"v\":{{\"n\":{},\"s\":\"s-{}\"}}}}\n",
+                i % 7,
+                i % 13
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_command_prints_markdown_and_writes_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("seed.jsonl");
+    std::fs::write(&input, seed_lines()).unwrap();
+    let page = dir.path().join("report.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--variant-field", "v", "--runs", "1", "--html"])
+        .arg(&page)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("## Size per layout"), "{text}");
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<svg"));
+
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--runs", "1"])
+        .arg(&input)
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("give one JSON Lines input"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn the_command_checks_its_outputs_before_it_encodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("seed.jsonl");
+    std::fs::write(&input, seed_lines()).unwrap();
+    let keep = dir.path().join("kept");
+    let page = dir.path().join("missing").join("x.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--runs", "1", "--variant-field", "v"])
+        .arg("--keep-files")
+        .arg(&keep)
+        .arg("--html")
+        .arg(&page)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!(
+            "vshred: {}: I/O error: the directory {} does not exist",
+            page.display(),
+            page.parent().unwrap().display()
+        )),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // Nothing was encoded: the directory for the files is not even made.
+    assert!(!keep.exists());
+}

@@ -1,0 +1,1 @@
+//! Parquet Variant in DataFusion.
