@@ -33,11 +33,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use arrow::array::{ArrayRef, RecordBatch};
+use arrow::datatypes::SchemaRef;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::{
-    Decision, Footer, GetRequest, Layouts, ParquetFile, ReadStats, ScanOptions, ScanPlan,
-    get_of_batch, json_lines_of_batch, run_ordered,
+    Decision, Footer, GetRequest, Layouts, ParquetFile, Projected, Projection, ReadStats,
+    ScanOptions, ScanPlan, get_of_batch, json_lines_of_batch, projection_of_batch, run_ordered,
 };
 use crate::predicate::Operand;
 use schema::{ColumnType, DatasetSchema};
@@ -446,6 +447,63 @@ impl Dataset {
             |file| file.plan_get_present(request, with),
             |_, batch| get_of_batch(request, with, &batch),
             |(values, with)| sink(&values, &with),
+        )
+    }
+}
+
+impl Dataset {
+    /// The schema of the batches [`project`](Self::project) returns: the
+    /// outputs' names with the types the files agree on, a Variant column
+    /// as an unshredded one (the `arrow.parquet.variant` extension type).
+    /// Fails when an output names a column no file has.
+    pub fn projection_schema(&self, projection: &Projection) -> Result<SchemaRef> {
+        projection.check()?;
+        let known = self.columns()?;
+        for (_, output) in &projection.outputs {
+            match output {
+                Projected::Column(name) => self.check_columns(known, [name])?,
+                Projected::Path { column, .. } if !known.variants.contains(column) => {
+                    return Err(self.no_column(column, "Variant column", &known.variants));
+                }
+                Projected::Path { .. } => {}
+            }
+        }
+        Ok(projection.schema(
+            |name| match known.index.get(name).map(|&i| &known.types[i]) {
+                Some(ColumnType::Plain(t)) => Some(t.clone()),
+                _ => None,
+            },
+        ))
+    }
+
+    /// Every file's rows as batches of `schema` (as
+    /// [`projection_schema`](Self::projection_schema) gives it, or with other
+    /// names or types the outputs cast to), in file order, each file read
+    /// by its own plan of the projection: a path's leaves alone, row groups
+    /// and pages the filter rules out skipped. Returns what was read.
+    pub fn project(
+        &self,
+        projection: &Projection,
+        schema: &SchemaRef,
+        options: &ScanOptions,
+        sink: impl FnMut(RecordBatch) -> Result<()>,
+    ) -> Result<DatasetStats> {
+        self.projection_schema(projection)?;
+        if schema.fields().len() != projection.outputs.len() {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "a projection of {} outputs cannot fill a schema of {} columns",
+                    projection.outputs.len(),
+                    schema.fields().len()
+                ),
+            ));
+        }
+        self.scan(
+            options,
+            |file| file.plan_projection(projection),
+            |_, batch| projection_of_batch(projection, schema, &batch),
+            sink,
         )
     }
 }

@@ -9,6 +9,7 @@
 mod arrow_hint;
 mod file;
 mod plan;
+mod projection;
 mod read;
 mod scan;
 mod schema;
@@ -17,6 +18,8 @@ mod write;
 
 pub use file::{Footer, Layouts, LeafSize, ParquetFile, TypedValues};
 pub use plan::{Decision, ReadStats, RowGroupPlan, ScanPlan, SkipReason};
+pub(crate) use projection::projection_of_batch;
+pub use projection::{Projected, Projection};
 pub use read::GetRequest;
 pub(crate) use read::{get_of_batch, json_lines_of_batch};
 pub use scan::ScanOptions;

@@ -295,7 +295,7 @@ impl ParquetFile {
     /// A plan reading, of each row group, the leaves `leaves_of` gives and
     /// those the filter (on paths of the Variant column given with it)
     /// reads, skipping what the filter rules out.
-    fn plan(
+    pub(super) fn plan(
         &self,
         filter: Option<(&Predicate, Option<&Type>)>,
         leaves_of: impl Fn(&RowGroupMetaData) -> Vec<usize>,
@@ -626,7 +626,7 @@ impl ParquetFile {
 }
 
 /// Every leaf under the top-level columns `roots`.
-fn root_leaves<'s>(
+pub(super) fn root_leaves<'s>(
     schema: &'s SchemaDescriptor,
     roots: &'s [usize],
 ) -> impl Iterator<Item = usize> + 's {
@@ -757,7 +757,7 @@ fn page_bound(index: &ColumnIndexMetaData, page: usize, is_min: bool) -> Option<
 }
 
 /// Where a path leads in a Variant column's Parquet group.
-struct Target {
+pub(super) struct Target {
     /// Leaf path prefix of the slot where resolution stopped.
     slot: Vec<String>,
     /// Whether every segment went through shredded groups.
@@ -776,7 +776,7 @@ impl Target {
     /// The leaves to read in a row group: the slot's subtree when the path
     /// is complete (without an all-null `value`), else the slot's residual;
     /// `metadata` whenever a Variant-encoded value may need decoding.
-    fn leaves(
+    pub(super) fn leaves(
         &self,
         schema: &SchemaDescriptor,
         meta: &RowGroupMetaData,
@@ -834,7 +834,7 @@ impl Target {
 }
 
 /// Follows `path` through the shredded groups of a Variant column.
-fn resolve(column: &Type, path: &VariantPath) -> Target {
+pub(super) fn resolve(column: &Type, path: &VariantPath) -> Target {
     let mut slot = vec![column.name().to_string()];
     let mut group = column;
     for segment in path.segments() {

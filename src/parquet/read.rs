@@ -241,7 +241,7 @@ fn record_batch(names: &[String], columns: Vec<ArrayRef>, rows: usize) -> Result
 }
 
 /// An unshredded Variant column of `rows` null rows.
-fn null_variants(rows: usize) -> StructArray {
+pub(super) fn null_variants(rows: usize) -> StructArray {
     let mut shredder = Shredder::new(&ShreddingSchema::Variant);
     for _ in 0..rows {
         shredder.append_null();

@@ -1,1 +1,71 @@
-//! Parquet Variant in DataFusion.
+//! Parquet Variant in DataFusion, over the `vshred` core library.
+//!
+//! - [`functions`]: Spark's Variant functions (`variant_get`,
+//!   `try_variant_get`, `parse_json`, `to_json`, ...), vectorized over
+//!   whole Arrow arrays by the core's kernels.
+//! - [`table`]: files and datasets as tables (`SELECT ... FROM 'dir/'`,
+//!   `CREATE EXTERNAL TABLE ... STORED AS PARQUET`), Variant columns typed
+//!   `arrow.parquet.variant` whatever each file's layout.
+//! - [`scan`]: the scan, which reads a `variant_get` path's leaves alone and
+//!   prunes files, row groups and pages by the filters DataFusion pushes to
+//!   it ([`filter`]).
+//!
+//! [`context`] makes a `SessionContext` with all of it registered.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> datafusion::common::Result<()> {
+//! let ctx = vshred_datafusion::context(Default::default());
+//! let batches = ctx
+//!     .sql(r#"SELECT variant_get(parse_json('{"a": {"b": 7}}'), '$.a.b', 'bigint') AS b"#)
+//!     .await?
+//!     .collect()
+//!     .await?;
+//! let b = batches[0].column(0).as_any().downcast_ref::<arrow::array::Int64Array>().unwrap();
+//! assert_eq!(b.value(0), 7);
+//! # Ok(()) }
+//! ```
+
+pub mod filter;
+pub mod functions;
+pub mod scan;
+pub mod table;
+
+use std::sync::Arc;
+
+use datafusion::catalog::DynamicFileCatalog;
+use datafusion::catalog::UrlTableFactory;
+use datafusion::datasource::dynamic_file::DynamicListTableFactory;
+use datafusion::execution::{FunctionRegistry, SessionStateBuilder};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion_session::SessionStore;
+
+use table::{VariantTableFactory, VariantUrlTables};
+
+/// A session with the Variant functions, Parquet tables read by
+/// [`table::VariantTable`] (by `CREATE EXTERNAL TABLE ... STORED AS
+/// PARQUET` and by `FROM 'path'`), and DataFusion's defaults otherwise.
+pub fn context(config: SessionConfig) -> SessionContext {
+    let mut state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build();
+    for function in functions::all() {
+        state
+            .register_udf(function)
+            .expect("registering a function does not fail");
+    }
+    state
+        .table_factories_mut()
+        .insert("PARQUET".into(), Arc::new(VariantTableFactory));
+    let others = Arc::new(DynamicListTableFactory::new(SessionStore::new()));
+    let catalogs = Arc::new(DynamicFileCatalog::new(
+        state.catalog_list().clone(),
+        Arc::new(VariantUrlTables::new(others.clone())) as Arc<dyn UrlTableFactory>,
+    ));
+    let ctx: SessionContext = SessionStateBuilder::new_from_existing(state)
+        .with_catalog_list(catalogs)
+        .build()
+        .into();
+    others.session_store().with_state(ctx.state_weak_ref());
+    ctx
+}

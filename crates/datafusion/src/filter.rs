@@ -1,0 +1,237 @@
+//! Filters DataFusion pushes to the scan, as the core's [`Predicate`]s
+//! that prune files, row groups and pages.
+//!
+//! A filter translates when it is made of `=`, `<`, `<=`, `>`, `>=`, `IN`,
+//! `BETWEEN`, `IS NOT NULL`, `AND` and `OR` over `variant_get(v, 'path',
+//! 'type')` (or an ordinary column) and constants. Pruning must never drop
+//! a row the filter keeps, so the translation is conservative: a value
+//! that does not convert to the requested type is null in SQL, and fails
+//! every comparison, as it fails the core's comparison of a value of
+//! another kind; `IS NULL` is true of such a value but not of the core's
+//! `is null`, so it translates only for `variant_get` as `variant`. The
+//! scan returns every row of what it reads: DataFusion applies the filter
+//! itself ([`TableProviderFilterPushDown::Inexact`]).
+//!
+//! [`TableProviderFilterPushDown::Inexact`]: datafusion::logical_expr::TableProviderFilterPushDown::Inexact
+
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator, expr::InList};
+use vshred::predicate::{Comparison, Literal, Op, Operand, Predicate};
+use vshred::shred::ShreddingSchema;
+use vshred::variant::VariantDecimal;
+
+use crate::functions::{VariantGet, parse_type};
+
+/// A filter as a predicate on paths of one Variant column (named first,
+/// `None` when it reads ordinary columns alone), if it translates.
+pub fn to_predicate(expr: &Expr) -> Option<(Option<String>, Predicate)> {
+    let mut column = None;
+    let predicate = translate(expr, &mut column)?;
+    Some((column, predicate))
+}
+
+/// The parts of `filters` that translate, as one predicate over the
+/// Variant column most of them read (the core prunes by one at a time).
+pub fn combine(filters: &[Expr]) -> Option<(String, Predicate)> {
+    let translated: Vec<_> = filters.iter().filter_map(to_predicate).collect();
+    let mut columns: Vec<&String> = translated.iter().filter_map(|(c, _)| c.as_ref()).collect();
+    columns.sort();
+    let chosen = columns
+        .chunk_by(|a, b| a == b)
+        .max_by_key(|run| run.len())
+        .map(|run| run[0].clone());
+    let parts: Vec<Predicate> = translated
+        .into_iter()
+        .filter(|(c, _)| c.is_none() || c == &chosen)
+        .map(|(_, p)| p)
+        .collect();
+    let predicate = match parts.len() {
+        0 => return None,
+        1 => parts.into_iter().next()?,
+        _ => Predicate::And(parts),
+    };
+    // With no Variant column in it, the filter reads ordinary columns; the
+    // name is then unused.
+    Some((chosen.unwrap_or_default(), predicate))
+}
+
+fn translate(expr: &Expr, column: &mut Option<String>) -> Option<Predicate> {
+    match expr {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => match op {
+            Operator::And | Operator::Or => {
+                let parts = vec![translate(left, column)?, translate(right, column)?];
+                Some(if *op == Operator::And {
+                    Predicate::And(parts)
+                } else {
+                    Predicate::Or(parts)
+                })
+            }
+            _ => {
+                let (operand, op, literal) = match (operand(left, column), literal(right)) {
+                    (Some(o), Some(l)) => (o, comparison(*op)?, l),
+                    _ => (
+                        operand(right, column)?,
+                        flipped(comparison(*op)?),
+                        literal(left)?,
+                    ),
+                };
+                Some(Predicate::Compare(Comparison {
+                    operand: operand.0,
+                    op,
+                    literal,
+                }))
+            }
+        },
+        Expr::Between(Between {
+            expr,
+            negated: false,
+            low,
+            high,
+        }) => {
+            let (operand, _) = operand(expr, column)?;
+            let compare = |op, l: &Expr| {
+                Some(Predicate::Compare(Comparison {
+                    operand: operand.clone(),
+                    op,
+                    literal: literal(l)?,
+                }))
+            };
+            Some(Predicate::And(vec![
+                compare(Op::Ge, low)?,
+                compare(Op::Le, high)?,
+            ]))
+        }
+        Expr::InList(InList {
+            expr,
+            list,
+            negated: false,
+        }) => {
+            let (operand, _) = operand(expr, column)?;
+            let parts = list
+                .iter()
+                .map(|l| {
+                    Some(Predicate::Compare(Comparison {
+                        operand: operand.clone(),
+                        op: Op::Eq,
+                        literal: literal(l)?,
+                    }))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(Predicate::Or(parts))
+        }
+        Expr::IsNotNull(inner) => {
+            let (operand, _) = operand(inner, column)?;
+            Some(Predicate::Not(Box::new(Predicate::IsNull(operand))))
+        }
+        Expr::IsNull(inner) => match operand(inner, column)? {
+            (operand, Some(ShreddingSchema::Variant)) => Some(Predicate::IsNull(operand)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// What a comparison reads: a path of `variant_get` (with the type asked
+/// for) or an ordinary column. Every path must be of the same column.
+fn operand(
+    expr: &Expr,
+    variant: &mut Option<String>,
+) -> Option<(Operand, Option<ShreddingSchema>)> {
+    match expr {
+        // Coercion widens a result to the constant's type: a number stays a
+        // number of the same value.
+        Expr::Cast(cast) if cast.field.data_type().is_numeric() => {
+            let (operand, as_type) = self::operand(&cast.expr, variant)?;
+            matches!(as_type, Some(ref t) if is_number(t)).then_some((operand, as_type))
+        }
+        Expr::Column(c) => Some((Operand::Column(c.name.clone()), None)),
+        Expr::ScalarFunction(call) if call.func.inner().is::<VariantGet>() => {
+            let [Expr::Column(c), path, rest @ ..] = call.args.as_slice() else {
+                return None;
+            };
+            let as_type = match rest {
+                [] => ShreddingSchema::Variant,
+                [t] => parse_type(constant_str(t)?).ok()?,
+                _ => return None,
+            };
+            if matches!(
+                as_type,
+                ShreddingSchema::Date | ShreddingSchema::Time | ShreddingSchema::Timestamp { .. }
+            ) {
+                // Our literals have no dates or times.
+                return None;
+            }
+            match variant {
+                Some(name) if *name != c.name => return None,
+                _ => *variant = Some(c.name.clone()),
+            }
+            let path = constant_str(path)?.parse().ok()?;
+            Some((Operand::Path(path), Some(as_type)))
+        }
+        _ => None,
+    }
+}
+
+fn is_number(t: &ShreddingSchema) -> bool {
+    use ShreddingSchema as S;
+    matches!(
+        t,
+        S::Int8 | S::Int16 | S::Int32 | S::Int64 | S::Float | S::Double | S::Decimal { .. }
+    )
+}
+
+fn constant_str(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Literal(value, _) => value.try_as_str().flatten(),
+        _ => None,
+    }
+}
+
+fn literal(expr: &Expr) -> Option<Literal> {
+    let Expr::Literal(value, _) = expr else {
+        return None;
+    };
+    let int = |n: i64| Some(Literal::Number(VariantDecimal::try_new(n as i128, 0).ok()?));
+    match value {
+        ScalarValue::Int8(Some(n)) => int(*n as i64),
+        ScalarValue::Int16(Some(n)) => int(*n as i64),
+        ScalarValue::Int32(Some(n)) => int(*n as i64),
+        ScalarValue::Int64(Some(n)) => int(*n),
+        ScalarValue::UInt8(Some(n)) => int(*n as i64),
+        ScalarValue::UInt16(Some(n)) => int(*n as i64),
+        ScalarValue::UInt32(Some(n)) => int(*n as i64),
+        ScalarValue::UInt64(Some(n)) => int(i64::try_from(*n).ok()?),
+        ScalarValue::Float32(Some(f)) => Some(Literal::Double(*f as f64)),
+        ScalarValue::Float64(Some(f)) => Some(Literal::Double(*f)),
+        ScalarValue::Decimal128(Some(n), _, scale) => Some(Literal::Number(
+            VariantDecimal::try_new(*n, u8::try_from(*scale).ok()?).ok()?,
+        )),
+        ScalarValue::Boolean(Some(b)) => Some(Literal::Bool(*b)),
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::Utf8View(Some(s))
+        | ScalarValue::LargeUtf8(Some(s)) => Some(Literal::String(s.clone())),
+        _ => None,
+    }
+}
+
+fn comparison(op: Operator) -> Option<Op> {
+    Some(match op {
+        Operator::Eq => Op::Eq,
+        Operator::Lt => Op::Lt,
+        Operator::LtEq => Op::Le,
+        Operator::Gt => Op::Gt,
+        Operator::GtEq => Op::Ge,
+        _ => return None,
+    })
+}
+
+/// `lit OP x` as `x OP' lit`.
+fn flipped(op: Op) -> Op {
+    match op {
+        Op::Lt => Op::Gt,
+        Op::Le => Op::Ge,
+        Op::Gt => Op::Lt,
+        Op::Ge => Op::Le,
+        other => other,
+    }
+}

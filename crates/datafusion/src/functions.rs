@@ -1,0 +1,339 @@
+//! Spark's Variant functions as DataFusion scalar functions, each a kernel
+//! of the core library over a whole Arrow array:
+//!
+//! | function | returns |
+//! |---|---|
+//! | `variant_get(v, path, type)` | the value at `path` as `type` (Spark's type names: `'bigint'`, `'decimal(18,2)'`, `'string'`, `'timestamp'`, `'variant'`, ...); null where the path is missing, an error where the value does not convert |
+//! | `try_variant_get(v, path, type)` | the same, null where the value does not convert |
+//! | `variant_get(v, path)` | the sub-Variant at `path` |
+//! | `parse_json(text)` / `try_parse_json(text)` | the Variant of each JSON text (an error, or null, where it is not JSON) |
+//! | `to_json(v)` | each Variant as JSON text, decimals exact |
+//! | `is_variant_null(v)` | whether each value is the Variant null (not SQL null) |
+//!
+//! `variant_get` of a column with a constant path and type is marked cheap
+//! ([`ExpressionPlacement::MoveTowardsLeafNodes`]): DataFusion moves it
+//! down to the scan, which then reads the path's leaves alone
+//! ([`crate::scan`]).
+
+use std::sync::{Arc, LazyLock};
+
+use arrow::array::{Array, ArrayRef, AsArray, BooleanBuilder, StringBuilder, StructArray};
+use arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err, plan_err};
+use datafusion::logical_expr::{
+    ColumnarValue, ExpressionPlacement, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, TypeSignature, Volatility,
+};
+use vshred::get::variant_get;
+use vshred::parquet::{is_variant_field, variant_field};
+use vshred::path::VariantPath;
+use vshred::shred::{Shredder, ShreddingSchema};
+use vshred::unshred::ShreddedColumn;
+
+/// Every function of this module.
+pub fn all() -> Vec<Arc<ScalarUDF>> {
+    vec![
+        VARIANT_GET.clone(),
+        TRY_VARIANT_GET.clone(),
+        Arc::new(ScalarUDF::from(ParseJson { strict: true })),
+        Arc::new(ScalarUDF::from(ParseJson { strict: false })),
+        Arc::new(ScalarUDF::from(ToJson)),
+        Arc::new(ScalarUDF::from(IsVariantNull)),
+    ]
+}
+
+/// `variant_get`, one instance for the scan to recognise.
+pub static VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
+    LazyLock::new(|| Arc::new(ScalarUDF::from(VariantGet::new(true))));
+/// `try_variant_get`.
+pub static TRY_VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
+    LazyLock::new(|| Arc::new(ScalarUDF::from(VariantGet::new(false))));
+
+/// The core error as DataFusion's, its message kept.
+pub(crate) fn external(e: vshred::Error) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}
+
+/// The Arrow field of an unshredded Variant value named `name`.
+pub fn variant_result_field(name: &str) -> Field {
+    variant_field(name, &ShreddingSchema::Variant)
+}
+
+/// A type named as Spark names it, as the layout our kernels take.
+pub fn parse_type(name: &str) -> Result<ShreddingSchema> {
+    let lower = name.trim().to_ascii_lowercase();
+    if lower.starts_with("struct") || lower.starts_with("array") || lower.starts_with("map") {
+        return plan_err!(
+            "variant_get: the type {name:?} is not supported yet (a primitive type or 'variant')"
+        );
+    }
+    ShreddingSchema::parse_type_name(name).map_err(|e| DataFusionError::Plan(e.to_string()))
+}
+
+/// The Arrow field a `variant_get` of `as_type` returns.
+pub fn result_field(name: &str, as_type: &ShreddingSchema) -> Field {
+    match as_type.typed_value_type() {
+        Some(t) => Field::new(name, t, true),
+        None => variant_result_field(name),
+    }
+}
+
+/// The value of a constant string argument.
+fn constant_string<'a>(
+    function: &str,
+    what: &str,
+    value: Option<&'a ScalarValue>,
+) -> Result<&'a str> {
+    match value {
+        Some(ScalarValue::Utf8(Some(s)))
+        | Some(ScalarValue::Utf8View(Some(s)))
+        | Some(ScalarValue::LargeUtf8(Some(s))) => Ok(s),
+        _ => plan_err!("{function}: the {what} must be a constant string"),
+    }
+}
+
+/// The first argument as a Variant struct array.
+fn variant_arg(function: &str, value: &ColumnarValue, rows: usize) -> Result<StructArray> {
+    let array = value.to_array(rows)?;
+    match array.as_struct_opt() {
+        Some(column) => Ok(column.clone()),
+        None => exec_err!(
+            "{function}: the argument must be a Variant, not {}",
+            array.data_type()
+        ),
+    }
+}
+
+fn check_variant(function: &str, field: &FieldRef) -> Result<()> {
+    if is_variant_field(field) {
+        Ok(())
+    } else {
+        plan_err!(
+            "{function}: the first argument must be a Variant, not {}",
+            field.data_type()
+        )
+    }
+}
+
+/// `variant_get` and `try_variant_get`.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct VariantGet {
+    signature: Signature,
+    /// A value that does not convert is an error (`variant_get`), not null.
+    strict: bool,
+}
+
+impl VariantGet {
+    fn new(strict: bool) -> VariantGet {
+        VariantGet {
+            signature: Signature::one_of(
+                vec![TypeSignature::Any(2), TypeSignature::Any(3)],
+                Volatility::Immutable,
+            ),
+            strict,
+        }
+    }
+
+    /// Whether this is `variant_get` (an error where a value does not
+    /// convert) rather than `try_variant_get`.
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
+}
+
+impl ScalarUDFImpl for VariantGet {
+    fn name(&self) -> &str {
+        if self.strict {
+            "variant_get"
+        } else {
+            "try_variant_get"
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        unreachable!("return_field_from_args is implemented")
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        check_variant(self.name(), &args.arg_fields[0])?;
+        constant_string(self.name(), "path", args.scalar_arguments[1])?;
+        let as_type = match args.scalar_arguments.get(2) {
+            Some(t) => parse_type(constant_string(self.name(), "type", *t)?)?,
+            None => ShreddingSchema::Variant,
+        };
+        Ok(Arc::new(result_field(self.name(), &as_type)))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let name = self.name();
+        let column = variant_arg(name, &args.args[0], args.number_rows)?;
+        let scalar = |i: usize| match args.args.get(i) {
+            Some(ColumnarValue::Scalar(s)) => Some(s),
+            _ => None,
+        };
+        let path: VariantPath = constant_string(name, "path", scalar(1))?
+            .parse()
+            .map_err(external)?;
+        let as_type = match scalar(2) {
+            Some(t) => parse_type(constant_string(name, "type", Some(t))?)?,
+            None => ShreddingSchema::Variant,
+        };
+        let result = variant_get(&column, &path, &as_type, self.strict).map_err(external)?;
+        Ok(ColumnarValue::Array(result))
+    }
+
+    fn placement(&self, args: &[ExpressionPlacement]) -> ExpressionPlacement {
+        // A column and constants: the scan computes it from the path's
+        // leaves, so it belongs next to the scan.
+        match args {
+            [ExpressionPlacement::Column, rest @ ..]
+                if rest.iter().all(|a| *a == ExpressionPlacement::Literal) =>
+            {
+                ExpressionPlacement::MoveTowardsLeafNodes
+            }
+            _ => ExpressionPlacement::KeepInPlace,
+        }
+    }
+}
+
+/// `parse_json` and `try_parse_json`.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ParseJson {
+    /// Text that is not JSON is an error (`parse_json`), not null.
+    strict: bool,
+}
+
+impl ScalarUDFImpl for ParseJson {
+    fn name(&self) -> &str {
+        if self.strict {
+            "parse_json"
+        } else {
+            "try_parse_json"
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        static SIGNATURE: LazyLock<Signature> =
+            LazyLock::new(|| Signature::string(1, Volatility::Immutable));
+        &SIGNATURE
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        unreachable!("return_field_from_args is implemented")
+    }
+
+    fn return_field_from_args(&self, _: ReturnFieldArgs) -> Result<FieldRef> {
+        Ok(Arc::new(variant_result_field(self.name())))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let text = args.args[0].to_array(args.number_rows)?;
+        let text = arrow::compute::cast(&text, &DataType::Utf8View)?;
+        let mut shredder = Shredder::new(&ShreddingSchema::Variant);
+        for (row, line) in text.as_string_view().iter().enumerate() {
+            match line {
+                None => shredder.append_null(),
+                Some(line) => match shredder.append_json(line.as_bytes()) {
+                    Ok(()) => {}
+                    Err(_) if !self.strict => shredder.append_null(),
+                    Err(e) => return Err(external(e.with_row(row as u64))),
+                },
+            }
+        }
+        Ok(ColumnarValue::Array(Arc::new(shredder.finish())))
+    }
+}
+
+/// `to_json`.
+#[derive(Debug, PartialEq, Eq, Hash, Default)]
+struct ToJson;
+
+impl ScalarUDFImpl for ToJson {
+    fn name(&self) -> &str {
+        "to_json"
+    }
+
+    fn signature(&self) -> &Signature {
+        static SIGNATURE: LazyLock<Signature> =
+            LazyLock::new(|| Signature::any(1, Volatility::Immutable));
+        &SIGNATURE
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        check_variant(self.name(), &args.arg_fields[0])?;
+        Ok(Arc::new(Field::new(self.name(), DataType::Utf8, true)))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let column = variant_arg(self.name(), &args.args[0], args.number_rows)?;
+        let reader = ShreddedColumn::try_new(&column).map_err(external)?;
+        let mut out = StringBuilder::new();
+        let mut json = Vec::new();
+        for row in 0..column.len() {
+            if reader.is_null(row) {
+                out.append_null();
+                continue;
+            }
+            json.clear();
+            reader.write_json(row, &mut json).map_err(external)?;
+            // The renderer writes UTF-8 (strings were validated when read).
+            out.append_value(String::from_utf8_lossy(&json));
+        }
+        Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
+    }
+}
+
+/// `is_variant_null`.
+#[derive(Debug, PartialEq, Eq, Hash, Default)]
+struct IsVariantNull;
+
+impl ScalarUDFImpl for IsVariantNull {
+    fn name(&self) -> &str {
+        "is_variant_null"
+    }
+
+    fn signature(&self) -> &Signature {
+        static SIGNATURE: LazyLock<Signature> =
+            LazyLock::new(|| Signature::any(1, Volatility::Immutable));
+        &SIGNATURE
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Boolean)
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        check_variant(self.name(), &args.arg_fields[0])?;
+        Ok(Arc::new(Field::new(self.name(), DataType::Boolean, false)))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let column = variant_arg(self.name(), &args.args[0], args.number_rows)?;
+        // The Variant null is the one-byte value 0 in `value`, with no
+        // typed value beside it; SQL null is not the Variant null (Spark).
+        let value = match column.column_by_name("value") {
+            Some(v) => arrow::compute::cast(v, &DataType::BinaryView)?,
+            None => arrow::array::new_null_array(&DataType::BinaryView, column.len()),
+        };
+        let value = value.as_binary_view();
+        let typed = column.column_by_name("typed_value");
+        let mut out = BooleanBuilder::with_capacity(column.len());
+        for row in 0..column.len() {
+            out.append_value(
+                column.is_valid(row)
+                    && typed.is_none_or(|t| t.is_null(row))
+                    && value.is_valid(row)
+                    && value.value(row) == [0],
+            );
+        }
+        Ok(ColumnarValue::Array(Arc::new(out.finish())))
+    }
+}

@@ -1,0 +1,251 @@
+//! The scan of a Variant dataset as a DataFusion execution plan.
+//!
+//! [`VariantScanExec`] runs a core [`Projection`] over a [`Dataset`]: each
+//! output is a whole column or a `variant_get` of a path, and each file is
+//! read by its own plan (a path's leaves alone, whatever the file's layout;
+//! row groups and pages the pushed-down filters rule out skipped). The
+//! core's executor reads row groups on its own worker threads and hands
+//! batches over in file order, so the plan has one output partition.
+//!
+//! A projection directly above the scan whose expressions are columns and
+//! `variant_get(column, 'path', 'type')` calls is absorbed into it
+//! ([`ExecutionPlan::try_swapping_with_projection`]): DataFusion moves such
+//! calls down to the scan (they are marked cheap, see
+//! [`crate::functions`]), so a query touching `v` only through
+//! `variant_get` never reads the whole Variant column.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use datafusion::common::Result;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::execution::TaskContext;
+use datafusion::physical_expr::expressions::{Column, Literal};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr, ScalarFunctionExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
+use datafusion::physical_plan::projection::ProjectionExec;
+use datafusion::physical_plan::stream::RecordBatchReceiverStream;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+    SendableRecordBatchStream,
+};
+use vshred::dataset::{Dataset, DatasetStats};
+use vshred::parquet::{Projected, Projection, ScanOptions};
+
+use crate::functions::{VariantGet, external, parse_type};
+
+/// A scan of a [`Dataset`] by a [`Projection`].
+/// The dataset is shown by its number of files.
+pub struct VariantScanExec {
+    dataset: Arc<Dataset>,
+    projection: Projection,
+    schema: SchemaRef,
+    properties: Arc<PlanProperties>,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl VariantScanExec {
+    /// A scan producing batches of `schema`, one column per output of
+    /// `projection`.
+    pub fn new(dataset: Arc<Dataset>, projection: Projection, schema: SchemaRef) -> Self {
+        let properties = PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            Partitioning::UnknownPartitioning(1),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        );
+        VariantScanExec {
+            dataset,
+            projection,
+            schema,
+            properties: Arc::new(properties),
+            metrics: ExecutionPlanMetricsSet::new(),
+        }
+    }
+
+    /// What the scan reads.
+    pub fn projection(&self) -> &Projection {
+        &self.projection
+    }
+
+    /// The output of `expr` (over this scan's output), if the scan can
+    /// compute it itself: a column, or `variant_get` of a Variant column
+    /// with a constant path and type.
+    fn absorb(&self, expr: &Arc<dyn PhysicalExpr>) -> Option<Projected> {
+        let output = |expr: &Arc<dyn PhysicalExpr>| {
+            let column = expr.downcast_ref::<Column>()?;
+            self.projection.outputs.get(column.index()).map(|(_, o)| o)
+        };
+        if let Some(output) = output(expr) {
+            return Some(output.clone());
+        }
+        let call = expr.downcast_ref::<ScalarFunctionExpr>()?;
+        let get = call.fun().inner().downcast_ref::<VariantGet>()?;
+        let constant = |i: usize| -> Option<String> {
+            let literal = call.args().get(i)?.downcast_ref::<Literal>()?;
+            literal.value().try_as_str().flatten().map(str::to_string)
+        };
+        let Projected::Column(column) = output(call.args().first()?)? else {
+            return None;
+        };
+        let path = constant(1)?.parse().ok()?;
+        let as_type = match call.args().len() {
+            2 => vshred::shred::ShreddingSchema::Variant,
+            3 => parse_type(&constant(2)?).ok()?,
+            _ => return None,
+        };
+        Some(Projected::Path {
+            column: column.clone(),
+            path,
+            as_type,
+            strict: get.strict(),
+        })
+    }
+}
+
+/// What a scan read, as the plan's metrics (`EXPLAIN ANALYZE` shows them).
+fn record(metrics: &ExecutionPlanMetricsSet, stats: &DatasetStats) {
+    let count = |name: &'static str, n: usize| {
+        MetricBuilder::new(metrics).global_counter(name).add(n);
+    };
+    count("files", stats.files);
+    count("files_pruned", stats.files_skipped);
+    count("row_groups", stats.read.row_groups);
+    count("row_groups_read", stats.read.row_groups_read);
+    count(
+        "row_groups_pruned_statistics",
+        stats.read.skipped_by_statistics,
+    );
+    count(
+        "row_groups_pruned_bloom_filter",
+        stats.read.skipped_by_bloom_filters,
+    );
+    count(
+        "row_groups_pruned_page_index",
+        stats.read.skipped_by_page_index,
+    );
+    count("pages_pruned", stats.read.pages_skipped);
+    count("rows_read", stats.read.rows_read as usize);
+}
+
+impl fmt::Debug for VariantScanExec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        DisplayAs::fmt_as(self, DisplayFormatType::Default, f)
+    }
+}
+
+impl DisplayAs for VariantScanExec {
+    fn fmt_as(&self, _: DisplayFormatType, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "VariantScanExec: files={}, outputs=[",
+            self.dataset.files().len()
+        )?;
+        for (i, (name, output)) in self.projection.outputs.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match output {
+                Projected::Column(column) if column == name => write!(f, "{name}")?,
+                Projected::Column(column) => write!(f, "{column} AS {name}")?,
+                Projected::Path {
+                    column,
+                    path,
+                    as_type,
+                    ..
+                } => write!(f, "{column}:{path}::{as_type} AS {name}")?,
+            }
+        }
+        f.write_str("]")?;
+        if let Some((column, filter)) = &self.projection.filter {
+            write!(f, ", prune={column}: {filter:?}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ExecutionPlan for VariantScanExec {
+    fn name(&self) -> &str {
+        "VariantScanExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        Vec::new()
+    }
+
+    fn apply_expressions(
+        &self,
+        _: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        _: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+
+    fn execute(
+        &self,
+        _partition: usize,
+        context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
+        let tx = builder.tx();
+        let dataset = self.dataset.clone();
+        let projection = self.projection.clone();
+        let schema = self.schema.clone();
+        let options = ScanOptions::new(context.session_config().batch_size());
+        let metrics = self.metrics.clone();
+        builder.spawn_blocking(move || {
+            let result = dataset.project(&projection, &schema, &options, |batch| {
+                tx.blocking_send(Ok(batch))
+                    .map_err(|_| vshred::Error::from_message("the query stopped reading".into()))
+            });
+            match result {
+                Ok(stats) => {
+                    record(&metrics, &stats);
+                    Ok(())
+                }
+                // The consumer is gone (a LIMIT was reached): not an error.
+                Err(_) if tx.is_closed() => Ok(()),
+                Err(e) => Err(external(e)),
+            }
+        });
+        Ok(builder.build())
+    }
+
+    fn metrics(&self) -> Option<MetricsSet> {
+        Some(self.metrics.clone_inner())
+    }
+
+    fn try_swapping_with_projection(
+        &self,
+        projection: &ProjectionExec,
+    ) -> Result<Option<Arc<dyn ExecutionPlan>>> {
+        let mut outputs = Vec::with_capacity(projection.expr().len());
+        for expr in projection.expr() {
+            match self.absorb(&expr.expr) {
+                Some(output) => outputs.push((expr.alias.clone(), output)),
+                None => return Ok(None),
+            }
+        }
+        let absorbed = Projection {
+            outputs,
+            filter: self.projection.filter.clone(),
+        };
+        Ok(Some(Arc::new(VariantScanExec::new(
+            self.dataset.clone(),
+            absorbed,
+            projection.schema(),
+        ))))
+    }
+}

@@ -1,0 +1,169 @@
+//! Parquet files and datasets as DataFusion tables.
+//!
+//! A [`VariantTable`] is any input the core's [`Dataset::find`] accepts (a
+//! file, a directory of `*.parquet` files, a glob), read as one table of
+//! the columns its files have: ordinary columns in the type the files agree
+//! on, Variant columns as the canonical `arrow.parquet.variant` extension
+//! type over an unshredded struct (`metadata`, `value`), whatever each
+//! file's layout. It is what `SELECT ... FROM 'path/'` reads
+//! ([`VariantUrlTables`]) and what `CREATE EXTERNAL TABLE t STORED AS
+//! PARQUET LOCATION 'path/'` creates ([`VariantTableFactory`]).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::{Session, TableProvider, TableProviderFactory, UrlTableFactory};
+use datafusion::common::{Result, plan_err};
+use datafusion::datasource::dynamic_file::DynamicListTableFactory;
+use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown, TableType};
+use datafusion::physical_plan::ExecutionPlan;
+use vshred::dataset::Dataset;
+use vshred::parquet::{Projected, Projection};
+
+use crate::filter::{combine, to_predicate};
+use crate::functions::external;
+use crate::scan::VariantScanExec;
+
+/// A dataset of Parquet files with Variant columns, as a table.
+pub struct VariantTable {
+    dataset: Arc<Dataset>,
+    /// Every column, whole.
+    columns: Projection,
+    schema: SchemaRef,
+}
+
+impl VariantTable {
+    /// The table of the files `input` names ([`Dataset::find`]); their
+    /// footers are read here, once, to know the columns.
+    pub fn open(input: &Path) -> Result<VariantTable> {
+        VariantTable::new(Dataset::find(input).map_err(external)?)
+    }
+
+    /// The table of `dataset`.
+    pub fn new(dataset: Dataset) -> Result<VariantTable> {
+        let columns = Projection {
+            outputs: dataset
+                .columns()
+                .map_err(external)?
+                .all
+                .iter()
+                .map(|name| (name.clone(), Projected::Column(name.clone())))
+                .collect(),
+            filter: None,
+        };
+        let schema = dataset.projection_schema(&columns).map_err(external)?;
+        Ok(VariantTable {
+            dataset: Arc::new(dataset),
+            columns,
+            schema,
+        })
+    }
+}
+
+impl std::fmt::Debug for VariantTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VariantTable({} files)", self.dataset.files().len())
+    }
+}
+
+#[async_trait]
+impl TableProvider for VariantTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        _state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let chosen: Vec<usize> = match projection {
+            Some(indices) => indices.clone(),
+            None => (0..self.schema.fields().len()).collect(),
+        };
+        let scan = Projection {
+            outputs: chosen
+                .iter()
+                .map(|&i| self.columns.outputs[i].clone())
+                .collect(),
+            filter: combine(filters),
+        };
+        let schema = Arc::new(self.schema.project(&chosen)?);
+        Ok(Arc::new(VariantScanExec::new(
+            self.dataset.clone(),
+            scan,
+            schema,
+        )))
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        // The scan prunes by what translates; DataFusion filters the rows.
+        Ok(filters
+            .iter()
+            .map(|f| match to_predicate(f) {
+                Some(_) => TableProviderFilterPushDown::Inexact,
+                None => TableProviderFilterPushDown::Unsupported,
+            })
+            .collect())
+    }
+}
+
+/// `CREATE EXTERNAL TABLE t STORED AS PARQUET LOCATION 'path'` as a
+/// [`VariantTable`].
+#[derive(Debug, Default)]
+pub struct VariantTableFactory;
+
+#[async_trait]
+impl TableProviderFactory for VariantTableFactory {
+    async fn create(
+        &self,
+        _state: &dyn Session,
+        cmd: &CreateExternalTable,
+    ) -> Result<Arc<dyn TableProvider>> {
+        if !cmd.table_partition_cols.is_empty() {
+            return plan_err!("PARTITIONED BY is not supported for Variant tables yet");
+        }
+        let [location] = cmd.locations.as_slice() else {
+            return plan_err!("a Variant table has one location (a file, a directory or a glob)");
+        };
+        let location = location.strip_prefix("file://").unwrap_or(location);
+        Ok(Arc::new(VariantTable::open(Path::new(location))?))
+    }
+}
+
+/// `SELECT ... FROM 'path'`: a Parquet file, directory or glob as a
+/// [`VariantTable`]; other files as DataFusion reads them.
+#[derive(Debug)]
+pub struct VariantUrlTables {
+    others: Arc<DynamicListTableFactory>,
+}
+
+impl VariantUrlTables {
+    /// Files other than Parquet go to `others`.
+    pub fn new(others: Arc<DynamicListTableFactory>) -> VariantUrlTables {
+        VariantUrlTables { others }
+    }
+}
+
+#[async_trait]
+impl UrlTableFactory for VariantUrlTables {
+    async fn try_new(&self, url: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let path = Path::new(url.strip_prefix("file://").unwrap_or(url));
+        let is_parquet = path.extension().is_some_and(|e| e == "parquet") || path.is_dir();
+        if is_parquet || (url.contains(['*', '?', '[']) && url.ends_with(".parquet")) {
+            return Ok(Some(Arc::new(VariantTable::open(path)?)));
+        }
+        self.others.try_new(url).await
+    }
+}

@@ -1,0 +1,173 @@
+//! SQL over Variant files through a real DataFusion session: results
+//! against the rows they came from, and what the scan read.
+
+use std::path::Path;
+
+use arrow::array::{AsArray, RecordBatch};
+use arrow::datatypes::Int64Type;
+use datafusion::prelude::SessionContext;
+use vshred::encode::{EncodeOptions, encode};
+use vshred::parquet::WriteOptions;
+
+/// `rows` rows `{"id":i,"v":{"f0":i%1000,"s":"s-i%7","n":{"a":i%3}}}`
+/// (every 10th `f0` a string), encoded with `v` shredded, in row groups of
+/// 1000 rows.
+fn seed_file(dir: &Path, rows: usize) -> (std::path::PathBuf, Vec<String>) {
+    let lines: Vec<String> = (0..rows)
+        .map(|i| {
+            let f0 = if i % 10 == 9 {
+                format!("\"x{i}\"")
+            } else {
+                (i % 1000).to_string()
+            };
+            format!(
+                r#"{{"id":{i},"v":{{"f0":{f0},"s":"s-{}","n":{{"a":{}}}}}}}"#,
+                i % 7,
+                i % 3
+            )
+        })
+        .collect();
+    let text = lines.join("\n") + "\n";
+    let path = dir.join("seed.parquet");
+    let options = EncodeOptions {
+        variant_fields: vec!["v".into()],
+        write: WriteOptions {
+            row_group_rows: 1000,
+            ..WriteOptions::default()
+        },
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+    (path, lines)
+}
+
+async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
+    ctx.sql(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .collect()
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+fn int(batches: &[RecordBatch], column: usize) -> i64 {
+    let c = batches[0].column(column);
+    arrow::compute::cast(c, &arrow::datatypes::DataType::Int64)
+        .unwrap()
+        .as_primitive::<Int64Type>()
+        .value(0)
+}
+
+fn text(batches: &[RecordBatch]) -> String {
+    arrow::util::pretty::pretty_format_batches(batches)
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test]
+async fn variant_get_sums_a_path_and_reads_only_its_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 5000);
+    let ctx = vshred_datafusion::context(Default::default());
+    let sql = format!(
+        "SELECT sum(try_variant_get(v, '$.f0', 'bigint')), count(try_variant_get(v, '$.f0', 'bigint')) FROM '{}'",
+        file.display()
+    );
+    let batches = query(&ctx, &sql).await;
+    let expected: i64 = (0..5000i64).filter(|i| i % 10 != 9).map(|i| i % 1000).sum();
+    assert_eq!(int(&batches, 0), expected);
+    assert_eq!(int(&batches, 1), 4500);
+    // The scan computes the path itself: no whole `v` is read.
+    let plan = text(&query(&ctx, &format!("EXPLAIN {sql}")).await);
+    assert!(
+        plan.contains("VariantScanExec: files=1, outputs=[v:$.f0::"),
+        "{plan}"
+    );
+    assert!(!plan.contains("outputs=[v]"), "{plan}");
+}
+
+#[tokio::test]
+async fn filters_on_a_path_prune_row_groups_and_rows_are_still_filtered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 5000);
+    let ctx = vshred_datafusion::context(Default::default());
+    let sql = format!(
+        "SELECT count(*) FROM '{}' WHERE variant_get(v, '$.n.a', 'bigint') = 1 AND id >= 4000",
+        file.display()
+    );
+    let batches = query(&ctx, &sql).await;
+    let expected = (4000..5000).filter(|i| i % 3 == 1).count() as i64;
+    assert_eq!(int(&batches, 0), expected);
+    let analyzed = text(&query(&ctx, &format!("EXPLAIN ANALYZE {sql}")).await);
+    assert!(
+        analyzed.contains("row_groups_pruned_statistics=4"),
+        "{analyzed}"
+    );
+    assert!(analyzed.contains("row_groups_read=1"), "{analyzed}");
+}
+
+#[tokio::test]
+async fn to_json_gives_back_every_row_and_external_tables_read_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, lines) = seed_file(dir.path(), 3000);
+    let ctx = vshred_datafusion::context(Default::default());
+    query(
+        &ctx,
+        &format!(
+            "CREATE EXTERNAL TABLE t STORED AS PARQUET LOCATION '{}'",
+            file.display()
+        ),
+    )
+    .await;
+    let batches = query(&ctx, "SELECT id, to_json(v) FROM t ORDER BY id").await;
+    let mut row = 0;
+    for batch in &batches {
+        let ids = batch.column(0).as_primitive::<Int64Type>();
+        let json =
+            arrow::compute::cast(batch.column(1), &arrow::datatypes::DataType::Utf8).unwrap();
+        let json = json.as_string::<i32>();
+        for i in 0..batch.num_rows() {
+            let expected = &lines[row];
+            let v = &expected[expected.find(",\"v\":").unwrap() + 5..expected.len() - 1];
+            assert_eq!(ids.value(i), row as i64);
+            let parsed: serde_json::Value = serde_json::from_str(json.value(i)).unwrap();
+            assert_eq!(
+                parsed,
+                serde_json::from_str::<serde_json::Value>(v).unwrap(),
+                "row {row}"
+            );
+            row += 1;
+        }
+    }
+    assert_eq!(row, 3000);
+    let nulls = query(
+        &ctx,
+        r#"SELECT is_variant_null(parse_json('null')), is_variant_null(parse_json('{"a":1}')),
+                  variant_get(parse_json('{"a":[1,{"b":"x"}]}'), '$.a[1].b', 'string'),
+                  try_parse_json('{"a":')"#,
+    )
+    .await;
+    let shown = text(&nulls);
+    assert!(
+        shown.contains("| true ") && shown.contains("| false ") && shown.contains("| x "),
+        "{shown}"
+    );
+    let bad = ctx
+        .sql("SELECT parse_json('{\"a\":')")
+        .await
+        .unwrap()
+        .collect()
+        .await;
+    assert!(bad.is_err());
+    let strict = ctx
+        .sql(&format!(
+            "SELECT variant_get(v, '$.f0', 'bigint') FROM '{}'",
+            file.display()
+        ))
+        .await
+        .unwrap()
+        .collect()
+        .await;
+    let message = strict.unwrap_err().to_string();
+    assert!(message.contains("does not convert to int64"), "{message}");
+}
