@@ -2,6 +2,8 @@
 //! options, each subcommand is one library call, and every failure is one
 //! line on stderr with exit code 1.
 
+mod sql;
+
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -59,6 +61,10 @@ enum Command {
     Report(ReportArgs),
     /// Encode each JSON line as a Variant and print it back as JSON: shows
     /// exactly what the encoding keeps.
+    /// Run SQL statements over Parquet files and datasets (`SELECT ...
+    /// FROM 'dir/'`), with Spark's Variant functions (`variant_get`,
+    /// `to_json`, `parse_json`, ...).
+    Sql(sql::SqlArgs),
     Roundtrip {
         /// Input JSON Lines file, or `-` for stdin.
         input: PathBuf,
@@ -505,6 +511,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Cat(args) => run_cat(args),
         Command::Get(args) => run_get(args),
         Command::Report(args) => run_report(args),
+        Command::Sql(args) => sql::run_sql(args),
         Command::Roundtrip { input, json, sizes } => run_roundtrip(&input, &json, sizes),
     }
 }

@@ -155,7 +155,11 @@ impl DisplayAs for VariantScanExec {
                     path,
                     as_type,
                     ..
-                } => write!(f, "{column}:{path}::{as_type} AS {name}")?,
+                } => write!(
+                    f,
+                    "{column}:{path}::{} AS {name}",
+                    as_type.to_string().trim_matches('"')
+                )?,
             }
         }
         f.write_str("]")?;

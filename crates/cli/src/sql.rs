@@ -1,0 +1,201 @@
+//! `vshred sql`: statements run by DataFusion with the Variant functions
+//! and tables of `vshred-datafusion`, their rows printed as a table, JSON
+//! Lines (Variants in place, as `cat` prints them) or CSV (Variants as
+//! JSON text).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow::array::{Array, ArrayRef, RecordBatch, StringBuilder};
+use arrow::datatypes::{DataType, Field, Schema};
+use clap::{Args, ValueEnum};
+use datafusion::prelude::SessionConfig;
+use datafusion::sql::parser::DFParserBuilder;
+use datafusion::sql::sqlparser::dialect::dialect_from_str;
+use vshred::parquet::is_variant_field;
+use vshred::unshred::{JsonRows, ShreddedColumn};
+
+use crate::Failure;
+
+#[derive(Args)]
+pub struct SqlArgs {
+    /// The statements, separated by `;`; each one that returns rows prints
+    /// them.
+    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    query: Option<String>,
+    /// Read the statements from this file instead.
+    #[arg(long, value_name = "FILE")]
+    file: Option<PathBuf>,
+    /// How rows are printed.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// A session setting, as `key=value`
+    /// (`datafusion.execution.batch_size=8192`); repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    settings: Vec<String>,
+    /// Print each statement's elapsed time on stderr.
+    #[arg(long)]
+    timing: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// An aligned table.
+    Table,
+    /// One JSON object per row, Variant values as JSON in their place.
+    Json,
+    /// CSV with a header, Variant values as JSON text.
+    Csv,
+}
+
+/// A DataFusion error as one line.
+fn failure(e: impl std::fmt::Display) -> Failure {
+    let text = e.to_string();
+    Failure::Io(io::Error::other(
+        text.split_whitespace().collect::<Vec<_>>().join(" "),
+    ))
+}
+
+pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
+    let text = match (&args.query, &args.file) {
+        (Some(query), _) => query.clone(),
+        (None, Some(file)) => std::fs::read_to_string(file).map_err(|e| {
+            Failure::Io(io::Error::new(e.kind(), format!("{}: {e}", file.display())))
+        })?,
+        (None, None) => unreachable!("clap requires one"),
+    };
+    // SHOW and information_schema, as datafusion-cli has them.
+    let mut config = SessionConfig::new().with_information_schema(true);
+    for setting in &args.settings {
+        let Some((key, value)) = setting.split_once('=') else {
+            return Err(failure(format!(
+                "--set {setting}: expected KEY=VALUE (see vshred sql --help)"
+            )));
+        };
+        config
+            .options_mut()
+            .set(key.trim(), value.trim())
+            .map_err(|e| failure(format!("--set {setting}: {e}")))?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let ctx = vshred_datafusion::context(config);
+        let dialect = ctx.state().config().options().sql_parser.dialect;
+        let dialect = dialect_from_str(dialect)
+            .ok_or_else(|| failure(format!("unsupported SQL dialect {dialect}")))?;
+        let statements = DFParserBuilder::new(text.as_str())
+            .with_dialect(dialect.as_ref())
+            .build()
+            .and_then(|mut parser| parser.parse_statements())
+            .map_err(failure)?;
+        let mut out = io::stdout().lock();
+        for statement in statements {
+            let started = Instant::now();
+            let plan = ctx
+                .state()
+                .statement_to_plan(statement)
+                .await
+                .map_err(failure)?;
+            let batches = ctx
+                .execute_logical_plan(plan)
+                .await
+                .map_err(failure)?
+                .collect()
+                .await
+                .map_err(failure)?;
+            print(&batches, args.format, &mut out)?;
+            out.flush()?;
+            if args.timing {
+                eprintln!("Elapsed {:.3} seconds.", started.elapsed().as_secs_f64());
+            }
+        }
+        Ok(())
+    })
+}
+
+fn print(batches: &[RecordBatch], format: Format, out: &mut impl Write) -> Result<(), Failure> {
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    // DDL and SET return no rows, and print nothing.
+    if rows == 0 && batches.iter().all(|b| b.num_columns() == 0) {
+        return Ok(());
+    }
+    match format {
+        Format::Json => {
+            let mut line = Vec::new();
+            for batch in batches {
+                let variants: Vec<String> = batch
+                    .schema()
+                    .fields()
+                    .iter()
+                    .filter(|f| is_variant_field(f))
+                    .map(|f| f.name().clone())
+                    .collect();
+                let rows = JsonRows::try_new(batch, &variants)?;
+                for row in 0..batch.num_rows() {
+                    line.clear();
+                    rows.write_row(row, &mut line)?;
+                    line.push(b'\n');
+                    out.write_all(&line)?;
+                }
+            }
+        }
+        Format::Table => {
+            let shown = batches
+                .iter()
+                .map(variants_as_json)
+                .collect::<Result<Vec<_>, _>>()?;
+            writeln!(
+                out,
+                "{}",
+                arrow::util::pretty::pretty_format_batches(&shown).map_err(failure)?
+            )?;
+        }
+        Format::Csv => {
+            let mut writer = arrow::csv::WriterBuilder::new()
+                .with_header(true)
+                .build(out);
+            for batch in batches {
+                writer.write(&variants_as_json(batch)?).map_err(failure)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `batch` with each Variant column as its values' JSON text.
+fn variants_as_json(batch: &RecordBatch) -> Result<RecordBatch, Failure> {
+    let schema = batch.schema();
+    let mut fields = Vec::with_capacity(schema.fields().len());
+    let mut columns = Vec::with_capacity(schema.fields().len());
+    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+        if !is_variant_field(field) {
+            fields.push(field.as_ref().clone());
+            columns.push(column.clone());
+            continue;
+        }
+        let Some(variants) = column.as_any().downcast_ref::<arrow::array::StructArray>() else {
+            fields.push(field.as_ref().clone());
+            columns.push(column.clone());
+            continue;
+        };
+        let reader = ShreddedColumn::try_new(variants)?;
+        let mut text = StringBuilder::new();
+        let mut json = Vec::new();
+        for row in 0..variants.len() {
+            if reader.is_null(row) {
+                text.append_null();
+                continue;
+            }
+            json.clear();
+            reader.write_json(row, &mut json)?;
+            text.append_value(String::from_utf8_lossy(&json));
+        }
+        fields.push(Field::new(field.name(), DataType::Utf8, true));
+        columns.push(Arc::new(text.finish()) as ArrayRef);
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(failure)
+}
