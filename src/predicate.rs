@@ -336,6 +336,43 @@ fn missing_column(name: &str) -> Error {
     )
 }
 
+impl std::fmt::Display for Predicate {
+    /// In the filter syntax it parses from.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let joined = |f: &mut std::fmt::Formatter<'_>, parts: &[Predicate], word: &str| {
+            f.write_str("(")?;
+            for (i, part) in parts.iter().enumerate() {
+                if i > 0 {
+                    write!(f, " {word} ")?;
+                }
+                write!(f, "{part}")?;
+            }
+            f.write_str(")")
+        };
+        match self {
+            Predicate::Compare(c) => {
+                let op = match c.op {
+                    Op::Eq => "==",
+                    Op::Ne => "!=",
+                    Op::Lt => "<",
+                    Op::Le => "<=",
+                    Op::Gt => ">",
+                    Op::Ge => ">=",
+                };
+                match c.literal {
+                    // With an exponent, so that it parses back as a double.
+                    Literal::Double(d) => write!(f, "{} {op} {d:e}", c.operand),
+                    _ => write!(f, "{} {op} {}", c.operand, c.literal),
+                }
+            }
+            Predicate::IsNull(operand) => write!(f, "{operand} is null"),
+            Predicate::Not(inner) => write!(f, "not ({inner})"),
+            Predicate::And(parts) => joined(f, parts, "and"),
+            Predicate::Or(parts) => joined(f, parts, "or"),
+        }
+    }
+}
+
 impl std::str::FromStr for Predicate {
     type Err = Error;
 
@@ -634,6 +671,23 @@ mod tests {
 
     fn number(v: i64) -> Literal {
         Literal::Number(VariantDecimal::from(v))
+    }
+
+    #[test]
+    fn display_is_the_syntax_it_parses_from() {
+        for text in [
+            r#"$.a.b >= 1.50 and (id < 3 or $.s == "x\"y") and not ($.t is null)"#,
+            "$.n in (1, 2, 3)",
+            "$.ok == true and $.d > 1e3",
+        ] {
+            let parsed: Predicate = text.parse().unwrap();
+            let shown = parsed.to_string();
+            assert_eq!(
+                shown.parse::<Predicate>().unwrap(),
+                parsed,
+                "{text} shown as {shown}"
+            );
+        }
     }
 
     #[test]

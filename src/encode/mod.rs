@@ -23,7 +23,9 @@ use crate::shred::{ShredPolicy, Shredder, ShreddingSchema};
 use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
 pub mod dataset;
+mod variant_lines;
 pub use dataset::{DatasetReport, DatasetSplit, LayoutChoice, PartReport, encode_dataset};
+pub use variant_lines::VariantLines;
 
 /// The name of the Variant column when whole lines are Variants.
 pub const DEFAULT_COLUMN: &str = "v";
@@ -424,23 +426,23 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec]) -> Result<Vec<String>> 
 
 /// A line held in [`Lines`].
 #[derive(Clone, Copy)]
-struct Line {
+pub(super) struct Line {
     /// Index among the non-blank lines, from 0.
     row: u64,
     /// Line number in the input, from 1.
     number: u64,
     /// Byte offset of the line in the input.
     offset: u64,
-    start: usize,
-    end: usize,
+    pub(super) start: usize,
+    pub(super) end: usize,
 }
 
 /// A batch of lines in one buffer, with where each came from.
 #[derive(Default)]
-struct Lines {
-    text: Vec<u8>,
+pub(super) struct Lines {
+    pub(super) text: Vec<u8>,
     /// Each non-blank line in `text`: where it is in the input.
-    lines: Vec<Line>,
+    pub(super) lines: Vec<Line>,
 }
 
 impl Lines {
@@ -466,7 +468,7 @@ impl Lines {
         }
     }
 
-    fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.text.clear();
         self.lines.clear();
     }
@@ -522,7 +524,7 @@ impl<'r> Source<'r> {
 }
 
 /// Reads the input into [`Lines`], counting lines and bytes.
-struct LineReader<'r> {
+pub(super) struct LineReader<'r> {
     input: &'r mut dyn BufRead,
     line_no: u64,
     /// Non-blank lines read.
@@ -531,7 +533,7 @@ struct LineReader<'r> {
 }
 
 impl<'r> LineReader<'r> {
-    fn new(input: &'r mut dyn BufRead) -> LineReader<'r> {
+    pub(super) fn new(input: &'r mut dyn BufRead) -> LineReader<'r> {
         LineReader {
             input,
             line_no: 0,
@@ -541,7 +543,7 @@ impl<'r> LineReader<'r> {
     }
 
     /// Reads up to `n` more non-blank lines into `batch`.
-    fn fill(&mut self, batch: &mut Lines, n: usize) -> Result<()> {
+    pub(super) fn fill(&mut self, batch: &mut Lines, n: usize) -> Result<()> {
         let target = batch.lines.len() + n;
         while batch.lines.len() < target {
             let start = batch.text.len();
@@ -678,7 +680,7 @@ impl LineTallies {
 
 /// Moves an error positioned within one line (`text`) to its place in the
 /// input.
-fn locate(e: Error, line: Line, text: &[u8]) -> Error {
+pub(super) fn locate(e: Error, line: Line, text: &[u8]) -> Error {
     crate::json::JsonLine {
         row: line.row,
         line: line.number,

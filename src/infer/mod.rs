@@ -210,7 +210,10 @@
 
 mod default;
 mod spark;
+mod spark_type;
 mod stats;
+
+pub use spark_type::SparkType;
 
 use crate::shred::{ShredPolicy, ShreddingSchema};
 use crate::variant::VariantRef;

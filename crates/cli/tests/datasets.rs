@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 mod binary;
-use binary::{encoded, fails_with, rows, stderr, stdout, vshred_in};
+use binary::{encoded, fails_with, readme_console_block, rows, stderr, stdout, vshred_in};
 
 /// A directory of files that differ in layout, decimal storage, the type
 /// of `$.a`, and in having the Variant column at all; plus files that are
@@ -232,28 +232,8 @@ fn names_and_files_that_fit_no_file_are_errors_naming_them() {
 /// then standard error).
 #[test]
 fn the_readme_shows_what_dataset_commands_print() {
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let start = readme
-        .find("```console\n$ vshred get testdata/datasets/engines")
-        .expect("the README reads the engine files as a dataset");
-    let block = &readme[start + "```console\n".len()..];
-    let block = &block[..block.find("```").unwrap()];
-    let bin = Path::new(env!("CARGO_BIN_EXE_vshred")).parent().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let mut commands = 0;
-    for example in block.split("$ ").filter(|e| !e.is_empty()) {
-        let (command, shown) = example.split_once('\n').unwrap();
-        let out = std::process::Command::new("sh")
-            .args(["-c", command])
-            .current_dir(root)
-            .env("PATH", &path)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{command}: {}", stderr(&out));
-        let printed = format!("{}{}", stdout(&out), stderr(&out));
-        assert_eq!(printed, shown, "{command}");
-        commands += 1;
-    }
-    assert_eq!(commands, 2);
+    assert_eq!(
+        readme_console_block("$ vshred get testdata/datasets/engines"),
+        2
+    );
 }

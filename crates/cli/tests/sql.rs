@@ -126,3 +126,11 @@ fn errors_are_one_line() {
         "not supported yet",
     );
 }
+
+#[test]
+fn the_readme_shows_what_sql_prints() {
+    assert_eq!(
+        binary::readme_console_block("$ vshred sql \"SELECT count(*) AS n"),
+        2
+    );
+}

@@ -9,6 +9,7 @@
 //! | `parse_json(text)` / `try_parse_json(text)` | the Variant of each JSON text (an error, or null, where it is not JSON) |
 //! | `to_json(v)` | each Variant as JSON text, decimals exact |
 //! | `is_variant_null(v)` | whether each value is the Variant null (not SQL null) |
+//! | `schema_of_variant(v)`, `schema_of_variant_agg(v)` | the Spark type of each value, of all values ([`crate::schema_of`]) |
 //!
 //! `variant_get` of a column with a constant path and type is marked cheap
 //! ([`ExpressionPlacement::MoveTowardsLeafNodes`]): DataFusion moves it
@@ -39,6 +40,7 @@ pub fn all() -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(ParseJson { strict: false })),
         Arc::new(ScalarUDF::from(ToJson)),
         Arc::new(ScalarUDF::from(IsVariantNull)),
+        crate::schema_of::schema_of_variant(),
     ]
 }
 
@@ -93,7 +95,11 @@ fn constant_string<'a>(
 }
 
 /// The first argument as a Variant struct array.
-fn variant_arg(function: &str, value: &ColumnarValue, rows: usize) -> Result<StructArray> {
+pub(crate) fn variant_arg(
+    function: &str,
+    value: &ColumnarValue,
+    rows: usize,
+) -> Result<StructArray> {
     let array = value.to_array(rows)?;
     match array.as_struct_opt() {
         Some(column) => Ok(column.clone()),
@@ -104,7 +110,7 @@ fn variant_arg(function: &str, value: &ColumnarValue, rows: usize) -> Result<Str
     }
 }
 
-fn check_variant(function: &str, field: &FieldRef) -> Result<()> {
+pub(crate) fn check_variant(function: &str, field: &Field) -> Result<()> {
     if is_variant_field(field) {
         Ok(())
     } else {

@@ -3,6 +3,8 @@
 //! - [`functions`]: Spark's Variant functions (`variant_get`,
 //!   `try_variant_get`, `parse_json`, `to_json`, ...), vectorized over
 //!   whole Arrow arrays by the core's kernels.
+//! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of
+//!   Variants.
 //! - [`table`]: files and datasets as tables (`SELECT ... FROM 'dir/'`,
 //!   `CREATE EXTERNAL TABLE ... STORED AS PARQUET`), Variant columns typed
 //!   `arrow.parquet.variant` whatever each file's layout.
@@ -27,7 +29,9 @@
 
 pub mod filter;
 pub mod functions;
+pub mod jsonl;
 pub mod scan;
+pub mod schema_of;
 pub mod table;
 
 use std::sync::Arc;
@@ -55,6 +59,9 @@ pub fn context(config: SessionConfig) -> SessionContext {
             .expect("registering a function does not fail");
     }
     state
+        .register_udaf(schema_of::schema_of_variant_agg())
+        .expect("registering a function does not fail");
+    state
         .table_factories_mut()
         .insert("PARQUET".into(), Arc::new(VariantTableFactory));
     let others = Arc::new(DynamicListTableFactory::new(SessionStore::new()));
@@ -67,5 +74,6 @@ pub fn context(config: SessionConfig) -> SessionContext {
         .build()
         .into();
     others.session_store().with_state(ctx.state_weak_ref());
+    ctx.register_udtf("read_jsonl", Arc::new(jsonl::ReadJsonl));
     ctx
 }

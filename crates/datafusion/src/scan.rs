@@ -164,7 +164,7 @@ impl DisplayAs for VariantScanExec {
         }
         f.write_str("]")?;
         if let Some((column, filter)) = &self.projection.filter {
-            write!(f, ", prune={column}: {filter:?}")?;
+            write!(f, ", prune=[{column}: {filter}]")?;
         }
         Ok(())
     }

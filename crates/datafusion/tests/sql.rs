@@ -171,3 +171,94 @@ async fn to_json_gives_back_every_row_and_external_tables_read_the_same() {
     let message = strict.unwrap_err().to_string();
     assert!(message.contains("does not convert to int64"), "{message}");
 }
+
+/// The engine-written files of `testdata/datasets/engines` (Spark's
+/// shredding, Spark's legacy layout, DuckDB's) give back the rows they
+/// were written from, joined by id with `read_jsonl` of the source: every
+/// value exactly, but the prices DuckDB made doubles (`20.70` is `20.7`
+/// there), which compare as doubles.
+#[tokio::test]
+async fn engine_files_read_back_their_source_rows() {
+    let engines = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/datasets/engines"
+    );
+    let ctx = vshred_datafusion::context(Default::default());
+    let same = |field: &str| {
+        format!(
+            "(to_json(variant_get(j.v, '$.v.{field}')) IS NOT DISTINCT FROM to_json(variant_get(p.v, '$.{field}')))"
+        )
+    };
+    let exact = "to_json(variant_get(j.v, '$.v')) = to_json(p.v)".to_string();
+    let as_doubles = format!(
+        "{} AND {} AND {} AND {} AND variant_get(j.v, '$.v.price', 'double') = variant_get(p.v, '$.price', 'double')",
+        same("user"),
+        same("n"),
+        same("tags"),
+        same("ok")
+    );
+    for (file, rows, equal) in [
+        ("spark.parquet", 30, &exact),
+        ("spark-legacy.parquet", 30, &exact),
+        ("duckdb.parquet", 30, &as_doubles),
+        ("", 90, &as_doubles),
+    ] {
+        let sql = format!(
+            "SELECT count(*) AS rows, sum(CASE WHEN {equal} THEN 1 ELSE 0 END) AS same \
+             FROM '{engines}/{file}' p JOIN read_jsonl('{engines}/rows.jsonl') j \
+               ON variant_get(j.v, '$.id', 'bigint') = p.id"
+        );
+        let batches = query(&ctx, &sql).await;
+        assert_eq!(int(&batches, 0), rows, "{file}: {}", text(&batches));
+        assert_eq!(int(&batches, 1), rows, "{file}: {}", text(&batches));
+    }
+}
+
+#[tokio::test]
+async fn read_jsonl_errors_name_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.jsonl");
+    std::fs::write(&path, "{\"a\":1}\n\n{\"a\": tru}\n").unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let sql = format!("SELECT count(*) FROM read_jsonl('{}')", path.display());
+    let error = ctx.sql(&sql).await.unwrap().collect().await.unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("bad.jsonl") && message.contains("line 3"),
+        "{message}"
+    );
+    let missing = ctx.sql("SELECT * FROM read_jsonl('no/such.jsonl')").await;
+    assert!(missing.unwrap_err().to_string().contains("no/such.jsonl"));
+}
+
+#[tokio::test]
+async fn schema_of_variant_gives_spark_s_types_per_row_and_over_a_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 20_000);
+    let ctx = vshred_datafusion::context(Default::default());
+    let one = query(
+        &ctx,
+        r#"SELECT schema_of_variant(parse_json('{"b": {"c": "c"}, "a":["a"], "d": 1.50}')) AS t"#,
+    )
+    .await;
+    assert!(
+        text(&one).contains("OBJECT<a: ARRAY<STRING>, b: OBJECT<c: STRING>, d: DECIMAL(2,1)>"),
+        "{}",
+        text(&one)
+    );
+    // Over several partitions, so that partial results are merged.
+    let all = query(
+        &ctx,
+        &format!(
+            "SELECT schema_of_variant_agg(v) AS t, schema_of_variant_agg(variant_get(v, '$.n')) AS n FROM '{}'",
+            file.display()
+        ),
+    )
+    .await;
+    let shown = text(&all);
+    assert!(
+        shown.contains("OBJECT<f0: VARIANT, n: OBJECT<a: BIGINT>, s: STRING>"),
+        "{shown}"
+    );
+    assert!(shown.contains("| OBJECT<a: BIGINT>"), "{shown}");
+}

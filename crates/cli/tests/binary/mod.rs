@@ -113,3 +113,35 @@ pub fn names(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// Runs each command of the README's `console` block that starts with
+/// `first` (in the repository's root, with this `vshred` first on the
+/// `PATH`) and asserts that it prints what the README shows (standard
+/// output, then standard error). Returns how many commands ran.
+pub fn readme_console_block(first: &str) -> usize {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme
+        .find(&format!("```console\n{first}"))
+        .unwrap_or_else(|| panic!("no console block starts with {first:?} in the README"));
+    let block = &readme[start + "```console\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    let bin = Path::new(env!("CARGO_BIN_EXE_vshred")).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let mut commands = 0;
+    for example in block.split("\n$ ").map(|e| e.trim_start_matches("$ ")) {
+        let (command, shown) = example.split_once('\n').unwrap();
+        let out = Command::new("sh")
+            .args(["-c", command])
+            .current_dir(root)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{command}: {}", stderr(&out));
+        let printed = format!("{}{}", stdout(&out), stderr(&out));
+        let shown = shown.strip_suffix('\n').unwrap_or(shown);
+        assert_eq!(printed.trim_end_matches('\n'), shown, "{command}");
+        commands += 1;
+    }
+    commands
+}
