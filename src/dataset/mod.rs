@@ -462,6 +462,10 @@ impl Dataset {
         for (_, output) in &projection.outputs {
             match output {
                 Projected::Column(name) => self.check_columns(known, [name])?,
+                Projected::Json(column) if !known.variants.contains(column) => {
+                    return Err(self.no_column(column, "Variant column", &known.variants));
+                }
+                Projected::Json(_) => {}
                 Projected::Path { column, .. } if !known.variants.contains(column) => {
                     return Err(self.no_column(column, "Variant column", &known.variants));
                 }

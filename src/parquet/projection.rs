@@ -11,7 +11,10 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, new_null_array};
+use arrow::array::{
+    Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, StringBuilder, StructArray,
+    new_null_array,
+};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -24,7 +27,7 @@ use crate::parquet::schema::variant_field;
 use crate::path::VariantPath;
 use crate::predicate::Predicate;
 use crate::shred::ShreddingSchema;
-use crate::unshred::unshred;
+use crate::unshred::{ShreddedColumn, unshred};
 
 /// One output column of a [`Projection`].
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +48,9 @@ pub enum Projected {
         /// A value that does not convert is an error, not null.
         strict: bool,
     },
+    /// A Variant column as JSON text, rendered from its shredded columns
+    /// as `cat` renders them (no Variant is rebuilt).
+    Json(String),
 }
 
 /// The outputs a reader returns, and what rules row groups out.
@@ -74,6 +80,7 @@ impl Projection {
                     as_type: ShreddingSchema::Variant,
                     ..
                 } => variant_field(name, &ShreddingSchema::Variant),
+                Projected::Json(_) => Field::new(name, DataType::Utf8, true),
                 Projected::Path { as_type, .. } => Field::new(
                     name,
                     as_type
@@ -118,7 +125,7 @@ impl ParquetFile {
         let mut targets = Vec::new();
         for (_, output) in &projection.outputs {
             match output {
-                Projected::Column(name) => {
+                Projected::Column(name) | Projected::Json(name) => {
                     roots.extend(self.present_roots(std::slice::from_ref(name)))
                 }
                 Projected::Path {
@@ -145,6 +152,24 @@ impl ParquetFile {
             leaves
         })
     }
+}
+
+/// Each row of a Variant column as JSON text (null rows null).
+fn json_text(column: &StructArray) -> Result<ArrayRef> {
+    let reader = ShreddedColumn::try_new(column)?;
+    let mut text = StringBuilder::with_capacity(column.len(), column.len() * 64);
+    let mut json = Vec::new();
+    for row in 0..column.len() {
+        if reader.is_null(row) {
+            text.append_null();
+            continue;
+        }
+        json.clear();
+        reader.write_json(row, &mut json)?;
+        // The renderer writes UTF-8: strings were validated when read.
+        text.append_value(String::from_utf8_lossy(&json));
+    }
+    Ok(Arc::new(text.finish()))
 }
 
 /// The projection's outputs of one batch read by its plan, in `schema`
@@ -182,6 +207,7 @@ pub(crate) fn projection_of_batch(
                     as_type,
                     strict,
                 } => variant_get(&variant(column), path, as_type, *strict)?,
+                Projected::Json(column) => json_text(&variant(column))?,
             };
             if array.data_type() == field.data_type() {
                 Ok(array)

@@ -256,7 +256,7 @@ impl ScalarUDFImpl for ParseJson {
 
 /// `to_json`.
 #[derive(Debug, PartialEq, Eq, Hash, Default)]
-struct ToJson;
+pub(crate) struct ToJson;
 
 impl ScalarUDFImpl for ToJson {
     fn name(&self) -> &str {
@@ -294,6 +294,14 @@ impl ScalarUDFImpl for ToJson {
             out.append_value(String::from_utf8_lossy(&json));
         }
         Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
+    }
+
+    fn placement(&self, args: &[ExpressionPlacement]) -> ExpressionPlacement {
+        // Of a column, the scan renders it from the shredded columns.
+        match args {
+            [ExpressionPlacement::Column] => ExpressionPlacement::MoveTowardsLeafNodes,
+            _ => ExpressionPlacement::KeepInPlace,
+        }
     }
 }
 

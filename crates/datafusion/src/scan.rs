@@ -34,7 +34,7 @@ use datafusion::physical_plan::{
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::parquet::{Projected, Projection, ScanOptions};
 
-use crate::functions::{VariantGet, external, parse_type};
+use crate::functions::{ToJson, VariantGet, external, parse_type};
 
 /// A scan of a [`Dataset`] by a [`Projection`].
 /// The dataset is shown by its number of files.
@@ -82,6 +82,12 @@ impl VariantScanExec {
             return Some(output.clone());
         }
         let call = expr.downcast_ref::<ScalarFunctionExpr>()?;
+        if call.fun().inner().is::<ToJson>() {
+            return match output(call.args().first()?)? {
+                Projected::Column(column) => Some(Projected::Json(column.clone())),
+                _ => None,
+            };
+        }
         let get = call.fun().inner().downcast_ref::<VariantGet>()?;
         let constant = |i: usize| -> Option<String> {
             let literal = call.args().get(i)?.downcast_ref::<Literal>()?;
@@ -150,6 +156,7 @@ impl DisplayAs for VariantScanExec {
             match output {
                 Projected::Column(column) if column == name => write!(f, "{name}")?,
                 Projected::Column(column) => write!(f, "{column} AS {name}")?,
+                Projected::Json(column) => write!(f, "to_json({column}) AS {name}")?,
                 Projected::Path {
                     column,
                     path,
