@@ -3,8 +3,8 @@
 //! `parquet-variant-json`), on the seeded workloads of `workload/`.
 //!
 //! ```text
-//! cargo bench --bench codec                              # criterion, ~1.5 min
-//! VSHRED_BENCH_ROWS=1000000 cargo bench --bench codec    # one-shot timings
+//! cargo bench -p vshred --bench codec                              # criterion, ~1.5 min
+//! VSHRED_BENCH_ROWS=1000000 cargo bench -p vshred --bench codec    # one-shot timings
 //! ```
 //!
 //! The one-shot mode skips criterion: it generates `VSHRED_BENCH_ROWS` rows

@@ -6,7 +6,7 @@
 //! file costs beyond its rows: its footer, its plan, its readers.
 //!
 //! ```text
-//! cargo bench --bench datasets          # criterion, 120,000 rows: 1 file and 400
+//! cargo bench -p vshred --bench datasets          # criterion, 120,000 rows: 1 file and 400
 //! ```
 //!
 //! The files are written once, outside the timings, into a temporary

@@ -3,8 +3,8 @@
 //! that reads the JSON) and arrow-rs (`parquet-variant-compute`).
 //!
 //! ```text
-//! cargo bench --bench shred                              # criterion
-//! VSHRED_BENCH_ROWS=1000000 cargo bench --bench shred    # one-shot timings
+//! cargo bench -p vshred --bench shred                              # criterion
+//! VSHRED_BENCH_ROWS=1000000 cargo bench -p vshred --bench shred    # one-shot timings
 //! ```
 //!
 //! The layout is the one the seed workload calls for: `v.f0`..`v.f9` typed

@@ -11,10 +11,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{
-    Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, StringBuilder, StructArray,
-    new_null_array,
-};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, new_null_array};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -27,7 +24,7 @@ use crate::parquet::schema::variant_field;
 use crate::path::VariantPath;
 use crate::predicate::Predicate;
 use crate::shred::ShreddingSchema;
-use crate::unshred::{ShreddedColumn, unshred};
+use crate::unshred::{json_strings, unshred};
 
 /// One output column of a [`Projection`].
 #[derive(Clone, Debug, PartialEq)]
@@ -154,24 +151,6 @@ impl ParquetFile {
     }
 }
 
-/// Each row of a Variant column as JSON text (null rows null).
-fn json_text(column: &StructArray) -> Result<ArrayRef> {
-    let reader = ShreddedColumn::try_new(column)?;
-    let mut text = StringBuilder::with_capacity(column.len(), column.len() * 64);
-    let mut json = Vec::new();
-    for row in 0..column.len() {
-        if reader.is_null(row) {
-            text.append_null();
-            continue;
-        }
-        json.clear();
-        reader.write_json(row, &mut json)?;
-        // The renderer writes UTF-8: strings were validated when read.
-        text.append_value(String::from_utf8_lossy(&json));
-    }
-    Ok(Arc::new(text.finish()))
-}
-
 /// The projection's outputs of one batch read by its plan, in `schema`
 /// ([`Projection::schema`]): ordinary columns cast to the dataset's type,
 /// columns and paths the file lacks null.
@@ -207,7 +186,7 @@ pub(crate) fn projection_of_batch(
                     as_type,
                     strict,
                 } => variant_get(&variant(column), path, as_type, *strict)?,
-                Projected::Json(column) => json_text(&variant(column))?,
+                Projected::Json(column) => Arc::new(json_strings(&variant(column))?),
             };
             if array.data_type() == field.data_type() {
                 Ok(array)

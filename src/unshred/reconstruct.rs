@@ -2,7 +2,9 @@
 //! JSON text, shredded fields merged with the residual in name order; whole
 //! record batches as JSON lines ([`JsonRows`]).
 
-use arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, RecordBatch, StructArray};
+use arrow::array::{
+    Array, ArrayRef, AsArray, BinaryBuilder, RecordBatch, StringArray, StringBuilder, StructArray,
+};
 use arrow::datatypes::DataType;
 use std::sync::Arc;
 
@@ -217,6 +219,38 @@ impl<'a> SlotReader<'a> {
             None => Ok(()),
         }
     }
+}
+
+/// Each row of a Variant column (shredded or not) as JSON text, null rows
+/// null: what `cat` prints of it, with no Variant rebuilt.
+///
+/// ```
+/// use vshred::shred::{Shredder, ShreddingSchema};
+/// use vshred::unshred::json_strings;
+///
+/// let mut shredder = Shredder::new(&r#"{"a":"int64"}"#.parse::<ShreddingSchema>()?);
+/// shredder.append_json(br#"{"a": 1, "b": [1.50]}"#)?;
+/// shredder.append_null();
+/// let text = json_strings(&shredder.finish())?;
+/// assert_eq!(text.value(0), r#"{"a":1,"b":[1.50]}"#);
+/// assert!(arrow::array::Array::is_null(&text, 1));
+/// # Ok::<(), vshred::Error>(())
+/// ```
+pub fn json_strings(column: &StructArray) -> Result<StringArray> {
+    let reader = ShreddedColumn::try_new(column)?;
+    let mut text = StringBuilder::with_capacity(column.len(), column.len() * 64);
+    let mut json = Vec::new();
+    for row in 0..column.len() {
+        if reader.is_null(row) {
+            text.append_null();
+            continue;
+        }
+        json.clear();
+        reader.write_json(row, &mut json)?;
+        // The renderer writes UTF-8: strings were validated when read.
+        text.append_value(String::from_utf8_lossy(&json));
+    }
+    Ok(text.finish())
 }
 
 /// The rows of a record batch as JSON objects, every column by name:

@@ -8,14 +8,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow::array::{Array, ArrayRef, RecordBatch, StringBuilder};
+use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
 use datafusion::prelude::SessionConfig;
 use datafusion::sql::parser::DFParserBuilder;
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use vshred::parquet::is_variant_field;
-use vshred::unshred::{JsonRows, ShreddedColumn};
+use vshred::unshred::{JsonRows, json_strings};
 
 use crate::Failure;
 
@@ -182,20 +182,8 @@ fn variants_as_json(batch: &RecordBatch) -> Result<RecordBatch, Failure> {
             columns.push(column.clone());
             continue;
         };
-        let reader = ShreddedColumn::try_new(variants)?;
-        let mut text = StringBuilder::new();
-        let mut json = Vec::new();
-        for row in 0..variants.len() {
-            if reader.is_null(row) {
-                text.append_null();
-                continue;
-            }
-            json.clear();
-            reader.write_json(row, &mut json)?;
-            text.append_value(String::from_utf8_lossy(&json));
-        }
         fields.push(Field::new(field.name(), DataType::Utf8, true));
-        columns.push(Arc::new(text.finish()) as ArrayRef);
+        columns.push(Arc::new(json_strings(variants)?) as ArrayRef);
     }
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(failure)
 }

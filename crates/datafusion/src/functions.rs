@@ -18,7 +18,7 @@
 
 use std::sync::{Arc, LazyLock};
 
-use arrow::array::{Array, ArrayRef, AsArray, BooleanBuilder, StringBuilder, StructArray};
+use arrow::array::{Array, ArrayRef, AsArray, BooleanBuilder, StructArray};
 use arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err, plan_err};
 use datafusion::logical_expr::{
@@ -29,7 +29,7 @@ use vshred::get::variant_get;
 use vshred::parquet::{is_variant_field, variant_field};
 use vshred::path::VariantPath;
 use vshred::shred::{Shredder, ShreddingSchema};
-use vshred::unshred::ShreddedColumn;
+use vshred::unshred::json_strings;
 
 /// Every function of this module.
 pub fn all() -> Vec<Arc<ScalarUDF>> {
@@ -280,20 +280,8 @@ impl ScalarUDFImpl for ToJson {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let column = variant_arg(self.name(), &args.args[0], args.number_rows)?;
-        let reader = ShreddedColumn::try_new(&column).map_err(external)?;
-        let mut out = StringBuilder::new();
-        let mut json = Vec::new();
-        for row in 0..column.len() {
-            if reader.is_null(row) {
-                out.append_null();
-                continue;
-            }
-            json.clear();
-            reader.write_json(row, &mut json).map_err(external)?;
-            // The renderer writes UTF-8 (strings were validated when read).
-            out.append_value(String::from_utf8_lossy(&json));
-        }
-        Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
+        let text = json_strings(&column).map_err(external)?;
+        Ok(ColumnarValue::Array(Arc::new(text) as ArrayRef))
     }
 
     fn placement(&self, args: &[ExpressionPlacement]) -> ExpressionPlacement {
