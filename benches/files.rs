@@ -7,8 +7,8 @@
 //! writer), on the seeded workloads of `workload/`.
 //!
 //! ```text
-//! cargo bench --bench files                              # criterion, seed, ~1.5 min
-//! VSHRED_BENCH_ROWS=1000000 cargo bench --bench files    # one-shot timings
+//! cargo bench -p vshred --bench files                              # criterion, seed, ~1.5 min
+//! VSHRED_BENCH_ROWS=1000000 cargo bench -p vshred --bench files    # one-shot timings
 //! ```
 //!
 //! Each whole line is one Variant column `v` (no `--variant-field`), so
