@@ -133,6 +133,16 @@ pub fn variant_get(
     Ok(out.finish(as_type))
 }
 
+/// The Arrow field of a [`variant_get`] result of `as_type` named `name`:
+/// the primitive type, or an unshredded Variant (the `arrow.parquet.variant`
+/// extension type) for [`ShreddingSchema::Variant`].
+pub fn result_field(name: &str, as_type: &ShreddingSchema) -> Field {
+    match as_type.typed_value_type() {
+        Some(t) => Field::new(name, t, true),
+        None => crate::parquet::variant_field(name, &ShreddingSchema::Variant),
+    }
+}
+
 /// The sub-value at `path` in its most direct form: the typed column itself
 /// when the path is fully shredded and its `value` all null (no cast, no
 /// per-row work), else the sub-values as an unshredded Variant struct.

@@ -15,12 +15,12 @@ use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, ne
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::get::variant_get;
+use crate::get::{result_field, variant_get};
 use crate::parquet::ScanPlan;
 use crate::parquet::file::ParquetFile;
 use crate::parquet::plan::{resolve, root_leaves};
 use crate::parquet::read::null_variants;
-use crate::parquet::schema::variant_field;
+use crate::parquet::schema::{VARIANT_EXTENSION_NAME, variant_field};
 use crate::path::VariantPath;
 use crate::predicate::Predicate;
 use crate::shred::ShreddingSchema;
@@ -73,18 +73,8 @@ impl Projection {
                     Some(t) => Field::new(name, t, true),
                     None => variant_field(name, &ShreddingSchema::Variant),
                 },
-                Projected::Path {
-                    as_type: ShreddingSchema::Variant,
-                    ..
-                } => variant_field(name, &ShreddingSchema::Variant),
+                Projected::Path { as_type, .. } => result_field(name, as_type),
                 Projected::Json(_) => Field::new(name, DataType::Utf8, true),
-                Projected::Path { as_type, .. } => Field::new(
-                    name,
-                    as_type
-                        .typed_value_type()
-                        .expect("a primitive layout has an Arrow type"),
-                    true,
-                ),
             })
             .collect();
         Arc::new(Schema::new(fields))
@@ -172,10 +162,7 @@ pub(crate) fn projection_of_batch(
             let array: ArrayRef = match output {
                 Projected::Column(name) => match batch.column_by_name(name) {
                     None => new_null_array(field.data_type(), rows),
-                    Some(_)
-                        if matches!(field.data_type(), DataType::Struct(_))
-                            && field.extension_type_name().is_some() =>
-                    {
+                    Some(_) if field.extension_type_name() == Some(VARIANT_EXTENSION_NAME) => {
                         Arc::new(unshred(&variant(name))?)
                     }
                     Some(column) => column.clone(),

@@ -498,6 +498,12 @@ impl<T> Context<T> for vshred::Result<T> {
     }
 }
 
+impl<T> Context<T> for io::Result<T> {
+    fn context(self, file: &Path) -> Result<T, Failure> {
+        self.map_err(|e| Failure::Io(io::Error::new(e.kind(), format!("{}: {e}", file.display()))))
+    }
+}
+
 /// A usage error of the library's kind, for arguments clap cannot check.
 fn usage(message: String) -> Failure {
     Failure::Vshred(vshred::Error::from_message(message))
@@ -524,8 +530,7 @@ fn open_input(path: &Path) -> Result<Box<dyn BufRead>, Failure> {
     if is_stdin(path) {
         return Ok(Box::new(BufReader::with_capacity(1 << 20, io::stdin())));
     }
-    let file = File::open(path)
-        .map_err(|e| Failure::Io(io::Error::new(e.kind(), format!("{}: {e}", path.display()))))?;
+    let file = File::open(path).context(path)?;
     Ok(Box::new(BufReader::with_capacity(1 << 20, file)))
 }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow::array::{ArrayRef, RecordBatch};
+use arrow::array::{ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
 use datafusion::prelude::SessionConfig;
@@ -17,7 +17,7 @@ use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use vshred::parquet::is_variant_field;
 use vshred::unshred::{JsonRows, json_strings};
 
-use crate::Failure;
+use crate::{Context, Failure};
 
 #[derive(Args)]
 pub struct SqlArgs {
@@ -61,9 +61,7 @@ fn failure(e: impl std::fmt::Display) -> Failure {
 pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
     let text = match (&args.query, &args.file) {
         (Some(query), _) => query.clone(),
-        (None, Some(file)) => std::fs::read_to_string(file).map_err(|e| {
-            Failure::Io(io::Error::new(e.kind(), format!("{}: {e}", file.display())))
-        })?,
+        (None, Some(file)) => std::fs::read_to_string(file).context(file)?,
         (None, None) => unreachable!("clap requires one"),
     };
     // SHOW and information_schema, as datafusion-cli has them.
@@ -172,18 +170,16 @@ fn variants_as_json(batch: &RecordBatch) -> Result<RecordBatch, Failure> {
     let mut fields = Vec::with_capacity(schema.fields().len());
     let mut columns = Vec::with_capacity(schema.fields().len());
     for (field, column) in schema.fields().iter().zip(batch.columns()) {
-        if !is_variant_field(field) {
-            fields.push(field.as_ref().clone());
-            columns.push(column.clone());
-            continue;
+        match column.as_struct_opt() {
+            Some(variants) if is_variant_field(field) => {
+                fields.push(Field::new(field.name(), DataType::Utf8, true));
+                columns.push(Arc::new(json_strings(variants)?) as ArrayRef);
+            }
+            _ => {
+                fields.push(field.as_ref().clone());
+                columns.push(column.clone());
+            }
         }
-        let Some(variants) = column.as_any().downcast_ref::<arrow::array::StructArray>() else {
-            fields.push(field.as_ref().clone());
-            columns.push(column.clone());
-            continue;
-        };
-        fields.push(Field::new(field.name(), DataType::Utf8, true));
-        columns.push(Arc::new(json_strings(variants)?) as ArrayRef);
     }
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(failure)
 }

@@ -20,7 +20,7 @@ use vshred::predicate::{Comparison, Literal, Op, Operand, Predicate};
 use vshred::shred::ShreddingSchema;
 use vshred::variant::VariantDecimal;
 
-use crate::functions::{VariantGet, parse_type};
+use crate::functions::{VariantGet, path_and_type};
 
 /// A filter as a predicate on paths of one Variant column (named first,
 /// `None` when it reads ordinary columns alone), if it translates.
@@ -146,14 +146,17 @@ fn operand(
         }
         Expr::Column(c) => Some((Operand::Column(c.name.clone()), None)),
         Expr::ScalarFunction(call) if call.func.inner().is::<VariantGet>() => {
-            let [Expr::Column(c), path, rest @ ..] = call.args.as_slice() else {
+            let [Expr::Column(c), constants @ ..] = call.args.as_slice() else {
                 return None;
             };
-            let as_type = match rest {
-                [] => ShreddingSchema::Variant,
-                [t] => parse_type(constant_str(t)?).ok()?,
-                _ => return None,
-            };
+            let constants: Vec<_> = constants
+                .iter()
+                .map(|e| match e {
+                    Expr::Literal(value, _) => Some(value),
+                    _ => None,
+                })
+                .collect();
+            let (path, as_type) = path_and_type(call.func.name(), &constants).ok()?;
             if matches!(
                 as_type,
                 ShreddingSchema::Date | ShreddingSchema::Time | ShreddingSchema::Timestamp { .. }
@@ -165,7 +168,6 @@ fn operand(
                 Some(name) if *name != c.name => return None,
                 _ => *variant = Some(c.name.clone()),
             }
-            let path = constant_str(path)?.parse().ok()?;
             Some((Operand::Path(path), Some(as_type)))
         }
         _ => None,
@@ -178,13 +180,6 @@ fn is_number(t: &ShreddingSchema) -> bool {
         t,
         S::Int8 | S::Int16 | S::Int32 | S::Int64 | S::Float | S::Double | S::Decimal { .. }
     )
-}
-
-fn constant_str(expr: &Expr) -> Option<&str> {
-    match expr {
-        Expr::Literal(value, _) => value.try_as_str().flatten(),
-        _ => None,
-    }
 }
 
 fn literal(expr: &Expr) -> Option<Literal> {

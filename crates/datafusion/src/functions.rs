@@ -20,13 +20,13 @@ use std::sync::{Arc, LazyLock};
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanBuilder, StructArray};
 use arrow::datatypes::{DataType, Field, FieldRef};
-use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err, plan_err};
+use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err, internal_err, plan_err};
 use datafusion::logical_expr::{
     ColumnarValue, ExpressionPlacement, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
     ScalarUDFImpl, Signature, TypeSignature, Volatility,
 };
-use vshred::get::variant_get;
-use vshred::parquet::{is_variant_field, variant_field};
+use vshred::get::{result_field, variant_get};
+use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
 use vshred::shred::{Shredder, ShreddingSchema};
 use vshred::unshred::json_strings;
@@ -56,11 +56,6 @@ pub(crate) fn external(e: vshred::Error) -> DataFusionError {
     DataFusionError::External(Box::new(e))
 }
 
-/// The Arrow field of an unshredded Variant value named `name`.
-pub fn variant_result_field(name: &str) -> Field {
-    variant_field(name, &ShreddingSchema::Variant)
-}
-
 /// A type named as Spark names it, as the layout our kernels take.
 pub fn parse_type(name: &str) -> Result<ShreddingSchema> {
     let lower = name.trim().to_ascii_lowercase();
@@ -70,14 +65,6 @@ pub fn parse_type(name: &str) -> Result<ShreddingSchema> {
         );
     }
     ShreddingSchema::parse_type_name(name).map_err(|e| DataFusionError::Plan(e.to_string()))
-}
-
-/// The Arrow field a `variant_get` of `as_type` returns.
-pub fn result_field(name: &str, as_type: &ShreddingSchema) -> Field {
-    match as_type.typed_value_type() {
-        Some(t) => Field::new(name, t, true),
-        None => variant_result_field(name),
-    }
 }
 
 /// The value of a constant string argument.
@@ -93,6 +80,32 @@ fn constant_string<'a>(
         _ => plan_err!("{function}: the {what} must be a constant string"),
     }
 }
+
+/// The path and the type of a `variant_get` from the constants after its
+/// Variant argument (`None` for one that is not a constant): `[path]`, the
+/// sub-Variant, or `[path, type]`.
+pub(crate) fn path_and_type(
+    function: &str,
+    constants: &[Option<&ScalarValue>],
+) -> Result<(VariantPath, ShreddingSchema)> {
+    let (path, as_type) = match constants {
+        [path] => (*path, None),
+        [path, as_type] => (*path, Some(*as_type)),
+        _ => return plan_err!("{function} takes a Variant, a path and optionally a type"),
+    };
+    let path = constant_string(function, "path", path)?
+        .parse()
+        .map_err(external)?;
+    let as_type = match as_type {
+        Some(t) => parse_type(constant_string(function, "type", t)?)?,
+        None => ShreddingSchema::Variant,
+    };
+    Ok((path, as_type))
+}
+
+/// The signature of the functions of one Variant.
+pub(crate) static ONE_ARGUMENT: LazyLock<Signature> =
+    LazyLock::new(|| Signature::any(1, Volatility::Immutable));
 
 /// The first argument as a Variant struct array.
 pub(crate) fn variant_arg(
@@ -161,33 +174,28 @@ impl ScalarUDFImpl for VariantGet {
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {
-        unreachable!("return_field_from_args is implemented")
+        internal_err!(
+            "{}: the return field comes from return_field_from_args",
+            self.name()
+        )
     }
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
         check_variant(self.name(), &args.arg_fields[0])?;
-        constant_string(self.name(), "path", args.scalar_arguments[1])?;
-        let as_type = match args.scalar_arguments.get(2) {
-            Some(t) => parse_type(constant_string(self.name(), "type", *t)?)?,
-            None => ShreddingSchema::Variant,
-        };
+        let (_, as_type) = path_and_type(self.name(), &args.scalar_arguments[1..])?;
         Ok(Arc::new(result_field(self.name(), &as_type)))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let name = self.name();
-        let column = variant_arg(name, &args.args[0], args.number_rows)?;
-        let scalar = |i: usize| match args.args.get(i) {
-            Some(ColumnarValue::Scalar(s)) => Some(s),
-            _ => None,
-        };
-        let path: VariantPath = constant_string(name, "path", scalar(1))?
-            .parse()
-            .map_err(external)?;
-        let as_type = match scalar(2) {
-            Some(t) => parse_type(constant_string(name, "type", Some(t))?)?,
-            None => ShreddingSchema::Variant,
-        };
+        let column = variant_arg(self.name(), &args.args[0], args.number_rows)?;
+        let constants: Vec<Option<&ScalarValue>> = args.args[1..]
+            .iter()
+            .map(|a| match a {
+                ColumnarValue::Scalar(s) => Some(s),
+                ColumnarValue::Array(_) => None,
+            })
+            .collect();
+        let (path, as_type) = path_and_type(self.name(), &constants)?;
         let result = variant_get(&column, &path, &as_type, self.strict).map_err(external)?;
         Ok(ColumnarValue::Array(result))
     }
@@ -229,11 +237,17 @@ impl ScalarUDFImpl for ParseJson {
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {
-        unreachable!("return_field_from_args is implemented")
+        internal_err!(
+            "{}: the return field comes from return_field_from_args",
+            self.name()
+        )
     }
 
     fn return_field_from_args(&self, _: ReturnFieldArgs) -> Result<FieldRef> {
-        Ok(Arc::new(variant_result_field(self.name())))
+        Ok(Arc::new(result_field(
+            self.name(),
+            &ShreddingSchema::Variant,
+        )))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -264,9 +278,7 @@ impl ScalarUDFImpl for ToJson {
     }
 
     fn signature(&self) -> &Signature {
-        static SIGNATURE: LazyLock<Signature> =
-            LazyLock::new(|| Signature::any(1, Volatility::Immutable));
-        &SIGNATURE
+        &ONE_ARGUMENT
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {
@@ -303,9 +315,7 @@ impl ScalarUDFImpl for IsVariantNull {
     }
 
     fn signature(&self) -> &Signature {
-        static SIGNATURE: LazyLock<Signature> =
-            LazyLock::new(|| Signature::any(1, Volatility::Immutable));
-        &SIGNATURE
+        &ONE_ARGUMENT
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {

@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::BufReader;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
@@ -20,8 +20,20 @@ use datafusion::physical_plan::SendableRecordBatchStream;
 use datafusion::physical_plan::stream::RecordBatchReceiverStream;
 use datafusion::physical_plan::streaming::PartitionStream;
 use vshred::encode::VariantLines;
+use vshred::get::result_field;
+use vshred::shred::ShreddingSchema;
 
-use crate::functions::{external, variant_result_field};
+use crate::functions::external;
+
+/// Opens `path`, an error naming it if it cannot be.
+fn open(path: &Path) -> Result<File> {
+    File::open(path).map_err(|e| {
+        external(vshred::Error::from_message(format!(
+            "{}: {e}",
+            path.display()
+        )))
+    })
+}
 
 /// The `read_jsonl` table function.
 #[derive(Debug, Default)]
@@ -37,13 +49,11 @@ impl TableFunctionImpl for ReadJsonl {
         };
         let path = PathBuf::from(path);
         // Checked here, so that a missing file fails at planning, naming it.
-        File::open(&path).map_err(|e| {
-            external(vshred::Error::from_message(format!(
-                "{}: {e}",
-                path.display()
-            )))
-        })?;
-        let schema: SchemaRef = Arc::new(Schema::new(vec![variant_result_field("v")]));
+        open(&path)?;
+        let schema: SchemaRef = Arc::new(Schema::new(vec![result_field(
+            "v",
+            &ShreddingSchema::Variant,
+        )]));
         let lines = Arc::new(JsonLinesPartition {
             path,
             schema: schema.clone(),
@@ -72,13 +82,7 @@ impl PartitionStream for JsonLinesPartition {
         let batch_rows = context.session_config().batch_size();
         builder.spawn_blocking(move || {
             let in_file = |e: vshred::Error| external(e.in_file(&path));
-            let file = File::open(&path).map_err(|e| {
-                external(vshred::Error::from_message(format!(
-                    "{}: {e}",
-                    path.display()
-                )))
-            })?;
-            let mut input = BufReader::with_capacity(1 << 20, file);
+            let mut input = BufReader::with_capacity(1 << 20, open(&path)?);
             let mut lines = VariantLines::new(&mut input, batch_rows);
             while let Some(column) = lines.next_batch().map_err(in_file)? {
                 let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(column)])?;

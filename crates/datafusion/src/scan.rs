@@ -34,7 +34,7 @@ use datafusion::physical_plan::{
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::parquet::{Projected, Projection, ScanOptions};
 
-use crate::functions::{ToJson, VariantGet, external, parse_type};
+use crate::functions::{ToJson, VariantGet, external, path_and_type};
 
 /// A scan of a [`Dataset`] by a [`Projection`].
 /// The dataset is shown by its number of files.
@@ -89,19 +89,14 @@ impl VariantScanExec {
             };
         }
         let get = call.fun().inner().downcast_ref::<VariantGet>()?;
-        let constant = |i: usize| -> Option<String> {
-            let literal = call.args().get(i)?.downcast_ref::<Literal>()?;
-            literal.value().try_as_str().flatten().map(str::to_string)
-        };
         let Projected::Column(column) = output(call.args().first()?)? else {
             return None;
         };
-        let path = constant(1)?.parse().ok()?;
-        let as_type = match call.args().len() {
-            2 => vshred::shred::ShreddingSchema::Variant,
-            3 => parse_type(&constant(2)?).ok()?,
-            _ => return None,
-        };
+        let constants: Vec<_> = call.args()[1..]
+            .iter()
+            .map(|a| a.downcast_ref::<Literal>().map(Literal::value))
+            .collect();
+        let (path, as_type) = path_and_type(call.name(), &constants).ok()?;
         Some(Projected::Path {
             column: column.clone(),
             path,

@@ -3,7 +3,7 @@
 //! syntax (`OBJECT<a: BIGINT, b: ARRAY<STRING>>`), by the core's
 //! [`SparkType`].
 
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, StringBuilder, StructArray};
 use arrow::datatypes::{DataType, Field, FieldRef};
@@ -11,13 +11,13 @@ use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::function::AccumulatorArgs;
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, ReturnFieldArgs,
-    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
 };
 use vshred::infer::SparkType;
 use vshred::unshred::ShreddedColumn;
 use vshred::variant::{VariantBuilder, VariantRef};
 
-use crate::functions::{check_variant, external, variant_arg};
+use crate::functions::{ONE_ARGUMENT, check_variant, external, variant_arg};
 
 /// `schema_of_variant`.
 pub fn schema_of_variant() -> Arc<ScalarUDF> {
@@ -28,9 +28,6 @@ pub fn schema_of_variant() -> Arc<ScalarUDF> {
 pub fn schema_of_variant_agg() -> Arc<AggregateUDF> {
     Arc::new(AggregateUDF::from(SchemaOfVariantAgg))
 }
-
-static ONE_ARGUMENT: LazyLock<Signature> =
-    LazyLock::new(|| Signature::any(1, Volatility::Immutable));
 
 /// Calls `each` with the type of every non-null row of `column`.
 fn each_type(column: &StructArray, mut each: impl FnMut(usize, Option<SparkType>)) -> Result<()> {
