@@ -10,7 +10,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, RecordBatch, StringBuilder,
+    ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, RecordBatch, StringBuilder, StructArray,
 };
 use arrow::datatypes::{DataType, Field};
 
@@ -22,8 +22,10 @@ use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary};
 use crate::shred::{ShredPolicy, Shredder, ShreddingSchema};
 use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
+mod batches;
 pub mod dataset;
 mod variant_lines;
+pub use batches::{BatchEncoder, BatchesWritten};
 pub use dataset::{DatasetReport, DatasetSplit, LayoutChoice, PartReport, encode_dataset};
 pub use variant_lines::VariantLines;
 
@@ -778,6 +780,17 @@ impl FieldPlan {
         }
     }
 
+    /// Adds a sampled row where the column is SQL NULL: it takes a place in
+    /// the sample, as [`SchemaInferrer::add_null`] says.
+    fn add_null(&mut self) {
+        if let Some(inferrer) = &mut self.inferrer {
+            inferrer.add_null();
+        }
+        if let Some(spark) = &mut self.alternative {
+            spark.add_null();
+        }
+    }
+
     /// The layout of this Variant column: the default preset's, unless the
     /// Spark preset's makes the sample, written as a file, smaller by at
     /// least [`CLEARLY_SMALLER`]. The default preset's cost model counts
@@ -785,36 +798,65 @@ impl FieldPlan {
     /// decides, so both are measured. Near a tie ours stays: its types are
     /// narrower and its values faithful. Without inference: unshredded.
     ///
-    /// `rows` are sample lines read as rows (bad ones left out), whole
-    /// Variants or, with `split`, objects holding this field. They are
-    /// shredded from their text, as [`encode`] will shred them, because a
-    /// residual's bytes depend on how it is built: re-encoded from the
-    /// parsed Variants, residual objects had their values in field order,
-    /// not in input order as `encode` writes them, and on rows of 5,000
-    /// keys compressed to 18% less, which took a layout that made the file
-    /// no smaller (or, on 100 rows of 2,000 keys, 10% larger). Nor is a
-    /// copy of the sample kept. Lines split into fields with the last of
-    /// duplicate keys kept are not measured: a field is shredded from the
-    /// line parsed whole, which this does not repeat.
+    /// `shred_sample` shreds the measured sample rows by a layout, as they
+    /// will be written (`None`: nothing to measure, ours stays).
     fn layout(
         &self,
-        rows: &[&[u8]],
-        split: bool,
-        options: &EncodeOptions,
+        write: &WriteOptions,
+        shred_sample: Option<&dyn Fn(&ShreddingSchema) -> Result<StructArray>>,
     ) -> Result<ShreddingSchema> {
         let Some(inferrer) = &self.inferrer else {
             return Ok(ShreddingSchema::Variant);
         };
         let ours = inferrer.finish();
-        let Some(spark) = &self.alternative else {
+        let (Some(spark), Some(shred_sample)) = (&self.alternative, shred_sample) else {
             return Ok(ours);
         };
         let theirs = spark.finish();
-        let keep_last = options.duplicate_keys == DuplicateKeys::KeepLast;
-        if theirs == ours || rows.is_empty() || (split && keep_last) {
+        if theirs == ours {
             return Ok(ours);
         }
         let size = |schema: &ShreddingSchema| -> Result<usize> {
+            let column = ColumnSpec::Variant {
+                name: self.name.clone(),
+                schema: schema.clone(),
+            };
+            crate::parquet::encode_in_memory(
+                &[column],
+                vec![Arc::new(shred_sample(schema)?)],
+                write,
+            )
+            .map(|file| file.bytes)
+        };
+        Ok(
+            if (size(&theirs)? as f64) < CLEARLY_SMALLER * size(&ours)? as f64 {
+                theirs
+            } else {
+                ours
+            },
+        )
+    }
+
+    /// [`layout`](Self::layout) measured on sample lines read as rows (bad
+    /// ones left out), whole Variants or, with `split`, objects holding
+    /// this field. They are shredded from their text, as [`encode`] will
+    /// shred them, because a residual's bytes depend on how it is built:
+    /// re-encoded from the parsed Variants, residual objects had their
+    /// values in field order, not in input order as `encode` writes them,
+    /// and on rows of 5,000 keys compressed to 18% less, which took a
+    /// layout that made the file no smaller (or, on 100 rows of 2,000
+    /// keys, 10% larger). Nor is a copy of the sample kept. Lines split
+    /// into fields with the last of duplicate keys kept are not measured: a
+    /// field is shredded from the line parsed whole, which this does not
+    /// repeat.
+    fn layout_of_lines(
+        &self,
+        rows: &[&[u8]],
+        split: bool,
+        options: &EncodeOptions,
+    ) -> Result<ShreddingSchema> {
+        let keep_last = options.duplicate_keys == DuplicateKeys::KeepLast;
+        let shred_sample = |schema: &ShreddingSchema| -> Result<StructArray> {
             let mut shredder = Shredder::new(schema)
                 .with_policy(Preset::Default.policy())
                 .with_inexact_numbers(options.inexact_numbers)
@@ -826,23 +868,12 @@ impl FieldPlan {
                     shredder.append_json(text)?;
                 }
             }
-            let column = ColumnSpec::Variant {
-                name: self.name.clone(),
-                schema: schema.clone(),
-            };
-            crate::parquet::encode_in_memory(
-                &[column],
-                vec![Arc::new(shredder.finish())],
-                &options.write,
-            )
-            .map(|file| file.bytes)
+            Ok(shredder.finish())
         };
-        Ok(
-            if (size(&theirs)? as f64) < CLEARLY_SMALLER * size(&ours)? as f64 {
-                theirs
-            } else {
-                ours
-            },
+        let measurable = !rows.is_empty() && !(split && keep_last);
+        self.layout(
+            &options.write,
+            measurable.then_some(&shred_sample as &dyn Fn(&ShreddingSchema) -> Result<StructArray>),
         )
     }
 }
@@ -972,7 +1003,9 @@ fn plan_columns(lines: &Lines, options: &EncodeOptions, tallies: &mut LineTallie
                 Some(t) => ColumnSpec::Plain(Field::new(field.name, t, true)),
                 None => ColumnSpec::Variant {
                     schema: match &options.shred {
-                        ShredMode::Infer(_) => field.layout(&measured.rows, split, options)?,
+                        ShredMode::Infer(_) => {
+                            field.layout_of_lines(&measured.rows, split, options)?
+                        }
                         ShredMode::None => ShreddingSchema::Variant,
                         ShredMode::Schema(s) => s.clone(),
                     },
