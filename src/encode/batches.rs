@@ -10,7 +10,9 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, SchemaRef};
 
-use super::{EncodeOptions, FieldPlan, MEASURED_BYTES, ShredMode, sample_size, write_options};
+use super::{
+    EncodeOptions, FieldPlan, MEASURED_BYTES, ShredMode, ShredSample, sample_size, write_options,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{OpenOutput, Output};
 use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, is_variant_field};
@@ -105,7 +107,17 @@ impl BatchEncoder {
 
     /// Takes the next batch: held while the sample fills, written after.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if batch.schema().fields() != self.input.fields() {
+        // Names and types: engines differ on nullability and metadata.
+        let same = |a: &arrow::datatypes::Field, b: &arrow::datatypes::Field| {
+            a.name() == b.name() && a.data_type() == b.data_type()
+        };
+        let fields = batch.schema_ref().fields();
+        if fields.len() != self.input.fields().len()
+            || !fields
+                .iter()
+                .zip(self.input.fields())
+                .all(|(a, b)| same(a, b))
+        {
             return Err(Error::new(
                 ErrorKind::Schema,
                 format!(
@@ -226,8 +238,7 @@ impl BatchEncoder {
         };
         plan.layout(
             &self.options.write,
-            (!measured.is_empty())
-                .then_some(&shred_sample as &dyn Fn(&ShreddingSchema) -> Result<StructArray>),
+            (!measured.is_empty()).then_some(&shred_sample as &ShredSample<'_>),
         )
     }
 }

@@ -43,6 +43,51 @@ pub enum ShredMode {
     Schema(ShreddingSchema),
 }
 
+impl ShredMode {
+    /// The shredding a user names: `auto` (our inference, with `infer`'s
+    /// limits), `spark` (Spark's, likewise), `none`, or the path of a
+    /// schema file in the JSON form that `vshred infer` prints. A name
+    /// that is neither is a usage error, with the preset it is a typo of.
+    ///
+    /// ```
+    /// use vshred::encode::ShredMode;
+    /// use vshred::infer::InferOptions;
+    ///
+    /// assert!(matches!(ShredMode::from_choice("none", InferOptions::default())?, ShredMode::None));
+    /// let typo = ShredMode::from_choice("sprak", InferOptions::default()).unwrap_err();
+    /// assert!(typo.message().ends_with("did you mean spark?"), "{typo}");
+    /// # Ok::<(), vshred::Error>(())
+    /// ```
+    pub fn from_choice(choice: &str, infer: InferOptions) -> Result<ShredMode> {
+        const PRESETS: [&str; 3] = ["auto", "spark", "none"];
+        Ok(match choice {
+            "auto" => ShredMode::Infer(infer.with_preset(Preset::Default)),
+            "spark" => ShredMode::Infer(infer.with_preset(Preset::Spark)),
+            "none" => ShredMode::None,
+            file => {
+                let text = match std::fs::read_to_string(file) {
+                    Ok(text) => text,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        let near = PRESETS
+                            .iter()
+                            .find(|p| strsim::damerau_levenshtein(p, file) <= 2)
+                            .map(|p| format!("; did you mean {p}?"))
+                            .unwrap_or_default();
+                        return Err(Error::new(
+                            ErrorKind::Usage,
+                            format!(
+                                "{file:?} is not a preset (auto, spark, none) nor a schema file{near}"
+                            ),
+                        ));
+                    }
+                    Err(e) => return Err(Error::io(std::path::Path::new(file), e)),
+                };
+                ShredMode::Schema(ShreddingSchema::from_json(&text).map_err(|e| e.in_file(file))?)
+            }
+        })
+    }
+}
+
 /// How to encode.
 #[derive(Clone, Debug)]
 pub struct EncodeOptions {
@@ -745,6 +790,9 @@ impl<'a> MeasuredRows<'a> {
     }
 }
 
+/// Shreds the measured sample rows by a layout.
+type ShredSample<'a> = dyn Fn(&ShreddingSchema) -> Result<StructArray> + 'a;
+
 /// What the sample says about one top-level field (or the whole line).
 struct FieldPlan {
     name: String,
@@ -803,7 +851,7 @@ impl FieldPlan {
     fn layout(
         &self,
         write: &WriteOptions,
-        shred_sample: Option<&dyn Fn(&ShreddingSchema) -> Result<StructArray>>,
+        shred_sample: Option<&ShredSample<'_>>,
     ) -> Result<ShreddingSchema> {
         let Some(inferrer) = &self.inferrer else {
             return Ok(ShreddingSchema::Variant);
@@ -870,10 +918,10 @@ impl FieldPlan {
             }
             Ok(shredder.finish())
         };
-        let measurable = !rows.is_empty() && !(split && keep_last);
+        let measurable = !(rows.is_empty() || split && keep_last);
         self.layout(
             &options.write,
-            measurable.then_some(&shred_sample as &dyn Fn(&ShreddingSchema) -> Result<StructArray>),
+            measurable.then_some(&shred_sample as &ShredSample<'_>),
         )
     }
 }

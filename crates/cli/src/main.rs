@@ -625,33 +625,10 @@ fn infer_options(layout: &LayoutArgs, preset: Preset) -> InferOptions {
 
 /// The `--shred` choice: a preset, or a schema file.
 fn shred_mode(shred: &str, layout: &LayoutArgs) -> Result<ShredMode, Failure> {
-    const PRESETS: [&str; 3] = ["auto", "spark", "none"];
-    Ok(match shred {
-        "auto" => ShredMode::Infer(infer_options(layout, Preset::Default)),
-        "spark" => ShredMode::Infer(infer_options(layout, Preset::Spark)),
-        "none" => ShredMode::None,
-        file => {
-            let path = Path::new(file);
-            let text = match std::fs::read_to_string(path) {
-                Ok(text) => text,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    let near = PRESETS
-                        .iter()
-                        .find(|p| strsim::damerau_levenshtein(p, file) <= 2)
-                        .map(|p| format!("; did you mean {p}?"))
-                        .unwrap_or_default();
-                    return Err(usage(format!(
-                        "--shred {file:?} is not a preset (auto, spark, none) nor a schema file{near}"
-                    )));
-                }
-                Err(e) => {
-                    return Err(Failure::Io(io::Error::new(
-                        e.kind(),
-                        format!("{file}: {e}"),
-                    )));
-                }
-            };
-            ShredMode::Schema(ShreddingSchema::from_json(&text).context(path)?)
+    ShredMode::from_choice(shred, infer_options(layout, Preset::Default)).map_err(|e| {
+        match e.kind() {
+            vshred::ErrorKind::Usage => usage(format!("--shred {}", e.message())),
+            _ => Failure::Vshred(e),
         }
     })
 }

@@ -91,8 +91,9 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
             .and_then(|mut parser| parser.parse_statements())
             .map_err(failure)?;
         let mut out = io::stdout().lock();
-        for statement in statements {
+        for mut statement in statements {
             let started = Instant::now();
+            vshred_datafusion::copy::parquet_by_default(&mut statement);
             let plan = ctx
                 .state()
                 .statement_to_plan(statement)

@@ -134,3 +134,47 @@ fn the_readme_shows_what_sql_prints() {
         2
     );
 }
+
+#[test]
+fn the_readme_shows_what_copy_writes() {
+    assert_eq!(
+        binary::readme_console_block("$ vshred sql \"COPY (SELECT * FROM read_jsonl"),
+        2
+    );
+}
+
+#[test]
+fn copy_to_a_path_without_an_extension_writes_a_parquet_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), ROWS).unwrap();
+    let copy = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "COPY (SELECT * FROM read_jsonl('in.jsonl')) TO 'out'",
+        ],
+    );
+    assert!(copy.status.success(), "{}", stderr(&copy));
+    let files: Vec<_> = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(
+        !files.is_empty()
+            && files
+                .iter()
+                .all(|f| f.extension().is_some_and(|e| e == "parquet")),
+        "{files:?}"
+    );
+    let cat = vshred_in(dir.path(), &["cat", "out"]);
+    assert!(cat.status.success(), "{}", stderr(&cat));
+    let lines: Vec<serde_json::Value> = stdout(&cat)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let expected: Vec<serde_json::Value> = ROWS
+        .lines()
+        .map(|l| serde_json::json!({"v": serde_json::from_str::<serde_json::Value>(l).unwrap()}))
+        .collect();
+    assert_eq!(lines, expected);
+}

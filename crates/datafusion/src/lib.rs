@@ -12,6 +12,9 @@
 //!   prunes files, row groups and pages by the filters DataFusion pushes to
 //!   it ([`filter`]).
 //!
+//! - [`copy`]: `COPY ... TO` writes Variant columns shredded by our
+//!   inference, through the core's writer.
+//!
 //! [`context`] makes a `SessionContext` with all of it registered.
 //!
 //! ```
@@ -27,6 +30,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod copy;
 pub mod filter;
 pub mod functions;
 pub mod jsonl;
@@ -61,6 +65,9 @@ pub fn context(config: SessionConfig) -> SessionContext {
     state
         .register_udaf(schema_of::schema_of_variant_agg())
         .expect("registering a function does not fail");
+    state
+        .register_file_format(Arc::new(copy::VariantParquetFactory), true)
+        .expect("registering a file format does not fail");
     state
         .table_factories_mut()
         .insert("PARQUET".into(), Arc::new(VariantTableFactory));

@@ -1,0 +1,453 @@
+//! `COPY ... TO` with Variant columns: shredded by our inference, through
+//! the core's writer.
+//!
+//! DataFusion plans `COPY (query) TO 'out.parquet'` (or `TO 'dir/' STORED
+//! AS PARQUET`, partitioned or not; [`parquet_by_default`] makes `STORED
+//! AS PARQUET` the default for a directory) by the file format registered for
+//! `parquet`. [`VariantParquetFactory`] is registered in its place: it
+//! makes DataFusion's own [`ParquetFormat`] for everything, except that a
+//! write whose input has Variant columns (the `arrow.parquet.variant`
+//! extension type) goes to [`VariantParquetSink`]. DataFusion's demuxer
+//! still decides the files (one, a directory of several, or a Hive
+//! partition per value); each file is a core [`BatchEncoder`], which
+//! infers the layout from the file's first rows, so files may differ as a
+//! dataset's may. The encoder runs on a blocking thread and hands its bytes
+//! to the object store's writer, which completes the file only once the
+//! encoder has finished it: a failed `COPY` leaves no partial file.
+//!
+//! Options, after `OPTIONS (...)`:
+//! - `shred`: `auto` (the default), `spark`, `none`, or a schema file, as
+//!   `vshred encode --shred` takes.
+//! - `sample_rows`: rows inspected to choose the layout (4096).
+//! - `decimal`: `int` (the default) or `flba`, the physical type of typed
+//!   decimals.
+//! - `bloom_filter`: shredded paths (`$.id`, `v.user.id`) or ordinary
+//!   columns given a bloom filter, separated by commas.
+//! - `compression` (`zstd(1)`, the default; `zstd(N)`, `snappy`,
+//!   `uncompressed`) and `max_row_group_size`, DataFusion's names.
+//!
+//! Other Parquet writer options are DataFusion's writer's; with Variant
+//! columns they are refused rather than ignored.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Write;
+use std::sync::Arc;
+
+use arrow::datatypes::{Schema, SchemaRef};
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::common::runtime::SpawnedTask;
+use datafusion::common::{GetExt, Result, Statistics, plan_err};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::file_format::parquet::{ParquetFormat, ParquetFormatFactory};
+use datafusion::datasource::file_format::write::ObjectWriterBuilder;
+use datafusion::datasource::file_format::write::demux::DemuxedStreamReceiver;
+use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSink, FileSinkConfig, FileSource};
+use datafusion::datasource::sink::{DataSink, DataSinkExec};
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::error::DataFusionError;
+use datafusion::execution::TaskContext;
+use datafusion::object_store::{ObjectMeta, ObjectStore};
+use datafusion::physical_expr::LexRequirement;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
+};
+use datafusion::sql::parser::Statement;
+use tokio::io::AsyncWriteExt;
+use vshred::encode::{BatchEncoder, EncodeOptions, ShredMode};
+use vshred::infer::InferOptions;
+use vshred::output::Output;
+use vshred::parquet::{Compression, DecimalMode, is_variant_field};
+
+use crate::functions::external;
+
+/// Makes a `COPY` to a path with no file extension and no `STORED AS`
+/// (`COPY (...) TO 'out/'`) write Parquet, which DataFusion would refuse
+/// as a format it cannot tell: for tools that parse statements before
+/// planning them, as `vshred sql` does.
+pub fn parquet_by_default(statement: &mut Statement) {
+    if let Statement::CopyTo(copy) = statement
+        && copy.stored_as.is_none()
+        && std::path::Path::new(&copy.target).extension().is_none()
+    {
+        copy.stored_as = Some("PARQUET".into());
+    }
+}
+
+/// The `parquet` file format of a session: DataFusion's, with Variant
+/// columns written shredded (see the [module](self)).
+#[derive(Debug, Default)]
+pub struct VariantParquetFactory;
+
+impl GetExt for VariantParquetFactory {
+    fn get_ext(&self) -> String {
+        ParquetFormatFactory::new().get_ext()
+    }
+}
+
+impl FileFormatFactory for VariantParquetFactory {
+    fn create(
+        &self,
+        state: &dyn Session,
+        format_options: &HashMap<String, String>,
+    ) -> Result<Arc<dyn FileFormat>> {
+        let mut theirs = HashMap::new();
+        let mut ours = HashMap::new();
+        for (key, value) in format_options {
+            let name = key.strip_prefix("format.").unwrap_or(key);
+            if OUR_OPTIONS.contains(&name) {
+                ours.insert(name.to_string(), value.clone());
+            } else {
+                theirs.insert(key.clone(), value.clone());
+            }
+        }
+        let inner = ParquetFormatFactory::new().create(state, &theirs)?;
+        let refused = theirs
+            .keys()
+            .filter(|k| {
+                k.starts_with("format.") && !SHARED_OPTIONS.contains(&&k["format.".len()..])
+            })
+            .cloned()
+            .collect();
+        Ok(Arc::new(VariantParquetFormat {
+            inner,
+            options: copy_options(&ours, &theirs)?,
+            refused,
+        }))
+    }
+
+    fn default(&self) -> Arc<dyn FileFormat> {
+        Arc::new(VariantParquetFormat {
+            inner: Arc::new(ParquetFormat::default()),
+            options: EncodeOptions::default(),
+            refused: Vec::new(),
+        })
+    }
+}
+
+/// The options only our writer takes.
+const OUR_OPTIONS: [&str; 4] = ["shred", "sample_rows", "decimal", "bloom_filter"];
+
+/// DataFusion's Parquet options our writer honours too.
+const SHARED_OPTIONS: [&str; 2] = ["compression", "max_row_group_size"];
+
+/// The encoding options of a `COPY`'s options, split into ours and
+/// DataFusion's (whose keys keep their `format.` prefix).
+fn copy_options(
+    ours: &HashMap<String, String>,
+    theirs: &HashMap<String, String>,
+) -> Result<EncodeOptions> {
+    let bad = |option: &str, e: vshred::Error| {
+        DataFusionError::Plan(format!("COPY option {option}: {}", e.message()))
+    };
+    let sample_rows = match ours.get("sample_rows") {
+        Some(n) => match n.parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return plan_err!(
+                    "COPY option sample_rows: {n:?} is not a whole number of at least 1"
+                );
+            }
+        },
+        None => EncodeOptions::default().sample_rows,
+    };
+    let shred = ours.get("shred").map_or("auto", String::as_str);
+    let mut options = EncodeOptions {
+        shred: ShredMode::from_choice(shred, InferOptions::default().with_sample_rows(sample_rows))
+            .map_err(|e| bad("shred", e))?,
+        sample_rows,
+        bloom_filters: ours
+            .get("bloom_filter")
+            .map(|paths| paths.split(',').map(|p| p.trim().to_string()).collect())
+            .unwrap_or_default(),
+        ..EncodeOptions::default()
+    };
+    match ours.get("decimal").map(String::as_str) {
+        None | Some("int") => options.write.decimals = DecimalMode::Int,
+        Some("flba") => options.write.decimals = DecimalMode::Flba,
+        Some(other) => return plan_err!("COPY option decimal: {other:?} is not int or flba"),
+    }
+    if let Some(codec) = theirs.get("format.compression") {
+        let lower = codec.to_ascii_lowercase();
+        let ours = match lower.as_str() {
+            "uncompressed" => "none".to_string(),
+            other => match other
+                .strip_prefix("zstd(")
+                .and_then(|l| l.strip_suffix(')'))
+            {
+                Some(level) => format!("zstd:{level}"),
+                None => other.to_string(),
+            },
+        };
+        options.write.compression = ours
+            .parse::<Compression>()
+            .map_err(|_| {
+                DataFusionError::Plan(format!(
+                    "COPY option compression: {codec:?} is not written with Variant columns (zstd(N), snappy or uncompressed)"
+                ))
+            })?;
+    }
+    if let Some(rows) = theirs.get("format.max_row_group_size") {
+        match rows.parse::<usize>() {
+            Ok(n) if n >= 1 => options.write.row_group_rows = n,
+            _ => {
+                return plan_err!(
+                    "COPY option max_row_group_size: {rows:?} is not a whole number of at least 1"
+                );
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// DataFusion's [`ParquetFormat`], whose writes of Variant columns go to
+/// [`VariantParquetSink`].
+#[derive(Debug)]
+pub struct VariantParquetFormat {
+    inner: Arc<dyn FileFormat>,
+    options: EncodeOptions,
+    /// DataFusion writer options given, which ours does not take.
+    refused: Vec<String>,
+}
+
+#[async_trait]
+impl FileFormat for VariantParquetFormat {
+    fn get_ext(&self) -> String {
+        self.inner.get_ext()
+    }
+
+    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
+        self.inner.get_ext_with_compression(compression)
+    }
+
+    fn compression_type(&self) -> Option<FileCompressionType> {
+        self.inner.compression_type()
+    }
+
+    async fn infer_schema(
+        &self,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        self.inner.infer_schema(state, store, objects).await
+    }
+
+    async fn infer_stats(
+        &self,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        object: &ObjectMeta,
+    ) -> Result<Statistics> {
+        self.inner
+            .infer_stats(state, store, table_schema, object)
+            .await
+    }
+
+    async fn create_physical_plan(
+        &self,
+        state: &dyn Session,
+        conf: FileScanConfig,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.inner.create_physical_plan(state, conf).await
+    }
+
+    async fn create_writer_physical_plan(
+        &self,
+        input: Arc<dyn ExecutionPlan>,
+        state: &dyn Session,
+        conf: FileSinkConfig,
+        order_requirements: Option<LexRequirement>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        if !conf
+            .output_schema()
+            .fields()
+            .iter()
+            .any(|f| is_variant_field(f))
+        {
+            return self
+                .inner
+                .create_writer_physical_plan(input, state, conf, order_requirements)
+                .await;
+        }
+        if let Some(option) = self.refused.first() {
+            return plan_err!(
+                "COPY option {} is DataFusion's Parquet writer's; Variant columns are written by vshred's, which takes shred, sample_rows, decimal, bloom_filter, compression and max_row_group_size",
+                option.trim_start_matches("format.")
+            );
+        }
+        let sink = VariantParquetSink {
+            config: conf,
+            options: self.options.clone(),
+        };
+        Ok(Arc::new(DataSinkExec::new(
+            input,
+            Arc::new(sink),
+            order_requirements,
+        )))
+    }
+
+    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
+        self.inner.file_source(table_schema)
+    }
+}
+
+/// Writes each file DataFusion's demuxer makes with a [`BatchEncoder`].
+#[derive(Debug)]
+pub struct VariantParquetSink {
+    config: FileSinkConfig,
+    options: EncodeOptions,
+}
+
+impl VariantParquetSink {
+    /// The schema of the batches each file gets: without the partition
+    /// columns, unless they are kept.
+    fn file_schema(&self) -> SchemaRef {
+        let config = &self.config;
+        if config.keep_partition_by_columns || config.table_partition_cols.is_empty() {
+            return config.output_schema().clone();
+        }
+        let partitioned = |name: &str| config.table_partition_cols.iter().any(|(p, _)| p == name);
+        Arc::new(Schema::new_with_metadata(
+            config
+                .output_schema()
+                .fields()
+                .iter()
+                .filter(|f| !partitioned(f.name()))
+                .cloned()
+                .collect::<Vec<_>>(),
+            config.output_schema().metadata().clone(),
+        ))
+    }
+}
+
+impl DisplayAs for VariantParquetSink {
+    fn fmt_as(&self, t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        match t {
+            DisplayFormatType::Default | DisplayFormatType::Verbose => {
+                write!(f, "VariantParquetSink(path={})", self.config.original_url)
+            }
+            DisplayFormatType::TreeRender => write!(f, "path={}", self.config.original_url),
+        }
+    }
+}
+
+#[async_trait]
+impl DataSink for VariantParquetSink {
+    fn schema(&self) -> &SchemaRef {
+        self.config.output_schema()
+    }
+
+    async fn write_all(
+        &self,
+        data: SendableRecordBatchStream,
+        context: &Arc<TaskContext>,
+    ) -> Result<u64> {
+        FileSink::write_all(self, data, context).await
+    }
+}
+
+#[async_trait]
+impl FileSink for VariantParquetSink {
+    fn config(&self) -> &FileSinkConfig {
+        &self.config
+    }
+
+    async fn spawn_writer_tasks_and_join(
+        &self,
+        _context: &Arc<TaskContext>,
+        demux_task: SpawnedTask<Result<()>>,
+        mut file_stream_rx: DemuxedStreamReceiver,
+        object_store: Arc<dyn ObjectStore>,
+    ) -> Result<u64> {
+        let schema = self.file_schema();
+        let mut files = tokio::task::JoinSet::new();
+        while let Some((path, mut batches)) = file_stream_rx.recv().await {
+            let mut upload = ObjectWriterBuilder::new(
+                FileCompressionType::UNCOMPRESSED,
+                &path,
+                object_store.clone(),
+            )
+            .build()?;
+            let (chunks_out, mut chunks) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
+            let (schema, options) = (schema.clone(), self.options.clone());
+            let name = format!("{}{path}", self.config.object_store_url.as_str());
+            let encoding = tokio::task::spawn_blocking(move || -> vshred::Result<u64> {
+                let out = ChunkWriter {
+                    chunk: Vec::with_capacity(CHUNK_BYTES),
+                    chunks: chunks_out,
+                };
+                let mut encoder =
+                    BatchEncoder::new(schema, Output::Stream(Box::new(out)), &options)?;
+                while let Some(batch) = batches.blocking_recv() {
+                    encoder.write(&batch)?;
+                }
+                Ok(encoder.finish()?.summary.rows)
+            });
+            files.spawn(async move {
+                let uploading = async {
+                    while let Some(chunk) = chunks.recv().await {
+                        upload.write_all(&chunk).await?;
+                    }
+                    Ok::<_, std::io::Error>(())
+                };
+                let (encoded, uploaded) = tokio::join!(encoding, uploading);
+                let rows = encoded
+                    .map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?
+                    .map_err(|e| external(e.in_file(&name)))?;
+                uploaded?;
+                // Only a finished file is completed; otherwise the upload
+                // is dropped, and nothing appears at the path.
+                upload.shutdown().await?;
+                Ok::<u64, DataFusionError>(rows)
+            });
+        }
+        let mut rows = 0;
+        while let Some(file) = files.join_next().await {
+            rows += file.map_err(|e| DataFusionError::External(Box::new(e)))??;
+        }
+        demux_task
+            .join_unwind()
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))??;
+        Ok(rows)
+    }
+}
+
+/// The bytes an encoder hands over at a time.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// The encoder's output: chunks of bytes sent to the upload.
+struct ChunkWriter {
+    chunk: Vec<u8>,
+    chunks: tokio::sync::mpsc::Sender<Vec<u8>>,
+}
+
+impl ChunkWriter {
+    fn send(&mut self) -> std::io::Result<()> {
+        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK_BYTES));
+        self.chunks
+            .blocking_send(chunk)
+            .map_err(|_| std::io::Error::other("the upload stopped"))
+    }
+}
+
+impl Write for ChunkWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.chunk.extend_from_slice(bytes);
+        if self.chunk.len() >= CHUNK_BYTES {
+            self.send()?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.chunk.is_empty() {
+            self.send()?;
+        }
+        Ok(())
+    }
+}

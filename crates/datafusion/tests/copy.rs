@@ -1,0 +1,355 @@
+//! `COPY ... TO` through a real DataFusion session: Variant columns are
+//! written shredded by our inference (as `encode` shreds the same lines),
+//! annotated VARIANT, and read back as the rows they came from; options
+//! and errors as documented, and no partial file on failure.
+
+use std::path::{Path, PathBuf};
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::prelude::SessionContext;
+use vshred::encode::{EncodeOptions, encode};
+use vshred::parquet::ParquetFile;
+use vshred::shred::ShreddingSchema;
+
+/// `rows` event lines: an id, a kind of 3, a price, a nested user; keys
+/// in name order, as a Variant object renders them.
+fn events(rows: usize) -> Vec<String> {
+    (0..rows)
+        .map(|i| {
+            format!(
+                r#"{{"id":{i},"kind":"k{}","price":{}.{:02},"user":{{"age":{},"name":"u{}"}}}}"#,
+                i % 3,
+                i % 100,
+                i % 100,
+                20 + i % 50,
+                i % 17,
+            )
+        })
+        .collect()
+}
+
+/// The first line where two runs of lines differ, if any (the runs are
+/// too long to print whole).
+fn first_difference(got: &[String], expected: &[String]) -> Option<String> {
+    if let Some(i) = (0..got.len().min(expected.len())).find(|&i| got[i] != expected[i]) {
+        return Some(format!("line {i}: {} instead of {}", got[i], expected[i]));
+    }
+    (got.len() != expected.len())
+        .then(|| format!("{} lines instead of {}", got.len(), expected.len()))
+}
+
+fn write_lines(dir: &Path, lines: &[String]) -> PathBuf {
+    let path = dir.join("in.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+async fn run(ctx: &SessionContext, sql: &str) -> datafusion::common::Result<Vec<RecordBatch>> {
+    ctx.sql(sql).await?.collect().await
+}
+
+async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
+    run(ctx, sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// The strings of a one-column result, in order.
+fn strings(batches: &[RecordBatch]) -> Vec<String> {
+    batches
+        .iter()
+        .flat_map(|b| {
+            let c = arrow::compute::cast(b.column(0), &arrow::datatypes::DataType::Utf8).unwrap();
+            let c = c.as_string::<i32>().clone();
+            (0..c.len())
+                .map(move |i| c.value(i).to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The layout of Variant column `name` in a Parquet file.
+fn layout(file: &Path, name: &str) -> String {
+    let file = ParquetFile::open(file).unwrap();
+    let field = file.arrow_schema().field_with_name(name).unwrap().clone();
+    ShreddingSchema::from_column_type(field.data_type())
+        .unwrap_or_else(|| panic!("{name} is not a Variant column: {field:?}"))
+        .to_string()
+}
+
+/// The Parquet files under `dir`, recursively.
+fn parquet_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(parquet_files(&path));
+        } else if path.extension().is_some_and(|e| e == "parquet") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+#[tokio::test]
+async fn copy_from_read_jsonl_is_encode_in_sql() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = events(3000);
+    let input = write_lines(dir.path(), &lines);
+    let out = dir.path().join("out.parquet");
+    let ctx = vshred_datafusion::context(Default::default());
+    let copied = query(
+        &ctx,
+        &format!(
+            "COPY (SELECT * FROM read_jsonl('{}')) TO '{}'",
+            input.display(),
+            out.display()
+        ),
+    )
+    .await;
+    assert_eq!(strings(&copied), ["3000"], "COPY returns the rows written");
+
+    // The layout `encode` infers from the same lines.
+    let encoded = dir.path().join("encoded.parquet");
+    let text = lines.join("\n");
+    encode(
+        &mut text.as_bytes(),
+        &encoded,
+        &EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(layout(&out, "v"), layout(&encoded, "v"));
+    assert!(
+        layout(&out, "v").contains(r#""user":{"#),
+        "{}",
+        layout(&out, "v")
+    );
+    let footer = std::fs::read(&out).unwrap();
+    let metadata =
+        parquet::file::serialized_reader::SerializedFileReader::new(bytes::Bytes::from(footer))
+            .map(|r| {
+                parquet::file::reader::FileReader::metadata(&r)
+                    .file_metadata()
+                    .schema_descr_ptr()
+            })
+            .unwrap();
+    let v = metadata.root_schema().get_fields()[0].clone();
+    assert!(
+        matches!(
+            v.get_basic_info().logical_type_ref(),
+            Some(parquet::basic::LogicalType::Variant { .. })
+        ),
+        "annotated VARIANT: {:?}",
+        v.get_basic_info()
+    );
+
+    let back = query(
+        &ctx,
+        &format!(
+            "SELECT to_json(v) FROM '{}' ORDER BY variant_get(v, '$.id', 'bigint')",
+            out.display()
+        ),
+    )
+    .await;
+    assert_eq!(first_difference(&strings(&back), &lines), None);
+}
+
+#[tokio::test]
+async fn copy_to_a_directory_partitions_as_datafusion_does_and_reads_back_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = events(600);
+    let input = write_lines(dir.path(), &lines);
+    let out = dir.path().join("by_kind");
+    let ctx = vshred_datafusion::context(Default::default());
+    query(
+        &ctx,
+        &format!(
+            "COPY (SELECT variant_get(v, '$.kind', 'string') AS kind, v FROM read_jsonl('{}')) \
+             TO '{}/' STORED AS PARQUET PARTITIONED BY (kind) OPTIONS (shred 'spark')",
+            input.display(),
+            out.display()
+        ),
+    )
+    .await;
+    let files = parquet_files(&out);
+    let partitions: std::collections::BTreeSet<_> = files
+        .iter()
+        .map(|f| {
+            f.parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        partitions.into_iter().collect::<Vec<_>>(),
+        ["kind=k0", "kind=k1", "kind=k2"]
+    );
+    for file in &files {
+        assert!(
+            layout(file, "v").contains(r#""id":"int64""#),
+            "Spark's types: {}",
+            layout(file, "v")
+        );
+    }
+    let back = query(
+        &ctx,
+        &format!(
+            "SELECT to_json(v) FROM '{}/' ORDER BY variant_get(v, '$.id', 'bigint')",
+            out.display()
+        ),
+    )
+    .await;
+    assert_eq!(first_difference(&strings(&back), &lines), None);
+}
+
+#[tokio::test]
+async fn copy_options_choose_the_layout_decimals_and_bloom_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), &events(3000));
+    let ctx = vshred_datafusion::context(Default::default());
+    let copy = |name: &str, options: &str| {
+        let out = dir.path().join(name);
+        let sql = format!(
+            "COPY (SELECT v FROM read_jsonl('{}')) TO '{}' OPTIONS ({options})",
+            input.display(),
+            out.display()
+        );
+        (out, sql)
+    };
+
+    let (none, sql) = copy("none.parquet", "shred 'none'");
+    query(&ctx, &sql).await;
+    assert_eq!(layout(&none, "v"), r#""variant""#);
+
+    let schema = dir.path().join("schema.json");
+    std::fs::write(&schema, r#"{"id":"int64","price":"decimal(9,2)"}"#).unwrap();
+    let (flba, sql) = copy(
+        "flba.parquet",
+        &format!(
+            "shred '{}', decimal 'flba', bloom_filter '$.id', compression 'snappy', max_row_group_size 1000",
+            schema.display()
+        ),
+    );
+    query(&ctx, &sql).await;
+    assert_eq!(
+        layout(&flba, "v"),
+        r#"{"id":"int64","price":"decimal(9,2)"}"#
+    );
+    let file = ParquetFile::open(&flba).unwrap();
+    let metadata = file.metadata();
+    assert_eq!(metadata.num_row_groups(), 3, "max_row_group_size");
+    let group = metadata.row_group(0);
+    let leaf = |path: &str| {
+        group
+            .columns()
+            .iter()
+            .find(|c| c.column_path().string() == path)
+            .unwrap_or_else(|| panic!("no leaf {path}"))
+    };
+    assert_eq!(
+        leaf("v.typed_value.price.typed_value")
+            .column_descr()
+            .physical_type(),
+        parquet::basic::Type::FIXED_LEN_BYTE_ARRAY
+    );
+    assert!(
+        leaf("v.typed_value.id.typed_value")
+            .bloom_filter_offset()
+            .is_some()
+    );
+    assert!(
+        leaf("v.typed_value.price.typed_value")
+            .bloom_filter_offset()
+            .is_none()
+    );
+    assert_eq!(
+        leaf("v.metadata").compression(),
+        parquet::basic::Compression::SNAPPY
+    );
+}
+
+#[tokio::test]
+async fn bad_copies_fail_with_the_option_or_row_and_leave_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), &events(10));
+    let ctx = vshred_datafusion::context(Default::default());
+    let out = dir.path().join("out.parquet");
+    for (options, expected) in [
+        (
+            "shred 'sprak'",
+            "COPY option shred: \"sprak\" is not a preset (auto, spark, none) nor a schema file; did you mean spark?",
+        ),
+        (
+            "decimal 'float'",
+            "COPY option decimal: \"float\" is not int or flba",
+        ),
+        ("sample_rows '0'", "COPY option sample_rows"),
+        (
+            "compression 'gzip(6)'",
+            "COPY option compression: \"gzip(6)\" is not written with Variant columns",
+        ),
+        (
+            "dictionary_enabled 'false'",
+            "COPY option dictionary_enabled is DataFusion's Parquet writer's",
+        ),
+        (
+            "bloom_filter '$.nope'",
+            "bloom filter \"$.nope\": not shredded in v",
+        ),
+    ] {
+        let sql = format!(
+            "COPY (SELECT v FROM read_jsonl('{}')) TO '{}' OPTIONS (shred 'spark', {options})",
+            input.display(),
+            out.display()
+        );
+        // The first `shred` is overridden by a later one.
+        let sql = if options.starts_with("shred") {
+            sql.replace("shred 'spark', ", "")
+        } else {
+            sql
+        };
+        let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+        assert!(err.contains(expected), "{sql}:\n{err}");
+        assert!(!out.exists(), "{sql}: no file");
+    }
+
+    // A Variant-shaped struct whose value is cut short: row 1 is named.
+    let sql = format!(
+        "COPY (SELECT named_struct('metadata', X'010000', 'value', v) AS v \
+         FROM (VALUES (X'0c01'), (X'0c')) AS t(v)) TO '{}'",
+        out.display()
+    );
+    let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+    assert!(err.contains("at row 1"), "{err}");
+    assert!(err.contains("in column v"), "{err}");
+    assert!(!out.exists(), "no partial file");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "only the input is there"
+    );
+}
+
+#[tokio::test]
+async fn copy_without_variant_columns_is_datafusion_s_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("plain.parquet");
+    let ctx = vshred_datafusion::context(Default::default());
+    query(
+        &ctx,
+        &format!(
+            "COPY (SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS t(n, s)) TO '{}' OPTIONS (dictionary_enabled 'false')",
+            out.display()
+        ),
+    )
+    .await;
+    let back = query(
+        &ctx,
+        &format!("SELECT s FROM '{}' ORDER BY n", out.display()),
+    )
+    .await;
+    assert_eq!(strings(&back), ["a", "b"]);
+}
