@@ -65,6 +65,8 @@ struct Footers {
     columns: DatasetColumns,
     /// Row groups in all the files.
     row_groups: usize,
+    /// Rows in all the files.
+    rows: u64,
     /// Each file's footer, while they fit in the budget.
     kept: Vec<Option<Footer>>,
 }
@@ -213,6 +215,11 @@ impl Dataset {
         Ok(&self.footers(&ScanOptions::default())?.columns)
     }
 
+    /// The rows of all the files, as their footers count them.
+    pub fn rows(&self) -> Result<u64> {
+        Ok(self.footers(&ScanOptions::default())?.rows)
+    }
+
     /// The first pass: every footer read, on the worker pool, the columns
     /// gathered in file order, the footers kept while they fit.
     fn footers(&self, options: &ScanOptions) -> Result<&Footers> {
@@ -222,12 +229,14 @@ impl Dataset {
         let mut footers = Footers {
             columns: DatasetColumns::default(),
             row_groups: 0,
+            rows: 0,
             kept: Vec::with_capacity(self.files.len()),
         };
         let mut kept_bytes = 0;
         self.each_file(options, |file| {
             footers.columns.add(file)?;
             footers.row_groups += file.metadata().num_row_groups();
+            footers.rows += file.metadata().file_metadata().num_rows().max(0) as u64;
             let footer = file.footer();
             kept_bytes += footer.memory_size();
             footers

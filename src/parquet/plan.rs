@@ -12,6 +12,7 @@
 
 use ::parquet::arrow::arrow_reader::{ArrowReaderMetadata, RowSelection};
 use ::parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
+use ::parquet::bloom_filter::Sbbf;
 use ::parquet::file::metadata::RowGroupMetaData;
 use ::parquet::file::page_index::column_index::ColumnIndexMetaData;
 use ::parquet::file::statistics::Statistics;
@@ -44,6 +45,7 @@ impl ReadStats {
         self.skipped_by_statistics += other.skipped_by_statistics;
         self.skipped_by_bloom_filters += other.skipped_by_bloom_filters;
         self.skipped_by_page_index += other.skipped_by_page_index;
+        self.skipped_by_runtime_filter += other.skipped_by_runtime_filter;
         for warning in other.warnings {
             if !self.warnings.contains(&warning) {
                 self.warnings.push(warning);
@@ -98,6 +100,9 @@ pub enum SkipReason {
     BloomFilter,
     /// The column index rules out every page.
     PageIndex,
+    /// The runtime filter rules it out (by statistics, bloom filter or
+    /// column index): the keys of a join's other side, say.
+    RuntimeFilter,
 }
 
 /// What a [`ParquetFile::get`] read.
@@ -119,6 +124,8 @@ pub struct ReadStats {
     pub skipped_by_bloom_filters: usize,
     /// Row groups whose every page the column index ruled out.
     pub skipped_by_page_index: usize,
+    /// Row groups that the runtime filter ruled out, after the filter.
+    pub skipped_by_runtime_filter: usize,
     /// What the reader found worth saying: a filter no row can pass.
     pub warnings: Vec<String>,
 }
@@ -260,7 +267,7 @@ impl ParquetFile {
         let target = column.map(|c| resolve(c, &request.path));
         let typed_result = request.as_type.is_typed();
         let filter = request.filter.as_ref().map(|f| (f, column));
-        self.plan(filter, |meta| {
+        self.plan(filter, None, |meta| {
             let mut leaves = match &target {
                 Some(target) => target.leaves(schema, meta, typed_result),
                 None => Vec::new(),
@@ -281,7 +288,7 @@ impl ParquetFile {
             }
             None => (0..schema.root_schema().get_fields().len()).collect(),
         };
-        self.plan(None, |_| root_leaves(schema, &roots).collect())
+        self.plan(None, None, |_| root_leaves(schema, &roots).collect())
     }
 
     /// [`plan_columns`](Self::plan_columns) of those of `columns` the file
@@ -289,19 +296,25 @@ impl ParquetFile {
     pub(crate) fn plan_present_columns(&self, columns: &[String]) -> Result<ScanPlan> {
         let schema = self.parquet_schema();
         let roots = self.present_roots(columns);
-        self.plan(None, |_| root_leaves(schema, &roots).collect())
+        self.plan(None, None, |_| root_leaves(schema, &roots).collect())
     }
 
     /// A plan reading, of each row group, the leaves `leaves_of` gives and
     /// those the filter (on paths of the Variant column given with it)
-    /// reads, skipping what the filter rules out.
+    /// reads, skipping what the filter rules out. A runtime filter, known
+    /// only once the query runs, prunes what the filter leaves, counted
+    /// apart; its operands are not read (it only prunes).
     pub(super) fn plan(
         &self,
         filter: Option<(&Predicate, Option<&Type>)>,
+        runtime: Option<(&Predicate, Option<&Type>)>,
         leaves_of: impl Fn(&RowGroupMetaData) -> Vec<usize>,
     ) -> Result<ScanPlan> {
         let schema = self.parquet_schema();
         let filter = filter
+            .map(|(f, column)| self.filter_plan(f, column))
+            .transpose()?;
+        let runtime = runtime
             .map(|(f, column)| self.filter_plan(f, column))
             .transpose()?;
         let row_groups = self.metadata().num_row_groups();
@@ -315,45 +328,64 @@ impl ParquetFile {
         };
         // The page index is read only when a filter may use it; a file
         // whose index cannot be read is still read, without page skipping.
-        let paged = match &filter {
-            Some(f) if f.may_skip_pages(schema) => self.with_page_index().ok(),
+        let paged = match [&filter, &runtime] {
+            filters
+                if filters
+                    .iter()
+                    .any(|f| f.as_ref().is_some_and(|f| f.may_skip_pages(schema))) =>
+            {
+                self.with_page_index().ok()
+            }
             _ => None,
         };
         let mut plans = Vec::with_capacity(row_groups);
-        for rg in 0..row_groups {
+        'row_groups: for rg in 0..row_groups {
             let meta = self.metadata().row_group(rg);
-            let mut selection = None;
-            let mut rows = meta.num_rows().max(0) as u64;
-            if let Some(filter) = &filter {
-                let skip = if !self.may_match(rg, meta, filter, false)? {
-                    Some(SkipReason::Statistics)
-                } else if !self.may_match(rg, meta, filter, true)? {
-                    Some(SkipReason::BloomFilter)
-                } else {
-                    let pages = paged
-                        .as_ref()
-                        .and_then(|p| self.page_selection(p.metadata(), rg, filter));
-                    match pages {
-                        Some(p) => {
-                            stats.pages_skipped += p.pages_skipped;
-                            rows = p.rows;
-                            selection = Some(p.selection);
-                            (p.rows == 0).then_some(SkipReason::PageIndex)
-                        }
-                        None => None,
+            let mut selection: Option<PageSelection> = None;
+            for (pruning, is_runtime) in [(&filter, false), (&runtime, true)] {
+                let Some(pruning) = pruning else { continue };
+                let pruned = self.prune(rg, meta, pruning, paged.as_ref())?;
+                let reason = match pruned {
+                    Err(reason) => Some(reason),
+                    Ok(None) => None,
+                    Ok(Some(pages)) => {
+                        let pages = match selection.take() {
+                            Some(earlier) => PageSelection {
+                                selection: earlier.selection.intersection(&pages.selection),
+                                rows: 0,
+                                pages_skipped: earlier.pages_skipped.max(pages.pages_skipped),
+                            }
+                            .counted(),
+                            None => pages,
+                        };
+                        let empty = pages.rows == 0;
+                        selection = Some(pages);
+                        empty.then_some(SkipReason::PageIndex)
                     }
                 };
-                if let Some(reason) = skip {
+                if let Some(reason) = reason {
+                    if let Some(pages) = selection
+                        .as_ref()
+                        .filter(|_| reason == SkipReason::PageIndex)
+                    {
+                        stats.pages_skipped += pages.pages_skipped;
+                    }
+                    let reason = if is_runtime {
+                        SkipReason::RuntimeFilter
+                    } else {
+                        reason
+                    };
                     match reason {
                         SkipReason::Statistics => stats.skipped_by_statistics += 1,
                         SkipReason::BloomFilter => stats.skipped_by_bloom_filters += 1,
                         SkipReason::PageIndex => stats.skipped_by_page_index += 1,
+                        SkipReason::RuntimeFilter => stats.skipped_by_runtime_filter += 1,
                     }
                     plans.push(RowGroupPlan {
                         row_group: rg,
                         decision: Decision::Skip(reason),
                     });
-                    continue;
+                    continue 'row_groups;
                 }
             }
             let mut leaves = leaves_of(meta);
@@ -364,11 +396,21 @@ impl ParquetFile {
             }
             leaves.sort_unstable();
             leaves.dedup();
+            let rows = match &selection {
+                Some(pages) => {
+                    stats.pages_skipped += pages.pages_skipped;
+                    pages.rows
+                }
+                None => meta.num_rows().max(0) as u64,
+            };
             stats.row_groups_read += 1;
             stats.rows_read += rows;
             plans.push(RowGroupPlan {
                 row_group: rg,
-                decision: Decision::Read { leaves, selection },
+                decision: Decision::Read {
+                    leaves,
+                    selection: selection.map(|p| p.selection),
+                },
             });
         }
         Ok(ScanPlan {
@@ -376,6 +418,26 @@ impl ParquetFile {
             paged,
             stats,
         })
+    }
+
+    /// What `filter` makes of row group `rg`: skipped (and why), or read,
+    /// whole or (with the page index) the pages it may match.
+    fn prune(
+        &self,
+        rg: usize,
+        meta: &RowGroupMetaData,
+        filter: &FilterPlan<'_>,
+        paged: Option<&ArrowReaderMetadata>,
+    ) -> Result<std::result::Result<Option<PageSelection>, SkipReason>> {
+        if !self.may_match(rg, meta, filter, false)? {
+            return Ok(Err(SkipReason::Statistics));
+        }
+        if !self.may_match(rg, meta, filter, true)? {
+            return Ok(Err(SkipReason::BloomFilter));
+        }
+        Ok(Ok(paged.and_then(|p| {
+            self.page_selection(p.metadata(), rg, filter)
+        })))
     }
 
     /// Where each operand of `filter` is in this file: a path in the
@@ -464,6 +526,9 @@ impl ParquetFile {
     ) -> Result<bool> {
         let schema = self.parquet_schema();
         let mut failed = None;
+        // Each leaf's bloom filter is read once, however many equalities
+        // ask it (a join's keys are hundreds).
+        let mut blooms: Vec<(usize, Option<Sbbf>)> = Vec::new();
         let may = filter.filter.may_match(&mut |comparison| {
             let Some(leaf) = filter
                 .leaves_of(&comparison.operand)
@@ -488,7 +553,7 @@ impl ParquetFile {
             if !bloom || comparison.op != Op::Eq {
                 return true;
             }
-            self.bloom_may_contain(rg, leaf, &descr, &comparison.literal)
+            self.bloom_may_contain(rg, leaf, &descr, &comparison.literal, &mut blooms)
                 .unwrap_or_else(|e| {
                     failed = Some(e);
                     true
@@ -584,13 +649,15 @@ impl ParquetFile {
         )
     }
 
-    /// False only when the column chunk's bloom filter proves `lit` absent.
+    /// False only when the column chunk's bloom filter proves `lit` absent;
+    /// `blooms` keeps the filters read so far for this row group.
     fn bloom_may_contain(
         &self,
         rg: usize,
         leaf: usize,
         descr: &::parquet::schema::types::ColumnDescriptor,
         lit: &Literal,
+        blooms: &mut Vec<(usize, Option<Sbbf>)>,
     ) -> Result<bool> {
         if self
             .metadata()
@@ -601,11 +668,18 @@ impl ParquetFile {
         {
             return Ok(true);
         }
-        let builder = self.builder()?;
-        let Some(bloom) = builder
-            .get_row_group_column_bloom_filter(rg, leaf)
-            .map_err(|e| self.error(e))?
-        else {
+        let i = match blooms.iter().position(|(l, _)| *l == leaf) {
+            Some(i) => i,
+            None => {
+                let bloom = self
+                    .builder()?
+                    .get_row_group_column_bloom_filter(rg, leaf)
+                    .map_err(|e| self.error(e))?;
+                blooms.push((leaf, bloom));
+                blooms.len() - 1
+            }
+        };
+        let Some(bloom) = &blooms[i].1 else {
             return Ok(true);
         };
         Ok(match (descr.physical_type(), lit) {

@@ -59,6 +59,12 @@ pub struct Projection {
     /// top-level columns, that prunes row groups and pages; rows are not
     /// filtered.
     pub filter: Option<(String, Predicate)>,
+    /// A filter known only once the query runs (the keys of a join's
+    /// other side), likewise: it prunes what `filter` leaves, and what it
+    /// prunes is counted apart ([`SkipReason::RuntimeFilter`]).
+    ///
+    /// [`SkipReason::RuntimeFilter`]: crate::parquet::SkipReason::RuntimeFilter
+    pub runtime_filter: Option<(String, Predicate)>,
 }
 
 impl Projection {
@@ -131,7 +137,11 @@ impl ParquetFile {
             .filter
             .as_ref()
             .map(|(column, f)| (f, self.variant_column(column).ok()));
-        self.plan(filter, |meta| {
+        let runtime = projection
+            .runtime_filter
+            .as_ref()
+            .map(|(column, f)| (f, self.variant_column(column).ok()));
+        self.plan(filter, runtime, |meta| {
             let mut leaves: Vec<usize> = root_leaves(schema, &roots).collect();
             for (target, typed) in &targets {
                 leaves.extend(target.leaves(schema, meta, *typed));

@@ -12,10 +12,23 @@
 //! scan returns every row of what it reads: DataFusion applies the filter
 //! itself ([`TableProviderFilterPushDown::Inexact`]).
 //!
+//! A join's runtime filter (its dynamic filter, once the other side is
+//! read) translates likewise, from the physical expression over the
+//! scan's outputs ([`runtime_predicate`]).
+//!
 //! [`TableProviderFilterPushDown::Inexact`]: datafusion::logical_expr::TableProviderFilterPushDown::Inexact
+
+use std::sync::Arc;
 
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator, expr::InList};
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_expr::expressions::{
+    BinaryExpr as PhysicalBinary, CastExpr, Column as PhysicalColumn, DynamicFilterPhysicalExpr,
+    InListExpr, Literal as PhysicalLiteral,
+};
+use vshred::parquet::Projected;
+use vshred::path::VariantPath;
 use vshred::predicate::{Comparison, Literal, Op, Operand, Predicate};
 use vshred::shred::ShreddingSchema;
 use vshred::variant::VariantDecimal;
@@ -53,6 +66,119 @@ pub fn combine(filters: &[Expr]) -> Option<(String, Predicate)> {
     // With no Variant column in it, the filter reads ordinary columns; the
     // name is then unused.
     Some((chosen.unwrap_or_default(), predicate))
+}
+
+/// A runtime filter (what a join's dynamic filter holds once its other
+/// side is read: bounds and `IN` the keys) over a scan's `outputs`, as a
+/// predicate on paths of one Variant column, if some of it translates.
+/// Parts of an `AND` that do not translate are left out: pruning by less
+/// of a filter is still sound. `false` (an empty other side) prunes
+/// everything.
+pub fn runtime_predicate(
+    expr: &Arc<dyn PhysicalExpr>,
+    outputs: &[(String, Projected)],
+) -> Option<(String, Predicate)> {
+    let mut column = None;
+    let predicate = runtime(expr, outputs, &mut column)?;
+    Some((column.unwrap_or_default(), predicate))
+}
+
+fn runtime(
+    expr: &Arc<dyn PhysicalExpr>,
+    outputs: &[(String, Projected)],
+    column: &mut Option<String>,
+) -> Option<Predicate> {
+    if let Some(dynamic) = expr.downcast_ref::<DynamicFilterPhysicalExpr>() {
+        return runtime(&dynamic.current().ok()?, outputs, column);
+    }
+    if let Some(binary) = expr.downcast_ref::<PhysicalBinary>() {
+        return match binary.op() {
+            Operator::And => {
+                let mut parts: Vec<Predicate> = [binary.left(), binary.right()]
+                    .into_iter()
+                    .filter_map(|e| runtime(e, outputs, column))
+                    .collect();
+                match parts.len() {
+                    0 => None,
+                    1 => parts.pop(),
+                    _ => Some(Predicate::And(parts)),
+                }
+            }
+            Operator::Or => Some(Predicate::Or(vec![
+                runtime(binary.left(), outputs, column)?,
+                runtime(binary.right(), outputs, column)?,
+            ])),
+            op => {
+                let op = comparison(*op)?;
+                let literal_of = |e: &Arc<dyn PhysicalExpr>| {
+                    scalar(e.downcast_ref::<PhysicalLiteral>()?.value())
+                };
+                let (operand, op, literal) = match (
+                    runtime_operand(binary.left(), outputs, column),
+                    literal_of(binary.right()),
+                ) {
+                    (Some(o), Some(l)) => (o, op, l),
+                    _ => (
+                        runtime_operand(binary.right(), outputs, column)?,
+                        flipped(op),
+                        literal_of(binary.left())?,
+                    ),
+                };
+                Some(Predicate::Compare(Comparison {
+                    operand: operand.0,
+                    op,
+                    literal,
+                }))
+            }
+        };
+    }
+    if let Some(list) = expr.downcast_ref::<InListExpr>() {
+        if list.negated() {
+            return None;
+        }
+        let (operand, _) = runtime_operand(list.expr(), outputs, column)?;
+        let parts = list
+            .list()
+            .iter()
+            .map(|l| {
+                Some(Predicate::Compare(Comparison {
+                    operand: operand.clone(),
+                    op: Op::Eq,
+                    literal: scalar(l.downcast_ref::<PhysicalLiteral>()?.value())?,
+                }))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        return Some(Predicate::Or(parts));
+    }
+    match expr.downcast_ref::<PhysicalLiteral>()?.value() {
+        ScalarValue::Boolean(Some(false)) => Some(Predicate::Or(Vec::new())),
+        _ => None,
+    }
+}
+
+/// What a runtime comparison reads: an output of the scan that is a path
+/// of `variant_get` or an ordinary column.
+fn runtime_operand(
+    expr: &Arc<dyn PhysicalExpr>,
+    outputs: &[(String, Projected)],
+    variant: &mut Option<String>,
+) -> Option<(Operand, Option<ShreddingSchema>)> {
+    if let Some(cast) = expr.downcast_ref::<CastExpr>() {
+        let (operand, as_type) = runtime_operand(cast.expr(), outputs, variant)?;
+        return (cast.cast_type().is_numeric() && matches!(as_type, Some(ref t) if is_number(t)))
+            .then_some((operand, as_type));
+    }
+    let index = expr.downcast_ref::<PhysicalColumn>()?.index();
+    match &outputs.get(index)?.1 {
+        Projected::Column(name) => Some((Operand::Column(name.clone()), None)),
+        Projected::Path {
+            column,
+            path,
+            as_type,
+            ..
+        } => path_operand(column, path.clone(), as_type.clone(), variant),
+        Projected::Json(_) => None,
+    }
 }
 
 fn translate(expr: &Expr, column: &mut Option<String>) -> Option<Predicate> {
@@ -157,21 +283,32 @@ fn operand(
                 })
                 .collect();
             let (path, as_type) = path_and_type(call.func.name(), &constants).ok()?;
-            if matches!(
-                as_type,
-                ShreddingSchema::Date | ShreddingSchema::Time | ShreddingSchema::Timestamp { .. }
-            ) {
-                // Our literals have no dates or times.
-                return None;
-            }
-            match variant {
-                Some(name) if *name != c.name => return None,
-                _ => *variant = Some(c.name.clone()),
-            }
-            Some((Operand::Path(path), Some(as_type)))
+            path_operand(&c.name, path, as_type, variant)
         }
         _ => None,
     }
+}
+
+/// A path of Variant column `column` read as `as_type`, as an operand:
+/// every path of a predicate must be of the same column, and our literals
+/// have no dates or times.
+fn path_operand(
+    column: &str,
+    path: VariantPath,
+    as_type: ShreddingSchema,
+    variant: &mut Option<String>,
+) -> Option<(Operand, Option<ShreddingSchema>)> {
+    if matches!(
+        as_type,
+        ShreddingSchema::Date | ShreddingSchema::Time | ShreddingSchema::Timestamp { .. }
+    ) {
+        return None;
+    }
+    match variant {
+        Some(name) if name != column => return None,
+        _ => *variant = Some(column.to_string()),
+    }
+    Some((Operand::Path(path), Some(as_type)))
 }
 
 fn is_number(t: &ShreddingSchema) -> bool {
@@ -183,9 +320,14 @@ fn is_number(t: &ShreddingSchema) -> bool {
 }
 
 fn literal(expr: &Expr) -> Option<Literal> {
-    let Expr::Literal(value, _) = expr else {
-        return None;
-    };
+    match expr {
+        Expr::Literal(value, _) => scalar(value),
+        _ => None,
+    }
+}
+
+/// A constant as the core's literal, if it has one.
+fn scalar(value: &ScalarValue) -> Option<Literal> {
     let int = |n: i64| Some(Literal::Number(VariantDecimal::try_new(n as i128, 0).ok()?));
     match value {
         ScalarValue::Int8(Some(n)) => int(*n as i64),

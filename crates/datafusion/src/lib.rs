@@ -49,10 +49,25 @@ use datafusion_session::SessionStore;
 
 use table::{VariantTableFactory, VariantUrlTables};
 
+/// Most distinct keys of a hash join's build side pushed to the probe
+/// side's scan as an `IN` list, unless a session sets
+/// `datafusion.optimizer.hash_join_inlist_pushdown_max_distinct_values`.
+pub const RUNTIME_FILTER_KEYS: usize = 10_000;
+
 /// A session with the Variant functions, Parquet tables read by
 /// [`table::VariantTable`] (by `CREATE EXTERNAL TABLE ... STORED AS
 /// PARQUET` and by `FROM 'path'`), and DataFusion's defaults otherwise.
-pub fn context(config: SessionConfig) -> SessionContext {
+pub fn context(mut config: SessionConfig) -> SessionContext {
+    // A join's keys reach the scan as an IN list (which prunes by each key)
+    // only up to this many distinct values; DataFusion's 150 leaves a
+    // thousand keys as a hash table, which prunes by their bounds alone.
+    let joins = &mut config.options_mut().optimizer;
+    let defaults = datafusion::config::OptimizerOptions::default();
+    if joins.hash_join_inlist_pushdown_max_distinct_values
+        == defaults.hash_join_inlist_pushdown_max_distinct_values
+    {
+        joins.hash_join_inlist_pushdown_max_distinct_values = RUNTIME_FILTER_KEYS;
+    }
     let mut state = SessionStateBuilder::new()
         .with_config(config)
         .with_default_features()

@@ -13,27 +13,42 @@
 //! calls down to the scan (they are marked cheap, see
 //! [`crate::functions`]), so a query touching `v` only through
 //! `variant_get` never reads the whole Variant column.
+//!
+//! A hash join's dynamic filter (the keys of its build side, as bounds and
+//! an `IN` list) is kept by the scan and read when the scan starts, which
+//! is when the join first asks it for rows, after its build side is read:
+//! the keys then prune row groups and pages by statistics, bloom filters
+//! and the column index, as a filter does ([`crate::filter::runtime_predicate`]).
 
 use std::fmt;
 use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
-use datafusion::common::Result;
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{Result, Statistics};
 use datafusion::execution::TaskContext;
-use datafusion::physical_expr::expressions::{Column, Literal};
+use datafusion::physical_expr::expressions::{Column, DynamicFilterPhysicalExpr, Literal};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr, ScalarFunctionExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::filter_pushdown::{
+    ChildPushdownResult, FilterPushdownPhase, FilterPushdownPropagation,
+};
 use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
 use datafusion::physical_plan::projection::ProjectionExec;
+use datafusion::physical_plan::statistics::StatisticsArgs;
 use datafusion::physical_plan::stream::RecordBatchReceiverStream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
     SendableRecordBatchStream,
 };
+use futures::StreamExt;
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::parquet::{Projected, Projection, ScanOptions};
 
+use crate::filter::runtime_predicate;
 use crate::functions::{ToJson, VariantGet, external, path_and_type};
 
 /// A scan of a [`Dataset`] by a [`Projection`].
@@ -41,6 +56,8 @@ use crate::functions::{ToJson, VariantGet, external, path_and_type};
 pub struct VariantScanExec {
     dataset: Arc<Dataset>,
     projection: Projection,
+    /// Joins' dynamic filters pushed to the scan, read when it starts.
+    runtime_filters: Vec<Arc<dyn PhysicalExpr>>,
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
@@ -59,6 +76,7 @@ impl VariantScanExec {
         VariantScanExec {
             dataset,
             projection,
+            runtime_filters: Vec::new(),
             schema,
             properties: Arc::new(properties),
             metrics: ExecutionPlanMetricsSet::new(),
@@ -127,6 +145,10 @@ fn record(metrics: &ExecutionPlanMetricsSet, stats: &DatasetStats) {
         "row_groups_pruned_page_index",
         stats.read.skipped_by_page_index,
     );
+    count(
+        "row_groups_pruned_runtime_filter",
+        stats.read.skipped_by_runtime_filter,
+    );
     count("pages_pruned", stats.read.pages_skipped);
     count("rows_read", stats.read.rows_read as usize);
 }
@@ -168,6 +190,9 @@ impl DisplayAs for VariantScanExec {
         if let Some((column, filter)) = &self.projection.filter {
             write!(f, ", prune=[{column}: {filter}]")?;
         }
+        if !self.runtime_filters.is_empty() {
+            write!(f, ", runtime_filters={}", self.runtime_filters.len())?;
+        }
         Ok(())
     }
 }
@@ -187,9 +212,50 @@ impl ExecutionPlan for VariantScanExec {
 
     fn apply_expressions(
         &self,
-        _: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
     ) -> Result<TreeNodeRecursion> {
+        // A join computes its dynamic filter only for a consumer it finds
+        // here.
+        for filter in &self.runtime_filters {
+            if f(filter)? == TreeNodeRecursion::Stop {
+                return Ok(TreeNodeRecursion::Stop);
+            }
+        }
         Ok(TreeNodeRecursion::Continue)
+    }
+
+    /// Keeps the dynamic filters joins push (in the phase after
+    /// optimization), to prune by when the scan starts; none is applied to
+    /// rows, so none is reported as pushed down.
+    fn handle_child_pushdown_result(
+        &self,
+        phase: FilterPushdownPhase,
+        child_pushdown_result: ChildPushdownResult,
+        _config: &ConfigOptions,
+    ) -> Result<FilterPushdownPropagation<Arc<dyn ExecutionPlan>>> {
+        let dynamic: Vec<Arc<dyn PhysicalExpr>> = child_pushdown_result
+            .parent_filters
+            .iter()
+            .map(|f| &f.filter)
+            .filter(|f| f.downcast_ref::<DynamicFilterPhysicalExpr>().is_some())
+            .cloned()
+            .collect();
+        let mut propagation = FilterPushdownPropagation::all_unsupported(child_pushdown_result);
+        if phase == FilterPushdownPhase::Post && !dynamic.is_empty() {
+            let mut scan = VariantScanExec::new(
+                self.dataset.clone(),
+                self.projection.clone(),
+                self.schema.clone(),
+            );
+            scan.runtime_filters = self
+                .runtime_filters
+                .iter()
+                .cloned()
+                .chain(dynamic)
+                .collect();
+            propagation = propagation.with_updated_node(Arc::new(scan) as Arc<dyn ExecutionPlan>);
+        }
+        Ok(propagation)
     }
 
     fn with_new_children(
@@ -199,34 +265,68 @@ impl ExecutionPlan for VariantScanExec {
         Ok(self)
     }
 
+    /// Starts reading when first polled: a hash join polls its probe side
+    /// only once its build side is read and its dynamic filter holds the
+    /// keys, which then prune as the projection's runtime filter.
     fn execute(
         &self,
         _partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
-        let tx = builder.tx();
         let dataset = self.dataset.clone();
-        let projection = self.projection.clone();
+        let mut projection = self.projection.clone();
+        let runtime_filters = self.runtime_filters.clone();
         let schema = self.schema.clone();
         let options = ScanOptions::new(context.session_config().batch_size());
         let metrics = self.metrics.clone();
-        builder.spawn_blocking(move || {
-            let result = dataset.project(&projection, &schema, &options, |batch| {
-                tx.blocking_send(Ok(batch))
-                    .map_err(|_| vshred::Error::from_message("the query stopped reading".into()))
-            });
-            match result {
-                Ok(stats) => {
-                    record(&metrics, &stats);
-                    Ok(())
-                }
-                // The consumer is gone (a LIMIT was reached): not an error.
-                Err(_) if tx.is_closed() => Ok(()),
-                Err(e) => Err(external(e)),
+        let start = async move {
+            projection.runtime_filter = runtime_filters
+                .iter()
+                .find_map(|f| runtime_predicate(f, &projection.outputs));
+            if projection.runtime_filter.is_some() {
+                MetricBuilder::new(&metrics)
+                    .global_counter("runtime_filters")
+                    .add(1);
             }
-        });
-        Ok(builder.build())
+            let mut builder = RecordBatchReceiverStream::builder(schema.clone(), 2);
+            let tx = builder.tx();
+            builder.spawn_blocking(move || {
+                let result = dataset.project(&projection, &schema, &options, |batch| {
+                    tx.blocking_send(Ok(batch)).map_err(|_| {
+                        vshred::Error::from_message("the query stopped reading".into())
+                    })
+                });
+                match result {
+                    Ok(stats) => {
+                        record(&metrics, &stats);
+                        Ok(())
+                    }
+                    // The consumer is gone (a LIMIT was reached): not an error.
+                    Err(_) if tx.is_closed() => Ok(()),
+                    Err(e) => Err(external(e)),
+                }
+            });
+            builder.build()
+        };
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            futures::stream::once(start).flatten(),
+        )))
+    }
+
+    /// The rows of the files, as their footers count them: a join builds
+    /// its hash table of the smaller side, and the keys of that side prune
+    /// this one.
+    fn statistics_from_inputs(
+        &self,
+        _: &[Arc<Statistics>],
+        _: &StatisticsArgs,
+    ) -> Result<Arc<Statistics>> {
+        let mut statistics = Statistics::new_unknown(&self.schema);
+        if let Ok(rows) = self.dataset.rows() {
+            statistics.num_rows = Precision::Exact(rows as usize);
+        }
+        Ok(Arc::new(statistics))
     }
 
     fn metrics(&self) -> Option<MetricsSet> {
@@ -244,9 +344,12 @@ impl ExecutionPlan for VariantScanExec {
                 None => return Ok(None),
             }
         }
+        // Runtime filters are over the old outputs: not carried over (the
+        // filters are pushed after projections are).
         let absorbed = Projection {
             outputs,
             filter: self.projection.filter.clone(),
+            runtime_filter: None,
         };
         Ok(Some(Arc::new(VariantScanExec::new(
             self.dataset.clone(),

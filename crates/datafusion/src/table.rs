@@ -51,7 +51,7 @@ impl VariantTable {
                 .iter()
                 .map(|name| (name.clone(), Projected::Column(name.clone())))
                 .collect(),
-            filter: None,
+            ..Projection::default()
         };
         let schema = dataset.projection_schema(&columns).map_err(external)?;
         Ok(VariantTable {
@@ -95,6 +95,7 @@ impl TableProvider for VariantTable {
                 .map(|&i| self.columns.outputs[i].clone())
                 .collect(),
             filter: combine(filters),
+            ..Projection::default()
         };
         let schema = Arc::new(self.schema.project(&chosen)?);
         Ok(Arc::new(VariantScanExec::new(

@@ -284,3 +284,67 @@ async fn to_json_of_a_column_is_rendered_by_the_scan() {
     assert_eq!(a, b);
     assert!(a > 3000 * 20, "{a}");
 }
+
+/// A join on a path: the build side's keys prune the probe side's row
+/// groups (by statistics and bloom filters) when dynamic filters are on,
+/// and the answer is the same when they are off.
+#[tokio::test]
+async fn a_join_s_keys_prune_the_other_side_s_row_groups_unless_dynamic_filters_are_off() {
+    let dir = tempfile::tempdir().unwrap();
+    // Keys 0..20000 in order, in row groups of 1000: 20 row groups.
+    let rows: String = (0..20_000)
+        .map(|k| format!("{{\"key\":{k},\"x\":{}}}\n", k % 7))
+        .collect();
+    let big = dir.path().join("big.parquet");
+    let options = EncodeOptions {
+        write: WriteOptions {
+            row_group_rows: 1000,
+            ..WriteOptions::default()
+        },
+        bloom_filters: vec!["$.key".into()],
+        ..EncodeOptions::default()
+    };
+    encode(&mut rows.as_bytes(), &big, &options, &mut |_| {}).unwrap();
+    // The 300 smallest and 300 largest keys, half of them kept, as a
+    // Parquet file of an ordinary column.
+    let small = dir.path().join("small.parquet");
+    let keys: Vec<i64> = (0..300).chain(19_700..20_000).collect();
+    let list: Vec<String> = keys.iter().map(|k| format!("({k})")).collect();
+    query(
+        &vshred_datafusion::context(Default::default()),
+        &format!(
+            "COPY (SELECT column1 AS k FROM (VALUES {})) TO '{}'",
+            list.join(","),
+            small.display()
+        ),
+    )
+    .await;
+    let sql = format!(
+        "SELECT count(*), sum(variant_get(b.v, '$.x', 'bigint')) FROM '{}' b JOIN (SELECT k FROM '{}' WHERE k % 2 = 0) s \
+         ON variant_get(b.v, '$.key', 'bigint') = s.k",
+        big.display(),
+        small.display()
+    );
+    let kept: Vec<i64> = keys.iter().copied().filter(|k| k % 2 == 0).collect();
+    let expected_sum: i64 = kept.iter().map(|k| k % 7).sum();
+    for (dynamic, pruned) in [(true, 18), (false, 0)] {
+        let ctx = vshred_datafusion::context(Default::default());
+        query(
+            &ctx,
+            &format!("SET datafusion.optimizer.enable_dynamic_filter_pushdown = {dynamic}"),
+        )
+        .await;
+        let batches = query(&ctx, &sql).await;
+        assert_eq!(
+            int(&batches, 0),
+            kept.len() as i64,
+            "dynamic filters {dynamic}"
+        );
+        assert_eq!(int(&batches, 1), expected_sum, "dynamic filters {dynamic}");
+        let analyzed = text(&query(&ctx, &format!("EXPLAIN ANALYZE {sql}")).await);
+        assert!(
+            analyzed.contains(&format!("row_groups_pruned_runtime_filter={pruned}")),
+            "dynamic filters {dynamic}: {analyzed}"
+        );
+    }
+}
