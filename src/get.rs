@@ -9,7 +9,9 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, StructArray, make_array};
+use arrow::array::{
+    Array, ArrayBuilder, ArrayRef, AsArray, BinaryBuilder, StructArray, make_array,
+};
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::{DataType, Field};
 
@@ -19,7 +21,7 @@ use crate::shred::{Conversion, ShreddingSchema, TypedBuilder};
 use crate::unshred::{Found, ScalarColumn, ShreddedColumn};
 use std::cmp::Ordering;
 
-use crate::variant::{Kind, VariantBuilder, VariantDecimal, VariantRef, compare, decode};
+use crate::variant::{Kind, Metadata, VariantBuilder, VariantDecimal, VariantRef, compare, decode};
 
 /// Extracts `path` from every row of a Variant column as `as_type`: a
 /// primitive layout of [`ShreddingSchema`] (`int64`, `decimal(18,2)`,
@@ -64,16 +66,10 @@ pub fn variant_get(
     as_type: &ShreddingSchema,
     strict: bool,
 ) -> Result<ArrayRef> {
-    if matches!(
-        as_type,
-        ShreddingSchema::Object(_) | ShreddingSchema::Array(_)
-    ) {
-        return Err(Error::new(
-            ErrorKind::Schema,
-            format!(
-                "variant_get returns a primitive type or variant, not {as_type} (an object or array layout)"
-            ),
-        ));
+    match as_type {
+        ShreddingSchema::Object(fields) => return struct_get(column, path, fields, strict),
+        ShreddingSchema::Array(element) => return list_get(column, path, element, strict),
+        _ => {}
     }
     if let Some(array) = typed_passthrough(column, path, as_type)? {
         return Ok(array);
@@ -116,7 +112,8 @@ pub fn variant_get(
                     if out.try_append(&v, Conversion::Cast) {
                         continue;
                     }
-                    if strict {
+                    // The Variant null is SQL null, never a failure.
+                    if strict && !v.is_null() {
                         return Err(failed(row, &v));
                     }
                     out.append_null();
@@ -137,10 +134,189 @@ pub fn variant_get(
 /// the primitive type, or an unshredded Variant (the `arrow.parquet.variant`
 /// extension type) for [`ShreddingSchema::Variant`].
 pub fn result_field(name: &str, as_type: &ShreddingSchema) -> Field {
-    match as_type.typed_value_type() {
-        Some(t) => Field::new(name, t, true),
-        None => crate::parquet::variant_field(name, &ShreddingSchema::Variant),
+    match as_type {
+        ShreddingSchema::Object(fields) => Field::new(
+            name,
+            DataType::Struct(fields.iter().map(|(n, t)| result_field(n, t)).collect()),
+            true,
+        ),
+        ShreddingSchema::Array(element) => Field::new(
+            name,
+            DataType::List(Arc::new(result_field("element", element))),
+            true,
+        ),
+        _ => match as_type.typed_value_type() {
+            Some(t) => Field::new(name, t, true),
+            None => crate::parquet::variant_field(name, &ShreddingSchema::Variant),
+        },
     }
+}
+
+/// [`variant_get`] of a struct type: each field is the `variant_get` of its
+/// own path, so that a shredded field's typed column passes through whole;
+/// a row is a struct where the value at `path` is an object (a missing
+/// field is null), null where there is none, and null (or, `strict`, an
+/// error) where it is not an object. Whether it is one is read from the
+/// shredded layout where the path is typed.
+fn struct_get(
+    column: &StructArray,
+    path: &VariantPath,
+    fields: &[(String, ShreddingSchema)],
+    strict: bool,
+) -> Result<ArrayRef> {
+    let reader = ShreddedColumn::try_new(column)?;
+    let finder = reader.finder(path.segments());
+    let mut valid = arrow::array::NullBufferBuilder::new(column.len());
+    let mut not_object = None;
+    for row in 0..column.len() {
+        let object = match reader.is_null(row) {
+            true => None,
+            false => {
+                let m = reader.metadata_of(row);
+                match finder.find(row, &m)? {
+                    Found::Missing => None,
+                    Found::Value(bytes) => match decode(m.get()?, bytes) {
+                        VariantRef::Null => None,
+                        VariantRef::Object(_) => Some(true),
+                        _ => Some(false),
+                    },
+                    Found::Slot(slot, i) => slot.is_object(i, &m)?,
+                }
+            }
+        };
+        match object {
+            Some(true) => valid.append_non_null(),
+            Some(false) if strict && not_object.is_none() => {
+                not_object = Some(row);
+                valid.append_null();
+            }
+            _ => valid.append_null(),
+        }
+    }
+    let children = fields
+        .iter()
+        .map(|(name, t)| {
+            variant_get(
+                column,
+                &path.join(PathSegment::Field(name.clone())),
+                t,
+                strict,
+            )
+        })
+        .collect::<Result<Vec<_>>>();
+    // Of a value that is not an object and one of a field that does not
+    // convert, the earlier row is named.
+    let children = match (not_object, children) {
+        (Some(row), Err(e)) if e.row().is_some_and(|r| r < row as u64) => return Err(e),
+        (Some(row), _) => {
+            return Err(not_of_type(
+                path,
+                "an object",
+                &ShreddingSchema::Object(fields.to_vec()),
+                row,
+            ));
+        }
+        (None, children) => children?,
+    };
+    let struct_fields = fields.iter().map(|(n, t)| result_field(n, t)).collect();
+    StructArray::try_new(struct_fields, children, valid.finish())
+        .map(|a| Arc::new(a) as ArrayRef)
+        .map_err(|e| Error::new(ErrorKind::Schema, format!("{path}: {e}")))
+}
+
+/// [`variant_get`] of an array type: the arrays at `path` (null where there
+/// is none, and null or, `strict`, an error where the value is not an
+/// array), their elements each converted to `element` as [`variant_get`]
+/// converts a value.
+fn list_get(
+    column: &StructArray,
+    path: &VariantPath,
+    element: &ShreddingSchema,
+    strict: bool,
+) -> Result<ArrayRef> {
+    let reader = ShreddedColumn::try_new(column)?;
+    let values = variants(column, &reader, path.segments())?;
+    let values = values.as_struct();
+    let metadata = values.column(0).as_binary::<i32>();
+    let value = values.column(1).as_binary::<i32>();
+    let mut offsets: Vec<i32> = Vec::with_capacity(values.len() + 1);
+    offsets.push(0);
+    let mut valid = arrow::array::NullBufferBuilder::new(values.len());
+    let (mut element_metadata, mut element_values) = (BinaryBuilder::new(), BinaryBuilder::new());
+    for row in 0..values.len() {
+        let array = match values.is_null(row) {
+            true => None,
+            false => match decode(Metadata::try_new(metadata.value(row))?, value.value(row)) {
+                VariantRef::Array(array) => Some(array),
+                VariantRef::Null => None,
+                _ if strict => {
+                    let as_type = ShreddingSchema::Array(Box::new(element.clone()));
+                    return Err(not_of_type(path, "an array", &as_type, row));
+                }
+                _ => None,
+            },
+        };
+        match array {
+            Some(array) => {
+                for i in 0..array.len() {
+                    element_metadata.append_value(metadata.value(row));
+                    element_values.append_value(array.element_bytes(i));
+                }
+                valid.append_non_null();
+            }
+            None => valid.append_null(),
+        }
+        let end = i32::try_from(element_values.len()).map_err(|_| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!("{path}: over 2^31 array elements in a batch"),
+            )
+        })?;
+        offsets.push(end);
+    }
+    let elements = StructArray::new(
+        vec![
+            Field::new("metadata", DataType::Binary, false),
+            Field::new("value", DataType::Binary, false),
+        ]
+        .into(),
+        vec![
+            Arc::new(element_metadata.finish()),
+            Arc::new(element_values.finish()),
+        ],
+        None,
+    );
+    let converted = variant_get(&elements, &VariantPath::root(), element, strict).map_err(|e| {
+        // The row of the element's array.
+        match e.row() {
+            Some(k) => {
+                let row = offsets.partition_point(|&o| o as u64 <= k) - 1;
+                e.with_row(row as u64)
+                    .with_note(&format!("at {path}[{}]", k - offsets[row] as u64))
+            }
+            None => e,
+        }
+    })?;
+    arrow::array::ListArray::try_new(
+        Arc::new(result_field("element", element)),
+        arrow::buffer::OffsetBuffer::new(offsets.into()),
+        converted,
+        valid.finish(),
+    )
+    .map(|a| Arc::new(a) as ArrayRef)
+    .map_err(|e| Error::new(ErrorKind::Schema, format!("{path}: {e}")))
+}
+
+/// A value at `path` in `row` that is not `what` the type asks for.
+fn not_of_type(path: &VariantPath, what: &str, as_type: &ShreddingSchema, row: usize) -> Error {
+    Error::new(
+        ErrorKind::OutOfRange,
+        format!(
+            "{path}: the value is not {what}, so does not convert to {}",
+            as_type.type_name()
+        ),
+    )
+    .with_row(row as u64)
 }
 
 /// The sub-value at `path` in its most direct form: the typed column itself

@@ -46,6 +46,13 @@ impl VariantPath {
         VariantPath { segments }
     }
 
+    /// This path and one more step.
+    pub fn join(&self, step: PathSegment) -> VariantPath {
+        let mut segments = self.segments.clone();
+        segments.push(step);
+        VariantPath { segments }
+    }
+
     /// The steps, root first.
     pub fn segments(&self) -> &[PathSegment] {
         &self.segments

@@ -229,29 +229,32 @@ impl Predicate {
         }
     }
 
-    /// Whether a row may pass, given for each comparison whether its
-    /// operand's statistics leave room for it (`leaf`): false only when
-    /// the statistics rule every row out.
-    pub fn may_match(&self, leaf: &mut impl FnMut(&Comparison) -> bool) -> bool {
+    /// Whether a row may pass, given for each comparison (or `in` list)
+    /// whether its operand's statistics leave room for it (`leaf`): false
+    /// only when the statistics rule every row out.
+    pub fn may_match(&self, leaf: &mut impl FnMut(Leaf<'_>) -> bool) -> bool {
         match self {
-            Predicate::Compare(c) => leaf(c),
+            Predicate::Compare(c) => leaf(Leaf::Compare(c)),
             Predicate::IsNull(_) | Predicate::Not(_) => true,
             Predicate::And(ps) => ps.iter().all(|p| p.may_match(leaf)),
-            Predicate::Or(ps) => ps.iter().any(|p| p.may_match(leaf)),
+            Predicate::Or(ps) => match InList::of(ps) {
+                Some(list) => leaf(Leaf::In(list)),
+                None => ps.iter().any(|p| p.may_match(leaf)),
+            },
         }
     }
 
     /// The rows that may pass, where known: `leaf` gives a comparison's
-    /// rows (a page selection, say; `None` when not known), and `and`,
-    /// `or` combine them. `None` means every row.
+    /// (or an `in` list's) rows (a page selection, say; `None` when not
+    /// known), and `and`, `or` combine them. `None` means every row.
     pub fn select<T>(
         &self,
-        leaf: &mut impl FnMut(&Comparison) -> Option<T>,
+        leaf: &mut impl FnMut(Leaf<'_>) -> Option<T>,
         and: &impl Fn(T, T) -> T,
         or: &impl Fn(T, T) -> T,
     ) -> Option<T> {
         match self {
-            Predicate::Compare(c) => leaf(c),
+            Predicate::Compare(c) => leaf(Leaf::Compare(c)),
             Predicate::IsNull(_) | Predicate::Not(_) => None,
             // Parts without a selection leave the others' rows.
             Predicate::And(ps) => ps
@@ -259,6 +262,9 @@ impl Predicate {
                 .filter_map(|p| p.select(leaf, and, or))
                 .reduce(and),
             Predicate::Or(ps) => {
+                if let Some(list) = InList::of(ps) {
+                    return leaf(Leaf::In(list));
+                }
                 let mut rows = None;
                 for p in ps {
                     let part = p.select(leaf, and, or)?;
@@ -378,6 +384,126 @@ impl std::str::FromStr for Predicate {
 
     fn from_str(s: &str) -> Result<Self> {
         Predicate::parse(s)
+    }
+}
+
+/// What [`Predicate::may_match`] and [`Predicate::select`] ask about.
+pub enum Leaf<'p> {
+    /// A comparison.
+    Compare(&'p Comparison),
+    /// An `or` of `==` on one operand: an `in` list, asked about whole.
+    In(InList<'p>),
+}
+
+impl Leaf<'_> {
+    /// What the comparison or list reads.
+    pub fn operand(&self) -> &Operand {
+        match self {
+            Leaf::Compare(c) => &c.operand,
+            Leaf::In(list) => list.operand,
+        }
+    }
+
+    /// Whether a value within `min` and `max` (statistics; `None` when not
+    /// known) may pass.
+    pub fn may_match(&self, min: Option<&VariantRef<'_>>, max: Option<&VariantRef<'_>>) -> bool {
+        match self {
+            Leaf::Compare(c) => c.may_match(min, max),
+            Leaf::In(list) => !list.within(min, max).is_empty(),
+        }
+    }
+
+    /// The literals a value within `min` and `max` may equal, for a bloom
+    /// filter to rule out; `None` when the leaf is not an equality.
+    pub fn equal_to_within(
+        &self,
+        min: Option<&VariantRef<'_>>,
+        max: Option<&VariantRef<'_>>,
+    ) -> Option<Vec<&Literal>> {
+        match self {
+            Leaf::Compare(c) if c.op == Op::Eq => Some(vec![&c.literal]),
+            Leaf::Compare(_) => None,
+            Leaf::In(list) => Some(list.within(min, max).to_vec()),
+        }
+    }
+}
+
+/// The literals of an `or` of `==` comparisons on one operand, all numbers
+/// or all strings, sorted: whether a range of values holds any of them is
+/// two binary searches, not one comparison per literal (a join's keys are
+/// thousands).
+pub struct InList<'p> {
+    /// What the comparisons read.
+    pub operand: &'p Operand,
+    literals: Vec<&'p Literal>,
+}
+
+impl<'p> InList<'p> {
+    /// The list that `parts` of an `or` make, if they make one.
+    fn of(parts: &'p [Predicate]) -> Option<InList<'p>> {
+        let Some(Predicate::Compare(first)) = parts.first() else {
+            return None;
+        };
+        let mut literals = Vec::with_capacity(parts.len());
+        for part in parts {
+            match part {
+                Predicate::Compare(c)
+                    if c.op == Op::Eq
+                        && c.operand == first.operand
+                        && matches!(
+                            (&c.literal, &first.literal),
+                            (Literal::Number(_), Literal::Number(_))
+                                | (Literal::String(_), Literal::String(_))
+                        ) =>
+                {
+                    literals.push(&c.literal)
+                }
+                _ => return None,
+            }
+        }
+        if literals.len() < 2 {
+            return None;
+        }
+        literals.sort_by(|a, b| match (a, b) {
+            (Literal::Number(a), Literal::Number(b)) => a.cmp(b),
+            (Literal::String(a), Literal::String(b)) => a.as_bytes().cmp(b.as_bytes()),
+            _ => Ordering::Equal,
+        });
+        Some(InList {
+            operand: &first.operand,
+            literals,
+        })
+    }
+
+    /// The literals from `min` to `max` (either unknown: unbounded); all of
+    /// them when a bound is of another kind, as a comparison with it rules
+    /// nothing out.
+    pub fn within(
+        &self,
+        min: Option<&VariantRef<'_>>,
+        max: Option<&VariantRef<'_>>,
+    ) -> &[&'p Literal] {
+        let first = &self.literals[0];
+        if [min, max]
+            .iter()
+            .flatten()
+            .any(|b| compare(b, first).is_none())
+        {
+            return &self.literals;
+        }
+        let start = match min {
+            Some(min) => self
+                .literals
+                .partition_point(|l| compare(min, l) == Some(Ordering::Greater)),
+            None => 0,
+        };
+        let end = match max {
+            Some(max) => self
+                .literals
+                .partition_point(|l| compare(max, l) != Some(Ordering::Less)),
+            None => self.literals.len(),
+        };
+        &self.literals[start..end.max(start)]
     }
 }
 
@@ -830,10 +956,56 @@ mod tests {
     }
 
     #[test]
+    fn an_in_list_finds_the_literals_in_a_range_as_its_comparisons_would() {
+        let p = Predicate::parse("$.k in (30, 10, 20, 25)").unwrap();
+        let Predicate::Or(parts) = &p else {
+            panic!("{p:?}")
+        };
+        let list = InList::of(parts).expect("an in list");
+        let n = |v: i64| VariantRef::Int64(v);
+        let within = |lo: Option<i64>, hi: Option<i64>| -> Vec<String> {
+            let (lo, hi) = (lo.map(n), hi.map(n));
+            list.within(lo.as_ref(), hi.as_ref())
+                .iter()
+                .map(|l| l.to_string())
+                .collect()
+        };
+        assert_eq!(within(Some(11), Some(25)), ["20", "25"]);
+        assert_eq!(within(Some(10), Some(10)), ["10"]);
+        assert_eq!(within(Some(21), Some(24)), Vec::<String>::new());
+        assert_eq!(within(None, Some(15)), ["10"]);
+        assert_eq!(within(Some(26), None), ["30"]);
+        // The same answer as each comparison's, over every range.
+        for lo in 5..35 {
+            for hi in lo..35 {
+                let any = parts.iter().any(|c| match c {
+                    Predicate::Compare(c) => c.may_match(Some(&n(lo)), Some(&n(hi))),
+                    _ => unreachable!(),
+                });
+                assert_eq!(!within(Some(lo), Some(hi)).is_empty(), any, "{lo}..={hi}");
+            }
+        }
+        // A bound of another kind rules nothing out.
+        let s = VariantRef::String("x");
+        assert_eq!(list.within(Some(&s), None).len(), 4);
+        // Mixed kinds, or another operator, are not a list.
+        let mixed = Predicate::parse(r#"$.k == 1 or $.k == "a""#).unwrap();
+        let Predicate::Or(parts) = &mixed else {
+            panic!()
+        };
+        assert!(InList::of(parts).is_none());
+        let other = Predicate::parse("$.k == 1 or $.j == 2").unwrap();
+        let Predicate::Or(parts) = &other else {
+            panic!()
+        };
+        assert!(InList::of(parts).is_none());
+    }
+
+    #[test]
     fn and_or_combine_what_the_leaves_may_match() {
         let p = Predicate::parse("($.a == 1 or $.b == 2) and $.c == 3").unwrap();
         let leaf = |allowed: &'static [&'static str]| {
-            move |c: &Comparison| allowed.contains(&c.operand.to_string().as_str())
+            move |l: Leaf<'_>| allowed.contains(&l.operand().to_string().as_str())
         };
         assert!(p.may_match(&mut leaf(&["$.a", "$.c"])));
         assert!(!p.may_match(&mut leaf(&["$.a", "$.b"])));

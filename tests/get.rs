@@ -38,6 +38,15 @@ fn as_type() -> impl Strategy<Value = ShreddingSchema> {
             scale: 3,
         },
         ShreddingSchema::String,
+        ShreddingSchema::Object(vec![
+            ("b".into(), ShreddingSchema::Int64),
+            ("a".into(), ShreddingSchema::Variant),
+        ]),
+        ShreddingSchema::Array(Box::new(ShreddingSchema::Int64)),
+        ShreddingSchema::Array(Box::new(ShreddingSchema::Object(vec![(
+            "c".into(),
+            ShreddingSchema::String,
+        )]))),
     ])
 }
 
@@ -53,31 +62,37 @@ fn column(texts: &[String], schema: &ShreddingSchema) -> arrow::array::StructArr
     shredder.finish()
 }
 
-/// Renders each row, so that Variant results compare by JSON text.
+/// Renders each row, so that Variant results (also inside structs and
+/// lists) compare by JSON text.
 fn rows(array: &ArrayRef) -> Vec<Option<String>> {
     (0..array.len())
-        .map(|i| {
-            if array.is_null(i) {
-                return None;
-            }
-            Some(match array.as_struct_opt() {
-                Some(s) => {
-                    let m = s
-                        .column_by_name("metadata")
-                        .unwrap()
-                        .as_binary::<i32>()
-                        .value(i);
-                    let v = s
-                        .column_by_name("value")
-                        .unwrap()
-                        .as_binary::<i32>()
-                        .value(i);
-                    variant_to_json_string(&VariantRef::try_new(m, v).unwrap())
-                }
-                None => arrow::util::display::array_value_to_string(array, i).unwrap(),
-            })
-        })
+        .map(|i| (!array.is_null(i)).then(|| render(array, i)))
         .collect()
+}
+
+fn render(array: &ArrayRef, i: usize) -> String {
+    if array.is_null(i) {
+        return "null".into();
+    }
+    if let Some(s) = array.as_struct_opt() {
+        if let (Some(m), Some(v)) = (s.column_by_name("metadata"), s.column_by_name("value")) {
+            let (m, v) = (m.as_binary::<i32>().value(i), v.as_binary::<i32>().value(i));
+            return variant_to_json_string(&VariantRef::try_new(m, v).unwrap());
+        }
+        let fields: Vec<String> = s
+            .column_names()
+            .iter()
+            .zip(s.columns())
+            .map(|(name, child)| format!("{name}: {}", render(child, i)))
+            .collect();
+        return format!("{{{}}}", fields.join(", "));
+    }
+    if let Some(list) = array.as_list_opt::<i32>() {
+        let elements = list.value(i);
+        let items: Vec<String> = (0..elements.len()).map(|j| render(&elements, j)).collect();
+        return format!("[{}]", items.join(", "));
+    }
+    arrow::util::display::array_value_to_string(array, i).unwrap()
 }
 
 proptest! {
@@ -96,6 +111,14 @@ proptest! {
         let want = variant_get(&plain, &path, &as_type, false).unwrap();
         prop_assert_eq!(got.data_type(), want.data_type());
         prop_assert_eq!(rows(&got), rows(&want), "path {}", path);
+        // Strict: the same first failing row, or the same rows.
+        let got = variant_get(&shredded, &path, &as_type, true);
+        let want = variant_get(&plain, &path, &as_type, true);
+        match (got, want) {
+            (Ok(got), Ok(want)) => prop_assert_eq!(rows(&got), rows(&want)),
+            (Err(got), Err(want)) => prop_assert_eq!(got.row(), want.row(), "{} / {}", got, want),
+            (got, want) => prop_assert!(false, "{:?} / {:?}", got.map(|g| rows(&g)), want.map(|w| rows(&w))),
+        }
     }
 }
 
@@ -390,5 +413,49 @@ fn timestamps_convert_to_the_date_they_fall_on_in_utc() {
         .unwrap();
         let got: Vec<Option<i32>> = got.as_primitive::<Date32Type>().iter().collect();
         assert_eq!(got, want, "{policy:?}");
+    }
+}
+
+#[test]
+fn structs_and_lists_come_back_as_arrow_structs_and_lists() {
+    let texts: Vec<String> = [
+        r#"{"user":{"id":1,"name":"a","x":true},"tags":["x","y"]}"#,
+        r#"{"user":{"id":"two"},"tags":[]}"#,
+        r#"{"user":5,"tags":"s"}"#,
+        r#"{}"#,
+    ]
+    .map(String::from)
+    .to_vec();
+    let layout: ShreddingSchema = r#"{"user":{"id":"int64","name":"string"},"tags":["string"]}"#
+        .parse()
+        .unwrap();
+    let user: ShreddingSchema =
+        ShreddingSchema::parse_type_name("struct<id:bigint,name:string>").unwrap();
+    let tags = ShreddingSchema::parse_type_name("array<string>").unwrap();
+    for schema in [&layout, &ShreddingSchema::Variant] {
+        let column = column(&texts, schema);
+        let got = variant_get(&column, &"$.user".parse().unwrap(), &user, false).unwrap();
+        assert_eq!(
+            rows(&got),
+            [
+                Some("{id: 1, name: a}".into()),
+                Some("{id: null, name: null}".into()),
+                None,
+                None,
+                None
+            ],
+            "{schema}"
+        );
+        let strict = variant_get(&column, &"$.user".parse().unwrap(), &user, true).unwrap_err();
+        assert_eq!(strict.row(), Some(1), "the first row that fails: {strict}");
+        let got = variant_get(&column, &"$.tags".parse().unwrap(), &tags, false).unwrap();
+        assert_eq!(
+            rows(&got),
+            [Some("[x, y]".into()), Some("[]".into()), None, None, None],
+            "{schema}"
+        );
+        let strict = variant_get(&column, &"$.tags".parse().unwrap(), &tags, true).unwrap_err();
+        assert_eq!(strict.row(), Some(2), "{strict}");
+        assert!(strict.to_string().contains("not an array"), "{strict}");
     }
 }

@@ -466,7 +466,6 @@ impl Dataset {
     /// as an unshredded one (the `arrow.parquet.variant` extension type).
     /// Fails when an output names a column no file has.
     pub fn projection_schema(&self, projection: &Projection) -> Result<SchemaRef> {
-        projection.check()?;
         let known = self.columns()?;
         for (_, output) in &projection.outputs {
             match output {

@@ -21,7 +21,7 @@ use ::parquet::schema::types::{SchemaDescriptor, Type};
 use crate::error::Result;
 use crate::parquet::{GetRequest, ParquetFile};
 use crate::path::{PathSegment, VariantPath};
-use crate::predicate::{Comparison, Literal, Op, Operand, Predicate};
+use crate::predicate::{Leaf, Literal, Operand, Predicate};
 use crate::variant::{Kind, VariantDecimal, VariantRef};
 
 /// What a scan reads of one file: each row group, read (what of it) or
@@ -529,14 +529,14 @@ impl ParquetFile {
         // Each leaf's bloom filter is read once, however many equalities
         // ask it (a join's keys are hundreds).
         let mut blooms: Vec<(usize, Option<Sbbf>)> = Vec::new();
-        let may = filter.filter.may_match(&mut |comparison| {
-            let Some(leaf) = filter
-                .leaves_of(&comparison.operand)
+        let may = filter.filter.may_match(&mut |leaf| {
+            let Some(column) = filter
+                .leaves_of(leaf.operand())
                 .skippable_leaf(schema, meta)
             else {
                 return true;
             };
-            let chunk = meta.column(leaf);
+            let chunk = meta.column(column);
             let Some(statistics) = chunk.statistics() else {
                 return true;
             };
@@ -544,20 +544,25 @@ impl ParquetFile {
                 // No value at all: no comparison can hold.
                 return false;
             }
-            let descr = schema.column(leaf);
+            let descr = schema.column(column);
             let min = bound(&descr, statistics_bound(statistics, true));
             let max = bound(&descr, statistics_bound(statistics, false));
-            if !comparison.may_match(min.as_ref(), max.as_ref()) {
+            if !leaf.may_match(min.as_ref(), max.as_ref()) {
                 return false;
             }
-            if !bloom || comparison.op != Op::Eq {
+            let Some(literals) = leaf
+                .equal_to_within(min.as_ref(), max.as_ref())
+                .filter(|_| bloom)
+            else {
                 return true;
-            }
-            self.bloom_may_contain(rg, leaf, &descr, &comparison.literal, &mut blooms)
-                .unwrap_or_else(|e| {
-                    failed = Some(e);
-                    true
-                })
+            };
+            literals.iter().any(|literal| {
+                self.bloom_may_contain(rg, column, &descr, literal, &mut blooms)
+                    .unwrap_or_else(|e| {
+                        failed = Some(e);
+                        true
+                    })
+            })
         });
         match failed {
             Some(e) => Err(e),
@@ -589,25 +594,26 @@ impl ParquetFile {
             }
         };
         filter.filter.select(
-            &mut |comparison| self.comparison_pages(metadata, rg, rows, filter, comparison),
+            &mut |leaf| self.leaf_pages(metadata, rg, rows, filter, &leaf),
             &combine(RowSelection::intersection),
             &combine(RowSelection::union),
         )
     }
 
-    /// The pages of one comparison's leaf that the column index leaves.
-    fn comparison_pages(
+    /// The pages of one comparison's (or `in` list's) leaf that the column
+    /// index leaves.
+    fn leaf_pages(
         &self,
         metadata: &::parquet::file::metadata::ParquetMetaData,
         rg: usize,
         rows: usize,
         filter: &FilterPlan<'_>,
-        comparison: &Comparison,
+        leaf: &Leaf<'_>,
     ) -> Option<PageSelection> {
         let schema = self.parquet_schema();
         let meta = metadata.row_group(rg);
         let typed = filter
-            .leaves_of(&comparison.operand)
+            .leaves_of(leaf.operand())
             .skippable_leaf(schema, meta)?;
         let descr = schema.column(typed);
         if descr.max_rep_level() > 0 {
@@ -633,7 +639,7 @@ impl ParquetFile {
             let empty = index.is_null_page(page);
             let min = bound(&descr, page_bound(index, page, true));
             let max = bound(&descr, page_bound(index, page, false));
-            if empty || !comparison.may_match(min.as_ref(), max.as_ref()) {
+            if empty || !leaf.may_match(min.as_ref(), max.as_ref()) {
                 pages_skipped += 1;
             } else {
                 kept.push(start..end);

@@ -85,27 +85,6 @@ impl Projection {
             .collect();
         Arc::new(Schema::new(fields))
     }
-
-    /// Fails on an output type that `variant_get` does not return (an
-    /// object or array layout).
-    pub fn check(&self) -> Result<()> {
-        for (name, output) in &self.outputs {
-            if let Projected::Path { as_type, .. } = output
-                && matches!(
-                    as_type,
-                    ShreddingSchema::Object(_) | ShreddingSchema::Array(_)
-                )
-            {
-                return Err(Error::new(
-                    ErrorKind::Usage,
-                    format!(
-                        "{name}: variant_get returns a primitive type or variant, not {as_type}"
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
 }
 
 impl ParquetFile {
@@ -128,7 +107,14 @@ impl ParquetFile {
                     ..
                 } => {
                     if let Ok(group) = self.variant_column(column) {
-                        targets.push((resolve(group, path), as_type.is_typed()));
+                        // A primitive may be read from its typed leaf alone;
+                        // a struct or list needs the residuals below it too.
+                        let typed = as_type.is_typed()
+                            && !matches!(
+                                as_type,
+                                ShreddingSchema::Object(_) | ShreddingSchema::Array(_)
+                            );
+                        targets.push((resolve(group, path), typed));
                     }
                 }
             }

@@ -284,7 +284,8 @@ impl ShreddingSchema {
         }
     }
 
-    /// The name of a primitive layout in the JSON form.
+    /// The name of a primitive layout in the JSON form (of an object or
+    /// array, Spark's `struct<...>` or `array<...>`).
     pub(crate) fn type_name(&self) -> String {
         use ShreddingSchema as S;
         match self {
@@ -309,8 +310,15 @@ impl ShreddingSchema {
             S::Binary => "binary".into(),
             S::String => "string".into(),
             S::Uuid => "uuid".into(),
-            S::Object(_) => "object".into(),
-            S::Array(_) => "array".into(),
+            // As Spark names them, for result types of `variant_get`.
+            S::Object(fields) => {
+                let fields: Vec<String> = fields
+                    .iter()
+                    .map(|(n, t)| format!("{n}:{}", t.type_name()))
+                    .collect();
+                format!("struct<{}>", fields.join(","))
+            }
+            S::Array(element) => format!("array<{}>", element.type_name()),
         }
     }
 
@@ -323,10 +331,20 @@ impl ShreddingSchema {
     /// Parses a primitive type name: the JSON form's (`int64`,
     /// `decimal(18,2)`, `timestamp_ntz`, ...), or as Spark and SQL name
     /// them (`bigint`, `int`, `tinyint`, `str`, `varchar`, `json` for the
-    /// sub-value itself), in any case.
+    /// sub-value itself), in any case; and Spark's nested types,
+    /// `struct<a:bigint,b:array<string>>` and `array<bigint>`, as result
+    /// types of `variant_get` (a struct's fields keep the order given).
     ///
     /// ```
     /// use vshred::shred::ShreddingSchema;
+    /// let user = ShreddingSchema::parse_type_name("struct<name:string, id:bigint>")?;
+    /// assert_eq!(
+    ///     user,
+    ///     ShreddingSchema::Object(vec![
+    ///         ("name".into(), ShreddingSchema::String),
+    ///         ("id".into(), ShreddingSchema::Int64),
+    ///     ])
+    /// );
     /// assert_eq!(ShreddingSchema::parse_type_name("BIGINT")?, ShreddingSchema::Int64);
     /// assert_eq!(ShreddingSchema::parse_type_name("str")?, ShreddingSchema::String);
     /// let err = ShreddingSchema::parse_type_name("decimal(40,2)").unwrap_err();
@@ -336,6 +354,9 @@ impl ShreddingSchema {
     pub fn parse_type_name(name: &str) -> Result<ShreddingSchema> {
         use ShreddingSchema as S;
         let lower = name.trim().to_ascii_lowercase();
+        if let Some(nested) = nested_type(name.trim()) {
+            return nested;
+        }
         Ok(match lower.as_str() {
             "variant" | "json" => S::Variant,
             "boolean" | "bool" => S::Boolean,
@@ -382,6 +403,78 @@ impl ShreddingSchema {
 
 /// `decimal(P,S)` (or `numeric(P,S)`): `None` when the text is not of that
 /// form, an error when P or S is out of range.
+/// Spark's `struct<name:type, ...>` (names as given, or in backquotes)
+/// and `array<type>`, if `text` is one of them.
+fn nested_type(text: &str) -> Option<Result<ShreddingSchema>> {
+    let inner = |prefix: &str| {
+        let head = text.get(..prefix.len())?;
+        head.eq_ignore_ascii_case(prefix)
+            .then(|| {
+                text[prefix.len()..]
+                    .trim_start()
+                    .strip_prefix('<')?
+                    .strip_suffix('>')
+            })
+            .flatten()
+    };
+    if let Some(element) = inner("array") {
+        return Some(
+            ShreddingSchema::parse_type_name(element).map(|e| ShreddingSchema::Array(Box::new(e))),
+        );
+    }
+    let fields = inner("struct")?;
+    let mut parsed: Vec<(String, ShreddingSchema)> = Vec::new();
+    for field in split_top_level(fields) {
+        let field = field.trim();
+        let (name, type_name) = match field.strip_prefix('`') {
+            Some(quoted) => match quoted.split_once('`') {
+                Some((name, rest)) => (name.to_string(), rest.trim_start().strip_prefix(':')),
+                None => (String::new(), None),
+            },
+            None => match field.split_once(':') {
+                Some((name, rest)) => (name.trim().to_string(), Some(rest)),
+                None => (String::new(), None),
+            },
+        };
+        let Some(type_name) = type_name.filter(|_| !name.is_empty()) else {
+            return Some(Err(schema_error(format!(
+                "struct field {field:?} in {text:?} is not name:type"
+            ))));
+        };
+        if parsed.iter().any(|(n, _)| *n == name) {
+            return Some(Err(schema_error(format!(
+                "struct field {name:?} is given twice in {text:?}"
+            ))));
+        }
+        match ShreddingSchema::parse_type_name(type_name) {
+            Ok(t) => parsed.push((name, t)),
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    Some(Ok(ShreddingSchema::Object(parsed)))
+}
+
+/// The parts of `text` between commas outside `<...>` and `(...)`.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !text[start..].trim().is_empty() || !parts.is_empty() {
+        parts.push(&text[start..]);
+    }
+    parts
+}
+
 fn decimal_type(text: &str) -> Option<Result<ShreddingSchema>> {
     let args = text
         .strip_prefix("decimal")

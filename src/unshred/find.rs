@@ -137,6 +137,23 @@ impl<'a> SlotReader<'a> {
         Ok(found.map_or(Found::Missing, Found::Value))
     }
 
+    /// Whether the value at `i` is an object, from the shredded layout
+    /// when it is typed there (no Variant rebuilt); `None` when there is
+    /// none or it is the Variant null.
+    pub(crate) fn is_object(&self, i: usize, m: &RowMetadata<'_, 'a>) -> Result<Option<bool>> {
+        if let Some(typed) = self.typed.as_ref().filter(|t| t.is_valid(i)) {
+            return Ok(Some(matches!(typed.reader, TypedReader::Object(_))));
+        }
+        let Some(bytes) = self.value_at(i) else {
+            return Ok(None);
+        };
+        Ok(match crate::variant::decode(m.get()?, bytes) {
+            VariantRef::Null => None,
+            VariantRef::Object(_) => Some(true),
+            _ => Some(false),
+        })
+    }
+
     /// The primitive `typed_value` at `i`, if valid and not a container.
     pub(crate) fn typed_scalar(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
         match &self.typed {

@@ -121,7 +121,7 @@ fn errors_are_one_line() {
         dir.path(),
         &[
             "sql",
-            "SELECT variant_get(v, '$.a', 'struct<a:int>') FROM 't.parquet'",
+            "SELECT variant_get(v, '$.a', 'map<string,int>') FROM 't.parquet'",
         ],
         "not supported yet",
     );

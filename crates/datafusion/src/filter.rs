@@ -291,7 +291,7 @@ fn operand(
 
 /// A path of Variant column `column` read as `as_type`, as an operand:
 /// every path of a predicate must be of the same column, and our literals
-/// have no dates or times.
+/// have no dates, times, structs or lists.
 fn path_operand(
     column: &str,
     path: VariantPath,
@@ -300,7 +300,11 @@ fn path_operand(
 ) -> Option<(Operand, Option<ShreddingSchema>)> {
     if matches!(
         as_type,
-        ShreddingSchema::Date | ShreddingSchema::Time | ShreddingSchema::Timestamp { .. }
+        ShreddingSchema::Date
+            | ShreddingSchema::Time
+            | ShreddingSchema::Timestamp { .. }
+            | ShreddingSchema::Object(_)
+            | ShreddingSchema::Array(_)
     ) {
         return None;
     }

@@ -58,10 +58,9 @@ pub(crate) fn external(e: vshred::Error) -> DataFusionError {
 
 /// A type named as Spark names it, as the layout our kernels take.
 pub fn parse_type(name: &str) -> Result<ShreddingSchema> {
-    let lower = name.trim().to_ascii_lowercase();
-    if lower.starts_with("struct") || lower.starts_with("array") || lower.starts_with("map") {
+    if name.trim().to_ascii_lowercase().starts_with("map") {
         return plan_err!(
-            "variant_get: the type {name:?} is not supported yet (a primitive type or 'variant')"
+            "variant_get: the type {name:?} is not supported yet (a primitive type, struct<...>, array<...> or 'variant')"
         );
     }
     ShreddingSchema::parse_type_name(name).map_err(|e| DataFusionError::Plan(e.to_string()))

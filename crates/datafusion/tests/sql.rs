@@ -348,3 +348,56 @@ async fn a_join_s_keys_prune_the_other_side_s_row_groups_unless_dynamic_filters_
         );
     }
 }
+
+#[tokio::test]
+async fn struct_and_array_types_come_back_as_arrow_structs_and_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(
+        &path,
+        "{\"id\":1,\"u\":{\"name\":\"a\",\"age\":30},\"tags\":[\"x\",\"y\"]}\n\
+         {\"id\":2,\"u\":{\"name\":\"b\"},\"tags\":[]}\n\
+         {\"id\":3,\"u\":\"none\",\"tags\":[1]}\n",
+    )
+    .unwrap();
+    let file = dir.path().join("t.parquet");
+    let options = EncodeOptions {
+        shred: vshred::encode::ShredMode::Schema(
+            r#"{"id":"int64","u":{"name":"string","age":"int64"},"tags":["string"]}"#
+                .parse()
+                .unwrap(),
+        ),
+        ..EncodeOptions::default()
+    };
+    let lines = std::fs::read(&path).unwrap();
+    encode(&mut lines.as_slice(), &file, &options, &mut |_| {}).unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let sql = format!(
+        "SELECT variant_get(v, '$.id', 'bigint') AS id, \
+         try_variant_get(v, '$.u', 'struct<name:string,age:int>') AS u, \
+         get_field(try_variant_get(v, '$.u', 'struct<name:string,age:int>'), 'name') AS name, \
+         try_variant_get(v, '$.tags', 'array<string>') AS tags \
+         FROM '{}' ORDER BY id",
+        file.display()
+    );
+    let shown = text(&query(&ctx, &sql).await);
+    assert!(
+        shown.contains("| 1  | {name: a, age: 30} | a    | [x, y] |"),
+        "{shown}"
+    );
+    assert!(shown.contains("| 2  | {name: b, age: }"), "{shown}");
+    assert!(shown.contains("| 3  |"), "{shown}");
+    let err = ctx
+        .sql(&format!(
+            "SELECT variant_get(v, '$.u', 'struct<name:string>') FROM '{}'",
+            file.display()
+        ))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not an object"), "{err}");
+    assert!(err.contains("row 2"), "{err}");
+}
