@@ -293,6 +293,9 @@ impl Dataset {
         };
         let mut next_file = 0;
         let mut current: Option<(Arc<PlannedFile>, usize)> = None;
+        // Each file's count of bytes read, summed once the scan is done
+        // (the files themselves are closed as they are done).
+        let mut read_counters = Vec::new();
         let next_task = || loop {
             if let Some((planned, next)) = &mut current {
                 let row_groups = planned.plan.row_groups();
@@ -325,6 +328,7 @@ impl Dataset {
                 stats.files_skipped += 1;
             }
             stats.read.add(planned.plan.stats().clone());
+            read_counters.push(planned.file.read_counter());
             current = Some((Arc::new(planned), 0));
         };
         run_ordered(
@@ -339,6 +343,10 @@ impl Dataset {
             },
             sink,
         )?;
+        stats.read.bytes_read = read_counters
+            .iter()
+            .map(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            .sum();
         Ok(stats)
     }
 

@@ -312,6 +312,20 @@ impl ParquetFile {
         })
     }
 
+    /// The bytes read from the file since it was opened (a footer read to
+    /// open it included): of column chunks, bloom filters, page indexes.
+    pub fn bytes_read(&self) -> u64 {
+        self.file
+            .bytes_read()
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The count behind [`bytes_read`](Self::bytes_read), which outlives
+    /// the file (a scan sums it once done, its files closed).
+    pub(crate) fn read_counter(&self) -> std::sync::Arc<std::sync::atomic::AtomicU64> {
+        self.file.bytes_read()
+    }
+
     /// The footer, to open the file again with
     /// ([`open_with_footer`](Self::open_with_footer)).
     pub fn footer(&self) -> Footer {

@@ -46,6 +46,7 @@ impl ReadStats {
         self.skipped_by_bloom_filters += other.skipped_by_bloom_filters;
         self.skipped_by_page_index += other.skipped_by_page_index;
         self.skipped_by_runtime_filter += other.skipped_by_runtime_filter;
+        self.bytes_read += other.bytes_read;
         for warning in other.warnings {
             if !self.warnings.contains(&warning) {
                 self.warnings.push(warning);
@@ -126,6 +127,10 @@ pub struct ReadStats {
     pub skipped_by_page_index: usize,
     /// Row groups that the runtime filter ruled out, after the filter.
     pub skipped_by_runtime_filter: usize,
+    /// Bytes read from the files (column chunks, bloom filters, page
+    /// indexes; not the footers a dataset reads once to know its columns):
+    /// known once a scan is done, 0 in a plan.
+    pub bytes_read: u64,
     /// What the reader found worth saying: a filter no row can pass.
     pub warnings: Vec<String>,
 }

@@ -12,6 +12,7 @@
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use parquet::errors::{ParquetError, Result};
@@ -19,24 +20,42 @@ use parquet::file::reader::{ChunkReader, Length};
 
 /// A shared open file, read at explicit offsets.
 #[derive(Clone)]
-pub(crate) struct SharedFile(Arc<File>);
+pub(crate) struct SharedFile {
+    file: Arc<File>,
+    /// Bytes read so far, by every clone: what a scan reports it read.
+    read: Arc<AtomicU64>,
+}
 
 impl SharedFile {
     pub(crate) fn new(file: File) -> SharedFile {
-        SharedFile(Arc::new(file))
+        SharedFile {
+            file: Arc::new(file),
+            read: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// The bytes read from the file so far.
+    pub(crate) fn bytes_read(&self) -> Arc<AtomicU64> {
+        self.read.clone()
     }
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         #[cfg(unix)]
-        return std::os::unix::fs::FileExt::read_at(&*self.0, buf, offset);
+        let n = std::os::unix::fs::FileExt::read_at(&*self.file, buf, offset)?;
         #[cfg(windows)]
-        return std::os::windows::fs::FileExt::seek_read(&*self.0, buf, offset);
+        let n = std::os::windows::fs::FileExt::seek_read(&*self.file, buf, offset)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
     }
 }
 
 /// Empty reads at the end of the file tolerated from one reader: a sound
 /// consumer stops at the first.
 const EMPTY_READS_AT_EOF: u32 = 16;
+
+/// Bytes read at a time for a page header: most fit, and a longer one
+/// (statistics of long strings) takes another read.
+const PAGE_HEADER_READ: usize = 1024;
 
 /// Sequential reads from an offset of a [`SharedFile`].
 pub(crate) struct ReadFrom {
@@ -74,15 +93,21 @@ impl Read for ReadFrom {
 
 impl Length for SharedFile {
     fn len(&self) -> u64 {
-        self.0.len()
+        self.file.len()
     }
 }
 
 impl ChunkReader for SharedFile {
     type T = BufReader<ReadFrom>;
 
+    /// The parquet crate reads page headers (tens of bytes) through this,
+    /// then the page by [`get_bytes`](Self::get_bytes): a default 8 KB
+    /// buffer read many times what small pages hold.
     fn get_read(&self, start: u64) -> Result<Self::T> {
-        Ok(BufReader::new(ReadFrom::new(self, start)))
+        Ok(BufReader::with_capacity(
+            PAGE_HEADER_READ,
+            ReadFrom::new(self, start),
+        ))
     }
 
     fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {

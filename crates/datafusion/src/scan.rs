@@ -151,6 +151,7 @@ fn record(metrics: &ExecutionPlanMetricsSet, stats: &DatasetStats) {
     );
     count("pages_pruned", stats.read.pages_skipped);
     count("rows_read", stats.read.rows_read as usize);
+    count("bytes_read", stats.read.bytes_read as usize);
 }
 
 impl fmt::Debug for VariantScanExec {
