@@ -66,7 +66,7 @@ def vshred(dynamic):
         answer = r.stdout.strip().splitlines()[-1]
     r = subprocess.run(args + ["EXPLAIN ANALYZE " + sql], capture_output=True, text=True, check=True)
     scan = next(l for l in r.stdout.splitlines() if "VariantScanExec" in l and "$.key" in l)
-    metric = lambda name: re.search(name + r"=([0-9.]+)", scan).group(1)
+    metric = lambda name: re.search(name + r"=([0-9.]+(?: [KM])?)", scan).group(1)
     read = f"{metric('row_groups_read')} of {metric('row_groups')} row groups read, " \
            f"{metric('row_groups_pruned_runtime_filter')} pruned by the runtime filter, {metric('rows_read')} rows"
     return statistics.median(times), answer, read

@@ -3,7 +3,7 @@
 //! Lines (Variants in place, as `cat` prints them) or CSV (Variants as
 //! JSON text).
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -11,7 +11,7 @@ use std::time::Instant;
 use arrow::array::{ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
-use datafusion::prelude::SessionConfig;
+use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::DFParserBuilder;
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use vshred::parquet::is_variant_field;
@@ -22,8 +22,9 @@ use crate::{Context, Failure};
 #[derive(Args)]
 pub struct SqlArgs {
     /// The statements, separated by `;`; each one that returns rows prints
-    /// them.
-    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    /// them. Without it or --file: statements from stdin, or a prompt
+    /// (with history) when stdin is a terminal.
+    #[arg(conflicts_with = "file")]
     query: Option<String>,
     /// Read the statements from this file instead.
     #[arg(long, value_name = "FILE")]
@@ -59,11 +60,6 @@ fn failure(e: impl std::fmt::Display) -> Failure {
 }
 
 pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
-    let text = match (&args.query, &args.file) {
-        (Some(query), _) => query.clone(),
-        (None, Some(file)) => std::fs::read_to_string(file).context(file)?,
-        (None, None) => unreachable!("clap requires one"),
-    };
     // SHOW and information_schema, as datafusion-cli has them.
     let mut config = SessionConfig::new().with_information_schema(true);
     for setting in &args.settings {
@@ -80,40 +76,100 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async {
-        let ctx = vshred_datafusion::context(config);
-        let dialect = ctx.state().config().options().sql_parser.dialect;
-        let dialect = dialect_from_str(dialect)
-            .ok_or_else(|| failure(format!("unsupported SQL dialect {dialect}")))?;
-        let statements = DFParserBuilder::new(text.as_str())
-            .with_dialect(dialect.as_ref())
-            .build()
-            .and_then(|mut parser| parser.parse_statements())
+    let ctx = runtime.block_on(async { vshred_datafusion::context(config) });
+    let text = match (&args.query, &args.file) {
+        (Some(query), _) => query.clone(),
+        (None, Some(file)) => std::fs::read_to_string(file).context(file)?,
+        (None, None) if io::stdin().is_terminal() => return prompt(&runtime, &ctx, &args),
+        (None, None) => io::read_to_string(io::stdin())?,
+    };
+    runtime.block_on(run_statements(&ctx, &text, &args))
+}
+
+/// Runs each statement of `text` in turn, printing the rows of those that
+/// return some; the first that fails stops the rest.
+async fn run_statements(ctx: &SessionContext, text: &str, args: &SqlArgs) -> Result<(), Failure> {
+    let dialect = ctx.state().config().options().sql_parser.dialect;
+    let dialect = dialect_from_str(dialect)
+        .ok_or_else(|| failure(format!("unsupported SQL dialect {dialect}")))?;
+    let statements = DFParserBuilder::new(text)
+        .with_dialect(dialect.as_ref())
+        .build()
+        .and_then(|mut parser| parser.parse_statements())
+        .map_err(failure)?;
+    let mut out = io::stdout().lock();
+    for mut statement in statements {
+        let started = Instant::now();
+        vshred_datafusion::copy::parquet_by_default(&mut statement);
+        let plan = ctx
+            .state()
+            .statement_to_plan(statement)
+            .await
             .map_err(failure)?;
-        let mut out = io::stdout().lock();
-        for mut statement in statements {
-            let started = Instant::now();
-            vshred_datafusion::copy::parquet_by_default(&mut statement);
-            let plan = ctx
-                .state()
-                .statement_to_plan(statement)
-                .await
-                .map_err(failure)?;
-            let batches = ctx
-                .execute_logical_plan(plan)
-                .await
-                .map_err(failure)?
-                .collect()
-                .await
-                .map_err(failure)?;
-            print(&batches, args.format, &mut out)?;
-            out.flush()?;
-            if args.timing {
-                eprintln!("Elapsed {:.3} seconds.", started.elapsed().as_secs_f64());
-            }
+        let batches = ctx
+            .execute_logical_plan(plan)
+            .await
+            .map_err(failure)?
+            .collect()
+            .await
+            .map_err(failure)?;
+        print(&batches, args.format, &mut out)?;
+        out.flush()?;
+        if args.timing {
+            eprintln!("Elapsed {:.3} seconds.", started.elapsed().as_secs_f64());
         }
-        Ok(())
-    })
+    }
+    Ok(())
+}
+
+/// Reads statements at a prompt until `\q`, `quit`, `exit` or end of
+/// input, each run once its line ends with `;`; an error is printed and
+/// the prompt goes on. Lines are kept in `~/.vshred_history`.
+fn prompt(
+    runtime: &tokio::runtime::Runtime,
+    ctx: &SessionContext,
+    args: &SqlArgs,
+) -> Result<(), Failure> {
+    use rustyline::error::ReadlineError;
+    let mut editor = rustyline::DefaultEditor::new().map_err(failure)?;
+    let history = std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".vshred_history"));
+    if let Some(history) = &history {
+        // None yet, the first time.
+        let _ = editor.load_history(history);
+    }
+    let mut statement = String::new();
+    loop {
+        let shown = if statement.is_empty() {
+            "vshred> "
+        } else {
+            "     -> "
+        };
+        match editor.readline(shown) {
+            Ok(line) => {
+                let trimmed = line.trim();
+                if statement.is_empty() && matches!(trimmed, "\\q" | "quit" | "exit") {
+                    break;
+                }
+                statement.push_str(&line);
+                statement.push('\n');
+                if trimmed.ends_with(';') {
+                    let _ = editor.add_history_entry(statement.trim_end());
+                    if let Err(e) = runtime.block_on(run_statements(ctx, &statement, args)) {
+                        eprintln!("vshred: {e}");
+                    }
+                    statement.clear();
+                }
+            }
+            // Ctrl-C drops the statement being typed.
+            Err(ReadlineError::Interrupted) => statement.clear(),
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(failure(e)),
+        }
+    }
+    if let Some(history) = &history {
+        let _ = editor.save_history(history);
+    }
+    Ok(())
 }
 
 fn print(batches: &[RecordBatch], format: Format, out: &mut impl Write) -> Result<(), Failure> {

@@ -178,3 +178,83 @@ fn copy_to_a_path_without_an_extension_writes_a_parquet_directory() {
         .collect();
     assert_eq!(lines, expected);
 }
+
+#[test]
+fn statements_come_from_stdin_when_none_are_given() {
+    let dir = dataset();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["sql", "--format", "csv"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"SELECT count(*) AS n FROM 't.parquet';\nSELECT 2 AS two")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "n\n3\ntwo\n2\n");
+}
+
+/// At a terminal, `vshred sql` prompts: a statement may span lines, runs
+/// at its `;`, an error is shown and the prompt goes on, `\q` ends it, and
+/// the statements are kept as history.
+#[test]
+fn a_terminal_gets_a_prompt_with_history() {
+    let dir = dataset();
+    let lines = [
+        "SELECT count(*) +",
+        " 1 AS n FROM 't.parquet';",
+        "SELECT nope;",
+        "SELECT 7 AS after;",
+        "\\q",
+    ];
+    // Paced, as a user types: the prompt reads a line at a time.
+    let typed: Vec<String> = lines
+        .iter()
+        .map(|l| format!("sleep 0.5; printf '%s\\n' '{}'", l.replace('\'', "'\\''")))
+        .collect();
+    let command = format!(
+        "({}) | script -qec '{} sql' /dev/null",
+        typed.join("; "),
+        env!("CARGO_BIN_EXE_vshred")
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &command])
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // What the terminal showed, without its control sequences.
+    let shown = stdout(&out).replace('\r', "");
+    let shown: String = {
+        let mut plain = String::new();
+        let mut chars = shown.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\u{1b}' {
+                // CSI: ESC [ parameters final-letter.
+                chars.next();
+                while chars.next().is_some_and(|c| !c.is_ascii_alphabetic()) {}
+                continue;
+            }
+            plain.push(c);
+        }
+        plain
+    };
+    assert!(shown.contains("vshred> SELECT count(*) +"), "{shown}");
+    assert!(shown.contains("| 4 |"), "3 rows + 1: {shown}");
+    assert!(
+        shown.contains("vshred: Schema error: No field named nope."),
+        "{shown}"
+    );
+    assert!(shown.contains("| 7     |"), "the prompt went on: {shown}");
+    let history = std::fs::read_to_string(dir.path().join(".vshred_history")).unwrap();
+    assert!(history.contains("SELECT 7 AS after;"), "{history}");
+}
