@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, BinaryArray, Int64Array, RecordBatch, StructArray};
+use arrow::array::{Array, ArrayRef, AsArray, BinaryArray, Int64Array, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use vshred::encode::{BatchEncoder, EncodeOptions, ShredMode, VariantLines};
+use vshred::encode::{BatchEncoder, EncodeOptions, JsonRecords, ShredMode};
 use vshred::infer::{InferOptions, Preset};
 use vshred::parquet::{ColumnSpec, ParquetFile, ScanOptions, variant_field};
 use vshred::shred::{Shredder, ShreddingSchema};
@@ -15,10 +15,14 @@ use vshred::shred::{Shredder, ShreddingSchema};
 fn variants(lines: &[&str]) -> StructArray {
     let text = lines.join("\n");
     let mut input = text.as_bytes();
-    VariantLines::new(&mut input, 1 << 20)
+    let mut records = JsonRecords::new(&mut input, &EncodeOptions::default()).unwrap();
+    records
         .next_batch()
         .unwrap()
         .unwrap()
+        .column(0)
+        .as_struct()
+        .clone()
 }
 
 /// Options whose inference (Spark's, which shreds small samples too)

@@ -31,17 +31,13 @@ use crate::variant::VariantRef;
 /// batches) and the column.
 ///
 /// ```
-/// use std::sync::Arc;
-/// use arrow::array::RecordBatch;
-/// use arrow::datatypes::{Field, Schema};
-/// use vshred::encode::{BatchEncoder, EncodeOptions, ShredMode, VariantLines};
+/// use vshred::encode::{BatchEncoder, EncodeOptions, JsonRecords, ShredMode};
 /// use vshred::infer::{InferOptions, Preset};
 ///
+/// // Each line one Variant `v`.
 /// let mut lines: &[u8] = b"{\"id\": 1, \"tag\": \"a\"}\n{\"id\": 2}\n";
-/// let variants = VariantLines::new(&mut lines, 1024).next_batch()?.unwrap();
-/// let field = vshred::parquet::variant_field("v", &vshred::shred::ShreddingSchema::Variant);
-/// let schema = Arc::new(Schema::new(vec![field]));
-/// let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(variants)]).unwrap();
+/// let mut records = JsonRecords::new(&mut lines, &EncodeOptions::default())?;
+/// let (schema, batch) = (records.schema(), records.next_batch()?.unwrap());
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// // Spark's inference, which shreds a sample this small.

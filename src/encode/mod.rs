@@ -24,10 +24,10 @@ use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
 mod batches;
 pub mod dataset;
-mod variant_lines;
+mod records;
 pub use batches::{BatchEncoder, BatchesWritten};
 pub use dataset::{DatasetReport, DatasetSplit, LayoutChoice, PartReport, encode_dataset};
-pub use variant_lines::VariantLines;
+pub use records::JsonRecords;
 
 /// The name of the Variant column when whole lines are Variants.
 pub const DEFAULT_COLUMN: &str = "v";

@@ -1,16 +1,19 @@
 //! `read_jsonl('in.jsonl')`: JSON Lines as a table of one Variant column
 //! `v`, each line one row, read by the core's encoder (so
 //! `SELECT variant_get(v, '$.a', 'bigint') FROM read_jsonl('in.jsonl')`
-//! queries JSON text without writing it first). A line that is not JSON
-//! is an error naming its line and column.
+//! queries JSON text without writing it first). With field names after the
+//! path, `read_jsonl('in.jsonl', 'payload')`, each line is an object whose
+//! named fields are Variant columns and whose others are typed columns, as
+//! `encode --variant-field` makes them (their types chosen from the first
+//! lines, read when the query is planned). A line that is not JSON is an
+//! error naming its line and column.
 
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::RecordBatch;
-use arrow::datatypes::{Schema, SchemaRef};
+use arrow::datatypes::SchemaRef;
 use datafusion::catalog::streaming::StreamingTable;
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{Result, plan_err};
@@ -19,9 +22,7 @@ use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::SendableRecordBatchStream;
 use datafusion::physical_plan::stream::RecordBatchReceiverStream;
 use datafusion::physical_plan::streaming::PartitionStream;
-use vshred::encode::VariantLines;
-use vshred::get::result_field;
-use vshred::shred::ShreddingSchema;
+use vshred::encode::{EncodeOptions, JsonRecords};
 
 use crate::functions::external;
 
@@ -41,31 +42,54 @@ pub struct ReadJsonl;
 
 impl TableFunctionImpl for ReadJsonl {
     fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
-        let [Expr::Literal(path, _)] = args.exprs() else {
-            return plan_err!("read_jsonl takes one argument, the path of a JSON Lines file");
-        };
-        let Some(Some(path)) = path.try_as_str() else {
-            return plan_err!("read_jsonl: the path must be a constant string");
+        let usage = "read_jsonl takes the path of a JSON Lines file, then optionally the names of its Variant fields";
+        let mut constants = Vec::with_capacity(args.exprs().len());
+        for arg in args.exprs() {
+            match arg {
+                Expr::Literal(value, _) => match value.try_as_str() {
+                    Some(Some(text)) => constants.push(text.to_string()),
+                    _ => return plan_err!("{usage}, as constant strings"),
+                },
+                _ => return plan_err!("{usage}, as constant strings"),
+            }
+        }
+        let Some((path, variant_fields)) = constants.split_first() else {
+            return plan_err!("{usage}");
         };
         let path = PathBuf::from(path);
-        // Checked here, so that a missing file fails at planning, naming it.
-        open(&path)?;
-        let schema: SchemaRef = Arc::new(Schema::new(vec![result_field(
-            "v",
-            &ShreddingSchema::Variant,
-        )]));
+        let options = EncodeOptions {
+            variant_fields: variant_fields.to_vec(),
+            ..EncodeOptions::default()
+        };
+        // The columns, from the first lines: a missing file or a bad line
+        // among them fails at planning, naming it.
+        let schema = records(&path, &options, |records| Ok(records.schema()))?;
         let lines = Arc::new(JsonLinesPartition {
             path,
+            options,
             schema: schema.clone(),
         });
         Ok(Arc::new(StreamingTable::try_new(schema, vec![lines])?))
     }
 }
 
+/// Runs `f` on the [`JsonRecords`] of the file at `path`.
+fn records<T>(
+    path: &Path,
+    options: &EncodeOptions,
+    f: impl FnOnce(&mut JsonRecords<'_>) -> Result<T>,
+) -> Result<T> {
+    let mut input = BufReader::with_capacity(1 << 20, open(path)?);
+    let mut records =
+        JsonRecords::new(&mut input, options).map_err(|e| external(e.in_file(path)))?;
+    f(&mut records)
+}
+
 /// The one partition of a `read_jsonl` table: the file, read in order.
 #[derive(Debug)]
 struct JsonLinesPartition {
     path: PathBuf,
+    options: EncodeOptions,
     schema: SchemaRef,
 }
 
@@ -79,19 +103,29 @@ impl PartitionStream for JsonLinesPartition {
         let tx = builder.tx();
         let path = self.path.clone();
         let schema = self.schema.clone();
-        let batch_rows = context.session_config().batch_size();
+        let options = EncodeOptions {
+            batch_rows: context.session_config().batch_size(),
+            ..self.options.clone()
+        };
         builder.spawn_blocking(move || {
-            let in_file = |e: vshred::Error| external(e.in_file(&path));
-            let mut input = BufReader::with_capacity(1 << 20, open(&path)?);
-            let mut lines = VariantLines::new(&mut input, batch_rows);
-            while let Some(column) = lines.next_batch().map_err(in_file)? {
-                let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(column)])?;
-                if tx.blocking_send(Ok(batch)).is_err() {
-                    // The query stopped reading (a LIMIT was reached).
-                    break;
+            records(&path, &options, |records| {
+                if records.schema().fields() != schema.fields() {
+                    return plan_err!(
+                        "{} changed since the query was planned: its first lines now make other columns",
+                        path.display()
+                    );
                 }
-            }
-            Ok(())
+                while let Some(batch) = records
+                    .next_batch()
+                    .map_err(|e| external(e.in_file(&path)))?
+                {
+                    if tx.blocking_send(Ok(batch)).is_err() {
+                        // The query stopped reading (a LIMIT was reached).
+                        break;
+                    }
+                }
+                Ok(())
+            })
         });
         builder.build()
     }

@@ -245,15 +245,23 @@ async fn engine_files_read_back_their_source_rows() {
 async fn read_jsonl_errors_name_the_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.jsonl");
-    std::fs::write(&path, "{\"a\":1}\n\n{\"a\": tru}\n").unwrap();
     let ctx = vshred_datafusion::context(Default::default());
     let sql = format!("SELECT count(*) FROM read_jsonl('{}')", path.display());
-    let error = ctx.sql(&sql).await.unwrap().collect().await.unwrap_err();
-    let message = error.to_string();
-    assert!(
-        message.contains("bad.jsonl") && message.contains("line 3"),
-        "{message}"
-    );
+    // Among the first lines, the error comes when the query is planned (the
+    // columns are chosen from them); after them, when it runs.
+    let good_lines = |n: usize| "{\"a\":1}\n".repeat(n);
+    for (before, line) in [(good_lines(1) + "\n", 3), (good_lines(5000), 5001)] {
+        std::fs::write(&path, before + "{\"a\": tru}\n").unwrap();
+        let error = match ctx.sql(&sql).await {
+            Err(e) => e,
+            Ok(frame) => frame.collect().await.unwrap_err(),
+        };
+        let message = error.to_string();
+        assert!(
+            message.contains("bad.jsonl") && message.contains(&format!("line {line},")),
+            "{message}"
+        );
+    }
     let missing = ctx.sql("SELECT * FROM read_jsonl('no/such.jsonl')").await;
     assert!(missing.unwrap_err().to_string().contains("no/such.jsonl"));
 }
@@ -427,4 +435,43 @@ async fn struct_and_array_types_come_back_as_arrow_structs_and_lists() {
         .to_string();
     assert!(err.contains("not an object"), "{err}");
     assert!(err.contains("row 2"), "{err}");
+}
+
+#[tokio::test]
+async fn read_jsonl_with_variant_fields_types_the_others_as_encode_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.jsonl");
+    std::fs::write(
+        &path,
+        "{\"id\":1,\"payload\":{\"a\":1},\"tag\":\"x\",\"n\":1.5}\n\
+         {\"id\":2,\"payload\":[1,2],\"n\":2}\n\
+         {\"id\":3,\"payload\":null,\"ok\":true}\n",
+    )
+    .unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let table = format!("read_jsonl('{}', 'payload')", path.display());
+    let described = text(&query(&ctx, &format!("DESCRIBE SELECT * FROM {table}")).await);
+    for (column, data_type) in [("id", "Int64"), ("tag", "Utf8"), ("ok", "Boolean")] {
+        assert!(
+            described.contains(&format!("| {column:<11} | {data_type}")),
+            "{column}: {described}"
+        );
+    }
+    // Mixed numbers stay a Variant, as encode keeps them.
+    assert!(described.contains("| n           | Struct("), "{described}");
+    let shown = text(
+        &query(
+            &ctx,
+            &format!("SELECT id, to_json(payload) AS p, to_json(n) AS n FROM {table} ORDER BY id"),
+        )
+        .await,
+    );
+    assert!(shown.contains(r#"| 1  | {"a":1} | 1.5 |"#), "{shown}");
+    assert!(shown.contains("| 2  | [1,2]   | 2   |"), "{shown}");
+    let err = ctx
+        .sql("SELECT * FROM read_jsonl(1)")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("constant strings"), "{err}");
 }
