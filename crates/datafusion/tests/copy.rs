@@ -66,6 +66,16 @@ fn strings(batches: &[RecordBatch]) -> Vec<String> {
         .collect()
 }
 
+/// Checks that the rows of the file or directory `table`, by `$.id`, are
+/// `lines`.
+async fn assert_reads_back(ctx: &SessionContext, table: &str, lines: &[String]) {
+    let sql = format!("SELECT to_json(v) FROM '{table}' ORDER BY variant_get(v, '$.id', 'bigint')");
+    assert_eq!(
+        first_difference(&strings(&query(ctx, &sql).await), lines),
+        None
+    );
+}
+
 /// The layout of Variant column `name` in a Parquet file.
 fn layout(file: &Path, name: &str) -> String {
     let file = ParquetFile::open(file).unwrap();
@@ -143,15 +153,7 @@ async fn copy_from_read_jsonl_is_encode_in_sql() {
         v.get_basic_info()
     );
 
-    let back = query(
-        &ctx,
-        &format!(
-            "SELECT to_json(v) FROM '{}' ORDER BY variant_get(v, '$.id', 'bigint')",
-            out.display()
-        ),
-    )
-    .await;
-    assert_eq!(first_difference(&strings(&back), &lines), None);
+    assert_reads_back(&ctx, &out.display().to_string(), &lines).await;
 }
 
 #[tokio::test]
@@ -194,15 +196,7 @@ async fn copy_to_a_directory_partitions_as_datafusion_does_and_reads_back_whole(
             layout(file, "v")
         );
     }
-    let back = query(
-        &ctx,
-        &format!(
-            "SELECT to_json(v) FROM '{}/' ORDER BY variant_get(v, '$.id', 'bigint')",
-            out.display()
-        ),
-    )
-    .await;
-    assert_eq!(first_difference(&strings(&back), &lines), None);
+    assert_reads_back(&ctx, &format!("{}/", out.display()), &lines).await;
 }
 
 #[tokio::test]
