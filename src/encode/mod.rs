@@ -4,6 +4,11 @@
 //! by the sample, one batch and one row group. [`encode`] writes one file;
 //! [`encode_dataset`] a directory of them, each cut at a number of lines
 //! or bytes, with a layout that follows the data ([`dataset`]).
+//!
+//! For query engines: [`JsonRecords`] reads JSON Lines as the record
+//! batches `encode` would write (a `read_jsonl` table), and
+//! [`BatchEncoder`] writes record batches of Variants as `encode` writes
+//! lines, inferring the layout from the first rows (a `COPY ... TO`).
 
 use std::collections::VecDeque;
 use std::io::BufRead;
