@@ -173,15 +173,7 @@ fn struct_get(
             true => None,
             false => {
                 let m = reader.metadata_of(row);
-                match finder.find(row, &m)? {
-                    Found::Missing => None,
-                    Found::Value(bytes) => match decode(m.get()?, bytes) {
-                        VariantRef::Null => None,
-                        VariantRef::Object(_) => Some(true),
-                        _ => Some(false),
-                    },
-                    Found::Slot(slot, i) => slot.is_object(i, &m)?,
-                }
+                finder.find(row, &m)?.is_object(&m)?
             }
         };
         match object {

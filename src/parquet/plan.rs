@@ -333,16 +333,12 @@ impl ParquetFile {
         };
         // The page index is read only when a filter may use it; a file
         // whose index cannot be read is still read, without page skipping.
-        let paged = match [&filter, &runtime] {
-            filters
-                if filters
-                    .iter()
-                    .any(|f| f.as_ref().is_some_and(|f| f.may_skip_pages(schema))) =>
-            {
-                self.with_page_index().ok()
-            }
-            _ => None,
-        };
+        let paged = [&filter, &runtime]
+            .into_iter()
+            .flatten()
+            .any(|f| f.may_skip_pages(schema))
+            .then(|| self.with_page_index().ok())
+            .flatten();
         let mut plans = Vec::with_capacity(row_groups);
         'row_groups: for rg in 0..row_groups {
             let meta = self.metadata().row_group(rg);

@@ -92,6 +92,28 @@ pub(crate) enum Found<'s, 'a> {
     Value(&'a [u8]),
 }
 
+impl<'a> Found<'_, 'a> {
+    /// Whether what was found is an object ([`SlotReader::is_object`]);
+    /// `None` when nothing was, or the Variant null.
+    pub(crate) fn is_object(&self, m: &RowMetadata<'_, 'a>) -> Result<Option<bool>> {
+        match self {
+            Found::Missing => Ok(None),
+            Found::Value(bytes) => value_is_object(bytes, m),
+            Found::Slot(slot, i) => slot.is_object(*i, m),
+        }
+    }
+}
+
+/// Whether Variant-encoded `bytes` are an object; `None` for the Variant
+/// null.
+fn value_is_object(bytes: &[u8], m: &RowMetadata<'_, '_>) -> Result<Option<bool>> {
+    Ok(match crate::variant::decode(m.get()?, bytes) {
+        VariantRef::Null => None,
+        VariantRef::Object(_) => Some(true),
+        _ => Some(false),
+    })
+}
+
 impl<'a> SlotReader<'a> {
     /// Follows the finder's path from step `depth` on, from this slot at
     /// index `i`: through shredded objects and lists while they go, then
@@ -144,14 +166,10 @@ impl<'a> SlotReader<'a> {
         if let Some(typed) = self.typed.as_ref().filter(|t| t.is_valid(i)) {
             return Ok(Some(matches!(typed.reader, TypedReader::Object(_))));
         }
-        let Some(bytes) = self.value_at(i) else {
-            return Ok(None);
-        };
-        Ok(match crate::variant::decode(m.get()?, bytes) {
-            VariantRef::Null => None,
-            VariantRef::Object(_) => Some(true),
-            _ => Some(false),
-        })
+        match self.value_at(i) {
+            Some(bytes) => value_is_object(bytes, m),
+            None => Ok(None),
+        }
     }
 
     /// The primitive `typed_value` at `i`, if valid and not a container.

@@ -108,28 +108,13 @@ fn runtime(
                 runtime(binary.left(), outputs, column)?,
                 runtime(binary.right(), outputs, column)?,
             ])),
-            op => {
-                let op = comparison(*op)?;
-                let literal_of = |e: &Arc<dyn PhysicalExpr>| {
-                    scalar(e.downcast_ref::<PhysicalLiteral>()?.value())
-                };
-                let (operand, op, literal) = match (
-                    runtime_operand(binary.left(), outputs, column),
-                    literal_of(binary.right()),
-                ) {
-                    (Some(o), Some(l)) => (o, op, l),
-                    _ => (
-                        runtime_operand(binary.right(), outputs, column)?,
-                        flipped(op),
-                        literal_of(binary.left())?,
-                    ),
-                };
-                Some(Predicate::Compare(Comparison {
-                    operand: operand.0,
-                    op,
-                    literal,
-                }))
-            }
+            op => compared(
+                binary.left(),
+                comparison(*op)?,
+                binary.right(),
+                &mut |e| runtime_operand(e, outputs, column).map(|(o, _)| o),
+                &runtime_literal,
+            ),
         };
     }
     if let Some(list) = expr.downcast_ref::<InListExpr>() {
@@ -137,23 +122,56 @@ fn runtime(
             return None;
         }
         let (operand, _) = runtime_operand(list.expr(), outputs, column)?;
-        let parts = list
-            .list()
-            .iter()
-            .map(|l| {
-                Some(Predicate::Compare(Comparison {
-                    operand: operand.clone(),
-                    op: Op::Eq,
-                    literal: scalar(l.downcast_ref::<PhysicalLiteral>()?.value())?,
-                }))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        return Some(Predicate::Or(parts));
+        return one_of(operand, list.list().iter().map(runtime_literal));
     }
     match expr.downcast_ref::<PhysicalLiteral>()?.value() {
         ScalarValue::Boolean(Some(false)) => Some(Predicate::Or(Vec::new())),
         _ => None,
     }
+}
+
+/// A physical constant as the core's literal, if it has one.
+fn runtime_literal(expr: &Arc<dyn PhysicalExpr>) -> Option<Literal> {
+    scalar(expr.downcast_ref::<PhysicalLiteral>()?.value())
+}
+
+/// `left OP right`, one side an operand and the other a literal, in
+/// either order (`5 < x` is `x > 5`): of logical and physical expressions.
+fn compared<E: ?Sized>(
+    left: &E,
+    op: Op,
+    right: &E,
+    operand: &mut impl FnMut(&E) -> Option<Operand>,
+    literal: &impl Fn(&E) -> Option<Literal>,
+) -> Option<Predicate> {
+    let (operand, op, literal) = match (operand(left), literal(right)) {
+        (Some(o), Some(l)) => (o, op, l),
+        _ => (operand(right)?, flipped(op), literal(left)?),
+    };
+    Some(Predicate::Compare(Comparison {
+        operand,
+        op,
+        literal,
+    }))
+}
+
+/// `operand IN (literals)`, as the core has it: an `or` of `==`; `None`
+/// when a literal does not translate.
+fn one_of(
+    operand: Operand,
+    literals: impl IntoIterator<Item = Option<Literal>>,
+) -> Option<Predicate> {
+    literals
+        .into_iter()
+        .map(|literal| {
+            Some(Predicate::Compare(Comparison {
+                operand: operand.clone(),
+                op: Op::Eq,
+                literal: literal?,
+            }))
+        })
+        .collect::<Option<Vec<_>>>()
+        .map(Predicate::Or)
 }
 
 /// What a runtime comparison reads: an output of the scan that is a path
@@ -192,21 +210,13 @@ fn translate(expr: &Expr, column: &mut Option<String>) -> Option<Predicate> {
                     Predicate::Or(parts)
                 })
             }
-            _ => {
-                let (operand, op, literal) = match (operand(left, column), literal(right)) {
-                    (Some(o), Some(l)) => (o, comparison(*op)?, l),
-                    _ => (
-                        operand(right, column)?,
-                        flipped(comparison(*op)?),
-                        literal(left)?,
-                    ),
-                };
-                Some(Predicate::Compare(Comparison {
-                    operand: operand.0,
-                    op,
-                    literal,
-                }))
-            }
+            _ => compared(
+                left.as_ref(),
+                comparison(*op)?,
+                right.as_ref(),
+                &mut |e| operand(e, column).map(|(o, _)| o),
+                &literal,
+            ),
         },
         Expr::Between(Between {
             expr,
@@ -233,17 +243,7 @@ fn translate(expr: &Expr, column: &mut Option<String>) -> Option<Predicate> {
             negated: false,
         }) => {
             let (operand, _) = operand(expr, column)?;
-            let parts = list
-                .iter()
-                .map(|l| {
-                    Some(Predicate::Compare(Comparison {
-                        operand: operand.clone(),
-                        op: Op::Eq,
-                        literal: literal(l)?,
-                    }))
-                })
-                .collect::<Option<Vec<_>>>()?;
-            Some(Predicate::Or(parts))
+            one_of(operand, list.iter().map(literal))
         }
         Expr::IsNotNull(inner) => {
             let (operand, _) = operand(inner, column)?;
