@@ -8,9 +8,15 @@
 //! past the end would spin for minutes on empty reads (found by the
 //! `parquet_file` fuzz target). A reader that keeps reading at the end of
 //! the file gets an error instead.
+//!
+//! A row group's column chunks are read in one read each
+//! ([`SharedFile::holding`]) and its pages served from them: the parquet
+//! crate's synchronous reader would read each page header and each page by
+//! itself, tens of small reads and as many fresh buffers per chunk.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -24,6 +30,14 @@ pub(crate) struct SharedFile {
     file: Arc<File>,
     /// Bytes read so far, by every clone: what a scan reports it read.
     read: Arc<AtomicU64>,
+    /// Ranges read ahead, by offset: reads within one are served from it.
+    held: Arc<[Held]>,
+}
+
+/// Bytes of the file read ahead.
+struct Held {
+    offset: u64,
+    bytes: Bytes,
 }
 
 impl SharedFile {
@@ -31,7 +45,43 @@ impl SharedFile {
         SharedFile {
             file: Arc::new(file),
             read: Arc::new(AtomicU64::new(0)),
+            held: Arc::new([]),
         }
+    }
+
+    /// This file with `ranges` read ahead, one read each, and reads within
+    /// them served from memory. A range past the end of the file (a corrupt
+    /// footer) is not read ahead: the reads within it fail as they would.
+    pub(crate) fn holding(
+        &self,
+        ranges: impl IntoIterator<Item = Range<u64>>,
+    ) -> Result<SharedFile> {
+        let length = self.len();
+        let mut held = Vec::new();
+        for range in ranges {
+            if range.start >= range.end || range.end > length {
+                continue;
+            }
+            let bytes = self.get_bytes(range.start, (range.end - range.start) as usize)?;
+            held.push(Held {
+                offset: range.start,
+                bytes,
+            });
+        }
+        held.sort_by_key(|h| h.offset);
+        Ok(SharedFile {
+            file: self.file.clone(),
+            read: self.read.clone(),
+            held: held.into(),
+        })
+    }
+
+    /// The held bytes from `start` to the end of the range holding it.
+    fn held_from(&self, start: u64) -> Option<Bytes> {
+        let after = self.held.partition_point(|h| h.offset <= start);
+        let held = &self.held[after.checked_sub(1)?];
+        let skip = usize::try_from(start - held.offset).ok()?;
+        (skip < held.bytes.len()).then(|| held.bytes.slice(skip..))
     }
 
     /// The bytes read from the file so far.
@@ -97,20 +147,41 @@ impl Length for SharedFile {
     }
 }
 
+/// A page header's reader: from held bytes, or from the file.
+pub(crate) enum HeaderRead {
+    Held(bytes::buf::Reader<Bytes>),
+    File(BufReader<ReadFrom>),
+}
+
+impl Read for HeaderRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            HeaderRead::Held(held) => held.read(buf),
+            HeaderRead::File(file) => file.read(buf),
+        }
+    }
+}
+
 impl ChunkReader for SharedFile {
-    type T = BufReader<ReadFrom>;
+    type T = HeaderRead;
 
     /// The parquet crate reads page headers (tens of bytes) through this,
     /// then the page by [`get_bytes`](Self::get_bytes): a default 8 KB
     /// buffer read many times what small pages hold.
     fn get_read(&self, start: u64) -> Result<Self::T> {
-        Ok(BufReader::with_capacity(
+        if let Some(held) = self.held_from(start) {
+            return Ok(HeaderRead::Held(bytes::Buf::reader(held)));
+        }
+        Ok(HeaderRead::File(BufReader::with_capacity(
             PAGE_HEADER_READ,
             ReadFrom::new(self, start),
-        ))
+        )))
     }
 
     fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {
+        if let Some(held) = self.held_from(start).filter(|h| h.len() >= length) {
+            return Ok(held.slice(..length));
+        }
         let mut buffer = Vec::with_capacity(length);
         let from = ReadFrom::new(self, start);
         let read = from.take(length as u64).read_to_end(&mut buffer)?;
