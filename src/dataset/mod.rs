@@ -25,7 +25,11 @@
 //! next file is planned while the last is read, and only the files being
 //! read are open: memory does not grow with their number, beyond the
 //! kept footers.
+//!
+//! A query engine reads a projection of a dataset in [`partition`]s
+//! instead, each on a thread of its own and in no order between them.
 
+pub mod partition;
 pub mod schema;
 
 use std::collections::HashMap;
@@ -38,7 +42,7 @@ use arrow::datatypes::SchemaRef;
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::{
     Decision, Footer, GetRequest, Layouts, ParquetFile, Projected, Projection, ReadStats,
-    ScanOptions, ScanPlan, get_of_batch, json_lines_of_batch, projection_of_batch, run_ordered,
+    ScanOptions, ScanPlan, get_of_batch, json_lines_of_batch, run_ordered,
 };
 use crate::predicate::Operand;
 use schema::{ColumnType, DatasetSchema};
@@ -65,6 +69,10 @@ struct Footers {
     columns: DatasetColumns,
     /// Row groups in all the files.
     row_groups: usize,
+    /// The index among them of each file's first row group.
+    first_row_group: Vec<usize>,
+    /// The compressed bytes of all the row groups.
+    bytes: u64,
     /// Rows in all the files.
     rows: u64,
     /// Each file's footer, while they fit in the budget.
@@ -220,6 +228,16 @@ impl Dataset {
         Ok(self.footers(&ScanOptions::default())?.rows)
     }
 
+    /// The row groups of all the files.
+    pub fn row_groups(&self) -> Result<usize> {
+        Ok(self.footers(&ScanOptions::default())?.row_groups)
+    }
+
+    /// The compressed bytes of all the files' row groups.
+    pub fn size(&self) -> Result<u64> {
+        Ok(self.footers(&ScanOptions::default())?.bytes)
+    }
+
     /// The first pass: every footer read, on the worker pool, the columns
     /// gathered in file order, the footers kept while they fit.
     fn footers(&self, options: &ScanOptions) -> Result<&Footers> {
@@ -229,13 +247,22 @@ impl Dataset {
         let mut footers = Footers {
             columns: DatasetColumns::default(),
             row_groups: 0,
+            first_row_group: Vec::with_capacity(self.files.len()),
+            bytes: 0,
             rows: 0,
             kept: Vec::with_capacity(self.files.len()),
         };
         let mut kept_bytes = 0;
         self.each_file(options, |file| {
             footers.columns.add(file)?;
+            footers.first_row_group.push(footers.row_groups);
             footers.row_groups += file.metadata().num_row_groups();
+            footers.bytes += file
+                .metadata()
+                .row_groups()
+                .iter()
+                .map(|rg| rg.compressed_size().max(0) as u64)
+                .sum::<u64>();
             footers.rows += file.metadata().file_metadata().num_rows().max(0) as u64;
             let footer = file.footer();
             kept_bytes += footer.memory_size();
@@ -245,6 +272,25 @@ impl Dataset {
             Ok(())
         })?;
         Ok(self.footers.get_or_init(|| footers))
+    }
+
+    /// Opens file `i`, with its kept footer if there is one, and plans it.
+    fn open_planned(
+        &self,
+        footers: &Footers,
+        i: usize,
+        plan: impl Fn(&ParquetFile) -> Result<ScanPlan>,
+    ) -> Result<PlannedFile> {
+        let path = &self.files[i];
+        let file = match &footers.kept[i] {
+            Some(footer) => ParquetFile::open_with_footer(path, footer, &self.layouts)?,
+            None => ParquetFile::open_in(path, &self.layouts)?,
+        };
+        Ok(PlannedFile {
+            plan: plan(&file).map_err(|e| e.in_file(path))?,
+            variants: file.variant_columns(),
+            file,
+        })
     }
 
     /// Opens every file, its footer read on the worker pool, and hands
@@ -311,19 +357,11 @@ impl Dataset {
                     return Ok(Some(((planned.clone(), i), options.ahead(rows, workers))));
                 }
             }
-            let Some(path) = self.files.get(next_file) else {
+            if next_file == self.files.len() {
                 return Ok(None);
-            };
-            let file = match &footers.kept[next_file] {
-                Some(footer) => ParquetFile::open_with_footer(path, footer, &self.layouts)?,
-                None => ParquetFile::open_in(path, &self.layouts)?,
-            };
+            }
+            let planned = self.open_planned(footers, next_file, &plan)?;
             next_file += 1;
-            let planned = PlannedFile {
-                plan: plan(&file).map_err(|e| e.in_file(path))?,
-                variants: file.variant_columns(),
-                file,
-            };
             if planned.plan.stats().row_groups_read == 0 {
                 stats.files_skipped += 1;
             }
@@ -496,18 +534,10 @@ impl Dataset {
         ))
     }
 
-    /// Every file's rows as batches of `schema` (as
-    /// [`projection_schema`](Self::projection_schema) gives it, or with other
-    /// names or types the outputs cast to), in file order, each file read
-    /// by its own plan of the projection: a path's leaves alone, row groups
-    /// and pages the filter rules out skipped. Returns what was read.
-    pub fn project(
-        &self,
-        projection: &Projection,
-        schema: &SchemaRef,
-        options: &ScanOptions,
-        sink: impl FnMut(RecordBatch) -> Result<()>,
-    ) -> Result<DatasetStats> {
+    /// Fails unless `schema` is one the projection's batches may take: as
+    /// [`projection_schema`](Self::projection_schema) gives it, or with
+    /// other names or types the outputs cast to.
+    fn check_projection(&self, projection: &Projection, schema: &SchemaRef) -> Result<()> {
         self.projection_schema(projection)?;
         if schema.fields().len() != projection.outputs.len() {
             return Err(Error::new(
@@ -519,12 +549,7 @@ impl Dataset {
                 ),
             ));
         }
-        self.scan(
-            options,
-            |file| file.plan_projection(projection),
-            |_, batch| projection_of_batch(projection, schema, &batch),
-            sink,
-        )
+        Ok(())
     }
 }
 

@@ -56,7 +56,8 @@ impl ReadStats {
 }
 
 impl ScanPlan {
-    /// Every row group of the file, in order.
+    /// The row groups of the file it considers (all but in a
+    /// [`Partition`](crate::dataset::Partition)'s plan), in order.
     pub fn row_groups(&self) -> &[RowGroupPlan] {
         &self.row_groups
     }
@@ -109,7 +110,7 @@ pub enum SkipReason {
 /// What a [`ParquetFile::get`] read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadStats {
-    /// Row groups in the file.
+    /// Row groups in the file (those of a partition, in its plan).
     pub row_groups: usize,
     /// Row groups actually read (the others were skipped).
     pub row_groups_read: usize,
@@ -272,14 +273,19 @@ impl ParquetFile {
         let target = column.map(|c| resolve(c, &request.path));
         let typed_result = request.as_type.is_typed();
         let filter = request.filter.as_ref().map(|f| (f, column));
-        self.plan(filter, None, |meta| {
-            let mut leaves = match &target {
-                Some(target) => target.leaves(schema, meta, typed_result),
-                None => Vec::new(),
-            };
-            leaves.extend(root_leaves(schema, &with_roots));
-            leaves
-        })
+        self.plan(
+            filter,
+            None,
+            |meta| {
+                let mut leaves = match &target {
+                    Some(target) => target.leaves(schema, meta, typed_result),
+                    None => Vec::new(),
+                };
+                leaves.extend(root_leaves(schema, &with_roots));
+                leaves
+            },
+            |_| true,
+        )
     }
 
     /// The plan of reading whole rows of the top-level `columns` (all when
@@ -293,7 +299,12 @@ impl ParquetFile {
             }
             None => (0..schema.root_schema().get_fields().len()).collect(),
         };
-        self.plan(None, None, |_| root_leaves(schema, &roots).collect())
+        self.plan(
+            None,
+            None,
+            |_| root_leaves(schema, &roots).collect(),
+            |_| true,
+        )
     }
 
     /// [`plan_columns`](Self::plan_columns) of those of `columns` the file
@@ -301,19 +312,27 @@ impl ParquetFile {
     pub(crate) fn plan_present_columns(&self, columns: &[String]) -> Result<ScanPlan> {
         let schema = self.parquet_schema();
         let roots = self.present_roots(columns);
-        self.plan(None, None, |_| root_leaves(schema, &roots).collect())
+        self.plan(
+            None,
+            None,
+            |_| root_leaves(schema, &roots).collect(),
+            |_| true,
+        )
     }
 
-    /// A plan reading, of each row group, the leaves `leaves_of` gives and
-    /// those the filter (on paths of the Variant column given with it)
-    /// reads, skipping what the filter rules out. A runtime filter, known
-    /// only once the query runs, prunes what the filter leaves, counted
-    /// apart; its operands are not read (it only prunes).
+    /// A plan reading, of each row group that `wanted` takes, the leaves
+    /// `leaves_of` gives and those the filter (on paths of the Variant
+    /// column given with it) reads, skipping what the filter rules out. A
+    /// runtime filter, known only once the query runs, prunes what the
+    /// filter leaves, counted apart; its operands are not read (it only
+    /// prunes). The row groups `wanted` leaves out are neither in the plan
+    /// nor counted.
     pub(super) fn plan(
         &self,
         filter: Option<(&Predicate, Option<&Type>)>,
         runtime: Option<(&Predicate, Option<&Type>)>,
         leaves_of: impl Fn(&RowGroupMetaData) -> Vec<usize>,
+        wanted: impl Fn(usize) -> bool,
     ) -> Result<ScanPlan> {
         let schema = self.parquet_schema();
         let filter = filter
@@ -322,9 +341,11 @@ impl ParquetFile {
         let runtime = runtime
             .map(|(f, column)| self.filter_plan(f, column))
             .transpose()?;
-        let row_groups = self.metadata().num_row_groups();
+        let row_groups: Vec<usize> = (0..self.metadata().num_row_groups())
+            .filter(|&rg| wanted(rg))
+            .collect();
         let mut stats = ReadStats {
-            row_groups,
+            row_groups: row_groups.len(),
             warnings: filter
                 .as_ref()
                 .map(|f| self.never_matching(f))
@@ -339,8 +360,8 @@ impl ParquetFile {
             .any(|f| f.may_skip_pages(schema))
             .then(|| self.with_page_index().ok())
             .flatten();
-        let mut plans = Vec::with_capacity(row_groups);
-        'row_groups: for rg in 0..row_groups {
+        let mut plans = Vec::with_capacity(row_groups.len());
+        'row_groups: for rg in row_groups {
             let meta = self.metadata().row_group(rg);
             let mut selection: Option<PageSelection> = None;
             for (pruning, is_runtime) in [(&filter, false), (&runtime, true)] {

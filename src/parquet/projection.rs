@@ -90,8 +90,12 @@ impl Projection {
 impl ParquetFile {
     /// The plan of a projection over this file: the leaves of each output
     /// it has (the others read as null) and of the filter, row groups and
-    /// pages the filter rules out skipped.
-    pub(crate) fn plan_projection(&self, projection: &Projection) -> Result<ScanPlan> {
+    /// pages the filter rules out skipped; of the row groups `wanted` takes.
+    pub(crate) fn plan_projection(
+        &self,
+        projection: &Projection,
+        wanted: impl Fn(usize) -> bool,
+    ) -> Result<ScanPlan> {
         let schema = self.parquet_schema();
         let mut roots = Vec::new();
         let mut targets = Vec::new();
@@ -127,13 +131,18 @@ impl ParquetFile {
             .runtime_filter
             .as_ref()
             .map(|(column, f)| (f, self.variant_column(column).ok()));
-        self.plan(filter, runtime, |meta| {
-            let mut leaves: Vec<usize> = root_leaves(schema, &roots).collect();
-            for (target, typed) in &targets {
-                leaves.extend(target.leaves(schema, meta, *typed));
-            }
-            leaves
-        })
+        self.plan(
+            filter,
+            runtime,
+            |meta| {
+                let mut leaves: Vec<usize> = root_leaves(schema, &roots).collect();
+                for (target, typed) in &targets {
+                    leaves.extend(target.leaves(schema, meta, *typed));
+                }
+                leaves
+            },
+            wanted,
+        )
     }
 }
 

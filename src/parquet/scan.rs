@@ -246,8 +246,26 @@ impl ParquetFile {
         map: &impl Fn(RecordBatch) -> Result<T>,
         send: &dyn Fn(T) -> bool,
     ) -> Result<()> {
-        let Decision::Read { leaves, selection } = &row_group.decision else {
+        let Some(mut reader) = self.row_group_batches(plan, row_group, batch_size)? else {
             return Ok(());
+        };
+        while let Some(batch) = next_batch(&self.path, &mut reader)? {
+            if !send(map(batch)?) {
+                break; // the consumer stopped
+            }
+        }
+        Ok(())
+    }
+
+    /// The reader of one row group as `plan` says; `None` if it is skipped.
+    pub(crate) fn row_group_batches(
+        &self,
+        plan: &ScanPlan,
+        row_group: &RowGroupPlan,
+        batch_size: usize,
+    ) -> Result<Option<ParquetRecordBatchReader>> {
+        let Decision::Read { leaves, selection } = &row_group.decision else {
+            return Ok(None);
         };
         let schema = self.parquet_schema();
         let mask = if leaves.len() == schema.num_columns() {
@@ -255,19 +273,14 @@ impl ParquetFile {
         } else {
             ProjectionMask::leaves(schema, leaves.iter().copied())
         };
-        let mut reader = self.row_group_reader(
+        self.row_group_reader(
             plan.paged.as_ref().unwrap_or(&self.metadata),
             row_group.row_group,
             batch_size.max(1),
             mask,
             selection.clone(),
-        )?;
-        while let Some(batch) = next_batch(&self.path, &mut reader)? {
-            if !send(map(batch)?) {
-                break; // the consumer stopped
-            }
-        }
-        Ok(())
+        )
+        .map(Some)
     }
 }
 
@@ -286,7 +299,7 @@ pub(super) fn guarded<T>(path: &Path, f: impl FnOnce() -> T) -> Result<T> {
 }
 
 /// The reader's next batch, with its errors and panics as our errors.
-pub(super) fn next_batch(
+pub(crate) fn next_batch(
     path: &Path,
     reader: &mut ParquetRecordBatchReader,
 ) -> Result<Option<RecordBatch>> {

@@ -558,7 +558,7 @@ fn open_parquet(path: &Path) -> Result<ParquetFile, Failure> {
 /// dataset (a file, a directory, a glob).
 enum ParquetInput {
     Stdin(ParquetFile),
-    Files(Dataset),
+    Files(Box<Dataset>),
 }
 
 impl ParquetInput {
@@ -566,7 +566,7 @@ impl ParquetInput {
         if is_stdin(path) {
             return Ok(ParquetInput::Stdin(open_parquet(path)?));
         }
-        Ok(ParquetInput::Files(Dataset::find(path)?))
+        Ok(ParquetInput::Files(Box::new(Dataset::find(path)?)))
     }
 
     fn choose_variant_column(&self, requested: Option<&str>) -> vshred::Result<String> {

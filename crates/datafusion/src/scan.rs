@@ -3,9 +3,15 @@
 //! [`VariantScanExec`] runs a core [`Projection`] over a [`Dataset`]: each
 //! output is a whole column or a `variant_get` of a path, and each file is
 //! read by its own plan (a path's leaves alone, whatever the file's layout;
-//! row groups and pages the pushed-down filters rule out skipped). The
-//! core's executor reads row groups on its own worker threads and hands
-//! batches over in file order, so the plan has one output partition.
+//! row groups and pages the pushed-down filters rule out skipped).
+//!
+//! The scan has one output partition, in file order, until DataFusion asks
+//! for more ([`ExecutionPlan::repartitioned`], when
+//! `datafusion.optimizer.repartition_file_scans` is on and the files hold
+//! at least `repartition_file_min_size` bytes): then each partition reads
+//! its share of the row groups ([`vshred::dataset::partition`]) on the
+//! thread that polls it, as DataFusion's own Parquet scan decodes, with no
+//! hand-over between threads.
 //!
 //! A projection directly above the scan whose expressions are columns and
 //! `variant_get(column, 'path', 'type')` calls is absorbed into it
@@ -20,8 +26,9 @@
 //! the keys then prune row groups and pages by statistics, bloom filters
 //! and the column index, as a filter does ([`crate::filter::runtime_predicate`]).
 
+use std::collections::HashSet;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow::datatypes::SchemaRef;
 use datafusion::common::config::ConfigOptions;
@@ -38,13 +45,13 @@ use datafusion::physical_plan::filter_pushdown::{
 use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::statistics::StatisticsArgs;
-use datafusion::physical_plan::stream::RecordBatchReceiverStream;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
     SendableRecordBatchStream,
 };
 use futures::StreamExt;
+use vshred::dataset::partition::{Partition, PartitionBatches};
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::parquet::{Projected, Projection, ScanOptions};
 
@@ -59,17 +66,37 @@ pub struct VariantScanExec {
     /// Joins' dynamic filters pushed to the scan, read when it starts.
     runtime_filters: Vec<Arc<dyn PhysicalExpr>>,
     schema: SchemaRef,
+    partitions: usize,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
+    /// The files the partitions read from, gathered as each ends: a file
+    /// none read was pruned whole.
+    files_read: Arc<Mutex<FilesRead>>,
+}
+
+/// The files the ended partitions of a run read from.
+#[derive(Default)]
+struct FilesRead {
+    ended: usize,
+    files: HashSet<usize>,
 }
 
 impl VariantScanExec {
     /// A scan producing batches of `schema`, one column per output of
-    /// `projection`.
+    /// `projection`, in one partition.
     pub fn new(dataset: Arc<Dataset>, projection: Projection, schema: SchemaRef) -> Self {
+        VariantScanExec::partitioned(dataset, projection, schema, 1)
+    }
+
+    fn partitioned(
+        dataset: Arc<Dataset>,
+        projection: Projection,
+        schema: SchemaRef,
+        partitions: usize,
+    ) -> Self {
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
-            Partitioning::UnknownPartitioning(1),
+            Partitioning::UnknownPartitioning(partitions),
             EmissionType::Incremental,
             Boundedness::Bounded,
         );
@@ -78,9 +105,16 @@ impl VariantScanExec {
             projection,
             runtime_filters: Vec::new(),
             schema,
+            partitions,
             properties: Arc::new(properties),
             metrics: ExecutionPlanMetricsSet::new(),
+            files_read: Arc::default(),
         }
+    }
+
+    /// This scan with other outputs, partitioned alike.
+    fn with_projection(&self, projection: Projection, schema: SchemaRef) -> Self {
+        VariantScanExec::partitioned(self.dataset.clone(), projection, schema, self.partitions)
     }
 
     /// What the scan reads.
@@ -124,13 +158,23 @@ impl VariantScanExec {
     }
 }
 
-/// What a scan read, as the plan's metrics (`EXPLAIN ANALYZE` shows them).
-fn record(metrics: &ExecutionPlanMetricsSet, stats: &DatasetStats) {
+/// What a partition read, as the plan's metrics (`EXPLAIN ANALYZE` shows
+/// them); once the last partition ends, the files and those pruned whole.
+fn record(scan: &ScanMetrics, batches: &PartitionBatches) {
+    let metrics = &scan.metrics;
     let count = |name: &'static str, n: usize| {
         MetricBuilder::new(metrics).global_counter(name).add(n);
     };
-    count("files", stats.files);
-    count("files_pruned", stats.files_skipped);
+    let stats: DatasetStats = batches.stats();
+    if let Ok(mut read) = scan.files_read.lock() {
+        read.files.extend(batches.files_read());
+        read.ended += 1;
+        if read.ended == scan.partitions {
+            count("files", scan.files);
+            count("files_pruned", scan.files - read.files.len());
+            *read = FilesRead::default();
+        }
+    }
     count("row_groups", stats.read.row_groups);
     count("row_groups_read", stats.read.row_groups_read);
     count(
@@ -152,6 +196,15 @@ fn record(metrics: &ExecutionPlanMetricsSet, stats: &DatasetStats) {
     count("pages_pruned", stats.read.pages_skipped);
     count("rows_read", stats.read.rows_read as usize);
     count("bytes_read", stats.read.bytes_read as usize);
+}
+
+/// Where a partition records what it read.
+#[derive(Clone)]
+struct ScanMetrics {
+    metrics: ExecutionPlanMetricsSet,
+    files_read: Arc<Mutex<FilesRead>>,
+    partitions: usize,
+    files: usize,
 }
 
 impl fmt::Debug for VariantScanExec {
@@ -188,6 +241,9 @@ impl DisplayAs for VariantScanExec {
             }
         }
         f.write_str("]")?;
+        if self.partitions > 1 {
+            write!(f, ", partitions={}", self.partitions)?;
+        }
         if let Some((column, filter)) = &self.projection.filter {
             write!(f, ", prune=[{column}: {filter}]")?;
         }
@@ -243,11 +299,7 @@ impl ExecutionPlan for VariantScanExec {
             .collect();
         let mut propagation = FilterPushdownPropagation::all_unsupported(child_pushdown_result);
         if phase == FilterPushdownPhase::Post && !dynamic.is_empty() {
-            let mut scan = VariantScanExec::new(
-                self.dataset.clone(),
-                self.projection.clone(),
-                self.schema.clone(),
-            );
+            let mut scan = self.with_projection(self.projection.clone(), self.schema.clone());
             scan.runtime_filters = self
                 .runtime_filters
                 .iter()
@@ -271,43 +323,50 @@ impl ExecutionPlan for VariantScanExec {
     /// keys, which then prune as the projection's runtime filter.
     fn execute(
         &self,
-        _partition: usize,
+        partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
+        let share = Partition::new(partition, self.partitions).map_err(external)?;
         let dataset = self.dataset.clone();
         let mut projection = self.projection.clone();
         let runtime_filters = self.runtime_filters.clone();
         let schema = self.schema.clone();
         let options = ScanOptions::new(context.session_config().batch_size());
-        let metrics = self.metrics.clone();
+        let scan = ScanMetrics {
+            metrics: self.metrics.clone(),
+            files_read: self.files_read.clone(),
+            partitions: self.partitions,
+            files: self.dataset.files().len(),
+        };
         let start = async move {
             projection.runtime_filter = runtime_filters
                 .iter()
                 .find_map(|f| runtime_predicate(f, &projection.outputs));
             if projection.runtime_filter.is_some() {
-                MetricBuilder::new(&metrics)
+                MetricBuilder::new(&scan.metrics)
                     .global_counter("runtime_filters")
                     .add(1);
             }
-            let mut builder = RecordBatchReceiverStream::builder(schema.clone(), 2);
-            let tx = builder.tx();
-            builder.spawn_blocking(move || {
-                let result = dataset.project(&projection, &schema, &options, |batch| {
-                    tx.blocking_send(Ok(batch)).map_err(|_| {
-                        vshred::Error::from_message("the query stopped reading".into())
-                    })
-                });
-                match result {
-                    Ok(stats) => {
-                        record(&metrics, &stats);
-                        Ok(())
+            let batches = dataset.project_partition(&projection, &schema, &options, share);
+            let batches = match batches {
+                Ok(batches) => batches,
+                Err(e) => return futures::stream::iter(vec![Err(external(e))]).left_stream(),
+            };
+            // Each batch is read when asked for, on the thread that asks.
+            futures::stream::unfold(batches, move |batches| {
+                let scan = scan.clone();
+                async move {
+                    let mut batches = batches;
+                    match batches.next() {
+                        Some(batch) => Some((batch.map_err(external), batches)),
+                        None => {
+                            record(&scan, &batches);
+                            None
+                        }
                     }
-                    // The consumer is gone (a LIMIT was reached): not an error.
-                    Err(_) if tx.is_closed() => Ok(()),
-                    Err(e) => Err(external(e)),
                 }
-            });
-            builder.build()
+            })
+            .right_stream()
         };
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             self.schema.clone(),
@@ -352,10 +411,34 @@ impl ExecutionPlan for VariantScanExec {
             filter: self.projection.filter.clone(),
             runtime_filter: None,
         };
-        Ok(Some(Arc::new(VariantScanExec::new(
+        Ok(Some(Arc::new(
+            self.with_projection(absorbed, projection.schema()),
+        )))
+    }
+
+    /// Partitions as many as DataFusion asks, up to one per row group,
+    /// when the files hold `repartition_file_min_size` bytes or more (as
+    /// its own Parquet scan splits files).
+    fn repartitioned(
+        &self,
+        target_partitions: usize,
+        config: &ConfigOptions,
+    ) -> Result<Option<Arc<dyn ExecutionPlan>>> {
+        let (Ok(size), Ok(row_groups)) = (self.dataset.size(), self.dataset.row_groups()) else {
+            return Ok(None);
+        };
+        let partitions = target_partitions.min(row_groups);
+        if partitions <= self.partitions || size < config.optimizer.repartition_file_min_size as u64
+        {
+            return Ok(None);
+        }
+        let mut scan = VariantScanExec::partitioned(
             self.dataset.clone(),
-            absorbed,
-            projection.schema(),
-        ))))
+            self.projection.clone(),
+            self.schema.clone(),
+            partitions,
+        );
+        scan.runtime_filters = self.runtime_filters.clone();
+        Ok(Some(Arc::new(scan)))
     }
 }

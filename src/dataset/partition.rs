@@ -1,0 +1,229 @@
+//! A dataset's projection read in partitions: `count` readers share its row
+//! groups out, each reading its own share on the thread that calls it, so
+//! that a query engine's partitions (or a distributed engine's tasks, in
+//! processes of their own) read a dataset together, each row group once,
+//! none waiting for another.
+//!
+//! The share is fixed before anything is read: the `g`-th row group of the
+//! dataset (in file order, then row-group order) is partition
+//! `g % count`'s. Fixed, because a partition may run where its siblings do
+//! not (one task of a distributed query), so none may take work from
+//! another; round robin, because a filter on a sorted column prunes a run
+//! of row groups, which a split into contiguous ranges would leave to one
+//! partition. A partition opens only the files holding some of its row
+//! groups, and plans only those (statistics, bloom filters and page
+//! indexes of the others are not read).
+//!
+//! Batches come in file order within a partition; there is no order
+//! between partitions.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ::parquet::arrow::arrow_reader::ParquetRecordBatchReader;
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+
+use super::{Dataset, DatasetStats, PlannedFile};
+use crate::error::{Error, ErrorKind, Result};
+use crate::parquet::{Decision, Projection, ScanOptions, projection_of_batch};
+
+/// One share of a dataset's row groups: the `index`-th of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Partition {
+    index: usize,
+    count: usize,
+}
+
+impl Partition {
+    /// The `index`-th of `count` partitions; `index` must be below `count`.
+    pub fn new(index: usize, count: usize) -> Result<Partition> {
+        if index >= count {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("there is no partition {index} of {count}"),
+            ));
+        }
+        Ok(Partition { index, count })
+    }
+
+    /// All of a dataset, in order.
+    pub fn whole() -> Partition {
+        Partition { index: 0, count: 1 }
+    }
+
+    /// Its index.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// How many partitions share the dataset.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the dataset's `row_group`-th row group is this partition's.
+    fn holds(&self, row_group: usize) -> bool {
+        row_group % self.count == self.index
+    }
+
+    /// Whether any of `row_groups` row groups from the dataset's `first`-th
+    /// is this partition's.
+    fn holds_any(&self, first: usize, row_groups: usize) -> bool {
+        row_groups >= self.count || (first..first + row_groups).any(|g| self.holds(g))
+    }
+}
+
+impl Dataset {
+    /// The batches of `partition`'s share of the dataset, each of `schema`
+    /// (see [`projection_schema`](Self::projection_schema)), read by the
+    /// projection's plan of each file (a path's leaves alone, row groups
+    /// and pages the filter rules out skipped) on the thread that iterates.
+    /// The first error ends the iteration.
+    pub fn project_partition(
+        self: &Arc<Self>,
+        projection: &Projection,
+        schema: &SchemaRef,
+        options: &ScanOptions,
+        partition: Partition,
+    ) -> Result<PartitionBatches> {
+        self.check_projection(projection, schema)?;
+        self.footers(options)?;
+        Ok(PartitionBatches {
+            dataset: self.clone(),
+            projection: projection.clone(),
+            schema: schema.clone(),
+            batch_size: options.batch_size.max(1),
+            partition,
+            next_file: 0,
+            file: None,
+            stats: DatasetStats::default(),
+            read_counters: Vec::new(),
+            files_read: Vec::new(),
+            ended: false,
+        })
+    }
+}
+
+/// The batches of one [`Partition`] of a dataset's projection, read as
+/// they are asked for.
+pub struct PartitionBatches {
+    dataset: Arc<Dataset>,
+    projection: Projection,
+    schema: SchemaRef,
+    batch_size: usize,
+    partition: Partition,
+    /// The next file to look at.
+    next_file: usize,
+    /// The file being read: its plan of this partition's row groups, the
+    /// next of them to read, and the reader of the one being read.
+    file: Option<(PlannedFile, usize, Option<ParquetRecordBatchReader>)>,
+    stats: DatasetStats,
+    read_counters: Vec<Arc<AtomicU64>>,
+    files_read: Vec<usize>,
+    ended: bool,
+}
+
+impl PartitionBatches {
+    /// What the partition read so far: of the files it planned (those
+    /// holding some of its row groups), their row groups of its share.
+    pub fn stats(&self) -> DatasetStats {
+        let mut stats = self.stats.clone();
+        stats.read.bytes_read = self
+            .read_counters
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .sum();
+        stats
+    }
+
+    /// The indices (in the dataset's order) of the files of which the
+    /// partition read some row group so far: a file no partition read was
+    /// pruned whole.
+    pub fn files_read(&self) -> &[usize] {
+        &self.files_read
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        loop {
+            if let Some((planned, next, reader)) = &mut self.file {
+                let path = planned.file.path();
+                if let Some(batches) = reader
+                    && let Some(batch) = crate::parquet::next_batch(path, batches)?
+                {
+                    return projection_of_batch(&self.projection, &self.schema, &batch)
+                        .map(Some)
+                        .map_err(|e| e.in_file(path));
+                }
+                let row_groups = planned.plan.row_groups();
+                let read = (*next..row_groups.len())
+                    .find(|&i| matches!(row_groups[i].decision, Decision::Read { .. }));
+                *reader = match read {
+                    Some(i) => {
+                        *next = i + 1;
+                        let plan = &planned.plan;
+                        planned
+                            .file
+                            .row_group_batches(plan, &row_groups[i], self.batch_size)
+                            .map_err(|e| e.in_file(path))?
+                    }
+                    None => None,
+                };
+                if reader.is_some() {
+                    continue;
+                }
+            }
+            if !self.open_next_file()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Opens and plans the next file holding some of the partition's row
+    /// groups; `false` when there is none.
+    fn open_next_file(&mut self) -> Result<bool> {
+        let footers = self.dataset.footers(&ScanOptions::default())?;
+        while self.next_file < self.dataset.files.len() {
+            let i = self.next_file;
+            self.next_file += 1;
+            let first = footers.first_row_group[i];
+            let row_groups = footers
+                .first_row_group
+                .get(i + 1)
+                .map_or(footers.row_groups, |&next| next)
+                - first;
+            if !self.partition.holds_any(first, row_groups) {
+                continue;
+            }
+            let partition = self.partition;
+            let planned = self.dataset.open_planned(footers, i, |file| {
+                file.plan_projection(&self.projection, |rg| partition.holds(first + rg))
+            })?;
+            let plan = planned.plan.stats();
+            self.stats.files += 1;
+            if plan.row_groups_read == 0 {
+                self.stats.files_skipped += 1;
+            } else {
+                self.files_read.push(i);
+            }
+            self.stats.read.add(plan.clone());
+            self.read_counters.push(planned.file.read_counter());
+            self.file = Some((planned, 0, None));
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+impl Iterator for PartitionBatches {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.ended {
+            return None;
+        }
+        let next = self.next_batch().transpose();
+        self.ended = !matches!(next, Some(Ok(_)));
+        next
+    }
+}

@@ -1,0 +1,177 @@
+//! A dataset's projection read in partitions: together they read every row
+//! once, each its fixed share of the row groups in file order, each file
+//! planned only by the partitions holding some of its row groups, and
+//! their figures add up to those of the whole.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{AsArray, RecordBatch};
+use arrow::datatypes::Int64Type;
+use vshred::dataset::partition::Partition;
+use vshred::dataset::{Dataset, DatasetStats};
+use vshred::encode::{EncodeOptions, ShredMode, encode};
+use vshred::parquet::{Projected, Projection, ScanOptions, WriteOptions};
+use vshred::predicate::Predicate;
+use vshred::shred::ShreddingSchema;
+
+/// Files of these many rows, in row groups of 7; `$.n` counts on from file
+/// to file, typed in every other file and left in `value` in the others.
+fn dataset(dir: &Path, rows: &[usize]) -> Arc<Dataset> {
+    let mut first = 0;
+    let files: Vec<PathBuf> = rows
+        .iter()
+        .enumerate()
+        .map(|(f, &rows)| {
+            let text: String = (first..first + rows)
+                .map(|n| format!("{{\"n\":{n},\"s\":\"r{n}\"}}\n"))
+                .collect();
+            first += rows;
+            let path = dir.join(format!("part-{f:03}.parquet"));
+            let shred = if f % 2 == 0 {
+                ShredMode::Schema(r#"{"n":"int64"}"#.parse().unwrap())
+            } else {
+                ShredMode::None
+            };
+            let options = EncodeOptions {
+                shred,
+                write: WriteOptions {
+                    row_group_rows: 7,
+                    ..WriteOptions::default()
+                },
+                ..EncodeOptions::default()
+            };
+            encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+            path
+        })
+        .collect();
+    Arc::new(Dataset::from_files(files))
+}
+
+fn projection(filter: Option<&str>) -> Projection {
+    Projection {
+        outputs: vec![(
+            "n".into(),
+            Projected::Path {
+                column: "v".into(),
+                path: "$.n".parse().unwrap(),
+                as_type: ShreddingSchema::Int64,
+                strict: true,
+            },
+        )],
+        filter: filter.map(|f| ("v".into(), Predicate::parse(f).unwrap())),
+        runtime_filter: None,
+    }
+}
+
+/// Each partition's `$.n` values, in the order read, with its figures.
+fn read(
+    dataset: &Arc<Dataset>,
+    projection: &Projection,
+    count: usize,
+) -> Vec<(Vec<i64>, DatasetStats, Vec<usize>)> {
+    let schema = dataset.projection_schema(projection).unwrap();
+    (0..count)
+        .map(|index| {
+            let partition = Partition::new(index, count).unwrap();
+            let mut batches = dataset
+                .project_partition(projection, &schema, &ScanOptions::new(5), partition)
+                .unwrap();
+            let values: Vec<i64> = batches
+                .by_ref()
+                .collect::<vshred::Result<Vec<RecordBatch>>>()
+                .unwrap()
+                .iter()
+                .flat_map(|b| {
+                    let n = b.column(0).as_primitive::<Int64Type>();
+                    n.iter().map(|v| v.unwrap()).collect::<Vec<_>>()
+                })
+                .collect();
+            (values, batches.stats(), batches.files_read().to_vec())
+        })
+        .collect()
+}
+
+#[test]
+fn partitions_together_read_every_row_once_each_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    // 2, 1, 3, 1 and 3 row groups: ten in all.
+    let rows = [10, 3, 20, 1, 15];
+    let dataset = dataset(dir.path(), &rows);
+    let total: i64 = rows.iter().sum::<usize>() as i64;
+    for count in [1, 2, 3, 4, 10, 13] {
+        let partitions = read(&dataset, &projection(None), count);
+        let mut all: Vec<i64> = Vec::new();
+        let mut row_groups = 0;
+        for (values, stats, _) in &partitions {
+            assert!(values.is_sorted(), "{count} partitions: {values:?}");
+            all.extend(values);
+            row_groups += stats.read.row_groups_read;
+        }
+        all.sort_unstable();
+        assert_eq!(all, (0..total).collect::<Vec<_>>(), "{count} partitions");
+        assert_eq!(row_groups, 10, "{count} partitions");
+    }
+}
+
+#[test]
+fn a_partition_plans_only_the_files_that_hold_its_row_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    // One row group per file: four partitions, one file each.
+    let dataset = dataset(dir.path(), &[7, 7, 7, 7]);
+    for (i, (values, stats, files_read)) in
+        read(&dataset, &projection(None), 4).into_iter().enumerate()
+    {
+        assert_eq!(stats.files, 1, "partition {i}");
+        assert_eq!(files_read, vec![i]);
+        assert_eq!(
+            values,
+            (7 * i as i64..7 * (i as i64 + 1)).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn a_filter_prunes_each_share_and_the_figures_add_up_to_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = dataset(dir.path(), &[10, 3, 20, 1, 15]);
+    // Rows 30 and up: by their typed statistics, both row groups of the
+    // first file and the first two of the third (rows 13 to 26) are
+    // pruned; the untyped second and fourth files have none to prune by.
+    let filter = projection(Some("$.n >= 30"));
+    let whole = read(&dataset, &filter, 1).remove(0);
+    for count in [2, 3, 7] {
+        let partitions = read(&dataset, &filter, count);
+        let sum = |f: fn(&DatasetStats) -> usize| partitions.iter().map(|p| f(&p.1)).sum::<usize>();
+        assert_eq!(sum(|s| s.read.row_groups), whole.1.read.row_groups);
+        assert_eq!(
+            sum(|s| s.read.row_groups_read),
+            whole.1.read.row_groups_read
+        );
+        assert_eq!(
+            sum(|s| s.read.skipped_by_statistics),
+            whole.1.read.skipped_by_statistics
+        );
+        let mut files_read: Vec<usize> = partitions.iter().flat_map(|p| p.2.clone()).collect();
+        files_read.sort_unstable();
+        files_read.dedup();
+        assert_eq!(files_read, whole.2, "{count} partitions");
+        let mut values: Vec<i64> = partitions.into_iter().flat_map(|p| p.0).collect();
+        values.sort_unstable();
+        assert_eq!(values, whole.0, "{count} partitions");
+    }
+    assert_eq!(whole.2, vec![1, 2, 3, 4], "the first file is pruned whole");
+    assert_eq!(whole.1.read.skipped_by_statistics, 4, "{:?}", whole.1);
+    // Pruning only: the row groups read are returned whole.
+    assert_eq!(whole.0, (10..13).chain(27..49).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_partition_beyond_the_count_is_an_error() {
+    let error = Partition::new(3, 3).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid arguments: there is no partition 3 of 3"
+    );
+    assert!(Partition::new(0, 0).is_err());
+}
