@@ -147,7 +147,7 @@ pub fn result_field(name: &str, as_type: &ShreddingSchema) -> Field {
         ),
         _ => match as_type.typed_value_type() {
             Some(t) => Field::new(name, t, true),
-            None => crate::parquet::variant_field(name, &ShreddingSchema::Variant),
+            None => crate::shred::variant_field(name, &ShreddingSchema::Variant),
         },
     }
 }

@@ -1,18 +1,13 @@
 //! The Parquet and Arrow schema of Variant columns.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use ::parquet::basic::{LogicalType, Repetition, TimeUnit, Type as PhysicalType};
 use ::parquet::schema::types::{Type, TypePtr};
-use arrow::datatypes::{DataType, Field};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::shred::ShreddingSchema;
-
-/// The Arrow extension name of a Variant column (the canonical extension
-/// type), so other Arrow tools recognise it.
-pub const VARIANT_EXTENSION_NAME: &str = "arrow.parquet.variant";
+pub use crate::shred::{VARIANT_EXTENSION_NAME, is_variant_field, variant_field};
 
 /// How typed decimal columns are stored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,18 +19,6 @@ pub enum DecimalMode {
     /// FIXED_LEN_BYTE_ARRAY of the minimal length for every precision, as
     /// Spark's legacy format and Hudi write them.
     Flba,
-}
-
-/// The Arrow field of a Variant column: a struct of `metadata`, `value` and
-/// `typed_value`, tagged with the `arrow.parquet.variant` extension type.
-pub fn variant_field(name: &str, schema: &ShreddingSchema) -> Field {
-    Field::new(name, schema.column_type(), true).with_metadata(HashMap::from([
-        (
-            "ARROW:extension:name".to_string(),
-            VARIANT_EXTENSION_NAME.to_string(),
-        ),
-        ("ARROW:extension:metadata".to_string(), String::new()),
-    ]))
 }
 
 /// The Parquet group of a Variant column, annotated `VARIANT(1)`:
@@ -219,19 +202,6 @@ pub fn typed_value_path(column: &str, fields: &[&str]) -> Vec<String> {
         path.push("typed_value".to_string());
     }
     path
-}
-
-/// Whether an Arrow field is a Variant column: by its extension type, or,
-/// when a writer left that out, by the `metadata` + `value`/`typed_value`
-/// shape.
-pub fn is_variant_field(field: &Field) -> bool {
-    field
-        .metadata()
-        .get("ARROW:extension:name")
-        .is_some_and(|n| n == VARIANT_EXTENSION_NAME)
-        || matches!(field.data_type(), DataType::Struct(children)
-            if children.find("metadata").is_some()
-                && (children.find("value").is_some() || children.find("typed_value").is_some()))
 }
 
 #[cfg(test)]

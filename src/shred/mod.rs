@@ -39,7 +39,7 @@ use arrow::array::{
 use arrow::buffer::{NullBuffer, OffsetBuffer};
 use arrow::datatypes::{DataType, Field, Fields};
 
-pub use schema::ShreddingSchema;
+pub use schema::{ShreddingSchema, VARIANT_EXTENSION_NAME, is_variant_field, variant_field};
 
 use crate::error::Result;
 use crate::json::{InexactNumbers, JsonNumber, JsonParser, JsonReader, Peek};

@@ -1,11 +1,41 @@
 //! The shredding schema: which parts of a Variant get typed columns.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, Fields, TimeUnit};
 
 use crate::error::{Error, ErrorKind, Result};
+
+/// The Arrow extension name of a Variant column (the canonical extension
+/// type), so other Arrow tools recognise it.
+pub const VARIANT_EXTENSION_NAME: &str = "arrow.parquet.variant";
+
+/// The Arrow field of a Variant column: a struct of `metadata`, `value` and
+/// `typed_value`, tagged with the `arrow.parquet.variant` extension type.
+pub fn variant_field(name: &str, schema: &ShreddingSchema) -> Field {
+    Field::new(name, schema.column_type(), true).with_metadata(HashMap::from([
+        (
+            "ARROW:extension:name".to_string(),
+            VARIANT_EXTENSION_NAME.to_string(),
+        ),
+        ("ARROW:extension:metadata".to_string(), String::new()),
+    ]))
+}
+
+/// Whether an Arrow field is a Variant column: by its extension type, or,
+/// when a writer left that out, by the `metadata` + `value`/`typed_value`
+/// shape.
+pub fn is_variant_field(field: &Field) -> bool {
+    field
+        .metadata()
+        .get("ARROW:extension:name")
+        .is_some_and(|n| n == VARIANT_EXTENSION_NAME)
+        || matches!(field.data_type(), DataType::Struct(children)
+            if children.find("metadata").is_some()
+                && (children.find("value").is_some() || children.find("typed_value").is_some()))
+}
 
 /// The `typed_value` layout of one Variant slot (a column, an object field
 /// or an array element), as `VariantShredding.md` defines it.
