@@ -14,7 +14,8 @@
 //!    the typed columns of a [`ShreddingSchema`](shred::ShreddingSchema)
 //!    and a residual; [`infer`] chooses the schema from a sample),
 //!    [`unshred`] (any writer's shredded columns back to Variants or JSON),
-//!    [`get`] (`variant_get`: typed leaves handed over whole) and
+//!    [`get`] (`variant_get`: typed leaves handed over whole),
+//!    [`explode`] (objects' fields and arrays' elements as lists) and
 //!    [`predicate`] (filters, and the arithmetic that prunes by
 //!    statistics).
 //! 3. Files: [`parquet`]: an open file, a scan plan from its footer (the
@@ -23,7 +24,8 @@
 //!    [`output`] makes files appear whole or not at all, never over a
 //!    device, a link or the input.
 //! 4. Jobs: [`encode`] streams JSON Lines into a shredded file; [`dataset`]
-//!    reads many files of differing layouts as one; [`report`] compares the
+//!    reads many files of differing layouts as one, whole or in partitions
+//!    for a query engine's threads; [`report`] compares the
 //!    sizes and read speeds of the layouts.
 //!
 //! The `vshred` binary (`crates/cli`) is a thin layer over these, and
@@ -50,6 +52,7 @@ pub mod json;
 pub mod path;
 pub mod variant;
 
+pub mod explode;
 pub mod get;
 pub mod infer;
 pub mod predicate;

@@ -136,6 +136,14 @@ fn the_readme_shows_what_sql_prints() {
 }
 
 #[test]
+fn the_readme_shows_what_variant_explode_gives() {
+    assert_eq!(
+        binary::readme_console_block("$ vshred sql \"SELECT * FROM variant_explode"),
+        2
+    );
+}
+
+#[test]
 fn the_readme_shows_what_copy_writes() {
     assert_eq!(
         binary::readme_console_block("$ vshred sql \"COPY (SELECT * FROM read_jsonl"),

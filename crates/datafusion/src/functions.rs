@@ -10,6 +10,7 @@
 //! | `to_json(v)` | each Variant as JSON text, decimals exact |
 //! | `is_variant_null(v)` | whether each value is the Variant null (not SQL null) |
 //! | `schema_of_variant(v)`, `schema_of_variant_agg(v)` | the Spark type of each value, of all values ([`crate::schema_of`]) |
+//! | `variant_explode(v)` | each value's fields or elements, a list of `{pos, key, value}` ([`crate::explode`]) |
 //!
 //! `variant_get` of a column with a constant path and type is marked cheap
 //! ([`ExpressionPlacement::MoveTowardsLeafNodes`]): DataFusion moves it
@@ -41,6 +42,7 @@ pub fn all() -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(ToJson)),
         Arc::new(ScalarUDF::from(IsVariantNull)),
         crate::schema_of::schema_of_variant(),
+        Arc::new(ScalarUDF::from(crate::explode::VariantExplode)),
     ]
 }
 

@@ -3,6 +3,8 @@
 //! - [`functions`]: Spark's Variant functions (`variant_get`,
 //!   `try_variant_get`, `parse_json`, `to_json`, ...), vectorized over
 //!   whole Arrow arrays by the core's kernels.
+//! - [`explode`]: `variant_explode`, a Variant's fields or elements as
+//!   rows (of a constant in `FROM`, of a column through `unnest`).
 //! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of
 //!   Variants.
 //! - [`table`]: files and datasets as tables (`SELECT ... FROM 'dir/'`,
@@ -31,6 +33,7 @@
 //! ```
 
 pub mod copy;
+pub mod explode;
 pub mod filter;
 pub mod functions;
 pub mod jsonl;
@@ -97,5 +100,6 @@ pub fn context(mut config: SessionConfig) -> SessionContext {
         .into();
     others.session_store().with_state(ctx.state_weak_ref());
     ctx.register_udtf("read_jsonl", Arc::new(jsonl::ReadJsonl));
+    ctx.register_udtf("variant_explode", Arc::new(explode::VariantExplodeTable));
     ctx
 }

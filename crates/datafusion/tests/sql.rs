@@ -530,3 +530,46 @@ async fn a_scan_read_in_partitions_gives_the_answers_of_one_and_counts_each_file
         assert!(analyzed.contains(figure), "{figure} in {analyzed}");
     }
 }
+
+#[tokio::test]
+async fn variant_explode_gives_rows_of_a_constant_in_from_and_of_a_column_through_unnest() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let constant = query(
+        &ctx,
+        r#"SELECT pos, key, to_json(value) AS value FROM variant_explode(parse_json('{"b": [2, 3], "a": 1}'))"#,
+    )
+    .await;
+    assert_eq!(
+        text(&constant),
+        [
+            "+-----+-----+-------+",
+            "| pos | key | value |",
+            "+-----+-----+-------+",
+            "| 0   | a   | 1     |",
+            "| 1   | b   | [2,3] |",
+            "+-----+-----+-------+",
+        ]
+        .join("\n")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 30);
+    // Every row of the seed has three fields: f0, n and s.
+    let sql = format!(
+        "SELECT count(*), count(DISTINCT id), sum(CASE WHEN e.key = 'n' THEN variant_get(e.value, '$.a', 'bigint') END) \
+         FROM (SELECT id, unnest(variant_explode(v)) AS e FROM '{}')",
+        file.display()
+    );
+    let batches = query(&ctx, &sql).await;
+    assert_eq!(int(&batches, 0), 90);
+    assert_eq!(int(&batches, 1), 30);
+    assert_eq!(int(&batches, 2), (0..30).map(|i| i % 3).sum::<i64>());
+    let error = ctx
+        .sql(&format!(
+            "SELECT * FROM '{}' t, variant_explode(t.v)",
+            file.display()
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("unnest(variant_explode(v))"), "{error}");
+}
