@@ -226,3 +226,65 @@ fn mostly_distinct_leaves_are_written_without_a_dictionary() {
         }
     }
 }
+
+#[test]
+fn mostly_distinct_integers_are_deltas_in_ordinary_and_variant_columns() {
+    let schema: ShreddingSchema = r#"{"n":"int64","k":"int64"}"#.parse().unwrap();
+    let columns = [
+        ColumnSpec::Plain(Field::new("id", DataType::Int64, false)),
+        ColumnSpec::Plain(Field::new("bucket", DataType::Int64, false)),
+        ColumnSpec::Variant {
+            name: "v".into(),
+            schema: schema.clone(),
+        },
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ints.parquet");
+    let mut writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
+    let rows = 10_000i64;
+    let mut shredder = Shredder::new(&schema);
+    for i in 0..rows {
+        let text = format!(r#"{{"n": {}, "k": {}}}"#, i * 7, i % 5);
+        shredder.append_json(text.as_bytes()).unwrap();
+    }
+    let batch = RecordBatch::try_new(
+        writer.schema().clone(),
+        vec![
+            Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
+            Arc::new(Int64Array::from_iter_values((0..rows).map(|i| i % 4))),
+            Arc::new(shredder.finish()),
+        ],
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+    let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+    let encodings: Vec<(String, bool, bool)> = reader
+        .metadata()
+        .row_group(0)
+        .columns()
+        .iter()
+        .filter(|c| c.column_type() == PhysicalType::INT64)
+        .map(|c| {
+            let has = |e: Encoding| c.encodings().any(|x| x == e);
+            (
+                c.column_path().string(),
+                has(Encoding::DELTA_BINARY_PACKED),
+                has(Encoding::RLE_DICTIONARY),
+            )
+        })
+        .collect();
+    let expected = [
+        ("id", true, false),
+        ("bucket", false, true),
+        ("v.typed_value.k.typed_value", false, true),
+        ("v.typed_value.n.typed_value", true, false),
+    ];
+    assert_eq!(
+        encodings
+            .iter()
+            .map(|(p, d, r)| (p.as_str(), *d, *r))
+            .collect::<Vec<_>>(),
+        expected
+    );
+}

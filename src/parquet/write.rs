@@ -222,7 +222,17 @@ fn arrow_writer<W: std::io::Write + Send>(
     first: Option<&RecordBatch>,
 ) -> Result<ArrowWriter<W>> {
     if let Some(batch) = first {
-        for leaf in distinct_leaves(batch, &descriptor) {
+        for (leaf, physical_type) in distinct_leaves(batch, &descriptor) {
+            // Mostly distinct integers (ids, timestamps) are deltas: on
+            // 300k seed rows shredded whole, `id` took 871 kB as plain
+            // int32 under zstd and 212 kB as deltas, `ts` 658 kB and 476
+            // kB. Only those: the parquet crate reserves 1 MB up front for
+            // each delta encoder, which as the fallback of every integer
+            // leaf's dictionary cost 8 MB more memory while encoding.
+            if matches!(physical_type, PhysicalType::INT32 | PhysicalType::INT64) {
+                properties =
+                    properties.set_column_encoding(leaf.clone(), Encoding::DELTA_BINARY_PACKED);
+            }
             properties = properties.set_column_dictionary_enabled(leaf, false);
         }
     }
@@ -279,13 +289,17 @@ fn variant_values(metadata: &ParquetMetaData, columns: &[ColumnSpec]) -> Option<
     }))
 }
 
-/// The `typed_value` leaves of Variant columns whose values in the first
-/// `DISTINCT_SAMPLE_ROWS` rows of `batch` are [mostly
-/// distinct](mostly_distinct). The residual `value` leaves keep their
-/// dictionaries: inference costs them dictionary-encoded. Booleans, which
+/// The leaves of ordinary columns and the `typed_value` leaves of Variant
+/// columns whose values in the first `DISTINCT_SAMPLE_ROWS` rows of
+/// `batch` are [mostly distinct](mostly_distinct), with their physical
+/// types. The residual `value` leaves keep their dictionaries: inference
+/// costs them dictionary-encoded. Booleans, which
 /// are never dictionary-encoded, and types whose leaves cannot be matched
 /// to the schema's are left alone.
-fn distinct_leaves(batch: &RecordBatch, descriptor: &SchemaDescriptor) -> Vec<ColumnPath> {
+fn distinct_leaves(
+    batch: &RecordBatch,
+    descriptor: &SchemaDescriptor,
+) -> Vec<(ColumnPath, PhysicalType)> {
     let sample = batch.slice(0, batch.num_rows().min(DISTINCT_SAMPLE_ROWS));
     let mut leaves = Vec::new();
     for column in sample.columns() {
@@ -299,21 +313,21 @@ fn distinct_leaves(batch: &RecordBatch, descriptor: &SchemaDescriptor) -> Vec<Co
         .zip(descriptor.columns())
         .enumerate()
         .filter(|(i, (_, column))| {
-            column.name() == "typed_value"
-                && matches!(
-                    descriptor
-                        .get_column_root(*i)
-                        .get_basic_info()
-                        .logical_type_ref(),
-                    Some(LogicalType::Variant { .. })
-                )
+            let in_variant = matches!(
+                descriptor
+                    .get_column_root(*i)
+                    .get_basic_info()
+                    .logical_type_ref(),
+                Some(LogicalType::Variant { .. })
+            );
+            !in_variant || column.name() == "typed_value"
         })
         .map(|(_, pair)| pair)
         .filter(|(leaf, _)| {
             distinct_values(leaf)
                 .is_some_and(|(distinct, values)| mostly_distinct(distinct, values))
         })
-        .map(|(_, column)| column.path().clone())
+        .map(|(_, column)| (column.path().clone(), column.physical_type()))
         .collect()
 }
 
@@ -523,19 +537,6 @@ fn file_layout(
     for path in &options.bloom_filters {
         properties =
             properties.set_column_bloom_filter_enabled(ColumnPath::new(path.clone()), true);
-    }
-    // Integer columns whose dictionary overflows (ids, timestamps) fall
-    // back to delta encoding rather than plain: on 300k seed rows shredded
-    // whole, `id` took 871 kB as plain int32 under zstd and 212 kB as
-    // deltas, `ts` 658 kB and 476 kB (the file 6.17 MB and 5.32 MB).
-    for leaf in descriptor.columns() {
-        if matches!(
-            leaf.physical_type(),
-            PhysicalType::INT32 | PhysicalType::INT64
-        ) {
-            properties =
-                properties.set_column_encoding(leaf.path().clone(), Encoding::DELTA_BINARY_PACKED);
-        }
     }
     Ok((schema, descriptor, properties))
 }
