@@ -507,7 +507,7 @@ impl Dataset {
 }
 
 impl Dataset {
-    /// The schema of the batches [`project`](Self::project) returns: the
+    /// The schema of the batches [`project_partition`](Self::project_partition) returns: the
     /// outputs' names with the types the files agree on, a Variant column
     /// as an unshredded one (the `arrow.parquet.variant` extension type).
     /// Fails when an output names a column no file has.

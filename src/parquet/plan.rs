@@ -57,7 +57,7 @@ impl ReadStats {
 
 impl ScanPlan {
     /// The row groups of the file it considers (all but in a
-    /// [`Partition`](crate::dataset::Partition)'s plan), in order.
+    /// [`Partition`](crate::dataset::partition::Partition)'s plan), in order.
     pub fn row_groups(&self) -> &[RowGroupPlan] {
         &self.row_groups
     }
