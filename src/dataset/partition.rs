@@ -99,6 +99,7 @@ impl Dataset {
             file: None,
             stats: DatasetStats::default(),
             read_counters: Vec::new(),
+            files_planned: Vec::new(),
             files_read: Vec::new(),
             ended: false,
         })
@@ -120,6 +121,7 @@ pub struct PartitionBatches {
     file: Option<(PlannedFile, usize, Option<ParquetRecordBatchReader>)>,
     stats: DatasetStats,
     read_counters: Vec<Arc<AtomicU64>>,
+    files_planned: Vec<usize>,
     files_read: Vec<usize>,
     ended: bool,
 }
@@ -137,9 +139,15 @@ impl PartitionBatches {
         stats
     }
 
-    /// The indices (in the dataset's order) of the files of which the
-    /// partition read some row group so far: a file no partition read was
-    /// pruned whole.
+    /// The indices (in the dataset's order) of the files the partition
+    /// planned so far: those holding some of its row groups.
+    pub fn files_planned(&self) -> &[usize] {
+        &self.files_planned
+    }
+
+    /// The indices of the files of which the partition read some row group
+    /// so far: a file that partitions planned and none read was pruned
+    /// whole.
     pub fn files_read(&self) -> &[usize] {
         &self.files_read
     }
@@ -201,6 +209,7 @@ impl PartitionBatches {
             })?;
             let plan = planned.plan.stats();
             self.stats.files += 1;
+            self.files_planned.push(i);
             if plan.row_groups_read == 0 {
                 self.stats.files_skipped += 1;
             } else {

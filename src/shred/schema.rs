@@ -315,8 +315,9 @@ impl ShreddingSchema {
     }
 
     /// The name of a primitive layout in the JSON form (of an object or
-    /// array, Spark's `struct<...>` or `array<...>`).
-    pub(crate) fn type_name(&self) -> String {
+    /// array, Spark's `struct<...>` or `array<...>`), as
+    /// [`parse_type_name`](Self::parse_type_name) reads it.
+    pub fn type_name(&self) -> String {
         use ShreddingSchema as S;
         match self {
             S::Variant => "variant".into(),

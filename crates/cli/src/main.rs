@@ -3,6 +3,7 @@
 //! line on stderr with exit code 1.
 
 mod sql;
+mod worker;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
@@ -59,12 +60,16 @@ enum Command {
     /// spark, int and flba decimals), or take Parquet files as they are, and
     /// print sizes and read latencies as markdown.
     Report(ReportArgs),
-    /// Encode each JSON line as a Variant and print it back as JSON: shows
-    /// exactly what the encoding keeps.
     /// Run SQL statements over Parquet files and datasets (`SELECT ...
     /// FROM 'dir/'`), with Spark's Variant functions (`variant_get`,
-    /// `to_json`, `parse_json`, ...).
+    /// `to_json`, `parse_json`, ...), here or on workers (--workers).
     Sql(sql::SqlArgs),
+    /// Run a worker for `vshred sql --workers`: it runs the tasks of
+    /// queries sent by clients that present the cluster's token, reading
+    /// only files beneath its data roots.
+    Worker(worker::WorkerArgs),
+    /// Encode each JSON line as a Variant and print it back as JSON: shows
+    /// exactly what the encoding keeps.
     Roundtrip {
         /// Input JSON Lines file, or `-` for stdin.
         input: PathBuf,
@@ -383,11 +388,14 @@ fn main() -> ExitCode {
     // errors, so the default hook must not print them as crashes; any other
     // panic is a bug, reported below in one line.
     std::panic::set_hook(Box::new(|_| {}));
-    remove_unfinished_files_on_signals();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
+    // A worker stops on its own signals, once its tasks are done.
+    if !matches!(cli.command, Command::Worker(_)) {
+        remove_unfinished_files_on_signals();
+    }
     let outcome = std::panic::catch_unwind(|| run(cli)).unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<&str>()
@@ -518,6 +526,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Get(args) => run_get(args),
         Command::Report(args) => run_report(args),
         Command::Sql(args) => sql::run_sql(args),
+        Command::Worker(args) => worker::run_worker(args),
         Command::Roundtrip { input, json, sizes } => run_roundtrip(&input, &json, sizes),
     }
 }

@@ -39,6 +39,19 @@ pub struct SqlArgs {
     /// Print each statement's elapsed time on stderr.
     #[arg(long)]
     timing: bool,
+    /// Run the statements on these workers (`vshred worker`), as
+    /// `HOST:PORT` or `http://HOST:PORT`, separated by commas.
+    #[arg(
+        long,
+        value_name = "ADDR,...",
+        value_delimiter = ',',
+        requires = "token_file"
+    )]
+    workers: Vec<String>,
+    /// The cluster's shared secret, the first line of this file (with
+    /// --workers).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -52,7 +65,7 @@ enum Format {
 }
 
 /// A DataFusion error as one line.
-fn failure(e: impl std::fmt::Display) -> Failure {
+pub(crate) fn failure(e: impl std::fmt::Display) -> Failure {
     let text = e.to_string();
     Failure::Io(io::Error::other(
         text.split_whitespace().collect::<Vec<_>>().join(" "),
@@ -76,7 +89,23 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let ctx = runtime.block_on(async { vshred_datafusion::context(config) });
+    let ctx = match &args.token_file {
+        Some(token_file) if !args.workers.is_empty() => {
+            let token = crate::worker::read_token(token_file)?;
+            let workers = args
+                .workers
+                .iter()
+                .map(|w| worker_url(w))
+                .collect::<Result<Vec<_>, _>>()?;
+            runtime.block_on(async {
+                vshred_distributed::cluster::check_workers(&workers, &token)
+                    .await
+                    .map_err(failure)?;
+                vshred_distributed::cluster::context(config, workers, &token).map_err(failure)
+            })?
+        }
+        _ => runtime.block_on(async { vshred_datafusion::context(config) }),
+    };
     let text = match (&args.query, &args.file) {
         (Some(query), _) => query.clone(),
         (None, Some(file)) => std::fs::read_to_string(file).context(file)?,
@@ -84,6 +113,17 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
         (None, None) => io::read_to_string(io::stdin())?,
     };
     runtime.block_on(run_statements(&ctx, &text, &args))
+}
+
+/// A worker's URL, `http://` added to a bare `HOST:PORT`.
+fn worker_url(worker: &str) -> Result<url::Url, Failure> {
+    let worker = worker.trim();
+    let text = if worker.contains("://") {
+        worker.to_string()
+    } else {
+        format!("http://{worker}")
+    };
+    url::Url::parse(&text).map_err(|e| failure(format!("--workers {worker}: {e}")))
 }
 
 /// Runs each statement of `text` in turn, printing the rows of those that

@@ -60,7 +60,16 @@ pub const RUNTIME_FILTER_KEYS: usize = 10_000;
 /// A session with the Variant functions, Parquet tables read by
 /// [`table::VariantTable`] (by `CREATE EXTERNAL TABLE ... STORED AS
 /// PARQUET` and by `FROM 'path'`), and DataFusion's defaults otherwise.
-pub fn context(mut config: SessionConfig) -> SessionContext {
+pub fn context(config: SessionConfig) -> SessionContext {
+    context_with(config, |state| state)
+}
+
+/// [`context`], its session state first passed through `customize` (a
+/// distributed engine's planner and codec, say).
+pub fn context_with(
+    mut config: SessionConfig,
+    customize: impl FnOnce(SessionStateBuilder) -> SessionStateBuilder,
+) -> SessionContext {
     // A join's keys reach the scan as an IN list (which prunes by each key)
     // only up to this many distinct values; DataFusion's 150 leaves a
     // thousand keys as a hash table, which prunes by their bounds alone.
@@ -71,10 +80,12 @@ pub fn context(mut config: SessionConfig) -> SessionContext {
     {
         joins.hash_join_inlist_pushdown_max_distinct_values = RUNTIME_FILTER_KEYS;
     }
-    let mut state = SessionStateBuilder::new()
-        .with_config(config)
-        .with_default_features()
-        .build();
+    let mut state = customize(
+        SessionStateBuilder::new()
+            .with_config(config)
+            .with_default_features(),
+    )
+    .build();
     for function in functions::all() {
         state
             .register_udf(function)

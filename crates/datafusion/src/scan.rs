@@ -34,7 +34,7 @@ use arrow::datatypes::SchemaRef;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::TreeNodeRecursion;
-use datafusion::common::{Result, Statistics};
+use datafusion::common::{DataFusionError, Result, Statistics};
 use datafusion::execution::TaskContext;
 use datafusion::physical_expr::expressions::{Column, DynamicFilterPhysicalExpr, Literal};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr, ScalarFunctionExpr};
@@ -67,6 +67,10 @@ pub struct VariantScanExec {
     runtime_filters: Vec<Arc<dyn PhysicalExpr>>,
     schema: SchemaRef,
     partitions: usize,
+    /// The share of the dataset this scan's partitions read, as one task of
+    /// `.1` in a distributed query: partition `p` reads share
+    /// `.0 * partitions + p` of `.1 * partitions`.
+    task: (usize, usize),
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
     /// The files the partitions read from, gathered as each ends: a file
@@ -74,11 +78,12 @@ pub struct VariantScanExec {
     files_read: Arc<Mutex<FilesRead>>,
 }
 
-/// The files the ended partitions of a run read from.
+/// The files the ended partitions of a run planned and read from.
 #[derive(Default)]
 struct FilesRead {
     ended: usize,
-    files: HashSet<usize>,
+    planned: HashSet<usize>,
+    read: HashSet<usize>,
 }
 
 impl VariantScanExec {
@@ -86,6 +91,48 @@ impl VariantScanExec {
     /// `projection`, in one partition.
     pub fn new(dataset: Arc<Dataset>, projection: Projection, schema: SchemaRef) -> Self {
         VariantScanExec::partitioned(dataset, projection, schema, 1)
+    }
+
+    /// A scan in `partitions` partitions reading `task`'s share (the
+    /// `task.0`-th of `task.1` tasks; `(0, 1)` for all of the dataset), as
+    /// [`parts`](Self::parts) gives them: how a distributed engine's codec
+    /// rebuilds a scan. Runtime filters do not travel.
+    pub fn from_parts(
+        dataset: Arc<Dataset>,
+        projection: Projection,
+        schema: SchemaRef,
+        partitions: usize,
+        task: (usize, usize),
+    ) -> Result<Self> {
+        if partitions == 0 || task.0 >= task.1 {
+            return Err(DataFusionError::Plan(format!(
+                "a scan of {partitions} partitions as task {} of {} cannot be",
+                task.0, task.1
+            )));
+        }
+        let mut scan = VariantScanExec::partitioned(dataset, projection, schema, partitions);
+        scan.task = task;
+        Ok(scan)
+    }
+
+    /// What the scan is made of: its dataset, projection, partitions and
+    /// task share ([`from_parts`](Self::from_parts)).
+    pub fn parts(&self) -> (&Arc<Dataset>, &Projection, usize, (usize, usize)) {
+        (&self.dataset, &self.projection, self.partitions, self.task)
+    }
+
+    /// This scan as task `index` of `count`, each reading its share of the
+    /// row groups.
+    pub fn for_task(&self, index: usize, count: usize) -> Result<Self> {
+        let mut scan = VariantScanExec::from_parts(
+            self.dataset.clone(),
+            self.projection.clone(),
+            self.schema.clone(),
+            self.partitions,
+            (index, count),
+        )?;
+        scan.runtime_filters = self.runtime_filters.clone();
+        Ok(scan)
     }
 
     fn partitioned(
@@ -106,6 +153,7 @@ impl VariantScanExec {
             runtime_filters: Vec::new(),
             schema,
             partitions,
+            task: (0, 1),
             properties: Arc::new(properties),
             metrics: ExecutionPlanMetricsSet::new(),
             files_read: Arc::default(),
@@ -114,7 +162,10 @@ impl VariantScanExec {
 
     /// This scan with other outputs, partitioned alike.
     fn with_projection(&self, projection: Projection, schema: SchemaRef) -> Self {
-        VariantScanExec::partitioned(self.dataset.clone(), projection, schema, self.partitions)
+        let mut scan =
+            VariantScanExec::partitioned(self.dataset.clone(), projection, schema, self.partitions);
+        scan.task = self.task;
+        scan
     }
 
     /// What the scan reads.
@@ -159,20 +210,22 @@ impl VariantScanExec {
 }
 
 /// What a partition read, as the plan's metrics (`EXPLAIN ANALYZE` shows
-/// them); once the last partition ends, the files and those pruned whole.
+/// them); once the last partition ends, the files its partitions planned
+/// and those pruned whole.
 fn record(scan: &ScanMetrics, batches: &PartitionBatches) {
     let metrics = &scan.metrics;
     let count = |name: &'static str, n: usize| {
         MetricBuilder::new(metrics).global_counter(name).add(n);
     };
     let stats: DatasetStats = batches.stats();
-    if let Ok(mut read) = scan.files_read.lock() {
-        read.files.extend(batches.files_read());
-        read.ended += 1;
-        if read.ended == scan.partitions {
-            count("files", scan.files);
-            count("files_pruned", scan.files - read.files.len());
-            *read = FilesRead::default();
+    if let Ok(mut files) = scan.files_read.lock() {
+        files.planned.extend(batches.files_planned());
+        files.read.extend(batches.files_read());
+        files.ended += 1;
+        if files.ended == scan.partitions {
+            count("files", files.planned.len());
+            count("files_pruned", files.planned.len() - files.read.len());
+            *files = FilesRead::default();
         }
     }
     count("row_groups", stats.read.row_groups);
@@ -204,7 +257,6 @@ struct ScanMetrics {
     metrics: ExecutionPlanMetricsSet,
     files_read: Arc<Mutex<FilesRead>>,
     partitions: usize,
-    files: usize,
 }
 
 impl fmt::Debug for VariantScanExec {
@@ -243,6 +295,9 @@ impl DisplayAs for VariantScanExec {
         f.write_str("]")?;
         if self.partitions > 1 {
             write!(f, ", partitions={}", self.partitions)?;
+        }
+        if self.task.1 > 1 {
+            write!(f, ", task={} of {}", self.task.0, self.task.1)?;
         }
         if let Some((column, filter)) = &self.projection.filter {
             write!(f, ", prune=[{column}: {filter}]")?;
@@ -326,7 +381,9 @@ impl ExecutionPlan for VariantScanExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let share = Partition::new(partition, self.partitions).map_err(external)?;
+        let (task, tasks) = self.task;
+        let share = Partition::new(task * self.partitions + partition, tasks * self.partitions)
+            .map_err(external)?;
         let dataset = self.dataset.clone();
         let mut projection = self.projection.clone();
         let runtime_filters = self.runtime_filters.clone();
@@ -336,7 +393,6 @@ impl ExecutionPlan for VariantScanExec {
             metrics: self.metrics.clone(),
             files_read: self.files_read.clone(),
             partitions: self.partitions,
-            files: self.dataset.files().len(),
         };
         let start = async move {
             projection.runtime_filter = runtime_filters
@@ -438,6 +494,7 @@ impl ExecutionPlan for VariantScanExec {
             self.schema.clone(),
             partitions,
         );
+        scan.task = self.task;
         scan.runtime_filters = self.runtime_filters.clone();
         Ok(Some(Arc::new(scan)))
     }

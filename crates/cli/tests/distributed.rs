@@ -1,0 +1,323 @@
+//! `vshred sql --workers` on `vshred worker` processes on loopback ports
+//! they choose: the answers of one process, value for value, and each
+//! refusal a worker owes its network (no token, a file outside its data
+//! roots, through a symlink too), a worker that is not there, and a clean
+//! stop on SIGTERM.
+
+mod binary;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use binary::{encoded, stderr, stdout, vshred_in};
+
+/// A `vshred worker` process, stopped when dropped.
+struct Worker {
+    child: Child,
+    address: String,
+    log: BufReader<ChildStderr>,
+}
+
+impl Worker {
+    /// A worker on a port the system chooses, reading beneath `root`.
+    fn start(dir: &Path, root: &Path) -> Worker {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+            .args(["worker", "--listen", "127.0.0.1:0", "--token-file", "token"])
+            .arg("--data-root")
+            .arg(root)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("vshred worker runs");
+        let mut log = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        log.read_line(&mut line).unwrap();
+        let address = line
+            .trim()
+            .strip_prefix("vshred worker: listening on ")
+            .unwrap_or_else(|| panic!("the worker said {line:?}"))
+            .to_string();
+        Worker {
+            child,
+            address,
+            log,
+        }
+    }
+
+    /// Sends SIGTERM and waits for the worker to exit.
+    fn terminate(mut self) -> (std::process::ExitStatus, String) {
+        let pid = self.child.id().to_string();
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill runs");
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the worker did not stop"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut self.log, &mut rest).unwrap();
+        (status, rest)
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A dataset of six files in `dir/data`, of differing layouts and row
+/// groups, and a small table of keys in `dir/data/keys`; and the token.
+fn cluster_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("token"), "a shared secret\n").unwrap();
+    for file in 0..6i64 {
+        let rows: String = (file * 500..(file + 1) * 500)
+            .map(|i| {
+                format!(
+                    "{{\"id\":{i},\"v\":{{\"k\":{},\"g\":\"g{}\",\"p\":{{\"x\":{},\"y\":\"y{i}\"}}}}}}\n",
+                    i % 97,
+                    i % 5,
+                    i % 13
+                )
+            })
+            .collect();
+        let shred = if file % 2 == 0 { "auto" } else { "none" };
+        encoded(
+            dir.path(),
+            &format!("data/events/part-{file}.parquet"),
+            &rows,
+            &[
+                "--variant-field",
+                "v",
+                "--shred",
+                shred,
+                "--row-group-rows",
+                "200",
+            ],
+        );
+    }
+    let keys: String = (0..97)
+        .filter(|k| k % 3 == 0)
+        .map(|k| format!("{{\"key\":{k},\"v\":{{\"name\":\"key-{k}\"}}}}\n"))
+        .collect();
+    encoded(
+        dir.path(),
+        "data/keys/keys.parquet",
+        &keys,
+        &["--variant-field", "v"],
+    );
+    dir
+}
+
+/// The queries the issue names: aggregates over many files, a struct
+/// `variant_get`, a GROUP BY on a Variant path, a join of two Variant
+/// tables.
+const QUERIES: [&str; 4] = [
+    "SELECT count(*) AS n, sum(variant_get(v, '$.k', 'bigint')) AS k, sum(id) AS ids, count(*) FILTER (WHERE variant_get(v, '$.k', 'bigint') > 50) AS big FROM 'data/events/'",
+    "SELECT id, variant_get(v, '$.p', 'struct<x:bigint,y:string>') AS p FROM 'data/events/' WHERE id % 401 = 0 ORDER BY id",
+    "SELECT variant_get(v, '$.g', 'string') AS g, count(*) AS n, sum(id) AS ids FROM 'data/events/' GROUP BY g ORDER BY g",
+    "SELECT variant_get(k.v, '$.name', 'string') AS name, count(*) AS n FROM 'data/events/' e JOIN 'data/keys/' k ON variant_get(e.v, '$.k', 'bigint') = k.key GROUP BY name ORDER BY name",
+];
+
+fn sql(dir: &Path, workers: Option<&[&Worker]>, query: &str) -> std::process::Output {
+    let mut args = vec!["sql".to_string(), "--format".into(), "json".into()];
+    if let Some(workers) = workers {
+        let addresses: Vec<&str> = workers.iter().map(|w| w.address.as_str()).collect();
+        args.extend([
+            "--workers".into(),
+            addresses.join(","),
+            "--token-file".into(),
+            "token".into(),
+            // The files are small: split them anyway (DataFusion splits
+            // no input of fewer rows than a batch).
+            "--set".into(),
+            "datafusion.optimizer.repartition_file_min_size=0".into(),
+            "--set".into(),
+            "datafusion.execution.batch_size=100".into(),
+        ]);
+    }
+    args.push(query.into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    vshred_in(dir, &args)
+}
+
+#[test]
+fn queries_on_workers_give_the_answers_of_one_process() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = [
+        Worker::start(dir.path(), &data),
+        Worker::start(dir.path(), &data),
+    ];
+    for query in QUERIES {
+        let here = sql(dir.path(), None, query);
+        assert!(here.status.success(), "{query}: {}", stderr(&here));
+        assert!(stdout(&here).lines().count() >= 1, "{query}");
+        for cluster in [&workers[..1], &workers[..]] {
+            let cluster: Vec<&Worker> = cluster.iter().collect();
+            let there = sql(dir.path(), Some(&cluster), query);
+            assert!(there.status.success(), "{query}: {}", stderr(&there));
+            assert_eq!(
+                stdout(&there),
+                stdout(&here),
+                "{query} on {} workers",
+                cluster.len()
+            );
+        }
+    }
+    // The scan was split: each of the two tasks read its share.
+    let explained = sql(
+        dir.path(),
+        Some(&[&workers[0], &workers[1]]),
+        &format!("EXPLAIN ANALYZE {}", QUERIES[0]),
+    );
+    let plan = stdout(&explained);
+    assert!(
+        plan.contains("task=0 of 2") && plan.contains("task=1 of 2"),
+        "{plan}"
+    );
+    assert!(plan.contains("row_groups=18,"), "{plan}");
+}
+
+#[test]
+fn a_request_without_the_token_is_refused_and_logged() {
+    let dir = cluster_dir();
+    let mut worker = Worker::start(dir.path(), &dir.path().join("data"));
+    std::fs::write(dir.path().join("wrong"), "not the secret\n").unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "--workers",
+            &worker.address,
+            "--token-file",
+            "wrong",
+            QUERIES[0],
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let error = stderr(&out);
+    assert!(
+        error.contains(&worker.address) && error.contains("token"),
+        "{error}"
+    );
+    let mut line = String::new();
+    worker.log.read_line(&mut line).unwrap();
+    assert!(line.contains("refused a request from 127.0.0.1"), "{line}");
+}
+
+#[test]
+fn files_outside_the_data_roots_are_refused_symlinks_included() {
+    let dir = cluster_dir();
+    // The workers may read `data/keys` alone. (Two of them: a query that
+    // one worker would run as one task runs here, in the coordinator.)
+    let keys = dir.path().join("data/keys");
+    let workers = [
+        Worker::start(dir.path(), &keys),
+        Worker::start(dir.path(), &keys),
+    ];
+    let workers = [&workers[0], &workers[1]];
+    let inside = dir.path().join("data/keys/events");
+    std::os::unix::fs::symlink(dir.path().join("data/events"), &inside).unwrap();
+    for table in ["data/events/", "data/keys/events/"] {
+        // A sum reads the rows (a count would come from the footers).
+        let query = format!("SELECT sum(id) FROM '{table}'");
+        let out = sql(dir.path(), Some(&workers), &query);
+        assert_eq!(out.status.code(), Some(1), "{table}: {}", stdout(&out));
+        let error = stderr(&out);
+        assert!(
+            error.contains("outside this worker's data roots"),
+            "{table}: {error}"
+        );
+        assert_eq!(error.lines().count(), 1, "{error}");
+    }
+    let keys = sql(
+        dir.path(),
+        Some(&workers),
+        "SELECT sum(key) AS k FROM 'data/keys/keys.parquet'",
+    );
+    assert!(keys.status.success(), "{}", stderr(&keys));
+    let expected: i64 = (0..97).filter(|k| k % 3 == 0).sum();
+    assert_eq!(stdout(&keys), format!("{{\"k\":{expected}}}\n"));
+}
+
+#[test]
+fn a_worker_that_is_not_there_is_named() {
+    let dir = cluster_dir();
+    // A port that was free a moment ago.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address = format!("127.0.0.1:{port}");
+    let started = Instant::now();
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "--workers",
+            &address,
+            "--token-file",
+            "token",
+            "SELECT 1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let error = stderr(&out);
+    assert!(
+        error.contains(&format!("worker http://{address}/ is not reachable")),
+        "{error}"
+    );
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn a_worker_stops_cleanly_on_sigterm() {
+    let dir = cluster_dir();
+    let worker = Worker::start(dir.path(), &dir.path().join("data"));
+    let (status, log) = worker.terminate();
+    assert!(status.success(), "{status:?}: {log}");
+    assert!(log.contains("vshred worker: stopping"), "{log}");
+}
+
+#[test]
+fn a_worker_needs_a_token_file_and_a_data_root() {
+    let dir = cluster_dir();
+    let missing = vshred_in(
+        dir.path(),
+        &[
+            "worker",
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            "nope",
+            "--data-root",
+            "data",
+        ],
+    );
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("nope"), "{}", stderr(&missing));
+    let no_root = vshred_in(dir.path(), &["worker", "--token-file", "token"]);
+    assert_ne!(no_root.status.code(), Some(0));
+    assert!(
+        stderr(&no_root).contains("--data-root"),
+        "{}",
+        stderr(&no_root)
+    );
+}

@@ -1,0 +1,179 @@
+//! The coordinator's session: [`vshred_datafusion::context`] with
+//! datafusion-distributed's planner, which cuts a plan into stages at its
+//! repartitions and sends each stage's tasks to the workers.
+//!
+//! A Variant scan asks for a task per row group, up to one per worker;
+//! each task's copy reads its own share of the row groups (a
+//! [`DistributedLeafExec`] of [`VariantScanExec::for_task`] copies). Every
+//! request carries the cluster's shared secret, set by our channel
+//! resolver, which workers use too when they call each other; a
+//! connection gives up after [`CONNECT_TIMEOUT`], and a peer that stops
+//! answering HTTP/2 pings is dropped after [`KEEPALIVE_TIMEOUT`], so a
+//! dead worker fails the query rather than hanging it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use datafusion::common::{DataFusionError, Result};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion_distributed::{
+    ChannelResolver, DesiredTaskCountEvent, DesiredTaskCountEventResponse, DistributedExt,
+    DistributedLeafExec, GetWorkerInfoRequest, ScaleUpLeafNodeEvent, ScaleUpLeafNodeEventResponse,
+    SessionStateBuilderExt, WorkerChannel, WorkerResolver, grpc,
+};
+use http::HeaderValue;
+use tonic::transport::Channel;
+use url::Url;
+use vshred_datafusion::scan::VariantScanExec;
+
+use crate::TOKEN_HEADER;
+use crate::codec::VariantCodec;
+
+/// How long connecting to a worker may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How often an idle connection is pinged.
+pub const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
+/// How long a ping may go unanswered before the connection is dropped.
+pub const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Opens connections to workers, each request with the shared secret.
+#[derive(Clone)]
+pub struct TokenChannels {
+    token: HeaderValue,
+    open: Arc<Mutex<HashMap<Url, grpc::BoxCloneSyncChannel>>>,
+}
+
+impl TokenChannels {
+    /// Channels presenting `token`.
+    pub fn new(token: &str) -> Result<TokenChannels> {
+        let token = HeaderValue::from_str(token).map_err(|_| {
+            DataFusionError::Configuration(
+                "the token must be printable ASCII (a line of a token file)".into(),
+            )
+        })?;
+        Ok(TokenChannels {
+            token,
+            open: Arc::default(),
+        })
+    }
+
+    fn channel(&self, url: &Url) -> Result<grpc::BoxCloneSyncChannel> {
+        let mut open = self
+            .open
+            .lock()
+            .map_err(|_| DataFusionError::Internal("the channel cache is poisoned".into()))?;
+        if let Some(channel) = open.get(url) {
+            return Ok(channel.clone());
+        }
+        let channel = Channel::from_shared(url.to_string())
+            .map_err(|e| DataFusionError::Configuration(format!("worker {url}: {e}")))?
+            .connect_timeout(CONNECT_TIMEOUT)
+            .http2_keep_alive_interval(KEEPALIVE_INTERVAL)
+            .keep_alive_timeout(KEEPALIVE_TIMEOUT)
+            .keep_alive_while_idle(true)
+            .tcp_keepalive(Some(KEEPALIVE_INTERVAL))
+            .connect_lazy();
+        let token = self.token.clone();
+        let with_token = tower::ServiceBuilder::new()
+            .map_request(move |mut request: http::Request<tonic::body::Body>| {
+                request.headers_mut().insert(TOKEN_HEADER, token.clone());
+                request
+            })
+            .service(channel);
+        let channel = grpc::BoxCloneSyncChannel::new(with_token);
+        open.insert(url.clone(), channel.clone());
+        Ok(channel)
+    }
+}
+
+#[async_trait]
+impl ChannelResolver for TokenChannels {
+    async fn get_worker_client_for_url(&self, url: &Url) -> Result<Box<dyn WorkerChannel>> {
+        Ok(grpc::create_worker_client(self.channel(url)?))
+    }
+}
+
+/// The workers named on the command line.
+struct Workers(Vec<Url>);
+
+impl WorkerResolver for Workers {
+    fn get_urls(&self) -> Result<Vec<Url>> {
+        Ok(self.0.clone())
+    }
+}
+
+/// A task per row group of a Variant scan, as many as there are workers.
+fn desired_tasks(event: DesiredTaskCountEvent) -> Option<Result<DesiredTaskCountEventResponse>> {
+    let scan = event.plan.downcast_ref::<VariantScanExec>()?;
+    let row_groups = scan.parts().0.row_groups().unwrap_or(1);
+    Some(Ok(DesiredTaskCountEventResponse::desired(
+        row_groups.max(1),
+    )))
+}
+
+/// Each task's copy of a Variant scan reads its own share.
+fn scale_up(event: ScaleUpLeafNodeEvent) -> Option<Result<ScaleUpLeafNodeEventResponse>> {
+    let scan = event.plan.downcast_ref::<VariantScanExec>()?;
+    let tasks = (0..event.task_count)
+        .map(|task| {
+            scan.for_task(task, event.task_count)
+                .map(|t| Arc::new(t) as Arc<dyn ExecutionPlan>)
+        })
+        .collect::<Result<Vec<_>>>();
+    Some(tasks.and_then(|tasks| {
+        let leaf = DistributedLeafExec::try_new(event.plan.clone(), tasks)?;
+        Ok(ScaleUpLeafNodeEventResponse::new(Arc::new(leaf)))
+    }))
+}
+
+/// A session whose queries run on `workers` (URLs such as
+/// `http://10.0.0.5:7400`), presenting `token`.
+pub fn context(config: SessionConfig, workers: Vec<Url>, token: &str) -> Result<SessionContext> {
+    let channels = TokenChannels::new(token)?;
+    Ok(vshred_datafusion::context_with(config, |state| {
+        state
+            .with_distributed_planner()
+            .with_distributed_worker_resolver(Workers(workers))
+            .with_distributed_channel_resolver(channels)
+            .with_distributed_user_codec(VariantCodec::new())
+            .with_distributed_desired_task_count_handler(desired_tasks)
+            .with_distributed_scale_up_leaf_node_handler(scale_up)
+    }))
+}
+
+/// Fails, naming the first worker that does not answer (or refuses the
+/// token), unless all of them do.
+pub async fn check_workers(workers: &[Url], token: &str) -> Result<()> {
+    let channels = TokenChannels::new(token)?;
+    for url in workers {
+        let mut client = channels.get_worker_client_for_url(url).await?;
+        let answer = tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            client.get_worker_info(GetWorkerInfoRequest {}),
+        )
+        .await;
+        match answer {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                return Err(DataFusionError::Execution(format!(
+                    "worker {url} is not reachable: {}",
+                    first_line(&e.to_string())
+                )));
+            }
+            Err(_) => {
+                return Err(DataFusionError::Execution(format!(
+                    "worker {url} did not answer within {} s",
+                    CONNECT_TIMEOUT.as_secs()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
+}

@@ -1,0 +1,390 @@
+//! How a [`VariantScanExec`] travels in a task's plan, and how a worker
+//! checks one it receives: the bytes come from the network, so nothing in
+//! them is trusted.
+//!
+//! A scan is its files, its projection (each output a column, a column as
+//! JSON, or a path as a type, all in their text forms), the filter it
+//! prunes by (in the filter syntax), its partitions, its task's share, and
+//! its output schema (an Arrow IPC stream with no batches). On the wire:
+//! the JSON of the rest, its length first (4 bytes, little-endian), then
+//! the schema. The text forms are parsed back on arrival, so a scan that
+//! would not come back the same is refused when it is sent: an output
+//! must come back equal, and a filter that would not is left out (it only
+//! prunes, so the answer is the same). Joins' runtime filters do not
+//! travel: they are the state of a join in another process.
+//!
+//! On arrival, besides parsing: the sizes are bounded (files, outputs,
+//! partitions, tasks, nesting of the texts), and every file must be, once
+//! its symlinks are resolved, beneath one of the worker's data roots.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use datafusion::common::{DataFusionError, Result};
+use datafusion::execution::TaskContext;
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
+use serde::{Deserialize, Serialize};
+use vshred::dataset::Dataset;
+use vshred::parquet::{Projected, Projection};
+use vshred::predicate::Predicate;
+use vshred::shred::ShreddingSchema;
+use vshred_datafusion::scan::VariantScanExec;
+
+/// The codec of our plans: the coordinator's (which sends) and a
+/// worker's (which checks what it receives against its data roots).
+#[derive(Debug, Clone, Default)]
+pub struct VariantCodec {
+    /// The directories a worker reads beneath, resolved; `None` on the
+    /// coordinator, which reads what its user names.
+    data_roots: Option<Arc<[PathBuf]>>,
+}
+
+/// Most files, outputs, partitions and tasks a scan may have.
+const MAX_FILES: usize = 1 << 20;
+const MAX_OUTPUTS: usize = 1 << 16;
+const MAX_PARTITIONS: usize = 1 << 12;
+const MAX_TASKS: usize = 1 << 16;
+/// Deepest nesting of brackets in a path, type or filter text: the
+/// parsers recurse.
+const MAX_NESTING: usize = 64;
+/// The wire format's version.
+const VERSION: u32 = 1;
+
+impl VariantCodec {
+    /// The coordinator's codec.
+    pub fn new() -> VariantCodec {
+        VariantCodec::default()
+    }
+
+    /// A worker's codec: scans of files outside `roots` are refused. The
+    /// roots must exist.
+    pub fn with_data_roots(roots: &[PathBuf]) -> Result<VariantCodec> {
+        let roots = roots
+            .iter()
+            .map(|root| {
+                root.canonicalize().map_err(|e| {
+                    DataFusionError::Configuration(format!("data root {}: {e}", root.display()))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(VariantCodec {
+            data_roots: Some(roots.into()),
+        })
+    }
+
+    /// Fails unless `file`, its symlinks resolved, is beneath a data root.
+    fn check_file(&self, file: &Path) -> Result<()> {
+        let Some(roots) = &self.data_roots else {
+            return Ok(());
+        };
+        let resolved = file.canonicalize().map_err(|e| {
+            refused(format!(
+                "a scan names {}, which cannot be read: {e}",
+                file.display()
+            ))
+        })?;
+        if roots.iter().any(|root| resolved.starts_with(root)) {
+            Ok(())
+        } else {
+            Err(refused(format!(
+                "a scan names {}, which is outside this worker's data roots",
+                file.display()
+            )))
+        }
+    }
+}
+
+fn refused(message: String) -> DataFusionError {
+    DataFusionError::Plan(format!("refused: {message}"))
+}
+
+#[derive(Serialize, Deserialize)]
+struct ScanMessage {
+    version: u32,
+    files: Vec<String>,
+    outputs: Vec<OutputMessage>,
+    /// The Variant column and the filter, in the filter syntax.
+    filter: Option<(String, String)>,
+    partitions: usize,
+    task: (usize, usize),
+}
+
+#[derive(Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum OutputMessage {
+    Column {
+        name: String,
+        column: String,
+    },
+    Json {
+        name: String,
+        column: String,
+    },
+    Path {
+        name: String,
+        column: String,
+        path: String,
+        as_type: String,
+        strict: bool,
+    },
+}
+
+impl OutputMessage {
+    fn of(name: &str, output: &Projected) -> OutputMessage {
+        let name = name.to_string();
+        match output {
+            Projected::Column(column) => OutputMessage::Column {
+                name,
+                column: column.clone(),
+            },
+            Projected::Json(column) => OutputMessage::Json {
+                name,
+                column: column.clone(),
+            },
+            Projected::Path {
+                column,
+                path,
+                as_type,
+                strict,
+            } => OutputMessage::Path {
+                name,
+                column: column.clone(),
+                path: path.to_string(),
+                as_type: as_type.type_name(),
+                strict: *strict,
+            },
+        }
+    }
+
+    fn parse(self) -> Result<(String, Projected)> {
+        Ok(match self {
+            OutputMessage::Column { name, column } => (name, Projected::Column(column)),
+            OutputMessage::Json { name, column } => (name, Projected::Json(column)),
+            OutputMessage::Path {
+                name,
+                column,
+                path,
+                as_type,
+                strict,
+            } => {
+                nested_at_most(&path)?;
+                nested_at_most(&as_type)?;
+                let path = path.parse().map_err(|e| refused(format!("path: {e}")))?;
+                let as_type = ShreddingSchema::parse_type_name(&as_type)
+                    .map_err(|e| refused(format!("type: {e}")))?;
+                (
+                    name,
+                    Projected::Path {
+                        column,
+                        path,
+                        as_type,
+                        strict,
+                    },
+                )
+            }
+        })
+    }
+}
+
+/// Fails when brackets in `text` nest deeper than [`MAX_NESTING`].
+fn nested_at_most(text: &str) -> Result<()> {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for c in text.chars() {
+        match c {
+            '(' | '[' | '<' | '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' | ']' | '>' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_NESTING {
+        return Err(refused(format!(
+            "a text nests {deepest} deep (at most {MAX_NESTING})"
+        )));
+    }
+    Ok(())
+}
+
+fn schema_bytes(schema: &SchemaRef) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, schema)?;
+    writer.finish()?;
+    drop(writer);
+    Ok(bytes)
+}
+
+/// The schema of `bytes`. arrow-ipc panics on some malformed schemas (an
+/// integer of a crafted bit width, found by this crate's proptest), so a
+/// panic is an error too.
+fn schema_of(bytes: &[u8]) -> Result<SchemaRef> {
+    let read = std::panic::catch_unwind(|| arrow_ipc::reader::StreamReader::try_new(bytes, None));
+    match read {
+        Ok(Ok(reader)) => Ok(reader.schema()),
+        Ok(Err(e)) => Err(refused(format!("the scan's schema: {e}"))),
+        Err(_) => Err(refused("the scan's schema is malformed".into())),
+    }
+}
+
+impl VariantCodec {
+    /// The bytes of `scan`.
+    pub fn encode_scan(&self, scan: &VariantScanExec) -> Result<Vec<u8>> {
+        let (dataset, projection, partitions, task) = scan.parts();
+        let files = dataset
+            .files()
+            .iter()
+            .map(|f| {
+                f.to_str().map(str::to_string).ok_or_else(|| {
+                    DataFusionError::Plan(format!(
+                        "{} cannot be sent to a worker: its name is not UTF-8",
+                        f.display()
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut outputs = Vec::with_capacity(projection.outputs.len());
+        for (name, output) in &projection.outputs {
+            let message = OutputMessage::of(name, output);
+            // What the worker will parse must be what we have.
+            let back = OutputMessage::of(name, output).parse()?;
+            if &back.1 != output {
+                return Err(DataFusionError::Plan(format!(
+                    "the output {name} ({output:?}) does not survive its text form"
+                )));
+            }
+            outputs.push(message);
+        }
+        let filter = projection.filter.as_ref().and_then(|(column, predicate)| {
+            let text = predicate.to_string();
+            // It only prunes: left out rather than sent changed.
+            (Predicate::parse(&text).ok().as_ref() == Some(predicate))
+                .then(|| (column.clone(), text))
+        });
+        let message = ScanMessage {
+            version: VERSION,
+            files,
+            outputs,
+            filter,
+            partitions,
+            task,
+        };
+        let json = serde_json::to_vec(&message).map_err(|e| DataFusionError::External(e.into()))?;
+        let mut bytes = Vec::with_capacity(4 + json.len() + 256);
+        bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&json);
+        bytes.extend_from_slice(&schema_bytes(&scan.schema())?);
+        Ok(bytes)
+    }
+
+    /// The scan of `bytes`, checked.
+    pub fn decode_scan(&self, bytes: &[u8]) -> Result<VariantScanExec> {
+        let Some((length, rest)) = bytes.split_first_chunk::<4>() else {
+            return Err(refused("a scan of fewer than 4 bytes".into()));
+        };
+        let length = u32::from_le_bytes(*length) as usize;
+        if length > rest.len() {
+            return Err(refused(format!(
+                "a scan's message says {length} bytes, {} are there",
+                rest.len()
+            )));
+        }
+        let (json, schema) = rest.split_at(length);
+        let message: ScanMessage =
+            serde_json::from_slice(json).map_err(|e| refused(format!("a scan's message: {e}")))?;
+        if message.version != VERSION {
+            return Err(refused(format!(
+                "a scan of version {} (this worker reads version {VERSION})",
+                message.version
+            )));
+        }
+        let (task, tasks) = message.task;
+        if message.files.is_empty()
+            || message.files.len() > MAX_FILES
+            || message.outputs.len() > MAX_OUTPUTS
+            || !(1..=MAX_PARTITIONS).contains(&message.partitions)
+            || !(1..=MAX_TASKS).contains(&tasks)
+            || task >= tasks
+        {
+            return Err(refused(format!(
+                "a scan of {} files, {} outputs, {} partitions, task {task} of {tasks}",
+                message.files.len(),
+                message.outputs.len(),
+                message.partitions
+            )));
+        }
+        let files: Vec<PathBuf> = message.files.into_iter().map(PathBuf::from).collect();
+        for file in &files {
+            self.check_file(file)?;
+        }
+        let outputs = message
+            .outputs
+            .into_iter()
+            .map(OutputMessage::parse)
+            .collect::<Result<Vec<_>>>()?;
+        let filter = match message.filter {
+            Some((column, text)) => {
+                nested_at_most(&text)?;
+                let predicate =
+                    Predicate::parse(&text).map_err(|e| refused(format!("filter: {e}")))?;
+                Some((column, predicate))
+            }
+            None => None,
+        };
+        let schema = schema_of(schema)?;
+        if schema.fields().len() != outputs.len() {
+            return Err(refused(format!(
+                "a scan of {} outputs and a schema of {} columns",
+                outputs.len(),
+                schema.fields().len()
+            )));
+        }
+        let projection = Projection {
+            outputs,
+            filter,
+            runtime_filter: None,
+        };
+        VariantScanExec::from_parts(
+            Arc::new(Dataset::from_files(files)),
+            projection,
+            schema,
+            message.partitions,
+            (task, tasks),
+        )
+    }
+}
+
+impl PhysicalExtensionCodec for VariantCodec {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+        _ctx: &TaskContext,
+        _proto_converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        if !inputs.is_empty() {
+            return Err(refused("a scan with inputs".into()));
+        }
+        Ok(Arc::new(self.decode_scan(buf)?))
+    }
+
+    fn try_encode(
+        &self,
+        node: Arc<dyn ExecutionPlan>,
+        buf: &mut Vec<u8>,
+        _proto_converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<()> {
+        match node.downcast_ref::<VariantScanExec>() {
+            Some(scan) => {
+                buf.extend_from_slice(&self.encode_scan(scan)?);
+                Ok(())
+            }
+            None => Err(DataFusionError::NotImplemented(format!(
+                "{} cannot be sent to a worker",
+                node.name()
+            ))),
+        }
+    }
+}

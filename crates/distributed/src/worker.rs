@@ -1,0 +1,111 @@
+//! A worker: a datafusion-distributed gRPC service whose tasks' sessions
+//! have our functions and codec.
+//!
+//! A worker runs what the network sends it, so: every request must carry
+//! the cluster's shared secret ([`TOKEN_HEADER`]), or it is refused with a
+//! log line and no work done; every scan it decodes is checked
+//! ([`crate::codec`]) and must read only files beneath its data roots;
+//! messages are at most [`MAX_MESSAGE_BYTES`].
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use datafusion::common::{DataFusionError, Result};
+use datafusion::execution::SessionState;
+use datafusion_distributed::{DistributedExt, Worker, WorkerQueryContext};
+use tokio::net::TcpListener;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Server;
+
+use crate::TOKEN_HEADER;
+use crate::cluster::{KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT, TokenChannels};
+use crate::codec::VariantCodec;
+
+/// The largest message a worker takes (a task's plan, a batch).
+pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
+
+/// What a worker is started with.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// The cluster's shared secret.
+    pub token: String,
+    /// The directories whose files it may read.
+    pub data_roots: Vec<PathBuf>,
+}
+
+/// Serves tasks on `listener` until `shutdown` completes (tasks under way
+/// are finished first).
+pub async fn serve(
+    listener: TcpListener,
+    options: WorkerOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<()> {
+    if options.token.is_empty() {
+        return Err(DataFusionError::Configuration("the token is empty".into()));
+    }
+    if options.data_roots.is_empty() {
+        return Err(DataFusionError::Configuration(
+            "a worker needs a data root (--data-root DIR)".into(),
+        ));
+    }
+    let codec = VariantCodec::with_data_roots(&options.data_roots)?;
+    let channels = TokenChannels::new(&options.token)?;
+    let worker = Worker::from_session_builder(move |query: WorkerQueryContext| {
+        let codec = codec.clone();
+        let channels = channels.clone();
+        async move {
+            let mut builder = query.builder;
+            // Beside DataFusion's own, which the builder has.
+            builder
+                .scalar_functions()
+                .get_or_insert_default()
+                .extend(vshred_datafusion::functions::all());
+            builder
+                .aggregate_functions()
+                .get_or_insert_default()
+                .push(vshred_datafusion::schema_of::schema_of_variant_agg());
+            let state = builder
+                .with_distributed_user_codec(codec)
+                .with_distributed_channel_resolver(channels)
+                .build();
+            Ok::<SessionState, DataFusionError>(state)
+        }
+    })
+    .with_version(env!("CARGO_PKG_VERSION"))
+    .with_max_message_size(MAX_MESSAGE_BYTES);
+    let token = options.token.clone();
+    let check = move |request: tonic::Request<()>| {
+        let presented = request
+            .metadata()
+            .get(TOKEN_HEADER)
+            .map(|v| v.as_bytes())
+            .unwrap_or_default();
+        if same_secret(presented, token.as_bytes()) {
+            Ok(request)
+        } else {
+            let from = request
+                .remote_addr()
+                .map_or_else(|| "an unknown peer".to_string(), |a| a.to_string());
+            eprintln!("vshred worker: refused a request from {from}: no or wrong token");
+            Err(tonic::Status::unauthenticated("no or wrong token"))
+        }
+    };
+    Server::builder()
+        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
+        .tcp_keepalive(Some(Duration::from_secs(30)))
+        .add_service(InterceptedService::new(worker.into_worker_server(), check))
+        .serve_with_incoming_shutdown(
+            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            shutdown,
+        )
+        .await
+        .map_err(|e| DataFusionError::External(Box::new(e)))
+}
+
+/// Whether two secrets are equal, in time that does not depend on where
+/// they differ.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}

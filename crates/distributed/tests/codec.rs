@@ -1,0 +1,226 @@
+//! A Variant scan in a task's plan: what is sent comes back the same, and
+//! what a worker receives is checked, whatever the bytes: no panic, an
+//! error for anything malformed, oversized, too deeply nested or outside
+//! its data roots.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use vshred::dataset::Dataset;
+use vshred::encode::{EncodeOptions, encode};
+use vshred::parquet::{Projected, Projection};
+use vshred::predicate::Predicate;
+use vshred::shred::ShreddingSchema;
+use vshred_datafusion::scan::VariantScanExec;
+use vshred_distributed::codec::VariantCodec;
+
+fn file(dir: &Path, name: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let text = "{\"a\": 1, \"b\": {\"c\": \"x\"}}\n{\"a\": 2, \"b\": {\"c\": \"y\"}}\n";
+    encode(
+        &mut text.as_bytes(),
+        &path,
+        &EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    path
+}
+
+fn scan(files: Vec<std::path::PathBuf>, filter: Option<&str>) -> VariantScanExec {
+    let dataset = Arc::new(Dataset::from_files(files));
+    let projection = Projection {
+        outputs: vec![
+            ("whole".into(), Projected::Column("v".into())),
+            ("text".into(), Projected::Json("v".into())),
+            (
+                "b".into(),
+                Projected::Path {
+                    column: "v".into(),
+                    path: "$.b".parse().unwrap(),
+                    as_type: ShreddingSchema::parse_type_name(
+                        "struct<c:string,`odd name`:decimal(9,2)>",
+                    )
+                    .unwrap(),
+                    strict: true,
+                },
+            ),
+            (
+                "a".into(),
+                Projected::Path {
+                    column: "v".into(),
+                    path: "$.a".parse().unwrap(),
+                    as_type: ShreddingSchema::Int64,
+                    strict: false,
+                },
+            ),
+        ],
+        filter: filter.map(|f| ("v".into(), Predicate::parse(f).unwrap())),
+        runtime_filter: None,
+    };
+    let schema = dataset.projection_schema(&projection).unwrap();
+    VariantScanExec::from_parts(dataset, projection, schema, 3, (1, 4)).unwrap()
+}
+
+#[test]
+fn a_scan_comes_back_as_it_was_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = vec![file(dir.path(), "a.parquet"), file(dir.path(), "b.parquet")];
+    let sent = scan(
+        files,
+        Some("$.a >= 2 and ($.b.c == \"y\" or $.a in (5, 7))"),
+    );
+    let codec = VariantCodec::with_data_roots(&[dir.path().to_path_buf()]).unwrap();
+    let bytes = codec.encode_scan(&sent).unwrap();
+    let received = codec.decode_scan(&bytes).unwrap();
+    let (dataset, projection, partitions, task) = received.parts();
+    let (sent_dataset, sent_projection, ..) = sent.parts();
+    assert_eq!(dataset.files(), sent_dataset.files());
+    assert_eq!(projection, sent_projection);
+    assert_eq!((partitions, task), (3, (1, 4)));
+    assert_eq!(
+        datafusion::physical_plan::ExecutionPlan::schema(&received),
+        datafusion::physical_plan::ExecutionPlan::schema(&sent)
+    );
+}
+
+#[test]
+fn a_worker_refuses_files_outside_its_roots_symlinks_included() {
+    let dir = tempfile::tempdir().unwrap();
+    let inside = dir.path().join("inside");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&inside).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let secret = file(&outside, "secret.parquet");
+    let link = inside.join("link.parquet");
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    let codec = VariantCodec::with_data_roots(std::slice::from_ref(&inside)).unwrap();
+    for path in [secret, link, inside.join("../outside/secret.parquet")] {
+        let bytes = VariantCodec::new()
+            .encode_scan(&scan(vec![path.clone()], None))
+            .unwrap();
+        let error = codec.decode_scan(&bytes).unwrap_err().to_string();
+        assert!(
+            error.contains("outside this worker's data roots"),
+            "{}: {error}",
+            path.display()
+        );
+    }
+    let ok = file(&inside, "ok.parquet");
+    let bytes = VariantCodec::new()
+        .encode_scan(&scan(vec![ok], None))
+        .unwrap();
+    codec.decode_scan(&bytes).unwrap();
+}
+
+/// The message of `bytes` (their JSON) with `edit` applied, reframed.
+fn edited(bytes: &[u8], edit: impl Fn(&mut serde_json::Value)) -> Vec<u8> {
+    let length = u32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize;
+    let mut message: serde_json::Value = serde_json::from_slice(&bytes[4..4 + length]).unwrap();
+    edit(&mut message);
+    let json = serde_json::to_vec(&message).unwrap();
+    let mut out = (json.len() as u32).to_le_bytes().to_vec();
+    out.extend(json);
+    out.extend_from_slice(&bytes[4 + length..]);
+    out
+}
+
+#[test]
+fn crafted_counts_and_nesting_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let sent = scan(vec![file(dir.path(), "a.parquet")], None);
+    let codec = VariantCodec::with_data_roots(&[dir.path().to_path_buf()]).unwrap();
+    let bytes = codec.encode_scan(&sent).unwrap();
+    let nested = format!("{}$.a == 1{}", "(".repeat(10_000), ")".repeat(10_000));
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "partitions",
+            edited(&bytes, |m| m["partitions"] = 1u64.wrapping_shl(40).into()),
+        ),
+        (
+            "no partitions",
+            edited(&bytes, |m| m["partitions"] = 0.into()),
+        ),
+        (
+            "task",
+            edited(&bytes, |m| m["task"] = serde_json::json!([4, 4])),
+        ),
+        (
+            "tasks",
+            edited(&bytes, |m| m["task"] = serde_json::json!([0, 1u64 << 40])),
+        ),
+        (
+            "no files",
+            edited(&bytes, |m| m["files"] = serde_json::json!([])),
+        ),
+        ("version", edited(&bytes, |m| m["version"] = 99.into())),
+        (
+            "filter",
+            edited(&bytes, |m| m["filter"] = serde_json::json!(["v", nested])),
+        ),
+        (
+            "type",
+            edited(&bytes, |m| {
+                m["outputs"][2]["as_type"] =
+                    format!("{}bigint{}", "array<".repeat(5000), ">".repeat(5000)).into()
+            }),
+        ),
+        (
+            "outputs",
+            edited(&bytes, |m| {
+                m["outputs"]
+                    .as_array_mut()
+                    .unwrap()
+                    .pop()
+                    .map(drop)
+                    .unwrap()
+            }),
+        ),
+        ("length", {
+            let mut b = bytes.clone();
+            b[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+            b
+        }),
+        ("short", bytes[..2].to_vec()),
+        ("schema", bytes[..bytes.len() - 100].to_vec()),
+    ];
+    for (what, bytes) in cases {
+        let error = codec.decode_scan(&bytes).unwrap_err().to_string();
+        assert!(error.contains("refused"), "{what}: {error}");
+    }
+}
+
+/// The bytes of a sent scan, its file kept for the test's run.
+fn sent_bytes() -> &'static Vec<u8> {
+    static SENT: std::sync::OnceLock<(tempfile::TempDir, Vec<u8>)> = std::sync::OnceLock::new();
+    &SENT
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let sent = scan(vec![file(dir.path(), "a.parquet")], Some("$.a > 1"));
+            let bytes = VariantCodec::new().encode_scan(&sent).unwrap();
+            (dir, bytes)
+        })
+        .1
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any bytes, and any change to a sent scan's bytes: an answer or an
+    /// error, never a panic.
+    #[test]
+    fn any_bytes_are_an_error_or_a_scan(
+        noise in proptest::collection::vec(any::<u8>(), 0..600),
+        flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..8),
+    ) {
+        let codec = VariantCodec::new();
+        let _ = codec.decode_scan(&noise);
+        let mut bytes = sent_bytes().clone();
+        for (at, byte) in flips {
+            let at = at % bytes.len();
+            bytes[at] = byte;
+        }
+        let _ = codec.decode_scan(&bytes);
+    }
+}
