@@ -321,3 +321,53 @@ fn a_worker_needs_a_token_file_and_a_data_root() {
         stderr(&no_root)
     );
 }
+
+/// Fails today: the query is still running 60 s after the kill (by hand,
+/// a GROUP BY over a shuffle answered 52 s after the kill, a query without
+/// a shuffle 2 s after). The work of issue 16 that is next; run it with
+/// `cargo test -p vshred-cli --test distributed -- --ignored`.
+#[test]
+#[ignore = "fails: a killed worker can leave a query running for over 60 s (issue 16)"]
+fn a_worker_killed_mid_query_is_a_one_line_error_within_a_minute() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let mut workers = [
+        Worker::start(dir.path(), &data),
+        Worker::start(dir.path(), &data),
+    ];
+    let addresses = format!("{},{}", workers[0].address, workers[1].address);
+    // Minutes of work if nothing stops it: 3000 rows, each with 200,000.
+    let query = "SELECT count(*), sum(id * g.value) FROM 'data/events/' e CROSS JOIN generate_series(1, 200000) g";
+    let mut sql = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["sql", "--workers", &addresses, "--token-file", "token"])
+        .args(["--set", "datafusion.optimizer.repartition_file_min_size=0"])
+        .args(["--set", "datafusion.execution.batch_size=100", query])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        sql.try_wait().unwrap().is_none(),
+        "the query ended before the kill"
+    );
+    workers[1].child.kill().unwrap();
+    let killed = Instant::now();
+    let status = loop {
+        if let Some(status) = sql.try_wait().unwrap() {
+            break status;
+        }
+        if killed.elapsed() > Duration::from_secs(60) {
+            let _ = sql.kill();
+            panic!("no answer 60 s after a worker was killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = sql.wait_with_output().unwrap();
+    assert_eq!(status.code(), Some(1), "{}", stdout(&out));
+    let error = stderr(&out);
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(error.starts_with("vshred: "), "{error}");
+}
