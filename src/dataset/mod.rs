@@ -41,8 +41,8 @@ use arrow::datatypes::SchemaRef;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::{
-    Decision, Footer, GetRequest, Layouts, ParquetFile, Projected, Projection, ReadStats,
-    ScanOptions, ScanPlan, get_of_batch, json_lines_of_batch, run_ordered,
+    Footer, GetRequest, Layouts, ParquetFile, Projected, Projection, ReadStats, ScanOptions,
+    ScanPlan, get_of_batch, json_lines_of_batch, run_ordered,
 };
 use crate::predicate::Operand;
 use schema::{ColumnType, DatasetSchema};
@@ -345,9 +345,7 @@ impl Dataset {
         let next_task = || loop {
             if let Some((planned, next)) = &mut current {
                 let row_groups = planned.plan.row_groups();
-                let read = (*next..row_groups.len())
-                    .find(|&i| matches!(row_groups[i].decision, Decision::Read { .. }));
-                if let Some(i) = read {
+                if let Some(i) = planned.plan.next_read(*next) {
                     *next = i + 1;
                     let rows = planned
                         .file

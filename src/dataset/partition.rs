@@ -26,7 +26,7 @@ use arrow::datatypes::SchemaRef;
 
 use super::{Dataset, DatasetStats, PlannedFile};
 use crate::error::{Error, ErrorKind, Result};
-use crate::parquet::{Decision, Projection, ScanOptions, projection_of_batch};
+use crate::parquet::{Projection, ScanOptions, projection_of_batch};
 
 /// One share of a dataset's row groups: the `index`-th of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,9 +164,7 @@ impl PartitionBatches {
                         .map_err(|e| e.in_file(path));
                 }
                 let row_groups = planned.plan.row_groups();
-                let read = (*next..row_groups.len())
-                    .find(|&i| matches!(row_groups[i].decision, Decision::Read { .. }));
-                *reader = match read {
+                *reader = match planned.plan.next_read(*next) {
                     Some(i) => {
                         *next = i + 1;
                         let plan = &planned.plan;

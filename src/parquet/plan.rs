@@ -62,6 +62,13 @@ impl ScanPlan {
         &self.row_groups
     }
 
+    /// The index (in [`row_groups`](Self::row_groups)) of the first row
+    /// group from `from` on that is read.
+    pub(crate) fn next_read(&self, from: usize) -> Option<usize> {
+        (from..self.row_groups.len())
+            .find(|&i| matches!(self.row_groups[i].decision, Decision::Read { .. }))
+    }
+
     /// What the plan reads and skips.
     pub fn stats(&self) -> &ReadStats {
         &self.stats
