@@ -1,14 +1,21 @@
 //! `vshred worker`: a worker of `vshred sql --workers`, until SIGTERM or
-//! Ctrl-C (tasks under way are finished first).
+//! Ctrl-C: it stops taking tasks, and exits once those under way are done
+//! or [`SHUTDOWN_GRACE`] has passed, whichever is first (a task whose
+//! query has gone may still be computing: DataFusion's operators stop
+//! only between batches, and a cross join can go long between them).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
 use vshred_distributed::worker::{WorkerOptions, serve};
 
 use crate::sql::failure;
 use crate::{Context, Failure};
+
+/// How long a stopping worker waits for the tasks under way.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Args)]
 pub struct WorkerArgs {
@@ -47,21 +54,41 @@ pub fn run_worker(args: WorkerArgs) -> Result<(), Failure> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(args.listen)
-            .await
-            .map_err(|e| failure(format!("--listen {}: {e}", args.listen)))?;
-        let address = listener.local_addr()?;
-        let mut terminate =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        let stop = async move {
+    let (stopping, stopped) = tokio::sync::oneshot::channel();
+    // On a thread of its own: a task that never yields can hold every
+    // thread of the worker's runtime, and its timers and signals with
+    // them.
+    let signals = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let mut terminate = signals.block_on(async {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+    })?;
+    std::thread::spawn(move || {
+        signals.block_on(async move {
             tokio::select! {
                 _ = terminate.recv() => {}
                 _ = tokio::signal::ctrl_c() => {}
             }
             eprintln!("vshred worker: stopping");
-        };
+            let _ = stopping.send(());
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+            eprintln!(
+                "vshred worker: stopped with tasks unfinished after {} s",
+                SHUTDOWN_GRACE.as_secs()
+            );
+            std::process::exit(0);
+        })
+    });
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| failure(format!("--listen {}: {e}", args.listen)))?;
+        let address = listener.local_addr()?;
         eprintln!("vshred worker: listening on {address}");
+        let stop = async {
+            let _ = stopped.await;
+        };
         serve(listener, options, stop).await.map_err(failure)
     })
 }

@@ -322,32 +322,41 @@ fn a_worker_needs_a_token_file_and_a_data_root() {
     );
 }
 
-/// Fails today: the query is still running 60 s after the kill (by hand,
-/// a GROUP BY over a shuffle answered 52 s after the kill, a query without
-/// a shuffle 2 s after). The work of issue 16 that is next; run it with
-/// `cargo test -p vshred-cli --test distributed -- --ignored`.
-#[test]
-#[ignore = "fails: a killed worker can leave a query running for over 60 s (issue 16)"]
-fn a_worker_killed_mid_query_is_a_one_line_error_within_a_minute() {
+/// `query` running on `workers`, with the settings that keep its work
+/// on them.
+fn endless(dir: &Path, workers: &[Worker], query: &str) -> Child {
+    let addresses: Vec<&str> = workers.iter().map(|w| w.address.as_str()).collect();
+    Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args([
+            "sql",
+            "--workers",
+            &addresses.join(","),
+            "--token-file",
+            "token",
+        ])
+        .args(["--set", "datafusion.optimizer.repartition_file_min_size=0"])
+        // The series stays the join's broadcast side, the scan its
+        // probe: the work is the workers'.
+        .args(["--set", "datafusion.optimizer.join_reordering=false"])
+        .args(["--set", "datafusion.execution.batch_size=100", query])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Runs `query` on two workers, kills the second two seconds in, and
+/// returns the query's error and how long after the kill it came.
+fn kill_a_worker_during(query: &str) -> (String, String, Duration) {
     let dir = cluster_dir();
     let data = dir.path().join("data");
     let mut workers = [
         Worker::start(dir.path(), &data),
         Worker::start(dir.path(), &data),
     ];
-    let addresses = format!("{},{}", workers[0].address, workers[1].address);
-    // Minutes of work if nothing stops it: 3000 rows, each with 200,000.
-    let query = "SELECT count(*), sum(id * g.value) FROM 'data/events/' e CROSS JOIN generate_series(1, 200000) g";
-    let mut sql = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["sql", "--workers", &addresses, "--token-file", "token"])
-        .args(["--set", "datafusion.optimizer.repartition_file_min_size=0"])
-        .args(["--set", "datafusion.execution.batch_size=100", query])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut sql = endless(dir.path(), &workers, query);
     std::thread::sleep(Duration::from_secs(2));
     assert!(
         sql.try_wait().unwrap().is_none(),
@@ -363,11 +372,81 @@ fn a_worker_killed_mid_query_is_a_one_line_error_within_a_minute() {
             let _ = sql.kill();
             panic!("no answer 60 s after a worker was killed");
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     };
+    let after = killed.elapsed();
     let out = sql.wait_with_output().unwrap();
     assert_eq!(status.code(), Some(1), "{}", stdout(&out));
-    let error = stderr(&out);
+    (stderr(&out).to_string(), workers[1].address.clone(), after)
+}
+
+/// Minutes of work for the workers if nothing stops it: each of 3000 rows
+/// against 200,000.
+const ENDLESS: &str = "FROM generate_series(1, 200000) g CROSS JOIN 'data/events/' e";
+
+#[test]
+fn a_worker_killed_mid_query_is_a_one_line_error_naming_it() {
+    let (error, killed, after) =
+        kill_a_worker_during(&format!("SELECT count(*), sum(id * g.value) {ENDLESS}"));
     assert_eq!(error.lines().count(), 1, "{error}");
     assert!(error.starts_with("vshred: "), "{error}");
+    assert!(
+        error.contains(&format!("worker http://{killed}/ stopped answering")),
+        "{error}"
+    );
+    assert!(after < Duration::from_secs(60), "{after:?}");
+}
+
+#[test]
+fn a_worker_killed_mid_shuffle_is_a_one_line_error() {
+    let (error, _, after) = kill_a_worker_during(&format!(
+        "SELECT (id * g.value) % 1000 AS m, count(*) AS n {ENDLESS} GROUP BY m ORDER BY m"
+    ));
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(error.contains("stopped answering"), "{error}");
+    assert!(after < Duration::from_secs(60), "{after:?}");
+}
+
+/// The CPU time a worker has had, in clock ticks (hundredths of a second).
+fn cpu_ticks(worker: &Worker) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", worker.child.id())).unwrap();
+    // Fields 14 and 15, user and system time, after the command's name
+    // in parentheses.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+#[test]
+fn a_stopping_worker_waits_for_an_orphaned_task_only_its_grace() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = vec![
+        Worker::start(dir.path(), &data),
+        Worker::start(dir.path(), &data),
+    ];
+    let mut sql = endless(
+        dir.path(),
+        &workers,
+        &format!("SELECT count(*), sum(id * g.value) {ENDLESS}"),
+    );
+    // Until the first worker has computed for a second (of CPU time).
+    let started = Instant::now();
+    let computing = cpu_ticks(&workers[0]) + 100;
+    while cpu_ticks(&workers[0]) < computing {
+        assert!(started.elapsed() < Duration::from_secs(60), "no work");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The coordinator goes; its tasks on the workers are left computing.
+    sql.kill().unwrap();
+    sql.wait().unwrap();
+    let mut workers = workers.into_iter();
+    let worker = workers.next().unwrap();
+    let started = Instant::now();
+    let (status, log) = worker.terminate();
+    assert!(status.success(), "{status:?}: {log}");
+    assert!(
+        log.contains("vshred worker: stopped with tasks unfinished after 10 s"),
+        "{log}"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(10));
 }

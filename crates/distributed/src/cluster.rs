@@ -25,6 +25,7 @@ use datafusion_distributed::{
     SessionStateBuilderExt, WorkerChannel, WorkerResolver, grpc,
 };
 use http::HeaderValue;
+use http_body_util::BodyExt;
 use tonic::transport::Channel;
 use url::Url;
 use vshred_datafusion::scan::VariantScanExec;
@@ -77,10 +78,16 @@ impl TokenChannels {
             .tcp_keepalive(Some(KEEPALIVE_INTERVAL))
             .connect_lazy();
         let token = self.token.clone();
+        let worker = url.to_string();
         let with_token = tower::ServiceBuilder::new()
             .map_request(move |mut request: http::Request<tonic::body::Body>| {
                 request.headers_mut().insert(TOKEN_HEADER, token.clone());
                 request
+            })
+            .map_response(move |response: http::Response<tonic::body::Body>| {
+                let worker = worker.clone();
+                response
+                    .map(|body| tonic::body::Body::new(body.map_err(move |e| lost(&worker, &e))))
             })
             .service(channel);
         let channel = grpc::BoxCloneSyncChannel::new(with_token);
@@ -172,6 +179,24 @@ pub async fn check_workers(workers: &[Url], token: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A stream from `worker` that broke off (the worker died, or its
+/// connection did), as a status that names it; the rest of its cause on
+/// the same line.
+fn lost(worker: &str, error: &tonic::Status) -> tonic::Status {
+    let mut cause = first_line(error.message()).to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(e) = source {
+        let text = e.to_string();
+        // A message often repeats its source's.
+        if !cause.contains(first_line(&text)) {
+            cause.push_str(": ");
+            cause.push_str(first_line(&text));
+        }
+        source = e.source();
+    }
+    tonic::Status::unavailable(format!("worker {worker} stopped answering: {cause}"))
 }
 
 fn first_line(text: &str) -> &str {
