@@ -407,6 +407,62 @@ fn a_worker_killed_mid_shuffle_is_a_one_line_error() {
     assert!(after < Duration::from_secs(60), "{after:?}");
 }
 
+#[test]
+fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = [
+        Worker::start(dir.path(), &data),
+        Worker::start(dir.path(), &data),
+    ];
+    let both = [&workers[0], &workers[1]];
+    let copy = sql(
+        dir.path(),
+        Some(&both),
+        "COPY (SELECT id, v FROM 'data/events/') TO 'data/copied/'",
+    );
+    assert!(copy.status.success(), "{}", stderr(&copy));
+    assert_eq!(stdout(&copy).trim(), r#"{"count":"3000"}"#);
+    let mut names: Vec<String> = std::fs::read_dir(data.join("copied"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    // `{write}_{task}_{partition}.parquet`: both tasks wrote.
+    let task_of = |name: &str| name.rsplit('_').nth(1).map(str::to_string);
+    let tasks: std::collections::BTreeSet<_> = names.iter().filter_map(|n| task_of(n)).collect();
+    assert_eq!(
+        tasks.into_iter().collect::<Vec<_>>(),
+        ["0", "1"],
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| n.ends_with(".parquet")), "{names:?}");
+    // Value for value what was read.
+    let rows = "SELECT id, to_json(v) AS v FROM '{}' ORDER BY id";
+    let back = sql(dir.path(), None, &rows.replace("{}", "data/copied/"));
+    let source = sql(dir.path(), None, &rows.replace("{}", "data/events/"));
+    assert!(back.status.success(), "{}", stderr(&back));
+    assert_eq!(stdout(&back).lines().count(), 3000);
+    assert_eq!(stdout(&back), stdout(&source));
+    // Outside the workers' roots: refused, nothing made.
+    let outside = dir.path().join("elsewhere");
+    let refused = sql(
+        dir.path(),
+        Some(&both),
+        &format!(
+            "COPY (SELECT id, v FROM 'data/events/') TO '{}/'",
+            outside.display()
+        ),
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("outside this worker's data roots"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!outside.exists());
+}
+
 /// The CPU time a worker has had, in clock ticks (hundredths of a second).
 fn cpu_ticks(worker: &Worker) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", worker.child.id())).unwrap();

@@ -29,7 +29,7 @@
 //! Other Parquet writer options are DataFusion's writer's; with Variant
 //! columns they are refused rather than ignored.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::Write;
 use std::sync::Arc;
@@ -111,9 +111,14 @@ impl FileFormatFactory for VariantParquetFactory {
             })
             .cloned()
             .collect();
+        for shared in SHARED_OPTIONS {
+            if let Some(value) = theirs.get(&format!("format.{shared}")) {
+                ours.insert(shared.to_string(), value.clone());
+            }
+        }
         Ok(Arc::new(VariantParquetFormat {
             inner,
-            options: copy_options(&ours, &theirs)?,
+            options: CopyOptions::parse(ours.into_iter().collect())?,
             refused,
         }))
     }
@@ -121,85 +126,121 @@ impl FileFormatFactory for VariantParquetFactory {
     fn default(&self) -> Arc<dyn FileFormat> {
         Arc::new(VariantParquetFormat {
             inner: Arc::new(ParquetFormat::default()),
-            options: EncodeOptions::default(),
+            options: CopyOptions::default(),
             refused: Vec::new(),
         })
     }
 }
 
 /// The options only our writer takes.
-const OUR_OPTIONS: [&str; 4] = ["shred", "sample_rows", "decimal", "bloom_filter"];
+pub const OUR_OPTIONS: [&str; 4] = ["shred", "sample_rows", "decimal", "bloom_filter"];
 
 /// DataFusion's Parquet options our writer honours too.
-const SHARED_OPTIONS: [&str; 2] = ["compression", "max_row_group_size"];
+pub const SHARED_OPTIONS: [&str; 2] = ["compression", "max_row_group_size"];
 
-/// The encoding options of a `COPY`'s options, split into ours and
-/// DataFusion's (whose keys keep their `format.` prefix).
-fn copy_options(
-    ours: &HashMap<String, String>,
-    theirs: &HashMap<String, String>,
-) -> Result<EncodeOptions> {
-    let bad = |option: &str, e: vshred::Error| {
-        DataFusionError::Plan(format!("COPY option {option}: {}", e.message()))
-    };
-    let sample_rows = match ours.get("sample_rows") {
-        Some(n) => match n.parse::<usize>() {
-            Ok(n) if n >= 1 => n,
-            _ => {
-                return plan_err!(
-                    "COPY option sample_rows: {n:?} is not a whole number of at least 1"
-                );
-            }
-        },
-        None => EncodeOptions::default().sample_rows,
-    };
-    let shred = ours.get("shred").map_or("auto", String::as_str);
-    let mut options = EncodeOptions {
-        shred: ShredMode::from_choice(shred, InferOptions::default().with_sample_rows(sample_rows))
-            .map_err(|e| bad("shred", e))?,
-        sample_rows,
-        bloom_filters: ours
-            .get("bloom_filter")
-            .map(|paths| paths.split(',').map(|p| p.trim().to_string()).collect())
-            .unwrap_or_default(),
-        ..EncodeOptions::default()
-    };
-    match ours.get("decimal").map(String::as_str) {
-        None | Some("int") => options.write.decimals = DecimalMode::Int,
-        Some("flba") => options.write.decimals = DecimalMode::Flba,
-        Some(other) => return plan_err!("COPY option decimal: {other:?} is not int or flba"),
-    }
-    if let Some(codec) = theirs.get("format.compression") {
-        let lower = codec.to_ascii_lowercase();
-        let ours = match lower.as_str() {
-            "uncompressed" => "none".to_string(),
-            other => match other
-                .strip_prefix("zstd(")
-                .and_then(|l| l.strip_suffix(')'))
-            {
-                Some(level) => format!("zstd:{level}"),
-                None => other.to_string(),
-            },
+/// The options of a `COPY` that our writer takes, as they were given
+/// (ours, and DataFusion's that we honour, by their names without
+/// `format.`), and what they make.
+#[derive(Debug, Clone, Default)]
+pub struct CopyOptions {
+    given: BTreeMap<String, String>,
+    encode: EncodeOptions,
+}
+
+impl CopyOptions {
+    /// Parses options named as [`OUR_OPTIONS`] and [`SHARED_OPTIONS`] are;
+    /// a name that is neither is an error.
+    pub fn parse(given: BTreeMap<String, String>) -> Result<CopyOptions> {
+        let bad = |option: &str, e: vshred::Error| {
+            DataFusionError::Plan(format!("COPY option {option}: {}", e.message()))
         };
-        options.write.compression = ours
-            .parse::<Compression>()
-            .map_err(|_| {
-                DataFusionError::Plan(format!(
-                    "COPY option compression: {codec:?} is not written with Variant columns (zstd(N), snappy or uncompressed)"
-                ))
-            })?;
-    }
-    if let Some(rows) = theirs.get("format.max_row_group_size") {
-        match rows.parse::<usize>() {
-            Ok(n) if n >= 1 => options.write.row_group_rows = n,
-            _ => {
-                return plan_err!(
-                    "COPY option max_row_group_size: {rows:?} is not a whole number of at least 1"
-                );
+        if let Some(unknown) = given
+            .keys()
+            .find(|k| !OUR_OPTIONS.contains(&k.as_str()) && !SHARED_OPTIONS.contains(&k.as_str()))
+        {
+            return plan_err!("COPY option {unknown} is not one of vshred's writer");
+        }
+        let sample_rows = match given.get("sample_rows") {
+            Some(n) => match n.parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return plan_err!(
+                        "COPY option sample_rows: {n:?} is not a whole number of at least 1"
+                    );
+                }
+            },
+            None => EncodeOptions::default().sample_rows,
+        };
+        let mut options = EncodeOptions {
+            shred: ShredMode::from_choice(
+                CopyOptions::shred_choice(&given),
+                InferOptions::default().with_sample_rows(sample_rows),
+            )
+            .map_err(|e| bad("shred", e))?,
+            sample_rows,
+            bloom_filters: given
+                .get("bloom_filter")
+                .map(|paths| paths.split(',').map(|p| p.trim().to_string()).collect())
+                .unwrap_or_default(),
+            ..EncodeOptions::default()
+        };
+        match given.get("decimal").map(String::as_str) {
+            None | Some("int") => options.write.decimals = DecimalMode::Int,
+            Some("flba") => options.write.decimals = DecimalMode::Flba,
+            Some(other) => return plan_err!("COPY option decimal: {other:?} is not int or flba"),
+        }
+        if let Some(codec) = given.get("compression") {
+            let lower = codec.to_ascii_lowercase();
+            let ours = match lower.as_str() {
+                "uncompressed" => "none".to_string(),
+                other => match other
+                    .strip_prefix("zstd(")
+                    .and_then(|l| l.strip_suffix(')'))
+                {
+                    Some(level) => format!("zstd:{level}"),
+                    None => other.to_string(),
+                },
+            };
+            options.write.compression = ours
+                .parse::<Compression>()
+                .map_err(|_| {
+                    DataFusionError::Plan(format!(
+                        "COPY option compression: {codec:?} is not written with Variant columns (zstd(N), snappy or uncompressed)"
+                    ))
+                })?;
+        }
+        if let Some(rows) = given.get("max_row_group_size") {
+            match rows.parse::<usize>() {
+                Ok(n) if n >= 1 => options.write.row_group_rows = n,
+                _ => {
+                    return plan_err!(
+                        "COPY option max_row_group_size: {rows:?} is not a whole number of at least 1"
+                    );
+                }
             }
         }
+        Ok(CopyOptions {
+            given,
+            encode: options,
+        })
     }
-    Ok(options)
+
+    /// The `shred` option given (`auto` when none was): a preset, or the
+    /// path of a schema file.
+    pub fn shred_choice(given: &BTreeMap<String, String>) -> &str {
+        given.get("shred").map_or("auto", String::as_str)
+    }
+
+    /// The options as they were given, which [`CopyOptions::parse`] takes
+    /// back.
+    pub fn given(&self) -> &BTreeMap<String, String> {
+        &self.given
+    }
+
+    /// What the options make of the core's encoder.
+    pub fn encode(&self) -> &EncodeOptions {
+        &self.encode
+    }
 }
 
 /// DataFusion's [`ParquetFormat`], whose writes of Variant columns go to
@@ -207,7 +248,7 @@ fn copy_options(
 #[derive(Debug)]
 pub struct VariantParquetFormat {
     inner: Arc<dyn FileFormat>,
-    options: EncodeOptions,
+    options: CopyOptions,
     /// DataFusion writer options given, which ours does not take.
     refused: Vec<String>,
 }
@@ -299,10 +340,15 @@ impl FileFormat for VariantParquetFormat {
 #[derive(Debug)]
 pub struct VariantParquetSink {
     config: FileSinkConfig,
-    options: EncodeOptions,
+    options: CopyOptions,
 }
 
 impl VariantParquetSink {
+    /// The options the `COPY` was given.
+    pub fn options(&self) -> &CopyOptions {
+        &self.options
+    }
+
     /// The schema of the batches each file gets: without the partition
     /// columns, unless they are kept.
     fn file_schema(&self) -> SchemaRef {
@@ -373,7 +419,7 @@ impl FileSink for VariantParquetSink {
             )
             .build()?;
             let (chunks_out, mut chunks) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
-            let (schema, options) = (schema.clone(), self.options.clone());
+            let (schema, options) = (schema.clone(), self.options.encode().clone());
             let name = format!("{}{path}", self.config.object_store_url.as_str());
             let encoding = tokio::task::spawn_blocking(move || -> vshred::Result<u64> {
                 let out = ChunkWriter {

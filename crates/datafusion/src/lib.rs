@@ -15,7 +15,9 @@
 //!   it ([`filter`]).
 //!
 //! - [`copy`]: `COPY ... TO` writes Variant columns shredded by our
-//!   inference, through the core's writer.
+//!   inference, through the core's writer; [`write_partitions`] writes
+//!   each partition of a query to its own file, where its rows are (a
+//!   distributed `COPY`).
 //!
 //! [`context`] makes a `SessionContext` with all of it registered.
 //!
@@ -40,6 +42,7 @@ pub mod jsonl;
 pub mod scan;
 pub mod schema_of;
 pub mod table;
+pub mod write_partitions;
 
 use std::sync::Arc;
 

@@ -32,6 +32,7 @@ use vshred_datafusion::scan::VariantScanExec;
 
 use crate::TOKEN_HEADER;
 use crate::codec::VariantCodec;
+use crate::copy::CopyOnWorkers;
 
 /// How long connecting to a worker may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -148,6 +149,7 @@ pub fn context(config: SessionConfig, workers: Vec<Url>, token: &str) -> Result<
             .with_distributed_user_codec(VariantCodec::new())
             .with_distributed_desired_task_count_handler(desired_tasks)
             .with_distributed_scale_up_leaf_node_handler(scale_up)
+            .with_physical_optimizer_rule(Arc::new(CopyOnWorkers))
     }))
 }
 

@@ -1,6 +1,6 @@
-//! How a [`VariantScanExec`] travels in a task's plan, and how a worker
-//! checks one it receives: the bytes come from the network, so nothing in
-//! them is trusted.
+//! How our nodes travel in a task's plan, a [`VariantScanExec`] and a
+//! [`WritePartitionsExec`], and how a worker checks one it receives: the
+//! bytes come from the network, so nothing in them is trusted.
 //!
 //! A scan is its files, its projection (each output a column, a column as
 //! JSON, or a path as a type, all in their text forms), the filter it
@@ -13,9 +13,15 @@
 //! prunes, so the answer is the same). Joins' runtime filters do not
 //! travel: they are the state of a join in another process.
 //!
+//! A write is its directory, its files' prefix and its `COPY` options as
+//! they were given (parsed again on arrival); the worker adds its task's
+//! number to the prefix, so that tasks write files of their own.
+//!
 //! On arrival, besides parsing: the sizes are bounded (files, outputs,
 //! partitions, tasks, nesting of the texts), and every file must be, once
-//! its symlinks are resolved, beneath one of the worker's data roots.
+//! its symlinks are resolved, beneath one of the worker's data roots: the
+//! files a scan reads, and a write's directory (its nearest existing
+//! ancestor resolved, the rest without `..`) and schema file, if any.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,11 +32,16 @@ use datafusion::execution::TaskContext;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use vshred::dataset::Dataset;
 use vshred::parquet::{Projected, Projection};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
+
+use datafusion_distributed::DistributedTaskContext;
+use vshred_datafusion::copy::{CopyOptions, OUR_OPTIONS, SHARED_OPTIONS};
 use vshred_datafusion::scan::VariantScanExec;
+use vshred_datafusion::write_partitions::WritePartitionsExec;
 
 /// The codec of our plans: the coordinator's (which sends) and a
 /// worker's (which checks what it receives against its data roots).
@@ -49,8 +60,10 @@ const MAX_TASKS: usize = 1 << 16;
 /// Deepest nesting of brackets in a path, type or filter text: the
 /// parsers recurse.
 const MAX_NESTING: usize = 64;
+/// Longest file name prefix of a write.
+const MAX_PREFIX: usize = 64;
 /// The wire format's version.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 impl VariantCodec {
     /// The coordinator's codec.
@@ -81,7 +94,7 @@ impl VariantCodec {
         };
         let resolved = file.canonicalize().map_err(|e| {
             refused(format!(
-                "a scan names {}, which cannot be read: {e}",
+                "a plan names {}, which cannot be read: {e}",
                 file.display()
             ))
         })?;
@@ -89,15 +102,60 @@ impl VariantCodec {
             Ok(())
         } else {
             Err(refused(format!(
-                "a scan names {}, which is outside this worker's data roots",
+                "a plan names {}, which is outside this worker's data roots",
                 file.display()
             )))
         }
+    }
+
+    /// Fails unless a write may make `dir`: an absolute path whose nearest
+    /// existing ancestor, its symlinks resolved, is beneath a data root,
+    /// and whose rest has no `..`.
+    fn check_dir(&self, dir: &Path) -> Result<()> {
+        if self.data_roots.is_none() {
+            return Ok(());
+        }
+        if !dir.is_absolute()
+            || dir
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            return Err(refused(format!(
+                "a write to {}, which is not an absolute path without ..",
+                dir.display()
+            )));
+        }
+        let existing = dir
+            .ancestors()
+            .find(|a| a.exists())
+            .unwrap_or(Path::new("/"));
+        self.check_file(existing).map_err(|_| {
+            refused(format!(
+                "a write to {}, which is outside this worker's data roots",
+                dir.display()
+            ))
+        })
     }
 }
 
 fn refused(message: String) -> DataFusionError {
     DataFusionError::Plan(format!("refused: {message}"))
+}
+
+/// A node on the wire, its kind in `node`.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "node", rename_all = "snake_case")]
+enum Message {
+    Scan(ScanMessage),
+    Write(WriteMessage),
+}
+
+#[derive(Serialize, Deserialize)]
+struct WriteMessage {
+    version: u32,
+    dir: String,
+    prefix: String,
+    options: BTreeMap<String, String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -263,43 +321,24 @@ impl VariantCodec {
             (Predicate::parse(&text).ok().as_ref() == Some(predicate))
                 .then(|| (column.clone(), text))
         });
-        let message = ScanMessage {
+        let message = Message::Scan(ScanMessage {
             version: VERSION,
             files,
             outputs,
             filter,
             partitions,
             task,
-        };
-        let json = serde_json::to_vec(&message).map_err(|e| DataFusionError::External(e.into()))?;
-        let mut bytes = Vec::with_capacity(4 + json.len() + 256);
-        bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
-        bytes.extend_from_slice(&json);
-        bytes.extend_from_slice(&schema_bytes(&scan.schema())?);
-        Ok(bytes)
+        });
+        framed(&message, &schema_bytes(&scan.schema())?)
     }
 
     /// The scan of `bytes`, checked.
     pub fn decode_scan(&self, bytes: &[u8]) -> Result<VariantScanExec> {
-        let Some((length, rest)) = bytes.split_first_chunk::<4>() else {
-            return Err(refused("a scan of fewer than 4 bytes".into()));
+        let (message, schema) = unframed(bytes)?;
+        let Message::Scan(message) = message else {
+            return Err(refused("a node that is not a scan".into()));
         };
-        let length = u32::from_le_bytes(*length) as usize;
-        if length > rest.len() {
-            return Err(refused(format!(
-                "a scan's message says {length} bytes, {} are there",
-                rest.len()
-            )));
-        }
-        let (json, schema) = rest.split_at(length);
-        let message: ScanMessage =
-            serde_json::from_slice(json).map_err(|e| refused(format!("a scan's message: {e}")))?;
-        if message.version != VERSION {
-            return Err(refused(format!(
-                "a scan of version {} (this worker reads version {VERSION})",
-                message.version
-            )));
-        }
+        check_version(message.version)?;
         let (task, tasks) = message.task;
         if message.files.is_empty()
             || message.files.len() > MAX_FILES
@@ -356,18 +395,130 @@ impl VariantCodec {
     }
 }
 
+impl VariantCodec {
+    /// The bytes of `write`.
+    pub fn encode_write(&self, write: &WritePartitionsExec) -> Result<Vec<u8>> {
+        let (dir, prefix, options) = write.parts();
+        let dir = dir.to_str().ok_or_else(|| {
+            DataFusionError::Plan(format!(
+                "{} cannot be sent to a worker: its name is not UTF-8",
+                dir.display()
+            ))
+        })?;
+        let message = Message::Write(WriteMessage {
+            version: VERSION,
+            dir: dir.to_string(),
+            prefix: prefix.to_string(),
+            options: options.given().clone(),
+        });
+        framed(&message, &[])
+    }
+
+    /// The write of `bytes` over `input`, checked, its files named for
+    /// the task of `context`.
+    pub fn decode_write(
+        &self,
+        bytes: &[u8],
+        input: Arc<dyn ExecutionPlan>,
+        context: &TaskContext,
+    ) -> Result<WritePartitionsExec> {
+        let (message, rest) = unframed(bytes)?;
+        let Message::Write(message) = message else {
+            return Err(refused("a node that is not a write".into()));
+        };
+        check_version(message.version)?;
+        if !rest.is_empty() {
+            return Err(refused(format!("a write with {} more bytes", rest.len())));
+        }
+        let plain = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        if message.prefix.is_empty()
+            || message.prefix.len() > MAX_PREFIX
+            || !message.prefix.chars().all(plain)
+        {
+            return Err(refused(format!(
+                "a write of files named {:?} (at most {MAX_PREFIX} letters, digits, _ and -)",
+                message.prefix
+            )));
+        }
+        if message.options.len() > OUR_OPTIONS.len() + SHARED_OPTIONS.len() {
+            return Err(refused(format!(
+                "a write of {} options",
+                message.options.len()
+            )));
+        }
+        let dir = PathBuf::from(&message.dir);
+        self.check_dir(&dir)?;
+        let shred = CopyOptions::shred_choice(&message.options);
+        if !["auto", "spark", "none"].contains(&shred) {
+            // A schema file, read where the task runs.
+            self.check_file(Path::new(shred))?;
+        }
+        let options = CopyOptions::parse(message.options)
+            .map_err(|e| refused(format!("a write's options: {e}")))?;
+        let task = context
+            .session_config()
+            .get_extension::<DistributedTaskContext>()
+            .map_or(0, |t| t.task_index);
+        Ok(WritePartitionsExec::new(
+            input,
+            dir,
+            format!("{}_{task}", message.prefix),
+            options,
+        ))
+    }
+}
+
+/// `message` as JSON, its length first (4 bytes, little-endian), then
+/// `rest`.
+fn framed(message: &Message, rest: &[u8]) -> Result<Vec<u8>> {
+    let json = serde_json::to_vec(message).map_err(|e| DataFusionError::External(e.into()))?;
+    let mut bytes = Vec::with_capacity(4 + json.len() + rest.len());
+    bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&json);
+    bytes.extend_from_slice(rest);
+    Ok(bytes)
+}
+
+/// The message of `bytes`, and the bytes after it.
+fn unframed(bytes: &[u8]) -> Result<(Message, &[u8])> {
+    let Some((length, rest)) = bytes.split_first_chunk::<4>() else {
+        return Err(refused("a node of fewer than 4 bytes".into()));
+    };
+    let length = u32::from_le_bytes(*length) as usize;
+    if length > rest.len() {
+        return Err(refused(format!(
+            "a node's message says {length} bytes, {} are there",
+            rest.len()
+        )));
+    }
+    let (json, rest) = rest.split_at(length);
+    let message =
+        serde_json::from_slice(json).map_err(|e| refused(format!("a node's message: {e}")))?;
+    Ok((message, rest))
+}
+
+fn check_version(version: u32) -> Result<()> {
+    if version != VERSION {
+        return Err(refused(format!(
+            "a node of version {version} (this worker reads version {VERSION})"
+        )));
+    }
+    Ok(())
+}
+
 impl PhysicalExtensionCodec for VariantCodec {
     fn try_decode(
         &self,
         buf: &[u8],
         inputs: &[Arc<dyn ExecutionPlan>],
-        _ctx: &TaskContext,
+        ctx: &TaskContext,
         _proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        if !inputs.is_empty() {
-            return Err(refused("a scan with inputs".into()));
+        match inputs {
+            [] => Ok(Arc::new(self.decode_scan(buf)?)),
+            [input] => Ok(Arc::new(self.decode_write(buf, input.clone(), ctx)?)),
+            _ => Err(refused(format!("a node of {} inputs", inputs.len()))),
         }
-        Ok(Arc::new(self.decode_scan(buf)?))
     }
 
     fn try_encode(
@@ -376,15 +527,17 @@ impl PhysicalExtensionCodec for VariantCodec {
         buf: &mut Vec<u8>,
         _proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
-        match node.downcast_ref::<VariantScanExec>() {
-            Some(scan) => {
-                buf.extend_from_slice(&self.encode_scan(scan)?);
-                Ok(())
-            }
-            None => Err(DataFusionError::NotImplemented(format!(
+        let bytes = if let Some(scan) = node.downcast_ref::<VariantScanExec>() {
+            self.encode_scan(scan)?
+        } else if let Some(write) = node.downcast_ref::<WritePartitionsExec>() {
+            self.encode_write(write)?
+        } else {
+            return Err(DataFusionError::NotImplemented(format!(
                 "{} cannot be sent to a worker",
                 node.name()
-            ))),
-        }
+            )));
+        };
+        buf.extend_from_slice(&bytes);
+        Ok(())
     }
 }

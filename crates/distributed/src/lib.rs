@@ -10,8 +10,10 @@
 //!   distributed planner, which splits a Variant scan into one task per
 //!   worker, each reading its own share of the row groups
 //!   ([`vshred::dataset::partition`]).
-//! - [`codec`]: how a Variant scan travels in a task's plan, and how a
-//!   worker checks one it receives.
+//! - [`copy`]: `COPY ... TO 'dir/'` written by the workers, each task its
+//!   own files.
+//! - [`codec`]: how a Variant scan and a write travel in a task's plan,
+//!   and how a worker checks one it receives.
 //!
 //! Why datafusion-distributed and not Ballista: it is a library. Our own
 //! session plans, our binary is the worker, and there is no scheduler
@@ -20,6 +22,7 @@
 
 pub mod cluster;
 pub mod codec;
+pub mod copy;
 pub mod worker;
 
 /// The request header that carries the cluster's shared secret.

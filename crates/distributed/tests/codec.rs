@@ -1,7 +1,7 @@
-//! A Variant scan in a task's plan: what is sent comes back the same, and
-//! what a worker receives is checked, whatever the bytes: no panic, an
-//! error for anything malformed, oversized, too deeply nested or outside
-//! its data roots.
+//! A Variant scan and a write in a task's plan: what is sent comes back
+//! the same, and what a worker receives is checked, whatever the bytes: no
+//! panic, an error for anything malformed, oversized, too deeply nested or
+//! outside its data roots.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -12,7 +12,9 @@ use vshred::encode::{EncodeOptions, encode};
 use vshred::parquet::{Projected, Projection};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
+use vshred_datafusion::copy::CopyOptions;
 use vshred_datafusion::scan::VariantScanExec;
+use vshred_datafusion::write_partitions::WritePartitionsExec;
 use vshred_distributed::codec::VariantCodec;
 
 fn file(dir: &Path, name: &str) -> std::path::PathBuf {
@@ -222,5 +224,143 @@ proptest! {
             bytes[at] = byte;
         }
         let _ = codec.decode_scan(&bytes);
+    }
+
+    /// Likewise for a write.
+    #[test]
+    fn any_bytes_are_an_error_or_a_write(
+        noise in proptest::collection::vec(any::<u8>(), 0..300),
+        flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..8),
+    ) {
+        let (input, sent) = sent_write();
+        let codec = VariantCodec::new();
+        let _ = codec.decode_write(&noise, input.clone(), &task(0, 1));
+        let mut bytes = sent.clone();
+        for (at, byte) in flips {
+            let at = at % bytes.len();
+            bytes[at] = byte;
+        }
+        let _ = codec.decode_write(&bytes, input.clone(), &task(0, 1));
+    }
+}
+
+/// A write's input and bytes, its files kept for the test's run.
+fn sent_write() -> &'static (Arc<dyn datafusion::physical_plan::ExecutionPlan>, Vec<u8>) {
+    type Sent = (
+        tempfile::TempDir,
+        (Arc<dyn datafusion::physical_plan::ExecutionPlan>, Vec<u8>),
+    );
+    static SENT: std::sync::OnceLock<Sent> = std::sync::OnceLock::new();
+    &SENT
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let sent = write(dir.path(), &[("shred", "none"), ("sample_rows", "10")]);
+            let input = datafusion::physical_plan::ExecutionPlan::children(&sent)[0].clone();
+            let bytes = VariantCodec::new().encode_write(&sent).unwrap();
+            (dir, (input, bytes))
+        })
+        .1
+}
+
+fn write(dir: &Path, options: &[(&str, &str)]) -> WritePartitionsExec {
+    let input = Arc::new(scan(vec![file(dir, "in.parquet")], None));
+    let options = options
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    WritePartitionsExec::new(
+        input,
+        dir.join("out/more"),
+        "w1".into(),
+        CopyOptions::parse(options).unwrap(),
+    )
+}
+
+/// A task context as a worker's, task `index` of `count`.
+fn task(index: usize, count: usize) -> datafusion::execution::TaskContext {
+    let config = datafusion::prelude::SessionConfig::new().with_extension(Arc::new(
+        datafusion_distributed::DistributedTaskContext {
+            task_index: index,
+            task_count: count,
+        },
+    ));
+    datafusion::execution::TaskContext::default().with_session_config(config)
+}
+
+#[test]
+fn a_write_comes_back_with_its_task_in_its_file_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let sent = write(
+        dir.path(),
+        &[
+            ("shred", "spark"),
+            ("compression", "zstd(3)"),
+            ("decimal", "flba"),
+        ],
+    );
+    let codec = VariantCodec::with_data_roots(&[dir.path().to_path_buf()]).unwrap();
+    let bytes = codec.encode_write(&sent).unwrap();
+    let input = datafusion::physical_plan::ExecutionPlan::children(&sent)[0].clone();
+    let received = codec.decode_write(&bytes, input, &task(3, 4)).unwrap();
+    let (dir_back, prefix, options) = received.parts();
+    assert_eq!(dir_back, sent.parts().0);
+    assert_eq!(prefix, "w1_3");
+    assert_eq!(options.given(), sent.parts().2.given());
+}
+
+#[test]
+fn a_worker_refuses_a_write_outside_its_roots_or_oddly_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let inside = dir.path().join("inside");
+    std::fs::create_dir_all(&inside).unwrap();
+    let codec = VariantCodec::with_data_roots(std::slice::from_ref(&inside)).unwrap();
+    let sent = write(dir.path(), &[]);
+    let input = datafusion::physical_plan::ExecutionPlan::children(&sent)[0].clone();
+    let bytes = codec.encode_write(&sent).unwrap();
+    let outside = codec
+        .decode_write(&bytes, input.clone(), &task(0, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        outside.contains("outside this worker's data roots"),
+        "{outside}"
+    );
+    let inside_write = write(&inside, &[]);
+    let bytes = codec.encode_write(&inside_write).unwrap();
+    codec
+        .decode_write(&bytes, input.clone(), &task(0, 1))
+        .unwrap();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "up",
+            edited(&bytes, |m| {
+                m["dir"] = format!("{}/../x", inside.display()).into()
+            }),
+        ),
+        ("relative", edited(&bytes, |m| m["dir"] = "x/y".into())),
+        (
+            "prefix",
+            edited(&bytes, |m| m["prefix"] = "../../etc/x".into()),
+        ),
+        (
+            "long prefix",
+            edited(&bytes, |m| m["prefix"] = "a".repeat(65).into()),
+        ),
+        (
+            "schema file",
+            edited(&bytes, |m| m["options"]["shred"] = "/etc/passwd".into()),
+        ),
+        (
+            "option",
+            edited(&bytes, |m| m["options"]["path"] = "x".into()),
+        ),
+        ("node", edited(&bytes, |m| m["node"] = "scan".into())),
+    ];
+    for (what, bytes) in cases {
+        let error = codec
+            .decode_write(&bytes, input.clone(), &task(0, 1))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("refused"), "{what}: {error}");
     }
 }

@@ -1,0 +1,123 @@
+//! `COPY (query) TO 'dir/'` written by the workers.
+//!
+//! In one process a `COPY` of Variant columns is DataFusion's sink node
+//! over the query's partitions gathered into one stream
+//! ([`vshred_datafusion::copy`]). On a cluster that gathering is a
+//! network boundary: every row would travel to the coordinator to be
+//! written there. [`CopyOnWorkers`], a physical optimizer rule of the
+//! coordinator's session, puts a [`WritePartitionsExec`] below the
+//! boundary instead: each task writes its partitions to files of its own,
+//! and only their counts travel, to be added up.
+//!
+//! It applies to a `COPY` to a local directory, not Hive-partitioned
+//! (`PARTITIONED BY` keeps DataFusion's demuxer, which decides the files
+//! by value) and not to one file (which one process must write). Each
+//! `COPY` gets a prefix of its own, so files of earlier ones stay; the
+//! worker adds its task's number ([`crate::codec`]).
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use datafusion::common::Result;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::config::ConfigOptions;
+use datafusion::datasource::physical_plan::FileSink;
+use datafusion::datasource::sink::DataSinkExec;
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::functions_aggregate::sum::sum_udaf;
+use datafusion::physical_expr::aggregate::AggregateExprBuilder;
+use datafusion::physical_expr::expressions::col;
+use datafusion::physical_optimizer::PhysicalOptimizerRule;
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
+use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
+use vshred_datafusion::copy::VariantParquetSink;
+use vshred_datafusion::write_partitions::{WritePartitionsExec, counts_schema};
+
+/// Moves a `COPY` to a directory below the network boundary (see the
+/// [module](self)).
+#[derive(Debug, Default)]
+pub struct CopyOnWorkers;
+
+impl PhysicalOptimizerRule for CopyOnWorkers {
+    fn optimize(
+        &self,
+        plan: Arc<dyn ExecutionPlan>,
+        _config: &ConfigOptions,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        plan.transform_up(|node| match written_on_workers(&node)? {
+            Some(written) => Ok(Transformed::yes(written)),
+            None => Ok(Transformed::no(node)),
+        })
+        .map(|t| t.data)
+    }
+
+    fn name(&self) -> &str {
+        "copy_on_workers"
+    }
+
+    /// The count becomes a sum, which DataFusion types as nullable.
+    fn schema_check(&self) -> bool {
+        false
+    }
+}
+
+/// `node`, a `COPY` of Variant columns to a local directory, as the sum
+/// of the counts of a [`WritePartitionsExec`] over its input's partitions.
+fn written_on_workers(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn ExecutionPlan>>> {
+    let Some(copy) = node.downcast_ref::<DataSinkExec>() else {
+        return Ok(None);
+    };
+    let sink: &dyn std::any::Any = copy.sink();
+    let Some(sink) = sink.downcast_ref::<VariantParquetSink>() else {
+        return Ok(None);
+    };
+    let config = sink.config();
+    let [target] = config.table_paths.as_slice() else {
+        return Ok(None);
+    };
+    if !config.table_partition_cols.is_empty()
+        || config.file_output_mode.single_file_output(target)
+        || config.object_store_url != ObjectStoreUrl::local_filesystem()
+    {
+        return Ok(None);
+    }
+    let Ok(dir) = target.get_url().to_file_path() else {
+        return Ok(None);
+    };
+    let mut input = copy.input().clone();
+    // The gathering the sink asked for.
+    if let Some(gathered) = input.downcast_ref::<CoalescePartitionsExec>() {
+        input = gathered.input().clone();
+    }
+    let write: Arc<dyn ExecutionPlan> = Arc::new(WritePartitionsExec::new(
+        input,
+        dir,
+        write_id(),
+        sink.options().clone(),
+    ));
+    let gathered: Arc<dyn ExecutionPlan> = Arc::new(CoalescePartitionsExec::new(write));
+    let counts = counts_schema();
+    let sum = AggregateExprBuilder::new(sum_udaf(), vec![col("count", &counts)?])
+        .schema(counts.clone())
+        .alias("count")
+        .build()?;
+    let total = AggregateExec::try_new(
+        AggregateMode::Single,
+        PhysicalGroupBy::new_single(Vec::new()),
+        vec![Arc::new(sum)],
+        vec![None],
+        gathered,
+        counts,
+    )?;
+    Ok(Some(Arc::new(total)))
+}
+
+/// A prefix no earlier `COPY` of this directory has used (in practice:
+/// the time in nanoseconds and the process).
+fn write_id() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{nanos:x}{:x}", std::process::id())
+}
