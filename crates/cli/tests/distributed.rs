@@ -407,6 +407,67 @@ fn a_worker_killed_mid_shuffle_is_a_one_line_error() {
     assert!(after < Duration::from_secs(60), "{after:?}");
 }
 
+/// The figure `name=N` of an `EXPLAIN ANALYZE`, added up over the nodes
+/// that show it.
+fn figure(plan: &str, name: &str) -> u64 {
+    plan.match_indices(&format!("{name}="))
+        .map(|(at, m)| {
+            let digits: String = plan[at + m.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse::<u64>().unwrap()
+        })
+        .sum()
+}
+
+#[test]
+fn a_joins_runtime_filter_prunes_on_the_workers_as_in_one_process() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let ordered: String = (0..3000)
+        .map(|i| format!("{{\"id\":{i},\"v\":{{\"x\":{i}}}}}\n"))
+        .collect();
+    encoded(
+        dir.path(),
+        "data/ordered/o.parquet",
+        &ordered,
+        &["--variant-field", "v", "--row-group-rows", "200"],
+    );
+    encoded(
+        dir.path(),
+        "data/pick/p.parquet",
+        "{\"v\":{\"x\":5}}\n{\"v\":{\"x\":2990}}\n",
+        &["--variant-field", "v"],
+    );
+    let workers = [
+        Worker::start(dir.path(), &data),
+        Worker::start(dir.path(), &data),
+    ];
+    let query = "SELECT count(*) AS n, sum(o.id) AS s FROM 'data/ordered/' o JOIN 'data/pick/' p ON variant_get(o.v, '$.x', 'bigint') = variant_get(p.v, '$.x', 'bigint')";
+    let here = sql(dir.path(), None, &format!("EXPLAIN ANALYZE {query}"));
+    let there = sql(
+        dir.path(),
+        Some(&[&workers[0], &workers[1]]),
+        &format!("EXPLAIN ANALYZE {query}"),
+    );
+    let (here, there) = (stdout(&here), stdout(&there));
+    assert!(there.contains("task=1 of 2"), "{there}");
+    // 13 of the 15 row groups hold neither key.
+    assert_eq!(
+        figure(here, "row_groups_pruned_runtime_filter"),
+        13,
+        "{here}"
+    );
+    assert_eq!(
+        figure(there, "row_groups_pruned_runtime_filter"),
+        13,
+        "{there}"
+    );
+    let answer = sql(dir.path(), Some(&[&workers[0], &workers[1]]), query);
+    assert_eq!(stdout(&answer).trim(), r#"{"n":2,"s":2995}"#);
+}
+
 #[test]
 fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
     let dir = cluster_dir();

@@ -96,7 +96,8 @@ impl VariantScanExec {
     /// A scan in `partitions` partitions reading `task`'s share (the
     /// `task.0`-th of `task.1` tasks; `(0, 1)` for all of the dataset), as
     /// [`parts`](Self::parts) gives them: how a distributed engine's codec
-    /// rebuilds a scan. Runtime filters do not travel.
+    /// rebuilds a scan (its runtime filters then given by
+    /// [`with_runtime_filters`](Self::with_runtime_filters)).
     pub fn from_parts(
         dataset: Arc<Dataset>,
         projection: Projection,
@@ -119,6 +120,18 @@ impl VariantScanExec {
     /// task share ([`from_parts`](Self::from_parts)).
     pub fn parts(&self) -> (&Arc<Dataset>, &Projection, usize, (usize, usize)) {
         (&self.dataset, &self.projection, self.partitions, self.task)
+    }
+
+    /// The dynamic filters joins pushed to the scan.
+    pub fn runtime_filters(&self) -> &[Arc<dyn PhysicalExpr>] {
+        &self.runtime_filters
+    }
+
+    /// The scan with `filters` as its joins' dynamic filters: how a codec
+    /// gives a scan those that travelled with it.
+    pub fn with_runtime_filters(mut self, filters: Vec<Arc<dyn PhysicalExpr>>) -> Self {
+        self.runtime_filters = filters;
+        self
     }
 
     /// This scan as task `index` of `count`, each reading its share of the

@@ -10,8 +10,12 @@
 //! the schema. The text forms are parsed back on arrival, so a scan that
 //! would not come back the same is refused when it is sent: an output
 //! must come back equal, and a filter that would not is left out (it only
-//! prunes, so the answer is the same). Joins' runtime filters do not
-//! travel: they are the state of a join in another process.
+//! prunes, so the answer is the same). Joins' runtime filters travel as
+//! DataFusion's protobuf of the expression, through the plan's own
+//! converter: on arrival the converter gives the scan the very filter the
+//! join in the same task updates (a broadcast join's, say), so it prunes
+//! there as in one process. A filter whose join is in another stage stays
+//! empty, which prunes nothing.
 //!
 //! A write is its directory, its files' prefix and its `COPY` options as
 //! they were given (parsed again on arrival); the worker adds its task's
@@ -30,7 +34,11 @@ use arrow::datatypes::SchemaRef;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
+use datafusion_proto::physical_plan::{
+    PhysicalExtensionCodec, PhysicalPlanDecodeContext, PhysicalProtoConverterExtension,
+};
+use datafusion_proto::protobuf::PhysicalExprNode;
+use prost::Message as _;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use vshred::dataset::Dataset;
@@ -60,6 +68,9 @@ const MAX_TASKS: usize = 1 << 16;
 /// Deepest nesting of brackets in a path, type or filter text: the
 /// parsers recurse.
 const MAX_NESTING: usize = 64;
+/// Most runtime filters a scan may carry, and bytes of each.
+const MAX_RUNTIME_FILTERS: usize = 16;
+const MAX_RUNTIME_FILTER_BYTES: usize = 1 << 20;
 /// Longest file name prefix of a write.
 const MAX_PREFIX: usize = 64;
 /// The wire format's version.
@@ -167,6 +178,9 @@ struct ScanMessage {
     filter: Option<(String, String)>,
     partitions: usize,
     task: (usize, usize),
+    /// Each a `PhysicalExprNode`'s protobuf.
+    #[serde(default)]
+    runtime_filters: Vec<Vec<u8>>,
 }
 
 #[derive(Serialize, Deserialize, PartialEq)]
@@ -288,8 +302,17 @@ fn schema_of(bytes: &[u8]) -> Result<SchemaRef> {
 }
 
 impl VariantCodec {
-    /// The bytes of `scan`.
+    /// The bytes of `scan`, without its runtime filters.
     pub fn encode_scan(&self, scan: &VariantScanExec) -> Result<Vec<u8>> {
+        self.encode_scan_with(scan, Vec::new())
+    }
+
+    /// The bytes of `scan`, with `runtime_filters` (protobufs).
+    fn encode_scan_with(
+        &self,
+        scan: &VariantScanExec,
+        runtime_filters: Vec<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
         let (dataset, projection, partitions, task) = scan.parts();
         let files = dataset
             .files()
@@ -328,18 +351,35 @@ impl VariantCodec {
             filter,
             partitions,
             task,
+            runtime_filters,
         });
         framed(&message, &schema_bytes(&scan.schema())?)
     }
 
-    /// The scan of `bytes`, checked.
+    /// The scan of `bytes`, checked, without its runtime filters.
     pub fn decode_scan(&self, bytes: &[u8]) -> Result<VariantScanExec> {
+        self.decode_scan_with(bytes).map(|(scan, _)| scan)
+    }
+
+    /// The scan of `bytes`, checked, and its runtime filters' protobufs.
+    fn decode_scan_with(&self, bytes: &[u8]) -> Result<(VariantScanExec, Vec<Vec<u8>>)> {
         let (message, schema) = unframed(bytes)?;
         let Message::Scan(message) = message else {
             return Err(refused("a node that is not a scan".into()));
         };
         check_version(message.version)?;
         let (task, tasks) = message.task;
+        if message.runtime_filters.len() > MAX_RUNTIME_FILTERS
+            || message
+                .runtime_filters
+                .iter()
+                .any(|f| f.len() > MAX_RUNTIME_FILTER_BYTES)
+        {
+            return Err(refused(format!(
+                "a scan of {} runtime filters (at most {MAX_RUNTIME_FILTERS} of at most {MAX_RUNTIME_FILTER_BYTES} bytes)",
+                message.runtime_filters.len()
+            )));
+        }
         if message.files.is_empty()
             || message.files.len() > MAX_FILES
             || message.outputs.len() > MAX_OUTPUTS
@@ -385,13 +425,14 @@ impl VariantCodec {
             filter,
             runtime_filter: None,
         };
-        VariantScanExec::from_parts(
+        let scan = VariantScanExec::from_parts(
             Arc::new(Dataset::from_files(files)),
             projection,
             schema,
             message.partitions,
             (task, tasks),
-        )
+        )?;
+        Ok((scan, message.runtime_filters))
     }
 }
 
@@ -512,10 +553,29 @@ impl PhysicalExtensionCodec for VariantCodec {
         buf: &[u8],
         inputs: &[Arc<dyn ExecutionPlan>],
         ctx: &TaskContext,
-        _proto_converter: &dyn PhysicalProtoConverterExtension,
+        proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         match inputs {
-            [] => Ok(Arc::new(self.decode_scan(buf)?)),
+            [] => {
+                let (scan, filters) = self.decode_scan_with(buf)?;
+                let schema = scan.schema();
+                let context = PhysicalPlanDecodeContext::new(ctx, self);
+                let filters = filters
+                    .iter()
+                    .map(|bytes| {
+                        let node = PhysicalExprNode::decode(bytes.as_slice())
+                            .map_err(|e| refused(format!("a runtime filter: {e}")))?;
+                        // The parsers of expressions are DataFusion's, not
+                        // written for strangers' bytes.
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            proto_converter.proto_to_physical_expr(&node, &schema, &context)
+                        }))
+                        .map_err(|_| refused("a runtime filter is malformed".into()))?
+                        .map_err(|e| refused(format!("a runtime filter: {e}")))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Arc::new(scan.with_runtime_filters(filters)))
+            }
             [input] => Ok(Arc::new(self.decode_write(buf, input.clone(), ctx)?)),
             _ => Err(refused(format!("a node of {} inputs", inputs.len()))),
         }
@@ -525,10 +585,19 @@ impl PhysicalExtensionCodec for VariantCodec {
         &self,
         node: Arc<dyn ExecutionPlan>,
         buf: &mut Vec<u8>,
-        _proto_converter: &dyn PhysicalProtoConverterExtension,
+        proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
         let bytes = if let Some(scan) = node.downcast_ref::<VariantScanExec>() {
-            self.encode_scan(scan)?
+            let filters = scan
+                .runtime_filters()
+                .iter()
+                .map(|f| {
+                    proto_converter
+                        .physical_expr_to_proto(f, self)
+                        .map(|node| node.encode_to_vec())
+                })
+                .collect::<Result<Vec<_>>>()?;
+            self.encode_scan_with(scan, filters)?
         } else if let Some(write) = node.downcast_ref::<WritePartitionsExec>() {
             self.encode_write(write)?
         } else {
