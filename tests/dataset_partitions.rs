@@ -175,3 +175,42 @@ fn a_partition_beyond_the_count_is_an_error() {
     );
     assert!(Partition::new(0, 0).is_err());
 }
+
+#[test]
+fn a_share_of_a_dataset_reads_what_its_partitions_read_from_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = dataset(dir.path(), &[10, 3, 20, 1, 15]);
+    let projection = projection(Some("$.n >= 12"));
+    let schema = dataset.projection_schema(&projection).unwrap();
+    let whole = read(&dataset, &projection, 6);
+    // Three tasks of two partitions each: task t reads shares 2t and 2t + 1.
+    for task in 0..3 {
+        let shares: Vec<Partition> = (2 * task..2 * task + 2)
+            .map(|p| Partition::new(p, 6).unwrap())
+            .collect();
+        let share = Arc::new(dataset.share(&shares).unwrap());
+        assert!(share.files().len() < dataset.files().len(), "task {task}");
+        // What travels: the files and their numbering, nothing else.
+        let numbered: Vec<(PathBuf, usize)> = share
+            .files()
+            .iter()
+            .cloned()
+            .zip(share.numbering().unwrap().iter().copied())
+            .collect();
+        let sent = Arc::new(Dataset::from_numbered_files(numbered));
+        for (i, partition) in shares.iter().enumerate() {
+            let values: Vec<i64> = sent
+                .project_partition(&projection, &schema, &ScanOptions::new(5), *partition)
+                .unwrap()
+                .collect::<vshred::Result<Vec<RecordBatch>>>()
+                .unwrap()
+                .iter()
+                .flat_map(|b| {
+                    let n = b.column(0).as_primitive::<Int64Type>();
+                    n.iter().map(|v| v.unwrap()).collect::<Vec<_>>()
+                })
+                .collect();
+            assert_eq!(values, whole[2 * task + i].0, "task {task}, share {i}");
+        }
+    }
+}

@@ -62,6 +62,9 @@ pub struct Dataset {
     layouts: Layouts,
     /// The most memory the kept footers take.
     footer_budget: usize,
+    /// Of a dataset's share ([`Dataset::share`]): the number, in the whole
+    /// dataset, of each file's first row group.
+    numbering: Option<Vec<usize>>,
 }
 
 /// What a dataset's first pass read of its footers.
@@ -71,6 +74,8 @@ struct Footers {
     row_groups: usize,
     /// The index among them of each file's first row group.
     first_row_group: Vec<usize>,
+    /// Each file's row groups.
+    file_row_groups: Vec<usize>,
     /// The compressed bytes of all the row groups.
     bytes: u64,
     /// Rows in all the files.
@@ -202,7 +207,26 @@ impl Dataset {
             footers: OnceLock::new(),
             layouts: Layouts::default(),
             footer_budget: FOOTER_CACHE_BYTES,
+            numbering: None,
         }
+    }
+
+    /// A share of a larger dataset: these files, each with the number of
+    /// its first row group in that dataset ([`Dataset::share`] and
+    /// [`Dataset::numbering`] give them), so that a partition of the larger
+    /// one reads from this the row groups it would read from that.
+    pub fn from_numbered_files(files: Vec<(PathBuf, usize)>) -> Dataset {
+        let (files, numbering) = files.into_iter().unzip();
+        Dataset {
+            numbering: Some(numbering),
+            ..Dataset::from_files(files)
+        }
+    }
+
+    /// Of a dataset's share, the number of each file's first row group in
+    /// the whole dataset; `None` for a whole dataset.
+    pub fn numbering(&self) -> Option<&[usize]> {
+        self.numbering.as_deref()
     }
 
     /// Keeps footers between the passes only while they take at most
@@ -248,6 +272,7 @@ impl Dataset {
             columns: DatasetColumns::default(),
             row_groups: 0,
             first_row_group: Vec::with_capacity(self.files.len()),
+            file_row_groups: Vec::with_capacity(self.files.len()),
             bytes: 0,
             rows: 0,
             kept: Vec::with_capacity(self.files.len()),
@@ -255,8 +280,14 @@ impl Dataset {
         let mut kept_bytes = 0;
         self.each_file(options, |file| {
             footers.columns.add(file)?;
-            footers.first_row_group.push(footers.row_groups);
-            footers.row_groups += file.metadata().num_row_groups();
+            let file_row_groups = file.metadata().num_row_groups();
+            let first = match &self.numbering {
+                Some(numbering) => numbering[footers.first_row_group.len()],
+                None => footers.row_groups,
+            };
+            footers.first_row_group.push(first);
+            footers.file_row_groups.push(file_row_groups);
+            footers.row_groups += file_row_groups;
             footers.bytes += file
                 .metadata()
                 .row_groups()
@@ -536,7 +567,11 @@ impl Dataset {
     /// [`projection_schema`](Self::projection_schema) gives it, or with
     /// other names or types the outputs cast to.
     fn check_projection(&self, projection: &Projection, schema: &SchemaRef) -> Result<()> {
-        self.projection_schema(projection)?;
+        // A share's files may lack a column others have: its schema is the
+        // whole dataset's.
+        if self.numbering.is_none() {
+            self.projection_schema(projection)?;
+        }
         if schema.fields().len() != projection.outputs.len() {
             return Err(Error::new(
                 ErrorKind::Usage,

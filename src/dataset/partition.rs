@@ -75,6 +75,24 @@ impl Partition {
 }
 
 impl Dataset {
+    /// The files holding some row group of any of `partitions`, each with
+    /// the number of its first row group: a dataset
+    /// ([`Dataset::from_numbered_files`]) from which those partitions read
+    /// what they read from this one, whose footers are this one's files'
+    /// alone. How a distributed query sends each task its files, not all
+    /// of them.
+    pub fn share(&self, partitions: &[Partition]) -> Result<Dataset> {
+        let footers = self.footers(&ScanOptions::default())?;
+        let files = (0..self.files.len())
+            .filter(|&i| {
+                let (first, row_groups) = (footers.first_row_group[i], footers.file_row_groups[i]);
+                partitions.iter().any(|p| p.holds_any(first, row_groups))
+            })
+            .map(|i| (self.files[i].clone(), footers.first_row_group[i]))
+            .collect();
+        Ok(Dataset::from_numbered_files(files).with_footer_budget(self.footer_budget))
+    }
+
     /// The batches of `partition`'s share of the dataset, each of `schema`
     /// (see [`projection_schema`](Self::projection_schema)), read by the
     /// projection's plan of each file (a path's leaves alone, row groups
@@ -192,12 +210,7 @@ impl PartitionBatches {
         while self.next_file < self.dataset.files.len() {
             let i = self.next_file;
             self.next_file += 1;
-            let first = footers.first_row_group[i];
-            let row_groups = footers
-                .first_row_group
-                .get(i + 1)
-                .map_or(footers.row_groups, |&next| next)
-                - first;
+            let (first, row_groups) = (footers.first_row_group[i], footers.file_row_groups[i]);
             if !self.partition.holds_any(first, row_groups) {
                 continue;
             }

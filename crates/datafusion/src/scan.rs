@@ -137,8 +137,15 @@ impl VariantScanExec {
     /// This scan as task `index` of `count`, each reading its share of the
     /// row groups.
     pub fn for_task(&self, index: usize, count: usize) -> Result<Self> {
+        let shares = (index * self.partitions..(index + 1) * self.partitions)
+            .map(|share| Partition::new(share, count * self.partitions))
+            .collect::<vshred::Result<Vec<_>>>()
+            .map_err(external)?;
+        // Only the files holding the task's row groups: its plan names
+        // them alone, and it reads their footers alone.
+        let share = self.dataset.share(&shares).map_err(external)?;
         let mut scan = VariantScanExec::from_parts(
-            self.dataset.clone(),
+            Arc::new(share),
             self.projection.clone(),
             self.schema.clone(),
             self.partitions,

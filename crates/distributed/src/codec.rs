@@ -181,6 +181,10 @@ struct ScanMessage {
     /// Each a `PhysicalExprNode`'s protobuf.
     #[serde(default)]
     runtime_filters: Vec<Vec<u8>>,
+    /// Of a task's share of a dataset, the number of each file's first
+    /// row group in the whole.
+    #[serde(default)]
+    numbering: Option<Vec<usize>>,
 }
 
 #[derive(Serialize, Deserialize, PartialEq)]
@@ -352,6 +356,7 @@ impl VariantCodec {
             partitions,
             task,
             runtime_filters,
+            numbering: dataset.numbering().map(<[usize]>::to_vec),
         });
         framed(&message, &schema_bytes(&scan.schema())?)
     }
@@ -380,7 +385,9 @@ impl VariantCodec {
                 message.runtime_filters.len()
             )));
         }
-        if message.files.is_empty()
+        let numbered = message.numbering.as_ref().map(Vec::len);
+        if (message.files.is_empty() && numbered.is_none())
+            || numbered.is_some_and(|n| n != message.files.len())
             || message.files.len() > MAX_FILES
             || message.outputs.len() > MAX_OUTPUTS
             || !(1..=MAX_PARTITIONS).contains(&message.partitions)
@@ -425,8 +432,14 @@ impl VariantCodec {
             filter,
             runtime_filter: None,
         };
+        let dataset = match message.numbering {
+            Some(numbering) => {
+                Dataset::from_numbered_files(files.into_iter().zip(numbering).collect())
+            }
+            None => Dataset::from_files(files),
+        };
         let scan = VariantScanExec::from_parts(
-            Arc::new(Dataset::from_files(files)),
+            Arc::new(dataset),
             projection,
             schema,
             message.partitions,

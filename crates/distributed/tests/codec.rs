@@ -88,6 +88,26 @@ fn a_scan_comes_back_as_it_was_sent() {
 }
 
 #[test]
+fn a_tasks_share_comes_back_with_its_numbering() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = (0..5)
+        .map(|i| file(dir.path(), &format!("{i}.parquet")))
+        .collect();
+    // One row group a file; task 1 of 2 (of 3 partitions each) holds
+    // shares 3, 4 and 5 of 6: the files of row groups 3 and 4.
+    let whole = scan(files, None);
+    let sent = whole.for_task(1, 2).unwrap();
+    let codec = VariantCodec::with_data_roots(&[dir.path().to_path_buf()]).unwrap();
+    let received = codec
+        .decode_scan(&codec.encode_scan(&sent).unwrap())
+        .unwrap();
+    let dataset = received.parts().0;
+    assert_eq!(dataset.files(), &whole.parts().0.files()[3..5]);
+    assert_eq!(dataset.numbering(), Some(&[3, 4][..]));
+    assert_eq!(received.parts().3, (1, 2));
+}
+
+#[test]
 fn a_worker_refuses_files_outside_its_roots_symlinks_included() {
     let dir = tempfile::tempdir().unwrap();
     let inside = dir.path().join("inside");
