@@ -52,8 +52,8 @@ QUERIES = [
     ("sum f0", "SELECT sum(variant_get(v, '$.f0', 'bigint')) FROM '{d}'"),
     ("count f0 > 500",
      "SELECT count(*) FROM '{d}' WHERE variant_get(v, '$.f0', 'bigint') > 500"),
-    ("group by f1 % 10",
-     "SELECT variant_get(v, '$.f1', 'bigint') % 10 AS k, count(*) AS n FROM '{d}' GROUP BY k ORDER BY k"),
+    ("group by f3 % 10",
+     "SELECT variant_get(v, '$.f3', 'bigint') % 10 AS k, count(*) AS n FROM '{d}' GROUP BY k ORDER BY k"),
     ("sum(ts)", "SELECT sum(ts) FROM '{d}'"),
     ("reconstruction", "SELECT sum(length(to_json(v))) FROM '{d}'"),
 ]
