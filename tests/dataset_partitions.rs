@@ -64,6 +64,19 @@ fn projection(filter: Option<&str>) -> Projection {
     }
 }
 
+/// The `$.n` values of `batches`, in order.
+fn values(batches: impl Iterator<Item = vshred::Result<RecordBatch>>) -> Vec<i64> {
+    batches
+        .collect::<vshred::Result<Vec<RecordBatch>>>()
+        .unwrap()
+        .iter()
+        .flat_map(|b| {
+            let n = b.column(0).as_primitive::<Int64Type>();
+            n.iter().map(|v| v.unwrap()).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Each partition's `$.n` values, in the order read, with its figures.
 fn read(
     dataset: &Arc<Dataset>,
@@ -77,16 +90,7 @@ fn read(
             let mut batches = dataset
                 .project_partition(projection, &schema, &ScanOptions::new(5), partition)
                 .unwrap();
-            let values: Vec<i64> = batches
-                .by_ref()
-                .collect::<vshred::Result<Vec<RecordBatch>>>()
-                .unwrap()
-                .iter()
-                .flat_map(|b| {
-                    let n = b.column(0).as_primitive::<Int64Type>();
-                    n.iter().map(|v| v.unwrap()).collect::<Vec<_>>()
-                })
-                .collect();
+            let values = values(batches.by_ref());
             (values, batches.stats(), batches.files_read().to_vec())
         })
         .collect()
@@ -199,17 +203,10 @@ fn a_share_of_a_dataset_reads_what_its_partitions_read_from_the_whole() {
             .collect();
         let sent = Arc::new(Dataset::from_numbered_files(numbered));
         for (i, partition) in shares.iter().enumerate() {
-            let values: Vec<i64> = sent
-                .project_partition(&projection, &schema, &ScanOptions::new(5), *partition)
-                .unwrap()
-                .collect::<vshred::Result<Vec<RecordBatch>>>()
-                .unwrap()
-                .iter()
-                .flat_map(|b| {
-                    let n = b.column(0).as_primitive::<Int64Type>();
-                    n.iter().map(|v| v.unwrap()).collect::<Vec<_>>()
-                })
-                .collect();
+            let values = values(
+                sent.project_partition(&projection, &schema, &ScanOptions::new(5), *partition)
+                    .unwrap(),
+            );
             assert_eq!(values, whole[2 * task + i].0, "task {task}, share {i}");
         }
     }

@@ -72,6 +72,11 @@ impl Worker {
     }
 }
 
+/// Two workers reading beneath `root`.
+fn two_workers(dir: &Path, root: &Path) -> [Worker; 2] {
+    [Worker::start(dir, root), Worker::start(dir, root)]
+}
+
 impl Drop for Worker {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -159,10 +164,7 @@ fn sql(dir: &Path, workers: Option<&[&Worker]>, query: &str) -> std::process::Ou
 fn queries_on_workers_give_the_answers_of_one_process() {
     let dir = cluster_dir();
     let data = dir.path().join("data");
-    let workers = [
-        Worker::start(dir.path(), &data),
-        Worker::start(dir.path(), &data),
-    ];
+    let workers = two_workers(dir.path(), &data);
     for query in QUERIES {
         let here = sql(dir.path(), None, query);
         assert!(here.status.success(), "{query}: {}", stderr(&here));
@@ -226,10 +228,7 @@ fn files_outside_the_data_roots_are_refused_symlinks_included() {
     // The workers may read `data/keys` alone. (Two of them: a query that
     // one worker would run as one task runs here, in the coordinator.)
     let keys = dir.path().join("data/keys");
-    let workers = [
-        Worker::start(dir.path(), &keys),
-        Worker::start(dir.path(), &keys),
-    ];
+    let workers = two_workers(dir.path(), &keys);
     let workers = [&workers[0], &workers[1]];
     let inside = dir.path().join("data/keys/events");
     std::os::unix::fs::symlink(dir.path().join("data/events"), &inside).unwrap();
@@ -352,10 +351,7 @@ fn endless(dir: &Path, workers: &[Worker], query: &str) -> Child {
 fn kill_a_worker_during(query: &str) -> (String, String, Duration) {
     let dir = cluster_dir();
     let data = dir.path().join("data");
-    let mut workers = [
-        Worker::start(dir.path(), &data),
-        Worker::start(dir.path(), &data),
-    ];
+    let mut workers = two_workers(dir.path(), &data);
     let mut sql = endless(dir.path(), &workers, query);
     std::thread::sleep(Duration::from_secs(2));
     assert!(
@@ -440,10 +436,7 @@ fn a_joins_runtime_filter_prunes_on_the_workers_as_in_one_process() {
         "{\"v\":{\"x\":5}}\n{\"v\":{\"x\":2990}}\n",
         &["--variant-field", "v"],
     );
-    let workers = [
-        Worker::start(dir.path(), &data),
-        Worker::start(dir.path(), &data),
-    ];
+    let workers = two_workers(dir.path(), &data);
     let query = "SELECT count(*) AS n, sum(o.id) AS s FROM 'data/ordered/' o JOIN 'data/pick/' p ON variant_get(o.v, '$.x', 'bigint') = variant_get(p.v, '$.x', 'bigint')";
     let here = sql(dir.path(), None, &format!("EXPLAIN ANALYZE {query}"));
     let there = sql(
@@ -472,10 +465,7 @@ fn a_joins_runtime_filter_prunes_on_the_workers_as_in_one_process() {
 fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
     let dir = cluster_dir();
     let data = dir.path().join("data");
-    let workers = [
-        Worker::start(dir.path(), &data),
-        Worker::start(dir.path(), &data),
-    ];
+    let workers = two_workers(dir.path(), &data);
     let both = [&workers[0], &workers[1]];
     let copy = sql(
         dir.path(),
@@ -537,10 +527,7 @@ fn cpu_ticks(worker: &Worker) -> u64 {
 fn a_stopping_worker_waits_for_an_orphaned_task_only_its_grace() {
     let dir = cluster_dir();
     let data = dir.path().join("data");
-    let workers = vec![
-        Worker::start(dir.path(), &data),
-        Worker::start(dir.path(), &data),
-    ];
+    let workers = two_workers(dir.path(), &data);
     let mut sql = endless(
         dir.path(),
         &workers,
