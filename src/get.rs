@@ -582,6 +582,66 @@ impl Accumulator {
         self.skipped
     }
 
+    /// Adds the first `rows` values of a result column: a whole array at
+    /// a time when it holds integers (a path read `--as` an integer type),
+    /// value by value otherwise.
+    pub fn add_column(&mut self, column: &ArrayRef, rows: usize) -> Result<()> {
+        let column = column.slice(0, rows.min(column.len()));
+        let integers = match column.data_type() {
+            DataType::Int8 | DataType::Int16 | DataType::Int32 => {
+                let widened = arrow::compute::cast(&column, &DataType::Int64);
+                Some(widened.map_err(|e| Error::new(ErrorKind::Schema, format!("to int64: {e}")))?)
+            }
+            DataType::Int64 => Some(column.clone()),
+            _ => None,
+        };
+        let Some(integers) = integers else {
+            let values = ResultColumn::try_new(&column)?;
+            for i in 0..column.len() {
+                if let Some(v) = values.get(i)? {
+                    self.add(&v)?;
+                }
+            }
+            return Ok(());
+        };
+        let integers = integers.as_primitive::<arrow::datatypes::Int64Type>();
+        let present = (integers.len() - integers.null_count()) as u64;
+        if present == 0 {
+            return Ok(());
+        }
+        self.count += present;
+        match self.aggregate {
+            Aggregate::Count => {}
+            Aggregate::Sum => {
+                // Exact: 2^63 per value, so 2^64 values before an i128
+                // could overflow.
+                let total: i128 = match integers.nulls() {
+                    None => integers.values().iter().map(|&v| i128::from(v)).sum(),
+                    Some(_) => integers.iter().flatten().map(i128::from).sum(),
+                };
+                let value = match VariantDecimal::try_new(total, 0) {
+                    Ok(d) => Sum::Exact(d),
+                    Err(_) => Sum::Double(total as f64),
+                };
+                self.sum = Some(match self.sum {
+                    None => value,
+                    Some(acc) => add(acc, value),
+                });
+            }
+            Aggregate::Min | Aggregate::Max => {
+                let best = match self.aggregate {
+                    Aggregate::Min => arrow::compute::min(integers),
+                    _ => arrow::compute::max(integers),
+                };
+                if let Some(best) = best {
+                    self.kinds[Kind::Number as usize] += present;
+                    self.consider(&VariantRef::Int64(best))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Adds one value.
     pub fn add(&mut self, v: &VariantRef<'_>) -> Result<()> {
         if v.is_null() {
@@ -606,25 +666,31 @@ impl Accumulator {
             }
             Aggregate::Min | Aggregate::Max => {
                 self.kinds[Kind::of(v) as usize] += 1;
-                let wanted = match self.aggregate {
-                    Aggregate::Min => Ordering::Less,
-                    _ => Ordering::Greater,
-                };
-                let replace = match &self.best {
-                    None => true,
-                    Some((m, b)) => compare(v, &VariantRef::try_new(m, b)?) == wanted,
-                };
-                if replace {
-                    self.builder.reset();
-                    self.builder.append(v)?;
-                    let (m, b) = self.builder.finish();
-                    let best = self.best.get_or_insert_with(Default::default);
-                    best.0.clear();
-                    best.0.extend_from_slice(m);
-                    best.1.clear();
-                    best.1.extend_from_slice(b);
-                }
+                self.consider(v)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Keeps `v` if it beats the min or max so far.
+    fn consider(&mut self, v: &VariantRef<'_>) -> Result<()> {
+        let wanted = match self.aggregate {
+            Aggregate::Min => Ordering::Less,
+            _ => Ordering::Greater,
+        };
+        let replace = match &self.best {
+            None => true,
+            Some((m, b)) => compare(v, &VariantRef::try_new(m, b)?) == wanted,
+        };
+        if replace {
+            self.builder.reset();
+            self.builder.append(v)?;
+            let (m, b) = self.builder.finish();
+            let best = self.best.get_or_insert_with(Default::default);
+            best.0.clear();
+            best.0.extend_from_slice(m);
+            best.1.clear();
+            best.1.extend_from_slice(b);
         }
         Ok(())
     }

@@ -459,3 +459,56 @@ fn structs_and_lists_come_back_as_arrow_structs_and_lists() {
         assert!(strict.to_string().contains("not an array"), "{strict}");
     }
 }
+
+/// An aggregate over whole integer columns (with nulls, past `i64`'s
+/// range, a part of a column, then a value by value) says what it says
+/// when fed value by value.
+#[test]
+fn aggregates_of_whole_integer_columns_are_those_value_by_value() {
+    use std::sync::Arc;
+
+    use arrow::array::{Int32Array, Int64Array};
+    use vshred::get::{Accumulator, Aggregate};
+    use vshred::variant::VariantRef;
+
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(vec![
+            Some(i64::MAX),
+            None,
+            Some(i64::MAX),
+            Some(-3),
+        ])),
+        Arc::new(Int32Array::from(vec![Some(7), Some(i32::MIN), None])),
+        Arc::new(Int64Array::from(vec![None, None])),
+    ];
+    for aggregate in [
+        Aggregate::Count,
+        Aggregate::Sum,
+        Aggregate::Min,
+        Aggregate::Max,
+    ] {
+        let (mut whole, mut one_by_one) =
+            (Accumulator::new(aggregate), Accumulator::new(aggregate));
+        for column in &columns {
+            // All but the last row of the first column: a limit's cut.
+            let rows = if Arc::ptr_eq(column, &columns[0]) {
+                3
+            } else {
+                column.len()
+            };
+            whole.add_column(column, rows).unwrap();
+            let wide = arrow::compute::cast(column, &arrow::datatypes::DataType::Int64).unwrap();
+            let wide = wide.as_any().downcast_ref::<Int64Array>().unwrap();
+            for v in wide.iter().take(rows).flatten() {
+                one_by_one.add(&VariantRef::Int64(v)).unwrap();
+            }
+        }
+        whole.add(&VariantRef::Double(0.5)).unwrap();
+        one_by_one.add(&VariantRef::Double(0.5)).unwrap();
+        assert_eq!(whole.to_json(), one_by_one.to_json(), "{aggregate:?}");
+        assert_eq!(whole.note(), one_by_one.note(), "{aggregate:?}");
+    }
+    let mut sum = Accumulator::new(Aggregate::Sum);
+    sum.add_column(&columns[0], 4).unwrap();
+    assert_eq!(sum.to_json(), "18446744073709551611");
+}

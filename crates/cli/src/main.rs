@@ -1044,16 +1044,12 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
                 &args.with,
                 &args.scan.options(),
                 |result, with| {
-                    let values = ResultColumn::try_new(result)?;
                     let rows = out.room(result.len());
                     if let Some(acc) = accumulator.as_mut() {
-                        for i in 0..rows {
-                            if let Some(v) = values.get(i)? {
-                                acc.add(&v)?;
-                            }
-                        }
+                        acc.add_column(result, rows)?;
                         return out.write(&[], rows);
                     }
+                    let values = ResultColumn::try_new(result)?;
                     let with_rows = (!args.with.is_empty())
                         .then(|| vshred::unshred::JsonRows::try_new(with, &[]))
                         .transpose()?;
