@@ -584,9 +584,14 @@ impl Accumulator {
 
     /// Adds the first `rows` values of a result column: a whole array at
     /// a time when it holds integers (a path read `--as` an integer type),
-    /// value by value otherwise.
+    /// or for a count of any typed column; value by value otherwise.
     pub fn add_column(&mut self, column: &ArrayRef, rows: usize) -> Result<()> {
         let column = column.slice(0, rows.min(column.len()));
+        // A typed column's only nulls are SQL nulls.
+        if self.aggregate == Aggregate::Count && column.as_struct_opt().is_none() {
+            self.count += (column.len() - column.null_count()) as u64;
+            return Ok(());
+        }
         let integers = match column.data_type() {
             DataType::Int8 | DataType::Int16 | DataType::Int32 => {
                 let widened = arrow::compute::cast(&column, &DataType::Int64);

@@ -508,6 +508,15 @@ fn aggregates_of_whole_integer_columns_are_those_value_by_value() {
         assert_eq!(whole.to_json(), one_by_one.to_json(), "{aggregate:?}");
         assert_eq!(whole.note(), one_by_one.note(), "{aggregate:?}");
     }
+    // A count of a typed column of another type counts its non-nulls.
+    let strings: ArrayRef = Arc::new(arrow::array::StringArray::from(vec![
+        Some("a"),
+        None,
+        Some(""),
+    ]));
+    let mut count = Accumulator::new(Aggregate::Count);
+    count.add_column(&strings, 3).unwrap();
+    assert_eq!(count.to_json(), "2");
     let mut sum = Accumulator::new(Aggregate::Sum);
     sum.add_column(&columns[0], 4).unwrap();
     assert_eq!(sum.to_json(), "18446744073709551611");
