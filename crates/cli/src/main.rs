@@ -392,7 +392,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    // A worker stops on its own signals, once its tasks are done.
+    // A worker stops on its own signals, giving its tasks time to end.
     if !matches!(cli.command, Command::Worker(_)) {
         remove_unfinished_files_on_signals();
     }

@@ -55,30 +55,23 @@ pub fn run_worker(args: WorkerArgs) -> Result<(), Failure> {
         .enable_all()
         .build()?;
     let (stopping, stopped) = tokio::sync::oneshot::channel();
-    // On a thread of its own: a task that never yields can hold every
-    // thread of the worker's runtime, and its timers and signals with
-    // them.
-    let signals = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let mut terminate = signals.block_on(async {
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-    })?;
+    // On a thread of its own, as the other commands' signals are: a task
+    // that never yields can hold every thread of the worker's runtime.
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+    ])?;
     std::thread::spawn(move || {
-        signals.block_on(async move {
-            tokio::select! {
-                _ = terminate.recv() => {}
-                _ = tokio::signal::ctrl_c() => {}
-            }
+        if signals.forever().next().is_some() {
             eprintln!("vshred worker: stopping");
             let _ = stopping.send(());
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
+            std::thread::sleep(SHUTDOWN_GRACE);
             eprintln!(
                 "vshred worker: stopped with tasks unfinished after {} s",
                 SHUTDOWN_GRACE.as_secs()
             );
             std::process::exit(0);
-        })
+        }
     });
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.listen)
