@@ -616,6 +616,7 @@ impl Accumulator {
         }
         self.count += present;
         match self.aggregate {
+            // Counted above, as any typed column.
             Aggregate::Count => {}
             Aggregate::Sum => {
                 // Exact: 2^63 per value, so 2^64 values before an i128

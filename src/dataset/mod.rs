@@ -72,7 +72,8 @@ struct Footers {
     columns: DatasetColumns,
     /// Row groups in all the files.
     row_groups: usize,
-    /// The index among them of each file's first row group.
+    /// The number of each file's first row group: its index among them,
+    /// or in the whole dataset of a share.
     first_row_group: Vec<usize>,
     /// Each file's row groups.
     file_row_groups: Vec<usize>,
@@ -82,6 +83,14 @@ struct Footers {
     rows: u64,
     /// Each file's footer, while they fit in the budget.
     kept: Vec<Option<Footer>>,
+}
+
+impl Footers {
+    /// File `i`'s first row group (its number in the whole dataset) and
+    /// how many it has.
+    fn row_groups_of(&self, i: usize) -> (usize, usize) {
+        (self.first_row_group[i], self.file_row_groups[i])
+    }
 }
 
 /// A file being scanned, with its plan.

@@ -85,7 +85,7 @@ impl Dataset {
         let footers = self.footers(&ScanOptions::default())?;
         let files = (0..self.files.len())
             .filter(|&i| {
-                let (first, row_groups) = (footers.first_row_group[i], footers.file_row_groups[i]);
+                let (first, row_groups) = footers.row_groups_of(i);
                 partitions.iter().any(|p| p.holds_any(first, row_groups))
             })
             .map(|i| (self.files[i].clone(), footers.first_row_group[i]))
@@ -210,7 +210,7 @@ impl PartitionBatches {
         while self.next_file < self.dataset.files.len() {
             let i = self.next_file;
             self.next_file += 1;
-            let (first, row_groups) = (footers.first_row_group[i], footers.file_row_groups[i]);
+            let (first, row_groups) = footers.row_groups_of(i);
             if !self.partition.holds_any(first, row_groups) {
                 continue;
             }

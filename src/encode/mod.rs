@@ -49,6 +49,10 @@ pub enum ShredMode {
 }
 
 impl ShredMode {
+    /// The choices [`from_choice`](Self::from_choice) takes by name; any
+    /// other is the path of a schema file.
+    pub const PRESETS: [&str; 3] = ["auto", "spark", "none"];
+
     /// The shredding a user names: `auto` (our inference, with `infer`'s
     /// limits), `spark` (Spark's, likewise), `none`, or the path of a
     /// schema file in the JSON form that `vshred infer` prints. A name
@@ -64,7 +68,6 @@ impl ShredMode {
     /// # Ok::<(), vshred::Error>(())
     /// ```
     pub fn from_choice(choice: &str, infer: InferOptions) -> Result<ShredMode> {
-        const PRESETS: [&str; 3] = ["auto", "spark", "none"];
         Ok(match choice {
             "auto" => ShredMode::Infer(infer.with_preset(Preset::Default)),
             "spark" => ShredMode::Infer(infer.with_preset(Preset::Spark)),
@@ -73,7 +76,7 @@ impl ShredMode {
                 let text = match std::fs::read_to_string(file) {
                     Ok(text) => text,
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        let near = PRESETS
+                        let near = ShredMode::PRESETS
                             .iter()
                             .find(|p| strsim::damerau_levenshtein(p, file) <= 2)
                             .map(|p| format!("; did you mean {p}?"))

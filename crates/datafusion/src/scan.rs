@@ -67,9 +67,8 @@ pub struct VariantScanExec {
     runtime_filters: Vec<Arc<dyn PhysicalExpr>>,
     schema: SchemaRef,
     partitions: usize,
-    /// The share of the dataset this scan's partitions read, as one task of
-    /// `.1` in a distributed query: partition `p` reads share
-    /// `.0 * partitions + p` of `.1 * partitions`.
+    /// The share of the dataset this scan's partitions read, as task `.0`
+    /// of `.1` in a distributed query ([`task_share`]).
     task: (usize, usize),
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
@@ -137,22 +136,20 @@ impl VariantScanExec {
     /// This scan as task `index` of `count`, each reading its share of the
     /// row groups.
     pub fn for_task(&self, index: usize, count: usize) -> Result<Self> {
-        let shares = (index * self.partitions..(index + 1) * self.partitions)
-            .map(|share| Partition::new(share, count * self.partitions))
-            .collect::<vshred::Result<Vec<_>>>()
-            .map_err(external)?;
+        let shares = (0..self.partitions)
+            .map(|partition| task_share((index, count), self.partitions, partition))
+            .collect::<Result<Vec<_>>>()?;
         // Only the files holding the task's row groups: its plan names
         // them alone, and it reads their footers alone.
         let share = self.dataset.share(&shares).map_err(external)?;
-        let mut scan = VariantScanExec::from_parts(
+        Ok(VariantScanExec::from_parts(
             Arc::new(share),
             self.projection.clone(),
             self.schema.clone(),
             self.partitions,
             (index, count),
-        )?;
-        scan.runtime_filters = self.runtime_filters.clone();
-        Ok(scan)
+        )?
+        .with_runtime_filters(self.runtime_filters.clone()))
     }
 
     fn partitioned(
@@ -227,6 +224,13 @@ impl VariantScanExec {
             strict: get.strict(),
         })
     }
+}
+
+/// The share of the dataset partition `partition` of a scan in
+/// `partitions` partitions reads as task `task.0` of `task.1`:
+/// `task.0 * partitions + partition` of `task.1 * partitions`.
+fn task_share(task: (usize, usize), partitions: usize, partition: usize) -> Result<Partition> {
+    Partition::new(task.0 * partitions + partition, task.1 * partitions).map_err(external)
 }
 
 /// What a partition read, as the plan's metrics (`EXPLAIN ANALYZE` shows
@@ -401,9 +405,7 @@ impl ExecutionPlan for VariantScanExec {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let (task, tasks) = self.task;
-        let share = Partition::new(task * self.partitions + partition, tasks * self.partitions)
-            .map_err(external)?;
+        let share = task_share(self.task, self.partitions, partition)?;
         let dataset = self.dataset.clone();
         let mut projection = self.projection.clone();
         let runtime_filters = self.runtime_filters.clone();
@@ -508,14 +510,14 @@ impl ExecutionPlan for VariantScanExec {
         {
             return Ok(None);
         }
-        let mut scan = VariantScanExec::partitioned(
+        let scan = VariantScanExec::from_parts(
             self.dataset.clone(),
             self.projection.clone(),
             self.schema.clone(),
             partitions,
-        );
-        scan.task = self.task;
-        scan.runtime_filters = self.runtime_filters.clone();
+            self.task,
+        )?
+        .with_runtime_filters(self.runtime_filters.clone());
         Ok(Some(Arc::new(scan)))
     }
 }

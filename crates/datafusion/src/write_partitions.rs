@@ -78,16 +78,6 @@ impl WritePartitionsExec {
     pub fn parts(&self) -> (&PathBuf, &str, &CopyOptions) {
         (&self.dir, &self.prefix, &self.options)
     }
-
-    /// The same write with file names of another prefix.
-    pub fn with_prefix(&self, prefix: String) -> WritePartitionsExec {
-        WritePartitionsExec::new(
-            self.input.clone(),
-            self.dir.clone(),
-            prefix,
-            self.options.clone(),
-        )
-    }
 }
 
 /// What a `COPY` gives: the rows written.

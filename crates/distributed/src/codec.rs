@@ -27,6 +27,7 @@
 //! files a scan reads, and a write's directory (its nearest existing
 //! ancestor resolved, the rest without `..`) and schema file, if any.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -34,19 +35,18 @@ use arrow::datatypes::SchemaRef;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
 use datafusion::physical_plan::ExecutionPlan;
+use datafusion_distributed::DistributedTaskContext;
 use datafusion_proto::physical_plan::{
     PhysicalExtensionCodec, PhysicalPlanDecodeContext, PhysicalProtoConverterExtension,
 };
 use datafusion_proto::protobuf::PhysicalExprNode;
 use prost::Message as _;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use vshred::dataset::Dataset;
+use vshred::encode::ShredMode;
 use vshred::parquet::{Projected, Projection};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
-
-use datafusion_distributed::DistributedTaskContext;
 use vshred_datafusion::copy::{CopyOptions, OUR_OPTIONS, SHARED_OPTIONS};
 use vshred_datafusion::scan::VariantScanExec;
 use vshred_datafusion::write_partitions::WritePartitionsExec;
@@ -147,6 +147,16 @@ impl VariantCodec {
             ))
         })
     }
+}
+
+/// `path` as the text a message carries.
+fn sent_path(path: &Path) -> Result<String> {
+    path.to_str().map(str::to_string).ok_or_else(|| {
+        DataFusionError::Plan(format!(
+            "{} cannot be sent to a worker: its name is not UTF-8",
+            path.display()
+        ))
+    })
 }
 
 fn refused(message: String) -> DataFusionError {
@@ -321,14 +331,7 @@ impl VariantCodec {
         let files = dataset
             .files()
             .iter()
-            .map(|f| {
-                f.to_str().map(str::to_string).ok_or_else(|| {
-                    DataFusionError::Plan(format!(
-                        "{} cannot be sent to a worker: its name is not UTF-8",
-                        f.display()
-                    ))
-                })
-            })
+            .map(|f| sent_path(f))
             .collect::<Result<Vec<_>>>()?;
         let mut outputs = Vec::with_capacity(projection.outputs.len());
         for (name, output) in &projection.outputs {
@@ -453,15 +456,9 @@ impl VariantCodec {
     /// The bytes of `write`.
     pub fn encode_write(&self, write: &WritePartitionsExec) -> Result<Vec<u8>> {
         let (dir, prefix, options) = write.parts();
-        let dir = dir.to_str().ok_or_else(|| {
-            DataFusionError::Plan(format!(
-                "{} cannot be sent to a worker: its name is not UTF-8",
-                dir.display()
-            ))
-        })?;
         let message = Message::Write(WriteMessage {
             version: VERSION,
-            dir: dir.to_string(),
+            dir: sent_path(dir)?,
             prefix: prefix.to_string(),
             options: options.given().clone(),
         });
@@ -503,7 +500,7 @@ impl VariantCodec {
         let dir = PathBuf::from(&message.dir);
         self.check_dir(&dir)?;
         let shred = CopyOptions::shred_choice(&message.options);
-        if !["auto", "spark", "none"].contains(&shred) {
+        if !ShredMode::PRESETS.contains(&shred) {
             // A schema file, read where the task runs.
             self.check_file(Path::new(shred))?;
         }
