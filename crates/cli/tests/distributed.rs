@@ -72,6 +72,12 @@ impl Worker {
     }
 }
 
+/// The addresses of `workers`, as `--workers` takes them.
+fn addresses(workers: &[Worker]) -> String {
+    let addresses: Vec<&str> = workers.iter().map(|w| w.address.as_str()).collect();
+    addresses.join(",")
+}
+
 /// Two workers reading beneath `root`.
 fn two_workers(dir: &Path, root: &Path) -> [Worker; 2] {
     [Worker::start(dir, root), Worker::start(dir, root)]
@@ -138,13 +144,12 @@ const QUERIES: [&str; 4] = [
     "SELECT variant_get(k.v, '$.name', 'string') AS name, count(*) AS n FROM 'data/events/' e JOIN 'data/keys/' k ON variant_get(e.v, '$.k', 'bigint') = k.key GROUP BY name ORDER BY name",
 ];
 
-fn sql(dir: &Path, workers: Option<&[&Worker]>, query: &str) -> std::process::Output {
+fn sql(dir: &Path, workers: Option<&[Worker]>, query: &str) -> std::process::Output {
     let mut args = vec!["sql".to_string(), "--format".into(), "json".into()];
     if let Some(workers) = workers {
-        let addresses: Vec<&str> = workers.iter().map(|w| w.address.as_str()).collect();
         args.extend([
             "--workers".into(),
-            addresses.join(","),
+            addresses(workers),
             "--token-file".into(),
             "token".into(),
             // The files are small: split them anyway (DataFusion splits
@@ -170,8 +175,7 @@ fn queries_on_workers_give_the_answers_of_one_process() {
         assert!(here.status.success(), "{query}: {}", stderr(&here));
         assert!(stdout(&here).lines().count() >= 1, "{query}");
         for cluster in [&workers[..1], &workers[..]] {
-            let cluster: Vec<&Worker> = cluster.iter().collect();
-            let there = sql(dir.path(), Some(&cluster), query);
+            let there = sql(dir.path(), Some(cluster), query);
             assert!(there.status.success(), "{query}: {}", stderr(&there));
             assert_eq!(
                 stdout(&there),
@@ -184,7 +188,7 @@ fn queries_on_workers_give_the_answers_of_one_process() {
     // The scan was split: each of the two tasks read its share.
     let explained = sql(
         dir.path(),
-        Some(&[&workers[0], &workers[1]]),
+        Some(&workers),
         &format!("EXPLAIN ANALYZE {}", QUERIES[0]),
     );
     let plan = stdout(&explained);
@@ -229,7 +233,6 @@ fn files_outside_the_data_roots_are_refused_symlinks_included() {
     // one worker would run as one task runs here, in the coordinator.)
     let keys = dir.path().join("data/keys");
     let workers = two_workers(dir.path(), &keys);
-    let workers = [&workers[0], &workers[1]];
     let inside = dir.path().join("data/keys/events");
     std::os::unix::fs::symlink(dir.path().join("data/events"), &inside).unwrap();
     for table in ["data/events/", "data/keys/events/"] {
@@ -324,12 +327,11 @@ fn a_worker_needs_a_token_file_and_a_data_root() {
 /// `query` running on `workers`, with the settings that keep its work
 /// on them.
 fn endless(dir: &Path, workers: &[Worker], query: &str) -> Child {
-    let addresses: Vec<&str> = workers.iter().map(|w| w.address.as_str()).collect();
     Command::new(env!("CARGO_BIN_EXE_vshred"))
         .args([
             "sql",
             "--workers",
-            &addresses.join(","),
+            &addresses(workers),
             "--token-file",
             "token",
         ])
@@ -441,7 +443,7 @@ fn a_joins_runtime_filter_prunes_on_the_workers_as_in_one_process() {
     let here = sql(dir.path(), None, &format!("EXPLAIN ANALYZE {query}"));
     let there = sql(
         dir.path(),
-        Some(&[&workers[0], &workers[1]]),
+        Some(&workers),
         &format!("EXPLAIN ANALYZE {query}"),
     );
     let (here, there) = (stdout(&here), stdout(&there));
@@ -457,7 +459,7 @@ fn a_joins_runtime_filter_prunes_on_the_workers_as_in_one_process() {
         13,
         "{there}"
     );
-    let answer = sql(dir.path(), Some(&[&workers[0], &workers[1]]), query);
+    let answer = sql(dir.path(), Some(&workers), query);
     assert_eq!(stdout(&answer).trim(), r#"{"n":2,"s":2995}"#);
 }
 
@@ -466,10 +468,9 @@ fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
     let dir = cluster_dir();
     let data = dir.path().join("data");
     let workers = two_workers(dir.path(), &data);
-    let both = [&workers[0], &workers[1]];
     let copy = sql(
         dir.path(),
-        Some(&both),
+        Some(&workers),
         "COPY (SELECT id, v FROM 'data/events/') TO 'data/copied/'",
     );
     assert!(copy.status.success(), "{}", stderr(&copy));
@@ -499,7 +500,7 @@ fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
     let outside = dir.path().join("elsewhere");
     let refused = sql(
         dir.path(),
-        Some(&both),
+        Some(&workers),
         &format!(
             "COPY (SELECT id, v FROM 'data/events/') TO '{}/'",
             outside.display()
