@@ -271,9 +271,10 @@ impl std::error::Error for Error {
 }
 
 impl Error {
-    /// An I/O error on `path`.
+    /// An I/O error on `path` (a file, or a URL of a store), the error its
+    /// source.
     #[cold]
-    pub(crate) fn io(path: &Path, e: std::io::Error) -> Error {
+    pub fn io(path: &Path, e: std::io::Error) -> Error {
         Error::new(ErrorKind::Io, e.to_string())
             .in_file(path)
             .with_source(e)

@@ -28,9 +28,14 @@
 //!
 //! A query engine reads a projection of a dataset in [`partition`]s
 //! instead, each on a thread of its own and in no order between them.
+//!
+//! The files are local unless the dataset is found in another
+//! [`storage`] ([`Dataset::find_in`]): an object store, read through the
+//! same plans, a column chunk per request.
 
 pub mod partition;
 pub mod schema;
+pub mod storage;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -46,6 +51,8 @@ use crate::parquet::{
 };
 use crate::predicate::Operand;
 use schema::{ColumnType, DatasetSchema};
+pub(crate) use storage::parquet_files_beneath;
+use storage::{LocalFiles, Storage};
 
 /// The most memory the footers kept between a dataset's passes take; the
 /// footers of more files than fit are read again when their file is
@@ -56,6 +63,8 @@ pub const FOOTER_CACHE_BYTES: usize = 64 << 20;
 /// The files of a dataset, in path order.
 pub struct Dataset {
     files: Vec<PathBuf>,
+    /// Where they are.
+    storage: Arc<dyn Storage>,
     /// What the first pass over the footers found.
     footers: OnceLock<Footers>,
     /// The Arrow schemas of the files' layouts, each converted once.
@@ -175,28 +184,13 @@ impl Dataset {
     /// `_` or `.`; or the files a glob pattern matches. In path order. An
     /// input that matches no file is an error.
     pub fn find(input: &Path) -> Result<Dataset> {
-        let text = input.to_string_lossy();
-        let mut files = Vec::new();
-        if input.is_dir() {
-            walk(input, &mut files)?;
-        } else if input.exists() || !text.contains(['*', '?', '[']) {
-            files.push(input.to_path_buf());
-        } else {
-            let paths = glob::glob(&text).map_err(|e| {
-                Error::new(ErrorKind::Usage, format!("not a glob pattern: {e}")).in_file(input)
-            })?;
-            for path in paths {
-                let path = path.map_err(|e| {
-                    let at = e.path().to_path_buf();
-                    Error::io(&at, e.into())
-                })?;
-                if path.is_dir() {
-                    walk(&path, &mut files)?;
-                } else {
-                    files.push(path);
-                }
-            }
-        }
+        Dataset::find_in(input, Arc::new(LocalFiles))
+    }
+
+    /// The files `input` names in `storage` ([`Storage::find`]), in path
+    /// order, read from there. An input that matches no file is an error.
+    pub fn find_in(input: &Path, storage: Arc<dyn Storage>) -> Result<Dataset> {
+        let mut files = storage.find(input)?;
         files.sort();
         files.dedup();
         if files.is_empty() {
@@ -206,18 +200,30 @@ impl Dataset {
             )
             .in_file(input));
         }
-        Ok(Dataset::from_files(files))
+        Ok(Dataset::from_files(files).with_storage(storage))
     }
 
-    /// A dataset of these files, in this order.
+    /// A dataset of these local files, in this order.
     pub fn from_files(files: Vec<PathBuf>) -> Dataset {
         Dataset {
             files,
+            storage: Arc::new(LocalFiles),
             footers: OnceLock::new(),
             layouts: Layouts::default(),
             footer_budget: FOOTER_CACHE_BYTES,
             numbering: None,
         }
+    }
+
+    /// The dataset with its files read from `storage` (which names them).
+    pub fn with_storage(mut self, storage: Arc<dyn Storage>) -> Dataset {
+        self.storage = storage;
+        self
+    }
+
+    /// Where the files are.
+    pub fn storage(&self) -> &Arc<dyn Storage> {
+        &self.storage
     }
 
     /// A share of a larger dataset: these files, each with the number of
@@ -322,15 +328,20 @@ impl Dataset {
         plan: impl Fn(&ParquetFile) -> Result<ScanPlan>,
     ) -> Result<PlannedFile> {
         let path = &self.files[i];
+        let source = self.open_source(path)?;
         let file = match &footers.kept[i] {
-            Some(footer) => ParquetFile::open_with_footer(path, footer, &self.layouts)?,
-            None => ParquetFile::open_in(path, &self.layouts)?,
+            Some(footer) => ParquetFile::open_with_footer(source, path, footer, &self.layouts)?,
+            None => ParquetFile::open_in(source, path, &self.layouts)?,
         };
         Ok(PlannedFile {
             plan: plan(&file).map_err(|e| e.in_file(path))?,
             variants: file.variant_columns(),
             file,
         })
+    }
+
+    fn open_source(&self, path: &Path) -> Result<Arc<dyn crate::parquet::ByteSource>> {
+        self.storage.open(path).map_err(|e| Error::io(path, e))
     }
 
     /// Opens every file, its footer read on the worker pool, and hands
@@ -345,7 +356,11 @@ impl Dataset {
             options.workers(self.files.len()),
             || Ok(paths.next().map(|path| (path, 1))),
             |path, send| {
-                send(ParquetFile::open_in(path, &self.layouts)?);
+                send(ParquetFile::open_in(
+                    self.open_source(path)?,
+                    path,
+                    &self.layouts,
+                )?);
                 Ok(())
             },
             |file| visit(&file),
@@ -593,36 +608,4 @@ impl Dataset {
         }
         Ok(())
     }
-}
-
-/// The `*.parquet` files beneath `dir` that [`Dataset::find`] would read,
-/// in path order (none: an empty list, not an error).
-pub(crate) fn parquet_files_beneath(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    walk(dir, &mut files)?;
-    files.sort();
-    Ok(files)
-}
-
-/// Adds the `*.parquet` files beneath `dir` to `files`, skipping names
-/// that start with `_` or `.`. A symbolic link to a file is read; one to a
-/// directory is not followed, so that a loop cannot make the walk endless.
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io(dir, e))?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('_') || name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        let kind = entry.file_type().map_err(|e| Error::io(&path, e))?;
-        if kind.is_dir() {
-            walk(&path, files)?;
-        } else if name.ends_with(".parquet") && path.is_file() {
-            files.push(path);
-        }
-    }
-    Ok(())
 }

@@ -90,7 +90,9 @@ impl Dataset {
             })
             .map(|i| (self.files[i].clone(), footers.first_row_group[i]))
             .collect();
-        Ok(Dataset::from_numbered_files(files).with_footer_budget(self.footer_budget))
+        Ok(Dataset::from_numbered_files(files)
+            .with_footer_budget(self.footer_budget)
+            .with_storage(self.storage.clone()))
     }
 
     /// The batches of `partition`'s share of the dataset, each of `schema`

@@ -22,7 +22,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::arrow_hint::readable_hint;
 use crate::parquet::scan::guarded;
 use crate::parquet::schema::is_variant_field;
-use crate::parquet::shared_file::SharedFile;
+use crate::parquet::shared_file::{ByteSource, LocalFile, SharedFile};
 
 /// `schema` with the binary leaves of the `variants` columns read as
 /// [`DataType::BinaryView`](arrow::datatypes::DataType::BinaryView).
@@ -254,12 +254,11 @@ struct FileStamp {
 }
 
 impl FileStamp {
-    fn of(file: &File, name: &Path) -> Result<FileStamp> {
-        let metadata = file.metadata().map_err(|e| Error::io(name, e))?;
-        Ok(FileStamp {
-            length: metadata.len(),
-            modified: metadata.modified().ok(),
-        })
+    fn of(source: &dyn ByteSource) -> FileStamp {
+        FileStamp {
+            length: source.size(),
+            modified: source.modified(),
+        }
     }
 }
 
@@ -292,21 +291,22 @@ impl ParquetFile {
         ParquetFile::from_file(file, path)
     }
 
-    /// Opens `path` again with the footer read when it was opened before,
-    /// or, if the file has changed since (its length or modification
-    /// time), with its footer read anew.
+    /// Opens the file `source` reads, named `name` in errors, again with
+    /// the footer read when it was opened before, or, if the file has
+    /// changed since (its length or modification time), with its footer
+    /// read anew.
     pub fn open_with_footer(
-        path: &Path,
+        source: Arc<dyn ByteSource>,
+        name: &Path,
         footer: &Footer,
         layouts: &Layouts,
     ) -> Result<ParquetFile> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        if FileStamp::of(&file, path)? != footer.stamp {
-            return ParquetFile::read_footer(file, path, layouts);
+        if FileStamp::of(&*source) != footer.stamp {
+            return ParquetFile::open_in(source, name, layouts);
         }
         Ok(ParquetFile {
-            path: path.to_path_buf(),
-            file: SharedFile::new(file),
+            path: name.to_path_buf(),
+            file: SharedFile::new(source),
             metadata: footer.metadata.clone(),
             stamp: footer.stamp,
         })
@@ -343,20 +343,21 @@ impl ParquetFile {
     /// Reads the footer of an open file (standard input redirected from a
     /// file, say); `name` is how errors refer to it.
     pub fn from_file(file: File, name: &Path) -> Result<ParquetFile> {
-        ParquetFile::read_footer(file, name, &Layouts::default())
+        let source = LocalFile::new(file).map_err(|e| Error::io(name, e))?;
+        ParquetFile::open_in(Arc::new(source), name, &Layouts::default())
     }
 
-    /// Opens `path` and reads its footer, converting its schema to Arrow
-    /// only if `layouts` has not seen it.
-    pub fn open_in(path: &Path, layouts: &Layouts) -> Result<ParquetFile> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        ParquetFile::read_footer(file, path, layouts)
-    }
-
-    fn read_footer(file: File, name: &Path, layouts: &Layouts) -> Result<ParquetFile> {
-        let stamp = FileStamp::of(&file, name)?;
+    /// Reads the footer of the file `source` reads, named `name` in
+    /// errors, converting its schema to Arrow only if `layouts` has not
+    /// seen it.
+    pub fn open_in(
+        source: Arc<dyn ByteSource>,
+        name: &Path,
+        layouts: &Layouts,
+    ) -> Result<ParquetFile> {
+        let stamp = FileStamp::of(&*source);
         let length = stamp.length;
-        let file = SharedFile::new(file);
+        let file = SharedFile::new(source);
         check_magic(&file, length).map_err(|e| e.in_file(name))?;
         let metadata = ParquetMetaDataReader::new()
             .parse_and_finish(&file)

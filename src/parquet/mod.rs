@@ -24,6 +24,7 @@ pub use read::GetRequest;
 pub(crate) use read::{get_of_batch, json_lines_of_batch};
 pub use scan::ScanOptions;
 pub(crate) use scan::{next_batch, run_ordered};
+pub use shared_file::{ByteSource, LocalFile};
 
 pub use schema::{
     DecimalMode, VARIANT_EXTENSION_NAME, is_variant_field, typed_value_path, variant_field,

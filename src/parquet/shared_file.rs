@@ -2,6 +2,11 @@
 //! handles share one offset, so concurrent row-group readers would read each
 //! other's bytes; positional reads (`pread`) leave no shared state.
 //!
+//! Its bytes come from a [`ByteSource`]: a local file ([`LocalFile`]), or
+//! an object in a store, which an integration provides (the DataFusion
+//! crate's over the `object_store` crate). A source is read at offsets and
+//! by whole ranges, so that a store gets one request per column chunk.
+//!
 //! It also stops one denial of service: the parquet crate's page header
 //! parser skips unknown Thrift fields without stopping at the end of the
 //! file, so a corrupt header that declares a list of two billion elements
@@ -19,15 +24,84 @@ use std::io::{self, BufReader, Read};
 use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 use bytes::Bytes;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::reader::{ChunkReader, Length};
 
+/// The bytes of one file, read at offsets by several threads at once.
+pub trait ByteSource: Send + Sync {
+    /// Its size in bytes, as it was when opened.
+    fn size(&self) -> u64;
+
+    /// When it was last modified, if known: with the length, what tells a
+    /// file that changed from one that did not.
+    fn modified(&self) -> Option<SystemTime>;
+
+    /// Reads from `offset` into `buf`: as many bytes as fit and are there,
+    /// 0 at the end.
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+
+    /// Reads `range` at once (a column chunk, a footer): fewer bytes only
+    /// where the source ends. Reads at offsets until done unless a source
+    /// does better (a store, one request).
+    fn read_range(&self, range: Range<u64>) -> io::Result<Bytes> {
+        let length = usize::try_from(range.end.saturating_sub(range.start))
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a range past memory"))?;
+        let mut buffer = vec![0; length];
+        let mut filled = 0;
+        while filled < length {
+            match self.read_at(&mut buffer[filled..], range.start + filled as u64)? {
+                0 => break,
+                n => filled += n,
+            }
+        }
+        buffer.truncate(filled);
+        Ok(buffer.into())
+    }
+}
+
+/// A local file as a [`ByteSource`], read by positional reads (`pread`).
+pub struct LocalFile {
+    file: File,
+    length: u64,
+    modified: Option<SystemTime>,
+}
+
+impl LocalFile {
+    /// The file, its length and modification time taken now.
+    pub fn new(file: File) -> io::Result<LocalFile> {
+        let metadata = file.metadata()?;
+        Ok(LocalFile {
+            length: metadata.len(),
+            modified: metadata.modified().ok(),
+            file,
+        })
+    }
+}
+
+impl ByteSource for LocalFile {
+    fn size(&self) -> u64 {
+        self.length
+    }
+
+    fn modified(&self) -> Option<SystemTime> {
+        self.modified
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        #[cfg(unix)]
+        return std::os::unix::fs::FileExt::read_at(&self.file, buf, offset);
+        #[cfg(windows)]
+        return std::os::windows::fs::FileExt::seek_read(&self.file, buf, offset);
+    }
+}
+
 /// A shared open file, read at explicit offsets.
 #[derive(Clone)]
 pub(crate) struct SharedFile {
-    file: Arc<File>,
+    source: Arc<dyn ByteSource>,
     /// Bytes read so far, by every clone: what a scan reports it read.
     read: Arc<AtomicU64>,
     /// Ranges read ahead, by offset: reads within one are served from it.
@@ -41,9 +115,9 @@ struct Held {
 }
 
 impl SharedFile {
-    pub(crate) fn new(file: File) -> SharedFile {
+    pub(crate) fn new(source: Arc<dyn ByteSource>) -> SharedFile {
         SharedFile {
-            file: Arc::new(file),
+            source,
             read: Arc::new(AtomicU64::new(0)),
             held: Arc::new([]),
         }
@@ -70,7 +144,7 @@ impl SharedFile {
         }
         held.sort_by_key(|h| h.offset);
         Ok(SharedFile {
-            file: self.file.clone(),
+            source: self.source.clone(),
             read: self.read.clone(),
             held: held.into(),
         })
@@ -90,10 +164,7 @@ impl SharedFile {
     }
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        #[cfg(unix)]
-        let n = std::os::unix::fs::FileExt::read_at(&*self.file, buf, offset)?;
-        #[cfg(windows)]
-        let n = std::os::windows::fs::FileExt::seek_read(&*self.file, buf, offset)?;
+        let n = self.source.read_at(buf, offset)?;
         self.read.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
@@ -143,7 +214,7 @@ impl Read for ReadFrom {
 
 impl Length for SharedFile {
     fn len(&self) -> u64 {
-        self.file.len()
+        self.source.size()
     }
 }
 
@@ -182,14 +253,16 @@ impl ChunkReader for SharedFile {
         if let Some(held) = self.held_from(start).filter(|h| h.len() >= length) {
             return Ok(held.slice(..length));
         }
-        let mut buffer = Vec::with_capacity(length);
-        let from = ReadFrom::new(self, start);
-        let read = from.take(length as u64).read_to_end(&mut buffer)?;
-        if read != length {
+        // A corrupt length past the end allocates no more than the file.
+        let end = start.saturating_add(length as u64).min(self.len());
+        let bytes = self.source.read_range(start..end.max(start))?;
+        self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        if bytes.len() != length {
             return Err(ParquetError::EOF(format!(
-                "Expected to read {length} bytes, read only {read}"
+                "Expected to read {length} bytes, read only {}",
+                bytes.len()
             )));
         }
-        Ok(buffer.into())
+        Ok(bytes)
     }
 }

@@ -200,6 +200,25 @@ fn queries_on_workers_give_the_answers_of_one_process() {
 }
 
 #[test]
+fn tables_named_by_url_are_read_from_the_workers_object_store() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    let url = |table: &str| format!("'file://{}/{table}'", dir.path().display());
+    for query in [QUERIES[0], QUERIES[3]] {
+        let here = sql(dir.path(), None, query);
+        assert!(here.status.success(), "{query}: {}", stderr(&here));
+        let by_url = query
+            .replace("'data/events/'", &url("data/events/"))
+            .replace("'data/keys/'", &url("data/keys/"));
+        assert!(by_url.contains("file://"), "{by_url}");
+        let there = sql(dir.path(), Some(&workers), &by_url);
+        assert!(there.status.success(), "{by_url}: {}", stderr(&there));
+        assert_eq!(stdout(&there), stdout(&here), "{by_url}");
+    }
+}
+
+#[test]
 fn a_request_without_the_token_is_refused_and_logged() {
     let dir = cluster_dir();
     let mut worker = Worker::start(dir.path(), &dir.path().join("data"));
@@ -235,7 +254,8 @@ fn files_outside_the_data_roots_are_refused_symlinks_included() {
     let workers = two_workers(dir.path(), &keys);
     let inside = dir.path().join("data/keys/events");
     std::os::unix::fs::symlink(dir.path().join("data/events"), &inside).unwrap();
-    for table in ["data/events/", "data/keys/events/"] {
+    let by_url = format!("file://{}/data/events/", dir.path().display());
+    for table in ["data/events/", "data/keys/events/", &by_url] {
         // A sum reads the rows (a count would come from the footers).
         let query = format!("SELECT sum(id) FROM '{table}'");
         let out = sql(dir.path(), Some(&workers), &query);

@@ -41,6 +41,7 @@ pub mod functions;
 pub mod jsonl;
 pub mod scan;
 pub mod schema_of;
+pub mod store;
 pub mod table;
 pub mod write_partitions;
 

@@ -7,7 +7,9 @@
 //! type over an unshredded struct (`metadata`, `value`), whatever each
 //! file's layout. It is what `SELECT ... FROM 'path/'` reads
 //! ([`VariantUrlTables`]) and what `CREATE EXTERNAL TABLE t STORED AS
-//! PARQUET LOCATION 'path/'` creates ([`VariantTableFactory`]).
+//! PARQUET LOCATION 'path/'` creates ([`VariantTableFactory`]). A URL
+//! (`s3://bucket/logs/`, `file:///data/`) is read from the session's
+//! object store for it ([`crate::store`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider, TableProviderFactory, UrlTableFactory};
 use datafusion::common::{Result, plan_err};
 use datafusion::datasource::dynamic_file::DynamicListTableFactory;
+use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use vshred::dataset::Dataset;
@@ -25,6 +28,7 @@ use vshred::parquet::{Projected, Projection};
 use crate::filter::{combine, to_predicate};
 use crate::functions::external;
 use crate::scan::VariantScanExec;
+use crate::store::{StoreFiles, store_url};
 
 /// A dataset of Parquet files with Variant columns, as a table.
 pub struct VariantTable {
@@ -39,6 +43,17 @@ impl VariantTable {
     /// footers are read here, once, to know the columns.
     pub fn open(input: &Path) -> Result<VariantTable> {
         VariantTable::new(Dataset::find(input).map_err(external)?)
+    }
+
+    /// The table of the files `location` names: a local path as
+    /// [`open`](Self::open) takes, or a URL of an object store `runtime`
+    /// has registered ([`StoreFiles`]).
+    pub fn open_location(location: &str, runtime: &RuntimeEnv) -> Result<VariantTable> {
+        let dataset = match StoreFiles::of_location(location, runtime)? {
+            Some(store) => Dataset::find_in(Path::new(location), Arc::new(store)),
+            None => Dataset::find(Path::new(location)),
+        };
+        VariantTable::new(dataset.map_err(external)?)
     }
 
     /// The table of `dataset`.
@@ -129,7 +144,7 @@ pub struct VariantTableFactory;
 impl TableProviderFactory for VariantTableFactory {
     async fn create(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         cmd: &CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
         if !cmd.table_partition_cols.is_empty() {
@@ -138,8 +153,10 @@ impl TableProviderFactory for VariantTableFactory {
         let [location] = cmd.locations.as_slice() else {
             return plan_err!("a Variant table has one location (a file, a directory or a glob)");
         };
-        let location = location.strip_prefix("file://").unwrap_or(location);
-        Ok(Arc::new(VariantTable::open(Path::new(location))?))
+        Ok(Arc::new(VariantTable::open_location(
+            location,
+            state.runtime_env(),
+        )?))
     }
 }
 
@@ -160,10 +177,20 @@ impl VariantUrlTables {
 #[async_trait]
 impl UrlTableFactory for VariantUrlTables {
     async fn try_new(&self, url: &str) -> Result<Option<Arc<dyn TableProvider>>> {
-        let path = Path::new(url.strip_prefix("file://").unwrap_or(url));
-        let is_parquet = path.extension().is_some_and(|e| e == "parquet") || path.is_dir();
+        let is_parquet = match store_url(url) {
+            // A store has no directories to look at: a prefix ends in `/`.
+            Some(_) => url.ends_with(".parquet") || url.ends_with('/'),
+            None => {
+                let path = Path::new(url);
+                path.extension().is_some_and(|e| e == "parquet") || path.is_dir()
+            }
+        };
         if is_parquet || (url.contains(['*', '?', '[']) && url.ends_with(".parquet")) {
-            return Ok(Some(Arc::new(VariantTable::open(path)?)));
+            let Some(session) = self.others.session_store().get_session().upgrade() else {
+                return plan_err!("the session of {url} has ended");
+            };
+            let runtime = session.read().runtime_env().clone();
+            return Ok(Some(Arc::new(VariantTable::open_location(url, &runtime)?)));
         }
         self.others.try_new(url).await
     }

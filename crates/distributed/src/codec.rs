@@ -26,6 +26,13 @@
 //! its symlinks are resolved, beneath one of the worker's data roots: the
 //! files a scan reads, and a write's directory (its nearest existing
 //! ancestor resolved, the rest without `..`) and schema file, if any.
+//!
+//! A scan's files may be URLs of an object store ([`StoreFiles`]): the
+//! worker reads them from the store its own session registered for that
+//! URL, never one the plan describes. A `file://` URL is checked as the
+//! path it names; another must be beneath a data root given as a URL of
+//! the same store (`s3://bucket/logs/`), segment by segment, with no `.`
+//! or `..` segment.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,6 +41,8 @@ use std::sync::Arc;
 use arrow::datatypes::SchemaRef;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::object_store::path::Path as Location;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion_distributed::DistributedTaskContext;
 use datafusion_proto::physical_plan::{
@@ -42,6 +51,7 @@ use datafusion_proto::physical_plan::{
 use datafusion_proto::protobuf::PhysicalExprNode;
 use prost::Message as _;
 use serde::{Deserialize, Serialize};
+use url::Url;
 use vshred::dataset::Dataset;
 use vshred::encode::ShredMode;
 use vshred::parquet::{Projected, Projection};
@@ -49,15 +59,25 @@ use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
 use vshred_datafusion::copy::{CopyOptions, OUR_OPTIONS, SHARED_OPTIONS};
 use vshred_datafusion::scan::VariantScanExec;
+use vshred_datafusion::store::{StoreFiles, store_url};
 use vshred_datafusion::write_partitions::WritePartitionsExec;
 
 /// The codec of our plans: the coordinator's (which sends) and a
 /// worker's (which checks what it receives against its data roots).
 #[derive(Debug, Clone, Default)]
 pub struct VariantCodec {
-    /// The directories a worker reads beneath, resolved; `None` on the
-    /// coordinator, which reads what its user names.
-    data_roots: Option<Arc<[PathBuf]>>,
+    /// Where a worker reads; `None` on the coordinator, which reads what
+    /// its user names.
+    data_roots: Option<Arc<DataRoots>>,
+}
+
+/// A worker's data roots.
+#[derive(Debug, Default)]
+struct DataRoots {
+    /// Local directories, resolved.
+    dirs: Vec<PathBuf>,
+    /// Prefixes in object stores: the store's URL, and the prefix in it.
+    stores: Vec<(ObjectStoreUrl, Location)>,
 }
 
 /// Most files, outputs, partitions and tasks a scan may have.
@@ -82,19 +102,26 @@ impl VariantCodec {
         VariantCodec::default()
     }
 
-    /// A worker's codec: scans of files outside `roots` are refused. The
-    /// roots must exist.
+    /// A worker's codec: scans of files outside `roots` are refused. A
+    /// root is a directory, which must exist, or the URL of a prefix in
+    /// an object store (`s3://bucket/logs/`; `file://` names a directory).
     pub fn with_data_roots(roots: &[PathBuf]) -> Result<VariantCodec> {
-        let roots = roots
-            .iter()
-            .map(|root| {
-                root.canonicalize().map_err(|e| {
-                    DataFusionError::Configuration(format!("data root {}: {e}", root.display()))
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut data_roots = DataRoots::default();
+        for root in roots {
+            let unusable = |why: String| {
+                DataFusionError::Configuration(format!("data root {}: {why}", root.display()))
+            };
+            match object_of(root).map_err(unusable)? {
+                Some((url, location)) => data_roots.stores.push((url, location)),
+                None => {
+                    let dir = local_path(root).map_err(unusable)?;
+                    let dir = dir.canonicalize().map_err(|e| unusable(e.to_string()))?;
+                    data_roots.dirs.push(dir);
+                }
+            }
+        }
         Ok(VariantCodec {
-            data_roots: Some(roots.into()),
+            data_roots: Some(Arc::new(data_roots)),
         })
     }
 
@@ -103,19 +130,33 @@ impl VariantCodec {
         let Some(roots) = &self.data_roots else {
             return Ok(());
         };
-        let resolved = file.canonicalize().map_err(|e| {
+        let outside = || {
+            refused(format!(
+                "a plan names {}, which is outside this worker's data roots",
+                file.display()
+            ))
+        };
+        let unreadable = |e: String| {
             refused(format!(
                 "a plan names {}, which cannot be read: {e}",
                 file.display()
             ))
-        })?;
-        if roots.iter().any(|root| resolved.starts_with(root)) {
+        };
+        if let Some((url, location)) = object_of(file).map_err(unreadable)? {
+            let beneath = roots
+                .stores
+                .iter()
+                .any(|(root, prefix)| *root == url && location.prefix_matches(prefix));
+            return if beneath { Ok(()) } else { Err(outside()) };
+        }
+        let resolved = local_path(file)
+            .map_err(unreadable)?
+            .canonicalize()
+            .map_err(|e| unreadable(e.to_string()))?;
+        if roots.dirs.iter().any(|root| resolved.starts_with(root)) {
             Ok(())
         } else {
-            Err(refused(format!(
-                "a plan names {}, which is outside this worker's data roots",
-                file.display()
-            )))
+            Err(outside())
         }
     }
 
@@ -147,6 +188,33 @@ impl VariantCodec {
             ))
         })
     }
+}
+
+/// The path a local name means: itself, or a `file://` URL's path.
+fn local_path(name: &Path) -> std::result::Result<PathBuf, String> {
+    let text = name.to_string_lossy();
+    match store_url(&text) {
+        Some(_) => Url::parse(&text)
+            .ok()
+            .and_then(|url| url.to_file_path().ok())
+            .ok_or_else(|| "not a local file URL".to_string()),
+        None => Ok(name.to_path_buf()),
+    }
+}
+
+/// The store and location a name means when it is a URL of an object
+/// store other than the local filesystem (`file://` names a path).
+fn object_of(name: &Path) -> std::result::Result<Option<(ObjectStoreUrl, Location)>, String> {
+    let text = name.to_string_lossy();
+    let Some(url) = store_url(&text) else {
+        return Ok(None);
+    };
+    if url == ObjectStoreUrl::local_filesystem() {
+        return Ok(None);
+    }
+    let parsed = Url::parse(&text).map_err(|e| e.to_string())?;
+    let location = Location::from_url_path(parsed.path()).map_err(|e| e.to_string())?;
+    Ok(Some((url, location)))
 }
 
 /// `path` as the text a message carries.
@@ -364,13 +432,18 @@ impl VariantCodec {
         framed(&message, &schema_bytes(&scan.schema())?)
     }
 
-    /// The scan of `bytes`, checked, without its runtime filters.
-    pub fn decode_scan(&self, bytes: &[u8]) -> Result<VariantScanExec> {
-        self.decode_scan_with(bytes).map(|(scan, _)| scan)
+    /// The scan of `bytes`, checked, without its runtime filters; files
+    /// in an object store are read from the store of `context`'s session.
+    pub fn decode_scan(&self, bytes: &[u8], context: &TaskContext) -> Result<VariantScanExec> {
+        self.decode_scan_with(bytes, context).map(|(scan, _)| scan)
     }
 
     /// The scan of `bytes`, checked, and its runtime filters' protobufs.
-    fn decode_scan_with(&self, bytes: &[u8]) -> Result<(VariantScanExec, Vec<Vec<u8>>)> {
+    fn decode_scan_with(
+        &self,
+        bytes: &[u8],
+        context: &TaskContext,
+    ) -> Result<(VariantScanExec, Vec<Vec<u8>>)> {
         let (message, schema) = unframed(bytes)?;
         let Message::Scan(message) = message else {
             return Err(refused("a node that is not a scan".into()));
@@ -435,11 +508,16 @@ impl VariantCodec {
             filter,
             runtime_filter: None,
         };
+        let storage = storage_of(&files, context)?;
         let dataset = match message.numbering {
             Some(numbering) => {
                 Dataset::from_numbered_files(files.into_iter().zip(numbering).collect())
             }
             None => Dataset::from_files(files),
+        };
+        let dataset = match storage {
+            Some(storage) => dataset.with_storage(Arc::new(storage)),
+            None => dataset,
         };
         let scan = VariantScanExec::from_parts(
             Arc::new(dataset),
@@ -519,6 +597,33 @@ impl VariantCodec {
     }
 }
 
+/// The store a scan's `files` are read from when they are URLs (of one
+/// store, all of them), as the worker's session registered it.
+fn storage_of(files: &[PathBuf], context: &TaskContext) -> Result<Option<StoreFiles>> {
+    let Some(first) = files.first() else {
+        return Ok(None);
+    };
+    let Some(store) = StoreFiles::of_location(&first.to_string_lossy(), &context.runtime_env())?
+    else {
+        if let Some(url) = files
+            .iter()
+            .find(|f| store_url(&f.to_string_lossy()).is_some())
+        {
+            return Err(refused(format!(
+                "a scan of local files and {}",
+                url.display()
+            )));
+        }
+        return Ok(None);
+    };
+    for file in files {
+        store
+            .location(file)
+            .map_err(|e| refused(format!("a scan's file {}: {e}", file.display())))?;
+    }
+    Ok(Some(store))
+}
+
 /// `message` as JSON, its length first (4 bytes, little-endian), then
 /// `rest`.
 fn framed(message: &Message, rest: &[u8]) -> Result<Vec<u8>> {
@@ -567,7 +672,7 @@ impl PhysicalExtensionCodec for VariantCodec {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         match inputs {
             [] => {
-                let (scan, filters) = self.decode_scan_with(buf)?;
+                let (scan, filters) = self.decode_scan_with(buf, ctx)?;
                 let schema = scan.schema();
                 let context = PhysicalPlanDecodeContext::new(ctx, self);
                 let filters = filters

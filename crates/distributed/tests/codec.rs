@@ -75,7 +75,7 @@ fn a_scan_comes_back_as_it_was_sent() {
     );
     let codec = VariantCodec::with_data_roots(&[dir.path().to_path_buf()]).unwrap();
     let bytes = codec.encode_scan(&sent).unwrap();
-    let received = codec.decode_scan(&bytes).unwrap();
+    let received = codec.decode_scan(&bytes, &task(0, 1)).unwrap();
     let (dataset, projection, partitions, task) = received.parts();
     let (sent_dataset, sent_projection, ..) = sent.parts();
     assert_eq!(dataset.files(), sent_dataset.files());
@@ -99,7 +99,7 @@ fn a_tasks_share_comes_back_with_its_numbering() {
     let sent = whole.for_task(1, 2).unwrap();
     let codec = VariantCodec::with_data_roots(&[dir.path().to_path_buf()]).unwrap();
     let received = codec
-        .decode_scan(&codec.encode_scan(&sent).unwrap())
+        .decode_scan(&codec.encode_scan(&sent).unwrap(), &task(1, 2))
         .unwrap();
     let dataset = received.parts().0;
     assert_eq!(dataset.files(), &whole.parts().0.files()[3..5]);
@@ -122,7 +122,10 @@ fn a_worker_refuses_files_outside_its_roots_symlinks_included() {
         let bytes = VariantCodec::new()
             .encode_scan(&scan(vec![path.clone()], None))
             .unwrap();
-        let error = codec.decode_scan(&bytes).unwrap_err().to_string();
+        let error = codec
+            .decode_scan(&bytes, &task(0, 1))
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("outside this worker's data roots"),
             "{}: {error}",
@@ -133,10 +136,84 @@ fn a_worker_refuses_files_outside_its_roots_symlinks_included() {
     let bytes = VariantCodec::new()
         .encode_scan(&scan(vec![ok], None))
         .unwrap();
-    codec.decode_scan(&bytes).unwrap();
+    codec.decode_scan(&bytes, &task(0, 1)).unwrap();
 }
 
 /// The message of `bytes` (their JSON) with `edit` applied, reframed.
+#[tokio::test]
+async fn a_scan_of_a_store_reads_from_the_workers_store_beneath_its_url_roots() {
+    use datafusion::execution::object_store::ObjectStoreUrl;
+    use datafusion::object_store::memory::InMemory;
+    use datafusion::object_store::{ObjectStoreExt, PutPayload};
+    use vshred_datafusion::store::StoreFiles;
+
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(file(dir.path(), "a.parquet")).unwrap();
+    let memory = Arc::new(InMemory::new());
+    for name in ["data/a.parquet", "other/a.parquet"] {
+        memory
+            .put(&name.into(), PutPayload::from(bytes.clone()))
+            .await
+            .unwrap();
+    }
+    let url = ObjectStoreUrl::parse("memory://").unwrap();
+    let context = Arc::new(task(0, 1));
+    context
+        .runtime_env()
+        .register_object_store(url.as_ref(), memory.clone());
+    let scan_of = |name: &str| {
+        let storage = Arc::new(StoreFiles::new(memory.clone(), &url));
+        let dataset = Dataset::find_in(Path::new(name), storage).unwrap();
+        let projection = Projection {
+            outputs: vec![("text".into(), Projected::Json("v".into()))],
+            ..Projection::default()
+        };
+        let schema = dataset.projection_schema(&projection).unwrap();
+        VariantScanExec::new(Arc::new(dataset), projection, schema)
+    };
+    let codec = VariantCodec::with_data_roots(&["memory:///data/".into()]).unwrap();
+    let bytes = codec.encode_scan(&scan_of("memory:///data/")).unwrap();
+    let received = codec.decode_scan(&bytes, &context).unwrap();
+    let batches: Vec<_> = datafusion::physical_plan::collect(Arc::new(received), context.clone())
+        .await
+        .unwrap();
+    let text = arrow::util::pretty::pretty_format_batches(&batches)
+        .unwrap()
+        .to_string();
+    assert!(text.contains(r#"{"a":2,"b":{"c":"y"}}"#), "{text}");
+    // Outside the roots, by name or by `..`, or in a store the worker has
+    // not registered: refused.
+    let outside = codec.encode_scan(&scan_of("memory:///other/")).unwrap();
+    let climbing = edited(&outside, |m| {
+        m["files"][0] = "memory:///data/%2E%2E/other/a.parquet".into()
+    });
+    for (bytes, expected) in [
+        (
+            outside,
+            "memory:///other/a.parquet, which is outside this worker's data roots",
+        ),
+        (
+            climbing,
+            "memory:///data/%2E%2E/other/a.parquet, which is outside",
+        ),
+    ] {
+        let error = codec.decode_scan(&bytes, &context).unwrap_err().to_string();
+        assert!(error.contains(expected), "{error}");
+    }
+    let elsewhere = VariantCodec::with_data_roots(&["memory:///".into()]).unwrap();
+    let error = elsewhere
+        .decode_scan(
+            &codec.encode_scan(&scan_of("memory:///data/")).unwrap(),
+            &task(0, 1),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("no object store is registered for memory:///"),
+        "{error}"
+    );
+}
+
 fn edited(bytes: &[u8], edit: impl Fn(&mut serde_json::Value)) -> Vec<u8> {
     let length = u32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize;
     let mut message: serde_json::Value = serde_json::from_slice(&bytes[4..4 + length]).unwrap();
@@ -208,7 +285,10 @@ fn crafted_counts_and_nesting_are_refused() {
         ("schema", bytes[..bytes.len() - 100].to_vec()),
     ];
     for (what, bytes) in cases {
-        let error = codec.decode_scan(&bytes).unwrap_err().to_string();
+        let error = codec
+            .decode_scan(&bytes, &task(0, 1))
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("refused"), "{what}: {error}");
     }
 }
@@ -237,13 +317,13 @@ proptest! {
         flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..8),
     ) {
         let codec = VariantCodec::new();
-        let _ = codec.decode_scan(&noise);
+        let _ = codec.decode_scan(&noise, &task(0, 1));
         let mut bytes = sent_bytes().clone();
         for (at, byte) in flips {
             let at = at % bytes.len();
             bytes[at] = byte;
         }
-        let _ = codec.decode_scan(&bytes);
+        let _ = codec.decode_scan(&bytes, &task(0, 1));
     }
 
     /// Likewise for a write.

@@ -1,0 +1,296 @@
+//! Datasets in object stores: `SELECT ... FROM 's3://bucket/logs/'`,
+//! `memory:///events/`, `file:///data/events/` (a URL, not a plain path),
+//! read from the store the session has registered for the URL's scheme and
+//! authority (`SessionContext::register_object_store`; DataFusion
+//! registers `file://` itself), through the `object_store` crate.
+//!
+//! [`StoreFiles`] is the core's [`Storage`] over such a store: it lists a
+//! prefix to find a dataset's files (as a directory is walked: every
+//! `*.parquet` beneath, names starting with `_` or `.` skipped; a glob
+//! matched against the listing), and reads a file by ranges, one request
+//! per column chunk. A file is named by its URL, in errors too.
+//!
+//! The core reads synchronously, on the thread that asks for a batch, so
+//! each request runs on a small runtime of our own and the reader waits
+//! for it: that works whatever thread asks (one of DataFusion's, or a
+//! worker of the core's pool), as a local read blocks the same thread.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use datafusion::object_store::{ObjectStoreExt, PutPayload, memory::InMemory};
+//! use vshred::encode::{EncodeOptions, encode};
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! // A file in an in-memory store, registered for `memory://`.
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("a.parquet");
+//! let rows = "{\"id\": 1, \"v\": {\"n\": 2}}\n{\"id\": 2, \"v\": {\"n\": 40}}\n";
+//! let options = EncodeOptions { variant_fields: vec!["v".into()], ..EncodeOptions::default() };
+//! encode(&mut rows.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+//! let store = Arc::new(InMemory::new());
+//! let bytes = std::fs::read(&path).unwrap();
+//! store.put(&"events/a.parquet".into(), PutPayload::from(bytes)).await.unwrap();
+//!
+//! let ctx = vshred_datafusion::context(Default::default());
+//! ctx.register_object_store(&url::Url::parse("memory://").unwrap(), store);
+//! let sql = "SELECT sum(variant_get(v, '$.n', 'bigint')) AS n FROM 'memory:///events/'";
+//! let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+//! let n = batches[0].column(0).as_any().downcast_ref::<arrow::array::Int64Array>().unwrap();
+//! assert_eq!(n.value(0), 42);
+//! # });
+//! ```
+
+use std::future::Future;
+use std::io;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::SystemTime;
+
+use bytes::Bytes;
+use datafusion::common::{Result, plan_err};
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::object_store::path::Path as Location;
+use datafusion::object_store::{ObjectStore, ObjectStoreExt};
+use futures::TryStreamExt;
+use url::{Position, Url};
+use vshred::dataset::storage::{Storage, is_dataset_file, is_glob};
+use vshred::parquet::ByteSource;
+
+/// Threads of the runtime the stores' requests run on: they wait on the
+/// network, not the CPU.
+const IO_THREADS: usize = 2;
+
+/// The files of one object store, named by their URLs.
+#[derive(Debug, Clone)]
+pub struct StoreFiles {
+    store: Arc<dyn ObjectStore>,
+    /// The store's URL: scheme and authority, path `/`.
+    base: Url,
+}
+
+/// The store's URL of `location` when it names one (`scheme://...`), not
+/// a local path (`data/x.parquet`, `C:\data`).
+pub fn store_url(location: &str) -> Option<ObjectStoreUrl> {
+    let (scheme, _) = location.split_once("://")?;
+    if scheme.len() < 2 {
+        return None;
+    }
+    let url = Url::parse(location).ok()?;
+    ObjectStoreUrl::parse(&url[..Position::BeforePath]).ok()
+}
+
+impl StoreFiles {
+    /// The files of `store`, whose URL is `url`.
+    pub fn new(store: Arc<dyn ObjectStore>, url: &ObjectStoreUrl) -> StoreFiles {
+        StoreFiles {
+            store,
+            base: AsRef::<Url>::as_ref(url).clone(),
+        }
+    }
+
+    /// The files of the store `runtime` has registered for `location`'s
+    /// URL, or `None` if `location` is a local path.
+    pub fn of_location(location: &str, runtime: &RuntimeEnv) -> Result<Option<StoreFiles>> {
+        let Some(url) = store_url(location) else {
+            return Ok(None);
+        };
+        // DataFusion's own error calls this a bug of its own.
+        let Ok(store) = runtime.object_store(&url) else {
+            return plan_err!(
+                "no object store is registered for {} (a session registers one with \
+                 SessionContext::register_object_store)",
+                url.as_str()
+            );
+        };
+        Ok(Some(StoreFiles::new(store, &url)))
+    }
+
+    /// The store's URL.
+    pub fn url(&self) -> &Url {
+        &self.base
+    }
+
+    /// The location in the store of the file `name`, a URL of this store.
+    pub fn location(&self, name: &Path) -> io::Result<Location> {
+        let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidInput, why);
+        let text = name
+            .to_str()
+            .ok_or_else(|| invalid("the name is not UTF-8".into()))?;
+        let url = Url::parse(text).map_err(|e| invalid(format!("not a URL: {e}")))?;
+        if url[..Position::BeforePath] != self.base[..Position::BeforePath] {
+            return Err(invalid(format!("not in the store {}", self.base)));
+        }
+        Location::from_url_path(url.path()).map_err(|e| invalid(e.to_string()))
+    }
+
+    /// The name (URL) of `location`.
+    fn name(&self, location: &Location) -> PathBuf {
+        let mut url = self.base.clone();
+        url.set_path(location.as_ref());
+        PathBuf::from(url.as_str())
+    }
+
+    /// Every object beneath `prefix`.
+    fn list(&self, prefix: &Location) -> io::Result<Vec<Location>> {
+        let store = self.store.clone();
+        let prefix = prefix.clone();
+        wait(async move {
+            store
+                .list(Some(&prefix))
+                .map_ok(|meta| meta.location)
+                .try_collect()
+                .await
+        })
+    }
+
+    /// The files beneath `prefix` that a dataset reads.
+    fn files_beneath(&self, prefix: &Location, files: &mut Vec<PathBuf>) -> io::Result<()> {
+        for location in self.list(prefix)? {
+            let relative = location.prefix_match(prefix).map(|parts| {
+                parts
+                    .map(|part| part.as_ref().to_string())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            });
+            if relative.is_some_and(|r| is_dataset_file(&r)) {
+                files.push(self.name(&location));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Storage for StoreFiles {
+    fn open(&self, name: &Path) -> io::Result<Arc<dyn ByteSource>> {
+        let location = self.location(name)?;
+        let store = self.store.clone();
+        let head = location.clone();
+        let meta = wait(async move { store.head(&head).await })?;
+        Ok(Arc::new(StoreObject {
+            store: self.store.clone(),
+            location,
+            length: meta.size,
+            modified: Some(meta.last_modified.into()),
+        }))
+    }
+
+    fn find(&self, input: &Path) -> vshred::Result<Vec<PathBuf>> {
+        let text = input.to_string_lossy();
+        let at = |e: io::Error| vshred::Error::io(input, e);
+        let mut files = Vec::new();
+        if is_glob(&text) {
+            // The listing starts at the last `/` before the first wildcard.
+            let literal = &text[..text.find(['*', '?', '[']).unwrap_or(text.len())];
+            let literal = &literal[..literal.rfind('/').map_or(0, |i| i + 1)];
+            let pattern = glob::Pattern::new(&text).map_err(|e| {
+                vshred::Error::from_message(format!("not a glob pattern: {e}")).in_file(input)
+            })?;
+            let options = glob::MatchOptions {
+                require_literal_separator: true,
+                ..glob::MatchOptions::new()
+            };
+            let mut beneath = Vec::new();
+            self.files_beneath(
+                &self.location(Path::new(literal)).map_err(at)?,
+                &mut beneath,
+            )
+            .map_err(at)?;
+            // A file the pattern matches, or one in a directory it matches.
+            files.extend(beneath.into_iter().filter(|name| {
+                let name = name.to_string_lossy();
+                std::iter::successors(Some(&*name), |n| n.rfind('/').map(|i| &n[..i]))
+                    .take_while(|n| n.len() >= literal.len())
+                    .any(|n| pattern.matches_with(n, options))
+            }));
+            return Ok(files);
+        }
+        let location = self.location(input).map_err(at)?;
+        let store = self.store.clone();
+        let head = location.clone();
+        match wait(async move { store.head(&head).await }) {
+            Ok(_) => files.push(self.name(&location)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                self.files_beneath(&location, &mut files).map_err(at)?;
+            }
+            Err(e) => return Err(at(e)),
+        }
+        Ok(files)
+    }
+}
+
+/// An object of a store, read by ranges.
+struct StoreObject {
+    store: Arc<dyn ObjectStore>,
+    location: Location,
+    length: u64,
+    modified: Option<SystemTime>,
+}
+
+impl ByteSource for StoreObject {
+    fn size(&self) -> u64 {
+        self.length
+    }
+
+    fn modified(&self) -> Option<SystemTime> {
+        self.modified
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let end = offset.saturating_add(buf.len() as u64).min(self.length);
+        if offset >= end {
+            return Ok(0);
+        }
+        let bytes = self.read_range(offset..end)?;
+        buf[..bytes.len()].copy_from_slice(&bytes);
+        Ok(bytes.len())
+    }
+
+    fn read_range(&self, range: Range<u64>) -> io::Result<Bytes> {
+        let range = range.start..range.end.min(self.length);
+        if range.start >= range.end {
+            return Ok(Bytes::new());
+        }
+        let store = self.store.clone();
+        let location = self.location.clone();
+        wait(async move { store.get_range(&location, range).await })
+    }
+}
+
+/// Runs a store's request on the runtime of requests, and waits for it.
+fn wait<T: Send + 'static>(
+    request: impl Future<Output = datafusion::object_store::Result<T>> + Send + 'static,
+) -> io::Result<T> {
+    let runtime = io_runtime()?;
+    match futures::executor::block_on(runtime.spawn(request)) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(datafusion::object_store::Error::NotFound { path, source })) => Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{path} is not in the store ({source})"),
+        )),
+        Ok(Err(e)) => Err(io::Error::other(e)),
+        Err(e) => Err(io::Error::other(e)),
+    }
+}
+
+/// The runtime of the stores' requests, started when first needed.
+fn io_runtime() -> io::Result<&'static tokio::runtime::Runtime> {
+    static RUNTIME: OnceLock<std::result::Result<tokio::runtime::Runtime, String>> =
+        OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(IO_THREADS)
+                .thread_name("vshred-io")
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| {
+            io::Error::other(format!(
+                "starting the runtime of object store requests: {e}"
+            ))
+        })
+}

@@ -1,0 +1,203 @@
+//! Datasets read from object stores by URL, through a real DataFusion
+//! session and the `object_store` crate's in-memory and local stores:
+//! answers equal to the same files read by path, and errors naming the
+//! URL.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use datafusion::object_store::memory::InMemory;
+use datafusion::object_store::path::Path as Location;
+use datafusion::object_store::{ObjectStoreExt, PutPayload};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use vshred::encode::{EncodeOptions, encode};
+use vshred::parquet::WriteOptions;
+
+/// `rows` rows `{"id":i,"v":{"f0":i%1000,"s":"s-i%7","n":{"a":i%3}}}`
+/// (every 10th `f0` a string), `v` shredded, row groups of 1000 rows.
+fn seed_file(path: &Path, rows: usize) {
+    let text: String = (0..rows)
+        .map(|i| {
+            let f0 = if i % 10 == 9 {
+                format!("\"x{i}\"")
+            } else {
+                (i % 1000).to_string()
+            };
+            format!(
+                "{{\"id\":{i},\"v\":{{\"f0\":{f0},\"s\":\"s-{}\",\"n\":{{\"a\":{}}}}}}}\n",
+                i % 7,
+                i % 3
+            )
+        })
+        .collect();
+    let options = EncodeOptions {
+        variant_fields: vec!["v".into()],
+        write: WriteOptions {
+            row_group_rows: 1000,
+            ..WriteOptions::default()
+        },
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), path, &options, &mut |_| {}).unwrap();
+}
+
+async fn try_query(ctx: &SessionContext, sql: &str) -> datafusion::error::Result<Vec<RecordBatch>> {
+    ctx.sql(sql).await?.collect().await
+}
+
+async fn text(ctx: &SessionContext, sql: &str) -> String {
+    let batches = try_query(ctx, sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    arrow::util::pretty::pretty_format_batches(&batches)
+        .unwrap()
+        .to_string()
+}
+
+/// Three files of 5000, 2000 and 3000 rows in `dir/{a,b,c}/seed.parquet`,
+/// the same in a session's `memory://` store under `events/`, with a
+/// `_SUCCESS` marker and a hidden file the dataset must skip.
+async fn seed(dir: &Path) -> SessionContext {
+    let memory = Arc::new(InMemory::new());
+    for (name, rows) in [("a", 5000), ("b", 2000), ("c", 3000)] {
+        std::fs::create_dir(dir.join(name)).unwrap();
+        let path = dir.join(name).join("seed.parquet");
+        seed_file(&path, rows);
+        let bytes = std::fs::read(&path).unwrap();
+        let location = Location::from(format!("events/{name}/seed.parquet"));
+        memory
+            .put(&location, PutPayload::from(bytes))
+            .await
+            .unwrap();
+    }
+    for skipped in [
+        "events/_SUCCESS",
+        "events/a/.seed.parquet.crc",
+        "events/_tmp/x.parquet",
+    ] {
+        memory
+            .put(
+                &Location::from(skipped),
+                PutPayload::from_static(b"not parquet"),
+            )
+            .await
+            .unwrap();
+    }
+    let mut config = SessionConfig::new().with_target_partitions(3);
+    config.options_mut().optimizer.repartition_file_min_size = 0;
+    let ctx = vshred_datafusion::context(config);
+    let url = url::Url::parse("memory://").unwrap();
+    ctx.register_object_store(&url, memory);
+    ctx
+}
+
+const QUERIES: [&str; 3] = [
+    "SELECT sum(variant_get(v, '$.n.a', 'bigint')) AS a, count(try_variant_get(v, '$.f0', 'bigint')) AS f0 FROM '{}'",
+    "SELECT variant_get(v, '$.s', 'string') AS s, count(*) AS n, sum(id) AS ids FROM '{}' GROUP BY s ORDER BY s",
+    "SELECT count(*) AS n, min(id) AS id FROM '{}' WHERE id >= 4000 AND variant_get(v, '$.n.a', 'bigint') = 1",
+];
+
+#[tokio::test]
+async fn a_dataset_in_a_store_reads_as_the_same_files_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = seed(dir.path()).await;
+    let by_path = format!("{}/", dir.path().display());
+    let by_file_url = format!("file://{}/", dir.path().display());
+    for sql in QUERIES {
+        let expected = text(&ctx, &sql.replace("{}", &by_path)).await;
+        for url in ["memory:///events/", by_file_url.as_str()] {
+            assert_eq!(
+                text(&ctx, &sql.replace("{}", url)).await,
+                expected,
+                "{sql} on {url}"
+            );
+        }
+    }
+    // Pruned by the footers' statistics as by path: two files and four of
+    // the first's five row groups.
+    let analyzed = text(
+        &ctx,
+        &format!(
+            "EXPLAIN ANALYZE {}",
+            QUERIES[2].replace("{}", "memory:///events/")
+        ),
+    )
+    .await;
+    for figure in [
+        "files=3,",
+        "files_pruned=2,",
+        "row_groups=10,",
+        "row_groups_read=1,",
+    ] {
+        assert!(analyzed.contains(figure), "{figure} in {analyzed}");
+    }
+}
+
+#[tokio::test]
+async fn globs_and_external_tables_name_files_in_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = seed(dir.path()).await;
+    for (url, rows) in [
+        ("memory:///events/*/seed.parquet", 10_000),
+        ("memory:///events/[ab]/*.parquet", 7000),
+        ("memory:///events/c/seed.parquet", 3000),
+        ("memory:///events/b/", 2000),
+    ] {
+        let counted = text(&ctx, &format!("SELECT count(*) AS n FROM '{url}'")).await;
+        assert!(counted.contains(&format!("| {rows} ")), "{url}: {counted}");
+    }
+    try_query(
+        &ctx,
+        "CREATE EXTERNAL TABLE events STORED AS PARQUET LOCATION 'memory:///events/'",
+    )
+    .await
+    .unwrap();
+    let counted = text(&ctx, "SELECT count(*) AS n, sum(id) AS s FROM events").await;
+    let by_path = text(
+        &ctx,
+        &format!(
+            "SELECT count(*) AS n, sum(id) AS s FROM '{}/'",
+            dir.path().display()
+        ),
+    )
+    .await;
+    assert_eq!(counted, by_path);
+}
+
+#[tokio::test]
+async fn a_missing_or_corrupt_object_is_an_error_naming_its_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = seed(dir.path()).await;
+    let memory = ctx
+        .runtime_env()
+        .object_store(
+            datafusion::execution::object_store::ObjectStoreUrl::parse("memory://").unwrap(),
+        )
+        .unwrap();
+    memory
+        .put(
+            &Location::from("bad/x.parquet"),
+            PutPayload::from_static(b"PAR1 not really"),
+        )
+        .await
+        .unwrap();
+    for (url, expected) in [
+        (
+            "memory:///nothing/",
+            "memory:///nothing/: invalid arguments: no Parquet file here",
+        ),
+        ("memory:///bad/x.parquet", "memory:///bad/x.parquet"),
+        (
+            "s3://nobody/x.parquet",
+            "no object store is registered for s3://nobody/",
+        ),
+    ] {
+        let e = try_query(&ctx, &format!("SELECT count(*) FROM '{url}'"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(expected), "{url}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

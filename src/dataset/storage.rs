@@ -1,0 +1,121 @@
+//! Where a dataset's files are: the local filesystem ([`LocalFiles`]), or
+//! an object store, which an integration provides (the DataFusion crate's,
+//! over the stores a session has registered). A storage finds the files an
+//! input names and opens each as a [`ByteSource`]; the dataset does the
+//! rest alike, so a file reads the same from any storage.
+//!
+//! A file is named by what the storage's [`find`](Storage::find) gave: a
+//! path for local files, a URL (`s3://bucket/logs/a.parquet`) in a store.
+//! Errors name it so.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::parquet::{ByteSource, LocalFile};
+
+/// Where a dataset's files are.
+pub trait Storage: Send + Sync {
+    /// Opens the file `name` (as [`find`](Self::find) names it).
+    fn open(&self, name: &Path) -> io::Result<Arc<dyn ByteSource>>;
+
+    /// The files `input` names, in any order: itself if it is a file;
+    /// every `*.parquet` beneath it if it is a directory (or a prefix of a
+    /// store), skipping names that start with `_` or `.`
+    /// ([`is_dataset_file`]); or the files a glob pattern matches, and
+    /// those beneath the directories it matches. None is not an error
+    /// here.
+    fn find(&self, input: &Path) -> Result<Vec<PathBuf>>;
+}
+
+/// Whether a file at `relative` beneath a dataset's directory is one of
+/// its files: a `*.parquet` file, with no name on the way (nor its own)
+/// starting with `_` or `.`, as Spark and Hive skip `_SUCCESS` and `.crc`
+/// files.
+pub fn is_dataset_file(relative: &str) -> bool {
+    relative.ends_with(".parquet")
+        && relative
+            .split(['/', std::path::MAIN_SEPARATOR])
+            .filter(|name| !name.is_empty())
+            .all(|name| !skipped(name))
+}
+
+fn skipped(name: &str) -> bool {
+    name.starts_with('_') || name.starts_with('.')
+}
+
+/// Whether `text` is a glob pattern rather than a name.
+pub fn is_glob(text: &str) -> bool {
+    text.contains(['*', '?', '['])
+}
+
+/// Files on the local filesystem, read by positional reads.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LocalFiles;
+
+impl Storage for LocalFiles {
+    fn open(&self, name: &Path) -> io::Result<Arc<dyn ByteSource>> {
+        Ok(Arc::new(LocalFile::new(std::fs::File::open(name)?)?))
+    }
+
+    fn find(&self, input: &Path) -> Result<Vec<PathBuf>> {
+        let text = input.to_string_lossy();
+        let mut files = Vec::new();
+        if input.is_dir() {
+            walk(input, &mut files)?;
+        } else if input.exists() || !is_glob(&text) {
+            files.push(input.to_path_buf());
+        } else {
+            let paths = glob::glob(&text).map_err(|e| {
+                Error::new(ErrorKind::Usage, format!("not a glob pattern: {e}")).in_file(input)
+            })?;
+            for path in paths {
+                let path = path.map_err(|e| {
+                    let at = e.path().to_path_buf();
+                    Error::io(&at, e.into())
+                })?;
+                if path.is_dir() {
+                    walk(&path, &mut files)?;
+                } else {
+                    files.push(path);
+                }
+            }
+        }
+        Ok(files)
+    }
+}
+
+/// The `*.parquet` files beneath `dir` that [`Dataset::find`] would read,
+/// in path order (none: an empty list, not an error).
+///
+/// [`Dataset::find`]: crate::dataset::Dataset::find
+pub(crate) fn parquet_files_beneath(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    walk(dir, &mut files)?;
+    files.sort();
+    Ok(files)
+}
+
+/// Adds the `*.parquet` files beneath `dir` to `files`, skipping names
+/// that start with `_` or `.`. A symbolic link to a file is read; one to a
+/// directory is not followed, so that a loop cannot make the walk endless.
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if skipped(&name) {
+            continue;
+        }
+        let path = entry.path();
+        let kind = entry.file_type().map_err(|e| Error::io(&path, e))?;
+        if kind.is_dir() {
+            walk(&path, files)?;
+        } else if is_dataset_file(&name) && path.is_file() {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
