@@ -4,6 +4,7 @@
 //! [executor](super::scan).
 
 use std::fs::File;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -447,19 +448,39 @@ impl ParquetFile {
         selection: Option<RowSelection>,
     ) -> Result<ParquetRecordBatchReader> {
         // Without a selection every page of the chunks is read: one read
-        // each. With one, the pages it skips are not read at all.
-        let file = match &selection {
-            None => {
-                let columns = metadata.metadata().row_group(rg).columns();
-                let chunks = (0..columns.len())
-                    .filter(|&i| mask.leaf_included(i))
-                    .map(|i| {
-                        let (start, length) = columns[i].byte_range();
-                        start..start.saturating_add(length)
-                    });
-                self.file.holding(chunks).map_err(|e| self.error(e))?
+        // each. With one, the pages it skips are not read at all, and those
+        // it keeps are read ahead by runs of pages (one request each in an
+        // object store), when the offset index places them.
+        let columns = metadata.metadata().row_group(rg).columns();
+        let leaves = (0..columns.len()).filter(|&i| mask.leaf_included(i));
+        let pages = metadata.metadata().offset_index().and_then(|o| o.get(rg));
+        let ranges: Vec<Range<u64>> = match (&selection, pages) {
+            (None, _) => leaves
+                .map(|i| {
+                    let (start, length) = columns[i].byte_range();
+                    start..start.saturating_add(length)
+                })
+                .collect(),
+            (Some(selection), Some(pages)) => {
+                let mut ranges = Vec::new();
+                for i in leaves {
+                    let Some(locations) = pages.get(i).map(|p| p.page_locations()) else {
+                        continue;
+                    };
+                    // The dictionary page, before the first data page.
+                    let start = columns[i].byte_range().0;
+                    if let Some(first) = locations.first().filter(|f| f.offset as u64 > start) {
+                        ranges.push(start..first.offset as u64);
+                    }
+                    ranges.extend(selection.scan_ranges(locations));
+                }
+                coalesced(ranges)
             }
-            Some(_) => self.file.clone(),
+            (Some(_), None) => Vec::new(),
+        };
+        let file = match ranges.is_empty() {
+            true => self.file.clone(),
+            false => self.file.holding(ranges).map_err(|e| self.error(e))?,
         };
         let mut builder =
             ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone())
@@ -564,6 +585,24 @@ impl ParquetFile {
 
 /// Fails unless the file starts and ends with Parquet's magic bytes, so
 /// that any other file is "not a Parquet file" rather than a corrupt one.
+/// Bytes between two runs of pages read as one run rather than two reads.
+const PAGES_GAP: u64 = 16 << 10;
+
+/// `ranges` sorted, those apart by at most [`PAGES_GAP`] merged.
+fn coalesced(mut ranges: Vec<Range<u64>>) -> Vec<Range<u64>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<u64>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end.saturating_add(PAGES_GAP) => {
+                last.end = last.end.max(range.end);
+            }
+            _ => merged.push(range),
+        }
+    }
+    merged
+}
+
 fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
     use ::parquet::file::reader::ChunkReader;
     const MAGIC: &[u8] = b"PAR1";

@@ -27,9 +27,10 @@ pub struct WorkerArgs {
     /// without it are refused.
     #[arg(long, value_name = "FILE")]
     token_file: PathBuf,
-    /// A directory whose files (symlinks resolved) tasks may read;
-    /// repeatable, at least one.
-    #[arg(long = "data-root", value_name = "DIR", required = true)]
+    /// A directory whose files (symlinks resolved) tasks may read, or the
+    /// URL of a prefix in an object store the worker has; repeatable, at
+    /// least one.
+    #[arg(long = "data-root", value_name = "DIR|URL", required = true)]
     data_roots: Vec<PathBuf>,
 }
 

@@ -259,18 +259,30 @@ impl ByteSource for StoreObject {
 }
 
 /// Runs a store's request on the runtime of requests, and waits for it.
+///
+/// The wait is a plain channel's, not a tokio `JoinHandle`'s: polled on
+/// one of DataFusion's threads, a `JoinHandle` spends that thread's tokio
+/// budget, and once the budget is spent its wake is deferred until the
+/// thread goes back to its scheduler, which a blocked reader never does.
 fn wait<T: Send + 'static>(
     request: impl Future<Output = datafusion::object_store::Result<T>> + Send + 'static,
 ) -> io::Result<T> {
     let runtime = io_runtime()?;
-    match futures::executor::block_on(runtime.spawn(request)) {
+    let (send, receive) = std::sync::mpsc::sync_channel(1);
+    runtime.spawn(async move {
+        // The reader waits until it is sent; a panic drops the sender.
+        let _ = send.send(request.await);
+    });
+    match receive.recv() {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(datafusion::object_store::Error::NotFound { path, source })) => Err(io::Error::new(
             io::ErrorKind::NotFound,
             format!("{path} is not in the store ({source})"),
         )),
         Ok(Err(e)) => Err(io::Error::other(e)),
-        Err(e) => Err(io::Error::other(e)),
+        Err(_) => Err(io::Error::other(
+            "an object store request ended without an answer",
+        )),
     }
 }
 

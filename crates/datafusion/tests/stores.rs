@@ -201,3 +201,58 @@ async fn a_missing_or_corrupt_object_is_an_error_naming_its_url() {
         assert_eq!(e.lines().count(), 1, "{e}");
     }
 }
+
+/// A reader blocks the thread it runs on, one of DataFusion's tokio
+/// workers, whose task may have spent its tokio budget by then (a filter
+/// reading many pages in one poll did): the read must still complete.
+#[test]
+fn a_read_completes_on_a_thread_whose_tokio_budget_is_spent() {
+    use vshred::dataset::storage::Storage;
+    use vshred_datafusion::store::StoreFiles;
+
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let read = runtime.block_on(async {
+            let memory = Arc::new(InMemory::new());
+            let location = Location::from("x/a.parquet");
+            memory
+                .put(&location, PutPayload::from_static(b"0123456789"))
+                .await
+                .unwrap();
+            let url =
+                datafusion::execution::object_store::ObjectStoreUrl::parse("memory://").unwrap();
+            let files = StoreFiles::new(memory, &url);
+            let runtime = runtime_task(async move {
+                // Spend the task's budget: each ready receive takes a unit.
+                let (send, mut receive) = tokio::sync::mpsc::unbounded_channel();
+                for i in 0..1000 {
+                    send.send(i).unwrap();
+                }
+                let mut spent = 0;
+                while futures::FutureExt::now_or_never(receive.recv()).is_some() {
+                    spent += 1;
+                }
+                assert!(spent < 1000, "the budget was never spent");
+                let source = files.open(Path::new("memory:///x/a.parquet")).unwrap();
+                source.read_range(2..6).unwrap()
+            });
+            runtime.await
+        });
+        done.send(read).unwrap();
+    });
+    let read = finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the read never completed");
+    assert_eq!(&read[..], b"2345");
+}
+
+/// `work` as a task of the current runtime, as DataFusion runs a stream.
+async fn runtime_task<T: Send + 'static>(
+    work: impl std::future::Future<Output = T> + Send + 'static,
+) -> T {
+    tokio::spawn(work).await.unwrap()
+}
