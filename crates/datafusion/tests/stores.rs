@@ -256,3 +256,62 @@ async fn runtime_task<T: Send + 'static>(
 ) -> T {
     tokio::spawn(work).await.unwrap()
 }
+
+#[tokio::test]
+async fn copy_to_a_store_writes_files_that_read_back_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = seed(dir.path()).await;
+    let copied = text(
+        &ctx,
+        "COPY (SELECT id, v FROM 'memory:///events/' WHERE id % 3 = 0) TO 'memory:///copied/' STORED AS PARQUET",
+    )
+    .await;
+    assert!(copied.contains("| 3334 "), "{copied}");
+    let sql = "SELECT count(*) AS n, sum(id) AS ids, sum(variant_get(v, '$.n.a', 'bigint')) AS a, min(to_json(v)) AS first FROM '{}'";
+    let back = text(&ctx, &sql.replace("{}", "memory:///copied/")).await;
+    let source = text(
+        &ctx,
+        &sql.replace("{}", "memory:///events/").replace(
+            "FROM 'memory:///events/'",
+            "FROM 'memory:///events/' WHERE id % 3 = 0",
+        ),
+    )
+    .await;
+    assert_eq!(back, source);
+    // The files are shredded, as a local COPY's are.
+    let memory = ctx
+        .runtime_env()
+        .object_store(
+            datafusion::execution::object_store::ObjectStoreUrl::parse("memory://").unwrap(),
+        )
+        .unwrap();
+    let listed: Vec<_> =
+        futures::TryStreamExt::try_collect(memory.list(Some(&Location::from("copied"))))
+            .await
+            .unwrap();
+    assert!(!listed.is_empty());
+    for object in listed {
+        let bytes = memory
+            .get(&object.location)
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        let local = dir.path().join("copied.parquet");
+        std::fs::write(&local, &bytes).unwrap();
+        let file = vshred::parquet::ParquetFile::open(&local).unwrap();
+        let leaves: Vec<String> = file
+            .leaf_sizes()
+            .into_iter()
+            .map(|leaf| leaf.path.join("."))
+            .collect();
+        assert!(
+            leaves
+                .iter()
+                .any(|l| l == "v.typed_value.n.typed_value.a.typed_value"),
+            "{} has {leaves:?}",
+            object.location
+        );
+    }
+}
