@@ -424,6 +424,33 @@ pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result
     .map(|plan| plan.columns)
 }
 
+/// The layout of the Variant columns of `columns` in the JSON form a
+/// schema file keeps (what `vshred infer` prints): the one column's, or an
+/// object of them by name.
+pub fn layout_json(columns: &[ColumnSpec]) -> String {
+    let variants: Vec<(&String, &ShreddingSchema)> = columns
+        .iter()
+        .filter_map(|c| match c {
+            ColumnSpec::Variant { name, schema } => Some((name, schema)),
+            ColumnSpec::Plain(_) => None,
+        })
+        .collect();
+    match variants.as_slice() {
+        [(_, schema)] => schema.to_string(),
+        many => {
+            let body: Vec<String> = many
+                .iter()
+                .map(|(name, schema)| {
+                    let mut key = Vec::new();
+                    crate::json::write_json(&crate::variant::VariantRef::String(name), &mut key);
+                    format!("{}:{schema}", String::from_utf8_lossy(&key))
+                })
+                .collect();
+            format!("{{{}}}", body.join(","))
+        }
+    }
+}
+
 fn sample_size(options: &EncodeOptions) -> usize {
     match &options.shred {
         ShredMode::Infer(infer) => infer.sample_rows().max(options.sample_rows),

@@ -16,14 +16,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::encode::{
     DatasetReport, DatasetSplit, EncodeOptions, LayoutChoice, LineCounts, PartReport, ShredMode,
-    encode, encode_dataset, infer_columns,
+    encode, encode_dataset, infer_columns, layout_json,
 };
 use vshred::get::{Accumulator, Aggregate, ResultColumn};
 use vshred::infer::{InferOptions, Preset};
 use vshred::json::{InexactNumbers, JsonLines, JsonParser, write_json};
 use vshred::output::Output;
 use vshred::parquet::{
-    ColumnSpec, Compression, DecimalMode, GetRequest, ParquetFile, ScanOptions, TypedValues,
+    Compression, DecimalMode, GetRequest, ParquetFile, ScanOptions, TypedValues,
 };
 use vshred::predicate::Predicate;
 use vshred::report::{ReportOptions, compare_layouts, measure_files};
@@ -757,7 +757,7 @@ fn print_dataset(dir: &Path, report: &DatasetReport) {
                 "vshred: {}: layout re-inferred (typed share of its first lines: {kept} with the layout before, {} with this one): {}",
                 name(part),
                 percent(Some(fresh)),
-                layout_text(&part.columns)
+                layout_json(&part.columns)
             );
         }
         for path in &part.bloom_filters_left_out {
@@ -842,30 +842,8 @@ fn run_infer(args: InferArgs) -> Result<(), Failure> {
     };
     let mut input = open_input(&args.input)?;
     let columns = infer_columns(&mut input, &options).context(&args.input)?;
-    writeln!(io::stdout().lock(), "{}", layout_text(&columns))?;
+    writeln!(io::stdout().lock(), "{}", layout_json(&columns))?;
     Ok(())
-}
-
-/// The layout of the Variant columns in the JSON form a schema file keeps:
-/// the one column's, or an object of them by name.
-fn layout_text(columns: &[ColumnSpec]) -> String {
-    let variants: Vec<(&String, &ShreddingSchema)> = columns
-        .iter()
-        .filter_map(|c| match c {
-            ColumnSpec::Variant { name, schema } => Some((name, schema)),
-            ColumnSpec::Plain(_) => None,
-        })
-        .collect();
-    match variants.as_slice() {
-        [(_, schema)] => schema.to_string(),
-        many => {
-            let body: Vec<String> = many
-                .iter()
-                .map(|(name, schema)| format!("{}:{schema}", json_string(name)))
-                .collect();
-            format!("{{{}}}", body.join(","))
-        }
-    }
 }
 
 fn json_string(s: &str) -> String {

@@ -29,7 +29,7 @@ use datafusion::logical_expr::{
 use vshred::get::{result_field, variant_get};
 use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
-use vshred::shred::{Shredder, ShreddingSchema};
+use vshred::shred::{ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
 
 /// Every function of this module.
@@ -253,19 +253,8 @@ impl ScalarUDFImpl for ParseJson {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let text = args.args[0].to_array(args.number_rows)?;
-        let text = arrow::compute::cast(&text, &DataType::Utf8View)?;
-        let mut shredder = Shredder::new(&ShreddingSchema::Variant);
-        for (row, line) in text.as_string_view().iter().enumerate() {
-            match line {
-                None => shredder.append_null(),
-                Some(line) => match shredder.append_json(line.as_bytes()) {
-                    Ok(()) => {}
-                    Err(_) if !self.strict => shredder.append_null(),
-                    Err(e) => return Err(external(e.with_row(row as u64))),
-                },
-            }
-        }
-        Ok(ColumnarValue::Array(Arc::new(shredder.finish())))
+        let variants = parse_json_column(&text, self.strict).map_err(external)?;
+        Ok(ColumnarValue::Array(Arc::new(variants)))
     }
 }
 

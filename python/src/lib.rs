@@ -1,0 +1,304 @@
+//! The native module of the `vshred` Python package (`vshred._vshred`):
+//! the core crate's encoder, dataset reader and JSON kernels, each a
+//! function that takes and gives pyarrow arrays by the Arrow C data
+//! interface (no copy of the buffers, no JSON in between). The Python
+//! package (`python/vshred/__init__.py`) gives them their documented,
+//! keyword signatures.
+//!
+//! Every function lets go of the interpreter while the core works, so
+//! other Python threads run meanwhile; every error of the core is a
+//! `vshred.VshredError` whose message says where (file, line, row, path),
+//! as the CLI's do.
+
+use std::io::BufReader;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayData, ArrayRef, RecordBatch, StructArray, make_array};
+use arrow_pyarrow::{PyArrowType, Table};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use vshred::dataset::Dataset;
+use vshred::dataset::partition::Partition;
+use vshred::encode::{EncodeOptions, ShredMode, infer_columns, layout_json};
+use vshred::infer::InferOptions;
+use vshred::parquet::{Compression, DecimalMode, GetRequest, Projected, Projection, ScanOptions};
+use vshred::predicate::Predicate;
+use vshred::shred::{ShreddingSchema, parse_json_column};
+use vshred::unshred::json_strings;
+
+create_exception!(
+    vshred,
+    VshredError,
+    PyException,
+    "An error of vshred: bad input, a file that cannot be read or written, a usage error. Its message says where (file, line, row, path)."
+);
+
+/// Rows per batch read.
+const BATCH_ROWS: usize = 8192;
+
+fn failed(e: impl std::fmt::Display) -> PyErr {
+    VshredError::new_err(e.to_string())
+}
+
+/// What `input` is: a path, or the JSON lines of an iterable of strings.
+enum Input {
+    Path(PathBuf),
+    Lines(Vec<u8>),
+}
+
+impl Input {
+    /// A `str` or `os.PathLike` is a path; any other iterable gives one
+    /// JSON text per item.
+    fn of(input: &Bound<'_, PyAny>) -> PyResult<Input> {
+        if let Ok(path) = input.extract::<PathBuf>() {
+            return Ok(Input::Path(path));
+        }
+        let items = input
+            .try_iter()
+            .map_err(|_| failed("the input is a path or an iterable of JSON strings, not this"))?;
+        let mut lines = Vec::new();
+        for (i, item) in items.enumerate() {
+            let item = item?;
+            let text = item.extract::<String>().map_err(|_| {
+                failed(format!(
+                    "item {i} of the input is not a str (each item is one JSON text)"
+                ))
+            })?;
+            if text.contains('\n') {
+                return Err(failed(format!(
+                    "item {i} of the input holds a line break (each item is one JSON text on one line)"
+                )));
+            }
+            lines.extend_from_slice(text.as_bytes());
+            lines.push(b'\n');
+        }
+        Ok(Input::Lines(lines))
+    }
+
+    /// Runs `work` on the input as a reader; errors name the input file.
+    fn read<T>(
+        &self,
+        work: impl FnOnce(&mut dyn std::io::BufRead) -> vshred::Result<T>,
+    ) -> vshred::Result<T> {
+        match self {
+            Input::Path(path) => {
+                let file = std::fs::File::open(path).map_err(|e| vshred::Error::io(path, e))?;
+                work(&mut BufReader::with_capacity(1 << 20, file)).map_err(|e| e.in_file(path))
+            }
+            Input::Lines(lines) => work(&mut lines.as_slice()),
+        }
+    }
+}
+
+/// The encoder's options from the Python arguments.
+fn encode_options(
+    variant_fields: Option<Vec<String>>,
+    shred: &str,
+    sample_rows: Option<usize>,
+) -> vshred::Result<EncodeOptions> {
+    let defaults = EncodeOptions::default();
+    let sample_rows = sample_rows.unwrap_or(defaults.sample_rows).max(1);
+    Ok(EncodeOptions {
+        variant_fields: variant_fields.unwrap_or_default(),
+        shred: ShredMode::from_choice(
+            shred,
+            InferOptions::default().with_sample_rows(sample_rows),
+        )?,
+        sample_rows,
+        ..defaults
+    })
+}
+
+/// Encodes JSON lines into a Parquet file; returns what was written.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn encode<'py>(
+    py: Python<'py>,
+    input: &Bound<'py, PyAny>,
+    output: PathBuf,
+    variant_fields: Option<Vec<String>>,
+    shred: String,
+    decimal: String,
+    compression: String,
+    row_group_rows: Option<usize>,
+    sample_rows: Option<usize>,
+    bloom_filters: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let input = Input::of(input)?;
+    let report = py
+        .detach(move || -> vshred::Result<_> {
+            let mut options = encode_options(variant_fields, &shred, sample_rows)?;
+            options.write.decimals = match decimal.as_str() {
+                "int" => DecimalMode::Int,
+                "flba" => DecimalMode::Flba,
+                other => {
+                    return Err(vshred::Error::from_message(format!(
+                        "decimal {other:?} is not int or flba"
+                    )));
+                }
+            };
+            options.write.compression = compression.parse::<Compression>()?;
+            if let Some(rows) = row_group_rows {
+                options.write.row_group_rows = rows.max(1);
+            }
+            options.bloom_filters = bloom_filters.unwrap_or_default();
+            input.read(|reader| vshred::encode::encode(reader, &output, &options, &mut |_| {}))
+        })
+        .map_err(failed)?;
+    let written = PyDict::new(py);
+    written.set_item("rows", report.written.rows)?;
+    written.set_item("row_groups", report.written.row_groups)?;
+    written.set_item("bytes", report.written.bytes)?;
+    written.set_item("layout", layout_json(&report.columns))?;
+    written.set_item("bad_lines", report.lines.bad_lines)?;
+    Ok(written)
+}
+
+/// The layout the encoder would choose for the input, as JSON text.
+#[pyfunction]
+fn infer(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    variant_fields: Option<Vec<String>>,
+    shred: String,
+    sample_rows: Option<usize>,
+) -> PyResult<String> {
+    let input = Input::of(input)?;
+    py.detach(move || -> vshred::Result<_> {
+        let options = encode_options(variant_fields, &shred, sample_rows)?;
+        let columns = input.read(|reader| infer_columns(reader, &options))?;
+        Ok(layout_json(&columns))
+    })
+    .map_err(failed)
+}
+
+/// The value at `path` of each row of a file, directory or glob.
+#[pyfunction]
+fn get(
+    py: Python<'_>,
+    source: PathBuf,
+    path: String,
+    as_type: String,
+    filter: Option<String>,
+    column: Option<String>,
+    strict: bool,
+) -> PyResult<PyArrowType<ArrayData>> {
+    let values = py
+        .detach(move || -> vshred::Result<ArrayRef> {
+            let dataset = Dataset::find(&source)?;
+            let request = GetRequest {
+                column: dataset.choose_variant_column(column.as_deref())?,
+                path: path.parse()?,
+                as_type: ShreddingSchema::parse_type_name(&as_type)?,
+                strict,
+                filter: filter.as_deref().map(Predicate::parse).transpose()?,
+            };
+            let mut parts: Vec<ArrayRef> = Vec::new();
+            dataset.get_with(&request, &[], &ScanOptions::new(BATCH_ROWS), |values, _| {
+                parts.push(values.clone());
+                Ok(())
+            })?;
+            concatenated(&parts, || {
+                vshred::get::result_field("", &request.as_type)
+                    .data_type()
+                    .clone()
+            })
+        })
+        .map_err(failed)?;
+    Ok(PyArrowType(values.to_data()))
+}
+
+/// One array of `parts`, or an empty one of `data_type` when none.
+fn concatenated(
+    parts: &[ArrayRef],
+    data_type: impl FnOnce() -> arrow::datatypes::DataType,
+) -> vshred::Result<ArrayRef> {
+    if parts.is_empty() {
+        return Ok(arrow::array::new_empty_array(&data_type()));
+    }
+    let parts: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
+    arrow::compute::concat(&parts).map_err(|e| vshred::Error::from_message(e.to_string()))
+}
+
+/// The rows of a file, directory or glob: the `columns` (all if `None`),
+/// Variant columns unshredded, with the `arrow.parquet.variant` extension
+/// type in their fields.
+#[pyfunction]
+fn read(
+    py: Python<'_>,
+    source: PathBuf,
+    columns: Option<Vec<String>>,
+) -> PyResult<PyArrowType<Table>> {
+    let (batches, schema) = py
+        .detach(move || -> vshred::Result<_> {
+            let dataset = Arc::new(Dataset::find(&source)?);
+            let names = match columns {
+                Some(names) => names,
+                None => dataset.columns()?.all.clone(),
+            };
+            let projection = Projection {
+                outputs: names
+                    .into_iter()
+                    .map(|name| (name.clone(), Projected::Column(name)))
+                    .collect(),
+                ..Projection::default()
+            };
+            let schema = dataset.projection_schema(&projection)?;
+            let batches = dataset
+                .project_partition(
+                    &projection,
+                    &schema,
+                    &ScanOptions::new(BATCH_ROWS),
+                    Partition::whole(),
+                )?
+                .collect::<vshred::Result<Vec<RecordBatch>>>()?;
+            Ok((batches, schema))
+        })
+        .map_err(failed)?;
+    Ok(PyArrowType(
+        Table::try_new(batches, schema).map_err(failed)?,
+    ))
+}
+
+/// The Variant of each JSON text of a string array.
+#[pyfunction]
+fn parse_json(
+    py: Python<'_>,
+    text: PyArrowType<ArrayData>,
+    strict: bool,
+) -> PyResult<PyArrowType<ArrayData>> {
+    let text = make_array(text.0);
+    let variants = py
+        .detach(move || parse_json_column(&text, strict))
+        .map_err(failed)?;
+    Ok(PyArrowType(variants.to_data()))
+}
+
+/// The JSON text of each Variant of a Variant array (shredded or not).
+#[pyfunction]
+fn to_json(py: Python<'_>, variants: PyArrowType<ArrayData>) -> PyResult<PyArrowType<ArrayData>> {
+    let variants = make_array(variants.0);
+    let Some(variants) = variants.as_any().downcast_ref::<StructArray>().cloned() else {
+        return Err(failed(format!(
+            "to_json takes a Variant array (a struct of metadata and value), not {}",
+            variants.data_type()
+        )));
+    };
+    let text = py.detach(move || json_strings(&variants)).map_err(failed)?;
+    Ok(PyArrowType(text.to_data()))
+}
+
+#[pymodule]
+fn _vshred(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add("VshredError", module.py().get_type::<VshredError>())?;
+    module.add_function(wrap_pyfunction!(encode, module)?)?;
+    module.add_function(wrap_pyfunction!(infer, module)?)?;
+    module.add_function(wrap_pyfunction!(get, module)?)?;
+    module.add_function(wrap_pyfunction!(read, module)?)?;
+    module.add_function(wrap_pyfunction!(parse_json, module)?)?;
+    module.add_function(wrap_pyfunction!(to_json, module)?)?;
+    Ok(())
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The Python package's tests: builds the module into a virtual environment
+# of its own (target/python-venv; the Rust build in the workspace's target
+# directory, debug, as `cargo test` builds), with pytest, pyarrow, DuckDB
+# and polars, then runs the tests and the examples of the docstrings.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=target/python-venv
+# maturin runs as a command of the environment.
+export PATH="$PWD/$venv/bin:$PATH"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --upgrade "pip>=23" >/dev/null
+"$venv/bin/pip" install --quiet -r python/requirements-test.txt
+"$venv/bin/pip" install --quiet --force-reinstall --no-deps --no-build-isolation \
+    -C build-args="--profile dev" ./python
+"$venv/bin/python" -m pytest -q python/tests --doctest-modules "$venv"/lib/python3*/site-packages/vshred/__init__.py

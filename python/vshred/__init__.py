@@ -1,0 +1,124 @@
+"""vshred: Parquet Variant from Python.
+
+Encode JSON lines into Parquet files whose Variant columns are shredded
+into typed columns (the layout inferred from the data), and read them back:
+a path's values as a typed ``pyarrow.Array``, or whole rows as a
+``pyarrow.Table``. The work is done by the vshred Rust crate; arrays cross
+by the Arrow C data interface, without copies.
+
+>>> import os, tempfile, vshred
+>>> out = os.path.join(tempfile.mkdtemp(), "events.parquet")
+>>> rows = ['{"id": 1, "v": {"user": {"id": 7}}}', '{"id": 2, "v": {"user": {"id": 9}}}']
+>>> vshred.encode(rows, out, variant_fields=["v"])["rows"]
+2
+>>> vshred.get(out, "$.user.id", "int64").to_pylist()
+[7, 9]
+"""
+
+import json as _json
+
+import pyarrow as _pa
+
+from ._vshred import VshredError
+from . import _vshred
+
+__all__ = ["VshredError", "encode", "infer", "get", "read", "parse_json", "to_json"]
+
+
+def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
+           compression="zstd", row_group_rows=None, sample_rows=None,
+           bloom_filters=None):
+    """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``.
+
+    ``input`` is a path (``str`` or ``os.PathLike``) of a JSON lines file, or
+    an iterable of JSON texts, one row each. Each row is an object whose
+    ``variant_fields`` become Variant columns (the whole row is one Variant
+    column ``v`` when none are named) and whose other fields are typed
+    columns. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
+    ``"none"`` or the path of a schema file; ``decimal`` is ``"int"`` or
+    ``"flba"``; ``compression`` ``"zstd"``, ``"zstd:N"``, ``"snappy"`` or
+    ``"none"``; ``bloom_filters`` names shredded paths (``"$.user.id"``) or
+    columns given a bloom filter.
+
+    The file is written to a temporary file and renamed into place once
+    complete: a failed encode leaves no output. Returns what was written:
+    ``rows``, ``row_groups``, ``bytes``, the ``layout`` chosen (as
+    :func:`infer` gives it) and ``bad_lines``.
+
+    >>> import os, tempfile
+    >>> out = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> written = encode(['{"id": 1, "tags": ["a"]}'] * 5000, out)
+    >>> written["rows"], written["layout"]
+    (5000, {'id': 'int32', 'tags': ['string']})
+    """
+    written = _vshred.encode(input, output, variant_fields, shred, decimal,
+                             compression, row_group_rows, sample_rows,
+                             bloom_filters)
+    written["layout"] = _json.loads(written["layout"])
+    return written
+
+
+def infer(input, *, variant_fields=None, shred="auto", sample_rows=None):
+    """The layout :func:`encode` would choose for ``input``, as a dict.
+
+    The layout is the JSON a schema file holds (``vshred infer`` prints the
+    same): of the one Variant column, or an object of them by name.
+
+    >>> infer(['{"id": 1, "tags": ["a"]}'] * 5000, shred="spark")
+    {'id': 'int64', 'tags': ['string']}
+    >>> infer(['{"id": 1}', '{"id": 2}'])  # too few rows to pay for a typed column
+    'variant'
+
+    """
+    return _json.loads(_vshred.infer(input, variant_fields, shred, sample_rows))
+
+
+def get(source, path, as_type="variant", where=None, *, column=None, strict=False):
+    """The value at ``path`` of every row of ``source``, as a ``pyarrow.Array``.
+
+    ``source`` is a Parquet file, a directory of them or a glob, whatever
+    their layouts; ``path`` a JSON path (``"$.user.id"``, ``"$.tags[0]"``);
+    ``as_type`` a type name (``"int64"``, ``"string"``, ``"decimal(10,2)"``,
+    ``"struct<id:bigint,name:string>"``, ``"array<string>"``) or
+    ``"variant"`` for the values themselves. Only the leaves the path needs
+    are read. ``where`` keeps the rows a filter holds for (``'$.kind ==
+    "click"'``), pruning row groups by their statistics. A value that does
+    not convert is null, or an error when ``strict``. ``column`` chooses the
+    Variant column when the files have several.
+    """
+    return _vshred.get(source, path, as_type, where, column, strict)
+
+
+def read(source, columns=None):
+    """The rows of ``source`` (a file, a directory or a glob) as a ``pyarrow.Table``.
+
+    ``columns`` (all when ``None``) are read in the order the files have
+    them, null where a file lacks one. A Variant column is read whole,
+    whatever its layout in each file, as a struct of ``metadata`` and
+    ``value`` whose field carries the ``arrow.parquet.variant`` extension
+    name; :func:`to_json` gives its JSON text, :func:`get` a typed column.
+    """
+    return _vshred.read(source, columns)
+
+
+def parse_json(array, *, strict=True):
+    """The Variant of each JSON text of a string array, as a Variant array.
+
+    A text that is not JSON is an error naming its row, or null when not
+    ``strict``.
+
+    >>> to_json(parse_json(["{\\"a\\": [1, 2.50]}", None])).to_pylist()
+    ['{"a":[1,2.50]}', None]
+    """
+    if not isinstance(array, (_pa.Array, _pa.ChunkedArray)):
+        array = _pa.array(array, type=_pa.string())
+    if isinstance(array, _pa.ChunkedArray):
+        array = array.combine_chunks()
+    return _vshred.parse_json(array, strict)
+
+
+def to_json(array):
+    """The JSON text of each value of a Variant array (shredded or not)."""
+    if isinstance(array, _pa.ChunkedArray):
+        array = array.combine_chunks()
+    return _vshred.to_json(array)
