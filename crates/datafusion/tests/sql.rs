@@ -1,45 +1,14 @@
 //! SQL over Variant files through a real DataFusion session: results
 //! against the rows they came from, and what the scan read.
 
-use std::path::Path;
-
 use arrow::array::{AsArray, RecordBatch};
 use arrow::datatypes::Int64Type;
 use datafusion::prelude::SessionContext;
 use vshred::encode::{EncodeOptions, encode};
 use vshred::parquet::WriteOptions;
 
-/// `rows` rows `{"id":i,"v":{"f0":i%1000,"s":"s-i%7","n":{"a":i%3}}}`
-/// (every 10th `f0` a string), encoded with `v` shredded, in row groups of
-/// 1000 rows.
-fn seed_file(dir: &Path, rows: usize) -> (std::path::PathBuf, Vec<String>) {
-    let lines: Vec<String> = (0..rows)
-        .map(|i| {
-            let f0 = if i % 10 == 9 {
-                format!("\"x{i}\"")
-            } else {
-                (i % 1000).to_string()
-            };
-            format!(
-                r#"{{"id":{i},"v":{{"f0":{f0},"s":"s-{}","n":{{"a":{}}}}}}}"#,
-                i % 7,
-                i % 3
-            )
-        })
-        .collect();
-    let text = lines.join("\n") + "\n";
-    let path = dir.join("seed.parquet");
-    let options = EncodeOptions {
-        variant_fields: vec!["v".into()],
-        write: WriteOptions {
-            row_group_rows: 1000,
-            ..WriteOptions::default()
-        },
-        ..EncodeOptions::default()
-    };
-    encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
-    (path, lines)
-}
+mod common;
+use common::{DATASET_PRUNING, DATASET_QUERIES, seed_file};
 
 async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
     ctx.sql(sql)
@@ -499,14 +468,9 @@ async fn a_scan_read_in_partitions_gives_the_answers_of_one_and_counts_each_file
         config.options_mut().optimizer.repartition_file_min_size = 0;
         vshred_datafusion::context(config)
     };
-    let queries = [
-        "SELECT sum(variant_get(v, '$.n.a', 'bigint')), count(try_variant_get(v, '$.f0', 'bigint')) FROM '{}'",
-        "SELECT variant_get(v, '$.s', 'string') AS s, count(*), sum(id) FROM '{}' GROUP BY s ORDER BY s",
-        "SELECT count(*), min(id) FROM '{}' WHERE id >= 4000 AND variant_get(v, '$.n.a', 'bigint') = 1",
-    ];
     let (one, three) = (context(1), context(3));
     let table = format!("{}/", dir.path().display());
-    for sql in queries {
+    for sql in DATASET_QUERIES {
         let sql = sql.replace("{}", &table);
         let plan = text(&query(&three, &format!("EXPLAIN {sql}")).await);
         assert!(plan.contains("partitions=3"), "{plan}");
@@ -519,14 +483,9 @@ async fn a_scan_read_in_partitions_gives_the_answers_of_one_and_counts_each_file
     // The filter on `id` rules out the files of 2000 and 3000 rows whole,
     // and four of the first's five row groups; each file is counted once
     // however many partitions read from it.
-    let sql = queries[2].replace("{}", &table);
+    let sql = DATASET_QUERIES[2].replace("{}", &table);
     let analyzed = text(&query(&three, &format!("EXPLAIN ANALYZE {sql}")).await);
-    for figure in [
-        "files=3,",
-        "files_pruned=2,",
-        "row_groups=10,",
-        "row_groups_read=1,",
-    ] {
+    for figure in DATASET_PRUNING {
         assert!(analyzed.contains(figure), "{figure} in {analyzed}");
     }
 }

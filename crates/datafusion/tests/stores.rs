@@ -11,36 +11,9 @@ use datafusion::object_store::memory::InMemory;
 use datafusion::object_store::path::Path as Location;
 use datafusion::object_store::{ObjectStoreExt, PutPayload};
 use datafusion::prelude::{SessionConfig, SessionContext};
-use vshred::encode::{EncodeOptions, encode};
-use vshred::parquet::WriteOptions;
 
-/// `rows` rows `{"id":i,"v":{"f0":i%1000,"s":"s-i%7","n":{"a":i%3}}}`
-/// (every 10th `f0` a string), `v` shredded, row groups of 1000 rows.
-fn seed_file(path: &Path, rows: usize) {
-    let text: String = (0..rows)
-        .map(|i| {
-            let f0 = if i % 10 == 9 {
-                format!("\"x{i}\"")
-            } else {
-                (i % 1000).to_string()
-            };
-            format!(
-                "{{\"id\":{i},\"v\":{{\"f0\":{f0},\"s\":\"s-{}\",\"n\":{{\"a\":{}}}}}}}\n",
-                i % 7,
-                i % 3
-            )
-        })
-        .collect();
-    let options = EncodeOptions {
-        variant_fields: vec!["v".into()],
-        write: WriteOptions {
-            row_group_rows: 1000,
-            ..WriteOptions::default()
-        },
-        ..EncodeOptions::default()
-    };
-    encode(&mut text.as_bytes(), path, &options, &mut |_| {}).unwrap();
-}
+mod common;
+use common::{DATASET_PRUNING, DATASET_QUERIES, seed_file};
 
 async fn try_query(ctx: &SessionContext, sql: &str) -> datafusion::error::Result<Vec<RecordBatch>> {
     ctx.sql(sql).await?.collect().await
@@ -62,8 +35,7 @@ async fn seed(dir: &Path) -> SessionContext {
     let memory = Arc::new(InMemory::new());
     for (name, rows) in [("a", 5000), ("b", 2000), ("c", 3000)] {
         std::fs::create_dir(dir.join(name)).unwrap();
-        let path = dir.join(name).join("seed.parquet");
-        seed_file(&path, rows);
+        let (path, _) = seed_file(&dir.join(name), rows);
         let bytes = std::fs::read(&path).unwrap();
         let location = Location::from(format!("events/{name}/seed.parquet"));
         memory
@@ -92,19 +64,13 @@ async fn seed(dir: &Path) -> SessionContext {
     ctx
 }
 
-const QUERIES: [&str; 3] = [
-    "SELECT sum(variant_get(v, '$.n.a', 'bigint')) AS a, count(try_variant_get(v, '$.f0', 'bigint')) AS f0 FROM '{}'",
-    "SELECT variant_get(v, '$.s', 'string') AS s, count(*) AS n, sum(id) AS ids FROM '{}' GROUP BY s ORDER BY s",
-    "SELECT count(*) AS n, min(id) AS id FROM '{}' WHERE id >= 4000 AND variant_get(v, '$.n.a', 'bigint') = 1",
-];
-
 #[tokio::test]
 async fn a_dataset_in_a_store_reads_as_the_same_files_by_path() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = seed(dir.path()).await;
     let by_path = format!("{}/", dir.path().display());
     let by_file_url = format!("file://{}/", dir.path().display());
-    for sql in QUERIES {
+    for sql in DATASET_QUERIES {
         let expected = text(&ctx, &sql.replace("{}", &by_path)).await;
         for url in ["memory:///events/", by_file_url.as_str()] {
             assert_eq!(
@@ -120,16 +86,11 @@ async fn a_dataset_in_a_store_reads_as_the_same_files_by_path() {
         &ctx,
         &format!(
             "EXPLAIN ANALYZE {}",
-            QUERIES[2].replace("{}", "memory:///events/")
+            DATASET_QUERIES[2].replace("{}", "memory:///events/")
         ),
     )
     .await;
-    for figure in [
-        "files=3,",
-        "files_pruned=2,",
-        "row_groups=10,",
-        "row_groups_read=1,",
-    ] {
+    for figure in DATASET_PRUNING {
         assert!(analyzed.contains(figure), "{figure} in {analyzed}");
     }
 }
