@@ -119,6 +119,34 @@ fn partitions_together_read_every_row_once_each_in_file_order() {
 }
 
 #[test]
+fn a_projection_of_the_whole_reads_in_file_order_on_the_worker_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = [10, 3, 20, 1, 15];
+    let dataset = dataset(dir.path(), &rows);
+    for threads in [1, 3] {
+        let options = ScanOptions {
+            threads: std::num::NonZeroUsize::new(threads),
+            ..ScanOptions::new(5)
+        };
+        let projection = projection(Some("$.n >= 12"));
+        let schema = dataset.projection_schema(&projection).unwrap();
+        let mut batches = Vec::new();
+        let stats = dataset
+            .project(&projection, &schema, &options, |batch| {
+                batches.push(Ok(batch));
+                Ok(())
+            })
+            .unwrap();
+        // The filter prunes the first file's two row groups (n up to 9,
+        // typed, so with statistics); the second's, untyped, is read, and
+        // so are the rest, whole and in order (an engine filters rows).
+        let read = values(batches.into_iter());
+        assert_eq!(read, (10..49).collect::<Vec<_>>(), "{threads} threads");
+        assert_eq!(stats.read.row_groups_read, 8, "{threads} threads");
+    }
+}
+
+#[test]
 fn a_partition_plans_only_the_files_that_hold_its_row_groups() {
     let dir = tempfile::tempdir().unwrap();
     // One row group per file: four partitions, one file each.

@@ -12,7 +12,6 @@
 
 use std::io::BufReader;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use arrow::array::{Array, ArrayData, ArrayRef, RecordBatch, StructArray, make_array};
 use arrow_pyarrow::{PyArrowType, Table};
@@ -21,7 +20,6 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use vshred::dataset::Dataset;
-use vshred::dataset::partition::Partition;
 use vshred::encode::{EncodeOptions, ShredMode, infer_columns, layout_json};
 use vshred::infer::InferOptions;
 use vshred::parquet::{Compression, DecimalMode, GetRequest, Projected, Projection, ScanOptions};
@@ -234,7 +232,7 @@ fn read(
 ) -> PyResult<PyArrowType<Table>> {
     let (batches, schema) = py
         .detach(move || -> vshred::Result<_> {
-            let dataset = Arc::new(Dataset::find(&source)?);
+            let dataset = Dataset::find(&source)?;
             let names = match columns {
                 Some(names) => names,
                 None => dataset.columns()?.all.clone(),
@@ -247,14 +245,16 @@ fn read(
                 ..Projection::default()
             };
             let schema = dataset.projection_schema(&projection)?;
-            let batches = dataset
-                .project_partition(
-                    &projection,
-                    &schema,
-                    &ScanOptions::new(BATCH_ROWS),
-                    Partition::whole(),
-                )?
-                .collect::<vshred::Result<Vec<RecordBatch>>>()?;
+            let mut batches: Vec<RecordBatch> = Vec::new();
+            dataset.project(
+                &projection,
+                &schema,
+                &ScanOptions::new(BATCH_ROWS),
+                |batch| {
+                    batches.push(batch);
+                    Ok(())
+                },
+            )?;
             Ok((batches, schema))
         })
         .map_err(failed)?;

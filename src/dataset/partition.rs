@@ -95,6 +95,32 @@ impl Dataset {
             .with_storage(self.storage.clone()))
     }
 
+    /// The batches of the whole dataset's projection, each of `schema`,
+    /// in file order, read on the worker pool as [`get_with`] reads (the
+    /// filter pruning row groups and pages alike); `sink` gets them in
+    /// order. For a reader of whole tables, where partitions suit an
+    /// engine's threads.
+    ///
+    /// [`get_with`]: Dataset::get_with
+    pub fn project(
+        &self,
+        projection: &Projection,
+        schema: &SchemaRef,
+        options: &ScanOptions,
+        sink: impl FnMut(RecordBatch) -> Result<()>,
+    ) -> Result<DatasetStats> {
+        self.check_projection(projection, schema)?;
+        self.scan(
+            options,
+            |file| file.plan_projection(projection, |_| true),
+            |planned, batch| {
+                projection_of_batch(projection, schema, &batch)
+                    .map_err(|e| e.in_file(planned.file.path()))
+            },
+            sink,
+        )
+    }
+
     /// The batches of `partition`'s share of the dataset, each of `schema`
     /// (see [`projection_schema`](Self::projection_schema)), read by the
     /// projection's plan of each file (a path's leaves alone, row groups
