@@ -13,6 +13,8 @@
 use std::io::BufReader;
 use std::path::PathBuf;
 
+mod lines;
+
 use arrow::array::{Array, ArrayData, ArrayRef, RecordBatch, StructArray, make_array};
 use arrow_pyarrow::{PyArrowType, Table};
 use pyo3::create_exception;
@@ -26,6 +28,8 @@ use vshred::parquet::{Compression, DecimalMode, GetRequest, Projected, Projectio
 use vshred::predicate::Predicate;
 use vshred::shred::{ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
+
+use lines::PyLines;
 
 create_exception!(
     vshred,
@@ -41,10 +45,10 @@ fn failed(e: impl std::fmt::Display) -> PyErr {
     VshredError::new_err(e.to_string())
 }
 
-/// What `input` is: a path, or the JSON lines of an iterable of strings.
+/// What `input` is: a path, or an iterable of JSON texts.
 enum Input {
     Path(PathBuf),
-    Lines(Vec<u8>),
+    Lines(PyLines),
 }
 
 impl Input {
@@ -54,39 +58,22 @@ impl Input {
         if let Ok(path) = input.extract::<PathBuf>() {
             return Ok(Input::Path(path));
         }
-        let items = input
-            .try_iter()
-            .map_err(|_| failed("the input is a path or an iterable of JSON strings, not this"))?;
-        let mut lines = Vec::new();
-        for (i, item) in items.enumerate() {
-            let item = item?;
-            let text = item.extract::<String>().map_err(|_| {
-                failed(format!(
-                    "item {i} of the input is not a str (each item is one JSON text)"
-                ))
-            })?;
-            if text.contains('\n') {
-                return Err(failed(format!(
-                    "item {i} of the input holds a line break (each item is one JSON text on one line)"
-                )));
-            }
-            lines.extend_from_slice(text.as_bytes());
-            lines.push(b'\n');
-        }
-        Ok(Input::Lines(lines))
+        PyLines::new(input)
+            .map(Input::Lines)
+            .map_err(|_| failed("the input is a path or an iterable of JSON strings, not this"))
     }
 
     /// Runs `work` on the input as a reader; errors name the input file.
     fn read<T>(
-        &self,
+        self,
         work: impl FnOnce(&mut dyn std::io::BufRead) -> vshred::Result<T>,
     ) -> vshred::Result<T> {
         match self {
             Input::Path(path) => {
-                let file = std::fs::File::open(path).map_err(|e| vshred::Error::io(path, e))?;
-                work(&mut BufReader::with_capacity(1 << 20, file)).map_err(|e| e.in_file(path))
+                let file = std::fs::File::open(&path).map_err(|e| vshred::Error::io(&path, e))?;
+                work(&mut BufReader::with_capacity(1 << 20, file)).map_err(|e| e.in_file(&path))
             }
-            Input::Lines(lines) => work(&mut lines.as_slice()),
+            Input::Lines(mut lines) => work(&mut lines),
         }
     }
 }

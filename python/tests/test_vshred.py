@@ -39,6 +39,23 @@ def test_encode_from_strings_or_a_file_writes_the_same_rows(tmp_path, events):
     assert vshred.read(from_file).equals(vshred.read(events))
 
 
+def test_a_generator_is_encoded_as_it_yields(tmp_path):
+    # Some megabytes of text: read from the generator in several blocks.
+    rows = 100_000
+    out = tmp_path / "generated.parquet"
+    written = vshred.encode((json.dumps({"n": i, "s": "x" * (i % 50)}) for i in range(rows)), out)
+    assert written["rows"] == rows
+    assert vshred.get(out, "$.n", "int64").to_pylist() == list(range(rows))
+
+    def failing():
+        yield '{"n": 1}'
+        raise RuntimeError("the source went away")
+
+    with pytest.raises(vshred.VshredError, match="item 1 of the input: the iterator raised.*went away"):
+        vshred.encode(failing(), tmp_path / "failed.parquet")
+    assert not (tmp_path / "failed.parquet").exists()
+
+
 def test_get_gives_a_typed_array_and_where_keeps_its_rows(events):
     ids = vshred.get(events, "$.user.id", "int64")
     assert ids.type == pa.int64()
