@@ -131,6 +131,39 @@ fn files_the_fuzzer_found_are_errors() {
     }
 }
 
+/// Found by the `parquet_file` fuzz target: a column index of page
+/// locations alone, without bounds (`ColumnIndexMetaData::NONE`), whose
+/// accessors the parquet crate panics on. A filter on that leaf prunes no
+/// page, and the rows read as they are.
+#[test]
+fn a_page_index_without_bounds_prunes_nothing() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/corrupt/page-index-without-bounds.parquet");
+    let file = ParquetFile::open(&path).unwrap();
+    let request = GetRequest {
+        column: "var".into(),
+        path: "$".parse().unwrap(),
+        as_type: ShreddingSchema::Int64,
+        strict: false,
+        filter: Some("$ < 5".parse().unwrap()),
+    };
+    let mut values = Vec::new();
+    file.get(&request, 64, |batch| {
+        values.push(batch.clone());
+        Ok(())
+    })
+    .unwrap();
+    let values: Vec<Option<i64>> = values
+        .iter()
+        .flat_map(|v| {
+            arrow::array::AsArray::as_primitive::<arrow::datatypes::Int64Type>(v.as_ref())
+                .iter()
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(values, [Some(-1234)]);
+}
+
 /// An `ARROW:schema` hint whose field has no type (NONE): arrow-ipc 59
 /// panics converting it, so the hint is dropped and the file read with the
 /// types of its Parquet schema.

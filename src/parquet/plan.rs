@@ -649,6 +649,14 @@ impl ParquetFile {
             return None;
         }
         let index = metadata.column_index()?.get(rg)?.get(typed)?;
+        // A page index of locations alone (no bounds): nothing to prune by,
+        // and the index's accessors panic on it.
+        if matches!(
+            index,
+            ::parquet::file::page_index::column_index::ColumnIndexMetaData::NONE
+        ) {
+            return None;
+        }
         let locations = metadata
             .offset_index()?
             .get(rg)?
