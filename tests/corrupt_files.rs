@@ -164,6 +164,29 @@ fn a_page_index_without_bounds_prunes_nothing() {
     assert_eq!(values, [Some(-1234)]);
 }
 
+/// Found by the `parquet_file` fuzz target: an offset index whose page
+/// locations overflow when added up. The pages a filter keeps are read
+/// ahead by their locations, which must then not be added (the parquet
+/// crate's `scan_ranges` adds them unchecked): the reader reports them.
+#[test]
+fn an_overflowing_offset_index_is_an_error() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/corrupt/offset-index-overflowing.parquet");
+    let file = ParquetFile::open(&path).unwrap();
+    let request = GetRequest {
+        column: "v".into(),
+        path: "$".parse().unwrap(),
+        as_type: ShreddingSchema::Variant,
+        strict: false,
+        filter: Some("$.id > 2".parse().unwrap()),
+    };
+    let error = file.get(&request, 64, |_| Ok(())).unwrap_err().to_string();
+    assert!(
+        error.contains("offset-index-overflowing.parquet") && error.contains("Integer overflow"),
+        "{error}"
+    );
+}
+
 /// An `ARROW:schema` hint whose field has no type (NONE): arrow-ipc 59
 /// panics converting it, so the hint is dropped and the file read with the
 /// types of its Parquet schema.

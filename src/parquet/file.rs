@@ -16,6 +16,7 @@ use ::parquet::arrow::arrow_reader::{
 use ::parquet::arrow::{ARROW_SCHEMA_META_KEY, parquet_to_arrow_schema};
 use ::parquet::basic::LogicalType;
 use ::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
+use ::parquet::file::reader::Length;
 use ::parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
 use arrow::datatypes::{Schema, SchemaRef};
 
@@ -467,6 +468,11 @@ impl ParquetFile {
                     let Some(locations) = pages.get(i).map(|p| p.page_locations()) else {
                         continue;
                     };
+                    if !sound_pages(locations, self.file.len()) {
+                        // A corrupt offset index: the reader's own checks
+                        // report it, page by page.
+                        continue;
+                    }
                     // The dictionary page, before the first data page.
                     let start = columns[i].byte_range().0;
                     if let Some(first) = locations.first().filter(|f| f.offset as u64 > start) {
@@ -585,6 +591,26 @@ impl ParquetFile {
 
 /// Fails unless the file starts and ends with Parquet's magic bytes, so
 /// that any other file is "not a Parquet file" rather than a corrupt one.
+/// Whether an offset index's page locations are ones
+/// `RowSelection::scan_ranges` may add and subtract (it does unchecked):
+/// pages within the file, first rows from 0 and never decreasing.
+fn sound_pages(
+    locations: &[::parquet::file::page_index::offset_index::PageLocation],
+    length: u64,
+) -> bool {
+    let mut first_row = 0;
+    locations.iter().all(|page| {
+        let sound = page.first_row_index >= first_row
+            && u64::try_from(page.offset)
+                .ok()
+                .zip(u64::try_from(page.compressed_page_size).ok())
+                .and_then(|(offset, size)| offset.checked_add(size))
+                .is_some_and(|end| end <= length);
+        first_row = page.first_row_index;
+        sound
+    })
+}
+
 /// Bytes between two runs of pages read as one run rather than two reads.
 const PAGES_GAP: u64 = 16 << 10;
 
