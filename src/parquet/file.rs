@@ -589,8 +589,6 @@ impl ParquetFile {
     }
 }
 
-/// Fails unless the file starts and ends with Parquet's magic bytes, so
-/// that any other file is "not a Parquet file" rather than a corrupt one.
 /// Whether an offset index's page locations are ones
 /// `RowSelection::scan_ranges` may add and subtract (it does unchecked):
 /// pages within the file, first rows from 0 and never decreasing.
@@ -629,6 +627,8 @@ fn coalesced(mut ranges: Vec<Range<u64>>) -> Vec<Range<u64>> {
     merged
 }
 
+/// Fails unless the file starts and ends with Parquet's magic bytes, so
+/// that any other file is "not a Parquet file" rather than a corrupt one.
 fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
     use ::parquet::file::reader::ChunkReader;
     const MAGIC: &[u8] = b"PAR1";
