@@ -221,11 +221,6 @@ impl Dataset {
         self
     }
 
-    /// Where the files are.
-    pub fn storage(&self) -> &Arc<dyn Storage> {
-        &self.storage
-    }
-
     /// A share of a larger dataset: these files, each with the number of
     /// its first row group in that dataset ([`Dataset::share`] and
     /// [`Dataset::numbering`] give them), so that a partition of the larger

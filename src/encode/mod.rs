@@ -442,7 +442,7 @@ pub fn layout_json(columns: &[ColumnSpec]) -> String {
                 .iter()
                 .map(|(name, schema)| {
                     let mut key = Vec::new();
-                    crate::json::write_json(&crate::variant::VariantRef::String(name), &mut key);
+                    crate::json::write_json_string(&mut key, name);
                     format!("{}:{schema}", String::from_utf8_lossy(&key))
                 })
                 .collect();

@@ -41,17 +41,22 @@ use arrow::datatypes::{DataType, Field, Fields};
 
 pub use schema::{ShreddingSchema, VARIANT_EXTENSION_NAME, is_variant_field, variant_field};
 
+use crate::error::Result;
+use crate::json::{InexactNumbers, JsonNumber, JsonParser, JsonReader, Peek};
+use crate::variant::time::{self, Timestamp};
+use crate::variant::{
+    DEFAULT_MAX_DEPTH, DuplicateKeys, Metadata, ObjectRef, VariantBuilder, VariantRef,
+    write_object_without,
+};
+
 /// The Variant of each JSON text of `text` (a string array of any of
 /// Arrow's three kinds), as one unshredded Variant column; null for null.
 /// Text that is not JSON is an error naming its row, or null unless
 /// `strict`.
 pub fn parse_json_column(text: &dyn arrow::array::Array, strict: bool) -> Result<StructArray> {
     use arrow::array::AsArray;
-    let text = arrow::compute::cast(
-        &arrow::array::make_array(text.to_data()),
-        &DataType::Utf8View,
-    )
-    .map_err(|e| crate::error::Error::from_message(format!("parse_json takes strings: {e}")))?;
+    let text = arrow::compute::cast(text, &DataType::Utf8View)
+        .map_err(|e| crate::error::Error::from_message(format!("parse_json takes strings: {e}")))?;
     let mut shredder = Shredder::new(&ShreddingSchema::Variant);
     for (row, line) in text.as_string_view().iter().enumerate() {
         match line {
@@ -65,14 +70,6 @@ pub fn parse_json_column(text: &dyn arrow::array::Array, strict: bool) -> Result
     }
     Ok(shredder.finish())
 }
-
-use crate::error::Result;
-use crate::json::{InexactNumbers, JsonNumber, JsonParser, JsonReader, Peek};
-use crate::variant::time::{self, Timestamp};
-use crate::variant::{
-    DEFAULT_MAX_DEPTH, DuplicateKeys, Metadata, ObjectRef, VariantBuilder, VariantRef,
-    write_object_without,
-};
 
 /// Which values may go into a typed column.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
