@@ -45,9 +45,12 @@ fn skipped(name: &str) -> bool {
     name.starts_with('_') || name.starts_with('.')
 }
 
+/// The characters that make a name a glob pattern.
+pub const GLOB_CHARACTERS: [char; 3] = ['*', '?', '['];
+
 /// Whether `text` is a glob pattern rather than a name.
 pub fn is_glob(text: &str) -> bool {
-    text.contains(['*', '?', '['])
+    text.contains(GLOB_CHARACTERS)
 }
 
 /// Files on the local filesystem, read by positional reads.

@@ -52,10 +52,10 @@ use datafusion::common::{Result, plan_err};
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::object_store::path::Path as Location;
-use datafusion::object_store::{ObjectStore, ObjectStoreExt};
+use datafusion::object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use futures::TryStreamExt;
 use url::{Position, Url};
-use vshred::dataset::storage::{Storage, is_dataset_file, is_glob};
+use vshred::dataset::storage::{GLOB_CHARACTERS, Storage, is_dataset_file, is_glob};
 use vshred::parquet::ByteSource;
 
 /// Threads of the runtime the stores' requests run on: they wait on the
@@ -73,12 +73,30 @@ pub struct StoreFiles {
 /// The store's URL of `location` when it names one (`scheme://...`), not
 /// a local path (`data/x.parquet`, `C:\data`).
 pub fn store_url(location: &str) -> Option<ObjectStoreUrl> {
-    let (scheme, _) = location.split_once("://")?;
+    parsed(location).map(|(store, _)| store)
+}
+
+/// The store's URL and the location in that store of the file `name`,
+/// when `name` is a URL (`None` for a local path); a URL whose path names
+/// no object (a `.` or `..` segment, say) is an error.
+pub fn store_location(name: &Path) -> Option<io::Result<(ObjectStoreUrl, Location)>> {
+    let (store, url) = parsed(name.to_str()?)?;
+    Some(
+        Location::from_url_path(url.path())
+            .map(|location| (store, location))
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string())),
+    )
+}
+
+/// `text` as a URL, with its store's URL, unless it is a local path.
+fn parsed(text: &str) -> Option<(ObjectStoreUrl, Url)> {
+    let (scheme, _) = text.split_once("://")?;
     if scheme.len() < 2 {
         return None;
     }
-    let url = Url::parse(location).ok()?;
-    ObjectStoreUrl::parse(&url[..Position::BeforePath]).ok()
+    let url = Url::parse(text).ok()?;
+    let store = ObjectStoreUrl::parse(&url[..Position::BeforePath]).ok()?;
+    Some((store, url))
 }
 
 impl StoreFiles {
@@ -107,22 +125,15 @@ impl StoreFiles {
         Ok(Some(StoreFiles::new(store, &url)))
     }
 
-    /// The store's URL.
-    pub fn url(&self) -> &Url {
-        &self.base
-    }
-
     /// The location in the store of the file `name`, a URL of this store.
     pub fn location(&self, name: &Path) -> io::Result<Location> {
         let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidInput, why);
-        let text = name
-            .to_str()
-            .ok_or_else(|| invalid("the name is not UTF-8".into()))?;
-        let url = Url::parse(text).map_err(|e| invalid(format!("not a URL: {e}")))?;
-        if url[..Position::BeforePath] != self.base[..Position::BeforePath] {
+        let (store, location) = store_location(name)
+            .ok_or_else(|| invalid(format!("{} is not a URL", name.display())))??;
+        if AsRef::<Url>::as_ref(&store) != &self.base {
             return Err(invalid(format!("not in the store {}", self.base)));
         }
-        Location::from_url_path(url.path()).map_err(|e| invalid(e.to_string()))
+        Ok(location)
     }
 
     /// The name (URL) of `location`.
@@ -130,6 +141,13 @@ impl StoreFiles {
         let mut url = self.base.clone();
         url.set_path(location.as_ref());
         PathBuf::from(url.as_str())
+    }
+
+    /// What the store says of the object at `location`.
+    fn head(&self, location: &Location) -> io::Result<ObjectMeta> {
+        let store = self.store.clone();
+        let location = location.clone();
+        wait(async move { store.head(&location).await })
     }
 
     /// Every object beneath `prefix`.
@@ -165,9 +183,7 @@ impl StoreFiles {
 impl Storage for StoreFiles {
     fn open(&self, name: &Path) -> io::Result<Arc<dyn ByteSource>> {
         let location = self.location(name)?;
-        let store = self.store.clone();
-        let head = location.clone();
-        let meta = wait(async move { store.head(&head).await })?;
+        let meta = self.head(&location)?;
         Ok(Arc::new(StoreObject {
             store: self.store.clone(),
             location,
@@ -182,7 +198,7 @@ impl Storage for StoreFiles {
         let mut files = Vec::new();
         if is_glob(&text) {
             // The listing starts at the last `/` before the first wildcard.
-            let literal = &text[..text.find(['*', '?', '[']).unwrap_or(text.len())];
+            let literal = &text[..text.find(GLOB_CHARACTERS).unwrap_or(text.len())];
             let literal = &literal[..literal.rfind('/').map_or(0, |i| i + 1)];
             let pattern = glob::Pattern::new(&text).map_err(|e| {
                 vshred::Error::from_message(format!("not a glob pattern: {e}")).in_file(input)
@@ -207,9 +223,7 @@ impl Storage for StoreFiles {
             return Ok(files);
         }
         let location = self.location(input).map_err(at)?;
-        let store = self.store.clone();
-        let head = location.clone();
-        match wait(async move { store.head(&head).await }) {
+        match self.head(&location) {
             Ok(_) => files.push(self.name(&location)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 self.files_beneath(&location, &mut files).map_err(at)?;

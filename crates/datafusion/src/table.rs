@@ -23,6 +23,7 @@ use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use vshred::dataset::Dataset;
+use vshred::dataset::storage::is_glob;
 use vshred::parquet::{Projected, Projection};
 
 use crate::filter::{combine, to_predicate};
@@ -185,7 +186,7 @@ impl UrlTableFactory for VariantUrlTables {
                 path.extension().is_some_and(|e| e == "parquet") || path.is_dir()
             }
         };
-        if is_parquet || (url.contains(['*', '?', '[']) && url.ends_with(".parquet")) {
+        if is_parquet || (is_glob(url) && url.ends_with(".parquet")) {
             let Some(session) = self.others.session_store().get_session().upgrade() else {
                 return plan_err!("the session of {url} has ended");
             };

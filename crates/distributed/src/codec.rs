@@ -59,7 +59,7 @@ use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
 use vshred_datafusion::copy::{CopyOptions, OUR_OPTIONS, SHARED_OPTIONS};
 use vshred_datafusion::scan::VariantScanExec;
-use vshred_datafusion::store::{StoreFiles, store_url};
+use vshred_datafusion::store::{StoreFiles, store_location, store_url};
 use vshred_datafusion::write_partitions::WritePartitionsExec;
 
 /// The codec of our plans: the coordinator's (which sends) and a
@@ -206,15 +206,15 @@ fn local_path(name: &Path) -> std::result::Result<PathBuf, String> {
 /// store other than the local filesystem (`file://` names a path).
 fn object_of(name: &Path) -> std::result::Result<Option<(ObjectStoreUrl, Location)>, String> {
     let text = name.to_string_lossy();
-    let Some(url) = store_url(&text) else {
-        return Ok(None);
-    };
-    if url == ObjectStoreUrl::local_filesystem() {
-        return Ok(None);
+    match store_url(&text) {
+        Some(store) if store != ObjectStoreUrl::local_filesystem() => {
+            match store_location(Path::new(&*text)) {
+                Some(found) => found.map(Some).map_err(|e| e.to_string()),
+                None => Ok(None),
+            }
+        }
+        _ => Ok(None),
     }
-    let parsed = Url::parse(&text).map_err(|e| e.to_string())?;
-    let location = Location::from_url_path(parsed.path()).map_err(|e| e.to_string())?;
-    Ok(Some((url, location)))
 }
 
 /// `path` as the text a message carries.
