@@ -24,7 +24,7 @@ use pyo3::types::PyDict;
 use vshred::dataset::Dataset;
 use vshred::encode::{EncodeOptions, ShredMode, infer_columns, layout_json};
 use vshred::infer::InferOptions;
-use vshred::parquet::{Compression, DecimalMode, GetRequest, Projected, Projection, ScanOptions};
+use vshred::parquet::{Compression, GetRequest, Projected, Projection, ScanOptions};
 use vshred::predicate::Predicate;
 use vshred::shred::{ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
@@ -116,15 +116,9 @@ fn encode<'py>(
     let report = py
         .detach(move || -> vshred::Result<_> {
             let mut options = encode_options(variant_fields, &shred, sample_rows)?;
-            options.write.decimals = match decimal.as_str() {
-                "int" => DecimalMode::Int,
-                "flba" => DecimalMode::Flba,
-                other => {
-                    return Err(vshred::Error::from_message(format!(
-                        "decimal {other:?} is not int or flba"
-                    )));
-                }
-            };
+            options.write.decimals = decimal.parse().map_err(|e: vshred::Error| {
+                vshred::Error::from_message(format!("decimal {}", e.message()))
+            })?;
             options.write.compression = compression.parse::<Compression>()?;
             if let Some(rows) = row_group_rows {
                 options.write.row_group_rows = rows.max(1);

@@ -21,6 +21,19 @@ pub enum DecimalMode {
     Flba,
 }
 
+impl std::str::FromStr for DecimalMode {
+    type Err = Error;
+
+    /// `int` or `flba`.
+    fn from_str(s: &str) -> Result<DecimalMode> {
+        match s {
+            "int" => Ok(DecimalMode::Int),
+            "flba" => Ok(DecimalMode::Flba),
+            other => Err(Error::from_message(format!("{other:?} is not int or flba"))),
+        }
+    }
+}
+
 /// The Parquet group of a Variant column, annotated `VARIANT(1)`:
 ///
 /// ```text

@@ -59,7 +59,7 @@ use tokio::io::AsyncWriteExt;
 use vshred::encode::{BatchEncoder, EncodeOptions, ShredMode};
 use vshred::infer::InferOptions;
 use vshred::output::Output;
-use vshred::parquet::{Compression, DecimalMode, is_variant_field};
+use vshred::parquet::{Compression, is_variant_field};
 
 use crate::functions::external;
 
@@ -184,10 +184,8 @@ impl CopyOptions {
                 .unwrap_or_default(),
             ..EncodeOptions::default()
         };
-        match given.get("decimal").map(String::as_str) {
-            None | Some("int") => options.write.decimals = DecimalMode::Int,
-            Some("flba") => options.write.decimals = DecimalMode::Flba,
-            Some(other) => return plan_err!("COPY option decimal: {other:?} is not int or flba"),
+        if let Some(decimal) = given.get("decimal") {
+            options.write.decimals = decimal.parse().map_err(|e| bad("decimal", e))?;
         }
         if let Some(codec) = given.get("compression") {
             let lower = codec.to_ascii_lowercase();
