@@ -1,9 +1,9 @@
 //! The native module of the `vshred` Python package (`vshred._vshred`):
 //! the core crate's encoder, dataset reader and JSON kernels, each a
 //! function that takes and gives pyarrow arrays by the Arrow C data
-//! interface (no copy of the buffers, no JSON in between). The Python
-//! package (`python/vshred/__init__.py`) gives them their documented,
-//! keyword signatures.
+//! interface (no copy of the buffers, no JSON in between), and SQL
+//! sessions (`sql.rs`). The Python package (`python/vshred/__init__.py`)
+//! gives them their documented, keyword signatures.
 //!
 //! Every function lets go of the interpreter while the core works, so
 //! other Python threads run meanwhile; every error of the core is a
@@ -14,6 +14,7 @@ use std::io::BufReader;
 use std::path::PathBuf;
 
 mod lines;
+mod sql;
 
 use arrow::array::{Array, ArrayData, ArrayRef, RecordBatch, StructArray, make_array};
 use arrow_pyarrow::{PyArrowType, Table};
@@ -41,7 +42,7 @@ create_exception!(
 /// Rows per batch read.
 const BATCH_ROWS: usize = 8192;
 
-fn failed(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn failed(e: impl std::fmt::Display) -> PyErr {
     VshredError::new_err(e.to_string())
 }
 
@@ -78,6 +79,16 @@ impl Input {
     }
 }
 
+/// `count`, refused if 0, as the CLI refuses it.
+fn at_least_one(name: &str, count: Option<usize>) -> vshred::Result<Option<usize>> {
+    match count {
+        Some(0) => Err(vshred::Error::from_message(format!(
+            "{name} must be at least 1, not 0"
+        ))),
+        count => Ok(count),
+    }
+}
+
 /// The encoder's options from the Python arguments.
 fn encode_options(
     variant_fields: Option<Vec<String>>,
@@ -85,7 +96,7 @@ fn encode_options(
     sample_rows: Option<usize>,
 ) -> vshred::Result<EncodeOptions> {
     let defaults = EncodeOptions::default();
-    let sample_rows = sample_rows.unwrap_or(defaults.sample_rows).max(1);
+    let sample_rows = at_least_one("sample_rows", sample_rows)?.unwrap_or(defaults.sample_rows);
     Ok(EncodeOptions {
         variant_fields: variant_fields.unwrap_or_default(),
         shred: ShredMode::from_choice(
@@ -120,8 +131,8 @@ fn encode<'py>(
                 vshred::Error::from_message(format!("decimal {}", e.message()))
             })?;
             options.write.compression = compression.parse::<Compression>()?;
-            if let Some(rows) = row_group_rows {
-                options.write.row_group_rows = rows.max(1);
+            if let Some(rows) = at_least_one("row_group_rows", row_group_rows)? {
+                options.write.row_group_rows = rows;
             }
             options.bloom_filters = bloom_filters.unwrap_or_default();
             input.read(|reader| vshred::encode::encode(reader, &output, &options, &mut |_| {}))
@@ -281,5 +292,6 @@ fn _vshred(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(read, module)?)?;
     module.add_function(wrap_pyfunction!(parse_json, module)?)?;
     module.add_function(wrap_pyfunction!(to_json, module)?)?;
+    module.add_class::<sql::Session>()?;
     Ok(())
 }

@@ -2,8 +2,9 @@
 
 Encode JSON lines into Parquet files whose Variant columns are shredded
 into typed columns (the layout inferred from the data), and read them back:
-a path's values as a typed ``pyarrow.Array``, or whole rows as a
-``pyarrow.Table``. The work is done by the vshred Rust crate; arrays cross
+a path's values as a typed ``pyarrow.Array``, whole rows as a
+``pyarrow.Table``, or the result of SQL (DataFusion, with Spark's Variant
+functions) over files and Arrow tables. The work is done by the vshred Rust crate; arrays cross
 by the Arrow C data interface, without copies.
 
 >>> import os, tempfile, vshred
@@ -22,7 +23,8 @@ import pyarrow as _pa
 from ._vshred import VshredError
 from . import _vshred
 
-__all__ = ["VshredError", "encode", "infer", "get", "read", "parse_json", "to_json"]
+__all__ = ["VshredError", "encode", "infer", "get", "read", "parse_json", "to_json",
+           "sql", "Session"]
 
 
 def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
@@ -122,3 +124,45 @@ def to_json(array):
     if isinstance(array, _pa.ChunkedArray):
         array = array.combine_chunks()
     return _vshred.to_json(array)
+
+
+class Session(_vshred.Session):
+    """A SQL session (DataFusion, as ``vshred sql`` runs it): Spark's Variant
+    functions (``variant_get``, ``parse_json``, ``to_json``, ...), Parquet
+    files read by their shredded leaves (``FROM 'events/'``), and tables
+    registered by name.
+
+    ``settings`` are DataFusion's (``{"datafusion.execution.batch_size":
+    8192}``). ``register(name, source)`` makes ``source`` the table
+    ``name``: a Parquet file, directory, glob or object store URL, or any
+    Arrow table or stream (an object with ``__arrow_c_stream__``: pyarrow,
+    polars, DuckDB), read once into memory. ``sql(query)`` runs the
+    statements of ``query`` in turn and returns the rows of the last as a
+    ``pyarrow.Table``; a Variant column's field carries the
+    ``arrow.parquet.variant`` extension name. Ctrl-C stops a statement.
+
+    >>> import pyarrow as pa
+    >>> session = Session()
+    >>> session.register("t", pa.table({"j": ['{"a": 1}', '{"a": 2.5}']}))
+    >>> session.sql("CREATE VIEW v AS SELECT parse_json(j) AS v FROM t")
+    pyarrow.Table
+    <BLANKLINE>
+    ----
+    >>> session.sql("SELECT sum(variant_get(v, '$.a', 'double')) AS a FROM v").to_pylist()
+    [{'a': 3.5}]
+    """
+
+
+def sql(query, *, tables=None, settings=None):
+    """The rows of ``query`` as a ``pyarrow.Table``, in a new :class:`Session`.
+
+    ``tables`` maps names to sources, as :meth:`Session.register` takes
+    them; files are also read by path in the query (``FROM 'events/'``).
+
+    >>> sql("SELECT to_json(parse_json('{\\"a\\": [1, 2.50]}')) AS j").to_pylist()
+    [{'j': '{"a":[1,2.50]}'}]
+    """
+    session = Session(settings)
+    for name, source in (tables or {}).items():
+        session.register(name, source)
+    return session.sql(query)

@@ -12,10 +12,9 @@ use arrow::array::{ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
 use datafusion::prelude::{SessionConfig, SessionContext};
-use datafusion::sql::parser::DFParserBuilder;
-use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use vshred::parquet::is_variant_field;
 use vshred::unshred::{JsonRows, json_strings};
+use vshred_datafusion::statements::{execute, parse_statements};
 
 use crate::{Context, Failure};
 
@@ -129,25 +128,11 @@ fn worker_url(worker: &str) -> Result<url::Url, Failure> {
 /// Runs each statement of `text` in turn, printing the rows of those that
 /// return some; the first that fails stops the rest.
 async fn run_statements(ctx: &SessionContext, text: &str, args: &SqlArgs) -> Result<(), Failure> {
-    let dialect = ctx.state().config().options().sql_parser.dialect;
-    let dialect = dialect_from_str(dialect)
-        .ok_or_else(|| failure(format!("unsupported SQL dialect {dialect}")))?;
-    let statements = DFParserBuilder::new(text)
-        .with_dialect(dialect.as_ref())
-        .build()
-        .and_then(|mut parser| parser.parse_statements())
-        .map_err(failure)?;
+    let statements = parse_statements(ctx, text).map_err(failure)?;
     let mut out = io::stdout().lock();
-    for mut statement in statements {
+    for statement in statements {
         let started = Instant::now();
-        vshred_datafusion::copy::parquet_by_default(&mut statement);
-        let plan = ctx
-            .state()
-            .statement_to_plan(statement)
-            .await
-            .map_err(failure)?;
-        let batches = ctx
-            .execute_logical_plan(plan)
+        let batches = execute(ctx, statement)
             .await
             .map_err(failure)?
             .collect()

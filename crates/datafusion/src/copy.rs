@@ -66,7 +66,7 @@ use crate::functions::external;
 /// Makes a `COPY` to a path with no file extension and no `STORED AS`
 /// (`COPY (...) TO 'out/'`) write Parquet, which DataFusion would refuse
 /// as a format it cannot tell: for tools that parse statements before
-/// planning them, as `vshred sql` does.
+/// planning them, as [`statements`](crate::statements) does.
 pub fn parquet_by_default(statement: &mut Statement) {
     if let Statement::CopyTo(copy) = statement
         && copy.stored_as.is_none()

@@ -19,7 +19,8 @@
 //!   each partition of a query to its own file, where its rows are (a
 //!   distributed `COPY`).
 //!
-//! [`context`] makes a `SessionContext` with all of it registered.
+//! [`context`] makes a `SessionContext` with all of it registered;
+//! [`statements`] runs a text of several statements in it.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> datafusion::common::Result<()> {
@@ -41,6 +42,7 @@ pub mod functions;
 pub mod jsonl;
 pub mod scan;
 pub mod schema_of;
+pub mod statements;
 pub mod store;
 pub mod table;
 pub mod write_partitions;

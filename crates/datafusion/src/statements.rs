@@ -1,0 +1,47 @@
+//! A text of SQL statements run in a session one at a time, as `vshred
+//! sql` and the Python module run it: parsed in the session's dialect
+//! (`datafusion.sql_parser.dialect`), each then planned and run in turn,
+//! so that a `CREATE` is seen by the statements after it. A `COPY` to a
+//! directory writes Parquet unless it says otherwise
+//! ([`copy::parquet_by_default`]).
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> datafusion::common::Result<()> {
+//! use vshred_datafusion::statements::{execute, parse_statements};
+//! let ctx = vshred_datafusion::context(Default::default());
+//! let text = "CREATE VIEW seven AS SELECT 7 AS n; SELECT n * 6 AS answer FROM seven";
+//! let mut answers = Vec::new();
+//! for statement in parse_statements(&ctx, text)? {
+//!     answers = execute(&ctx, statement).await?.collect().await?;
+//! }
+//! assert_eq!(answers[0].num_rows(), 1);
+//! # Ok(()) }
+//! ```
+
+use datafusion::common::{Result, plan_datafusion_err};
+use datafusion::dataframe::DataFrame;
+use datafusion::prelude::SessionContext;
+use datafusion::sql::parser::{DFParserBuilder, Statement};
+use datafusion::sql::sqlparser::dialect::dialect_from_str;
+
+use crate::copy;
+
+/// The statements of `text`, separated by `;`, in the session's dialect.
+pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<Statement>> {
+    let dialect = ctx.state().config().options().sql_parser.dialect;
+    let dialect = dialect_from_str(dialect)
+        .ok_or_else(|| plan_datafusion_err!("unsupported SQL dialect {dialect}"))?;
+    let mut statements = DFParserBuilder::new(text)
+        .with_dialect(dialect.as_ref())
+        .build()?
+        .parse_statements()?;
+    statements.iter_mut().for_each(copy::parquet_by_default);
+    Ok(statements.into())
+}
+
+/// Plans `statement` and runs it as far as DataFusion runs a statement
+/// before its rows are asked for (DDL and `SET` take effect here).
+pub async fn execute(ctx: &SessionContext, statement: Statement) -> Result<DataFrame> {
+    let plan = ctx.state().statement_to_plan(statement).await?;
+    ctx.execute_logical_plan(plan).await
+}
