@@ -230,8 +230,9 @@ struct EncodeArgs {
     /// Physical type of typed decimals.
     #[arg(long, value_enum, default_value_t = DecimalArg::Int)]
     decimal: DecimalArg,
-    /// Compression: `zstd` (level 1), `zstd:LEVEL` (1 to 22: smaller and
-    /// slower as it grows), `snappy` or `none`.
+    /// Compression: `zstd` (level 1, unshredded Variant columns at 3),
+    /// `zstd:LEVEL` (1 to 22 for every column: smaller and slower as it
+    /// grows), `snappy` or `none`.
     #[arg(long, value_name = "zstd[:LEVEL]|snappy|none", default_value = "zstd")]
     compression: Compression,
     /// Rows per row group (at least 1).
