@@ -3,7 +3,7 @@
 use std::fs::File;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch};
+use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Encoding, LogicalType, Type as PhysicalType};
@@ -228,23 +228,33 @@ fn mostly_distinct_leaves_are_written_without_a_dictionary() {
 }
 
 #[test]
-fn mostly_distinct_integers_are_deltas_in_ordinary_and_variant_columns() {
-    let schema: ShreddingSchema = r#"{"n":"int64","k":"int64"}"#.parse().unwrap();
+fn mostly_distinct_integers_and_prefixed_strings_are_deltas_in_ordinary_and_variant_columns() {
+    let schema: ShreddingSchema = r#"{"n":"int64","k":"int64","s":"string","c":"string"}"#
+        .parse()
+        .unwrap();
     let columns = [
         ColumnSpec::Plain(Field::new("id", DataType::Int64, false)),
         ColumnSpec::Plain(Field::new("bucket", DataType::Int64, false)),
+        ColumnSpec::Plain(Field::new("key", DataType::Utf8, false)),
+        ColumnSpec::Plain(Field::new("page", DataType::Utf8, false)),
         ColumnSpec::Variant {
             name: "v".into(),
             schema: schema.clone(),
         },
     ];
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ints.parquet");
+    let path = dir.path().join("deltas.parquet");
     let mut writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
     let rows = 10_000i64;
     let mut shredder = Shredder::new(&schema);
     for i in 0..rows {
-        let text = format!(r#"{{"n": {}, "k": {}}}"#, i * 7, i % 5);
+        let text = format!(
+            r#"{{"n": {}, "k": {}, "s": "session-{:08}", "c": "kind-{}"}}"#,
+            i * 7,
+            i % 5,
+            i * 31,
+            i % 3
+        );
         shredder.append_json(text.as_bytes()).unwrap();
     }
     let batch = RecordBatch::try_new(
@@ -252,6 +262,14 @@ fn mostly_distinct_integers_are_deltas_in_ordinary_and_variant_columns() {
         vec![
             Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
             Arc::new(Int64Array::from_iter_values((0..rows).map(|i| i % 4))),
+            // Hashed, without shared prefixes: plain. Pages (and the
+            // Variant's `s`) share their neighbours' prefixes: deltas.
+            Arc::new(StringArray::from_iter_values(
+                (0..rows).map(|i| format!("{:x}", i * 2654435761 % 1_000_003)),
+            )),
+            Arc::new(StringArray::from_iter_values(
+                (0..rows).map(|i| format!("/catalog/items/{:07}", i * 13)),
+            )),
             Arc::new(shredder.finish()),
         ],
     )
@@ -259,26 +277,40 @@ fn mostly_distinct_integers_are_deltas_in_ordinary_and_variant_columns() {
     writer.write(&batch).unwrap();
     writer.finish().unwrap();
     let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
-    let encodings: Vec<(String, bool, bool)> = reader
+    let encodings: Vec<(String, Option<Encoding>, bool)> = reader
         .metadata()
         .row_group(0)
         .columns()
         .iter()
-        .filter(|c| c.column_type() == PhysicalType::INT64)
+        .filter(|c| {
+            let path = c.column_path().string();
+            !path.starts_with("v.") || path.ends_with(".typed_value")
+        })
         .map(|c| {
-            let has = |e: Encoding| c.encodings().any(|x| x == e);
-            (
-                c.column_path().string(),
-                has(Encoding::DELTA_BINARY_PACKED),
-                has(Encoding::RLE_DICTIONARY),
-            )
+            let delta = [Encoding::DELTA_BINARY_PACKED, Encoding::DELTA_BYTE_ARRAY]
+                .into_iter()
+                .find(|&d| c.encodings().any(|x| x == d));
+            let dictionary = c.encodings().any(|x| x == Encoding::RLE_DICTIONARY);
+            (c.column_path().string(), delta, dictionary)
         })
         .collect();
     let expected = [
-        ("id", true, false),
-        ("bucket", false, true),
-        ("v.typed_value.k.typed_value", false, true),
-        ("v.typed_value.n.typed_value", true, false),
+        ("id", Some(Encoding::DELTA_BINARY_PACKED), false),
+        ("bucket", None, true),
+        ("key", None, false),
+        ("page", Some(Encoding::DELTA_BYTE_ARRAY), false),
+        ("v.typed_value.c.typed_value", None, true),
+        ("v.typed_value.k.typed_value", None, true),
+        (
+            "v.typed_value.n.typed_value",
+            Some(Encoding::DELTA_BINARY_PACKED),
+            false,
+        ),
+        (
+            "v.typed_value.s.typed_value",
+            Some(Encoding::DELTA_BYTE_ARRAY),
+            false,
+        ),
     ];
     assert_eq!(
         encodings
@@ -287,4 +319,16 @@ fn mostly_distinct_integers_are_deltas_in_ordinary_and_variant_columns() {
             .collect::<Vec<_>>(),
         expected
     );
+    // And they read back as written.
+    let read: Vec<RecordBatch> =
+        ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let read = arrow::compute::concat_batches(&read[0].schema(), &read).unwrap();
+    for (i, written) in batch.columns().iter().enumerate() {
+        assert_eq!(read.column(i).to_data(), written.to_data(), "column {i}");
+    }
 }

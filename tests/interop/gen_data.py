@@ -79,6 +79,7 @@ def row(i):
     r["n"] = int_of_width(i)                      # int8 .. int64 in one field
     r["small"] = rng.randint(0, 100)              # always int8
     r["ts"] = 1732838400000000 + i * 1000003      # int64
+    r["url"] = f"/catalog/items/{i * 13:07d}"     # distinct, sharing prefixes: DELTA_BYTE_ARRAY
     r["price"] = raw(rng.choice(["104.8", "19.99", "104.80", "0.5", dec(3, 1), dec(2, 2), dec(5, 2, neg=True)]))
     r["rate"] = raw(rng.choice(["12.345", dec(2, 3), "1.50", dec(1, 6)]))
     r["score"] = raw(dbl())
