@@ -363,8 +363,9 @@ fn distinct_leaves(
 
 /// Whether the values of `sample` (strings or binary) take fewer bytes as
 /// `DELTA_BYTE_ARRAY` than `PLAIN`, each compressed by `codec`: both
-/// written as a file in memory, which costs a few hundred microseconds
-/// for a sample of 4096 rows, once per file.
+/// written as a file in memory, once per file (and per layout that
+/// inference measures). On 1M events rows, three leaves priced so, the
+/// encoder's CPU time moved by 0.5%.
 fn smaller_as_delta(sample: &ArrayRef, codec: ParquetCompression) -> bool {
     let size = |encoding| -> Option<usize> {
         let field = Field::new("sample", sample.data_type().clone(), true);
