@@ -27,32 +27,31 @@ use crate::shred::ShreddingSchema;
 
 /// Compression of the written column chunks.
 ///
-/// Parsed from `zstd` (the default: level 1, Variant bytes at 3 where that
-/// pays), `zstd:LEVEL` (that level for every column), `snappy` or `none`:
+/// Parsed from `zstd` (the default: level 1, unshredded Variant columns at
+/// 3), `zstd:LEVEL` (that level for every column), `snappy` or `none`:
 ///
 /// ```
 /// use vshred::parquet::Compression;
 /// assert_eq!("zstd".parse::<Compression>()?, Compression::default());
-/// assert_eq!(Compression::default(), Compression::Zstd { level: 1, variant_bytes_level: 3 });
-/// assert_eq!("zstd:3".parse::<Compression>()?, Compression::Zstd { level: 3, variant_bytes_level: 3 });
+/// assert_eq!(Compression::default(), Compression::Zstd { level: 1, unshredded_level: 3 });
+/// assert_eq!("zstd:3".parse::<Compression>()?, Compression::Zstd { level: 3, unshredded_level: 3 });
 /// assert!("zstd:23".parse::<Compression>().is_err());
 /// # Ok::<(), vshred::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
-    /// zstd at `level` (1 to 22; 1 is the fastest); a Variant column's
-    /// `metadata` and `value` leaves at `variant_bytes_level` instead
-    /// where the file's first rows come out smaller so (the writer prices
-    /// both on them). Whole rows of Variant bytes repeat their structure,
-    /// which a higher level finds: on 1M rows, level 3 made unshredded
-    /// seed values 13% smaller (31.5 against 36.5 MB, the size Spark's and
-    /// arrow-rs's writers reach) and events 10%; residuals of shredded
-    /// columns may go either way (all of the events' together lost 1.4%).
+    /// zstd at `level` (1 to 22; 1 is the fastest), and at
+    /// `unshredded_level` for the Variant columns left unshredded (their
+    /// `metadata` and `value`). Whole rows of Variant bytes repeat their
+    /// structure, which a higher level finds: on 1M rows, level 3 made
+    /// unshredded seed values 13% smaller (31.7 against 36.7 MB, the size
+    /// Spark's and arrow-rs's writers reach) and events 10%. Shredded
+    /// leaves gain nothing from it, and residuals lost 1.4% on events.
     Zstd {
-        /// The zstd level of the columns.
+        /// The zstd level of every other column.
         level: i32,
-        /// The zstd level tried for Variant bytes.
-        variant_bytes_level: i32,
+        /// The zstd level of unshredded Variant columns.
+        unshredded_level: i32,
     },
     /// Snappy.
     Snappy,
@@ -64,7 +63,7 @@ impl Default for Compression {
     fn default() -> Self {
         Compression::Zstd {
             level: 1,
-            variant_bytes_level: 3,
+            unshredded_level: 3,
         }
     }
 }
@@ -92,7 +91,7 @@ impl std::str::FromStr for Compression {
                     let level = level(l)?;
                     Ok(Compression::Zstd {
                         level,
-                        variant_bytes_level: level,
+                        unshredded_level: level,
                     })
                 }
                 None => Err(Error::from_message(format!(
@@ -197,8 +196,6 @@ enum Writer {
         out: Out,
         properties: WriterPropertiesBuilder,
         descriptor: SchemaDescriptor,
-        /// For the levels of Variant bytes, priced on the first batch.
-        compression: Compression,
     },
     Open(ArrowWriter<Out>),
     /// Creating the Arrow writer failed (or is under way).
@@ -219,15 +216,7 @@ impl Writer {
                 out,
                 properties,
                 descriptor,
-                compression,
-            } => Writer::Open(arrow_writer(
-                out,
-                schema,
-                properties,
-                descriptor,
-                compression,
-                first,
-            )?),
+            } => Writer::Open(arrow_writer(out, schema, properties, descriptor, first)?),
             opened_or_failed => opened_or_failed,
         };
         match self {
@@ -247,15 +236,12 @@ fn arrow_writer<W: std::io::Write + Send>(
     schema: &SchemaRef,
     mut properties: WriterPropertiesBuilder,
     descriptor: SchemaDescriptor,
-    compression: Compression,
     first: Option<&RecordBatch>,
 ) -> Result<ArrowWriter<W>> {
     if let Some(batch) = first {
-        let leaves = sample_leaves(batch, &descriptor);
         // The codecs as set so far, to price a leaf's encodings with.
         let codecs = properties.clone().build();
-        for (leaf, sample) in distinct_leaves(&leaves, &descriptor) {
-            let path = descriptor.column(leaf).path().clone();
+        for (leaf, physical_type, sample) in distinct_leaves(batch, &descriptor) {
             // Mostly distinct integers (ids, timestamps) are deltas: on
             // 300k seed rows shredded whole, `id` took 871 kB as plain
             // int32 under zstd and 212 kB as deltas, `ts` 658 kB and 476
@@ -265,37 +251,19 @@ fn arrow_writer<W: std::io::Write + Send>(
             // Strings are deltas (prefixes and suffixes) only where the
             // sample is smaller so: on 1M events rows, the session keys
             // took 7% less, and hex counters in a test 7% more.
-            let codec = codecs.compression(&path);
-            let plain = |encoding| sample_size(sample, codec, false, encoding);
-            let delta = match descriptor.column(leaf).physical_type() {
+            let delta = match physical_type {
                 PhysicalType::INT32 | PhysicalType::INT64 => Some(Encoding::DELTA_BINARY_PACKED),
                 PhysicalType::BYTE_ARRAY
-                    if smaller(plain(Encoding::DELTA_BYTE_ARRAY), plain(Encoding::PLAIN)) =>
+                    if smaller_as_delta(&sample, codecs.compression(&leaf)) =>
                 {
                     Some(Encoding::DELTA_BYTE_ARRAY)
                 }
                 _ => None,
             };
             if let Some(delta) = delta {
-                properties = properties.set_column_encoding(path.clone(), delta);
+                properties = properties.set_column_encoding(leaf.clone(), delta);
             }
-            properties = properties.set_column_dictionary_enabled(path, false);
-        }
-        if let Compression::Zstd {
-            level,
-            variant_bytes_level,
-        } = compression
-            && variant_bytes_level != level
-        {
-            let (usual, other) = (zstd(level)?, zstd(variant_bytes_level)?);
-            for (leaf, sample) in variant_bytes_leaves(&leaves, &descriptor) {
-                // As they are written: dictionary first.
-                let size = |codec| sample_size(sample, codec, true, Encoding::PLAIN);
-                if smaller(size(other), size(usual)) {
-                    let path = descriptor.column(leaf).path().clone();
-                    properties = properties.set_column_compression(path, other);
-                }
-            }
+            properties = properties.set_column_dictionary_enabled(leaf, false);
         }
     }
     ArrowWriter::try_new_with_options(
@@ -327,14 +295,7 @@ pub(crate) fn encode_in_memory(
     let (schema, descriptor, properties) = file_layout(columns, options)?;
     let batch = RecordBatch::try_new(schema.clone(), arrays)
         .map_err(|e| Error::parquet("measuring a layout", e))?;
-    let mut writer = arrow_writer(
-        Vec::new(),
-        &schema,
-        properties,
-        descriptor,
-        options.compression,
-        Some(&batch),
-    )?;
+    let mut writer = arrow_writer(Vec::new(), &schema, properties, descriptor, Some(&batch))?;
     writer
         .write(&batch)
         .map_err(|e| Error::parquet("measuring a layout", e))?;
@@ -358,10 +319,17 @@ fn variant_values(metadata: &ParquetMetaData, columns: &[ColumnSpec]) -> Option<
     }))
 }
 
-/// The leaf arrays of the first `DISTINCT_SAMPLE_ROWS` rows of `batch`,
-/// each with its leaf column's index in `descriptor`; none when they cannot
-/// be matched to the schema's leaves.
-fn sample_leaves(batch: &RecordBatch, descriptor: &SchemaDescriptor) -> Vec<(usize, ArrayRef)> {
+/// The leaves of ordinary columns and the `typed_value` leaves of Variant
+/// columns whose values in the first `DISTINCT_SAMPLE_ROWS` rows of
+/// `batch` are [mostly distinct](mostly_distinct), with their physical
+/// types. The residual `value` leaves keep their dictionaries: inference
+/// costs them dictionary-encoded. Booleans, which
+/// are never dictionary-encoded, and types whose leaves cannot be matched
+/// to the schema's are left alone.
+fn distinct_leaves(
+    batch: &RecordBatch,
+    descriptor: &SchemaDescriptor,
+) -> Vec<(ColumnPath, PhysicalType, ArrayRef)> {
     let sample = batch.slice(0, batch.num_rows().min(DISTINCT_SAMPLE_ROWS));
     let mut leaves = Vec::new();
     for column in sample.columns() {
@@ -370,85 +338,53 @@ fn sample_leaves(batch: &RecordBatch, descriptor: &SchemaDescriptor) -> Vec<(usi
     if leaves.len() != descriptor.num_columns() {
         return Vec::new();
     }
-    leaves.into_iter().enumerate().collect()
-}
-
-/// Whether leaf `leaf` is in a Variant column.
-fn in_variant(descriptor: &SchemaDescriptor, leaf: usize) -> bool {
-    matches!(
-        descriptor
-            .get_column_root(leaf)
-            .get_basic_info()
-            .logical_type_ref(),
-        Some(LogicalType::Variant { .. })
-    )
-}
-
-/// The leaves of ordinary columns and the `typed_value` leaves of Variant
-/// columns whose sampled values are [mostly distinct](mostly_distinct).
-/// The residual `value` leaves keep their dictionaries: inference costs
-/// them dictionary-encoded.
-fn distinct_leaves<'a>(
-    leaves: &'a [(usize, ArrayRef)],
-    descriptor: &'a SchemaDescriptor,
-) -> impl Iterator<Item = (usize, &'a ArrayRef)> + 'a {
     leaves
         .iter()
-        .filter(|(leaf, _)| {
-            !in_variant(descriptor, *leaf) || descriptor.column(*leaf).name() == "typed_value"
+        .zip(descriptor.columns())
+        .enumerate()
+        .filter(|(i, (_, column))| {
+            let in_variant = matches!(
+                descriptor
+                    .get_column_root(*i)
+                    .get_basic_info()
+                    .logical_type_ref(),
+                Some(LogicalType::Variant { .. })
+            );
+            !in_variant || column.name() == "typed_value"
         })
-        .filter(|(_, sample)| {
-            distinct_values(sample)
+        .map(|(_, pair)| pair)
+        .filter(|(leaf, _)| {
+            distinct_values(leaf)
                 .is_some_and(|(distinct, values)| mostly_distinct(distinct, values))
         })
-        .map(|(leaf, sample)| (*leaf, sample))
+        .map(|(leaf, column)| (column.path().clone(), column.physical_type(), leaf.clone()))
+        .collect()
 }
 
-/// The Variant columns' `metadata` and `value` leaves (by the spec's
-/// layout, a Variant group's leaf named so holds Variant bytes; a shredded
-/// field's own name is the group above its leaves).
-fn variant_bytes_leaves<'a>(
-    leaves: &'a [(usize, ArrayRef)],
-    descriptor: &'a SchemaDescriptor,
-) -> impl Iterator<Item = (usize, &'a ArrayRef)> + 'a {
-    leaves
-        .iter()
-        .filter(|(leaf, _)| {
-            in_variant(descriptor, *leaf)
-                && matches!(descriptor.column(*leaf).name(), "metadata" | "value")
-        })
-        .map(|(leaf, sample)| (*leaf, sample))
-}
-
-/// The bytes `sample` (one leaf's values) takes written alone in memory
-/// with `codec`, a dictionary or not, and `encoding` (the fallback of a
-/// dictionary): how the writer prices a leaf's choices on the first batch,
-/// once per file (and per layout that inference measures). On 1M events
-/// rows, pricing moved the encoder's CPU time by under 1%.
-fn sample_size(
-    sample: &ArrayRef,
-    codec: ParquetCompression,
-    dictionary: bool,
-    encoding: Encoding,
-) -> Option<usize> {
-    let field = Field::new("sample", sample.data_type().clone(), true);
-    let batch =
-        RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![sample.clone()]).ok()?;
-    let properties = WriterProperties::builder()
-        .set_compression(codec)
-        .set_dictionary_enabled(dictionary)
-        .set_dictionary_page_size_limit(DICTIONARY_PAGE_LIMIT)
-        .set_encoding(encoding)
-        .set_statistics_enabled(EnabledStatistics::None)
-        .build();
-    let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(properties)).ok()?;
-    writer.write(&batch).ok()?;
-    Some(writer.into_inner().ok()?.len())
-}
-
-/// Whether the first of two priced sizes is known and smaller.
-fn smaller(size: Option<usize>, than: Option<usize>) -> bool {
-    matches!((size, than), (Some(a), Some(b)) if a < b)
+/// Whether the values of `sample` (strings or binary) take fewer bytes as
+/// `DELTA_BYTE_ARRAY` than `PLAIN`, each compressed by `codec`: both
+/// written as a file in memory, once per file (and per layout that
+/// inference measures). On 1M events rows, three leaves priced so, the
+/// encoder's CPU time moved by 0.5%.
+fn smaller_as_delta(sample: &ArrayRef, codec: ParquetCompression) -> bool {
+    let size = |encoding| -> Option<usize> {
+        let field = Field::new("sample", sample.data_type().clone(), true);
+        let batch =
+            RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![sample.clone()]).ok()?;
+        let properties = WriterProperties::builder()
+            .set_compression(codec)
+            .set_dictionary_enabled(false)
+            .set_encoding(encoding)
+            .set_statistics_enabled(EnabledStatistics::None)
+            .build();
+        let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(properties)).ok()?;
+        writer.write(&batch).ok()?;
+        Some(writer.into_inner().ok()?.len())
+    };
+    match (size(Encoding::DELTA_BYTE_ARRAY), size(Encoding::PLAIN)) {
+        (Some(delta), Some(plain)) => delta < plain,
+        _ => false,
+    }
 }
 
 /// The leaf arrays of `array`, depth first as the Parquet schema orders its
@@ -556,7 +492,6 @@ impl ParquetWriter {
                 out: output.out,
                 properties,
                 descriptor,
-                compression: options.compression,
             },
             completion: output.completion,
             columns: columns.to_vec(),
@@ -643,6 +578,11 @@ fn file_layout(
     let fields: Vec<Field> = columns.iter().map(ColumnSpec::field).collect();
     let schema: SchemaRef = Arc::new(Schema::new(fields));
     let descriptor = parquet_schema(columns, options.decimals)?;
+    let zstd = |level| {
+        ZstdLevel::try_new(level)
+            .map(ParquetCompression::ZSTD)
+            .map_err(|e| Error::parquet("zstd level", e))
+    };
     let mut properties = WriterProperties::builder()
         .set_compression(match options.compression {
             Compression::Zstd { level, .. } => zstd(level)?,
@@ -653,6 +593,17 @@ fn file_layout(
         // Page statistics feed the column index, for page skipping.
         .set_statistics_enabled(EnabledStatistics::Page)
         .set_dictionary_page_size_limit(DICTIONARY_PAGE_LIMIT);
+    if let Compression::Zstd {
+        level,
+        unshredded_level,
+    } = options.compression
+        && unshredded_level != level
+    {
+        let unshredded = zstd(unshredded_level)?;
+        for leaf in unshredded_leaves(columns, &descriptor) {
+            properties = properties.set_column_compression(leaf, unshredded);
+        }
+    }
     for path in &options.bloom_filters {
         properties =
             properties.set_column_bloom_filter_enabled(ColumnPath::new(path.clone()), true);
@@ -660,11 +611,21 @@ fn file_layout(
     Ok((schema, descriptor, properties))
 }
 
-/// zstd at `level`.
-fn zstd(level: i32) -> Result<ParquetCompression> {
-    ZstdLevel::try_new(level)
-        .map(ParquetCompression::ZSTD)
-        .map_err(|e| Error::parquet("zstd level", e))
+/// The leaves (`metadata` and `value`) of the unshredded Variant columns.
+fn unshredded_leaves<'a>(
+    columns: &'a [ColumnSpec],
+    descriptor: &'a SchemaDescriptor,
+) -> impl Iterator<Item = ColumnPath> + 'a {
+    (0..descriptor.num_columns()).filter_map(move |leaf| {
+        let unshredded = matches!(
+            columns[descriptor.get_column_root_idx(leaf)],
+            ColumnSpec::Variant {
+                schema: ShreddingSchema::Variant,
+                ..
+            }
+        );
+        unshredded.then(|| descriptor.column(leaf).path().clone())
+    })
 }
 
 /// The file's Parquet schema: ordinary columns as the parquet crate maps
