@@ -4,8 +4,8 @@ Encode JSON lines into Parquet files whose Variant columns are shredded
 into typed columns (the layout inferred from the data), and read them back:
 a path's values as a typed ``pyarrow.Array``, whole rows as a
 ``pyarrow.Table``, or the result of SQL (DataFusion, with Spark's Variant
-functions) over files and Arrow tables. The work is done by the vshred Rust crate; arrays cross
-by the Arrow C data interface, without copies.
+functions) over files and Arrow tables. The work is done by the vshred
+Rust crate; arrays cross by the Arrow C data interface, without copies.
 
 >>> import os, tempfile, vshred
 >>> out = os.path.join(tempfile.mkdtemp(), "events.parquet")
@@ -39,9 +39,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     columns. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
     ``"none"`` or the path of a schema file; ``decimal`` is ``"int"`` or
     ``"flba"``; ``compression`` ``"zstd"`` (level 1, unshredded Variant
-    columns at 3), ``"zstd:N"``, ``"snappy"`` or
-    ``"none"``; ``bloom_filters`` names shredded paths (``"$.user.id"``) or
-    columns given a bloom filter.
+    columns at 3), ``"zstd:N"``, ``"snappy"`` or ``"none"``;
+    ``bloom_filters`` names shredded paths (``"$.user.id"``) or columns
+    given a bloom filter.
 
     The file is written to a temporary file and renamed into place once
     complete: a failed encode leaves no output. Returns what was written:
