@@ -31,16 +31,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch, StringArray};
+use arrow::array::{Array, ArrayRef, AsArray, Int64Array};
 use arrow::datatypes::{
     DataType, Decimal32Type, Decimal64Type, Decimal128Type, Field, Int8Type, Int16Type, Int32Type,
-    Int64Type, Schema,
+    Int64Type,
 };
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::{ArrowWriter, ProjectionMask};
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::SchemaDescriptor;
 use parquet_variant::{VariantPath as ArrowPath, VariantPathElement};
 use parquet_variant_compute::{GetOptions, VariantArray};
@@ -51,7 +49,7 @@ use vshred::infer::{InferOptions, Preset};
 use vshred::parquet::{ColumnSpec, DecimalMode, GetRequest, ParquetFile, ReadStats, WriteOptions};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
-use workload::{Run, arrow_rs_type, env_usize, race, ratio};
+use workload::{Run, arrow_encode, arrow_rs_type, env_usize, race, ratio};
 
 /// Rows in criterion mode: each iteration is a few ms to ~100 ms.
 const CRITERION_ROWS: usize = 20_000;
@@ -275,48 +273,6 @@ fn serde_ignored_any(lines: &[&str]) -> usize {
 fn vshred_encode(text: &str, path: &Path, options: &EncodeOptions) -> (u64, u64) {
     let report = encode(&mut text.as_bytes(), path, options, &mut |_| {}).expect("encodes");
     (report.written.rows, report.written.bytes)
-}
-
-/// arrow-rs: per batch of lines, `json_to_variant`, `shred_variant` into
-/// `as_type`, and the parquet crate's `ArrowWriter` with the writer
-/// properties vshred uses (zstd, page statistics, 64 KB dictionaries, same
-/// row groups); (rows, file bytes).
-#[inline(never)]
-fn arrow_encode(lines: &[&str], as_type: &DataType, row_group_rows: usize) -> (u64, Vec<u8>) {
-    let properties = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::default()))
-        .set_max_row_group_row_count(Some(row_group_rows))
-        .set_statistics_enabled(EnabledStatistics::Page)
-        // As vshred's writer: dictionaries fall back to plain at 64 KB.
-        .set_dictionary_page_size_limit(64 * 1024)
-        .build();
-    let mut writer = None;
-    for chunk in lines.chunks(BATCH) {
-        let strings: ArrayRef = Arc::new(StringArray::from_iter_values(chunk));
-        let variants = parquet_variant_compute::json_to_variant(&strings).expect("parses");
-        let shredded =
-            parquet_variant_compute::shred_variant(&variants, as_type).expect("arrow-rs shreds");
-        let column: ArrayRef = Arc::new(shredded.into_inner());
-        let schema = Arc::new(Schema::new(vec![Field::new(
-            COLUMN,
-            column.data_type().clone(),
-            true,
-        )]));
-        let writer = writer.get_or_insert_with(|| {
-            ArrowWriter::try_new(Vec::new(), schema.clone(), Some(properties.clone()))
-                .expect("a writer")
-        });
-        let batch = RecordBatch::try_new(schema, vec![column]).expect("a batch");
-        writer.write(&batch).expect("writes");
-    }
-    let mut writer = writer.expect("some lines");
-    writer.flush().expect("flushes");
-    let rows = writer
-        .flushed_row_groups()
-        .iter()
-        .map(|rg| rg.num_rows() as u64)
-        .sum();
-    (rows, writer.into_inner().expect("the bytes"))
 }
 
 /// A sum of integers or unscaled decimals, and the number of non-null
@@ -679,7 +635,8 @@ fn encode_case<'a>(data: &'a Data, lines: &'a [&'a str]) -> Case<'a> {
     let auto = data.file(Layout::AutoInt);
     let as_type = arrow_rs_type(&auto.schema).expect("the workload shreds");
     // Outside the timings: arrow-rs's file reads back as the input.
-    let (arrow_rows, bytes) = arrow_encode(lines, &as_type, data.row_group_rows);
+    let (arrow_rows, bytes) =
+        arrow_encode(lines, Some(&as_type), data.row_group_rows, BATCH).expect("arrow-rs encodes");
     assert_eq!(arrow_rows, rows);
     let arrow_file = data.dir.path().join("arrow-rs.parquet");
     std::fs::write(&arrow_file, &bytes).expect("writes");
@@ -713,7 +670,8 @@ fn encode_case<'a>(data: &'a Data, lines: &'a [&'a str]) -> Case<'a> {
     case.add(
         ARROW_ENCODE,
         Box::new(move || {
-            let (written, bytes) = arrow_encode(lines, &as_type, data.row_group_rows);
+            let (written, bytes) = arrow_encode(lines, Some(&as_type), data.row_group_rows, BATCH)
+                .expect("arrow-rs encodes");
             assert_eq!(written, rows);
             bytes.len()
         }),

@@ -12,7 +12,7 @@
 #
 # What it does
 #  1. Python venv in tests/interop/.venv with pyspark==4.3.* and duckdb==2.0.*
-#     (needs Java 17+ on PATH for Spark); reinstalls only when that list changes.
+#     (venv.sh; needs Java 17+ on PATH for Spark); reinstalls only when that list changes.
 #  2. Builds vshred (release) and tests/interop/arrow_rs_reader (parquet 60.1 with
 #     variant_experimental: unshred_variant + variant_to_json) into tests/interop/target.
 #  3. Data: WORK/input/data.jsonl (ROWS varied objects, gen_data.py), mixed.jsonl
@@ -52,28 +52,16 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-VENV="$HERE/.venv"
 WORK="${INTEROP_WORK:-$HERE/work}"
 ROWS="${ROWS:-2000}"
 ROW_GROUP_ROWS="${ROW_GROUP_ROWS:-700}"   # several row groups per vshred file
-PY_REQS=("pyspark==4.3.*" "duckdb==2.0.*")
 START=$SECONDS
 
 log() { printf '[interop %3ds] %s\n' "$((SECONDS - START))" "$*" >&2; }
 
 # ---------------------------------------------------------------- 1. venv
-command -v java >/dev/null || { echo "interop: java (17+) is needed for Spark" >&2; exit 1; }
-if [[ ! -x "$VENV/bin/python" ]]; then
-    log "creating $VENV"
-    python3 -m venv "$VENV"
-fi
-if [[ "$(cat "$VENV/.installed" 2>/dev/null)" != "${PY_REQS[*]}" ]]; then
-    log "pip install ${PY_REQS[*]} (pip's cache is used)"
-    "$VENV/bin/python" -m pip install --disable-pip-version-check -q "${PY_REQS[@]}"
-    echo "${PY_REQS[*]}" > "$VENV/.installed"
-fi
-PY="$VENV/bin/python"
-log "$("$PY" -c 'import pyspark, duckdb; print("pyspark", pyspark.__version__, "/ duckdb", duckdb.__version__)')"
+# shellcheck source=venv.sh
+source "$HERE/venv.sh"
 
 # ---------------------------------------------------------------- 2. builds
 if [[ -z "${VSHRED:-}" ]]; then
