@@ -13,8 +13,8 @@
 #   VSHRED=path/to/vshred (skip building the CLI, which `vshred cat` needs).
 #
 # Steps
-#  1. The interop check's venv (tests/interop/.venv: pyspark 4.3, duckdb 2.0),
-#     made as tests/interop/run.sh makes it.
+#  1. tests/interop/setup.sh, as the interop check: its venv (pyspark 4.3,
+#     duckdb 2.0) and the release CLI unless VSHRED is set.
 #  2. datasets.py: pinned npm tarballs and registry documents -> WORK/input/*.jsonl.
 #  3. `cargo bench --bench realdata` (benches/realdata.rs): vshred's files
 #     (auto, spark, none) and arrow-rs's (vshred's auto layout), encode times.
@@ -31,8 +31,8 @@ CACHE="${REALDATA_CACHE:-$HERE/cache}"
 START=$SECONDS
 log() { printf '[realdata %3ds] %s\n' "$((SECONDS - START))" "$*" >&2; }
 
-# shellcheck source=../../tests/interop/venv.sh
-source "$ROOT/tests/interop/venv.sh"
+# shellcheck source=../../tests/interop/setup.sh
+source "$ROOT/tests/interop/setup.sh"
 
 log "data sets -> $WORK/input"
 mkdir -p "$WORK/input"
@@ -46,12 +46,6 @@ VSHRED_REALDATA_WORK="$WORK" cargo bench --quiet --manifest-path "$ROOT/Cargo.to
 log "Spark and DuckDB files"
 "$PY" "$HERE/peers.py" "$WORK" 2> "$WORK/peers.log" || { tail -n 20 "$WORK/peers.log" >&2; exit 1; }
 
-if [[ -z "${VSHRED:-}" ]]; then
-    log "cargo build --release (vshred, for vshred cat)"
-    cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin vshred
-    VSHRED="$(cargo metadata --format-version 1 --no-deps --manifest-path "$ROOT/Cargo.toml" \
-        | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/vshred"
-fi
 log "measuring"
 "$PY" "$HERE/measure.py" "$WORK" "$VSHRED"
 log "done: $WORK/report.md, $WORK/leaves.md"

@@ -12,7 +12,8 @@
 #
 # What it does
 #  1. Python venv in tests/interop/.venv with pyspark==4.3.* and duckdb==2.0.*
-#     (venv.sh; needs Java 17+ on PATH for Spark); reinstalls only when that list changes.
+#     (setup.sh, which also builds vshred; needs Java 17+ on PATH for Spark); reinstalls
+#     only when that list changes.
 #  2. Builds vshred (release) and tests/interop/arrow_rs_reader (parquet 60.1 with
 #     variant_experimental: unshred_variant + variant_to_json) into tests/interop/target.
 #  3. Data: WORK/input/data.jsonl (ROWS varied objects, gen_data.py), mixed.jsonl
@@ -59,17 +60,11 @@ START=$SECONDS
 
 log() { printf '[interop %3ds] %s\n' "$((SECONDS - START))" "$*" >&2; }
 
-# ---------------------------------------------------------------- 1. venv
-# shellcheck source=venv.sh
-source "$HERE/venv.sh"
+# ---------------------------------------------------------------- 1. venv, vshred
+# shellcheck source=setup.sh
+source "$HERE/setup.sh"
 
 # ---------------------------------------------------------------- 2. builds
-if [[ -z "${VSHRED:-}" ]]; then
-    log "cargo build --release (vshred)"
-    cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin vshred
-    VSHRED="$(cargo metadata --format-version 1 --no-deps --manifest-path "$ROOT/Cargo.toml" \
-        | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/vshred"
-fi
 log "cargo build --release (arrow_rs_reader, own target dir)"
 CARGO_TARGET_DIR="$HERE/target" cargo build --release --quiet --manifest-path "$HERE/arrow_rs_reader/Cargo.toml"
 ARROW_READER="$HERE/target/release/arrow_rs_reader"
