@@ -46,10 +46,10 @@ use parquet_variant_json::VariantToJson;
 use serde::de::IgnoredAny;
 use vshred::encode::{EncodeOptions, ShredMode, encode};
 use vshred::infer::{InferOptions, Preset};
-use vshred::parquet::{ColumnSpec, DecimalMode, GetRequest, ParquetFile, ReadStats, WriteOptions};
+use vshred::parquet::{DecimalMode, GetRequest, ParquetFile, ReadStats, WriteOptions};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
-use workload::{Run, arrow_encode, arrow_rs_type, env_usize, race, ratio};
+use workload::{Run, arrow_encode, arrow_rs_type, env_usize, race, ratio, variant_schema};
 
 /// Rows in criterion mode: each iteration is a few ms to ~100 ms.
 const CRITERION_ROWS: usize = 20_000;
@@ -233,16 +233,6 @@ impl Data {
     fn mb(&self) -> f64 {
         self.text.len() as f64 / 1e6
     }
-}
-
-fn variant_schema(columns: &[ColumnSpec]) -> ShreddingSchema {
-    columns
-        .iter()
-        .find_map(|c| match c {
-            ColumnSpec::Variant { schema, .. } => Some(schema.clone()),
-            ColumnSpec::Plain(_) => None,
-        })
-        .expect("a Variant column")
 }
 
 fn abbreviate(text: &str, max: usize) -> String {

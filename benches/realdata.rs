@@ -22,14 +22,14 @@ use std::path::{Path, PathBuf};
 
 use vshred::encode::{EncodeOptions, ShredMode, encode};
 use vshred::infer::{InferOptions, Preset};
-use vshred::parquet::{ColumnSpec, WriteOptions};
+use vshred::parquet::WriteOptions;
 use vshred::shred::ShreddingSchema;
-use workload::{Run, arrow_encode, arrow_rs_type, env_usize, race};
+use workload::{Run, arrow_encode, arrow_rs_type, env_usize, race, variant_schema};
 
 /// Rows per batch given to arrow-rs (vshred batches on its own).
 const BATCH: usize = 8192;
 
-/// vshred's writers: file label and shredding.
+/// vshred's writers: file label and shredding; `auto` first.
 fn layouts() -> [(&'static str, ShredMode); 3] {
     [
         ("vshred-auto", ShredMode::Infer(InferOptions::default())),
@@ -67,15 +67,13 @@ fn main() {
         let lines: Vec<&str> = text.lines().collect();
         let mb = text.len() as f64 / 1e6;
         println!("{name}: {} rows, {mb:.2} MB", lines.len());
-        let mut auto_schema = None;
-        for (label, shred) in layouts() {
-            let out = files.join(format!("{name}.{label}.parquet"));
-            let schema = vshred_encode(&text, &out, shred);
-            if label == "vshred-auto" {
-                auto_schema = Some(schema);
-            }
-        }
-        let as_type = auto_schema.as_ref().and_then(arrow_rs_type);
+        let schemas: Vec<ShreddingSchema> = layouts()
+            .into_iter()
+            .map(|(label, shred)| {
+                vshred_encode(&text, &files.join(format!("{name}.{label}.parquet")), shred)
+            })
+            .collect();
+        let as_type = arrow_rs_type(&schemas[0]);
         let rows = lines.len();
         let row_group_rows = WriteOptions::default().row_group_rows;
         let arrow = arrow_encode(&lines, as_type.as_ref(), row_group_rows, BATCH);
@@ -131,14 +129,7 @@ fn vshred_encode(text: &str, out: &Path, shred: ShredMode) -> ShreddingSchema {
     };
     let report = encode(&mut text.as_bytes(), out, &options, &mut |_| {})
         .unwrap_or_else(|e| panic!("vshred encodes {}: {e}", out.display()));
-    report
-        .columns
-        .into_iter()
-        .find_map(|c| match c {
-            ColumnSpec::Variant { schema, .. } => Some(schema),
-            ColumnSpec::Plain(_) => None,
-        })
-        .expect("a Variant column")
+    variant_schema(&report.columns)
 }
 
 /// The `events` workload, when the input directory lacks it.

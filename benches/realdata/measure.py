@@ -58,22 +58,20 @@ def column_bytes(path):
     return sum(v[0] for v in leaves(path).values())
 
 
-def exact(path, source):
-    """Mismatching rows of `vshred cat path` against the source lines (-1: cat failed)."""
+def exact(path, want):
+    """Mismatching rows of `vshred cat path` against the source values `want` (-1: cat failed)."""
     out = subprocess.run([VSHRED, "cat", path], capture_output=True, text=True)
     if out.returncode != 0:
         print(f"measure: {VSHRED} cat {path}: {out.stderr.strip()}", file=sys.stderr)
         return -1
     got = out.stdout.splitlines()
-    with open(source, encoding="utf-8") as f:
-        want = f.read().splitlines()
     bad = abs(len(got) - len(want))
     for i, (g, w) in enumerate(zip(got, want)):
         # cat prints each row as an object of its columns
         row = json.loads(g, parse_float=decimal.Decimal)["v"]
-        if row != json.loads(w, parse_float=decimal.Decimal):
+        if row != w:
             if bad == 0:
-                print(f"measure: {path} row {i}: {g[:200]} != {w[:200]}", file=sys.stderr)
+                print(f"measure: {path} row {i}: {g[:200]} != {str(w)[:200]}", file=sys.stderr)
             bad += 1
     return bad
 
@@ -104,13 +102,14 @@ def main():
     for name in names:
         source = os.path.join(WORK, "input", f"{name}.jsonl")
         with open(source, encoding="utf-8") as f:
-            rows = sum(1 for _ in f)
+            want = [json.loads(line, parse_float=decimal.Decimal) for line in f]
+        rows = len(want)
         files = {w: os.path.join(WORK, "files", f"{name}.{w}.parquet") for w in writers}
         size = {w: column_bytes(p) for w, p in files.items() if os.path.exists(p)}
         for w in writers:
             totals[w] += size.get(w, 0)
         peer = min((w for w in PEERS if w in size), key=size.get)
-        bad = {w: exact(files[w], source) for w in OURS if w in size}
+        bad = {w: exact(files[w], want) for w in OURS if w in size}
         larger = [w for w in ("vshred-auto", "vshred-spark")
                   if w in size and size[w] > size.get("vshred-none", float("inf"))]
         out.append("| " + " | ".join(

@@ -595,6 +595,18 @@ pub fn arrow_rs_type(
     })
 }
 
+/// The shredding of the (one) Variant column among `columns`.
+pub fn variant_schema(columns: &[vshred::parquet::ColumnSpec]) -> vshred::shred::ShreddingSchema {
+    use vshred::parquet::ColumnSpec;
+    columns
+        .iter()
+        .find_map(|c| match c {
+            ColumnSpec::Variant { schema, .. } => Some(schema.clone()),
+            ColumnSpec::Plain(_) => None,
+        })
+        .expect("a Variant column")
+}
+
 /// arrow-rs's encoder: per batch of `batch_rows` lines, `json_to_variant`,
 /// `shred_variant` into `as_type` (`None`: left unshredded), and the parquet
 /// crate's `ArrowWriter` with the writer properties vshred uses (zstd at

@@ -14,7 +14,7 @@
 #  1. Python venv in tests/interop/.venv with pyspark==4.3.* and duckdb==2.0.*
 #     (setup.sh, which also builds vshred; needs Java 17+ on PATH for Spark); reinstalls
 #     only when that list changes.
-#  2. Builds vshred (release) and tests/interop/arrow_rs_reader (parquet 60.1 with
+#  2. Builds tests/interop/arrow_rs_reader (parquet 60.1 with
 #     variant_experimental: unshred_variant + variant_to_json) into tests/interop/target.
 #  3. Data: WORK/input/data.jsonl (ROWS varied objects, gen_data.py), mixed.jsonl
 #     (300 top-level values of mixed types) and the repo's testdata/events.jsonl.
