@@ -178,12 +178,60 @@ pub struct ParquetWriter {
     writer: Writer,
     /// The columns, to count where Variant values went.
     columns: Vec<ColumnSpec>,
-    /// The size of the last row group that [`reached`](Self::reached) cut
-    /// against the estimate of it (1 until then).
-    estimate_ratio: f64,
+    /// What [`reached`](Self::reached) learned when it last cut a row group.
+    last_cut: RowGroupCut,
     /// What makes the output whole once written.
     completion: Completion,
     schema: SchemaRef,
+}
+
+/// How the last row group that [`ParquetWriter::reached`] cut compared with
+/// what was known of it before: for predicting the next one's size.
+#[derive(Debug, Clone, Copy)]
+struct RowGroupCut {
+    /// Its bytes against the parquet crate's estimate of them.
+    estimate_ratio: f64,
+    /// Its bytes per row.
+    row_bytes: f64,
+}
+
+impl Default for RowGroupCut {
+    /// Before any cut: the estimate as it is.
+    fn default() -> Self {
+        RowGroupCut {
+            estimate_ratio: 1.0,
+            row_bytes: 0.0,
+        }
+    }
+}
+
+impl RowGroupCut {
+    /// A cut row group of `bytes`, which the parquet crate had estimated
+    /// at `estimate`, of `rows` rows.
+    fn measured(bytes: u64, estimate: u64, rows: u64) -> Self {
+        let ratio = |whole: u64| match whole {
+            0 => 0.0,
+            _ => bytes as f64 / whole as f64,
+        };
+        RowGroupCut {
+            estimate_ratio: if estimate == 0 { 1.0 } else { ratio(estimate) },
+            row_bytes: ratio(rows),
+        }
+    }
+
+    /// The predicted size of a row group in progress of `rows` rows that
+    /// the parquet crate estimates at `estimate` bytes. That estimate
+    /// counts the pages not yet flushed before compression (on event rows,
+    /// half as much again as they came to) and those flushed after it, so
+    /// scaled by the last cut's ratio it falls short once pages flush (by
+    /// 40% on event rows); the last cut's bytes per row fall short when
+    /// rows grow. Each answer errs low in its own case, so the larger
+    /// stands.
+    fn predict(&self, estimate: u64, rows: u64) -> u64 {
+        let scaled = estimate as f64 * self.estimate_ratio;
+        let by_rows = rows as f64 * self.row_bytes;
+        scaled.max(by_rows) as u64
+    }
 }
 
 /// Where the file's bytes go: a file, or a stream.
@@ -495,7 +543,7 @@ impl ParquetWriter {
             },
             completion: output.completion,
             columns: columns.to_vec(),
-            estimate_ratio: 1.0,
+            last_cut: RowGroupCut::default(),
             schema,
         })
     }
@@ -514,31 +562,26 @@ impl ParquetWriter {
     }
 
     /// Whether the file has reached `limit` bytes: for a file that ends
-    /// there. The row group in progress is held in memory, and the parquet
-    /// crate's estimate of its size counts its last pages and dictionaries
-    /// before compression (on event rows, half as much again as they
-    /// came to). So the bytes written plus that estimate, scaled by how far
-    /// the estimate was off when this check last cut a row group, are
-    /// compared first; once they pass the limit, the row group is written
-    /// out, cut short, and the file's size is exact. A file that ends so
-    /// has one to three short row groups at its end; the answer depends on
-    /// the data alone.
+    /// there. The row group in progress is held in memory, and its size is
+    /// predicted first (see [`RowGroupCut::predict`]); once the bytes
+    /// written and that prediction pass the limit, the row group is
+    /// written out, cut short, and the file's size is exact. A file that
+    /// ends so has one to three short row groups at its end; the answer
+    /// depends on the data alone.
     pub fn reached(&mut self, limit: u64) -> Result<bool> {
         let Writer::Open(writer) = &mut self.writer else {
             return Ok(false);
         };
         let written = writer.bytes_written() as u64;
         let estimate = writer.in_progress_size() as u64;
-        let predicted = written + (estimate as f64 * self.estimate_ratio) as u64;
-        if predicted < limit {
+        let rows = writer.in_progress_rows() as u64;
+        if written + self.last_cut.predict(estimate, rows) < limit {
             return Ok(false);
         }
         let flushed = writer.flush();
         let now = writer.bytes_written() as u64;
         flushed.map_err(|e| self.failed("writing a row group", e))?;
-        if estimate > 0 {
-            self.estimate_ratio = (now - written) as f64 / estimate as f64;
-        }
+        self.last_cut = RowGroupCut::measured(now - written, estimate, rows);
         Ok(now >= limit)
     }
 
