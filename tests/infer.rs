@@ -1014,6 +1014,38 @@ fn issue_11_wide_rows_used_as_a_map_are_not_shredded_into_a_larger_file() {
     assert_eq!(auto_bytes, none_bytes);
 }
 
+/// Rows of 120 fields whose values repeat from row to row, and an `id`.
+fn templated_lines(n: usize) -> String {
+    let fields: Vec<String> = (0..120)
+        .map(|k| format!(r#""field{k}":"constant text number {k}""#))
+        .collect();
+    let fields = fields.join(",");
+    (0..n)
+        .map(|i| format!("{{{fields},\"id\":{i}}}\n"))
+        .collect()
+}
+
+#[test]
+fn wide_rows_that_compress_well_whole_are_left_unshredded_from_200_rows() {
+    // Whole rows compress to almost nothing; shredded, each of the 240
+    // leaves pays its pages and headers.
+    let text = templated_lines(300);
+    let (auto, auto_bytes) = encoded(&text, ShredMode::Infer(InferOptions::default()));
+    let (_, none_bytes) = encoded(&text, ShredMode::None);
+    assert!(auto == ShreddingSchema::Variant, "auto: {auto}");
+    assert_eq!(auto_bytes, none_bytes);
+    // Fewer rows are shredded for the reads a layout serves, however small
+    // they are unshredded; so are rows that shred well.
+    let (few, _) = encoded(
+        &templated_lines(199),
+        ShredMode::Infer(InferOptions::default()),
+    );
+    assert!(few.leaf_count() > 100, "{few}");
+    let seed = seed_lines(1_000).join("\n");
+    let (seed, _) = encoded(&seed, ShredMode::Infer(InferOptions::default()));
+    assert!(seed != ShreddingSchema::Variant);
+}
+
 // ---------------------------------------------------------------------------
 // Round trips: infer -> shred -> unshred gives every row back.
 // ---------------------------------------------------------------------------

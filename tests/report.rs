@@ -3,7 +3,7 @@
 
 use vshred::encode::{EncodeOptions, ShredMode, encode};
 use vshred::infer::Preset;
-use vshred::parquet::DecimalMode;
+use vshred::parquet::{DecimalMode, LeafSize};
 use vshred::report::{Layout, Query, Report, ReportOptions, compare_layouts, measure_files};
 use vshred::shred::ShreddingSchema;
 
@@ -213,6 +213,39 @@ fn queries_take_a_type_or_the_shredded_one() {
     let odd: Query = "$['x as y']".parse().unwrap();
     assert_eq!(odd.as_type, None);
     assert_eq!(odd.path.to_string(), "$['x as y']");
+}
+
+#[test]
+fn an_unshredded_reference_takes_its_default_queries_from_a_shredded_layout() {
+    // Wide rows that repeat whole: `auto` leaves them unshredded, the
+    // smallest.
+    let fields: String = (0..20).map(|k| format!("\"f{k}\":\"text {k}\",")).collect();
+    let lines: String = (0..300)
+        .map(|i| format!("{{{fields}\"id\":{i}}}\n"))
+        .collect();
+    let options = ReportOptions {
+        runs: 1,
+        ..ReportOptions::default()
+    };
+    let report = compare_layouts(lines.as_bytes(), "repeated", &options).unwrap();
+    let auto = report
+        .layouts
+        .iter()
+        .find(|l| l.name.starts_with("auto"))
+        .unwrap();
+    let typed = |leaf: &&LeafSize| leaf.path.iter().any(|p| p == "typed_value");
+    assert_eq!(
+        auto.leaves.iter().filter(typed).count(),
+        0,
+        "{:?}",
+        auto.leaves
+    );
+    let queries: Vec<String> = report
+        .queries
+        .iter()
+        .map(|(path, _)| path.to_string())
+        .collect();
+    assert!(queries.contains(&"$.id".to_string()), "{queries:?}");
 }
 
 #[test]

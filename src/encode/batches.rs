@@ -235,6 +235,7 @@ impl BatchEncoder {
         plan.layout(
             &self.options.write,
             (!measured.is_empty()).then_some(&shred_sample as &ShredSample<'_>),
+            measured.len(),
         )
     }
 }

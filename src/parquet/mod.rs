@@ -30,7 +30,7 @@ pub use schema::{
     DecimalMode, VARIANT_EXTENSION_NAME, is_variant_field, typed_value_path, variant_field,
     variant_group,
 };
-pub(crate) use write::encode_in_memory;
 pub use write::{
     ColumnSpec, Compression, ParquetWriter, WriteOptions, WriteSummary, parquet_schema,
 };
+pub(crate) use write::{InMemoryFile, encode_in_memory};

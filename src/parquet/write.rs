@@ -11,7 +11,6 @@ use ::parquet::arrow::{ArrowSchemaConverter, ArrowWriter, arrow_writer::ArrowWri
 use ::parquet::basic::{
     Compression as ParquetCompression, Encoding, LogicalType, Type as PhysicalType, ZstdLevel,
 };
-use ::parquet::file::metadata::ParquetMetaData;
 use ::parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesBuilder};
 use ::parquet::schema::types::{ColumnPath, SchemaDescriptor, Type};
 use arrow::array::{Array, ArrayRef, AsArray, GenericListArray, OffsetSizeTrait};
@@ -21,7 +20,7 @@ use arrow::record_batch::RecordBatch;
 use crate::error::{Error, Result};
 use crate::infer::DICTIONARY_PAGE_LIMIT;
 use crate::output::{Completion, OpenOutput, Output};
-use crate::parquet::file::{TypedValues, leaf_sizes};
+use crate::parquet::file::{LeafSize, TypedValues, leaf_sizes};
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
 use crate::shred::ShreddingSchema;
 
@@ -327,7 +326,12 @@ fn arrow_writer<W: std::io::Write + Send>(
 /// A file written in memory by [`encode_in_memory`].
 pub(crate) struct InMemoryFile {
     /// Its size.
-    pub(crate) bytes: usize,
+    pub(crate) bytes: u64,
+    /// The bytes of its column chunks: its size without the page indexes
+    /// and the footer, whose entries per leaf and row group weigh on a
+    /// sample of a few thousand rows far more than on a file of many row
+    /// groups.
+    pub(crate) column_bytes: u64,
     /// Where its Variant values went.
     pub(crate) typed_values: Option<TypedValues>,
 }
@@ -350,16 +354,17 @@ pub(crate) fn encode_in_memory(
     let metadata = writer
         .finish()
         .map_err(|e| Error::parquet("measuring a layout", e))?;
+    let leaves = leaf_sizes(&metadata);
     Ok(InMemoryFile {
-        bytes: writer.bytes_written(),
-        typed_values: variant_values(&metadata, columns),
+        bytes: writer.bytes_written() as u64,
+        column_bytes: leaves.iter().map(|leaf| leaf.compressed).sum(),
+        typed_values: variant_values(&leaves, columns),
     })
 }
 
-/// Where the values of the Variant columns of a file with this footer
+/// Where the values of the Variant columns of a file with these leaves
 /// went.
-fn variant_values(metadata: &ParquetMetaData, columns: &[ColumnSpec]) -> Option<TypedValues> {
-    let leaves = leaf_sizes(metadata);
+fn variant_values(leaves: &[LeafSize], columns: &[ColumnSpec]) -> Option<TypedValues> {
     TypedValues::of_leaves(leaves.iter().filter(|leaf| {
         columns.iter().any(
             |c| matches!(c, ColumnSpec::Variant { name, .. } if leaf.path.first() == Some(name)),
@@ -597,7 +602,7 @@ impl ParquetWriter {
             rows: metadata.file_metadata().num_rows() as u64,
             row_groups: metadata.num_row_groups(),
             bytes,
-            typed_values: variant_values(&metadata, &self.columns),
+            typed_values: variant_values(&leaf_sizes(&metadata), &self.columns),
         })
     }
 

@@ -451,15 +451,27 @@ fn measure(
         .ok_or_else(|| Error::new(ErrorKind::Usage, "nothing to report on: no files"))?;
     let column = reference_set.choose_variant_column(options.column.as_deref())?;
     // Default queries follow the layout of the reference's first file with
-    // the column.
-    let schema = reference_set
-        .files()
-        .iter()
-        .find_map(|path| {
+    // the column, or when that is not shredded (`auto` leaves a column
+    // unshredded where that writes it smaller), the first other layout
+    // that is.
+    let layout_of = |set: &Dataset| {
+        set.files().iter().find_map(|path| {
             let file = ParquetFile::open(path).ok()?;
             let field = file.arrow_schema().field_with_name(&column).ok()?;
             ShreddingSchema::from_column_type(field.data_type())
         })
+    };
+    let reference_schema = layout_of(reference_set);
+    let schema = reference_schema
+        .clone()
+        .filter(|schema| *schema != ShreddingSchema::Variant)
+        .or_else(|| {
+            datasets
+                .iter()
+                .filter_map(layout_of)
+                .find(|schema| *schema != ShreddingSchema::Variant)
+        })
+        .or(reference_schema)
         .ok_or_else(|| {
             Error::new(
                 ErrorKind::Schema,
