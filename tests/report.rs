@@ -245,7 +245,18 @@ fn an_unshredded_reference_takes_its_default_queries_from_a_shredded_layout() {
         .iter()
         .map(|(path, _)| path.to_string())
         .collect();
+    // Every top-level field, as the Spark preset's layout shreds it (both
+    // `auto` layouts are unshredded).
+    assert_eq!(queries.len(), 21, "{queries:?}");
     assert!(queries.contains(&"$.id".to_string()), "{queries:?}");
+    assert!(
+        report
+            .queries
+            .iter()
+            .all(|(_, t)| matches!(t, ShreddingSchema::String | ShreddingSchema::Int64)),
+        "{:?}",
+        report.queries
+    );
 }
 
 #[test]

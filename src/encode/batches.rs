@@ -235,7 +235,6 @@ impl BatchEncoder {
         plan.layout(
             &self.options.write,
             (!measured.is_empty()).then_some(&shred_sample as &ShredSample<'_>),
-            measured.len(),
         )
     }
 }

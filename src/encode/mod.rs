@@ -15,7 +15,8 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, RecordBatch, StringBuilder, StructArray,
+    Array, ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, RecordBatch, StringBuilder,
+    StructArray,
 };
 use arrow::datatypes::{DataType, Field};
 
@@ -802,12 +803,13 @@ impl Kinds {
 /// the default preset to take it.
 const CLEARLY_SMALLER: f64 = 0.95;
 
-/// The fewest measured sample rows on which `auto` may leave a column
-/// unshredded because that writes it smaller. On fewer, every layout's
-/// fixed cost per leaf (page and column headers, a dictionary page) outweighs
-/// what shredding saves, so a small input would never be shredded; 250
-/// countries and 329 webhook payloads of the real-data bench, the smallest
-/// sets it has, wrote 7% and 29% smaller unshredded.
+/// The fewest measured values (non-null rows of the sample's first
+/// [`MEASURED_BYTES`]) from which `auto` may leave a column unshredded
+/// because that writes it smaller. Over fewer, every layout's fixed cost
+/// per leaf (page and column headers, a dictionary page) outweighs what
+/// shredding saves, so a small input would never be shredded. From it, the
+/// real-data bench's smallest sets are left unshredded: 250 countries and
+/// 329 webhook payloads, 7% and 29% smaller so.
 const MIN_ROWS_TO_UNSHRED: usize = 200;
 
 /// The most bytes of sample text that layouts are measured on (the first
@@ -888,7 +890,7 @@ impl FieldPlan {
     /// Spark preset's makes the sample, written as a file, smaller by at
     /// least [`CLEARLY_SMALLER`]; and unshredded when that makes the
     /// sample's column chunks smaller again by as much (from
-    /// [`MIN_ROWS_TO_UNSHRED`] measured rows). The default preset's cost
+    /// [`MIN_ROWS_TO_UNSHRED`] measured values). The default preset's cost
     /// model counts bytes before compression; on unique ids and keys, and
     /// on wide rows that compress well whole, compression decides, so the
     /// layouts are measured. Near a tie ours stays: its types are narrower
@@ -898,13 +900,12 @@ impl FieldPlan {
     /// it outweighs what it does in a file of many rows, and would leave a
     /// thousand seed rows unshredded. Without inference: unshredded.
     ///
-    /// `shred_sample` shreds the `measured` sample rows by a layout, as
-    /// they will be written (`None`: nothing to measure, ours stays).
+    /// `shred_sample` shreds the measured sample rows by a layout, as they
+    /// will be written (`None`: nothing to measure, ours stays).
     fn layout(
         &self,
         write: &WriteOptions,
         shred_sample: Option<&ShredSample<'_>>,
-        measured: usize,
     ) -> Result<ShreddingSchema> {
         let Some(inferrer) = &self.inferrer else {
             return Ok(ShreddingSchema::Variant);
@@ -913,35 +914,42 @@ impl FieldPlan {
         let (Some(spark), Some(shred_sample)) = (&self.alternative, shred_sample) else {
             return Ok(ours);
         };
-        let write_sample = |schema: &ShreddingSchema| -> Result<InMemoryFile> {
+        let write = |schema: &ShreddingSchema, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
                 schema: schema.clone(),
             };
-            encode_in_memory(&[column], vec![Arc::new(shred_sample(schema)?)], write)
+            encode_in_memory(&[column], vec![Arc::new(sample)], write)
         };
+        let write_sample = |schema: &ShreddingSchema| write(schema, shred_sample(schema)?);
         let clearly_smaller = |a: u64, b: u64| (a as f64) < CLEARLY_SMALLER * b as f64;
         let theirs = spark.finish();
         let (chosen, written) = if theirs == ours {
             (ours, None)
         } else {
             let (ours_file, theirs_file) = (write_sample(&ours)?, write_sample(&theirs)?);
-            match clearly_smaller(theirs_file.bytes, ours_file.bytes) {
-                true => (theirs, Some(theirs_file)),
-                false => (ours, Some(ours_file)),
+            if clearly_smaller(theirs_file.bytes, ours_file.bytes) {
+                (theirs, Some(theirs_file))
+            } else {
+                (ours, Some(ours_file))
             }
         };
-        if measured < MIN_ROWS_TO_UNSHRED || chosen == ShreddingSchema::Variant {
+        if chosen == ShreddingSchema::Variant {
+            return Ok(chosen);
+        }
+        let unshredded = shred_sample(&ShreddingSchema::Variant)?;
+        if unshredded.len() - unshredded.null_count() < MIN_ROWS_TO_UNSHRED {
             return Ok(chosen);
         }
         let chosen_bytes = match written {
             Some(file) => file.column_bytes,
             None => write_sample(&chosen)?.column_bytes,
         };
-        let unshredded = write_sample(&ShreddingSchema::Variant)?.column_bytes;
-        Ok(match clearly_smaller(unshredded, chosen_bytes) {
-            true => ShreddingSchema::Variant,
-            false => chosen,
+        let unshredded_bytes = write(&ShreddingSchema::Variant, unshredded)?.column_bytes;
+        Ok(if clearly_smaller(unshredded_bytes, chosen_bytes) {
+            ShreddingSchema::Variant
+        } else {
+            chosen
         })
     }
 
@@ -982,7 +990,6 @@ impl FieldPlan {
         self.layout(
             &options.write,
             measurable.then_some(&shred_sample as &ShredSample<'_>),
-            rows.len(),
         )
     }
 }

@@ -208,13 +208,10 @@ impl RowGroupCut {
     /// A cut row group of `bytes`, which the parquet crate had estimated
     /// at `estimate`, of `rows` rows.
     fn measured(bytes: u64, estimate: u64, rows: u64) -> Self {
-        let ratio = |whole: u64| match whole {
-            0 => 0.0,
-            _ => bytes as f64 / whole as f64,
-        };
+        let per = |whole: u64| bytes as f64 / whole.max(1) as f64;
         RowGroupCut {
-            estimate_ratio: if estimate == 0 { 1.0 } else { ratio(estimate) },
-            row_bytes: ratio(rows),
+            estimate_ratio: per(estimate),
+            row_bytes: per(rows),
         }
     }
 
@@ -586,7 +583,9 @@ impl ParquetWriter {
         let flushed = writer.flush();
         let now = writer.bytes_written() as u64;
         flushed.map_err(|e| self.failed("writing a row group", e))?;
-        self.last_cut = RowGroupCut::measured(now - written, estimate, rows);
+        if rows > 0 {
+            self.last_cut = RowGroupCut::measured(now - written, estimate, rows);
+        }
         Ok(now >= limit)
     }
 

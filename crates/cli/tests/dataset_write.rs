@@ -153,6 +153,13 @@ fn files_are_split_by_bytes_within_one_batch_of_the_limit() {
             "{}: row groups end at byte {data}",
             part.path.display()
         );
+        // Row groups are cut only near the limit: one to three of them.
+        assert!(
+            (1..=3).contains(&part.written.row_groups),
+            "{}: {} row groups",
+            part.path.display(),
+            part.written.row_groups
+        );
         assert!(
             bytes - data < 16 * 1024,
             "{}: {bytes} bytes",
