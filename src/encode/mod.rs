@@ -810,7 +810,7 @@ const CLEARLY_SMALLER: f64 = 0.95;
 /// shredding saves, so a small input would never be shredded. From it, the
 /// real-data bench's smallest sets are left unshredded: 250 countries and
 /// 329 webhook payloads, 7% and 29% smaller so.
-const MIN_ROWS_TO_UNSHRED: usize = 200;
+const MIN_VALUES_TO_UNSHRED: usize = 200;
 
 /// The most bytes of sample text that layouts are measured on (the first
 /// lines read as rows, and the line that crosses it): a sample of 4096
@@ -890,7 +890,7 @@ impl FieldPlan {
     /// Spark preset's makes the sample, written as a file, smaller by at
     /// least [`CLEARLY_SMALLER`]; and unshredded when that makes the
     /// sample's column chunks smaller again by as much (from
-    /// [`MIN_ROWS_TO_UNSHRED`] measured values). The default preset's cost
+    /// [`MIN_VALUES_TO_UNSHRED`] measured values). The default preset's cost
     /// model counts bytes before compression; on unique ids and keys, and
     /// on wide rows that compress well whole, compression decides, so the
     /// layouts are measured. Near a tie ours stays: its types are narrower
@@ -938,7 +938,7 @@ impl FieldPlan {
             return Ok(chosen);
         }
         let unshredded = shred_sample(&ShreddingSchema::Variant)?;
-        if unshredded.len() - unshredded.null_count() < MIN_ROWS_TO_UNSHRED {
+        if unshredded.len() - unshredded.null_count() < MIN_VALUES_TO_UNSHRED {
             return Ok(chosen);
         }
         let chosen_bytes = match written {
