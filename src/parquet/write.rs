@@ -565,7 +565,8 @@ impl ParquetWriter {
 
     /// Whether the file has reached `limit` bytes: for a file that ends
     /// there. The row group in progress is held in memory, and its size is
-    /// predicted first (see [`RowGroupCut::predict`]); once the bytes
+    /// predicted first from what the last cut row group came to (against
+    /// the parquet crate's estimate of it, and per row); once the bytes
     /// written and that prediction pass the limit, the row group is
     /// written out, cut short, and the file's size is exact. A file that
     /// ends so has one to three short row groups at its end; the answer
