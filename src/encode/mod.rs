@@ -812,6 +812,14 @@ const CLEARLY_SMALLER: f64 = 0.95;
 /// 329 webhook payloads, 7% and 29% smaller so.
 const MIN_VALUES_TO_UNSHRED: usize = 200;
 
+/// The fewest bytes a measured value that `auto` leaving a column
+/// unshredded must save. A saving that does not grow with the rows is the
+/// fixed cost of the layout's leaves (their headers and dictionary pages),
+/// which a file pays once a row group: 5,000 copies of one small row, or
+/// 300 small objects shredding one field, wrote a few hundred bytes
+/// smaller unshredded, 5% of almost nothing.
+const MIN_SAVING_PER_VALUE: u64 = 1;
+
 /// The most bytes of sample text that layouts are measured on (the first
 /// lines read as rows, and the line that crosses it): a sample of 4096
 /// rows of up to 2 KiB, such as the seed and events ones (0.7-0.8 MB), is
@@ -938,7 +946,8 @@ impl FieldPlan {
             return Ok(chosen);
         }
         let unshredded = shred_sample(&ShreddingSchema::Variant)?;
-        if unshredded.len() - unshredded.null_count() < MIN_VALUES_TO_UNSHRED {
+        let values = unshredded.len() - unshredded.null_count();
+        if values < MIN_VALUES_TO_UNSHRED {
             return Ok(chosen);
         }
         let chosen_bytes = match written {
@@ -946,11 +955,16 @@ impl FieldPlan {
             None => write_sample(&chosen)?.column_bytes,
         };
         let unshredded_bytes = write(&ShreddingSchema::Variant, unshredded)?.column_bytes;
-        Ok(if clearly_smaller(unshredded_bytes, chosen_bytes) {
-            ShreddingSchema::Variant
-        } else {
-            chosen
-        })
+        let saving = chosen_bytes.saturating_sub(unshredded_bytes);
+        Ok(
+            if clearly_smaller(unshredded_bytes, chosen_bytes)
+                && saving >= MIN_SAVING_PER_VALUE * values as u64
+            {
+                ShreddingSchema::Variant
+            } else {
+                chosen
+            },
+        )
     }
 
     /// [`layout`](Self::layout) measured on sample lines read as rows (bad
