@@ -10,10 +10,11 @@ use arrow::record_batch::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
-use vshred::encode::{EncodeOptions, ShredMode, encode};
+use vshred::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use vshred::infer::{InferOptions, Preset, SchemaInferrer, infer_schema};
 use vshred::json::{json_to_variant, variant_to_json_string};
 use vshred::parquet::ColumnSpec;
+use vshred::parquet::WriteOptions;
 use vshred::shred::{Shredder, ShreddingSchema};
 use vshred::unshred::unshred;
 use vshred::variant::{VariantBuilder, VariantDecimal, VariantRef};
@@ -1046,6 +1047,28 @@ fn wide_rows_that_compress_well_whole_are_left_unshredded_from_200_rows() {
     let copies = "{\"id\":1,\"tags\":[\"a\"]}\n".repeat(5_000);
     let (copies, _) = encoded(&copies, ShredMode::Infer(InferOptions::default()));
     assert!(copies != ShreddingSchema::Variant);
+    // The sample is measured as one row group, whatever the file's: the
+    // layout is the one `infer` gives.
+    let small_groups = EncodeOptions {
+        write: WriteOptions {
+            row_group_rows: 100,
+            ..WriteOptions::default()
+        },
+        ..EncodeOptions::default()
+    };
+    let objects: String = (0..300)
+        .map(|i| {
+            let kind = if i % 3 == 0 { "view" } else { "click" };
+            let price = if i % 2 == 0 { format!("{i}") } else { format!("\"{i}.25\"") };
+            format!(
+                "{{\"user\":{{\"id\":{},\"name\":\"u-{i}\"}},\"kind\":\"{kind}\",\"price\":{price}}}\n",
+                1000 + i
+            )
+        })
+        .collect();
+    let infer_default = infer_columns(&mut objects.as_bytes(), &EncodeOptions::default()).unwrap();
+    let infer_small = infer_columns(&mut objects.as_bytes(), &small_groups).unwrap();
+    assert_eq!(infer_default, infer_small);
     let seed = seed_lines(1_000).join("\n");
     let (seed, _) = encoded(&seed, ShredMode::Infer(InferOptions::default()));
     assert!(seed != ShreddingSchema::Variant);

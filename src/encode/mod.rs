@@ -922,6 +922,14 @@ impl FieldPlan {
         let (Some(spark), Some(shred_sample)) = (&self.alternative, shred_sample) else {
             return Ok(ours);
         };
+        // The sample in one row group, whatever the file's: the leaves'
+        // fixed costs then count once, as in a row group larger than a
+        // sample, and the layout is the one `infer` gives without a row
+        // group size.
+        let write = &WriteOptions {
+            row_group_rows: usize::MAX,
+            ..write.clone()
+        };
         let write = |schema: &ShreddingSchema, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
