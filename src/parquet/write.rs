@@ -325,9 +325,8 @@ pub(crate) struct InMemoryFile {
     /// Its size.
     pub(crate) bytes: u64,
     /// The bytes of its column chunks: its size without the page indexes
-    /// and the footer, whose entries per leaf and row group weigh on a
-    /// sample of a few thousand rows far more than on a file of many row
-    /// groups.
+    /// and the footer, whose entries per leaf weigh on a sample of a few
+    /// thousand rows far more than in a file of many rows.
     pub(crate) column_bytes: u64,
     /// Where its Variant values went.
     pub(crate) typed_values: Option<TypedValues>,

@@ -461,24 +461,21 @@ fn measure(
             ShreddingSchema::from_column_type(field.data_type())
         })
     };
-    let reference_schema = layout_of(reference_set);
-    let schema = reference_schema
-        .clone()
-        .filter(|schema| *schema != ShreddingSchema::Variant)
-        .or_else(|| {
-            datasets
-                .iter()
-                .filter_map(layout_of)
-                .find(|schema| *schema != ShreddingSchema::Variant)
-        })
-        .or(reference_schema)
-        .ok_or_else(|| {
-            Error::new(
-                ErrorKind::Schema,
-                format!("column {column} is not a Variant column"),
-            )
-            .in_file(&files[reference])
-        })?;
+    let reference_schema = layout_of(reference_set).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Schema,
+            format!("column {column} is not a Variant column"),
+        )
+        .in_file(&files[reference])
+    })?;
+    let schema = match reference_schema {
+        ShreddingSchema::Variant => datasets
+            .iter()
+            .filter_map(layout_of)
+            .find(|schema| *schema != ShreddingSchema::Variant)
+            .unwrap_or(ShreddingSchema::Variant),
+        shredded => shredded,
+    };
     let queries = resolve_queries(&options.queries, &schema);
     let runs = options.runs;
     let mut reports = Vec::with_capacity(entries.len());
