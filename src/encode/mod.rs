@@ -926,18 +926,18 @@ impl FieldPlan {
         // fixed costs then count once, as in a row group larger than a
         // sample, and the layout is the one `infer` gives without a row
         // group size.
-        let write = &WriteOptions {
+        let one_row_group = WriteOptions {
             row_group_rows: usize::MAX,
             ..write.clone()
         };
-        let write = |schema: &ShreddingSchema, sample: StructArray| -> Result<InMemoryFile> {
+        let write_file = |schema: &ShreddingSchema, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
                 schema: schema.clone(),
             };
-            encode_in_memory(&[column], vec![Arc::new(sample)], write)
+            encode_in_memory(&[column], vec![Arc::new(sample)], &one_row_group)
         };
-        let write_sample = |schema: &ShreddingSchema| write(schema, shred_sample(schema)?);
+        let write_sample = |schema: &ShreddingSchema| write_file(schema, shred_sample(schema)?);
         let clearly_smaller = |a: u64, b: u64| (a as f64) < CLEARLY_SMALLER * b as f64;
         let theirs = spark.finish();
         let (chosen, written) = if theirs == ours {
@@ -962,7 +962,7 @@ impl FieldPlan {
             Some(file) => file.column_bytes,
             None => write_sample(&chosen)?.column_bytes,
         };
-        let unshredded_bytes = write(&ShreddingSchema::Variant, unshredded)?.column_bytes;
+        let unshredded_bytes = write_file(&ShreddingSchema::Variant, unshredded)?.column_bytes;
         let saving = chosen_bytes.saturating_sub(unshredded_bytes);
         Ok(
             if clearly_smaller(unshredded_bytes, chosen_bytes)
