@@ -5,16 +5,11 @@
 use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, StructArray};
-use arrow::datatypes::{Field, Schema};
 use arrow::record_batch::RecordBatch;
-use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
 use vshred::encode::{EncodeOptions, ShredMode, encode, infer_columns};
-use vshred::infer::{InferOptions, Preset, SchemaInferrer, infer_schema};
+use vshred::infer::{InferOptions, LayoutPlan, Preset, SchemaInferrer, infer_schema};
 use vshred::json::{json_to_variant, variant_to_json_string};
-use vshred::parquet::ColumnSpec;
-use vshred::parquet::WriteOptions;
+use vshred::parquet::{ColumnSpec, ParquetWriter, WriteOptions};
 use vshred::shred::{Shredder, ShreddingSchema};
 use vshred::unshred::unshred;
 use vshred::variant::{VariantBuilder, VariantDecimal, VariantRef};
@@ -589,7 +584,8 @@ fn map_lines(n: usize) -> Vec<String> {
 #[test]
 fn default_leaves_maps_in_value() {
     let lines = map_lines(4096);
-    assert_eq!(ours(&lines), r#"{"kind":"string"}"#);
+    // The row number `id` is a column of deltas; the maps get none.
+    assert_eq!(ours(&lines), r#"{"id":"int32","kind":"string"}"#);
     // Spark makes columns of the keys that happen to clear 10%.
     let spark = spark(&lines);
     assert!(spark.contains(r#""labels":{"en":"string"}"#), "{spark}");
@@ -682,14 +678,46 @@ fn small_domain_sparse_lines(n: usize) -> Vec<String> {
 }
 
 #[test]
-fn default_gives_sparse_data_few_columns() {
+fn sparse_fields_pay_as_plain_or_delta_columns_and_spark_shreds_them_all() {
     let lines = sparse_lines(4096);
     let parsed = parse(&lines);
+    // Distinct values cost a dictionary nothing but indices on top of the
+    // values; written plain, or as deltas that drop the prefix a URL or a
+    // timestamp shares with the one before, most optional fields pay.
     let ours = infer_schema(views(&parsed), &InferOptions::default());
-    assert_eq!(
-        ours.to_string(),
-        r#"{"action":"string","delivery":"int32"}"#
-    );
+    let ShreddingSchema::Object(fields) = &ours else {
+        panic!("an object: {ours}")
+    };
+    assert!(fields.len() > 30, "{ours}");
+    // And the file is smaller for them, before and after compression,
+    // than with the two fields every row has.
+    let plan = |schema: &str| {
+        let mut inferrer = SchemaInferrer::new(InferOptions::default());
+        views(&parsed).for_each(|v| inferrer.add(&v));
+        let full = inferrer.plan();
+        let schema: ShreddingSchema = schema.parse().unwrap();
+        LayoutPlan {
+            leaves: full
+                .leaves
+                .into_iter()
+                .filter(|leaf| {
+                    schema
+                        .to_string()
+                        .contains(&format!("\"{}\"", leaf.path[1]))
+                })
+                .collect(),
+            schema,
+        }
+    };
+    let every_row = plan(r#"{"action":"string","delivery":"int32"}"#);
+    let ours = plan(&ours.to_string());
+    for zstd in [false, true] {
+        let size = |plan: &LayoutPlan| {
+            parquet_size(shred(&parsed, &plan.schema, Preset::Default), plan, zstd)
+        };
+        let (ours, every_row) = (size(&ours), size(&every_row));
+        assert!(ours < every_row, "zstd {zstd}: {ours} >= {every_row}");
+    }
     // Spark shreds every optional field that reached 10% in the sample.
     let spark = infer_schema(views(&parsed), &InferOptions::new(Preset::Spark));
     assert!(spark.leaf_count() > 1 + 2 * 35, "{spark}");
@@ -893,41 +921,62 @@ fn shred(rows: &Rows, schema: &ShreddingSchema, preset: Preset) -> StructArray {
     shredder.finish()
 }
 
-/// The size of a Parquet file holding `column`, uncompressed or with zstd.
-fn parquet_size(column: StructArray, zstd: bool) -> usize {
-    let field = Field::new("v", column.data_type().clone(), true);
-    let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![Arc::new(column)])
-        .expect("a batch");
-    let props = WriterProperties::builder()
-        .set_compression(if zstd {
-            Compression::ZSTD(ZstdLevel::default())
+/// The size of a Parquet file holding `column` with layout `plan`,
+/// uncompressed or with zstd, as our writer writes it: with the encodings
+/// the plan priced, which are what the cost model counts on.
+fn parquet_size(column: StructArray, plan: &LayoutPlan, zstd: bool) -> usize {
+    let columns = [ColumnSpec::Variant {
+        name: "v".into(),
+        schema: plan.schema.clone(),
+    }];
+    let options = WriteOptions {
+        compression: if zstd {
+            vshred::parquet::Compression::default()
         } else {
-            Compression::UNCOMPRESSED
-        })
-        .build();
-    let mut out = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).expect("writer");
+            vshred::parquet::Compression::None
+        },
+        row_group_rows: usize::MAX,
+        leaf_encodings: plan
+            .leaves
+            .iter()
+            .map(|leaf| {
+                let path = std::iter::once("v".to_string()).chain(leaf.path.iter().cloned());
+                (path.collect(), leaf.encoding)
+            })
+            .collect(),
+        ..WriteOptions::default()
+    };
+    let dir = tempfile::tempdir().expect("a directory");
+    let path = dir.path().join("v.parquet");
+    let mut writer = ParquetWriter::create(&path, &columns, &options).expect("writer");
+    let batch =
+        RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(column)]).expect("a batch");
     writer.write(&batch).expect("write");
-    writer.close().expect("close");
-    out.len()
+    writer.finish().expect("finish").bytes as usize
 }
 
 /// Sizes of the column unshredded, with the default schema and with
 /// Spark's, in Parquet files uncompressed and with zstd.
 fn sizes(lines: &[String]) -> [(usize, usize, usize); 2] {
     let rows = parse(lines);
-    let plain = shred(&rows, &ShreddingSchema::Variant, Preset::Default);
-    let shredded = |preset| {
-        let schema = infer_schema(views(&rows), &InferOptions::new(preset));
-        shred(&rows, &schema, preset)
+    let plan = |preset| {
+        let mut inferrer = SchemaInferrer::new(InferOptions::new(preset));
+        views(&rows).for_each(|v| inferrer.add(&v));
+        inferrer.plan()
     };
-    let (ours, spark) = (shredded(Preset::Default), shredded(Preset::Spark));
+    let unshredded = LayoutPlan::from(ShreddingSchema::Variant);
+    let (ours, spark) = (plan(Preset::Default), plan(Preset::Spark));
+    let column = |plan: &LayoutPlan, preset| shred(&rows, &plan.schema, preset);
+    let columns = [
+        (column(&unshredded, Preset::Default), &unshredded),
+        (column(&ours, Preset::Default), &ours),
+        (column(&spark, Preset::Spark), &spark),
+    ];
     [false, true].map(|zstd| {
-        (
-            parquet_size(plain.clone(), zstd),
-            parquet_size(ours.clone(), zstd),
-            parquet_size(spark.clone(), zstd),
-        )
+        let [plain, ours, spark] = columns
+            .each_ref()
+            .map(|(c, plan)| parquet_size(c.clone(), plan, zstd));
+        (plain, ours, spark)
     })
 }
 
@@ -955,10 +1004,6 @@ fn default_shredding_is_never_larger_than_none() {
                     "{name}, {how}: Spark {spark} vs {plain}"
                 );
             }
-        }
-        if name == "sparse" {
-            let (plain, _, spark) = raw;
-            assert!(spark > plain, "{name}: Spark {spark} <= unshredded {plain}");
         }
     }
 }
@@ -1243,4 +1288,89 @@ fn spark_policy_reads_ints_in_decimal_columns_back_as_decimals() {
         a,
         VariantRef::Decimal8(_) | VariantRef::Decimal4(_) | VariantRef::Decimal16(_)
     ));
+}
+
+/// Rows whose typed leaves each call for a different encoding: a
+/// sequential id and epoch-second timestamps (deltas), session keys with
+/// a shared prefix (deltas of byte strings), a kind from a small domain
+/// (a dictionary), a flag (bit-packed).
+fn priced_lines(n: usize) -> String {
+    let mut rng = Rng::new(15);
+    (0..n)
+        .map(|i| {
+            format!(
+                "{{\"id\": {}, \"ts\": {}, \"session\": \"sess-2026-12-03-{:08x}\", \"kind\": \"k{}\", \"ok\": {}}}\n",
+                1_000_000 + i,
+                1_700_000_000 + i * 3 + rng.below(3) as usize,
+                rng.next() as u32,
+                rng.below(6),
+                rng.chance(0.5)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_cost_model_prices_the_encodings_the_writer_uses_and_their_bytes() {
+    use vshred::encode::layout_costs;
+    use vshred::infer::LeafEncoding;
+    let costs = layout_costs(
+        &mut priced_lines(3000).as_bytes(),
+        &EncodeOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(costs.rows, 3000);
+    let leaf = |field: &str| {
+        let path = ["v", "typed_value", field, "typed_value"];
+        costs
+            .leaves
+            .iter()
+            .find(|leaf| leaf.written.path == path)
+            .unwrap_or_else(|| panic!("{field} is not shredded"))
+    };
+    for (field, priced, written) in [
+        ("id", LeafEncoding::Delta, "DELTA_BINARY_PACKED"),
+        ("ts", LeafEncoding::Delta, "DELTA_BINARY_PACKED"),
+        ("session", LeafEncoding::Delta, "DELTA_BYTE_ARRAY"),
+        ("kind", LeafEncoding::Dictionary, "RLE_DICTIONARY"),
+        ("ok", LeafEncoding::Plain, "PLAIN"),
+    ] {
+        let leaf = leaf(field);
+        let estimate = leaf.estimate.as_ref().expect("priced");
+        assert_eq!(estimate.encoding, priced, "{field}");
+        assert!(
+            leaf.written.encodings.iter().any(|e| e == written),
+            "{field}: {:?}",
+            leaf.written.encodings
+        );
+        if priced != LeafEncoding::Dictionary {
+            assert!(
+                !leaf.written.encodings.iter().any(|e| e == "RLE_DICTIONARY"),
+                "{field}: {:?}",
+                leaf.written.encodings
+            );
+        }
+        // Bytes before compression, page headers included in the written
+        // ones: within 15% (a few hundred bytes for the smallest leaves).
+        let written = leaf.written.uncompressed as f64;
+        assert!(
+            (estimate.bytes - written).abs() <= (0.15 * written).max(300.0),
+            "{field}: estimated {} against {written} written",
+            estimate.bytes
+        );
+    }
+    // The residual and metadata are written but not priced.
+    let value = costs
+        .leaves
+        .iter()
+        .find(|leaf| leaf.written.path == ["v", "value"])
+        .expect("the root value");
+    assert!(value.estimate.is_none());
+    let mut table = Vec::new();
+    costs.write_markdown(&mut table).unwrap();
+    let table = String::from_utf8(table).unwrap();
+    assert!(
+        table.contains("| `v.typed_value.id.typed_value` | delta |"),
+        "{table}"
+    );
 }

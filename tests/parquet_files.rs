@@ -156,6 +156,16 @@ fn write_events(
     first: &[String],
     rows: &[String],
 ) -> Vec<(String, i64, bool)> {
+    write_events_with(path, first, rows, &WriteOptions::default())
+}
+
+/// [`write_events`] with these options.
+fn write_events_with(
+    path: &std::path::Path,
+    first: &[String],
+    rows: &[String],
+    options: &WriteOptions,
+) -> Vec<(String, i64, bool)> {
     let schema: ShreddingSchema = r#"{"id":"int64","kind":"string","session":"string"}"#
         .parse()
         .unwrap();
@@ -163,7 +173,7 @@ fn write_events(
         name: "v".into(),
         schema: schema.clone(),
     }];
-    let mut writer = ParquetWriter::create(path, &columns, &WriteOptions::default()).unwrap();
+    let mut writer = ParquetWriter::create(path, &columns, options).unwrap();
     for batch in [first, rows] {
         let mut shredder = Shredder::new(&schema);
         for row in batch {
@@ -225,6 +235,49 @@ fn mostly_distinct_leaves_are_written_without_a_dictionary() {
             assert!(plain < dictionary, "{name}: {plain} >= {dictionary}");
         }
     }
+}
+
+#[test]
+fn leaves_are_encoded_as_inference_priced_them_whatever_the_first_batch_holds() {
+    use vshred::infer::LeafEncoding;
+    let rows: Vec<String> = (0..20_000)
+        .map(|i: u64| {
+            format!(
+                r#"{{"id": {}, "kind": "k{}", "session": "{:016x}"}}"#,
+                1_000_000 + i,
+                i % 3,
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            )
+        })
+        .collect();
+    let leaf = |field: &str| {
+        ["v", "typed_value", field, "typed_value"]
+            .map(String::from)
+            .to_vec()
+    };
+    // The opposite of what the first rows call for.
+    let options = WriteOptions {
+        leaf_encodings: vec![
+            (leaf("id"), LeafEncoding::Dictionary),
+            (leaf("kind"), LeafEncoding::Plain),
+        ],
+        ..WriteOptions::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let priced = write_events_with(
+        &dir.path().join("a.parquet"),
+        &rows[..5000],
+        &rows[5000..],
+        &options,
+    );
+    assert_eq!(
+        priced
+            .iter()
+            .map(|(n, _, d)| (n.as_str(), *d))
+            .collect::<Vec<_>>(),
+        [("id", true), ("kind", false), ("session", false)],
+        "{priced:?}"
+    );
 }
 
 #[test]

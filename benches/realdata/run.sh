@@ -7,7 +7,7 @@
 #                               # downloads (75 MB) and release builds (~40 min)
 #
 # Environment: REALDATA_WORK=DIR (default benches/realdata/work; inputs,
-#   files, report.md, leaves.md), REALDATA_CACHE=DIR (default
+#   files, report.md, leaves.md, costs.md), REALDATA_CACHE=DIR (default
 #   benches/realdata/cache: the downloads, kept), VSHRED_REALDATA_EVENTS_ROWS
 #   (default 1000000), VSHRED_BENCH_REPEAT (encode runs, default 3),
 #   VSHRED=path/to/vshred (skip building the CLI, which `vshred cat` needs).
@@ -22,6 +22,8 @@
 #  5. measure.py: sizes from the footers, `vshred cat` of every vshred file
 #     against its input; WORK/report.md and WORK/leaves.md. Exits 1 if a
 #     vshred file did not read back exactly.
+#  6. `vshred infer --costs` of every input: the cost model's estimate
+#     against the sample's bytes, per leaf, in WORK/costs.md.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -48,4 +50,11 @@ log "Spark and DuckDB files"
 
 log "measuring"
 "$PY" "$HERE/measure.py" "$WORK" "$VSHRED"
-log "done: $WORK/report.md, $WORK/leaves.md"
+
+log "the cost model's estimates against the sample written"
+for input in "$WORK"/input/*.jsonl; do
+    printf '## %s\n\n' "$(basename "$input" .jsonl)"
+    "$VSHRED" infer --costs "$input"
+    printf '\n'
+done > "$WORK/costs.md"
+log "done: $WORK/report.md, $WORK/leaves.md, $WORK/costs.md"

@@ -14,8 +14,9 @@ use super::{
     EncodeOptions, FieldPlan, MEASURED_BYTES, ShredMode, ShredSample, sample_size, write_options,
 };
 use crate::error::{Error, ErrorKind, Result};
+use crate::infer::LeafEncoding;
 use crate::output::{OpenOutput, Output};
-use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, is_variant_field};
+use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary, is_variant_field};
 use crate::shred::{Shredder, ShreddingSchema};
 use crate::unshred::unshred;
 use crate::variant::VariantRef;
@@ -153,6 +154,7 @@ impl BatchEncoder {
     fn start_writing(&mut self) -> Result<()> {
         let (sample, output) = self.sampling.take().expect("sampling until writing");
         let mut columns = Vec::with_capacity(self.input.fields().len());
+        let mut leaf_encodings = Vec::new();
         for (i, field) in self.input.fields().iter().enumerate() {
             columns.push(if is_variant_field(field) {
                 let variants = sample
@@ -163,15 +165,20 @@ impl BatchEncoder {
                         Some(variant_column(batch.column(i), field.name(), first))
                     })
                     .collect::<Result<Vec<_>>>()?;
+                let (schema, mut priced) = self.layout(field.name(), &variants)?;
+                leaf_encodings.append(&mut priced);
                 ColumnSpec::Variant {
-                    schema: self.layout(field.name(), &variants)?,
+                    schema,
                     name: field.name().clone(),
                 }
             } else {
                 ColumnSpec::Plain(field.as_ref().clone())
             });
         }
-        let write = write_options(&columns, &self.options, None)?;
+        let write = WriteOptions {
+            leaf_encodings,
+            ..write_options(&columns, &self.options, None)?
+        };
         let mut writing = Writing {
             writer: ParquetWriter::new(output, &columns, &write)?,
             shredders: columns
@@ -192,12 +199,13 @@ impl BatchEncoder {
         Ok(())
     }
 
-    /// The layout of Variant column `name`, from its sampled values.
-    fn layout(&self, name: &str, sample: &[StructArray]) -> Result<ShreddingSchema> {
+    /// The layout of Variant column `name`, from its sampled values, and
+    /// the encodings inference priced its leaves with, by their paths.
+    fn layout(&self, name: &str, sample: &[StructArray]) -> Result<PricedLayout> {
         let infer = match &self.options.shred {
             ShredMode::Infer(infer) => infer,
-            ShredMode::None => return Ok(ShreddingSchema::Variant),
-            ShredMode::Schema(schema) => return Ok(schema.clone()),
+            ShredMode::None => return Ok((ShreddingSchema::Variant, Vec::new())),
+            ShredMode::Schema(schema) => return Ok((schema.clone(), Vec::new())),
         };
         let mut plan = FieldPlan::new(name.to_string(), Some(infer));
         // The rows measured: up to MEASURED_BYTES of Variant bytes.
@@ -232,12 +240,17 @@ impl BatchEncoder {
             }
             Ok(shredder.finish())
         };
-        plan.layout(
+        let chosen = plan.layout(
             &self.options.write,
             (!measured.is_empty()).then_some(&shred_sample as &ShredSample<'_>),
-        )
+        )?;
+        let priced = plan.leaf_encodings(&chosen);
+        Ok((chosen.schema, priced))
     }
 }
+
+/// A layout and the encodings its leaves were priced with, by path.
+type PricedLayout = (ShreddingSchema, Vec<(Vec<String>, LeafEncoding)>);
 
 impl Writing {
     /// Shreds the Variant columns of `batch`, whose first row is row

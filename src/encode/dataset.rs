@@ -80,8 +80,8 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::{
-    EncodeOptions, FileLimit, LineCounts, LineTallies, Lines, RowEncoder, Source, plan_columns,
-    sample_size, write_lines, write_options,
+    EncodeOptions, FileLimit, LineCounts, LineTallies, Lines, RowEncoder, Source, leaf_encodings,
+    plan_columns, sample_size, write_lines, write_options,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{DatasetFiles, Output};
@@ -229,6 +229,7 @@ fn write_parts(
         // ones the file's encoders skip without counting them again.
         tallies.sampled.clear();
         let plan = plan_columns(&sample, options, &mut tallies)?;
+        let fresh = plan.columns.clone();
         let (columns, layout) = match files.last() {
             None => {
                 unsampled = plan.unsampled;
@@ -238,7 +239,13 @@ fn write_parts(
         };
         let mut left_out = Vec::new();
         let first = layout == LayoutChoice::First;
-        let write = write_options(&columns, options, (!first).then_some(&mut left_out))?;
+        let mut write = write_options(&columns, options, (!first).then_some(&mut left_out))?;
+        // The encodings priced on this sample, where its layout is the one
+        // written; a layout kept from the file before is written with the
+        // encodings its first batch calls for.
+        if columns == fresh {
+            write.leaf_encodings = leaf_encodings(&plan.priced);
+        }
         if number > LAST_PART {
             return Err(Error::new(
                 ErrorKind::Usage,

@@ -21,7 +21,7 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Field};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::infer::{InferOptions, Preset, SchemaInferrer};
+use crate::infer::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, Preset, SchemaInferrer};
 use crate::json::{InexactNumbers, JsonNumber, JsonParser, JsonReader, Peek, UTF8_BOM};
 use crate::output::Output;
 use crate::parquet::{
@@ -31,9 +31,11 @@ use crate::shred::{ShredPolicy, Shredder, ShreddingSchema};
 use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
 mod batches;
+mod costs;
 pub mod dataset;
 mod records;
 pub use batches::{BatchEncoder, BatchesWritten};
+pub use costs::{LayoutCosts, LeafCost, layout_costs};
 pub use dataset::{DatasetReport, DatasetSplit, LayoutChoice, PartReport, encode_dataset};
 pub use records::JsonRecords;
 
@@ -192,7 +194,10 @@ pub fn encode(
     source.fill(&mut sample, sample_size(options))?;
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let plan = plan_columns(&sample, options, &mut tallies)?;
-    let write = write_options(&plan.columns, options, None)?;
+    let write = WriteOptions {
+        leaf_encodings: leaf_encodings(&plan.priced),
+        ..write_options(&plan.columns, options, None)?
+    };
     let writer = ParquetWriter::new(output, &plan.columns, &write)?;
     let written = write_lines(
         &mut source,
@@ -914,33 +919,34 @@ impl FieldPlan {
         &self,
         write: &WriteOptions,
         shred_sample: Option<&ShredSample<'_>>,
-    ) -> Result<ShreddingSchema> {
+    ) -> Result<LayoutPlan> {
         let Some(inferrer) = &self.inferrer else {
-            return Ok(ShreddingSchema::Variant);
+            return Ok(LayoutPlan::from(ShreddingSchema::Variant));
         };
-        let ours = inferrer.finish();
+        let ours = inferrer.plan();
         let (Some(spark), Some(shred_sample)) = (&self.alternative, shred_sample) else {
             return Ok(ours);
         };
-        // The sample in one row group, whatever the file's: the leaves'
-        // fixed costs then count once, as in a row group larger than a
-        // sample, and the layout is the one `infer` gives without a row
-        // group size.
-        let one_row_group = WriteOptions {
-            row_group_rows: usize::MAX,
-            ..write.clone()
-        };
-        let write_file = |schema: &ShreddingSchema, sample: StructArray| -> Result<InMemoryFile> {
+        let write_file = |plan: &LayoutPlan, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
-                schema: schema.clone(),
+                schema: plan.schema.clone(),
             };
-            encode_in_memory(&[column], vec![Arc::new(sample)], &one_row_group)
+            // The sample in one row group, whatever the file's: the
+            // leaves' fixed costs then count once, as in a row group larger
+            // than a sample, and the layout is the one `infer` gives
+            // without a row group size.
+            let options = WriteOptions {
+                row_group_rows: usize::MAX,
+                leaf_encodings: self.leaf_encodings(plan),
+                ..write.clone()
+            };
+            encode_in_memory(&[column], vec![Arc::new(sample)], &options)
         };
-        let write_sample = |schema: &ShreddingSchema| write_file(schema, shred_sample(schema)?);
+        let write_sample = |plan: &LayoutPlan| write_file(plan, shred_sample(&plan.schema)?);
         let clearly_smaller = |a: u64, b: u64| (a as f64) < CLEARLY_SMALLER * b as f64;
-        let theirs = spark.finish();
-        let (chosen, written) = if theirs == ours {
+        let theirs = spark.plan();
+        let (chosen, written) = if theirs.schema == ours.schema {
             (ours, None)
         } else {
             let (ours_file, theirs_file) = (write_sample(&ours)?, write_sample(&theirs)?);
@@ -950,7 +956,7 @@ impl FieldPlan {
                 (ours, Some(ours_file))
             }
         };
-        if chosen == ShreddingSchema::Variant {
+        if chosen.schema == ShreddingSchema::Variant {
             return Ok(chosen);
         }
         let unshredded = shred_sample(&ShreddingSchema::Variant)?;
@@ -962,17 +968,37 @@ impl FieldPlan {
             Some(file) => file.column_bytes,
             None => write_sample(&chosen)?.column_bytes,
         };
-        let unshredded_bytes = write_file(&ShreddingSchema::Variant, unshredded)?.column_bytes;
+        let unshredded_plan = LayoutPlan::from(ShreddingSchema::Variant);
+        let unshredded_bytes = write_file(&unshredded_plan, unshredded)?.column_bytes;
         let saving = chosen_bytes.saturating_sub(unshredded_bytes);
         Ok(
             if clearly_smaller(unshredded_bytes, chosen_bytes)
                 && saving >= MIN_SAVING_PER_VALUE * values as u64
             {
-                ShreddingSchema::Variant
+                unshredded_plan
             } else {
                 chosen
             },
         )
+    }
+
+    /// The leaves `plan` priced, by their paths in the file.
+    fn priced_leaves(&self, plan: &LayoutPlan) -> Vec<LeafEstimate> {
+        plan.leaves
+            .iter()
+            .map(|leaf| LeafEstimate {
+                path: std::iter::once(&self.name)
+                    .chain(&leaf.path)
+                    .cloned()
+                    .collect(),
+                ..leaf.clone()
+            })
+            .collect()
+    }
+
+    /// The encodings `plan` priced, by the leaves' paths in the file.
+    fn leaf_encodings(&self, plan: &LayoutPlan) -> Vec<(Vec<String>, LeafEncoding)> {
+        leaf_encodings(&self.priced_leaves(plan))
     }
 
     /// [`layout`](Self::layout) measured on sample lines read as rows (bad
@@ -992,7 +1018,7 @@ impl FieldPlan {
         rows: &[&[u8]],
         split: bool,
         options: &EncodeOptions,
-    ) -> Result<ShreddingSchema> {
+    ) -> Result<LayoutPlan> {
         let keep_last = options.duplicate_keys == DuplicateKeys::KeepLast;
         let shred_sample = |schema: &ShreddingSchema| -> Result<StructArray> {
             let mut shredder = Shredder::new(schema)
@@ -1061,9 +1087,20 @@ fn record_key_order(text: &[u8], fields: &mut Vec<FieldPlan>, infer: Option<&Inf
     }
 }
 
+/// The encodings of priced leaves, for [`WriteOptions::leaf_encodings`].
+fn leaf_encodings(priced: &[LeafEstimate]) -> Vec<(Vec<String>, LeafEncoding)> {
+    priced
+        .iter()
+        .map(|leaf| (leaf.path.clone(), leaf.encoding))
+        .collect()
+}
+
 /// The columns chosen from the sample.
 struct Plan {
     columns: Vec<ColumnSpec>,
+    /// How inference priced the typed leaves of the layouts it chose, by
+    /// their paths in the file.
+    priced: Vec<LeafEstimate>,
     /// The named Variant fields that no sampled line has.
     unsampled: Vec<String>,
 }
@@ -1133,26 +1170,33 @@ fn plan_columns(lines: &Lines, options: &EncodeOptions, tallies: &mut LineTallie
             unsampled.push(name.clone());
         }
     }
-    let columns = fields
-        .into_iter()
-        .map(|field| {
-            let forced_variant = !split || options.variant_fields.contains(&field.name);
-            Ok(match field.kinds.plain_type().filter(|_| !forced_variant) {
-                Some(t) => ColumnSpec::Plain(Field::new(field.name, t, true)),
-                None => ColumnSpec::Variant {
-                    schema: match &options.shred {
-                        ShredMode::Infer(_) => {
-                            field.layout_of_lines(&measured.rows, split, options)?
-                        }
-                        ShredMode::None => ShreddingSchema::Variant,
-                        ShredMode::Schema(s) => s.clone(),
-                    },
-                    name: field.name,
-                },
-            })
-        })
-        .collect::<Result<_>>()?;
-    Ok(Plan { columns, unsampled })
+    let mut columns = Vec::with_capacity(fields.len());
+    let mut priced = Vec::new();
+    for field in fields {
+        let forced_variant = !split || options.variant_fields.contains(&field.name);
+        if let Some(t) = field.kinds.plain_type().filter(|_| !forced_variant) {
+            columns.push(ColumnSpec::Plain(Field::new(field.name, t, true)));
+            continue;
+        }
+        let schema = match &options.shred {
+            ShredMode::Infer(_) => {
+                let plan = field.layout_of_lines(&measured.rows, split, options)?;
+                priced.extend(field.priced_leaves(&plan));
+                plan.schema
+            }
+            ShredMode::None => ShreddingSchema::Variant,
+            ShredMode::Schema(s) => s.clone(),
+        };
+        columns.push(ColumnSpec::Variant {
+            schema,
+            name: field.name,
+        });
+    }
+    Ok(Plan {
+        columns,
+        priced,
+        unsampled,
+    })
 }
 
 /// Builds the columns of a batch of lines.

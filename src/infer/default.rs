@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::stats::{Class, ClassStats, Node, Stats};
-use super::{InferOptions, min_count};
+use super::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, MOSTLY_DISTINCT, min_count};
 use crate::shred::ShreddingSchema;
 
 /// Fixed bytes a Parquet leaf column costs per row group (its column chunk
@@ -40,8 +40,8 @@ const MAP_MIN_RARE_KEYS: usize = 16;
 /// A key is rare when fewer than this share of the objects have it.
 const RARE_KEY_SHARE: f64 = 0.10;
 
-/// Plans the schema for `stats`.
-pub(super) fn plan(stats: &Stats, options: &InferOptions) -> ShreddingSchema {
+/// Plans the schema for `stats`, with the estimates of its typed leaves.
+pub(super) fn plan(stats: &Stats, options: &InferOptions) -> LayoutPlan {
     let root = Slot {
         entries: stats.rows as f64,
         def: 1,
@@ -49,26 +49,28 @@ pub(super) fn plan(stats: &Stats, options: &InferOptions) -> ShreddingSchema {
         list_starts: 0.0,
         root: true,
     };
-    let mut leaves = Vec::new();
-    let planner = Planner {
-        options,
-        keep: None,
+    let planned = |keep: Option<&HashSet<Path>>| {
+        let mut leaves = Vec::new();
+        let planner = Planner { options, keep };
+        let planned = planner.slot(&stats.root, &root, &mut Vec::new(), &mut leaves);
+        planned.filter(|p| p.gain > 0.0).map(|p| (p.schema, leaves))
     };
-    let full = match planner.slot(&stats.root, &root, &mut Vec::new(), &mut leaves) {
-        Some(p) if p.gain > 0.0 => p.schema,
-        _ => return ShreddingSchema::Variant,
+    let unshredded = || LayoutPlan::from(ShreddingSchema::Variant);
+    let Some((full, leaves)) = planned(None) else {
+        return unshredded();
     };
-    if full.leaf_count() <= options.max_columns {
-        return full;
-    }
-    let keep = most_valuable(leaves, options.max_columns);
-    let planner = Planner {
-        options,
-        keep: Some(&keep),
+    let (schema, leaves) = if full.leaf_count() <= options.max_columns {
+        (full, leaves)
+    } else {
+        let keep = most_valuable(&leaves, options.max_columns);
+        match planned(Some(&keep)) {
+            Some(fitting) => fitting,
+            None => return unshredded(),
+        }
     };
-    match planner.slot(&stats.root, &root, &mut Vec::new(), &mut Vec::new()) {
-        Some(p) if p.gain > 0.0 => p.schema,
-        _ => ShreddingSchema::Variant,
+    LayoutPlan {
+        schema,
+        leaves: leaves.into_iter().map(|leaf| leaf.estimate).collect(),
     }
 }
 
@@ -80,6 +82,13 @@ enum Step {
 }
 
 type Path = Vec<Step>;
+
+/// A typed scalar leaf of a plan: its gain, and how it was priced.
+struct PricedLeaf {
+    path: Path,
+    gain: f64,
+    estimate: LeafEstimate,
+}
 
 /// A typed layout for a slot and its estimated gain in bytes over the
 /// sample (negative when it costs more than it saves).
@@ -186,7 +195,7 @@ impl Planner<'_> {
         node: &Node,
         slot: &Slot,
         path: &mut Path,
-        leaves: &mut Vec<(Path, f64)>,
+        leaves: &mut Vec<PricedLeaf>,
     ) -> Option<Planned> {
         let non_null = node.count - node.nulls;
         // The most common class; ties go to the first in class order.
@@ -237,34 +246,25 @@ impl Planner<'_> {
         best: &ClassStats,
         slot: &Slot,
         path: &mut Path,
-        leaves: &mut Vec<(Path, f64)>,
+        leaves: &mut Vec<PricedLeaf>,
     ) -> Option<Planned> {
         if self.keep.is_some_and(|keep| !keep.contains(path)) {
             return None;
         }
         let (schema, storage) = scalar_layout(best)?;
-        let m = best.count as f64;
-        let distinct = best.distinct.estimate().clamp(1.0, m);
-        let index = m * bits(distinct) / 8.0;
-        let (plain, entry) = match storage {
-            Storage::Bits => (m / 8.0, 0.0),
-            Storage::Fixed(width) => (m * width, width),
-            Storage::Bytes => {
-                let payload = best.payload as f64;
-                (LENGTH_PREFIX * m + payload, LENGTH_PREFIX + payload / m)
-            }
-        };
-        // The parquet writer dictionary-encodes every column except
-        // booleans until the dictionary page outgrows its limit.
-        let dictionary = distinct * entry;
-        let data = if matches!(storage, Storage::Bits) || dictionary > DICTIONARY_LIMIT {
-            plain
-        } else {
-            index + dictionary
-        };
-        let gain = best.bytes as f64 - data - slot.levels(m)
-            + self.group_gain(node, best, slot, m, 0.0, 2.0);
-        leaves.push((path.clone(), gain));
+        let (encoding, data) = priced_values(best, &storage);
+        let bytes = data + slot.levels(best.count as f64);
+        let gain = best.bytes as f64 - bytes
+            + self.group_gain(node, best, slot, best.count as f64, 0.0, 2.0);
+        leaves.push(PricedLeaf {
+            path: path.clone(),
+            gain,
+            estimate: LeafEstimate {
+                path: leaf_path(path),
+                encoding,
+                bytes,
+            },
+        });
         Some(Planned { schema, gain })
     }
 
@@ -278,7 +278,7 @@ impl Planner<'_> {
         best: &ClassStats,
         slot: &Slot,
         path: &mut Path,
-        leaves: &mut Vec<(Path, f64)>,
+        leaves: &mut Vec<PricedLeaf>,
     ) -> Option<Planned> {
         if is_map(node) {
             return None;
@@ -346,7 +346,7 @@ impl Planner<'_> {
         best: &ClassStats,
         slot: &Slot,
         path: &mut Path,
-        leaves: &mut Vec<(Path, f64)>,
+        leaves: &mut Vec<PricedLeaf>,
     ) -> Option<Planned> {
         let element = node.element.as_deref()?;
         let element_slot = slot.element(element.count as f64, node.nonempty_arrays as f64);
@@ -393,6 +393,77 @@ fn value_column(left: f64, distinct: f64) -> f64 {
         return 0.0;
     }
     left * bits(distinct) / 8.0 + LENGTH_PREFIX * distinct
+}
+
+/// How the writer stores a typed leaf's values (see
+/// [`LeafEncoding`]), and their bytes, levels apart: a dictionary unless
+/// the values are [mostly distinct](MOSTLY_DISTINCT) or the dictionary
+/// page would outgrow its limit; then deltas where they are smaller than
+/// plain values (`DELTA_BINARY_PACKED` for values stored as integers,
+/// `DELTA_BYTE_ARRAY` for strings and binaries). Not a dictionary against
+/// deltas by their bytes before compression: constant or repeated values
+/// come out smaller as deltas so, yet their dictionary indices compress
+/// to nothing: with the least of the three, 23 leaves of few distinct
+/// values (types, licences, flags) on four of the bench's real data sets
+/// would have left their dictionaries. Booleans are never
+/// dictionary-encoded.
+fn priced_values(best: &ClassStats, storage: &Storage) -> (LeafEncoding, f64) {
+    let m = best.count as f64;
+    let distinct = best.distinct.estimate().clamp(1.0, m);
+    let (plain, entry, delta) = match *storage {
+        Storage::Bits => return (LeafEncoding::Plain, m / 8.0),
+        Storage::Fixed(width) => {
+            let delta = stored_as_integers(best.class).then(|| best.deltas.bytes());
+            (m * width, width, delta)
+        }
+        Storage::Bytes => {
+            let payload = best.payload as f64;
+            let delta = Some(best.prefixes.bytes());
+            (
+                LENGTH_PREFIX * m + payload,
+                LENGTH_PREFIX + payload / m,
+                delta,
+            )
+        }
+    };
+    let dictionary = distinct * entry;
+    if distinct < MOSTLY_DISTINCT * m && dictionary <= DICTIONARY_LIMIT {
+        return (
+            LeafEncoding::Dictionary,
+            m * bits(distinct) / 8.0 + dictionary,
+        );
+    }
+    match delta {
+        Some(delta) if delta < plain => (LeafEncoding::Delta, delta),
+        _ => (LeafEncoding::Plain, plain),
+    }
+}
+
+/// Whether the typed column of `class` is a Parquet INT32 or INT64, which
+/// `DELTA_BINARY_PACKED` can encode. Decimals are when written as integers
+/// ([`DecimalMode::Int`](crate::parquet::DecimalMode::Int), the default);
+/// the writer stores those it cannot so PLAIN.
+fn stored_as_integers(class: Class) -> bool {
+    matches!(
+        class,
+        Class::Int | Class::Decimal(_) | Class::Date | Class::Time | Class::Timestamp { .. }
+    )
+}
+
+/// The Parquet path of a typed leaf below its Variant column:
+/// `["typed_value", "a", "typed_value", "list", "element", "typed_value"]`
+/// for the elements of field `a`.
+fn leaf_path(path: &[Step]) -> Vec<String> {
+    let mut parts = Vec::new();
+    for step in path {
+        parts.push("typed_value".to_string());
+        match step {
+            Step::Field(name) => parts.push(name.clone()),
+            Step::Element => parts.extend(["list".to_string(), "element".to_string()]),
+        }
+    }
+    parts.push("typed_value".to_string());
+    parts
 }
 
 /// The narrowest faithful typed layout for a scalar class, and its
@@ -468,8 +539,9 @@ pub(super) fn looks_like_id(key: &str) -> bool {
 /// valuable first, each charged 2 columns (`value` + `typed_value`; 1 at
 /// the root) plus 1 for each enclosing group not yet charged; the root's
 /// `value` column is always there.
-fn most_valuable(mut leaves: Vec<(Path, f64)>, max_columns: usize) -> HashSet<Path> {
-    leaves.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+fn most_valuable(leaves: &[PricedLeaf], max_columns: usize) -> HashSet<Path> {
+    let mut leaves: Vec<(&Path, f64)> = leaves.iter().map(|l| (&l.path, l.gain)).collect();
+    leaves.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     let mut groups: HashSet<&[Step]> = HashSet::new();
     let mut used = 1;
     let mut keep = HashSet::new();
@@ -484,7 +556,7 @@ fn most_valuable(mut leaves: Vec<(Path, f64)>, max_columns: usize) -> HashSet<Pa
         }
         used += cost;
         groups.extend(new_groups);
-        keep.insert(path.clone());
+        keep.insert((*path).clone());
     }
     keep
 }
@@ -580,14 +652,23 @@ mod tests {
     #[test]
     fn the_budget_keeps_the_most_valuable_leaves() {
         let field = |name: &str| Step::Field(name.into());
+        let leaf = |path: Path, gain: f64| PricedLeaf {
+            estimate: LeafEstimate {
+                path: leaf_path(&path),
+                encoding: LeafEncoding::Dictionary,
+                bytes: 0.0,
+            },
+            path,
+            gain,
+        };
         let leaves = vec![
-            (vec![field("a")], 10.0),
-            (vec![field("b"), field("x")], 50.0),
-            (vec![field("b"), field("y")], 40.0),
-            (vec![field("c")], 45.0),
+            leaf(vec![field("a")], 10.0),
+            leaf(vec![field("b"), field("x")], 50.0),
+            leaf(vec![field("b"), field("y")], 40.0),
+            leaf(vec![field("c")], 45.0),
         ];
         // 1 + b.x (1 + 2) + c (2) = 6; b.y needs 2 more, a 2 more.
-        let keep = most_valuable(leaves, 7);
+        let keep = most_valuable(&leaves, 7);
         assert_eq!(keep.len(), 2);
         assert!(keep.contains(&vec![field("b"), field("x")]));
         assert!(keep.contains(&vec![field("c")]));

@@ -135,10 +135,10 @@
 //!
 //! # The cost model
 //!
-//! For each candidate slot, over the sample, in bytes as the parquet
-//! crate's writer stores them with its defaults (dictionary encoding for
-//! every column but booleans until the dictionary page passes 1 MiB, then
-//! PLAIN; RLE/bit-packed levels), before general-purpose compression:
+//! For each candidate slot, over the sample, in bytes as our writer stores
+//! them (the parquet crate's encodings, chosen per leaf by this model and
+//! followed by the writer, [`LeafEncoding`]; RLE/bit-packed levels),
+//! before general-purpose compression:
 //!
 //! - **Saved** from the enclosing residual: for every occurrence, the
 //!   field id and offset (their actual widths in the sampled objects; an
@@ -150,10 +150,15 @@
 //! - **Typed values**: dictionary indices of `log2(distinct)` bits per
 //!   value plus the dictionary (each distinct value at its Parquet width:
 //!   int32, date and `decimal(p ≤ 9)` 4 bytes, int64, double and
-//!   timestamps 8, strings and binaries 4 + length), or PLAIN once the
-//!   dictionary passes 1 MiB; booleans 1 bit. Distinct values come from a
-//!   1024-register HyperLogLog sketch (about 3% error) per path and
-//!   type class.
+//!   timestamps 8, strings and binaries 4 + length); or, when the values
+//!   are mostly distinct (90%) or the dictionary passes 64 KiB, no
+//!   dictionary: deltas where smaller (`DELTA_BINARY_PACKED` integers, from
+//!   the spread of the sampled deltas per miniblock of 32;
+//!   `DELTA_BYTE_ARRAY` strings, from the prefixes each shares with the
+//!   one before), else PLAIN; booleans 1 bit. Distinct values come from a
+//!   1024-register HyperLogLog sketch (about 3% error) per path and type
+//!   class. `vshred infer --costs` sets each estimate beside the bytes the
+//!   sample's leaf takes when written.
 //! - **The group's `value` column**: the values left there (other
 //!   classes, nulls, objects that keep unshredded fields, counted as at
 //!   most one object per unshredded field occurrence) move there with
@@ -230,6 +235,79 @@ use crate::variant::VariantRef;
 /// limit and the cost model counts on it; it is defined here, with the
 /// model, so that the pipeline's imports run one way.
 pub(crate) const DICTIONARY_PAGE_LIMIT: usize = 64 * 1024;
+
+/// The share of distinct values from which a leaf is written without a
+/// dictionary. Such a column (ids, timestamps, session keys) overflows the
+/// dictionary within a row group anyway, after spending its first 64 KB on
+/// incompressible indices; plain (or delta) from the start is smaller. The
+/// cost model prices it so, and the writer applies it to the leaves the
+/// model did not price.
+pub(crate) const MOSTLY_DISTINCT: f64 = 0.9;
+
+/// How a typed leaf stores its values: the choice the cost model priced,
+/// which the writer then makes
+/// ([`WriteOptions::leaf_encodings`](crate::parquet::WriteOptions::leaf_encodings)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeafEncoding {
+    /// A dictionary page and `RLE_DICTIONARY` indices: repeated values.
+    Dictionary,
+    /// No dictionary, `PLAIN` values (bit-packed booleans).
+    Plain,
+    /// No dictionary, deltas: `DELTA_BINARY_PACKED` integers (ids,
+    /// timestamps), `DELTA_BYTE_ARRAY` strings and binaries (prefixes
+    /// shared with the value before, and the rest).
+    ///
+    /// The model prices bytes before compression, where shared prefixes
+    /// always favour deltas; under zstd they do not always (hex counters
+    /// took 7% more as deltas). So strings and binaries not
+    /// dictionary-encoded, priced either way, are written as whichever of
+    /// the two the writer measures smaller under the codec on its first
+    /// rows.
+    Delta,
+}
+
+impl std::fmt::Display for LeafEncoding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LeafEncoding::Dictionary => "dictionary",
+            LeafEncoding::Plain => "plain",
+            LeafEncoding::Delta => "delta",
+        })
+    }
+}
+
+/// The cost model's estimate for one typed leaf of the layout it chose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafEstimate {
+    /// Its Parquet path below the Variant column:
+    /// `["typed_value", "user", "typed_value", "id", "typed_value"]`.
+    pub path: Vec<String>,
+    /// How its values were priced.
+    pub encoding: LeafEncoding,
+    /// Its bytes over the sample before compression: values (and
+    /// dictionary) and levels.
+    pub bytes: f64,
+}
+
+/// A layout and how the cost model priced it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayoutPlan {
+    /// The layout.
+    pub schema: ShreddingSchema,
+    /// Its typed leaves as priced, in schema order; empty for the `spark`
+    /// preset, which has no cost model.
+    pub leaves: Vec<LeafEstimate>,
+}
+
+impl From<ShreddingSchema> for LayoutPlan {
+    /// A layout with no leaf priced: one given, or the `spark` preset's.
+    fn from(schema: ShreddingSchema) -> LayoutPlan {
+        LayoutPlan {
+            schema,
+            leaves: Vec::new(),
+        }
+    }
+}
 
 /// A set of inference rules (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -488,10 +566,16 @@ impl SchemaInferrer {
 
     /// The schema for the rows so far (more may be added afterwards).
     pub fn finish(&self) -> ShreddingSchema {
+        self.plan().schema
+    }
+
+    /// The schema for the rows so far with the cost model's estimate for
+    /// each typed leaf and the encoding it priced.
+    pub fn plan(&self) -> LayoutPlan {
         match &self.stats {
             PresetStats::Default(stats) => default::plan(stats, &self.options),
             PresetStats::Spark(stats) => {
-                stats.finish(self.options.min_frequency, self.options.max_columns)
+                LayoutPlan::from(stats.finish(self.options.min_frequency, self.options.max_columns))
             }
         }
     }

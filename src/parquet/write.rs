@@ -18,7 +18,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
 use crate::error::{Error, Result};
-use crate::infer::DICTIONARY_PAGE_LIMIT;
+use crate::infer::{DICTIONARY_PAGE_LIMIT, LeafEncoding, MOSTLY_DISTINCT};
 use crate::output::{Completion, OpenOutput, Output};
 use crate::parquet::file::{LeafSize, TypedValues, leaf_sizes};
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
@@ -113,6 +113,11 @@ pub struct WriteOptions {
     /// Parquet leaf columns that get a bloom filter, as dotted paths
     /// (e.g. `v.typed_value.id.typed_value`).
     pub bloom_filters: Vec<Vec<String>>,
+    /// How leaves store their values, by path (as `bloom_filters`), as
+    /// inference priced them ([`LayoutPlan`](crate::infer::LayoutPlan)).
+    /// Other leaves keep their dictionary unless their values in the first
+    /// rows written are mostly distinct.
+    pub leaf_encodings: Vec<(Vec<String>, LeafEncoding)>,
 }
 
 impl Default for WriteOptions {
@@ -122,6 +127,7 @@ impl Default for WriteOptions {
             compression: Compression::default(),
             row_group_rows: 128 * 1024,
             bloom_filters: Vec::new(),
+            leaf_encodings: Vec::new(),
         }
     }
 }
@@ -130,15 +136,8 @@ impl Default for WriteOptions {
 /// leaves are written without a dictionary (as many as inference samples).
 const DISTINCT_SAMPLE_ROWS: usize = 4096;
 
-/// The share of distinct values from which a leaf is [mostly
-/// distinct](mostly_distinct).
-const MOSTLY_DISTINCT: f64 = 0.9;
-
 /// Whether a leaf with `distinct` distinct values among `values` is written
-/// without a dictionary. Such a column (ids, timestamps, session keys)
-/// overflows the dictionary within a row group anyway, after spending its
-/// first 64 KB on incompressible indices; plain (or delta) from the start
-/// is smaller.
+/// without a dictionary when inference did not price it.
 fn mostly_distinct(distinct: usize, values: usize) -> bool {
     distinct > 0 && distinct as f64 >= MOSTLY_DISTINCT * values as f64
 }
@@ -238,8 +237,7 @@ type Out = Box<dyn Write + Send>;
 enum Writer {
     Pending {
         out: Out,
-        properties: WriterPropertiesBuilder,
-        descriptor: SchemaDescriptor,
+        layout: FileLayout,
     },
     Open(ArrowWriter<Out>),
     /// Creating the Arrow writer failed (or is under way).
@@ -249,18 +247,10 @@ enum Writer {
 impl Writer {
     /// The Arrow writer, created if pending with the dictionaries `first`
     /// (the first batch, if any) calls for.
-    fn open(
-        &mut self,
-        schema: &SchemaRef,
-        first: Option<&RecordBatch>,
-    ) -> Result<&mut ArrowWriter<Out>> {
+    fn open(&mut self, first: Option<&RecordBatch>) -> Result<&mut ArrowWriter<Out>> {
         // Left `Failed` if creating the writer fails.
         *self = match std::mem::replace(self, Writer::Failed) {
-            Writer::Pending {
-                out,
-                properties,
-                descriptor,
-            } => Writer::Open(arrow_writer(out, schema, properties, descriptor, first)?),
+            Writer::Pending { out, layout } => Writer::Open(arrow_writer(out, layout, first)?),
             opened_or_failed => opened_or_failed,
         };
         match self {
@@ -273,46 +263,56 @@ impl Writer {
     }
 }
 
-/// The Arrow writer of a file with this schema into `out`, with the
-/// dictionaries the first batch (if any) calls for.
+/// The Arrow writer of a file of `layout` into `out`, with the encodings
+/// its priced leaves were given and those the first batch (if any) calls
+/// for elsewhere.
 fn arrow_writer<W: std::io::Write + Send>(
     out: W,
-    schema: &SchemaRef,
-    mut properties: WriterPropertiesBuilder,
-    descriptor: SchemaDescriptor,
+    layout: FileLayout,
     first: Option<&RecordBatch>,
 ) -> Result<ArrowWriter<W>> {
-    if let Some(batch) = first {
-        // The codecs as set so far, to price a leaf's encodings with.
-        let codecs = properties.clone().build();
-        for (leaf, physical_type, sample) in distinct_leaves(batch, &descriptor) {
-            // Mostly distinct integers (ids, timestamps) are deltas: on
-            // 300k seed rows shredded whole, `id` took 871 kB as plain
-            // int32 under zstd and 212 kB as deltas, `ts` 658 kB and 476
-            // kB. Only those: the parquet crate reserves 1 MB up front for
-            // each delta encoder, which as the fallback of every integer
-            // leaf's dictionary cost 8 MB more memory while encoding.
-            // Strings are deltas (prefixes and suffixes) only where the
-            // sample is smaller so: on 1M events rows, the session keys
-            // took 7% less, and hex counters in a test 7% more.
-            let delta = match physical_type {
-                PhysicalType::INT32 | PhysicalType::INT64 => Some(Encoding::DELTA_BINARY_PACKED),
-                PhysicalType::BYTE_ARRAY
-                    if smaller_as_delta(&sample, codecs.compression(&leaf)) =>
-                {
-                    Some(Encoding::DELTA_BYTE_ARRAY)
-                }
-                _ => None,
-            };
-            if let Some(delta) = delta {
-                properties = properties.set_column_encoding(leaf.clone(), delta);
-            }
-            properties = properties.set_column_dictionary_enabled(leaf, false);
+    let FileLayout {
+        schema,
+        descriptor,
+        mut properties,
+        priced,
+    } = layout;
+    // The codecs as set so far, to price a leaf's encodings with.
+    let codecs = properties.clone().build();
+    for (leaf, physical_type, encoding, sample) in leaf_encodings(first, &descriptor, &priced) {
+        if encoding == LeafEncoding::Dictionary {
+            continue;
         }
+        // Deltas for integers (ids, timestamps): on 300k seed rows shredded
+        // whole, `id` took 871 kB as plain int32 under zstd and 212 kB as
+        // deltas, `ts` 658 kB and 476 kB. Only where chosen: the parquet
+        // crate reserves 1 MB up front for each delta encoder, which as
+        // the fallback of every integer leaf's dictionary cost 8 MB more
+        // memory while encoding. Strings are deltas (prefixes and
+        // suffixes) only where the sample is smaller so: on 1M events
+        // rows, the session keys took 7% less, and hex counters in a test
+        // 7% more.
+        let delta = match physical_type {
+            PhysicalType::INT32 | PhysicalType::INT64 if encoding == LeafEncoding::Delta => {
+                Some(Encoding::DELTA_BINARY_PACKED)
+            }
+            PhysicalType::BYTE_ARRAY
+                if sample
+                    .as_ref()
+                    .is_some_and(|s| smaller_as_delta(s, codecs.compression(&leaf))) =>
+            {
+                Some(Encoding::DELTA_BYTE_ARRAY)
+            }
+            _ => None,
+        };
+        if let Some(delta) = delta {
+            properties = properties.set_column_encoding(leaf.clone(), delta);
+        }
+        properties = properties.set_column_dictionary_enabled(leaf, false);
     }
     ArrowWriter::try_new_with_options(
         out,
-        schema.clone(),
+        schema,
         ArrowWriterOptions::new()
             .with_properties(properties.build())
             .with_parquet_schema(descriptor),
@@ -330,6 +330,8 @@ pub(crate) struct InMemoryFile {
     pub(crate) column_bytes: u64,
     /// Where its Variant values went.
     pub(crate) typed_values: Option<TypedValues>,
+    /// Its leaves.
+    pub(crate) leaves: Vec<LeafSize>,
 }
 
 /// The file that `columns` (one array per column) make when written, in
@@ -340,10 +342,10 @@ pub(crate) fn encode_in_memory(
     arrays: Vec<ArrayRef>,
     options: &WriteOptions,
 ) -> Result<InMemoryFile> {
-    let (schema, descriptor, properties) = file_layout(columns, options)?;
-    let batch = RecordBatch::try_new(schema.clone(), arrays)
+    let layout = file_layout(columns, options)?;
+    let batch = RecordBatch::try_new(layout.schema.clone(), arrays)
         .map_err(|e| Error::parquet("measuring a layout", e))?;
-    let mut writer = arrow_writer(Vec::new(), &schema, properties, descriptor, Some(&batch))?;
+    let mut writer = arrow_writer(Vec::new(), layout, Some(&batch))?;
     writer
         .write(&batch)
         .map_err(|e| Error::parquet("measuring a layout", e))?;
@@ -355,6 +357,7 @@ pub(crate) fn encode_in_memory(
         bytes: writer.bytes_written() as u64,
         column_bytes: leaves.iter().map(|leaf| leaf.compressed).sum(),
         typed_values: variant_values(&leaves, columns),
+        leaves,
     })
 }
 
@@ -368,46 +371,61 @@ fn variant_values(leaves: &[LeafSize], columns: &[ColumnSpec]) -> Option<TypedVa
     }))
 }
 
-/// The leaves of ordinary columns and the `typed_value` leaves of Variant
-/// columns whose values in the first `DISTINCT_SAMPLE_ROWS` rows of
-/// `batch` are [mostly distinct](mostly_distinct), with their physical
-/// types. The residual `value` leaves keep their dictionaries: inference
-/// costs them dictionary-encoded. Booleans, which
-/// are never dictionary-encoded, and types whose leaves cannot be matched
-/// to the schema's are left alone.
-fn distinct_leaves(
-    batch: &RecordBatch,
+/// The leaves not to dictionary-encode, with their physical types, the
+/// encoding chosen and their values in the first `DISTINCT_SAMPLE_ROWS`
+/// rows of `first` (if it has rows and its leaves match the schema's):
+/// the leaves in `priced` as inference priced them; of the others, the
+/// leaves of ordinary columns and the `typed_value` leaves of Variant
+/// columns whose sampled values are [mostly distinct](mostly_distinct),
+/// integers as deltas. The residual `value` leaves keep their
+/// dictionaries: inference costs them dictionary-encoded. Booleans are
+/// never dictionary-encoded.
+fn leaf_encodings(
+    first: Option<&RecordBatch>,
     descriptor: &SchemaDescriptor,
-) -> Vec<(ColumnPath, PhysicalType, ArrayRef)> {
-    let sample = batch.slice(0, batch.num_rows().min(DISTINCT_SAMPLE_ROWS));
-    let mut leaves = Vec::new();
-    for column in sample.columns() {
-        leaf_arrays(column, &mut leaves);
+    priced: &[(ColumnPath, LeafEncoding)],
+) -> Vec<(ColumnPath, PhysicalType, LeafEncoding, Option<ArrayRef>)> {
+    let mut samples = Vec::new();
+    if let Some(batch) = first {
+        let sample = batch.slice(0, batch.num_rows().min(DISTINCT_SAMPLE_ROWS));
+        for column in sample.columns() {
+            leaf_arrays(column, &mut samples);
+        }
     }
-    if leaves.len() != descriptor.num_columns() {
-        return Vec::new();
+    if samples.len() != descriptor.num_columns() {
+        samples.clear();
+    }
+    let mut leaves = Vec::new();
+    for (i, column) in descriptor.columns().iter().enumerate() {
+        let sample = samples.get(i);
+        let encoding = match priced.iter().find(|(path, _)| path == column.path()) {
+            Some((_, encoding)) => *encoding,
+            None => {
+                let in_variant = matches!(
+                    descriptor
+                        .get_column_root(i)
+                        .get_basic_info()
+                        .logical_type_ref(),
+                    Some(LogicalType::Variant { .. })
+                );
+                let distinct = sample
+                    .and_then(distinct_values)
+                    .is_some_and(|(distinct, values)| mostly_distinct(distinct, values));
+                if distinct && (!in_variant || column.name() == "typed_value") {
+                    LeafEncoding::Delta
+                } else {
+                    LeafEncoding::Dictionary
+                }
+            }
+        };
+        leaves.push((
+            column.path().clone(),
+            column.physical_type(),
+            encoding,
+            sample.cloned(),
+        ));
     }
     leaves
-        .iter()
-        .zip(descriptor.columns())
-        .enumerate()
-        .filter(|(i, (_, column))| {
-            let in_variant = matches!(
-                descriptor
-                    .get_column_root(*i)
-                    .get_basic_info()
-                    .logical_type_ref(),
-                Some(LogicalType::Variant { .. })
-            );
-            !in_variant || column.name() == "typed_value"
-        })
-        .map(|(_, pair)| pair)
-        .filter(|(leaf, _)| {
-            distinct_values(leaf)
-                .is_some_and(|(distinct, values)| mostly_distinct(distinct, values))
-        })
-        .map(|(leaf, column)| (column.path().clone(), column.physical_type(), leaf.clone()))
-        .collect()
 }
 
 /// Whether the values of `sample` (strings or binary) take fewer bytes as
@@ -535,17 +553,16 @@ impl ParquetWriter {
         columns: &[ColumnSpec],
         options: &WriteOptions,
     ) -> Result<ParquetWriter> {
-        let (schema, descriptor, properties) = file_layout(columns, options)?;
+        let layout = file_layout(columns, options)?;
         Ok(ParquetWriter {
+            schema: layout.schema.clone(),
             writer: Writer::Pending {
                 out: output.out,
-                properties,
-                descriptor,
+                layout,
             },
             completion: output.completion,
             columns: columns.to_vec(),
             last_cut: RowGroupCut::default(),
-            schema,
         })
     }
 
@@ -557,7 +574,7 @@ impl ParquetWriter {
     /// Writes a batch; row groups are cut at `row_group_rows`.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.writer
-            .open(&self.schema, Some(batch))?
+            .open(Some(batch))?
             .write(batch)
             .map_err(|e| self.failed("writing a batch", e))
     }
@@ -591,7 +608,7 @@ impl ParquetWriter {
 
     /// Completes the file (and moves it to its path).
     pub fn finish(mut self) -> Result<WriteSummary> {
-        let writer = self.writer.open(&self.schema, None)?;
+        let writer = self.writer.open(None)?;
         // Flushes the output too.
         let finished = writer.finish();
         let bytes = writer.bytes_written() as u64;
@@ -618,10 +635,16 @@ impl ParquetWriter {
 
 /// The Arrow schema, Parquet schema and writer properties of a file with
 /// these columns.
-fn file_layout(
-    columns: &[ColumnSpec],
-    options: &WriteOptions,
-) -> Result<(SchemaRef, SchemaDescriptor, WriterPropertiesBuilder)> {
+/// A file's schemas and writer properties, and the leaves whose encoding
+/// inference priced.
+struct FileLayout {
+    schema: SchemaRef,
+    descriptor: SchemaDescriptor,
+    properties: WriterPropertiesBuilder,
+    priced: Vec<(ColumnPath, LeafEncoding)>,
+}
+
+fn file_layout(columns: &[ColumnSpec], options: &WriteOptions) -> Result<FileLayout> {
     let fields: Vec<Field> = columns.iter().map(ColumnSpec::field).collect();
     let schema: SchemaRef = Arc::new(Schema::new(fields));
     let descriptor = parquet_schema(columns, options.decimals)?;
@@ -655,7 +678,17 @@ fn file_layout(
         properties =
             properties.set_column_bloom_filter_enabled(ColumnPath::new(path.clone()), true);
     }
-    Ok((schema, descriptor, properties))
+    let priced = options
+        .leaf_encodings
+        .iter()
+        .map(|(path, encoding)| (ColumnPath::new(path.clone()), *encoding))
+        .collect();
+    Ok(FileLayout {
+        schema,
+        descriptor,
+        properties,
+        priced,
+    })
 }
 
 /// The leaves (`metadata` and `value`) of the unshredded Variant columns.

@@ -16,7 +16,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::encode::{
     DatasetReport, DatasetSplit, EncodeOptions, LayoutChoice, LineCounts, PartReport, ShredMode,
-    encode, encode_dataset, infer_columns, layout_json,
+    encode, encode_dataset, infer_columns, layout_costs, layout_json,
 };
 use vshred::get::{Accumulator, Aggregate, ResultColumn};
 use vshred::infer::{InferOptions, Preset};
@@ -289,6 +289,11 @@ struct InferArgs {
     /// Inference preset.
     #[arg(long, value_enum, default_value_t = PresetArg::Auto)]
     shred: PresetArg,
+    /// Instead of the layout, a markdown table of the sample written with
+    /// it: each leaf's bytes before and after compression, and, for the
+    /// typed leaves the cost model priced, its estimate and encoding.
+    #[arg(long)]
+    costs: bool,
 }
 
 #[derive(Args)]
@@ -842,6 +847,11 @@ fn run_infer(args: InferArgs) -> Result<(), Failure> {
         ..EncodeOptions::default()
     };
     let mut input = open_input(&args.input)?;
+    if args.costs {
+        let costs = layout_costs(&mut input, &options).context(&args.input)?;
+        costs.write_markdown(&mut io::stdout().lock())?;
+        return Ok(());
+    }
     let columns = infer_columns(&mut input, &options).context(&args.input)?;
     writeln!(io::stdout().lock(), "{}", layout_json(&columns))?;
     Ok(())

@@ -293,6 +293,42 @@ fn infer_prints_a_schema_that_encode_accepts() {
 }
 
 #[test]
+fn infer_costs_sets_each_priced_leaf_beside_its_written_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..2000)
+        .map(|i| format!("{{\"id\": {}, \"kind\": \"k{}\"}}\n", 500_000 + i, i % 3))
+        .collect();
+    std::fs::write(dir.path().join("rows.jsonl"), lines).unwrap();
+    let out = vshred_in(dir.path(), &["infer", "rows.jsonl", "--costs"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = stdout(&out);
+    assert!(table.starts_with("2000 sample rows"), "{table}");
+    for (leaf, priced, written) in [
+        (
+            "v.typed_value.id.typed_value",
+            "delta",
+            "DELTA_BINARY_PACKED",
+        ),
+        (
+            "v.typed_value.kind.typed_value",
+            "dictionary",
+            "RLE_DICTIONARY",
+        ),
+    ] {
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{leaf}` |")))
+            .unwrap_or_else(|| panic!("no {leaf} in {table}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[2], priced, "{row}");
+        assert!(cells[4].contains(written), "{row}");
+        let estimate: f64 = cells[3].parse().unwrap();
+        let before: f64 = cells[5].parse().unwrap();
+        assert!(estimate > 0.0 && before > 0.0, "{row}");
+    }
+}
+
+#[test]
 fn corrupt_parquet_is_a_one_line_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("bad.parquet"), b"PAR1 not really").unwrap();
