@@ -537,13 +537,7 @@ fn parse(json: &[u8]) -> serde_json::Value {
 /// holds the input exactly; one arrow-rs wrote (`exact` false) holds its
 /// numbers equal in value: its shredding casts `19997.0` into an integer
 /// column, where ours leaves it in `value`.
-fn check_json(
-    data: &Data,
-    lines: &[&str],
-    path: &Path,
-    what: &str,
-    exact: bool,
-) -> (usize, usize) {
+fn check_json(data: &Data, lines: &[&str], path: &Path, what: &str, exact: bool) -> (usize, usize) {
     let picked = sample(data.rows);
     let mut seen = 0;
     let vshred = vshred_json(path, |i, json| {

@@ -39,7 +39,10 @@ pub struct LayoutCosts {
 
 /// Chooses the columns from the first lines of `input` and writes those
 /// lines with them in memory, as [`encode`](super::encode) would in one
-/// row group; see the [module docs](self).
+/// row group, each typed leaf with the encoding it was priced with. The
+/// model prices bytes before compression: read its estimates against
+/// [`LeafSize::uncompressed`]; the compressed bytes show what the codec
+/// made of them, which `encode` leaves to measuring the sample.
 ///
 /// ```
 /// use vshred::encode::{EncodeOptions, layout_costs};
