@@ -238,6 +238,56 @@ fn mostly_distinct_leaves_are_written_without_a_dictionary() {
 }
 
 #[test]
+fn residuals_of_distinct_values_are_plain_and_repeated_ones_keep_their_dictionary() {
+    let dictionary_encoded = |rows: &dyn Fn(usize) -> String| {
+        let columns = [ColumnSpec::Variant {
+            name: "v".into(),
+            schema: ShreddingSchema::Variant,
+        }];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.parquet");
+        let mut writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
+        let mut shredder = Shredder::new(&ShreddingSchema::Variant);
+        for i in 0..20_000 {
+            shredder.append_json(rows(i).as_bytes()).unwrap();
+        }
+        let batch =
+            RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(shredder.finish())])
+                .unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        let leaves: Vec<(String, bool)> = reader
+            .metadata()
+            .row_group(0)
+            .columns()
+            .iter()
+            .map(|c| {
+                let dictionary = c.encodings().any(|e| e == Encoding::RLE_DICTIONARY);
+                (c.column_path().string(), dictionary)
+            })
+            .collect();
+        leaves
+    };
+    let distinct = dictionary_encoded(&|i| format!(r#"{{"at": [{}.5, {}.25]}}"#, i, i * 7));
+    assert_eq!(
+        distinct,
+        [
+            ("v.metadata".to_string(), true),
+            ("v.value".to_string(), false)
+        ]
+    );
+    let repeated = dictionary_encoded(&|i| format!(r#"{{"kind": "k{}"}}"#, i % 5));
+    assert_eq!(
+        repeated,
+        [
+            ("v.metadata".to_string(), true),
+            ("v.value".to_string(), true)
+        ]
+    );
+}
+
+#[test]
 fn leaves_are_encoded_as_inference_priced_them_whatever_the_first_batch_holds() {
     use vshred::infer::LeafEncoding;
     let rows: Vec<String> = (0..20_000)

@@ -24,7 +24,8 @@ use crate::parquet::{LeafSize, WriteOptions, encode_in_memory};
 pub struct LeafCost {
     /// The leaf as written; its path starts with the column's name.
     pub written: LeafSize,
-    /// The model's estimate, for the typed leaves it priced.
+    /// The model's estimate, for the typed leaves it priced; its path too
+    /// starts with the column's name.
     pub estimate: Option<LeafEstimate>,
 }
 

@@ -387,10 +387,14 @@ fn leftovers(node: &Node, best: &ClassStats, partial: f64) -> (f64, f64) {
 /// The bytes a `value` column spends on `left` values with `distinct`
 /// distinct ones beyond the values' own bytes (which only move there from
 /// the residual): dictionary indices and a length prefix per dictionary
-/// entry, as the parquet writer dictionary-encodes binary columns too.
+/// entry; or, when they are [mostly distinct](MOSTLY_DISTINCT), which the
+/// writer stores plain, a length prefix per value.
 fn value_column(left: f64, distinct: f64) -> f64 {
     if left == 0.0 {
         return 0.0;
+    }
+    if distinct >= MOSTLY_DISTINCT * left {
+        return LENGTH_PREFIX * left;
     }
     left * bits(distinct) / 8.0 + LENGTH_PREFIX * distinct
 }
