@@ -136,27 +136,10 @@ impl Default for WriteOptions {
 /// leaves are written without a dictionary (as many as inference samples).
 const DISTINCT_SAMPLE_ROWS: usize = 4096;
 
-/// The distinct values of a leaf's sampled values.
-struct SampledValues {
-    values: usize,
-    distinct: usize,
-    /// The bytes of a dictionary page of the distinct values (PLAIN, a
-    /// length prefix to each variable-length one).
-    dictionary_bytes: usize,
-}
-
-impl SampledValues {
-    /// Whether the leaf is written without a dictionary when inference
-    /// did not price it, by the model's rule: its values are mostly
-    /// distinct, or their dictionary overflows on the sample already (the
-    /// coordinate pairs of country borders: 89% distinct, a 64 KB
-    /// dictionary page and the indices of the first pages before the
-    /// fallback, 60 kB of 3.35 MB).
-    fn without_dictionary(&self) -> bool {
-        self.distinct > 0
-            && (self.distinct as f64 >= MOSTLY_DISTINCT * self.values as f64
-                || self.dictionary_bytes > DICTIONARY_PAGE_LIMIT)
-    }
+/// Whether a leaf with `distinct` distinct values among `values` is written
+/// without a dictionary when inference did not price it.
+fn mostly_distinct(distinct: usize, values: usize) -> bool {
+    distinct > 0 && distinct as f64 >= MOSTLY_DISTINCT * values as f64
 }
 
 /// One column of the output.
@@ -392,9 +375,8 @@ fn variant_values(leaves: &[LeafSize], columns: &[ColumnSpec]) -> Option<TypedVa
 /// encoding chosen and their values in the first `DISTINCT_SAMPLE_ROWS`
 /// rows of `first` (if it has rows and its leaves match the schema's):
 /// the leaves in `priced` as inference priced them; of the others, those
-/// whose sampled values are mostly distinct or overflow a dictionary:
-/// deltas (integers) or plain values, Variant `value` leaves plain. A
-/// Variant's
+/// whose sampled values are [mostly distinct](mostly_distinct): deltas
+/// (integers) or plain values, Variant `value` leaves plain. A Variant's
 /// `metadata` keeps its dictionary: rows share their names. Booleans are
 /// never dictionary-encoded.
 fn leaf_encodings(
@@ -427,7 +409,7 @@ fn leaf_encodings(
                 );
                 let distinct = sample
                     .and_then(distinct_values)
-                    .is_some_and(|sampled| sampled.without_dictionary());
+                    .is_some_and(|(distinct, values)| mostly_distinct(distinct, values));
                 match (distinct, in_variant, column.name()) {
                     (false, _, _) | (true, true, "metadata") => LeafEncoding::Dictionary,
                     // Residuals of distinct values (whole rows, coordinate
@@ -505,42 +487,26 @@ fn list_elements<O: OffsetSizeTrait>(list: &GenericListArray<O>) -> ArrayRef {
         .slice(start, offsets[offsets.len() - 1].as_usize() - start)
 }
 
-/// The non-null values of a leaf, how many are distinct and the size of
-/// their dictionary; `None` for booleans and types not compared here.
-fn distinct_values(leaf: &ArrayRef) -> Option<SampledValues> {
-    fn count<'a>(values: impl Iterator<Item = &'a [u8]>, prefix: usize) -> SampledValues {
+/// The distinct non-null values of a leaf and its non-null values; `None`
+/// for booleans and types not compared here.
+fn distinct_values(leaf: &ArrayRef) -> Option<(usize, usize)> {
+    fn count<'a>(values: impl Iterator<Item = &'a [u8]>) -> (usize, usize) {
         let mut seen = HashSet::new();
-        let (mut n, mut dictionary_bytes) = (0, 0);
+        let mut n = 0;
         for v in values {
-            if seen.insert(v) {
-                dictionary_bytes += prefix + v.len();
-            }
+            seen.insert(v);
             n += 1;
         }
-        SampledValues {
-            values: n,
-            distinct: seen.len(),
-            dictionary_bytes,
-        }
+        (seen.len(), n)
     }
-    const LENGTH: usize = 4;
     Some(match leaf.data_type() {
-        DataType::Binary => count(leaf.as_binary::<i32>().iter().flatten(), LENGTH),
-        DataType::LargeBinary => count(leaf.as_binary::<i64>().iter().flatten(), LENGTH),
-        DataType::BinaryView => count(leaf.as_binary_view().iter().flatten(), LENGTH),
-        DataType::Utf8 => count(
-            leaf.as_string::<i32>().iter().flatten().map(str::as_bytes),
-            LENGTH,
-        ),
-        DataType::LargeUtf8 => count(
-            leaf.as_string::<i64>().iter().flatten().map(str::as_bytes),
-            LENGTH,
-        ),
-        DataType::Utf8View => count(
-            leaf.as_string_view().iter().flatten().map(str::as_bytes),
-            LENGTH,
-        ),
-        DataType::FixedSizeBinary(_) => count(leaf.as_fixed_size_binary().iter().flatten(), 0),
+        DataType::Binary => count(leaf.as_binary::<i32>().iter().flatten()),
+        DataType::LargeBinary => count(leaf.as_binary::<i64>().iter().flatten()),
+        DataType::BinaryView => count(leaf.as_binary_view().iter().flatten()),
+        DataType::Utf8 => count(leaf.as_string::<i32>().iter().flatten().map(str::as_bytes)),
+        DataType::LargeUtf8 => count(leaf.as_string::<i64>().iter().flatten().map(str::as_bytes)),
+        DataType::Utf8View => count(leaf.as_string_view().iter().flatten().map(str::as_bytes)),
+        DataType::FixedSizeBinary(_) => count(leaf.as_fixed_size_binary().iter().flatten()),
         t => {
             let width = t.primitive_width()?;
             let data = leaf.to_data();
@@ -552,7 +518,6 @@ fn distinct_values(leaf: &ArrayRef) -> Option<SampledValues> {
                     .enumerate()
                     .filter(|(i, _)| leaf.is_valid(*i))
                     .map(|(_, v)| v),
-                0,
             )
         }
     })
