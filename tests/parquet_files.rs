@@ -148,19 +148,25 @@ fn a_writer_dropped_before_finish_leaves_no_file_and_keeps_the_old_one() {
     assert_eq!(names, ["out.parquet"], "no temporary file is left behind");
 }
 
+/// 20,000 rows of `{"id", "kind", "session"}`: a sequential id, one of 3
+/// kinds and a hashed session key.
+fn event_rows() -> Vec<String> {
+    (0..20_000)
+        .map(|i: u64| {
+            format!(
+                r#"{{"id": {}, "kind": "k{}", "session": "{:016x}"}}"#,
+                1_000_000 + i,
+                i % 3,
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            )
+        })
+        .collect()
+}
+
 /// Writes `rows` of `{"id", "session", "kind"}` with the Variant column
 /// shredded, the first batch being `first` rows; returns each typed leaf's
 /// compressed size and whether it was dictionary-encoded, by field name.
 fn write_events(
-    path: &std::path::Path,
-    first: &[String],
-    rows: &[String],
-) -> Vec<(String, i64, bool)> {
-    write_events_with(path, first, rows, &WriteOptions::default())
-}
-
-/// [`write_events`] with these options.
-fn write_events_with(
     path: &std::path::Path,
     first: &[String],
     rows: &[String],
@@ -203,18 +209,14 @@ fn write_events_with(
 
 #[test]
 fn mostly_distinct_leaves_are_written_without_a_dictionary() {
-    let rows: Vec<String> = (0..20_000)
-        .map(|i: u64| {
-            format!(
-                r#"{{"id": {}, "kind": "k{}", "session": "{:016x}"}}"#,
-                1_000_000 + i,
-                i % 3,
-                i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            )
-        })
-        .collect();
+    let rows = event_rows();
     let dir = tempfile::tempdir().unwrap();
-    let decided = write_events(&dir.path().join("a.parquet"), &rows[..5000], &rows[5000..]);
+    let decided = write_events(
+        &dir.path().join("a.parquet"),
+        &rows[..5000],
+        &rows[5000..],
+        &WriteOptions::default(),
+    );
     assert_eq!(
         decided
             .iter()
@@ -225,7 +227,12 @@ fn mostly_distinct_leaves_are_written_without_a_dictionary() {
     );
     // The same rows after a first batch with no values: every leaf keeps
     // its dictionary until it overflows, and the unique ones are larger.
-    let kept = write_events(&dir.path().join("b.parquet"), &["{}".into()], &rows);
+    let kept = write_events(
+        &dir.path().join("b.parquet"),
+        &["{}".into()],
+        &rows,
+        &WriteOptions::default(),
+    );
     assert!(
         kept.iter().all(|(_, _, dictionary)| *dictionary),
         "{kept:?}"
@@ -290,16 +297,7 @@ fn residuals_of_distinct_values_are_plain_and_repeated_ones_keep_their_dictionar
 #[test]
 fn leaves_are_encoded_as_inference_priced_them_whatever_the_first_batch_holds() {
     use vshred::infer::LeafEncoding;
-    let rows: Vec<String> = (0..20_000)
-        .map(|i: u64| {
-            format!(
-                r#"{{"id": {}, "kind": "k{}", "session": "{:016x}"}}"#,
-                1_000_000 + i,
-                i % 3,
-                i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            )
-        })
-        .collect();
+    let rows = event_rows();
     let leaf = |field: &str| {
         ["v", "typed_value", field, "typed_value"]
             .map(String::from)
@@ -314,7 +312,7 @@ fn leaves_are_encoded_as_inference_priced_them_whatever_the_first_batch_holds() 
         ..WriteOptions::default()
     };
     let dir = tempfile::tempdir().unwrap();
-    let priced = write_events_with(
+    let priced = write_events(
         &dir.path().join("a.parquet"),
         &rows[..5000],
         &rows[5000..],
