@@ -134,25 +134,46 @@ fn leaf_sizes(text: &str, compression: &str, shred: &str) -> Vec<(String, u64)> 
 }
 
 #[test]
-fn the_default_zstd_packs_unshredded_variants_harder_and_nothing_else() {
-    let text = workload::seed(20_000, 42);
-    let unshredded = leaf_sizes(&text, "zstd", "none");
-    let unshredded_at_1 = leaf_sizes(&text, "zstd:1", "none");
+fn the_default_zstd_packs_variant_bytes_harder_and_typed_leaves_not() {
+    let seed = workload::seed(20_000, 42);
+    let unshredded = leaf_sizes(&seed, "zstd", "none");
+    let unshredded_at_1 = leaf_sizes(&seed, "zstd:1", "none");
     let value = |leaves: &[(String, u64)]| leaves.iter().find(|(p, _)| p == "v.value").unwrap().1;
     assert!(
         value(&unshredded) * 100 < value(&unshredded_at_1) * 95,
         "{unshredded:?} against {unshredded_at_1:?} at level 1"
     );
-    // Ordinary columns, and every leaf of a shredded Variant, at level 1.
-    let ordinary = |leaves: Vec<(String, u64)>| -> Vec<(String, u64)> {
+    let ordinary = |leaves: &[(String, u64)]| -> Vec<(String, u64)> {
         leaves
-            .into_iter()
+            .iter()
             .filter(|(p, _)| !p.starts_with("v."))
+            .cloned()
             .collect()
     };
-    assert_eq!(ordinary(unshredded), ordinary(unshredded_at_1));
-    assert_eq!(
-        leaf_sizes(&text, "zstd", "auto"),
-        leaf_sizes(&text, "zstd:1", "auto")
+    assert_eq!(ordinary(&unshredded), ordinary(&unshredded_at_1));
+    // Shredded events, each row one Variant: Variant bytes (`metadata` and
+    // the residual `value` leaves) smaller, typed leaves the same bytes.
+    let events: String = workload::events(20_000, 42)
+        .lines()
+        .map(|row| format!("{{\"v\":{row}}}\n"))
+        .collect();
+    let shredded = leaf_sizes(&events, "zstd", "auto");
+    let shredded_at_1 = leaf_sizes(&events, "zstd:1", "auto");
+    let leaves = |leaves: &[(String, u64)], variant_bytes: bool| -> Vec<(String, u64)> {
+        leaves
+            .iter()
+            .filter(|(p, _)| (p.ends_with(".value") || p.ends_with(".metadata")) == variant_bytes)
+            .cloned()
+            .collect()
+    };
+    assert_eq!(leaves(&shredded, false), leaves(&shredded_at_1, false));
+    let total = |leaves: Vec<(String, u64)>| leaves.iter().map(|(_, b)| b).sum::<u64>();
+    let (residuals, residuals_at_1) = (
+        total(leaves(&shredded, true)),
+        total(leaves(&shredded_at_1, true)),
+    );
+    assert!(
+        residuals < residuals_at_1,
+        "Variant bytes {residuals} against {residuals_at_1} at level 1"
     );
 }

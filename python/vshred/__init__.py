@@ -38,8 +38,8 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     column ``v`` when none are named) and whose other fields are typed
     columns. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
     ``"none"`` or the path of a schema file; ``decimal`` is ``"int"`` or
-    ``"flba"``; ``compression`` ``"zstd"`` (level 1, unshredded Variant
-    columns at 3), ``"zstd:N"``, ``"snappy"`` or ``"none"``;
+    ``"flba"``; ``compression`` ``"zstd"`` (level 1, Variant
+    ``metadata`` and ``value`` at 3), ``"zstd:N"``, ``"snappy"`` or ``"none"``;
     ``bloom_filters`` names shredded paths (``"$.user.id"``) or columns
     given a bloom filter.
 

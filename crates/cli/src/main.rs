@@ -230,7 +230,7 @@ struct EncodeArgs {
     /// Physical type of typed decimals.
     #[arg(long, value_enum, default_value_t = DecimalArg::Int)]
     decimal: DecimalArg,
-    /// Compression: `zstd` (level 1, unshredded Variant columns at 3),
+    /// Compression: `zstd` (level 1, Variant `metadata` and `value` at 3),
     /// `zstd:LEVEL` (1 to 22 for every column: smaller and slower as it
     /// grows), `snappy` or `none`.
     #[arg(long, value_name = "zstd[:LEVEL]|snappy|none", default_value = "zstd")]

@@ -23,8 +23,8 @@
 //!   decimals.
 //! - `bloom_filter`: shredded paths (`$.id`, `v.user.id`) or ordinary
 //!   columns given a bloom filter, separated by commas.
-//! - `compression` (by default the core's: zstd at level 1, unshredded
-//!   Variant columns at 3; `zstd(N)`, `snappy`,
+//! - `compression` (by default the core's: zstd at level 1, Variant
+//!   `metadata` and `value` leaves at 3; `zstd(N)`, `snappy`,
 //!   `uncompressed`) and `max_row_group_size`, DataFusion's names.
 //!
 //! Other Parquet writer options are DataFusion's writer's; with Variant
