@@ -1311,6 +1311,48 @@ fn priced_lines(n: usize) -> String {
 }
 
 #[test]
+fn a_leaf_is_priced_on_its_exact_share_of_distinct_values_either_side_of_the_line() {
+    use vshred::encode::layout_costs;
+    use vshred::infer::LeafEncoding;
+    let rows = 1_700;
+    // Titles: the first `distinct` rows each their own, then repeats.
+    for (distinct, dictionary) in [(1_513, true), (1_547, false)] {
+        let text: String = (0..rows)
+            .map(|i| {
+                let title = if i < distinct { i } else { i % 40 };
+                format!(
+                    "{{\"title\": \"M 1.{} - {}km SSW of Ridgecrest, CA\"}}\n",
+                    title % 10,
+                    title
+                )
+            })
+            .collect();
+        let costs = layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
+        let title = costs
+            .leaves
+            .iter()
+            .find(|leaf| leaf.written.path == ["v", "typed_value", "title", "typed_value"])
+            .expect("title is shredded");
+        let encoding = title.estimate.as_ref().expect("priced").encoding;
+        assert_eq!(
+            encoding == LeafEncoding::Dictionary,
+            dictionary,
+            "{distinct} distinct of {rows}: {encoding:?}"
+        );
+        assert_eq!(
+            title
+                .written
+                .encodings
+                .iter()
+                .any(|e| e == "RLE_DICTIONARY"),
+            dictionary,
+            "{distinct} distinct of {rows}: {:?}",
+            title.written.encodings
+        );
+    }
+}
+
+#[test]
 fn the_cost_model_prices_the_encodings_the_writer_uses_and_their_bytes() {
     use vshred::encode::layout_costs;
     use vshred::infer::LeafEncoding;

@@ -3,8 +3,9 @@
 //! A [`SchemaInferrer`] takes the first [`sample_rows`](InferOptions::with_sample_rows)
 //! values of a column and keeps statistics per path (how often each field
 //! occurs, with which types, how many bytes its values take, value ranges,
-//! a small sketch of distinct values), never the values themselves; memory
-//! is bounded by the number of distinct paths, which is capped too
+//! the hashes of distinct values up to 4096, then a small sketch), never
+//! the values themselves; memory is bounded by the sample's values and
+//! the number of distinct paths, which is capped too
 //! ([`with_max_tracked_paths`](InferOptions::with_max_tracked_paths)).
 //! [`finish`](SchemaInferrer::finish) turns them into a schema by the rules
 //! of a [`Preset`]. Shred with the preset's [`policy`](Preset::policy).
@@ -155,9 +156,9 @@
 //!   dictionary: deltas where smaller (`DELTA_BINARY_PACKED` integers, from
 //!   the spread of the sampled deltas per miniblock of 32;
 //!   `DELTA_BYTE_ARRAY` strings, from the prefixes each shares with the
-//!   one before), else PLAIN; booleans 1 bit. Distinct values come from a
-//!   1024-register HyperLogLog sketch (about 3% error) per path and type
-//!   class. `vshred infer --costs` sets each estimate beside the bytes the
+//!   one before), else PLAIN; booleans 1 bit. Distinct values are counted
+//!   exactly by their hashes per path and type class, up to 4096 (past
+//!   that, a 1024-register HyperLogLog sketch, about 3% error). `vshred infer --costs` sets each estimate beside the bytes the
 //!   sample's leaf takes when written.
 //! - **The group's `value` column**: the values left there (other
 //!   classes, nulls, objects that keep unshredded fields, counted as at

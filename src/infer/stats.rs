@@ -1,8 +1,9 @@
 //! Per-path statistics for the default preset: how often each slot (an
 //! object field or an array element, at each path) occurs, how often with
 //! each faithful type class, how many bytes those values take in the
-//! Variant encoding, value ranges, and a sketch of the number of distinct
-//! values. Sampled values themselves are never kept.
+//! Variant encoding, value ranges, and the number of distinct values
+//! (counted by hashes, or past a limit by a sketch). Sampled values
+//! themselves are never kept.
 
 use std::collections::HashMap;
 
@@ -78,29 +79,59 @@ impl Class {
     }
 }
 
-/// A HyperLogLog sketch of the distinct values seen: 1024 one-byte
-/// registers, about 3% error (linear counting, nearly exact, for small
-/// counts). Allocated on the first value.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Distinct {
-    registers: Option<Box<[u8; SKETCH_REGISTERS]>>,
+/// The distinct values seen: counted exactly, by their hashes, while
+/// there are at most [`EXACT_DISTINCT`] (a default sample of 4096 rows
+/// always is), then by a HyperLogLog sketch of 1024 one-byte registers,
+/// about 3% error. Exact where the 90% line decides a leaf's encoding:
+/// earthquakes' `title`, 90.3% distinct, was 89% by the sketch alone and
+/// took a dictionary 9% larger than its deltas.
+#[derive(Clone, Debug)]
+pub(super) enum Distinct {
+    /// The hashes, deduplicated whenever they reach twice the limit.
+    Exact(Vec<u64>),
+    Sketch(Box<[u8; SKETCH_REGISTERS]>),
 }
+
+impl Default for Distinct {
+    fn default() -> Self {
+        Distinct::Exact(Vec::new())
+    }
+}
+
+/// Distinct values counted exactly, at most.
+const EXACT_DISTINCT: usize = 4096;
 
 impl Distinct {
     fn insert(&mut self, hash: u64) {
-        let registers = self
-            .registers
-            .get_or_insert_with(|| Box::new([0; SKETCH_REGISTERS]));
-        let index = (hash >> (64 - SKETCH_BITS)) as usize;
-        // The position of the first 1 bit in the rest of the hash.
-        let rank = ((hash << SKETCH_BITS) | (1 << (SKETCH_BITS - 1))).leading_zeros() as u8 + 1;
-        registers[index] = registers[index].max(rank);
+        match self {
+            Distinct::Exact(hashes) => {
+                hashes.push(hash);
+                if hashes.len() == 2 * EXACT_DISTINCT {
+                    hashes.sort_unstable();
+                    hashes.dedup();
+                    if hashes.len() > EXACT_DISTINCT {
+                        let mut registers = Box::new([0; SKETCH_REGISTERS]);
+                        for &hash in hashes.iter() {
+                            sketch(&mut registers, hash);
+                        }
+                        *self = Distinct::Sketch(registers);
+                    }
+                }
+            }
+            Distinct::Sketch(registers) => sketch(registers, hash),
+        }
     }
 
-    /// The estimated number of distinct values.
+    /// The number of distinct values: exact, or the sketch's estimate.
     pub(super) fn estimate(&self) -> f64 {
-        let Some(registers) = &self.registers else {
-            return 0.0;
+        let registers = match self {
+            Distinct::Exact(hashes) => {
+                let mut distinct = hashes.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                return distinct.len() as f64;
+            }
+            Distinct::Sketch(registers) => registers,
         };
         let m = SKETCH_REGISTERS as f64;
         let sum: f64 = registers.iter().map(|&r| (-(r as f64)).exp2()).sum();
@@ -112,6 +143,14 @@ impl Distinct {
             raw
         }
     }
+}
+
+/// Adds `hash` to a HyperLogLog sketch.
+fn sketch(registers: &mut [u8; SKETCH_REGISTERS], hash: u64) {
+    let index = (hash >> (64 - SKETCH_BITS)) as usize;
+    // The position of the first 1 bit in the rest of the hash.
+    let rank = ((hash << SKETCH_BITS) | (1 << (SKETCH_BITS - 1))).leading_zeros() as u8 + 1;
+    registers[index] = registers[index].max(rank);
 }
 
 /// The statistics of the values of one class at one path.
@@ -525,11 +564,19 @@ mod tests {
     }
 
     #[test]
-    fn the_sketch_is_close() {
+    fn distinct_values_are_counted_exactly_up_to_the_limit() {
         assert_eq!(Distinct::default().estimate(), 0.0);
-        assert_eq!(estimate(20, 1).round(), 1.0);
-        assert_eq!(estimate(20, 10).round(), 10.0);
-        for distinct in [100, 1000, 5000, 50_000] {
+        assert_eq!(estimate(20, 1), 1.0);
+        assert_eq!(estimate(20, 10), 10.0);
+        // Past twice the limit in values, deduplicated and still exact.
+        assert_eq!(estimate(1_707, 1_541), 1_541.0);
+        assert_eq!(estimate(100_000, 4_000), 4_000.0);
+        assert_eq!(estimate(4_096, 4_096), 4_096.0);
+    }
+
+    #[test]
+    fn past_the_limit_the_sketch_is_close() {
+        for distinct in [5000, 50_000] {
             let e = estimate(100_000, distinct);
             let error = (e - distinct as f64).abs() / distinct as f64;
             assert!(error < 0.15, "{distinct}: {e}");
