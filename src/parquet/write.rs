@@ -134,9 +134,12 @@ impl Default for WriteOptions {
     }
 }
 
-/// The rows at the start of the first batch whose values decide which
-/// leaves are written without a dictionary (as many as inference samples).
-const DISTINCT_SAMPLE_ROWS: usize = 4096;
+/// The values at the start of each leaf of the first batch that decide
+/// whether it is written without a dictionary (as many as inference
+/// samples rows). A count of values, not rows: inside lists a few rows can
+/// hold millions (country-geo's coordinates), and counting them all took
+/// a third of its encode.
+const DISTINCT_SAMPLE_VALUES: usize = 4096;
 
 /// Whether a leaf with `distinct` distinct values among `values` is written
 /// without a dictionary when inference did not price it.
@@ -374,8 +377,8 @@ fn variant_values(leaves: &[LeafSize], columns: &[ColumnSpec]) -> Option<TypedVa
 }
 
 /// The leaves not to dictionary-encode, with their physical types, the
-/// encoding chosen and their values in the first `DISTINCT_SAMPLE_ROWS`
-/// rows of `first` (if it has rows and its leaves match the schema's):
+/// encoding chosen and their first `DISTINCT_SAMPLE_VALUES` values in
+/// `first` (if it has rows and its leaves match the schema's):
 /// the leaves in `priced` as inference priced them; of the others, those
 /// whose sampled values are [mostly distinct](mostly_distinct): deltas
 /// (integers) or plain values, Variant `value` leaves plain. A Variant's
@@ -388,9 +391,12 @@ fn leaf_encodings(
 ) -> Vec<(ColumnPath, PhysicalType, LeafEncoding, Option<ArrayRef>)> {
     let mut samples = Vec::new();
     if let Some(batch) = first {
-        let sample = batch.slice(0, batch.num_rows().min(DISTINCT_SAMPLE_ROWS));
+        let sample = batch.slice(0, batch.num_rows().min(DISTINCT_SAMPLE_VALUES));
         for column in sample.columns() {
             leaf_arrays(column, &mut samples);
+        }
+        for leaf in &mut samples {
+            *leaf = leaf.slice(0, leaf.len().min(DISTINCT_SAMPLE_VALUES));
         }
     }
     if samples.len() != descriptor.num_columns() {
