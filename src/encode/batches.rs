@@ -11,10 +11,11 @@ use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, SchemaRef};
 
 use super::{
-    EncodeOptions, FieldPlan, MEASURED_BYTES, ShredMode, ShredSample, sample_size, write_options,
+    EncodeOptions, FieldPlan, MEASURED_BYTES, ShredMode, ShredSample, leaf_encodings, sample_size,
+    write_options,
 };
 use crate::error::{Error, ErrorKind, Result};
-use crate::infer::LeafEncoding;
+use crate::infer::LeafEstimate;
 use crate::output::{OpenOutput, Output};
 use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary, is_variant_field};
 use crate::shred::{Shredder, ShreddingSchema};
@@ -154,7 +155,7 @@ impl BatchEncoder {
     fn start_writing(&mut self) -> Result<()> {
         let (sample, output) = self.sampling.take().expect("sampling until writing");
         let mut columns = Vec::with_capacity(self.input.fields().len());
-        let mut leaf_encodings = Vec::new();
+        let mut priced = Vec::new();
         for (i, field) in self.input.fields().iter().enumerate() {
             columns.push(if is_variant_field(field) {
                 let variants = sample
@@ -165,8 +166,8 @@ impl BatchEncoder {
                         Some(variant_column(batch.column(i), field.name(), first))
                     })
                     .collect::<Result<Vec<_>>>()?;
-                let (schema, mut priced) = self.layout(field.name(), &variants)?;
-                leaf_encodings.append(&mut priced);
+                let (schema, mut leaves) = self.layout(field.name(), &variants)?;
+                priced.append(&mut leaves);
                 ColumnSpec::Variant {
                     schema,
                     name: field.name().clone(),
@@ -176,7 +177,7 @@ impl BatchEncoder {
             });
         }
         let write = WriteOptions {
-            leaf_encodings,
+            leaf_encodings: leaf_encodings(&priced),
             ..write_options(&columns, &self.options, None)?
         };
         let mut writing = Writing {
@@ -200,8 +201,12 @@ impl BatchEncoder {
     }
 
     /// The layout of Variant column `name`, from its sampled values, and
-    /// the encodings inference priced its leaves with, by their paths.
-    fn layout(&self, name: &str, sample: &[StructArray]) -> Result<PricedLayout> {
+    /// its leaves as inference priced them, by their paths in the file.
+    fn layout(
+        &self,
+        name: &str,
+        sample: &[StructArray],
+    ) -> Result<(ShreddingSchema, Vec<LeafEstimate>)> {
         let infer = match &self.options.shred {
             ShredMode::Infer(infer) => infer,
             ShredMode::None => return Ok((ShreddingSchema::Variant, Vec::new())),
@@ -244,13 +249,10 @@ impl BatchEncoder {
             &self.options.write,
             (!measured.is_empty()).then_some(&shred_sample as &ShredSample<'_>),
         )?;
-        let priced = plan.leaf_encodings(&chosen);
+        let priced = plan.priced_leaves(&chosen);
         Ok((chosen.schema, priced))
     }
 }
-
-/// A layout and the encodings its leaves were priced with, by path.
-type PricedLayout = (ShreddingSchema, Vec<(Vec<String>, LeafEncoding)>);
 
 impl Writing {
     /// Shreds the Variant columns of `batch`, whose first row is row
