@@ -218,6 +218,7 @@ fn write_parts(
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let mut files: Vec<PartReport> = Vec::new();
     let mut unsampled = Vec::new();
+    let mut priced = Vec::new();
     loop {
         let mut sample = Lines::default();
         source.fill(&mut sample, sample_rows)?;
@@ -240,12 +241,12 @@ fn write_parts(
         let mut left_out = Vec::new();
         let first = layout == LayoutChoice::First;
         let mut write = write_options(&columns, options, (!first).then_some(&mut left_out))?;
-        // The encodings priced on this sample, where its layout is the one
-        // written; a layout kept from the file before is written with the
-        // encodings its first batch calls for.
+        // The encodings priced on the sample that chose the layout written:
+        // this one's, or for a layout kept, that of the file that chose it.
         if columns == fresh {
-            write.leaf_encodings = leaf_encodings(&plan.priced);
+            priced = leaf_encodings(&plan.priced);
         }
+        write.leaf_encodings = priced.clone();
         if number > LAST_PART {
             return Err(Error::new(
                 ErrorKind::Usage,

@@ -447,3 +447,53 @@ fn the_readme_example_runs() {
     assert!(expected.status.success());
     assert_eq!(cat(dir.path(), "events/"), cat(dir.path(), "one.parquet"));
 }
+
+#[test]
+fn a_file_that_keeps_the_layout_keeps_the_encodings_priced_with_it() {
+    // Random ids: priced as plain values (their deltas are as wide), where
+    // a first batch alone, mostly distinct, would call for deltas. The
+    // second file's rows add a rare field, which its own layout would
+    // shred, but not by enough to leave the layout in use.
+    let mut rng = workload::Rng::new(7);
+    let text: String = (0..4_000)
+        .map(|row| {
+            let rare = if row >= 2_000 && row % 25 == 0 {
+                ",\"rare\":1"
+            } else {
+                ""
+            };
+            format!("{{\"id\":{}{rare}}}\n", rng.next_u64() >> 1)
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let split = DatasetSplit {
+        max_file_rows: Some(2_000),
+        ..DatasetSplit::default()
+    };
+    let options = EncodeOptions {
+        shred: ShredMode::Infer(InferOptions::default().with_min_frequency(0.01)),
+        ..small_batches()
+    };
+    let report = write_dataset(dir.path(), &text, &options, &split);
+    assert_eq!(report.files.len(), 2);
+    assert_eq!(report.files[1].layout, LayoutChoice::Kept);
+    for file in &report.files {
+        let leaves = vshred::parquet::ParquetFile::open(&file.path)
+            .unwrap()
+            .leaf_sizes();
+        let id = leaves
+            .iter()
+            .find(|leaf| leaf.path == ["v", "typed_value", "id", "typed_value"])
+            .expect("id is shredded");
+        assert!(
+            id.encodings.iter().any(|e| e == "PLAIN")
+                && !id
+                    .encodings
+                    .iter()
+                    .any(|e| e.starts_with("DELTA") || e == "RLE_DICTIONARY"),
+            "{}: {:?}",
+            file.path.display(),
+            id.encodings
+        );
+    }
+}
