@@ -158,7 +158,8 @@
 //!   `DELTA_BYTE_ARRAY` strings, from the prefixes each shares with the
 //!   one before), else PLAIN; booleans 1 bit. Distinct values are counted
 //!   exactly by their hashes per path and type class, up to 4096 (past
-//!   that, a 1024-register HyperLogLog sketch, about 3% error). `vshred infer --costs` sets each estimate beside the bytes the
+//!   that, a 1024-register HyperLogLog sketch, about 3% error).
+//!   `vshred infer --costs` sets each estimate beside the bytes the
 //!   sample's leaf takes when written.
 //! - **The group's `value` column**: the values left there (other
 //!   classes, nulls, objects that keep unshredded fields, counted as at
