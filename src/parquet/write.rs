@@ -678,8 +678,8 @@ fn file_layout(columns: &[ColumnSpec], options: &WriteOptions) -> Result<FileLay
         // Each leaf takes a batch's values 8192 at a time instead of 1024:
         // the column writers' checks (page full, dictionary full) and
         // per-call costs come 8x less often. Encoding 1M events rows took
-        // 7% less CPU (mean of 6 alternated runs), and the file came out
-        // 0.5% smaller. A page may then hold up to 8192 rows more than its
+        // 4-7% less CPU (two sets of 6 alternated runs), and the file came
+        // out 0.5% smaller. A page may then hold up to 8192 rows more than its
         // 20,000-row limit; the parquet crate still sizes the batches of
         // byte arrays to keep pages within their byte limits.
         .set_write_batch_size(WRITE_BATCH_VALUES)
