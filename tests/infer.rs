@@ -1416,3 +1416,41 @@ fn the_cost_model_prices_the_encodings_the_writer_uses_and_their_bytes() {
         "{table}"
     );
 }
+
+#[test]
+fn strings_priced_as_deltas_that_compress_smaller_plain_are_priced_and_written_plain() {
+    use vshred::encode::layout_costs;
+    use vshred::infer::LeafEncoding;
+    // Event URLs, each network's ids descending, the networks
+    // interleaved: deltas share only the prefix before the id, plain
+    // values compressed find each network's last id further back.
+    let mut rng = Rng::new(19);
+    let mut ids = [37_868_143u64, 72_948_311, 18_443_102, 60_012_954];
+    let text: String = (0..2000)
+        .map(|_| {
+            let network = rng.below(4) as usize;
+            ids[network] -= 1 + rng.below(12);
+            format!(
+                "{{\"detail\": \"https://earthquake.usgs.gov/earthquakes/feed/v1.0/detail/{}{}.geojson\", \"mag\": {}}}\n",
+                ["ci", "nc", "ak", "us"][network],
+                ids[network],
+                rng.below(40)
+            )
+        })
+        .collect();
+    let costs = layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
+    let detail = costs
+        .leaves
+        .iter()
+        .find(|leaf| leaf.written.path == ["v", "typed_value", "detail", "typed_value"])
+        .expect("detail is shredded");
+    let estimate = detail.estimate.as_ref().expect("priced");
+    assert_eq!(detail.written.encodings, ["PLAIN", "RLE"]);
+    assert_eq!(estimate.encoding, LeafEncoding::Plain);
+    let written = detail.written.uncompressed as f64;
+    assert!(
+        (estimate.bytes - written).abs() <= 0.05 * written,
+        "estimated {} against {written} written",
+        estimate.bytes
+    );
+}

@@ -962,24 +962,45 @@ impl FieldPlan {
         let unshredded = shred_sample(&ShreddingSchema::Variant)?;
         let values = unshredded.len() - unshredded.null_count();
         if values < MIN_VALUES_TO_UNSHRED {
-            return Ok(chosen);
+            return Ok(match written {
+                Some(file) => self.settled(chosen, &file),
+                None => chosen,
+            });
         }
-        let chosen_bytes = match written {
-            Some(file) => file.column_bytes,
-            None => write_sample(&chosen)?.column_bytes,
+        let chosen_file = match written {
+            Some(file) => file,
+            None => write_sample(&chosen)?,
         };
         let unshredded_plan = LayoutPlan::from(ShreddingSchema::Variant);
         let unshredded_bytes = write_file(&unshredded_plan, unshredded)?.column_bytes;
-        let saving = chosen_bytes.saturating_sub(unshredded_bytes);
+        let saving = chosen_file.column_bytes.saturating_sub(unshredded_bytes);
         Ok(
-            if clearly_smaller(unshredded_bytes, chosen_bytes)
+            if clearly_smaller(unshredded_bytes, chosen_file.column_bytes)
                 && saving >= MIN_SAVING_PER_VALUE * values as u64
             {
                 unshredded_plan
             } else {
-                chosen
+                self.settled(chosen, &chosen_file)
             },
         )
+    }
+
+    /// `plan` with the string and binary leaves it priced as deltas that
+    /// `file`, the sample written by it, stored `PLAIN` (smaller so under
+    /// the codec) priced plain: the writer then writes them so without
+    /// measuring again, and each estimate is of what is written.
+    fn settled(&self, mut plan: LayoutPlan, file: &InMemoryFile) -> LayoutPlan {
+        for leaf in plan.leaves.iter_mut().filter(|l| l.plain_bytes.is_some()) {
+            let written = file.leaves.iter().find(|w| {
+                w.path
+                    .split_first()
+                    .is_some_and(|(column, path)| *column == self.name && *path == leaf.path)
+            });
+            if written.is_some_and(|w| !w.encodings.iter().any(|e| e == "DELTA_BYTE_ARRAY")) {
+                leaf.priced_plain();
+            }
+        }
+        plan
     }
 
     /// The leaves `plan` priced, by their paths in the file.

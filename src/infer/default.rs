@@ -252,8 +252,9 @@ impl Planner<'_> {
             return None;
         }
         let (schema, storage) = scalar_layout(best)?;
-        let (encoding, data) = priced_values(best, &storage);
-        let bytes = data + slot.levels(best.count as f64);
+        let (encoding, data, plain) = priced_values(best, &storage);
+        let levels = slot.levels(best.count as f64);
+        let bytes = data + levels;
         let gain = best.bytes as f64 - bytes
             + self.group_gain(node, best, slot, best.count as f64, 0.0, 2.0);
         leaves.push(PricedLeaf {
@@ -263,6 +264,7 @@ impl Planner<'_> {
                 path: leaf_path(path),
                 encoding,
                 bytes,
+                plain_bytes: plain.map(|plain| plain + levels),
             },
         });
         Some(Planned { schema, gain })
@@ -410,12 +412,14 @@ fn value_column(left: f64, distinct: f64) -> f64 {
 /// to nothing: with the least of the three, 23 leaves of few distinct
 /// values (types, licences, flags) on four of the bench's real data sets
 /// would have left their dictionaries. Booleans are never
-/// dictionary-encoded.
-fn priced_values(best: &ClassStats, storage: &Storage) -> (LeafEncoding, f64) {
+/// dictionary-encoded. With strings and binaries priced as deltas comes
+/// their plain bytes, which the writer takes where they compress smaller
+/// ([`LeafEncoding::Delta`]).
+fn priced_values(best: &ClassStats, storage: &Storage) -> (LeafEncoding, f64, Option<f64>) {
     let m = best.count as f64;
     let distinct = best.distinct.estimate().clamp(1.0, m);
     let (plain, entry, delta) = match *storage {
-        Storage::Bits => return (LeafEncoding::Plain, m / 8.0),
+        Storage::Bits => return (LeafEncoding::Plain, m / 8.0, None),
         Storage::Fixed(width) => {
             let delta = stored_as_integers(best.class).then(|| best.deltas.bytes());
             (m * width, width, delta)
@@ -435,11 +439,15 @@ fn priced_values(best: &ClassStats, storage: &Storage) -> (LeafEncoding, f64) {
         return (
             LeafEncoding::Dictionary,
             m * bits(distinct) / 8.0 + dictionary,
+            None,
         );
     }
     match delta {
-        Some(delta) if delta < plain => (LeafEncoding::Delta, delta),
-        _ => (LeafEncoding::Plain, plain),
+        Some(delta) if delta < plain => {
+            let plain_bytes = matches!(storage, Storage::Bytes).then_some(plain);
+            (LeafEncoding::Delta, delta, plain_bytes)
+        }
+        _ => (LeafEncoding::Plain, plain, None),
     }
 }
 
@@ -661,6 +669,7 @@ mod tests {
                 path: leaf_path(&path),
                 encoding: LeafEncoding::Dictionary,
                 bytes: 0.0,
+                plain_bytes: None,
             },
             path,
             gain,

@@ -261,10 +261,13 @@ pub enum LeafEncoding {
     ///
     /// The model prices bytes before compression, where shared prefixes
     /// always favour deltas; under zstd they do not always (hex counters
-    /// took 7% more as deltas). So strings and binaries not
-    /// dictionary-encoded, priced either way, are written as whichever of
-    /// the two the writer measures smaller under the codec on its first
-    /// rows.
+    /// took 7% more as deltas, and so did the earthquakes set's URLs). So
+    /// strings and binaries priced as deltas are written as whichever of
+    /// the two is smaller under the codec: the sample written in memory
+    /// by the layout settles it, and the leaf is then priced
+    /// [`Plain`](Self::Plain) ([`LeafEstimate::plain_bytes`]); where the
+    /// sample was not written, the writer measures its first rows both
+    /// ways.
     Delta,
 }
 
@@ -289,6 +292,22 @@ pub struct LeafEstimate {
     /// Its bytes over the sample before compression: values (and
     /// dictionary) and levels.
     pub bytes: f64,
+    /// For strings and binaries priced as [deltas](LeafEncoding::Delta),
+    /// their bytes as `PLAIN` values (levels included), which the writer
+    /// takes instead where those compress smaller.
+    pub plain_bytes: Option<f64>,
+}
+
+impl LeafEstimate {
+    /// This leaf priced as `PLAIN` values, as the writer measured them
+    /// smaller under its codec: a string or binary leaf priced as deltas
+    /// (otherwise unchanged).
+    pub fn priced_plain(&mut self) {
+        if let Some(plain) = self.plain_bytes.take() {
+            self.encoding = LeafEncoding::Plain;
+            self.bytes = plain;
+        }
+    }
 }
 
 /// A layout and how the cost model priced it.
