@@ -246,37 +246,10 @@ fn mostly_distinct_leaves_are_written_without_a_dictionary() {
 
 #[test]
 fn residuals_of_distinct_values_are_plain_and_repeated_ones_keep_their_dictionary() {
-    let dictionary_encoded = |rows: &dyn Fn(usize) -> String| {
-        let columns = [ColumnSpec::Variant {
-            name: "v".into(),
-            schema: ShreddingSchema::Variant,
-        }];
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("v.parquet");
-        let mut writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
-        let mut shredder = Shredder::new(&ShreddingSchema::Variant);
-        for i in 0..20_000 {
-            shredder.append_json(rows(i).as_bytes()).unwrap();
-        }
-        let batch =
-            RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(shredder.finish())])
-                .unwrap();
-        writer.write(&batch).unwrap();
-        writer.finish().unwrap();
-        let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
-        let leaves: Vec<(String, bool)> = reader
-            .metadata()
-            .row_group(0)
-            .columns()
-            .iter()
-            .map(|c| {
-                let dictionary = c.encodings().any(|e| e == Encoding::RLE_DICTIONARY);
-                (c.column_path().string(), dictionary)
-            })
-            .collect();
-        leaves
-    };
-    let distinct = dictionary_encoded(&|i| format!(r#"{{"at": [{}.5, {}.25]}}"#, i, i * 7));
+    let variant = ShreddingSchema::Variant;
+    let distinct = dictionary_encoded(&variant, &|i| {
+        format!(r#"{{"at": [{}.5, {}.25]}}"#, i, i * 7)
+    });
     assert_eq!(
         distinct,
         [
@@ -284,7 +257,7 @@ fn residuals_of_distinct_values_are_plain_and_repeated_ones_keep_their_dictionar
             ("v.value".to_string(), false)
         ]
     );
-    let repeated = dictionary_encoded(&|i| format!(r#"{{"kind": "k{}"}}"#, i % 5));
+    let repeated = dictionary_encoded(&variant, &|i| format!(r#"{{"kind": "k{}"}}"#, i % 5));
     assert_eq!(
         repeated,
         [
@@ -292,6 +265,59 @@ fn residuals_of_distinct_values_are_plain_and_repeated_ones_keep_their_dictionar
             ("v.value".to_string(), true)
         ]
     );
+}
+
+#[test]
+fn residuals_with_no_values_in_the_first_batch_have_no_dictionary() {
+    let schema: ShreddingSchema = r#"{"kind": "string", "n": "int64"}"#.parse().unwrap();
+    let leaves = dictionary_encoded(&schema, &|i| {
+        format!(r#"{{"kind": "k{}", "n": {}}}"#, i % 5, i % 7)
+    });
+    assert_eq!(
+        leaves,
+        [
+            ("v.metadata".to_string(), true),
+            ("v.value".to_string(), false),
+            ("v.typed_value.kind.value".to_string(), false),
+            ("v.typed_value.kind.typed_value".to_string(), true),
+            ("v.typed_value.n.value".to_string(), false),
+            ("v.typed_value.n.typed_value".to_string(), true),
+        ]
+    );
+}
+
+/// Each leaf of `rows(0..20_000)` shredded by `schema` and written in one
+/// batch, and whether it is dictionary-encoded.
+fn dictionary_encoded(
+    schema: &ShreddingSchema,
+    rows: &dyn Fn(usize) -> String,
+) -> Vec<(String, bool)> {
+    let columns = [ColumnSpec::Variant {
+        name: "v".into(),
+        schema: schema.clone(),
+    }];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.parquet");
+    let mut writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
+    let mut shredder = Shredder::new(schema);
+    for i in 0..20_000 {
+        shredder.append_json(rows(i).as_bytes()).unwrap();
+    }
+    let batch =
+        RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(shredder.finish())]).unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+    let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+    reader
+        .metadata()
+        .row_group(0)
+        .columns()
+        .iter()
+        .map(|c| {
+            let dictionary = c.encodings().any(|e| e == Encoding::RLE_DICTIONARY);
+            (c.column_path().string(), dictionary)
+        })
+        .collect()
 }
 
 #[test]

@@ -384,7 +384,8 @@ fn variant_values(leaves: &[LeafSize], columns: &[ColumnSpec]) -> Option<TypedVa
 /// `first` (if it has rows and its leaves match the schema's):
 /// the leaves in `priced` as inference priced them; of the others, those
 /// whose sampled values are [mostly distinct](mostly_distinct): deltas
-/// (integers) or plain values, Variant `value` leaves plain. A Variant's
+/// (integers) or plain values, Variant `value` leaves plain, as are those
+/// whose sampled values are all null. A Variant's
 /// `metadata` keeps its dictionary: rows share their names. Booleans are
 /// never dictionary-encoded.
 fn leaf_encodings(
@@ -410,6 +411,17 @@ fn leaf_encodings(
         let mut sample = samples.get(i);
         let encoding = match priced.iter().find(|(path, _)| path == column.path()) {
             Some((_, encoding)) => *encoding,
+            // Residuals with no values in their sample (of fields always
+            // typed): an empty dictionary page costs 21 bytes under zstd,
+            // 504 bytes (0.4%) of the earthquakes set. Values that come
+            // later are Variant bytes, which zstd packs well plain.
+            None if in_variant(descriptor, i)
+                && column.name() == "value"
+                && sample.is_some_and(|s| !s.is_empty() && s.null_count() == s.len()) =>
+            {
+                sample = None;
+                LeafEncoding::Plain
+            }
             None => {
                 let distinct = sample
                     .and_then(distinct_values)
