@@ -1454,3 +1454,29 @@ fn strings_priced_as_deltas_that_compress_smaller_plain_are_priced_and_written_p
         estimate.bytes
     );
 }
+
+#[test]
+fn dictionary_indices_in_runs_are_priced_as_runs() {
+    use vshred::encode::layout_costs;
+    use vshred::infer::LeafEncoding;
+    // Rows clustered by release, as registries list a package's versions:
+    // 100 values in runs of 30, whose indices the RLE/bit-packing hybrid
+    // stores as runs, not at 7 bits each.
+    let text: String = (0..3000)
+        .map(|i| format!("{{\"release\": \"r{}\", \"n\": {}}}\n", i / 30, i % 7))
+        .collect();
+    let costs = layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
+    let release = costs
+        .leaves
+        .iter()
+        .find(|leaf| leaf.written.path == ["v", "typed_value", "release", "typed_value"])
+        .expect("release is shredded");
+    let estimate = release.estimate.as_ref().expect("priced");
+    assert_eq!(estimate.encoding, LeafEncoding::Dictionary);
+    let written = release.written.uncompressed as f64;
+    assert!(
+        (estimate.bytes - written).abs() <= 0.15 * written,
+        "estimated {} against {written} written",
+        estimate.bytes
+    );
+}

@@ -438,7 +438,7 @@ fn priced_values(best: &ClassStats, storage: &Storage) -> (LeafEncoding, f64, Op
     if distinct < MOSTLY_DISTINCT * m && dictionary <= DICTIONARY_LIMIT {
         return (
             LeafEncoding::Dictionary,
-            m * bits(distinct) / 8.0 + dictionary,
+            best.runs.bytes(m, bits(distinct)) + dictionary,
             None,
         );
     }

@@ -149,7 +149,9 @@
 //!   array, its header. At the root, a row that is fully typed also leaves
 //!   the row's `value` null, saving its 4-byte length prefix.
 //! - **Typed values**: dictionary indices of `log2(distinct)` bits per
-//!   value plus the dictionary (each distinct value at its Parquet width:
+//!   value, except in runs (a group of 8 equal values starts one, as the
+//!   RLE/bit-packing hybrid writes it: a count and one index), plus the
+//!   dictionary (each distinct value at its Parquet width:
 //!   int32, date and `decimal(p ≤ 9)` 4 bytes, int64, double and
 //!   timestamps 8, strings and binaries 4 + length); or, when the values
 //!   are mostly distinct (90%) or the dictionary passes 64 KiB, no
