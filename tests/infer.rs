@@ -1480,3 +1480,34 @@ fn dictionary_indices_in_runs_are_priced_as_runs() {
         estimate.bytes
     );
 }
+
+#[test]
+fn definition_levels_of_a_field_present_in_runs_of_rows_are_priced_as_runs() {
+    use vshred::encode::layout_costs;
+    // A field in a third of the rows, in blocks of 200 (one package's
+    // versions in a registry dump, say): its levels are a few runs, not a
+    // bit or two per row.
+    let text: String = (0..3000)
+        .map(|i| {
+            if (i / 200) % 3 == 0 {
+                format!("{{\"id\": {i}, \"beta\": \"channel-{}\"}}\n", i / 200)
+            } else {
+                format!("{{\"id\": {i}}}\n")
+            }
+        })
+        .collect();
+    let costs = layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
+    let beta = costs
+        .leaves
+        .iter()
+        .find(|leaf| leaf.written.path == ["v", "typed_value", "beta", "typed_value"])
+        .expect("beta is shredded");
+    let estimate = beta.estimate.as_ref().expect("priced").bytes;
+    // Page and dictionary headers, which the model counts apart, are
+    // about 60 bytes of the written ones.
+    let written = beta.written.uncompressed as f64;
+    assert!(
+        (estimate - written).abs() <= 100.0,
+        "estimated {estimate} against {written} written"
+    );
+}

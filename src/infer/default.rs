@@ -133,6 +133,18 @@ impl Slot {
         def + rep
     }
 
+    /// The bytes of the levels of a typed leaf of `node` in this slot,
+    /// `present` of its entries typed: outside LISTs, from the runs the
+    /// node's rows made (missing, the Variant null, each class) in the
+    /// sample; under a LIST, as [`levels`](Self::levels) prices them.
+    fn typed_levels(&self, node: &Node, present: f64) -> f64 {
+        if self.rep > 0 {
+            return self.levels(present);
+        }
+        node.presence
+            .bytes(self.entries as u64, bits(self.def as f64 + 2.0))
+    }
+
     /// The slot of a field of this slot's object.
     fn field(&self) -> Slot {
         Slot {
@@ -253,7 +265,7 @@ impl Planner<'_> {
         }
         let (schema, storage) = scalar_layout(best)?;
         let (encoding, data, plain) = priced_values(best, &storage);
-        let levels = slot.levels(best.count as f64);
+        let levels = slot.typed_levels(node, best.count as f64);
         let bytes = data + levels;
         let gain = best.bytes as f64 - bytes
             + self.group_gain(node, best, slot, best.count as f64, 0.0, 2.0);

@@ -175,7 +175,12 @@
 //!   groups cost their bit width and each run of uniform groups about 3
 //!   bytes: `entries / 8 × (bits × (1 - u) + 3 × u × (1 - u))`. A field
 //!   present in 12% of rows thus costs about 0.25 bytes a row per leaf,
-//!   where it saves only 12% of its residual bytes.
+//!   where it saves only 12% of its residual bytes. Scattered so, that is:
+//!   a typed leaf outside LISTs is priced on the runs its field made in
+//!   the sample's rows (its object missing, the field missing from it, the
+//!   Variant null, each class), as for dictionary indices; a field in
+//!   blocks of rows, as in a registry's versions of one package, costs a
+//!   few bytes per block.
 //! - **Fixed**: 300 bytes per leaf column (column chunk metadata, schema
 //!   element, page and dictionary headers, page index; measured 613 bytes
 //!   for a two-leaf field).

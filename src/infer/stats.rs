@@ -42,6 +42,26 @@ pub(super) enum Class {
 }
 
 impl Class {
+    /// A number for the class, distinct from every other class's and from
+    /// the other [`Presence`] levels.
+    fn level(self) -> u64 {
+        match self {
+            Class::Boolean => 3,
+            Class::Int => 4,
+            Class::Double => 5,
+            Class::Float => 6,
+            Class::String => 7,
+            Class::Binary => 8,
+            Class::Date => 9,
+            Class::Time => 10,
+            Class::Uuid => 11,
+            Class::Object => 12,
+            Class::Array => 13,
+            Class::Timestamp { utc, nanos } => 14 + u64::from(utc) + 2 * u64::from(nanos),
+            Class::Decimal(scale) => 18 + u64::from(scale),
+        }
+    }
+
     /// The class of a value; `None` for the Variant null.
     fn of(v: &VariantRef<'_>) -> Option<Class> {
         use VariantRef as V;
@@ -184,7 +204,7 @@ pub(super) struct ClassStats {
 /// by the values' hashes, in sample order: values sorted or clustered
 /// (browser versions by feature, logs by host) cost far less than their
 /// bits per value.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct Runs {
     previous: u64,
     /// Equal values at the end of the open group, or in the open run.
@@ -197,6 +217,41 @@ pub(super) struct Runs {
 
 /// Values per bit-packed group of the RLE/bit-packing hybrid.
 const GROUP: u64 = 8;
+
+/// A slot outside arrays, row by row: its object or an object above it
+/// missing, missing from its object, the Variant null, or the class of its
+/// value, whose runs its leaves' definition levels share
+/// (fields of a sorted or clustered input, such as a registry's versions
+/// of one package, come and go in runs of rows, which the RLE/bit-packing
+/// hybrid stores as a count each).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Presence {
+    /// The rows accounted for.
+    rows: u64,
+    levels: Runs,
+}
+
+/// The [`Presence`] levels of a row whose object lacks the slot, or that
+/// lacks its object, and of the Variant null.
+const MISSING: u64 = 0;
+const MISSING_FROM_OBJECT: u64 = 1;
+const VARIANT_NULL: u64 = 2;
+
+impl Presence {
+    fn add(&mut self, row: u64, level: u64) {
+        self.levels
+            .add_repeated(MISSING, row.saturating_sub(self.rows));
+        self.levels.add(level);
+        self.rows = row + 1;
+    }
+
+    /// The bytes of the levels of `rows` rows, `bits` bits each.
+    pub(super) fn bytes(&self, rows: u64, bits: f64) -> f64 {
+        let mut levels = self.levels.clone();
+        levels.add_repeated(MISSING, rows.saturating_sub(self.rows));
+        levels.bytes(rows as f64, bits)
+    }
+}
 
 impl Runs {
     fn add(&mut self, hash: u64) {
@@ -221,6 +276,16 @@ impl Runs {
                 self.repeated = 0;
             }
         }
+    }
+
+    /// Adds `n` values of `hash`: past the start of their run, at once.
+    fn add_repeated(&mut self, hash: u64, mut n: u64) {
+        while n > 0 && !(hash == self.previous && self.repeated >= GROUP) {
+            self.add(hash);
+            n -= 1;
+        }
+        self.repeated += n;
+        self.run_values += n;
     }
 
     /// The bytes of `values` indices of `bits` bits each, these runs
@@ -469,6 +534,8 @@ pub(super) struct Node {
     pub(super) element: Option<Box<Node>>,
     /// Array occurrences that had at least one element.
     pub(super) nonempty_arrays: u64,
+    /// Outside arrays: the rows that had this slot, and its classes.
+    pub(super) presence: Presence,
 }
 
 impl Node {
@@ -528,16 +595,30 @@ impl Stats {
 
     pub(super) fn add(&mut self, v: &VariantRef<'_>) {
         self.rows += 1;
-        record(&mut self.root, v, 0, 0, &mut self.limits);
+        let row = Some(self.rows - 1);
+        record(&mut self.root, v, 0, 0, row, &mut self.limits);
     }
 }
 
-/// Records one occurrence `v` of slot `node` at nesting depth `depth`; the
-/// enclosing container spent `entry` bytes on it besides its value.
-fn record(node: &mut Node, v: &VariantRef<'_>, entry: usize, depth: usize, limits: &mut Limits) {
+/// Records one occurrence `v` of slot `node` at nesting depth `depth`, in
+/// sample row `row` if outside arrays; the enclosing container spent
+/// `entry` bytes on it besides its value.
+fn record(
+    node: &mut Node,
+    v: &VariantRef<'_>,
+    entry: usize,
+    depth: usize,
+    row: Option<u64>,
+    limits: &mut Limits,
+) {
     node.count += 1;
     node.entry_bytes += entry as u64;
-    let Some(class) = Class::of(v) else {
+    let class = Class::of(v);
+    if let Some(row) = row {
+        node.presence
+            .add(row, class.map_or(VARIANT_NULL, Class::level));
+    }
+    let Some(class) = class else {
         node.nulls += 1;
         return;
     };
@@ -559,9 +640,16 @@ fn record(node: &mut Node, v: &VariantRef<'_>, entry: usize, depth: usize, limit
             let entry = width_for(max_id) as usize + width_for(data) as usize;
             for (name, value) in o.iter() {
                 if let Some(child) = child(node, name, limits) {
-                    record(child, &value, entry, depth + 1, limits);
+                    record(child, &value, entry, depth + 1, row, limits);
                 } else if node.key_overflow {
                     return;
+                }
+            }
+            if let Some(row) = row {
+                for child in node.children.values_mut() {
+                    if child.presence.rows <= row {
+                        child.presence.add(row, MISSING_FROM_OBJECT);
+                    }
                 }
             }
         }
@@ -582,7 +670,7 @@ fn record(node: &mut Node, v: &VariantRef<'_>, entry: usize, depth: usize, limit
             }
             let element = node.element.get_or_insert_with(Box::default);
             for e in a.iter() {
-                record(element, &e, entry, depth + 1, limits);
+                record(element, &e, entry, depth + 1, None, limits);
             }
         }
         scalar => stats.add_scalar(scalar),
@@ -664,6 +752,24 @@ mod tests {
             runs.add(hash);
         }
         assert_eq!((runs.runs, runs.run_values), (0, 0));
+    }
+
+    #[test]
+    fn a_repeated_value_added_at_once_counts_as_added_one_by_one() {
+        for before in [0u64, 1, 3, 7, 8, 9, 15, 16] {
+            for n in [0u64, 1, 5, 8, 9, 14, 15, 100] {
+                let (mut one_by_one, mut at_once) = (Runs::default(), Runs::default());
+                for i in 0..before {
+                    one_by_one.add(i % 3 + 10);
+                    at_once.add(i % 3 + 10);
+                }
+                for _ in 0..n {
+                    one_by_one.add(42);
+                }
+                at_once.add_repeated(42, n);
+                assert_eq!(one_by_one, at_once, "{before} values, then {n}");
+            }
+        }
     }
 
     #[test]
