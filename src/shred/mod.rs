@@ -31,10 +31,10 @@ mod schema;
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef as ArrowArrayRef, BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder,
-    FixedSizeBinaryBuilder, Float32Builder, Float64Builder, Int8Builder, Int16Builder,
-    Int32Builder, Int64Builder, ListArray, NullBufferBuilder, StringBuilder, StructArray,
-    Time64MicrosecondBuilder, TimestampMicrosecondBuilder, TimestampNanosecondBuilder,
+    ArrayRef as ArrowArrayRef, BinaryArray, BinaryBuilder, BooleanBuilder, Date32Builder,
+    Decimal128Builder, FixedSizeBinaryBuilder, Float32Builder, Float64Builder, Int8Builder,
+    Int16Builder, Int32Builder, Int64Builder, ListArray, NullBufferBuilder, StringBuilder,
+    StructArray, Time64MicrosecondBuilder, TimestampMicrosecondBuilder, TimestampNanosecondBuilder,
 };
 use arrow::buffer::{NullBuffer, OffsetBuffer};
 use arrow::datatypes::{DataType, Field, Fields};
@@ -309,7 +309,7 @@ struct JsonContext<'r, 't> {
 
 impl JsonContext<'_, '_> {
     /// Encodes the next JSON value as a standalone residual and appends it.
-    fn residual(&mut self, value: &mut BinaryBuilder, depth: usize) -> Result<()> {
+    fn residual(&mut self, value: &mut ValueBuilder, depth: usize) -> Result<()> {
         self.builder.begin_detached();
         self.parser.parse_value(self.reader, self.builder, depth)?;
         self.builder.end_detached(|bytes| value.append_value(bytes));
@@ -317,11 +317,44 @@ impl JsonContext<'_, '_> {
     }
 }
 
+/// A slot's `value` column. Where values shred it is mostly null, so its
+/// nulls are appended a run at a time: one by one, they took 5% of the
+/// CPU time of encoding 1M event rows.
+#[derive(Debug, Default)]
+struct ValueBuilder {
+    bytes: BinaryBuilder,
+    /// Nulls not yet appended to `bytes`.
+    nulls: usize,
+}
+
+impl ValueBuilder {
+    fn append_null(&mut self) {
+        self.nulls += 1;
+    }
+
+    fn append_value(&mut self, value: &[u8]) {
+        self.append_nulls();
+        self.bytes.append_value(value);
+    }
+
+    fn append_nulls(&mut self) {
+        if self.nulls > 0 {
+            self.bytes.append_nulls(self.nulls);
+            self.nulls = 0;
+        }
+    }
+
+    fn finish(&mut self) -> BinaryArray {
+        self.append_nulls();
+        self.bytes.finish()
+    }
+}
+
 /// The builders of one slot: `value`, and `typed_value` when typed.
 #[derive(Debug)]
 pub(crate) struct SlotBuilder {
     schema: ShreddingSchema,
-    value: BinaryBuilder,
+    value: ValueBuilder,
     typed: Option<TypedBuilder>,
 }
 
@@ -374,7 +407,7 @@ impl SlotBuilder {
         let typed = TypedBuilder::new(schema);
         SlotBuilder {
             schema: schema.clone(),
-            value: BinaryBuilder::new(),
+            value: ValueBuilder::default(),
             typed,
         }
     }
@@ -502,7 +535,7 @@ impl SlotBuilder {
 impl ObjectBuilder {
     /// Shreds an object: schema fields into their slots, the others into a
     /// residual object in `value` (null when there are none).
-    fn append_object(&mut self, o: &ObjectRef<'_>, policy: ShredPolicy, value: &mut BinaryBuilder) {
+    fn append_object(&mut self, o: &ObjectRef<'_>, policy: ShredPolicy, value: &mut ValueBuilder) {
         self.validity.append_non_null();
         // Both sides are sorted by name: walk them together.
         let mut shredded = 0usize;
@@ -556,7 +589,7 @@ impl ObjectBuilder {
     fn append_json_object(
         &mut self,
         ctx: &mut JsonContext<'_, '_>,
-        value: &mut BinaryBuilder,
+        value: &mut ValueBuilder,
         depth: usize,
     ) -> Result<()> {
         self.validity.append_non_null();
