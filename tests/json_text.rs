@@ -147,6 +147,29 @@ fn invalid_utf8_in_string_is_an_error_at_its_byte() {
 }
 
 #[test]
+fn invalid_utf8_after_valid_strings_is_an_error_at_its_byte() {
+    // Strings before it, with and without multi-byte characters, come
+    // from the line's valid prefix; the bad one is still found, in a value
+    // or in a key.
+    for (text, byte) in [
+        (&b"{\"\xC3\xA9\": \"ok\", \"k\": \"a\xFFb\"}"[..], 20),
+        (&b"{\"a\": \"\xE2\x82\xAC\", \"b\xC3\": 1}"[..], 15),
+    ] {
+        let err = json_to_variant(text).unwrap_err();
+        assert!(err.message().contains("invalid UTF-8"), "{err}");
+        assert_eq!(
+            err.position(),
+            Some(Position::Json {
+                line: 1,
+                column: byte as u64 + 1,
+                byte: byte as u64
+            }),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn depth_limit_is_128_by_default_and_configurable() {
     let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
     assert!(json_to_variant(nested(128).as_bytes()).is_ok());
