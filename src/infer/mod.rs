@@ -223,6 +223,7 @@
 //!   ignored.
 
 mod default;
+mod encodings;
 mod spark;
 mod spark_type;
 mod stats;
