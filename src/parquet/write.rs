@@ -384,8 +384,8 @@ fn variant_values(leaves: &[LeafSize], columns: &[ColumnSpec]) -> Option<TypedVa
 /// `first` (if it has rows and its leaves match the schema's):
 /// the leaves in `priced` as inference priced them; of the others, those
 /// whose sampled values are [mostly distinct](mostly_distinct): deltas
-/// (integers) or plain values, Variant `value` leaves plain, as are those
-/// whose sampled values are all null. A Variant's
+/// (integers) or plain values, Variant `value` leaves plain; and Variant
+/// `value` leaves whose sampled values are all null, plain. A Variant's
 /// `metadata` keeps its dictionary: rows share their names. Booleans are
 /// never dictionary-encoded.
 fn leaf_encodings(
