@@ -333,11 +333,12 @@ impl ValueBuilder {
     }
 
     fn append_value(&mut self, value: &[u8]) {
-        self.append_nulls();
+        self.flush_nulls();
         self.bytes.append_value(value);
     }
 
-    fn append_nulls(&mut self) {
+    /// Appends the nulls counted so far.
+    fn flush_nulls(&mut self) {
         if self.nulls > 0 {
             self.bytes.append_nulls(self.nulls);
             self.nulls = 0;
@@ -345,7 +346,7 @@ impl ValueBuilder {
     }
 
     fn finish(&mut self) -> BinaryArray {
-        self.append_nulls();
+        self.flush_nulls();
         self.bytes.finish()
     }
 }
