@@ -411,29 +411,24 @@ fn leaf_encodings(
         let mut sample = samples.get(i);
         let encoding = match priced.iter().find(|(path, _)| path == column.path()) {
             Some((_, encoding)) => *encoding,
-            // Residuals with no values in their sample (of fields always
-            // typed): an empty dictionary page costs 21 bytes under zstd,
-            // 504 bytes (0.4%) of the earthquakes set. Values that come
-            // later are Variant bytes, which zstd packs well plain.
-            None if in_variant(descriptor, i)
-                && column.name() == "value"
-                && sample.is_some_and(|s| !s.is_empty() && s.null_count() == s.len()) =>
-            {
-                sample = None;
-                LeafEncoding::Plain
-            }
             None => {
                 let distinct = sample
                     .and_then(distinct_values)
                     .is_some_and(|(distinct, values)| mostly_distinct(distinct, values));
+                let no_values = sample.is_some_and(|s| !s.is_empty() && s.null_count() == s.len());
                 match (distinct, in_variant(descriptor, i), column.name()) {
-                    (false, _, _) | (true, true, "metadata") => LeafEncoding::Dictionary,
                     // Residuals of distinct values (whole rows, coordinate
                     // pairs): plain Variant bytes, not measured as deltas.
-                    (true, true, "value") => {
+                    // So are residuals with no values in their sample (of
+                    // fields always typed): an empty dictionary page costs
+                    // 21 bytes under zstd, 504 bytes (0.4%) of the
+                    // earthquakes set, and values that come later are
+                    // Variant bytes, which zstd packs well plain.
+                    (_, true, "value") if distinct || no_values => {
                         sample = None;
                         LeafEncoding::Plain
                     }
+                    (false, _, _) | (true, true, "metadata") => LeafEncoding::Dictionary,
                     (true, _, _) => LeafEncoding::Delta,
                 }
             }
