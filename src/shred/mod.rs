@@ -382,7 +382,9 @@ pub(crate) enum TypedBuilder {
 
 #[derive(Debug)]
 pub(crate) struct ObjectBuilder {
-    names: Vec<String>,
+    /// The fields' names, sorted as the schema lists them, and a table
+    /// to find each.
+    names: FieldTable,
     fields: Vec<SlotBuilder>,
     validity: NullBufferBuilder,
     /// Which fields the object being shredded had; reused.
@@ -390,8 +392,6 @@ pub(crate) struct ObjectBuilder {
     /// Each field's dictionary id, with the dictionary generation it is
     /// valid for: known names are not hashed again row after row.
     ids: Vec<(u64, u32)>,
-    /// The fields by name.
-    table: FieldTable,
 }
 
 /// An object's fields by name: an open-addressing table of field indices,
@@ -402,12 +402,14 @@ pub(crate) struct ObjectBuilder {
 /// rows, most of it comparing names.
 #[derive(Debug)]
 struct FieldTable {
-    /// Field indices, `u32::MAX` where empty; at most half are used.
+    names: Vec<String>,
+    /// Indices into `names`, `u32::MAX` where empty; at most half are
+    /// used.
     slots: Vec<u32>,
 }
 
 impl FieldTable {
-    fn new(names: &[String]) -> FieldTable {
+    fn new(names: Vec<String>) -> FieldTable {
         let mut slots = vec![u32::MAX; (2 * names.len()).next_power_of_two().max(8)];
         let mask = slots.len() - 1;
         for (i, name) in names.iter().enumerate() {
@@ -417,13 +419,12 @@ impl FieldTable {
             }
             slots[slot] = i as u32;
         }
-        FieldTable { slots }
+        FieldTable { names, slots }
     }
 
-    /// The index of field `key` among `names`, those the table was made
-    /// of.
+    /// The index of field `key`.
     #[inline]
-    fn find(&self, names: &[String], key: &str) -> Option<usize> {
+    fn find(&self, key: &str) -> Option<usize> {
         let mask = self.slots.len() - 1;
         let mut slot = signature(key) & mask;
         loop {
@@ -431,7 +432,7 @@ impl FieldTable {
             if i == u32::MAX {
                 return None;
             }
-            if names.get(i as usize).is_some_and(|name| name == key) {
+            if self.names.get(i as usize).is_some_and(|name| name == key) {
                 return Some(i as usize);
             }
             slot = (slot + 1) & mask;
@@ -595,7 +596,7 @@ impl ObjectBuilder {
         // Both sides are sorted by name: walk them together.
         let mut shredded = 0usize;
         let mut i = 0;
-        for (slot, name) in self.fields.iter_mut().zip(&self.names) {
+        for (slot, name) in self.fields.iter_mut().zip(&self.names.names) {
             while i < o.len() && o.field_name(i) < name.as_str() {
                 i += 1;
             }
@@ -612,15 +613,7 @@ impl ObjectBuilder {
         } else {
             let names = &self.names;
             let mut out = Vec::new();
-            write_object_without(
-                o,
-                |i| {
-                    names
-                        .binary_search_by(|n| n.as_str().cmp(o.field_name(i)))
-                        .is_ok()
-                },
-                &mut out,
-            );
+            write_object_without(o, |i| names.find(o.field_name(i)).is_some(), &mut out);
             value.append_value(&out);
         }
     }
@@ -637,7 +630,7 @@ impl ObjectBuilder {
         let mut residual_open = false;
         let mut key = ctx.reader.first_key()?;
         while let Some(k) = key {
-            match self.table.find(&self.names, k) {
+            match self.names.find(k) {
                 Some(i) => {
                     if self.seen[i] {
                         let message = format!("duplicate key {k:?} (a shredded field)");
@@ -725,10 +718,9 @@ impl TypedBuilder {
             S::String => Some(TypedBuilder::String(StringBuilder::new())),
             S::Uuid => Some(TypedBuilder::Uuid(FixedSizeBinaryBuilder::new(16))),
             S::Object(fields) => {
-                let names: Vec<String> = fields.iter().map(|(n, _)| n.clone()).collect();
+                let names = fields.iter().map(|(n, _)| n.clone()).collect();
                 Some(TypedBuilder::Object(ObjectBuilder {
-                    table: FieldTable::new(&names),
-                    names,
+                    names: FieldTable::new(names),
                     fields: fields.iter().map(|(_, f)| SlotBuilder::new(f)).collect(),
                     validity: NullBufferBuilder::new(0),
                     seen: vec![false; fields.len()],
@@ -959,12 +951,12 @@ mod tests {
             .to_vec();
         names.extend((0..40).map(|i| format!("field{i}")));
         names.sort();
-        let table = FieldTable::new(&names);
+        let table = FieldTable::new(names.clone());
         for (i, name) in names.iter().enumerate() {
-            assert_eq!(table.find(&names, name), Some(i), "{name:?}");
+            assert_eq!(table.find(name), Some(i), "{name:?}");
         }
         for missing in ["awb", "ax", "field40", "c", "a_long_namE"] {
-            assert_eq!(table.find(&names, missing), None, "{missing:?}");
+            assert_eq!(table.find(missing), None, "{missing:?}");
         }
     }
 }
