@@ -1310,9 +1310,21 @@ fn priced_lines(n: usize) -> String {
         .collect()
 }
 
+/// The typed leaf of top-level field `field` when `vshred infer --costs`
+/// writes the sample `text` with the layout inferred from it: as written,
+/// and as priced.
+fn costed_leaf(text: &str, field: &str) -> vshred::encode::LeafCost {
+    let costs =
+        vshred::encode::layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
+    costs
+        .leaves
+        .into_iter()
+        .find(|leaf| leaf.written.path == ["v", "typed_value", field, "typed_value"])
+        .unwrap_or_else(|| panic!("{field} is not shredded"))
+}
+
 #[test]
 fn a_leaf_is_priced_on_its_exact_share_of_distinct_values_either_side_of_the_line() {
-    use vshred::encode::layout_costs;
     use vshred::infer::LeafEncoding;
     let rows = 1_700;
     // Titles: the first `distinct` rows each their own, then repeats.
@@ -1327,12 +1339,7 @@ fn a_leaf_is_priced_on_its_exact_share_of_distinct_values_either_side_of_the_lin
                 )
             })
             .collect();
-        let costs = layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
-        let title = costs
-            .leaves
-            .iter()
-            .find(|leaf| leaf.written.path == ["v", "typed_value", "title", "typed_value"])
-            .expect("title is shredded");
+        let title = costed_leaf(&text, "title");
         let encoding = title.estimate.as_ref().expect("priced").encoding;
         assert_eq!(
             encoding == LeafEncoding::Dictionary,
@@ -1419,7 +1426,6 @@ fn the_cost_model_prices_the_encodings_the_writer_uses_and_their_bytes() {
 
 #[test]
 fn strings_priced_as_deltas_that_compress_smaller_plain_are_priced_and_written_plain() {
-    use vshred::encode::layout_costs;
     use vshred::infer::LeafEncoding;
     // Event URLs, each network's ids descending, the networks
     // interleaved: deltas share only the prefix before the id, plain
@@ -1438,12 +1444,7 @@ fn strings_priced_as_deltas_that_compress_smaller_plain_are_priced_and_written_p
             )
         })
         .collect();
-    let costs = layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
-    let detail = costs
-        .leaves
-        .iter()
-        .find(|leaf| leaf.written.path == ["v", "typed_value", "detail", "typed_value"])
-        .expect("detail is shredded");
+    let detail = costed_leaf(&text, "detail");
     let estimate = detail.estimate.as_ref().expect("priced");
     assert_eq!(detail.written.encodings, ["PLAIN", "RLE"]);
     assert_eq!(estimate.encoding, LeafEncoding::Plain);
@@ -1457,7 +1458,6 @@ fn strings_priced_as_deltas_that_compress_smaller_plain_are_priced_and_written_p
 
 #[test]
 fn dictionary_indices_in_runs_are_priced_as_runs() {
-    use vshred::encode::layout_costs;
     use vshred::infer::LeafEncoding;
     // Rows clustered by release, as registries list a package's versions:
     // 100 values in runs of 30, whose indices the RLE/bit-packing hybrid
@@ -1465,12 +1465,7 @@ fn dictionary_indices_in_runs_are_priced_as_runs() {
     let text: String = (0..3000)
         .map(|i| format!("{{\"release\": \"r{}\", \"n\": {}}}\n", i / 30, i % 7))
         .collect();
-    let costs = layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
-    let release = costs
-        .leaves
-        .iter()
-        .find(|leaf| leaf.written.path == ["v", "typed_value", "release", "typed_value"])
-        .expect("release is shredded");
+    let release = costed_leaf(&text, "release");
     let estimate = release.estimate.as_ref().expect("priced");
     assert_eq!(estimate.encoding, LeafEncoding::Dictionary);
     let written = release.written.uncompressed as f64;
@@ -1483,7 +1478,6 @@ fn dictionary_indices_in_runs_are_priced_as_runs() {
 
 #[test]
 fn definition_levels_of_a_field_present_in_runs_of_rows_are_priced_as_runs() {
-    use vshred::encode::layout_costs;
     // A field in a third of the rows, in blocks of 200 (one package's
     // versions in a registry dump, say): its levels are a few runs, not a
     // bit or two per row.
@@ -1496,12 +1490,7 @@ fn definition_levels_of_a_field_present_in_runs_of_rows_are_priced_as_runs() {
             }
         })
         .collect();
-    let costs = layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
-    let beta = costs
-        .leaves
-        .iter()
-        .find(|leaf| leaf.written.path == ["v", "typed_value", "beta", "typed_value"])
-        .expect("beta is shredded");
+    let beta = costed_leaf(&text, "beta");
     let estimate = beta.estimate.as_ref().expect("priced").bytes;
     // Page and dictionary headers, which the model counts apart, are
     // about 60 bytes of the written ones.
