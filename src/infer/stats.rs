@@ -105,9 +105,10 @@ impl Class {
 /// The distinct values seen: counted exactly, by their hashes, while
 /// there are at most [`EXACT_DISTINCT`] (always, for a field outside
 /// arrays in a default sample of 4096 rows), then by a HyperLogLog sketch
-/// of 1024 one-byte registers, about 3% error. Exact where the 90% line decides a leaf's encoding:
-/// earthquakes' `title`, 90.3% distinct, was 89% by the sketch alone and
-/// took a dictionary 9% larger than its deltas.
+/// of 1024 one-byte registers, about 3% error. Exact where the 90% line
+/// decides a leaf's encoding: earthquakes' `title`, 90.3% distinct, was
+/// 89% by the sketch alone and took a dictionary 9% larger than its
+/// deltas.
 #[derive(Clone, Debug)]
 pub(super) enum Distinct {
     /// The hashes, deduplicated whenever they reach twice the limit.
