@@ -10,10 +10,8 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, SchemaRef};
 
-use super::{
-    EncodeOptions, FieldPlan, MEASURED_BYTES, ShredMode, ShredSample, leaf_encodings, sample_size,
-    write_options,
-};
+use super::plan::{FieldPlan, MEASURED_BYTES, ShredSample, leaf_encodings};
+use super::{EncodeOptions, ShredMode, sample_size, write_options};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::LeafEstimate;
 use crate::output::{OpenOutput, Output};

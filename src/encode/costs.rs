@@ -11,10 +11,10 @@
 
 use std::io::{BufRead, Write};
 
-use super::{
-    EncodeOptions, LineTallies, Lines, RowEncoder, Source, leaf_encodings, plan_columns,
-    sample_size,
-};
+use super::lines::{LineTallies, Lines, Source};
+use super::plan::{leaf_encodings, plan_columns};
+use super::rows::RowEncoder;
+use super::{EncodeOptions, sample_size};
 use crate::error::Result;
 use crate::infer::LeafEstimate;
 use crate::parquet::{LeafSize, WriteOptions, encode_in_memory};

@@ -79,10 +79,11 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use super::{
-    EncodeOptions, FileLimit, LineCounts, LineTallies, Lines, RowEncoder, Source, leaf_encodings,
-    plan_columns, sample_size, write_lines, write_options,
-};
+use super::lines::{LineTallies, Lines, Source};
+use super::pipeline::{FileLimit, write_lines};
+use super::plan::{leaf_encodings, plan_columns};
+use super::rows::RowEncoder;
+use super::{EncodeOptions, LineCounts, sample_size, write_options};
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{DatasetFiles, Output};
 use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, encode_in_memory};

@@ -10,9 +10,10 @@ use std::sync::Arc;
 use arrow::array::RecordBatch;
 use arrow::datatypes::{Schema, SchemaRef};
 
-use super::{
-    EncodeOptions, LineTallies, Lines, RowEncoder, ShredMode, Source, plan_columns, sample_size,
-};
+use super::lines::{LineTallies, Lines, Source};
+use super::plan::plan_columns;
+use super::rows::RowEncoder;
+use super::{EncodeOptions, ShredMode, sample_size};
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::ColumnSpec;
 

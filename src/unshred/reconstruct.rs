@@ -363,7 +363,7 @@ impl Sink for VariantBuilder {
     }
 }
 
-/// Compact JSON text, as [`write_json`] renders values.
+/// Compact JSON text, as [`write_json`](crate::json::write_json) renders values.
 pub(super) struct JsonSink<'o> {
     pub(super) out: &'o mut Vec<u8>,
     pub(super) writer: &'o mut JsonWriter,

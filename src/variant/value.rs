@@ -1,5 +1,5 @@
 //! The value: a zero-copy, validated view ([`VariantRef`], [`ObjectRef`],
-//! [`ArrayRef`]); decoding is in [`decode`](super::decode), validation in
+//! [`ArrayRef`]); decoding is in [`decode`](mod@super::decode), validation in
 //! [`validate`](super::validate).
 
 use std::convert::Infallible;

@@ -1,0 +1,276 @@
+//! JSON Lines read a batch at a time into one buffer, each line with where
+//! it came from (row, line number, byte offset), and the tallies of bad
+//! lines skipped or refused.
+
+use std::collections::VecDeque;
+use std::io::BufRead;
+
+use super::LineCounts;
+use crate::error::{Error, ErrorKind, Result};
+use crate::json::UTF8_BOM;
+
+/// A line held in [`Lines`].
+#[derive(Clone, Copy)]
+pub(super) struct Line {
+    /// Index among the non-blank lines, from 0.
+    pub(super) row: u64,
+    /// Line number in the input, from 1.
+    pub(super) number: u64,
+    /// Byte offset of the line in the input.
+    pub(super) offset: u64,
+    pub(super) start: usize,
+    pub(super) end: usize,
+}
+
+/// A batch of lines in one buffer, with where each came from.
+#[derive(Default)]
+pub(super) struct Lines {
+    pub(super) text: Vec<u8>,
+    /// Each non-blank line in `text`: where it is in the input.
+    pub(super) lines: Vec<Line>,
+}
+
+impl Lines {
+    pub(super) fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Moves the first `n` lines of `from` to the end of these.
+    fn move_front(&mut self, from: &mut Lines, n: usize) {
+        for line in from.lines.drain(..n) {
+            let start = self.text.len();
+            self.text
+                .extend_from_slice(&from.text[line.start..line.end]);
+            self.lines.push(Line {
+                start,
+                end: self.text.len(),
+                ..line
+            });
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.text.clear();
+        self.lines.clear();
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (Line, &[u8])> + '_ {
+        self.lines.iter().map(|&l| (l, &self.text[l.start..l.end]))
+    }
+}
+
+/// The lines of the input still to be written: those read past the end of
+/// the last file (with a byte limit), then the reader's.
+pub(super) struct Source<'r> {
+    reader: LineReader<'r>,
+    /// Batches read and not written, in input order.
+    pending: VecDeque<Lines>,
+}
+
+impl<'r> Source<'r> {
+    pub(super) fn new(input: &'r mut dyn BufRead) -> Source<'r> {
+        Source {
+            reader: LineReader::new(input),
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Adds up to `n` more lines to `lines`, the pending ones first.
+    pub(super) fn fill(&mut self, lines: &mut Lines, n: usize) -> Result<()> {
+        let target = lines.len() + n;
+        while lines.len() < target
+            && let Some(front) = self.pending.front_mut()
+        {
+            let moved = (target - lines.len()).min(front.len());
+            lines.move_front(front, moved);
+            if front.is_empty() {
+                self.pending.pop_front();
+            }
+        }
+        self.reader.fill(lines, target - lines.len())
+    }
+
+    /// Puts batches read past the end of a file back, before the pending
+    /// ones.
+    pub(super) fn put_back(&mut self, batches: VecDeque<Lines>) {
+        for batch in batches.into_iter().rev() {
+            self.pending.push_front(batch);
+        }
+    }
+
+    /// Input bytes read so far.
+    pub(super) fn consumed(&self) -> u64 {
+        self.reader.consumed()
+    }
+}
+
+/// Reads the input into [`Lines`], counting lines and bytes.
+struct LineReader<'r> {
+    input: &'r mut dyn BufRead,
+    line_no: u64,
+    /// Non-blank lines read.
+    rows: u64,
+    consumed: u64,
+}
+
+impl<'r> LineReader<'r> {
+    fn new(input: &'r mut dyn BufRead) -> LineReader<'r> {
+        LineReader {
+            input,
+            line_no: 0,
+            rows: 0,
+            consumed: 0,
+        }
+    }
+
+    /// Reads up to `n` more non-blank lines into `batch`.
+    fn fill(&mut self, batch: &mut Lines, n: usize) -> Result<()> {
+        let target = batch.lines.len() + n;
+        while batch.lines.len() < target {
+            let start = batch.text.len();
+            let read = self
+                .input
+                .read_until(b'\n', &mut batch.text)
+                .map_err(|e| Error::new(ErrorKind::Io, format!("reading input: {e}")))?;
+            if read == 0 {
+                break;
+            }
+            let mut offset = self.consumed;
+            self.consumed += read as u64;
+            self.line_no += 1;
+            let mut start = start;
+            // A byte order mark at the start of the input is not JSON;
+            // offsets still count it.
+            if offset == 0 && batch.text[start..].starts_with(UTF8_BOM) {
+                start += UTF8_BOM.len();
+                offset += UTF8_BOM.len() as u64;
+            }
+            let mut end = batch.text.len();
+            while end > start && matches!(batch.text[end - 1], b'\n' | b'\r') {
+                end -= 1;
+            }
+            if batch.text[start..end].iter().all(u8::is_ascii_whitespace) {
+                batch.text.truncate(batch.text.len() - read);
+                continue;
+            }
+            self.rows += 1;
+            batch.lines.push(Line {
+                row: self.rows - 1,
+                number: self.line_no,
+                offset,
+                start,
+                end,
+            });
+        }
+        Ok(())
+    }
+
+    fn consumed(&self) -> u64 {
+        self.consumed
+    }
+}
+
+/// What the lines of a run came to: bad lines (counted and skipped, or
+/// the first turned into the error) and lines with inexact numbers.
+pub(super) struct LineTallies {
+    pub(super) skip: bool,
+    bad: u64,
+    /// The earliest bad line counted: its number and error.
+    first_bad: Option<(u64, String)>,
+    /// Bad lines of the sample, which is read again when encoding.
+    pub(super) sampled: Vec<u64>,
+    /// Numbers stored as inexact doubles.
+    inexact: u64,
+    /// The earliest line with one.
+    first_inexact: Option<u64>,
+}
+
+impl LineTallies {
+    pub(super) fn new(skip: bool) -> LineTallies {
+        LineTallies {
+            skip,
+            bad: 0,
+            first_bad: None,
+            sampled: Vec::new(),
+            inexact: 0,
+            first_inexact: None,
+        }
+    }
+
+    /// A tally for an encoding thread or a batch: nothing counted yet,
+    /// the same sample lines known.
+    pub(super) fn for_worker(&self) -> LineTallies {
+        LineTallies {
+            sampled: self.sampled.clone(),
+            ..LineTallies::new(self.skip)
+        }
+    }
+
+    /// What was counted, for a report.
+    pub(super) fn counts(&self) -> LineCounts {
+        LineCounts {
+            bad_lines: self.bad,
+            first_bad_line: self.first_bad.as_ref().map(|(_, e)| e.clone()),
+            inexact_numbers: self.inexact,
+            first_inexact_line: self.first_inexact,
+        }
+    }
+
+    /// Adds what an encoding thread counted.
+    pub(super) fn merge(&mut self, other: LineTallies) {
+        self.bad += other.bad;
+        if let Some(first) = other.first_bad
+            && self.first_bad.as_ref().is_none_or(|f| first.0 < f.0)
+        {
+            self.first_bad = Some(first);
+        }
+        self.add_inexact(other.inexact, other.first_inexact);
+    }
+
+    /// Counts `count` inexact numbers, the first at line `first`.
+    pub(super) fn add_inexact(&mut self, count: u64, first: Option<u64>) {
+        self.inexact += count;
+        if let Some(line) = first {
+            self.first_inexact = Some(self.first_inexact.map_or(line, |f| f.min(line)));
+        }
+    }
+
+    /// Records a bad line of the sample.
+    pub(super) fn record_sample(&mut self, line: Line, text: &[u8], e: Error) -> Result<()> {
+        self.record(line, text, e)?;
+        self.sampled.push(line.number);
+        Ok(())
+    }
+
+    /// Records a bad line: an error unless skipping. Lines are recorded
+    /// once, though the sample lines are read twice.
+    pub(super) fn record(&mut self, line: Line, text: &[u8], e: Error) -> Result<()> {
+        let e = locate(e, line, text);
+        if !self.skip {
+            return Err(e);
+        }
+        if !self.sampled.contains(&line.number) {
+            self.bad += 1;
+            if self.first_bad.as_ref().is_none_or(|f| line.number < f.0) {
+                self.first_bad = Some((line.number, e.to_string()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Moves an error positioned within one line (`text`) to its place in the
+/// input.
+pub(super) fn locate(e: Error, line: Line, text: &[u8]) -> Error {
+    crate::json::JsonLine {
+        row: line.row,
+        line: line.number,
+        byte: line.offset,
+        text,
+    }
+    .locate(e)
+}
