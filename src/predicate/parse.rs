@@ -1,0 +1,407 @@
+//! The filter syntax (see [the module](super)) read by recursive descent:
+//! `or` of `and` of `not` of comparisons, parentheses and `in` lists; an
+//! error names the character where the text stops making sense.
+
+use super::{Comparison, Literal, Op, Operand, Predicate};
+use crate::error::{Error, ErrorKind, Result};
+use crate::json::json_to_variant;
+use crate::path::VariantPath;
+use crate::variant::VariantRef;
+
+impl Predicate {
+    /// Parses [the syntax](super).
+    pub fn parse(text: &str) -> Result<Predicate> {
+        let mut parser = Parser { text, pos: 0 };
+        let predicate = parser.or()?;
+        parser.skip_space();
+        if parser.pos < text.len() {
+            return Err(parser.error("expected 'and', 'or' or the end"));
+        }
+        Ok(predicate)
+    }
+}
+
+/// A recursive-descent parser over the filter text.
+struct Parser<'t> {
+    text: &'t str,
+    pos: usize,
+}
+
+impl<'t> Parser<'t> {
+    #[cold]
+    fn error(&self, message: &str) -> Error {
+        Error::new(
+            ErrorKind::Path,
+            format!(
+                "filter {:?} at character {}: {message}",
+                self.text,
+                self.pos + 1
+            ),
+        )
+    }
+
+    fn rest(&self) -> &'t str {
+        &self.text[self.pos..]
+    }
+
+    fn skip_space(&mut self) {
+        let rest = self.rest();
+        self.pos += rest.len() - rest.trim_start().len();
+    }
+
+    /// Consumes `word` (a keyword, case-insensitive, not followed by a
+    /// name character) or a symbol.
+    fn eat(&mut self, word: &str) -> bool {
+        self.skip_space();
+        let rest = self.rest();
+        let Some(head) = rest.get(..word.len()) else {
+            return false;
+        };
+        let keyword = word.bytes().all(|b| b.is_ascii_alphabetic());
+        let matched = if keyword {
+            head.eq_ignore_ascii_case(word)
+                && !rest[word.len()..].bytes().next().is_some_and(is_name_byte)
+        } else {
+            head == word
+        };
+        if matched {
+            self.pos += word.len();
+        }
+        matched
+    }
+
+    fn or(&mut self) -> Result<Predicate> {
+        let mut parts = vec![self.and()?];
+        while self.eat("or") || self.eat("||") {
+            parts.push(self.and()?);
+        }
+        Ok(flatten(parts, Predicate::Or))
+    }
+
+    fn and(&mut self) -> Result<Predicate> {
+        let mut parts = vec![self.unary()?];
+        while self.eat("and") || self.eat("&&") {
+            parts.push(self.unary()?);
+        }
+        Ok(flatten(parts, Predicate::And))
+    }
+
+    fn unary(&mut self) -> Result<Predicate> {
+        if self.eat("not") || self.eat("!") {
+            return Ok(Predicate::Not(Box::new(self.unary()?)));
+        }
+        if self.eat("(") {
+            let inner = self.or()?;
+            if !self.eat(")") {
+                return Err(self.error("expected ')'"));
+            }
+            return Ok(inner);
+        }
+        self.comparison()
+    }
+
+    fn comparison(&mut self) -> Result<Predicate> {
+        let operand = self.operand()?;
+        if self.eat("is") {
+            let negated = self.eat("not");
+            if !self.eat("null") {
+                return Err(self.error("expected 'null' after 'is'"));
+            }
+            let is_null = Predicate::IsNull(operand);
+            return Ok(if negated {
+                Predicate::Not(Box::new(is_null))
+            } else {
+                is_null
+            });
+        }
+        if self.eat("in") {
+            if !self.eat("(") {
+                return Err(self.error("expected '(' after 'in'"));
+            }
+            let mut parts = Vec::new();
+            loop {
+                let literal = self
+                    .literal()?
+                    .ok_or_else(|| self.error("null is never equal to a value: use 'is null'"))?;
+                parts.push(Predicate::Compare(Comparison {
+                    operand: operand.clone(),
+                    op: Op::Eq,
+                    literal,
+                }));
+                if self.eat(")") {
+                    break;
+                }
+                if !self.eat(",") {
+                    return Err(self.error("expected ',' or ')'"));
+                }
+            }
+            return Ok(flatten(parts, Predicate::Or));
+        }
+        let op = [
+            ("==", Op::Eq),
+            ("!=", Op::Ne),
+            ("<>", Op::Ne),
+            ("<=", Op::Le),
+            (">=", Op::Ge),
+            ("=", Op::Eq),
+            ("<", Op::Lt),
+            (">", Op::Gt),
+        ]
+        .into_iter()
+        .find(|(symbol, _)| self.eat(symbol))
+        .map(|(_, op)| op);
+        let Some(op) = op else {
+            // A bare operand: true when it is `true`.
+            self.skip_space();
+            if self.pos == self.text.len() || self.rest().starts_with(')') || self.at_keyword() {
+                return Ok(Predicate::Compare(Comparison {
+                    operand,
+                    op: Op::Eq,
+                    literal: Literal::Bool(true),
+                }));
+            }
+            return Err(self
+                .error("expected an operator: = == != <> < <= > >= in, 'is null', 'and' or 'or'"));
+        };
+        match self.literal()? {
+            Some(literal) => Ok(Predicate::Compare(Comparison {
+                operand,
+                op,
+                literal,
+            })),
+            None => match op {
+                Op::Eq => Ok(Predicate::IsNull(operand)),
+                Op::Ne => Ok(Predicate::Not(Box::new(Predicate::IsNull(operand)))),
+                _ => Err(self.error("null has no order: compare with a value, or use 'is null'")),
+            },
+        }
+    }
+
+    fn at_keyword(&self) -> bool {
+        let rest = self.rest();
+        ["and", "or"].iter().any(|k| {
+            rest.get(..k.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(k))
+                && !rest[k.len()..].bytes().next().is_some_and(is_name_byte)
+        }) || rest.starts_with("&&")
+            || rest.starts_with("||")
+    }
+
+    fn operand(&mut self) -> Result<Operand> {
+        self.skip_space();
+        let rest = self.rest();
+        if rest.starts_with('$') {
+            let (path, len) = VariantPath::parse_prefix(rest)?;
+            self.pos += len;
+            return Ok(Operand::Path(path));
+        }
+        if let Some(quoted) = rest.strip_prefix('`') {
+            let Some(end) = quoted.find('`') else {
+                return Err(self.error("unterminated `name`"));
+            };
+            self.pos += end + 2;
+            return Ok(Operand::Column(quoted[..end].to_string()));
+        }
+        let len = rest.bytes().take_while(|&b| is_name_byte(b)).count();
+        if len == 0 {
+            return Err(self.error("expected a path ($.a.b) or a column name"));
+        }
+        self.pos += len;
+        Ok(Operand::Column(rest[..len].to_string()))
+    }
+
+    /// A JSON scalar; `None` for `null`.
+    fn literal(&mut self) -> Result<Option<Literal>> {
+        self.skip_space();
+        let rest = self.rest();
+        let len = match rest.as_bytes().first() {
+            Some(b'"') => {
+                let mut escaped = false;
+                let end = rest[1..].char_indices().find(|&(_, c)| {
+                    let close = c == '"' && !escaped;
+                    escaped = c == '\\' && !escaped;
+                    close
+                });
+                match end {
+                    Some((i, _)) => i + 2,
+                    None => return Err(self.error("unterminated string")),
+                }
+            }
+            Some(_) => rest
+                .bytes()
+                .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.'))
+                .count(),
+            None => 0,
+        };
+        if len == 0 {
+            return Err(
+                self.error("expected a JSON literal: a number, a string, true, false or null")
+            );
+        }
+        let text = &rest[..len];
+        let (m, v) = json_to_variant(text.as_bytes()).map_err(|e| {
+            self.error(&format!("the literal {text} is not JSON ({})", e.message()))
+        })?;
+        let v = VariantRef::try_new(&m, &v)?;
+        let literal = if v.is_null() {
+            None
+        } else if let Some(d) = v.as_decimal() {
+            Some(Literal::Number(d))
+        } else if let Some(f) = v.as_f64() {
+            Some(Literal::Double(f))
+        } else if let Some(s) = v.as_str() {
+            Some(Literal::String(s.to_string()))
+        } else if let Some(b) = v.as_bool() {
+            Some(Literal::Bool(b))
+        } else {
+            return Err(self.error("the literal must be a number, a string, a boolean or null"));
+        };
+        self.pos += len;
+        Ok(literal)
+    }
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// One part as itself, several as `combine` of them.
+fn flatten(mut parts: Vec<Predicate>, combine: fn(Vec<Predicate>) -> Predicate) -> Predicate {
+    if parts.len() == 1 {
+        parts.pop().expect("one part")
+    } else {
+        combine(parts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::VariantDecimal;
+
+    fn path(p: &str) -> Operand {
+        Operand::Path(p.parse().unwrap())
+    }
+
+    fn cmp(operand: Operand, op: Op, literal: Literal) -> Predicate {
+        Predicate::Compare(Comparison {
+            operand,
+            op,
+            literal,
+        })
+    }
+
+    fn number(v: i64) -> Literal {
+        Literal::Number(VariantDecimal::from(v))
+    }
+
+    #[test]
+    fn display_is_the_syntax_it_parses_from() {
+        for text in [
+            r#"$.a.b >= 1.50 and (id < 3 or $.s == "x\"y") and not ($.t is null)"#,
+            "$.n in (1, 2, 3)",
+            "$.ok == true and $.d > 1e3",
+        ] {
+            let parsed: Predicate = text.parse().unwrap();
+            let shown = parsed.to_string();
+            assert_eq!(
+                shown.parse::<Predicate>().unwrap(),
+                parsed,
+                "{text} shown as {shown}"
+            );
+        }
+    }
+
+    #[test]
+    fn parses_operators_and_literals() {
+        for (text, op, literal) in [
+            ("$.a == 1", Op::Eq, number(1)),
+            (
+                "$.a=1.50",
+                Op::Eq,
+                Literal::Number(VariantDecimal::try_new(150, 2).unwrap()),
+            ),
+            ("$.a != \"x y\"", Op::Ne, Literal::String("x y".into())),
+            ("$.a <> \"a\\\"b\"", Op::Ne, Literal::String("a\"b".into())),
+            ("$.a <= 1e3", Op::Le, Literal::Double(1000.0)),
+            ("$.a>=true", Op::Ge, Literal::Bool(true)),
+            ("$.a < -2", Op::Lt, number(-2)),
+            ("$['b c'][0] > 0", Op::Gt, number(0)),
+        ] {
+            let Predicate::Compare(c) = Predicate::parse(text).unwrap() else {
+                panic!("{text}")
+            };
+            assert_eq!((c.op, c.literal), (op, literal), "{text}");
+        }
+    }
+
+    #[test]
+    fn and_binds_tighter_than_or_and_parentheses_group() {
+        let a = || cmp(path("$.a"), Op::Eq, number(1));
+        let b = || cmp(Operand::Column("id".into()), Op::Gt, number(2));
+        let c = || Predicate::IsNull(path("$.c"));
+        assert_eq!(
+            Predicate::parse("$.a == 1 or id > 2 and $.c is null").unwrap(),
+            Predicate::Or(vec![a(), Predicate::And(vec![b(), c()])])
+        );
+        assert_eq!(
+            Predicate::parse("($.a = 1 || id > 2) && $.c == null").unwrap(),
+            Predicate::And(vec![Predicate::Or(vec![a(), b()]), c()])
+        );
+        assert_eq!(
+            Predicate::parse("NOT $.a == 1 AND $.c IS NOT NULL").unwrap(),
+            Predicate::And(vec![
+                Predicate::Not(Box::new(a())),
+                Predicate::Not(Box::new(c()))
+            ])
+        );
+        assert_eq!(
+            Predicate::parse("id in (2, 3)").unwrap(),
+            Predicate::Or(vec![
+                cmp(Operand::Column("id".into()), Op::Eq, number(2)),
+                cmp(Operand::Column("id".into()), Op::Eq, number(3)),
+            ])
+        );
+        assert_eq!(
+            Predicate::parse("$.flag and not `odd name`").unwrap(),
+            Predicate::And(vec![
+                cmp(path("$.flag"), Op::Eq, Literal::Bool(true)),
+                Predicate::Not(Box::new(cmp(
+                    Operand::Column("odd name".into()),
+                    Op::Eq,
+                    Literal::Bool(true)
+                )))
+            ])
+        );
+    }
+
+    #[test]
+    fn names_are_columns_and_dollar_paths_are_in_the_variant() {
+        let Predicate::Compare(c) = Predicate::parse("id == 5").unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.operand, Operand::Column("id".into()));
+        let Predicate::Compare(c) = Predicate::parse("$.id == 5").unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.operand, path("$.id"));
+    }
+
+    #[test]
+    fn bad_predicates_say_why_and_where() {
+        for (text, message) in [
+            ("$.a 1", "at character 5: expected an operator"),
+            ("$.a == x", "the literal x is not JSON"),
+            ("$.a == [1]", "expected a JSON literal"),
+            ("$. == 1", "expected a field name"),
+            ("$.a < null", "null has no order"),
+            ("$.a in (1, null)", "use 'is null'"),
+            ("($.a == 1", "expected ')'"),
+            ("$.a == 1 $.b == 2", "expected 'and', 'or' or the end"),
+            ("$.a is 3", "expected 'null' after 'is'"),
+        ] {
+            let err = Predicate::parse(text).unwrap_err();
+            assert!(err.to_string().contains(message), "{text}: {err}");
+        }
+    }
+}
