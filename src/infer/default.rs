@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use super::stats::{Class, ClassStats, Node, Stats};
+use super::stats::{Class, ClassStats, Node, Presence, Stats};
 use super::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, MOSTLY_DISTINCT, min_count};
 use crate::shred::ShreddingSchema;
 
@@ -47,6 +47,7 @@ pub(super) fn plan(stats: &Stats, options: &InferOptions) -> LayoutPlan {
         def: 1,
         rep: 0,
         list_starts: 0.0,
+        repetition: None,
         root: true,
     };
     let planned = |keep: Option<&HashSet<Path>>| {
@@ -98,7 +99,8 @@ struct Planned {
 }
 
 /// Where a slot's leaf columns sit in the Parquet schema.
-struct Slot {
+#[derive(Clone, Copy)]
+struct Slot<'s> {
     /// Level entries of the slot's leaves: one per row, or under a LIST one
     /// per element plus one per empty, null or missing list.
     entries: f64,
@@ -108,11 +110,14 @@ struct Slot {
     rep: u32,
     /// Under a LIST: the entries that start a new list.
     list_starts: f64,
+    /// Under one LIST: its repetition levels as the sample made them,
+    /// entry by entry.
+    repetition: Option<&'s Presence>,
     /// The column's root: its `value` column exists anyway.
     root: bool,
 }
 
-impl Slot {
+impl<'s> Slot<'s> {
     /// The bytes of a leaf's definition (and, under a LIST, repetition)
     /// levels when `present` of its entries are non-null.
     fn levels(&self, present: f64) -> f64 {
@@ -134,19 +139,22 @@ impl Slot {
     }
 
     /// The bytes of the levels of a typed leaf of `node` in this slot,
-    /// `present` of its entries typed: outside LISTs, from the runs the
-    /// node's rows made (missing, the Variant null, each class) in the
-    /// sample; under a LIST, as [`levels`](Self::levels) prices them.
+    /// `present` of its entries typed: outside LISTs and under one, from
+    /// the runs the node's entries made (missing, the Variant null, each
+    /// class) in the sample, and under one its list's repetition levels
+    /// too; under nested LISTs, as [`levels`](Self::levels) prices them.
     fn typed_levels(&self, node: &Node, present: f64) -> f64 {
-        if self.rep > 0 {
-            return self.levels(present);
+        let entries = self.entries as u64;
+        let def = || node.presence.bytes(entries, bits(self.def as f64 + 2.0));
+        match (self.rep, self.repetition) {
+            (0, _) => def(),
+            (1, Some(repetition)) => def() + repetition.bytes(entries, 1.0),
+            _ => self.levels(present),
         }
-        node.presence
-            .bytes(self.entries as u64, bits(self.def as f64 + 2.0))
     }
 
     /// The slot of a field of this slot's object.
-    fn field(&self) -> Slot {
+    fn field(&self) -> Slot<'s> {
         Slot {
             def: self.def + 1,
             root: false,
@@ -154,13 +162,14 @@ impl Slot {
         }
     }
 
-    /// The slot of the elements of this slot's array.
-    fn element(&self, elements: f64, nonempty: f64) -> Slot {
+    /// The slot of the elements of this slot's array `node`.
+    fn element(&self, node: &'s Node, elements: f64) -> Slot<'s> {
         Slot {
-            entries: elements + (self.entries - nonempty),
+            entries: elements + (self.entries - node.nonempty_arrays as f64),
             def: self.def + 2,
             rep: self.rep + 1,
             list_starts: self.entries,
+            repetition: (self.rep == 0).then_some(&node.list_starts),
             root: false,
         }
     }
@@ -363,7 +372,7 @@ impl Planner<'_> {
         leaves: &mut Vec<PricedLeaf>,
     ) -> Option<Planned> {
         let element = node.element.as_deref()?;
-        let element_slot = slot.element(element.count as f64, node.nonempty_arrays as f64);
+        let element_slot = slot.element(node, element.count as f64);
         let mut element_leaves = Vec::new();
         path.push(Step::Element);
         let planned = self.slot(element, &element_slot, path, &mut element_leaves);
@@ -665,6 +674,7 @@ mod tests {
             def: 2,
             rep: 0,
             list_starts: 0.0,
+            repetition: None,
             root: false,
         };
         assert_eq!(slot.levels(0.0), 0.0);

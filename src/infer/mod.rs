@@ -180,7 +180,10 @@
 //!   the sample's rows (its object missing, the field missing from it, the
 //!   Variant null, each class), as for dictionary indices; a field in
 //!   blocks of rows, as in a registry's versions of one package, costs a
-//!   few bytes per block.
+//!   few bytes per block. Under one LIST, so are a leaf's definition
+//!   levels, entry by entry of the list's level sequence (each element,
+//!   and one entry for a row without any), and the list's repetition
+//!   levels; under nested LISTs, the formula prices both.
 //! - **Fixed**: 300 bytes per leaf column (column chunk metadata, schema
 //!   element, page and dictionary headers, page index; measured 613 bytes
 //!   for a two-leaf field).

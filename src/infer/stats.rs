@@ -4,8 +4,8 @@
 //! Variant encoding, value ranges, the number of distinct values
 //! (counted by hashes, or past a limit by a sketch), what Parquet's
 //! encodings would make of them ([`super::encodings`]), and the runs of
-//! rows that have each slot outside arrays. Sampled values themselves are
-//! never kept.
+//! rows that have each slot outside arrays (and of entries, under one
+//! array). Sampled values themselves are never kept.
 
 use std::collections::HashMap;
 
@@ -200,7 +200,9 @@ pub(super) struct ClassStats {
     pub(super) runs: Runs,
 }
 
-/// A slot outside arrays, row by row: its object or an object above it
+/// A slot outside arrays, row by row, or under one array, entry by entry
+/// of that array's level sequence (each element, and one entry for a row
+/// without elements): its object or an object above it (or the array)
 /// missing, missing from its object, the Variant null, or the class of its
 /// value, whose runs its leaves' definition levels share
 /// (fields of a sorted or clustered input, such as a registry's versions
@@ -208,8 +210,8 @@ pub(super) struct ClassStats {
 /// hybrid stores as a count each).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Presence {
-    /// The rows accounted for.
-    rows: u64,
+    /// The entries accounted for.
+    entries: u64,
     levels: Runs,
 }
 
@@ -220,18 +222,20 @@ const MISSING_FROM_OBJECT: u64 = 1;
 const VARIANT_NULL: u64 = 2;
 
 impl Presence {
-    fn add(&mut self, row: u64, level: u64) {
+    /// Adds `level` at `entry`, after the entries left out before it,
+    /// which are missing.
+    fn add(&mut self, entry: u64, level: u64) {
         self.levels
-            .add_repeated(MISSING, row.saturating_sub(self.rows));
+            .add_repeated(MISSING, entry.saturating_sub(self.entries));
         self.levels.add(level);
-        self.rows = row + 1;
+        self.entries = entry + 1;
     }
 
-    /// The bytes of the levels of `rows` rows, `bits` bits each.
-    pub(super) fn bytes(&self, rows: u64, bits: f64) -> f64 {
+    /// The bytes of the levels of `entries` entries, `bits` bits each.
+    pub(super) fn bytes(&self, entries: u64, bits: f64) -> f64 {
         let mut levels = self.levels.clone();
-        levels.add_repeated(MISSING, rows.saturating_sub(self.rows));
-        levels.bytes(rows as f64, bits)
+        levels.add_repeated(MISSING, entries.saturating_sub(self.entries));
+        levels.bytes(entries as f64, bits)
     }
 }
 
@@ -379,8 +383,16 @@ pub(super) struct Node {
     pub(super) element: Option<Box<Node>>,
     /// Array occurrences that had at least one element.
     pub(super) nonempty_arrays: u64,
-    /// Outside arrays: the rows that had this slot, and its classes.
+    /// Outside arrays, or under one: the entries that had this slot, and
+    /// its classes.
     pub(super) presence: Presence,
+    /// An array outside arrays: its elements' repetition levels, 0 where a
+    /// list starts (a row without elements is one entry that starts one),
+    /// 1 after, entry by entry.
+    pub(super) list_starts: Presence,
+    /// An array outside arrays: the entries its rows made beyond one a
+    /// row (a list of `n` elements makes `n`).
+    extra_entries: u64,
 }
 
 impl Node {
@@ -440,28 +452,48 @@ impl Stats {
 
     pub(super) fn add(&mut self, v: &VariantRef<'_>) {
         self.rows += 1;
-        let row = Some(self.rows - 1);
-        record(&mut self.root, v, 0, 0, row, &mut self.limits);
+        let at = Position::Row(self.rows - 1);
+        record(&mut self.root, v, 0, 0, at, &mut self.limits);
     }
 }
 
-/// Records one occurrence `v` of slot `node` at nesting depth `depth`, in
-/// sample row `row` if outside arrays; the enclosing container spent
-/// `entry` bytes on it besides its value.
+/// Where an occurrence sits among its slot's level entries.
+#[derive(Clone, Copy)]
+enum Position {
+    /// Outside arrays: a sample row.
+    Row(u64),
+    /// Under one array: an entry of its level sequence.
+    InList(u64),
+    /// Under nested arrays, whose levels are not followed.
+    Deeper,
+}
+
+impl Position {
+    fn index(self) -> Option<u64> {
+        match self {
+            Position::Row(i) | Position::InList(i) => Some(i),
+            Position::Deeper => None,
+        }
+    }
+}
+
+/// Records one occurrence `v` of slot `node` at nesting depth `depth`, at
+/// `at`; the enclosing container spent `entry` bytes on it besides its
+/// value.
 fn record(
     node: &mut Node,
     v: &VariantRef<'_>,
     entry: usize,
     depth: usize,
-    row: Option<u64>,
+    at: Position,
     limits: &mut Limits,
 ) {
     node.count += 1;
     node.entry_bytes += entry as u64;
     let class = Class::of(v);
-    if let Some(row) = row {
+    if let Some(i) = at.index() {
         node.presence
-            .add(row, class.map_or(VARIANT_NULL, Class::level));
+            .add(i, class.map_or(VARIANT_NULL, Class::level));
     }
     let Some(class) = class else {
         node.nulls += 1;
@@ -485,15 +517,15 @@ fn record(
             let entry = width_for(max_id) as usize + width_for(data) as usize;
             for (name, value) in o.iter() {
                 if let Some(child) = child(node, name, limits) {
-                    record(child, &value, entry, depth + 1, row, limits);
+                    record(child, &value, entry, depth + 1, at, limits);
                 } else if node.key_overflow {
                     return;
                 }
             }
-            if let Some(row) = row {
+            if let Some(i) = at.index() {
                 for child in node.children.values_mut() {
-                    if child.presence.rows <= row {
-                        child.presence.add(row, MISSING_FROM_OBJECT);
+                    if child.presence.entries <= i {
+                        child.presence.add(i, MISSING_FROM_OBJECT);
                     }
                 }
             }
@@ -513,9 +545,26 @@ fn record(
                 };
                 limits.nodes_left = left;
             }
+            // The entries of the rows before this one: one a row, and the
+            // extra elements of their lists.
+            let first = match at {
+                Position::Row(row) => Some(row + node.extra_entries),
+                _ => None,
+            };
             let element = node.element.get_or_insert_with(Box::default);
-            for e in a.iter() {
-                record(element, &e, entry, depth + 1, None, limits);
+            for (i, e) in a.iter().enumerate() {
+                let at = match first {
+                    Some(first) => {
+                        let index = first + i as u64;
+                        node.list_starts.add(index, u64::from(i > 0));
+                        Position::InList(index)
+                    }
+                    None => Position::Deeper,
+                };
+                record(element, &e, entry, depth + 1, at, limits);
+            }
+            if first.is_some() {
+                node.extra_entries += (a.len() as u64).saturating_sub(1);
             }
         }
         scalar => stats.add_scalar(scalar),
