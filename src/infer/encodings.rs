@@ -118,10 +118,18 @@ pub(super) struct Runs {
     grouped: u8,
     runs: u64,
     run_values: u64,
+    /// The headers of the stretches of bit-packed groups between runs.
+    headers: u64,
+    /// The bit-packed groups of the open stretch; 0 after a run.
+    stretch: u8,
 }
 
 /// Values per bit-packed group of the RLE/bit-packing hybrid.
 const GROUP: u64 = 8;
+
+/// The most groups one bit-packed header counts (its count is a 1-byte
+/// varint in the parquet crate's encoder).
+const GROUPS_PER_HEADER: u8 = 63;
 
 impl Runs {
     pub(super) fn add(&mut self, hash: u64) {
@@ -141,9 +149,15 @@ impl Runs {
             if self.repeated == GROUP {
                 self.runs += 1;
                 self.run_values += GROUP;
+                self.stretch = 0;
             } else {
                 // A bit-packed group: a run may start only after it.
                 self.repeated = 0;
+                if self.stretch.is_multiple_of(GROUPS_PER_HEADER) {
+                    self.headers += 1;
+                    self.stretch = 0;
+                }
+                self.stretch += 1;
             }
         }
     }
@@ -159,10 +173,11 @@ impl Runs {
     }
 
     /// The bytes of `values` indices of `bits` bits each, these runs
-    /// among them.
+    /// among them: each run's count and index, the bit-packed groups and
+    /// the header of each stretch of them (of up to 63 groups).
     pub(super) fn bytes(&self, values: f64, bits: f64) -> f64 {
         let packed = (values - self.run_values as f64).max(0.0);
-        packed * bits / 8.0 + self.runs as f64 * (1.0 + (bits / 8.0).ceil())
+        packed * bits / 8.0 + self.runs as f64 * (1.0 + (bits / 8.0).ceil()) + self.headers as f64
     }
 }
 
@@ -182,8 +197,9 @@ mod tests {
             runs.add(9);
         }
         assert_eq!((runs.runs, runs.run_values), (1, 15));
-        // 8 values bit-packed at 2 bits, and a run of a count and an index.
-        assert_eq!(runs.bytes(23.0, 2.0), 2.0 + 2.0);
+        // 8 values bit-packed at 2 bits after their header, and a run of
+        // a count and an index.
+        assert_eq!(runs.bytes(23.0, 2.0), 1.0 + 2.0 + 2.0);
         // Ten equal values, three ending a group and seven after it, make
         // no run.
         let mut runs = Runs::default();
@@ -191,6 +207,22 @@ mod tests {
             runs.add(hash);
         }
         assert_eq!((runs.runs, runs.run_values), (0, 0));
+    }
+
+    #[test]
+    fn each_stretch_of_bit_packed_groups_has_a_header_of_up_to_63_groups() {
+        let mut runs = Runs::default();
+        // 64 groups of alternating indices: two stretches (63 groups and 1).
+        for i in 0..64 * 8 {
+            runs.add(i % 2 + 1);
+        }
+        assert_eq!(runs.bytes(512.0, 1.0), 2.0 + 64.0);
+        // A run between two groups: each group a stretch of its own.
+        let mut runs = Runs::default();
+        for hash in (1..=8).chain([9; 16]).chain(1..=8) {
+            runs.add(hash);
+        }
+        assert_eq!((runs.runs, runs.headers), (1, 2));
     }
 
     #[test]
