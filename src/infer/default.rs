@@ -169,7 +169,7 @@ impl<'s> Slot<'s> {
             def: self.def + 2,
             rep: self.rep + 1,
             list_starts: self.entries,
-            repetition: (self.rep == 0).then_some(&node.list_starts),
+            repetition: (self.rep == 0).then_some(&node.repetition),
             root: false,
         }
     }

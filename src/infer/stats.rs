@@ -389,7 +389,7 @@ pub(super) struct Node {
     /// An array outside arrays: its elements' repetition levels, 0 where a
     /// list starts (a row without elements is one entry that starts one),
     /// 1 after, entry by entry.
-    pub(super) list_starts: Presence,
+    pub(super) repetition: Presence,
     /// An array outside arrays: the entries its rows made beyond one a
     /// row (a list of `n` elements makes `n`).
     extra_entries: u64,
@@ -556,7 +556,7 @@ fn record(
                 let at = match first {
                     Some(first) => {
                         let index = first + i as u64;
-                        node.list_starts.add(index, u64::from(i > 0));
+                        node.repetition.add(index, u64::from(i > 0));
                         Position::InList(index)
                     }
                     None => Position::Deeper,
