@@ -55,7 +55,7 @@ pub(super) fn write_lines(
 ) -> Result<WriteSummary> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let schema = writer.schema().clone();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::parquet::cores();
     let batch_rows = options.batch_rows.max(1);
     let mut rows_left = limit.rows.map(|r| r.saturating_sub(first.len() as u64));
     let skip = tallies.skip;

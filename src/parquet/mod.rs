@@ -8,6 +8,7 @@
 
 mod arrow_hint;
 mod file;
+mod parallel_writer;
 mod plan;
 mod projection;
 mod read;
@@ -15,6 +16,15 @@ mod scan;
 mod schema;
 mod shared_file;
 mod write;
+
+/// The cores this process may use, asked of the system once: asking is
+/// not free (it reads the cgroup's CPU quota), and a library user may
+/// read or write many files one by one.
+pub(crate) fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES
+        .get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get))
+}
 
 pub use file::{Footer, Layouts, LeafSize, ParquetFile, TypedValues};
 pub use plan::{Decision, ReadStats, RowGroupPlan, ScanPlan, SkipReason};

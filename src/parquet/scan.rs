@@ -49,17 +49,7 @@ impl ScanOptions {
     /// The worker threads for `tasks` tasks: the setting, or one per core,
     /// and no more than there are tasks.
     pub(crate) fn workers(&self, tasks: usize) -> usize {
-        // Asking the system is not free (it reads the cgroup's CPU quota),
-        // and a library user may scan many files one by one.
-        static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-        let threads = self.threads.map_or_else(
-            || {
-                *CORES.get_or_init(|| {
-                    std::thread::available_parallelism().map_or(1, NonZeroUsize::get)
-                })
-            },
-            NonZeroUsize::get,
-        );
+        let threads = self.threads.map_or_else(super::cores, NonZeroUsize::get);
         threads.clamp(1, tasks.max(1))
     }
 

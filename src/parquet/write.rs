@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::infer::{DICTIONARY_PAGE_LIMIT, LeafEncoding, MOSTLY_DISTINCT};
 use crate::output::{Completion, OpenOutput, Output};
 use crate::parquet::file::{LeafSize, TypedValues, leaf_sizes};
+use crate::parquet::parallel_writer::ParallelWriter;
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
 use crate::shred::ShreddingSchema;
 
@@ -247,7 +248,7 @@ enum Writer {
         out: Out,
         layout: FileLayout,
     },
-    Open(ArrowWriter<Out>),
+    Open(ParallelWriter<Out>),
     /// Creating the Arrow writer failed (or is under way).
     Failed,
 }
@@ -255,7 +256,7 @@ enum Writer {
 impl Writer {
     /// The Arrow writer, created if pending with the dictionaries `first`
     /// (the first batch, if any) calls for.
-    fn open(&mut self, first: Option<&RecordBatch>) -> Result<&mut ArrowWriter<Out>> {
+    fn open(&mut self, first: Option<&RecordBatch>) -> Result<&mut ParallelWriter<Out>> {
         // Left `Failed` if creating the writer fails.
         *self = match std::mem::replace(self, Writer::Failed) {
             Writer::Pending { out, layout } => Writer::Open(arrow_writer(out, layout, first)?),
@@ -278,7 +279,7 @@ fn arrow_writer<W: std::io::Write + Send>(
     out: W,
     layout: FileLayout,
     first: Option<&RecordBatch>,
-) -> Result<ArrowWriter<W>> {
+) -> Result<ParallelWriter<W>> {
     let FileLayout {
         schema,
         descriptor,
@@ -318,12 +319,13 @@ fn arrow_writer<W: std::io::Write + Send>(
         }
         properties = properties.set_column_dictionary_enabled(leaf, false);
     }
-    ArrowWriter::try_new_with_options(
+    ParallelWriter::try_new(
         out,
         schema,
         ArrowWriterOptions::new()
             .with_properties(properties.build())
             .with_parquet_schema(descriptor),
+        super::cores(),
     )
     .map_err(|e| Error::parquet("creating the Parquet writer", e))
 }
