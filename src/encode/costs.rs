@@ -65,7 +65,9 @@ pub fn layout_costs(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<
     Source::new(input).fill(&mut sample, sample_size(options))?;
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let plan = plan_columns(&sample, options, &mut tallies)?;
-    let arrays = RowEncoder::new(&plan.columns, options).encode_batch(&sample, &mut tallies)?;
+    let names = RowEncoder::starting_names(&sample, &plan.columns, options);
+    let arrays =
+        RowEncoder::new(&plan.columns, options, &names).encode_batch(&sample, &mut tallies)?;
     let rows = arrays.first().map_or(0, |a| a.len());
     let write = WriteOptions {
         row_group_rows: usize::MAX,

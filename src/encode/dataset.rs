@@ -82,7 +82,7 @@ use std::path::{Path, PathBuf};
 use super::lines::{LineTallies, Lines, Source};
 use super::pipeline::{FileLimit, write_lines};
 use super::plan::{leaf_encodings, plan_columns};
-use super::rows::RowEncoder;
+use super::rows::{RowEncoder, StartingNames};
 use super::{EncodeOptions, LineCounts, sample_size, write_options};
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{DatasetFiles, Output};
@@ -373,7 +373,7 @@ fn typed_share_on(
     tallies: &LineTallies,
     options: &EncodeOptions,
 ) -> Result<Option<f64>> {
-    let mut encoder = RowEncoder::new(columns, options);
+    let mut encoder = RowEncoder::new(columns, options, &StartingNames::default());
     for (line, text) in sample.iter() {
         if tallies.sampled.contains(&line.number) {
             continue;

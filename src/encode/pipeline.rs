@@ -56,6 +56,7 @@ pub(super) fn write_lines(
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let schema = writer.schema().clone();
     let threads = crate::parquet::cores();
+    let names = RowEncoder::starting_names(&first, columns, options);
     let batch_rows = options.batch_rows.max(1);
     let mut rows_left = limit.rows.map(|r| r.saturating_sub(first.len() as u64));
     let skip = tallies.skip;
@@ -93,7 +94,7 @@ pub(super) fn write_lines(
                 let (to_encoder, lines_in) = std::sync::mpsc::sync_channel::<Lines>(1);
                 let (encoded_out, from_encoder) =
                     std::sync::mpsc::sync_channel::<(Encoded, Lines)>(1);
-                let mut encoder = RowEncoder::new(columns, options);
+                let mut encoder = RowEncoder::new(columns, options, &names);
                 let worker = template.for_worker();
                 let schema = schema.clone();
                 let handle = scope.spawn(move || {

@@ -69,11 +69,12 @@ impl<'r> JsonRecords<'r> {
         let schema = Arc::new(Schema::new(
             columns.iter().map(ColumnSpec::field).collect::<Vec<_>>(),
         ));
+        let names = RowEncoder::starting_names(&sample, &columns, &options);
         Ok(JsonRecords {
             source,
             sample: Some(sample),
             lines: Lines::default(),
-            encoder: RowEncoder::new(&columns, &options),
+            encoder: RowEncoder::new(&columns, &options, &names),
             columns,
             schema,
             tallies: LineTallies::new(options.skip_bad_lines),

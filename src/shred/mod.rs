@@ -127,6 +127,9 @@ pub struct Shredder {
     parse_whole: bool,
     /// Numbers of JSON rows stored as inexact doubles.
     inexact_numbers: u64,
+    /// The names every batch's metadata dictionary starts with
+    /// ([`with_names`](Self::with_names)).
+    names: Arc<[String]>,
 }
 
 impl Shredder {
@@ -142,7 +145,50 @@ impl Shredder {
             parser: JsonParser::new(),
             parse_whole: false,
             inexact_numbers: 0,
+            names: Arc::from([]),
         }
+    }
+
+    /// Sets the names that the metadata of each batch (the rows until
+    /// [`finish`](Self::finish)) starts with, in this order, before the
+    /// names its rows bring. Residual values then refer to a name by the
+    /// same id in every batch, and a batch's bytes depend on its rows
+    /// alone: not on which batches the same shredder built before, which
+    /// differ with the number of threads sharing the batches out.
+    /// [`names`](Self::names) gives those of batches shredded already.
+    ///
+    /// ```
+    /// use arrow::array::AsArray;
+    /// use vshred::shred::{Shredder, ShreddingSchema};
+    ///
+    /// let schema = ShreddingSchema::Variant;
+    /// let mut first = Shredder::new(&schema);
+    /// first.append_json(br#"{"b":1,"a":2}"#)?;
+    /// let names = first.names();
+    /// assert_eq!(names, ["b", "a"]);
+    /// // The metadata of a batch of one row.
+    /// let metadata = |shredder: &mut Shredder, row: &[u8]| -> vshred::Result<Vec<u8>> {
+    ///     shredder.append_json(row)?;
+    ///     Ok(shredder.finish().column(0).as_binary::<i32>().value(0).to_vec())
+    /// };
+    /// let mut one = Shredder::new(&schema).with_names(names.clone());
+    /// let mut other = Shredder::new(&schema).with_names(names);
+    /// metadata(&mut other, br#"{"z":0}"#)?;
+    /// // Whatever batches came before, the same bytes.
+    /// assert_eq!(metadata(&mut one, br#"{"a":3}"#)?, metadata(&mut other, br#"{"a":3}"#)?);
+    /// # Ok::<(), vshred::Error>(())
+    /// ```
+    pub fn with_names(mut self, names: impl Into<Arc<[String]>>) -> Shredder {
+        self.names = names.into();
+        self.builder.start_batch(&self.names);
+        self
+    }
+
+    /// The names in the shredder's metadata dictionary now, in id order:
+    /// those of [`with_names`](Self::with_names), then those the rows of
+    /// the batch in progress brought.
+    pub fn names(&self) -> Vec<String> {
+        self.builder.names()
     }
 
     /// Sets which values may go into typed columns.
@@ -180,6 +226,7 @@ impl Shredder {
     /// ```
     pub fn with_duplicate_keys(mut self, policy: DuplicateKeys) -> Shredder {
         self.builder = VariantBuilder::new().with_duplicate_keys(policy);
+        self.builder.start_batch(&self.names);
         self.parse_whole = policy == DuplicateKeys::KeepLast;
         self
     }
@@ -287,13 +334,16 @@ impl Shredder {
 
     /// The column built so far, as a `StructArray` of `metadata`, `value`
     /// and `typed_value` (see [`ShreddingSchema::column_type`]); the
-    /// shredder is then empty and ready for the next batch.
+    /// shredder is then empty and ready for the next batch, whose metadata
+    /// dictionary starts again from the names of
+    /// [`with_names`](Self::with_names).
     pub fn finish(&mut self) -> StructArray {
         let DataType::Struct(fields) = self.root.schema.column_type() else {
             unreachable!("a column type is a struct")
         };
         let mut columns: Vec<ArrowArrayRef> = vec![Arc::new(self.metadata.finish())];
         columns.extend(self.root.finish());
+        self.builder.start_batch(&self.names);
         let nulls = self.rows.finish();
         StructArray::new(fields, columns, nulls)
     }

@@ -134,6 +134,25 @@ impl VariantBuilder {
         self.dict.start_row();
     }
 
+    /// Starts a batch of rows: clears everything, as [`reset`](Self::reset),
+    /// and enters `names` in the dictionary in this order, as if a row
+    /// had used them. Rows that [`start_row`](Self::start_row) then find
+    /// their names at the same ids in every batch that starts so, whatever
+    /// rows came before.
+    pub(crate) fn start_batch(&mut self, names: &[String]) {
+        self.reset();
+        for name in names {
+            self.dict.lookup_or_insert(name);
+        }
+    }
+
+    /// The dictionary's names, in id order.
+    pub(crate) fn names(&self) -> Vec<String> {
+        (0..self.dict.len() as u32)
+            .map(|id| self.dict.name(id).to_owned())
+            .collect()
+    }
+
     /// Changes whenever the dictionary is cleared: ids cached by a caller
     /// are valid while it stays the same.
     pub(crate) fn generation(&self) -> u64 {
