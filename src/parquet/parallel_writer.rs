@@ -37,7 +37,9 @@ const MIN_PARALLEL_ROWS: usize = 1024;
 
 /// Writes record batches into row groups of at most a set number of rows,
 /// like [`ArrowWriter`], encoding a batch's leaves on up to `threads`
-/// threads.
+/// threads. Of [`ArrowWriter`]'s ways to cut row groups it keeps the row
+/// limit alone: properties with a byte limit or content-defined chunking
+/// are refused.
 pub(super) struct ParallelWriter<W: Write + Send> {
     file: SerializedFileWriter<W>,
     factory: ArrowRowGroupWriterFactory,
@@ -66,8 +68,16 @@ impl<W: Write + Send> ParallelWriter<W> {
     ) -> Result<Self> {
         let writer = ArrowWriter::try_new_with_options(out, schema.clone(), options)?;
         let (file, factory) = writer.into_serialized_writer()?;
-        let max_rows = file
-            .properties()
+        // Row groups are cut by rows alone; vshred sets neither of these.
+        let properties = file.properties();
+        if properties.max_row_group_bytes().is_some()
+            || properties.content_defined_chunking().is_some()
+        {
+            return Err(ParquetError::NYI(
+                "a row group byte limit or content-defined chunking in the parallel writer".into(),
+            ));
+        }
+        let max_rows = properties
             .max_row_group_row_count()
             .unwrap_or(usize::MAX)
             .max(1);
@@ -296,6 +306,22 @@ mod tests {
             assert_eq!(metadata.num_row_groups(), 5); // 17,501 rows
             assert_eq!(writer.file.inner(), &expected, "{threads} threads");
         }
+    }
+
+    #[test]
+    fn a_row_group_byte_limit_it_would_not_keep_is_refused() {
+        let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+        let properties = WriterProperties::builder()
+            .set_max_row_group_bytes(Some(1 << 20))
+            .build();
+        let options = ArrowWriterOptions::new().with_properties(properties);
+        let error = ParallelWriter::try_new(Vec::new(), schema, options, 2)
+            .err()
+            .expect("refused");
+        assert!(
+            error.to_string().contains("row group byte limit"),
+            "{error}"
+        );
     }
 
     #[test]
