@@ -47,6 +47,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod hash;
 
 pub mod json;
 pub mod path;
