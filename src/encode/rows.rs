@@ -28,8 +28,9 @@ pub(super) struct RowEncoder {
     /// this builder first: a value appended to a column cannot be taken
     /// back when its key comes again.
     whole: Option<VariantBuilder>,
-    /// The names each batch's dictionaries start with.
-    names: StartingNames,
+    /// The names `whole` starts each batch with (each shredder keeps its
+    /// own).
+    whole_names: Arc<[String]>,
 }
 
 /// The names the Variant builders' dictionaries start each batch with
@@ -149,7 +150,7 @@ impl RowEncoder {
                 builder.start_batch(&names.whole);
                 builder
             }),
-            names: names.clone(),
+            whole_names: names.whole.clone(),
         }
     }
 
@@ -239,7 +240,7 @@ impl RowEncoder {
     /// The batch's columns; the builders start the next batch.
     pub(super) fn finish(&mut self) -> Vec<ArrayRef> {
         if let Some(whole) = &mut self.whole {
-            whole.start_batch(&self.names.whole);
+            whole.start_batch(&self.whole_names);
         }
         self.builders
             .iter_mut()

@@ -232,6 +232,7 @@ mod spark_type;
 mod stats;
 
 pub use spark_type::SparkType;
+pub(crate) use stats::Distinct;
 
 use crate::shred::{ShredPolicy, ShreddingSchema};
 use crate::variant::VariantRef;

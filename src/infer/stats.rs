@@ -110,7 +110,7 @@ impl Class {
 /// 89% by the sketch alone and took a dictionary 9% larger than its
 /// deltas.
 #[derive(Clone, Debug)]
-pub(super) enum Distinct {
+pub(crate) enum Distinct {
     /// The hashes, deduplicated whenever they reach twice the limit.
     Exact(Vec<u64>),
     Sketch(Box<[u8; SKETCH_REGISTERS]>),
@@ -126,7 +126,7 @@ impl Default for Distinct {
 const EXACT_DISTINCT: usize = 4096;
 
 impl Distinct {
-    fn insert(&mut self, hash: u64) {
+    pub(crate) fn insert(&mut self, hash: u64) {
         match self {
             Distinct::Exact(hashes) => {
                 hashes.push(hash);
@@ -147,7 +147,7 @@ impl Distinct {
     }
 
     /// The number of distinct values: exact, or the sketch's estimate.
-    pub(super) fn estimate(&self) -> f64 {
+    pub(crate) fn estimate(&self) -> f64 {
         let registers = match self {
             Distinct::Exact(hashes) => {
                 let mut distinct = hashes.clone();

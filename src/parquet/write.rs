@@ -18,7 +18,7 @@ use arrow::record_batch::RecordBatch;
 
 use crate::error::{Error, Result};
 use crate::hash::BytesHasher;
-use crate::infer::{DICTIONARY_PAGE_LIMIT, LeafEncoding, MOSTLY_DISTINCT};
+use crate::infer::{DICTIONARY_PAGE_LIMIT, Distinct, LeafEncoding, MOSTLY_DISTINCT};
 use crate::output::{Completion, OpenOutput, Output};
 use crate::parquet::file::{LeafSize, TypedValues, leaf_sizes};
 use crate::parquet::parallel_writer::ParallelWriter;
@@ -503,17 +503,21 @@ fn list_elements<O: OffsetSizeTrait>(list: &GenericListArray<O>) -> ArrayRef {
 /// The distinct non-null values of a leaf and its non-null values; `None`
 /// for booleans and types not compared here.
 fn distinct_values(leaf: &ArrayRef) -> Option<(usize, usize)> {
-    /// Counted by 64-bit hashes, sorted: residuals can be whole rows (250
-    /// countries' outlines, 3.3 MB), which std's SipHash took 3% of the
-    /// encode to hash. Two of a few thousand values share a hash with a
-    /// chance of about 10^-12, and the hasher's seed is drawn afresh.
+    /// Counted by 64-bit hashes, as the inferrer counts them (exactly, for
+    /// the [`DISTINCT_SAMPLE_VALUES`] at most given here): residuals can
+    /// be whole rows (250 countries' outlines, 3.3 MB), which std's
+    /// SipHash took 3% of the encode to hash. Two of a few thousand values
+    /// share a hash with a chance of about 10^-12, and the hasher's seed is
+    /// drawn afresh.
     fn count<'a>(values: impl Iterator<Item = &'a [u8]>) -> (usize, usize) {
         let hasher = BytesHasher::default();
-        let mut hashes: Vec<u64> = values.map(|v| hasher.hash(v)).collect();
-        let n = hashes.len();
-        hashes.sort_unstable();
-        hashes.dedup();
-        (hashes.len(), n)
+        let mut distinct = Distinct::default();
+        let mut n = 0;
+        for v in values {
+            distinct.insert(hasher.hash(v));
+            n += 1;
+        }
+        (distinct.estimate() as usize, n)
     }
     Some(match leaf.data_type() {
         DataType::Binary => count(leaf.as_binary::<i32>().iter().flatten()),
