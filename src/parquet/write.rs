@@ -459,18 +459,8 @@ fn leaf_encodings(
 /// 250 countries took 14% longer so.
 fn smaller_as_delta(sample: &ArrayRef, codec: ParquetCompression) -> bool {
     let pages = |encoding| -> Option<Vec<Page>> {
-        let field = Field::new("sample", sample.data_type().clone(), true);
-        let batch =
-            RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![sample.clone()]).ok()?;
-        let properties = WriterProperties::builder()
-            .set_compression(ParquetCompression::UNCOMPRESSED)
-            .set_dictionary_enabled(false)
-            .set_encoding(encoding)
-            .set_statistics_enabled(EnabledStatistics::None)
-            .build();
-        let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(properties)).ok()?;
-        writer.write(&batch).ok()?;
-        let file = SerializedFileReader::new(Bytes::from(writer.into_inner().ok()?)).ok()?;
+        let file = sample_file(sample, encoding, ParquetCompression::UNCOMPRESSED)?;
+        let file = SerializedFileReader::new(Bytes::from(file)).ok()?;
         let pages = file.get_row_group(0).ok()?.get_column_page_reader(0).ok()?;
         pages.collect::<::parquet::errors::Result<_>>().ok()
     };
@@ -485,6 +475,27 @@ fn smaller_as_delta(sample: &ArrayRef, codec: ParquetCompression) -> bool {
         (Some(delta), Some(plain)) => delta < plain,
         _ => false,
     }
+}
+
+/// `sample` written as a file of one column in `encoding`, without a
+/// dictionary or statistics.
+fn sample_file(
+    sample: &ArrayRef,
+    encoding: Encoding,
+    codec: ParquetCompression,
+) -> Option<Vec<u8>> {
+    let field = Field::new("sample", sample.data_type().clone(), true);
+    let batch =
+        RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![sample.clone()]).ok()?;
+    let properties = WriterProperties::builder()
+        .set_compression(codec)
+        .set_dictionary_enabled(false)
+        .set_encoding(encoding)
+        .set_statistics_enabled(EnabledStatistics::None)
+        .build();
+    let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(properties)).ok()?;
+    writer.write(&batch).ok()?;
+    writer.into_inner().ok()
 }
 
 /// Compresses pages as the parquet crate's codecs do, to measure them.
@@ -854,20 +865,7 @@ mod tests {
         // The reference: each encoding written by the parquet crate with
         // the codec, as the leaf will be.
         let compressed = |sample: &ArrayRef, codec, encoding| -> usize {
-            let field = Field::new("sample", sample.data_type().clone(), true);
-            let batch =
-                RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![sample.clone()])
-                    .unwrap();
-            let properties = WriterProperties::builder()
-                .set_compression(codec)
-                .set_dictionary_enabled(false)
-                .set_encoding(encoding)
-                .set_statistics_enabled(EnabledStatistics::None)
-                .build();
-            let mut writer =
-                ArrowWriter::try_new(Vec::new(), batch.schema(), Some(properties)).unwrap();
-            writer.write(&batch).unwrap();
-            writer.into_inner().unwrap().len()
+            sample_file(sample, encoding, codec).unwrap().len()
         };
         // Prefixes shared with the neighbours; hexadecimal hashes, whose
         // lengths alone deltas pack.
