@@ -236,8 +236,9 @@ impl BatchEncoder {
                 row += 1;
             }
         }
+        let options = &self.options;
         let shred_sample = |schema: &ShreddingSchema| -> Result<StructArray> {
-            let mut shredder = shredder(schema, &self.options);
+            let mut shredder = shredder(schema, options);
             for &(m, v) in &measured {
                 shredder.append_variant(m, v)?;
             }

@@ -88,8 +88,9 @@ impl<'a> MeasuredRows<'a> {
     }
 }
 
-/// Shreds the measured sample rows by a layout.
-pub(super) type ShredSample<'a> = dyn Fn(&ShreddingSchema) -> Result<StructArray> + 'a;
+/// Shreds the measured sample rows by a layout (on two threads at once:
+/// the two candidate layouts are measured side by side).
+pub(super) type ShredSample<'a> = dyn Fn(&ShreddingSchema) -> Result<StructArray> + Sync + 'a;
 
 /// What the sample says about one top-level field (or the whole line).
 pub(super) struct FieldPlan {
@@ -187,7 +188,19 @@ impl FieldPlan {
         let (chosen, written) = if theirs.schema == ours.schema {
             (ours, None)
         } else {
-            let (ours_file, theirs_file) = (write_sample(&ours)?, write_sample(&theirs)?);
+            // Side by side: on small inputs, which the sample holds whole,
+            // measuring is a third of the encode or more (`vshred encode`
+            // of the 250 countries 87 -> 57 ms, of 329 webhooks 147 ->
+            // 112 ms, of 250 country outlines 520 -> 435 ms).
+            let (ours_file, theirs_file) = std::thread::scope(|scope| {
+                let theirs_file = scope.spawn(|| write_sample(&theirs));
+                let ours_file = write_sample(&ours);
+                let theirs_file = theirs_file
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (ours_file, theirs_file)
+            });
+            let (ours_file, theirs_file) = (ours_file?, theirs_file?);
             if clearly_smaller(theirs_file.bytes, ours_file.bytes) {
                 (theirs, Some(theirs_file))
             } else {
