@@ -455,8 +455,8 @@ fn leaf_encodings(
 /// the writer would, by one compressor. On 1M events rows, three leaves
 /// priced so, the encoder's CPU time moved by 0.5%. Written compressed,
 /// each file's column writer made a zstd compression and a decompression
-/// context of its own (the parquet crate's codec holds both): encoding the
-/// 250 countries took 14% longer so.
+/// context of its own (the parquet crate's codec holds both): `vshred
+/// encode` of the 250 countries took 85 ms so, 70 ms now.
 fn smaller_as_delta(sample: &ArrayRef, codec: ParquetCompression) -> bool {
     let pages = |encoding| -> Option<Vec<Page>> {
         let file = sample_file(sample, encoding, ParquetCompression::UNCOMPRESSED)?;
