@@ -498,7 +498,8 @@ fn sample_file(
     writer.into_inner().ok()
 }
 
-/// Compresses pages as the parquet crate's codecs do, to measure them.
+/// Compresses pages as the parquet crate's codecs do, to measure them:
+/// those of the [`Compression`]s vshred writes.
 enum PageCompressor {
     Zstd(zstd::bulk::Compressor<'static>),
     Snappy(Box<snap::raw::Encoder>),
@@ -514,6 +515,7 @@ impl PageCompressor {
             ParquetCompression::SNAPPY => {
                 PageCompressor::Snappy(Box::new(snap::raw::Encoder::new()))
             }
+            // Uncompressed.
             _ => PageCompressor::None,
         })
     }
