@@ -160,12 +160,7 @@ impl VariantDecimal {
 
 /// The number of decimal digits of `v` (1 for zero).
 pub(crate) fn digits(v: u128) -> u8 {
-    POW10
-        .iter()
-        .skip(1)
-        .take_while(|&&p| v >= p as u128)
-        .count() as u8
-        + 1
+    v.checked_ilog10().map_or(1, |log| log as u8 + 1)
 }
 
 impl PartialEq for VariantDecimal {
