@@ -128,7 +128,7 @@ def main():
     if encode:
         out += ["", "Encode, best wall-clock of the runs, in process (`benches/realdata.rs`); "
                 "arrow-rs is given the layout that vshred inferred, as vshred is in the "
-                "third column:", "",
+                "column \"layout given\":", "",
                 "| data set | rows | vshred auto ms | vshred, layout given ms | arrow-rs ms "
                 "| auto / arrow-rs | layout given / arrow-rs |",
                 "|---|---:|---:|---:|---:|---:|---:|"]

@@ -32,10 +32,12 @@ type Encoded = Result<(RecordBatch, LineTallies)>;
 ///
 /// Batches of lines are encoded on one thread per core, round-robin, and
 /// written (Parquet encoding, compression) on one more, in input order;
-/// this thread reads the lines and keeps the order. Bounded channels keep
-/// at most two batches per encoder and one waiting for the writer in
-/// flight (a second one waiting made no encode faster, and held 7 MB more
-/// on 1M event rows).
+/// this thread reads the lines and keeps the order. In flight at once:
+/// the batch this thread reads, one per encoder (being encoded, or done
+/// and waiting to be taken in order) and one waiting for the writer. More
+/// made no encode faster and held more memory: a second batch per
+/// encoder 15 MB more on 1M event rows, a second one waiting for the
+/// writer 7 MB more.
 ///
 /// With a byte limit, the writer ends the file after the first batch with
 /// which its size reaches the limit. It knows only once that batch is
