@@ -2,7 +2,7 @@
 //! those files back (`variant_get` shredded and unshredded, a predicate
 //! that skips row groups, full reconstruction to JSON text), vshred side
 //! by side with its floors (a serde_json `IgnoredAny` scan; reading the one
-//! `typed_value` leaf with the parquet crate) and with arrow-rs 60.1
+//! `typed_value` leaf with the parquet crate) and with arrow-rs 59.3
 //! (`parquet-variant-compute` over the parquet crate's Arrow reader and
 //! writer), on the seeded workloads of `workload/`.
 //!

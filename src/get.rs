@@ -17,7 +17,7 @@ use arrow::datatypes::{DataType, Field};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::path::{PathSegment, VariantPath};
-use crate::shred::{Conversion, ShreddingSchema, TypedBuilder};
+use crate::shred::{Conversion, ShreddingSchema, TypedBuilder, is_variant_field};
 use crate::unshred::{Found, ScalarColumn, ShreddedColumn};
 use std::cmp::Ordering;
 
@@ -149,6 +149,35 @@ pub fn result_field(name: &str, as_type: &ShreddingSchema) -> Field {
             Some(t) => Field::new(name, t, true),
             None => crate::shred::variant_field(name, &ShreddingSchema::Variant),
         },
+    }
+}
+
+/// The layout whose [`variant_get`] result has the type `data_type` (the
+/// inverse of [`result_field`]): a primitive type as
+/// [`ShreddingSchema::typed_value_type`] gives it or another Arrow width of
+/// it (`Utf8View` is a string, `Decimal64` a decimal), a struct of such
+/// fields or a list of such elements. `None` for a type no layout gives.
+pub fn result_layout(data_type: &DataType) -> Option<ShreddingSchema> {
+    // A field or an element may be a Variant itself.
+    let nested = |field: &Field| {
+        if is_variant_field(field) {
+            Some(ShreddingSchema::Variant)
+        } else {
+            result_layout(field.data_type())
+        }
+    };
+    match data_type {
+        DataType::Struct(fields) => ShreddingSchema::object(
+            fields
+                .iter()
+                .map(|f| Some((f.name().clone(), nested(f)?)))
+                .collect::<Option<Vec<_>>>()?,
+        )
+        .ok(),
+        DataType::List(element) | DataType::LargeList(element) => {
+            Some(ShreddingSchema::Array(Box::new(nested(element)?)))
+        }
+        primitive => ShreddingSchema::from_typed_value_type(primitive),
     }
 }
 
@@ -787,6 +816,20 @@ fn add(acc: Sum, v: Sum) -> Sum {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn result_layout_reads_back_every_result_type() {
+        let text = r#"{"a":"boolean","b":"int8","c":"int16","d":"int32","e":"int64","f":"float","g":"double","h":"decimal(38,10)","i":"date","j":"time","k":"timestamp","l":"timestamp_ntz","m":"timestamp_nanos","n":"timestamp_ntz_nanos","o":"binary","p":"string","q":"uuid","r":"variant","s":[{"x":["int64"]}]}"#;
+        let layout: ShreddingSchema = text.parse().unwrap();
+        let result = result_field("v", &layout);
+        assert_eq!(result_layout(result.data_type()), Some(layout));
+        // Other widths of a type are read as it.
+        assert_eq!(
+            result_layout(&DataType::Utf8View),
+            Some(ShreddingSchema::String)
+        );
+        assert_eq!(result_layout(&DataType::UInt32), None);
+    }
 
     #[test]
     fn whole_column_casts_are_those_that_lose_nothing() {

@@ -131,7 +131,7 @@ fn errors_are_one_line() {
 fn the_readme_shows_what_sql_prints() {
     assert_eq!(
         binary::readme_console_block("$ vshred sql \"SELECT count(*) AS n"),
-        3
+        4
     );
 }
 

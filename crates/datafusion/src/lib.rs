@@ -3,6 +3,8 @@
 //! - [`functions`]: Spark's Variant functions (`variant_get`,
 //!   `try_variant_get`, `parse_json`, `to_json`, ...), vectorized over
 //!   whole Arrow arrays by the core's kernels.
+//! - [`cast`]: `CAST(v AS BIGINT)` and `TRY_CAST` of a Variant, as Spark
+//!   casts one (`variant_get(v, '$', 'bigint')`).
 //! - [`explode`]: `variant_explode`, a Variant's fields or elements as
 //!   rows (of a constant in `FROM`, of a column through `unnest`).
 //! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of
@@ -35,6 +37,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod cast;
 pub mod copy;
 pub mod explode;
 pub mod filter;
@@ -97,6 +100,9 @@ pub fn context_with(
             .register_udf(function)
             .expect("registering a function does not fail");
     }
+    state
+        .register_function_rewrite(Arc::new(cast::VariantCast))
+        .expect("registering a rewrite does not fail");
     state
         .register_udaf(schema_of::schema_of_variant_agg())
         .expect("registering a function does not fail");

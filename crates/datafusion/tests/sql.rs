@@ -415,6 +415,67 @@ async fn struct_and_array_types_come_back_as_arrow_structs_and_lists() {
 }
 
 #[tokio::test]
+async fn a_cast_of_a_variant_is_variant_get_and_reads_only_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 5000);
+    let file = file.display();
+    let ctx = vshred_datafusion::context(Default::default());
+    // CAST, `::` and TRY_CAST of a path's sub-Variant give what
+    // variant_get with the type gives, and the scan reads the path.
+    let sql = format!(
+        "SELECT sum(CAST(variant_get(v, '$.n.a') AS BIGINT)) AS a, \
+         max(variant_get(v, '$.n.a')::INT) AS b, \
+         count(TRY_CAST(variant_get(v, '$.f0') AS BIGINT)) AS c, \
+         sum(variant_get(v, '$.n.a', 'bigint')) AS d FROM '{file}'"
+    );
+    let batches = query(&ctx, &sql).await;
+    let expected: i64 = (0..5000i64).map(|i| i % 3).sum();
+    assert_eq!(int(&batches, 0), expected);
+    assert_eq!(int(&batches, 1), 2);
+    assert_eq!(int(&batches, 2), 4500);
+    assert_eq!(int(&batches, 3), expected);
+    let plan = text(&query(&ctx, &format!("EXPLAIN {sql}")).await);
+    assert!(plan.contains("v:$.n.a::int64"), "{plan}");
+    assert!(plan.contains("v:$.f0::int64"), "{plan}");
+    assert!(!plan.contains("outputs=[v]"), "{plan}");
+    // A strict CAST fails where a value does not convert, naming it.
+    let err = ctx
+        .sql(&format!(
+            "SELECT sum(CAST(variant_get(v, '$.f0') AS BIGINT)) FROM '{file}'"
+        ))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("$.f0") && err.contains("\"x9\""), "{err}");
+    // Any Variant casts, to any type variant_get takes or that one of
+    // those casts to (an unsigned integer, a string view).
+    let shown = text(
+        &query(
+            &ctx,
+            "SELECT CAST(parse_json('{\"a\": [1, 2]}') AS STRUCT<a BIGINT[]>) AS s, \
+             CAST(parse_json('7') AS INT UNSIGNED) AS u, \
+             arrow_typeof(CAST(parse_json('\"x\"') AS VARCHAR)) AS t, \
+             TRY_CAST(parse_json('\"x\"') AS DOUBLE) AS d",
+        )
+        .await,
+    );
+    assert!(shown.contains("| {a: [1, 2]} | 7 | Utf8View | "), "{shown}");
+    // A type no Variant casts to is refused while planning, by name.
+    let err = ctx
+        .sql("SELECT CAST(parse_json('1') AS INTERVAL)")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cannot cast a Variant to Interval"), "{err}");
+}
+
+#[tokio::test]
 async fn read_jsonl_with_variant_fields_types_the_others_as_encode_does() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in.jsonl");

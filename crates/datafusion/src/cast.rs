@@ -1,0 +1,132 @@
+//! `CAST` of a Variant, as Spark casts one: `CAST(v AS BIGINT)` (or
+//! `v::BIGINT`) is `variant_get(v, '$', 'bigint')`, `TRY_CAST` is
+//! `try_variant_get`. A cast of a path's sub-Variant,
+//! `CAST(variant_get(v, '$.a.b') AS BIGINT)`, becomes
+//! `variant_get(v, '$.a.b', 'bigint')`, which the scan reads from that
+//! path's leaves alone.
+//!
+//! DataFusion plans a cast of a struct (which a Variant column is) to a
+//! number and then fails to run it; [`VariantCast`] rewrites such casts
+//! while the plan is analyzed, before the optimizer moves `variant_get`
+//! down to the scan. The cast's type is read as `variant_get` reads a type
+//! name ([`result_layout`]); where `variant_get` gives another width of it
+//! (`Utf8` for `Utf8View`, `Int64` for `UInt32`), Arrow's cast takes the
+//! result the rest of the way.
+
+use arrow::datatypes::{DataType, TimeUnit};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{DFSchema, Result, ScalarValue, plan_err};
+use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::expr_rewriter::FunctionRewrite;
+use datafusion::logical_expr::{Cast, Expr, ExprSchemable, TryCast};
+use datafusion::prelude::lit;
+use vshred::get::{result_field, result_layout};
+use vshred::parquet::is_variant_field;
+use vshred::shred::ShreddingSchema;
+
+use crate::functions::{TRY_VARIANT_GET, VARIANT_GET, VariantGet, parse_type};
+
+/// Rewrites `CAST` and `TRY_CAST` of a Variant into `variant_get` and
+/// `try_variant_get` (registered by [`crate::context`]).
+#[derive(Debug)]
+pub struct VariantCast;
+
+impl FunctionRewrite for VariantCast {
+    fn name(&self) -> &str {
+        "variant_cast"
+    }
+
+    fn rewrite(
+        &self,
+        expr: Expr,
+        schema: &DFSchema,
+        _: &ConfigOptions,
+    ) -> Result<Transformed<Expr>> {
+        let (inner, target, strict) = match &expr {
+            Expr::Cast(Cast { expr, field }) => (expr, field, true),
+            Expr::TryCast(TryCast { expr, field }) => (expr, field, false),
+            _ => return Ok(Transformed::no(expr)),
+        };
+        // An expression whose type cannot be worked out here is left to
+        // the planner, which reports it.
+        let Ok((_, source)) = inner.to_field(schema) else {
+            return Ok(Transformed::no(expr));
+        };
+        if !is_variant_field(&source) || is_variant_field(target) {
+            return Ok(Transformed::no(expr));
+        }
+        let Some(as_type) = layout_for(target.data_type()) else {
+            return plan_err!(
+                "cannot cast a Variant to {}: a cast takes a type variant_get takes (boolean, tinyint to bigint, float, double, decimal(p,s), string, binary, date, timestamp, struct<...>, array<...>)",
+                target.data_type()
+            );
+        };
+        let (variant, path) =
+            sub_variant(inner).unwrap_or_else(|| (inner.as_ref().clone(), lit("$")));
+        let get = if strict {
+            &VARIANT_GET
+        } else {
+            &TRY_VARIANT_GET
+        };
+        let call = get.call(vec![variant, path, lit(as_type.type_name())]);
+        if result_field("", &as_type).data_type() == target.data_type() {
+            return Ok(Transformed::yes(call));
+        }
+        let call = Box::new(call);
+        Ok(Transformed::yes(if strict {
+            Expr::Cast(Cast::new_from_field(call, target.clone()))
+        } else {
+            Expr::TryCast(TryCast::new_from_field(call, target.clone()))
+        }))
+    }
+}
+
+/// The layout a cast to `target` reads a Variant as: `target`'s own, or,
+/// for a type no layout gives, the one whose result casts to it without
+/// loss (unsigned integers as `bigint`, times of other units as
+/// microseconds).
+fn layout_for(target: &DataType) -> Option<ShreddingSchema> {
+    let near = match target {
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => DataType::Int64,
+        DataType::Float16 => DataType::Float32,
+        DataType::Date64 => DataType::Date32,
+        DataType::Time32(_) | DataType::Time64(_) => DataType::Time64(TimeUnit::Microsecond),
+        DataType::Timestamp(TimeUnit::Second | TimeUnit::Millisecond, zone) => {
+            DataType::Timestamp(TimeUnit::Microsecond, zone.clone())
+        }
+        other => other.clone(),
+    };
+    result_layout(&near)
+}
+
+/// `(v, path)` of `variant_get(v, path)` (or of a type `'variant'`) with a
+/// constant path: its sub-Variant, whose cast is a `variant_get` of the
+/// same path. Whether the call was `try_` does not matter: getting a
+/// sub-Variant never fails on a value.
+fn sub_variant(expr: &Expr) -> Option<(Expr, Expr)> {
+    let Expr::ScalarFunction(ScalarFunction { func, args }) = expr else {
+        return None;
+    };
+    func.inner().downcast_ref::<VariantGet>()?;
+    let constant = |arg: &Expr| match arg {
+        Expr::Literal(
+            ScalarValue::Utf8(Some(s))
+            | ScalarValue::Utf8View(Some(s))
+            | ScalarValue::LargeUtf8(Some(s)),
+            _,
+        ) => Some(s.clone()),
+        _ => None,
+    };
+    match args.as_slice() {
+        [variant, path] if constant(path).is_some() => Some((variant.clone(), path.clone())),
+        [variant, path, as_type]
+            if constant(path).is_some()
+                && constant(as_type).and_then(|t| parse_type(&t).ok())
+                    == Some(ShreddingSchema::Variant) =>
+        {
+            Some((variant.clone(), path.clone()))
+        }
+        _ => None,
+    }
+}
