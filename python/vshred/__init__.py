@@ -85,8 +85,10 @@ def get(source, path, as_type="variant", where=None, *, column=None, strict=Fals
     ``"struct<id:bigint,name:string>"``, ``"array<string>"``) or
     ``"variant"`` for the values themselves. Only the leaves the path needs
     are read. ``where`` keeps the rows a filter holds for (``'$.kind ==
-    "click"'``), pruning row groups by their statistics. A value that does
-    not convert is null, or an error when ``strict``. ``column`` chooses the
+    "click"'``), pruning row groups by their statistics. Values convert as
+    Spark's ``variant_get`` converts them (``"12"`` to 12, 1.5 to
+    ``"1.5"``); one that does not is null, or an error when ``strict``.
+    ``column`` chooses the
     Variant column when the files have several.
     """
     return _vshred.get(source, path, as_type, where, column, strict)

@@ -26,6 +26,7 @@
 //! # Ok::<(), vshred::Error>(())
 //! ```
 
+mod cast;
 mod schema;
 
 use std::sync::Arc;
@@ -43,7 +44,6 @@ pub use schema::{ShreddingSchema, VARIANT_EXTENSION_NAME, is_variant_field, vari
 
 use crate::error::Result;
 use crate::json::{InexactNumbers, JsonNumber, JsonParser, JsonReader, Peek};
-use crate::variant::time::{self, Timestamp};
 use crate::variant::{
     DEFAULT_MAX_DEPTH, DuplicateKeys, Metadata, ObjectRef, VariantBuilder, VariantRef,
     write_object_without,
@@ -94,10 +94,8 @@ pub(crate) enum Conversion {
     Faithful,
     /// See [`ShredPolicy::Lossless`].
     Lossless,
-    /// Lossless, any number to float or double (rounding as needed),
-    /// strings to dates and timestamps as Spark's `CAST` reads them (see
-    /// [`time::parse_date`] and [`time::parse_timestamp`]), and timestamps
-    /// to the date they fall on in UTC.
+    /// As Spark's `variant_get` converts (see the `cast` module): strings
+    /// to numbers and back, numbers rounded or truncated to fit, and more.
     Cast,
 }
 
@@ -723,11 +721,6 @@ impl ObjectBuilder {
     }
 }
 
-/// Any number as a double: exact numerics rounded, floats widened.
-fn number(v: &VariantRef<'_>) -> Option<f64> {
-    v.as_f64().or_else(|| v.as_decimal().map(|d| d.to_f64()))
-}
-
 impl ArrayBuilder {
     fn close(&mut self, len: usize) {
         let last = *self.offsets.last().unwrap_or(&0);
@@ -816,8 +809,10 @@ impl TypedBuilder {
 
     /// Appends `v` if the conversion lets it into this typed column.
     pub(crate) fn try_append(&mut self, v: &VariantRef<'_>, conversion: Conversion) -> bool {
+        if conversion == Conversion::Cast {
+            return self.append_cast(v);
+        }
         let faithful = conversion == Conversion::Faithful;
-        let cast = conversion == Conversion::Cast;
         // Integers of any width; under Lossless also whole decimals.
         let int = || match v {
             VariantRef::Int8(_)
@@ -846,12 +841,10 @@ impl TypedBuilder {
             TypedBuilder::Int64(b) => put!(b, int()),
             TypedBuilder::Float(b) => match v {
                 VariantRef::Float(x) => put!(b, Some(*x)),
-                _ if cast => put!(b, number(v).map(|x| x as f32)),
                 _ => false,
             },
             TypedBuilder::Double(b) => match v {
                 VariantRef::Double(x) => put!(b, Some(*x)),
-                _ if cast => put!(b, number(v)),
                 _ => false,
             },
             TypedBuilder::Decimal(b, precision, scale) => {
@@ -872,20 +865,7 @@ impl TypedBuilder {
                         .map(|d| d.unscaled())
                 )
             }
-            TypedBuilder::Date(b) => put!(
-                b,
-                match v {
-                    _ if !cast => v.as_date(),
-                    VariantRef::String(s) => time::parse_date(s),
-                    VariantRef::TimestampMicros(t) | VariantRef::TimestampNtzMicros(t) => {
-                        time::day_of(*t, time::MICROS_PER_SECOND)
-                    }
-                    VariantRef::TimestampNanos(t) | VariantRef::TimestampNtzNanos(t) => {
-                        time::day_of(*t, time::NANOS_PER_SECOND)
-                    }
-                    _ => v.as_date(),
-                }
-            ),
+            TypedBuilder::Date(b) => put!(b, v.as_date()),
             TypedBuilder::Time(b) => put!(b, v.as_time_micros()),
             TypedBuilder::TimestampMicros(b, utc) => put!(
                 b,
@@ -893,9 +873,6 @@ impl TypedBuilder {
                     (VariantRef::TimestampMicros(t), true)
                     | (VariantRef::TimestampNtzMicros(t), false) => Some(*t),
                     _ if faithful => None,
-                    (VariantRef::String(s), utc) if cast => {
-                        time::parse_timestamp(s, utc).and_then(Timestamp::micros)
-                    }
                     (_, true) => v.as_timestamp_micros(),
                     (_, false) => v.as_timestamp_ntz_micros(),
                 }
@@ -906,9 +883,6 @@ impl TypedBuilder {
                     (VariantRef::TimestampNanos(t), true)
                     | (VariantRef::TimestampNtzNanos(t), false) => Some(*t),
                     _ if faithful => None,
-                    (VariantRef::String(s), utc) if cast => {
-                        time::parse_timestamp(s, utc).and_then(Timestamp::nanos)
-                    }
                     (_, true) => v.as_timestamp_nanos(),
                     (_, false) => v.as_timestamp_ntz_nanos(),
                 }

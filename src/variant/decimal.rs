@@ -123,6 +123,32 @@ impl VariantDecimal {
         }
     }
 
+    /// The value at `scale` digits after the point, rounded half away from
+    /// zero where digits are dropped (as Spark and SQL round: `0.125` at
+    /// scale 2 is `0.13`, `-2.5` at scale 0 is `-3`); `None` if it no longer
+    /// fits 38 digits.
+    pub fn round_half_up(&self, scale: u8) -> Option<VariantDecimal> {
+        self.round(scale, true)
+    }
+
+    /// The value at `scale` digits after the point, the digits dropped
+    /// (toward zero: `-1.9` at scale 0 is `-1`); `None` if it no longer fits
+    /// 38 digits.
+    pub fn truncate(&self, scale: u8) -> Option<VariantDecimal> {
+        self.round(scale, false)
+    }
+
+    fn round(&self, scale: u8, half_up: bool) -> Option<VariantDecimal> {
+        if scale >= self.scale {
+            return self.rescale(scale);
+        }
+        let factor = POW10[(self.scale - scale) as usize];
+        let (quotient, remainder) = (self.unscaled / factor, self.unscaled % factor);
+        let away = half_up && remainder.unsigned_abs() * 2 >= factor as u128;
+        let unscaled = quotient + if away { self.unscaled.signum() } else { 0 };
+        VariantDecimal::try_new(unscaled, scale).ok()
+    }
+
     /// The nearest `f64`.
     pub fn to_f64(&self) -> f64 {
         // Through the decimal text: exact digits in, correctly rounded out.
@@ -202,6 +228,54 @@ impl fmt::Display for VariantDecimal {
     }
 }
 
+impl std::str::FromStr for VariantDecimal {
+    type Err = Error;
+
+    /// Decimal text: an optional sign, digits with an optional point, and
+    /// an optional exponent (`-1.50`, `+12`, `.5`, `1e3`, `2.5E-2`), exactly;
+    /// an error where that is not the text or its value needs more than 38
+    /// digits or a scale above 38.
+    fn from_str(text: &str) -> Result<VariantDecimal> {
+        let invalid = || {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!("not a decimal of at most 38 digits: {text:?}"),
+            )
+        };
+        let (negative, rest) = match text.as_bytes().first() {
+            Some(b'-') => (true, &text[1..]),
+            Some(b'+') => (false, &text[1..]),
+            _ => (false, text),
+        };
+        let (mantissa, exponent) = match rest.find(['e', 'E']) {
+            Some(at) => (
+                &rest[..at],
+                rest[at + 1..].parse::<i32>().map_err(|_| invalid())?,
+            ),
+            None => (rest, 0),
+        };
+        let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let digits = || whole.bytes().chain(fraction.bytes());
+        if whole.len() + fraction.len() == 0 || !digits().all(|b| b.is_ascii_digit()) {
+            return Err(invalid());
+        }
+        let mut unscaled: i128 = 0;
+        for b in digits().skip_while(|&b| b == b'0') {
+            unscaled = unscaled
+                .checked_mul(10)
+                .and_then(|u| u.checked_add(i128::from(b - b'0')))
+                .ok_or_else(invalid)?;
+        }
+        let mut scale = fraction.len() as i64 - i64::from(exponent);
+        while scale < 0 {
+            unscaled = unscaled.checked_mul(10).ok_or_else(invalid)?;
+            scale += 1;
+        }
+        let scale = u8::try_from(scale).map_err(|_| invalid())?;
+        VariantDecimal::try_new(if negative { -unscaled } else { unscaled }, scale)
+    }
+}
+
 impl From<i64> for VariantDecimal {
     fn from(v: i64) -> Self {
         VariantDecimal {
@@ -236,6 +310,23 @@ impl TryFrom<rust_decimal::Decimal> for VariantDecimal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_text_parses_exactly_and_rounds_half_away_from_zero() {
+        let d = |text: &str| text.parse::<VariantDecimal>().unwrap();
+        assert_eq!(d("+12").to_string(), "12");
+        assert_eq!(d("-1.50").to_string(), "-1.50");
+        assert_eq!(d(".5").to_string(), "0.5");
+        assert_eq!(d("1e3").to_string(), "1000");
+        assert_eq!(d("2.5E-2").to_string(), "0.025");
+        for bad in ["", ".", "1e", "1.2.3", "x", "1e999", &"9".repeat(39)] {
+            assert!(bad.parse::<VariantDecimal>().is_err(), "{bad:?}");
+        }
+        assert_eq!(d("0.125").round_half_up(2).unwrap().to_string(), "0.13");
+        assert_eq!(d("-2.5").round_half_up(0).unwrap().to_string(), "-3");
+        assert_eq!(d("-2.5").truncate(0).unwrap().to_string(), "-2");
+        assert_eq!(d("1.5").round_half_up(3).unwrap().to_string(), "1.500");
+    }
 
     fn dec(unscaled: i128, scale: u8) -> VariantDecimal {
         VariantDecimal::try_new(unscaled, scale).unwrap()

@@ -1,0 +1,353 @@
+//! Spark's cast of a Variant value to a typed column's type: how
+//! [`variant_get`](crate::get::variant_get) converts (Spark's
+//! `VariantGet.cast`, an ANSI cast of the value's own type that gives null
+//! where it fails).
+//!
+//! - to a string: any value; numbers as Spark prints them (doubles as
+//!   Java does, `1.0E10`), dates and timestamps as `2024-03-01 12:30:00.5`
+//!   (UTC), binary as UTF-8, objects and arrays as JSON text;
+//! - to an integer: integers in range, decimals and doubles truncated
+//!   toward zero, booleans as 1 and 0, strings of digits (surrounding
+//!   spaces ignored);
+//! - to a decimal: numbers, booleans and decimal strings (`1e3` too),
+//!   rounded half away from zero to the scale, within the precision;
+//! - to a double or float: numbers (rounded), booleans, numeric strings
+//!   (`NaN`, `Infinity`);
+//! - to a boolean: numbers (not zero), strings `true`/`t`/`yes`/`y`/`1`
+//!   and `false`/`f`/`no`/`n`/`0` in any case;
+//! - to a timestamp: numbers as seconds since the epoch, ISO-8601 strings;
+//!   to a date, those strings and timestamps (their day in UTC);
+//! - to binary: binary and strings (their UTF-8 bytes).
+//!
+//! `testdata/spark-casts.jsonl` holds what Spark 4.3 gives for each JSON
+//! value and type, and `tests/spark_casts.rs` checks these against it.
+
+use std::fmt::Write;
+
+use arrow::array::StringBuilder;
+
+use super::{Conversion, TypedBuilder};
+use crate::json::variant_to_json_string;
+use crate::variant::time::{self, MICROS_PER_SECOND, NANOS_PER_SECOND, civil_from_days};
+use crate::variant::{VariantDecimal, VariantRef};
+
+impl TypedBuilder {
+    /// Appends `v` converted as Spark's cast converts it; false where it
+    /// does not convert (and for the Variant null), nothing appended.
+    pub(crate) fn append_cast(&mut self, v: &VariantRef<'_>) -> bool {
+        if v.is_null() {
+            return false;
+        }
+        if let TypedBuilder::String(builder) = self {
+            append_string(builder, v);
+            return true;
+        }
+        match self.cast_value(v) {
+            Some(converted) => self.try_append(&converted, Conversion::Lossless),
+            None => false,
+        }
+    }
+
+    /// `v` as a value of this column's own type (or one that converts to
+    /// it exactly, range permitting: an `Int64` for a narrower integer).
+    fn cast_value<'a>(&self, v: &VariantRef<'a>) -> Option<VariantRef<'a>> {
+        use VariantRef as V;
+        Some(match self {
+            TypedBuilder::Boolean(_) => V::Bool(match v {
+                V::Bool(b) => *b,
+                V::String(s) => spark_bool(s)?,
+                _ => number(v)? != 0.0,
+            }),
+            TypedBuilder::Int8(_)
+            | TypedBuilder::Int16(_)
+            | TypedBuilder::Int32(_)
+            | TypedBuilder::Int64(_) => V::Int64(match v {
+                V::Bool(b) => i64::from(*b),
+                V::String(s) => trimmed(s).parse().ok()?,
+                V::Float(x) => truncated(f64::from(*x))?,
+                V::Double(x) => truncated(*x)?,
+                V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) => d.truncate(0)?.to_i64()?,
+                _ => v.as_i64()?,
+            }),
+            TypedBuilder::Float(_) => V::Float(match v {
+                V::Bool(b) => f32::from(u8::from(*b)),
+                V::String(s) => trimmed(s).parse().ok()?,
+                V::Float(x) => *x,
+                _ => number(v)? as f32,
+            }),
+            TypedBuilder::Double(_) => V::Double(match v {
+                V::Bool(b) => f64::from(u8::from(*b)),
+                V::String(s) => trimmed(s).parse().ok()?,
+                _ => number(v)?,
+            }),
+            TypedBuilder::Decimal(_, _, scale) => {
+                let d = match v {
+                    V::Bool(b) => VariantDecimal::from(i64::from(*b)),
+                    V::String(s) => trimmed(s).parse().ok()?,
+                    // Through the shortest text that reads back as the
+                    // double, as Spark's `Decimal(double)` does.
+                    V::Double(x) => shortest(*x)?.parse().ok()?,
+                    V::Float(x) => shortest(*x)?.parse().ok()?,
+                    _ => v.as_decimal()?,
+                };
+                V::Decimal16(d.round_half_up(*scale)?)
+            }
+            TypedBuilder::Date(_) => V::Date(match v {
+                V::String(s) => time::parse_date(s)?,
+                V::TimestampMicros(t) | V::TimestampNtzMicros(t) => {
+                    time::day_of(*t, MICROS_PER_SECOND)?
+                }
+                V::TimestampNanos(t) | V::TimestampNtzNanos(t) => {
+                    time::day_of(*t, NANOS_PER_SECOND)?
+                }
+                _ => v.as_date()?,
+            }),
+            TypedBuilder::TimestampMicros(_, utc) => {
+                let micros = match v {
+                    V::String(s) => time::parse_timestamp(s, *utc)?.micros()?,
+                    // Seconds since the epoch, to a timestamp with a zone only.
+                    V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) if *utc => {
+                        v.as_i64()?.checked_mul(i64::from(MICROS_PER_SECOND))?
+                    }
+                    V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) if *utc => {
+                        i64::try_from(d.truncate(6)?.unscaled()).ok()?
+                    }
+                    V::Double(_) | V::Float(_) if *utc => {
+                        truncated(number(v)? * f64::from(MICROS_PER_SECOND))?
+                    }
+                    _ if *utc => v.as_timestamp_micros()?,
+                    _ => v.as_timestamp_ntz_micros()?,
+                };
+                if *utc {
+                    V::TimestampMicros(micros)
+                } else {
+                    V::TimestampNtzMicros(micros)
+                }
+            }
+            TypedBuilder::TimestampNanos(_, utc) => {
+                let nanos = match v {
+                    V::String(s) => time::parse_timestamp(s, *utc)?.nanos()?,
+                    _ if *utc => v.as_timestamp_nanos()?,
+                    _ => v.as_timestamp_ntz_nanos()?,
+                };
+                if *utc {
+                    V::TimestampNanos(nanos)
+                } else {
+                    V::TimestampNtzNanos(nanos)
+                }
+            }
+            TypedBuilder::Binary(_) => V::Binary(match v {
+                V::String(s) => s.as_bytes(),
+                _ => v.as_binary()?,
+            }),
+            TypedBuilder::String(_)
+            | TypedBuilder::Time(_)
+            | TypedBuilder::Uuid(_)
+            | TypedBuilder::Object(_)
+            | TypedBuilder::Array(_) => *v,
+        })
+    }
+}
+
+/// Appends the text of `v` (not null) as Spark's cast to a string writes it.
+fn append_string(builder: &mut StringBuilder, v: &VariantRef<'_>) {
+    // Writing to a StringBuilder cannot fail; `append_value("")` ends the
+    // row that the writes began.
+    let _ = write_string(builder, v);
+    builder.append_value("");
+}
+
+fn write_string(out: &mut impl Write, v: &VariantRef<'_>) -> std::fmt::Result {
+    use VariantRef as V;
+    let builder = out;
+    match v {
+        V::Null => Ok(()),
+        V::Bool(b) => write!(builder, "{b}"),
+        V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) => {
+            write!(builder, "{}", v.as_i64().unwrap_or_default())
+        }
+        V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) => write!(builder, "{d}"),
+        V::Double(x) => write_java(builder, *x, shortest(*x)),
+        V::Float(x) => write_java(builder, f64::from(*x), shortest(*x)),
+        V::String(s) => builder.write_str(s),
+        V::Binary(bytes) => builder.write_str(&String::from_utf8_lossy(bytes)),
+        V::Date(days) => write_date(builder, i64::from(*days)),
+        V::TimestampMicros(t) | V::TimestampNtzMicros(t) => {
+            write_timestamp(builder, *t, MICROS_PER_SECOND, 6)
+        }
+        V::TimestampNanos(t) | V::TimestampNtzNanos(t) => {
+            write_timestamp(builder, *t, NANOS_PER_SECOND, 9)
+        }
+        V::TimeNtzMicros(t) => write_time(builder, *t, MICROS_PER_SECOND, 6),
+        V::Uuid(bytes) => {
+            for (i, b) in bytes.iter().enumerate() {
+                if matches!(i, 4 | 6 | 8 | 10) {
+                    builder.write_char('-')?;
+                }
+                write!(builder, "{b:02x}")?;
+            }
+            Ok(())
+        }
+        V::Object(_) | V::Array(_) => builder.write_str(&variant_to_json_string(v)),
+    }
+}
+
+/// Spark's string forms of the booleans, in any case, spaces ignored.
+fn spark_bool(s: &str) -> Option<bool> {
+    let s = trimmed(s);
+    let is = |words: &[&str]| words.iter().any(|w| s.eq_ignore_ascii_case(w));
+    if is(&["true", "t", "yes", "y", "1"]) {
+        Some(true)
+    } else if is(&["false", "f", "no", "n", "0"]) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// A string without the spaces and control characters around it, as
+/// Spark reads a number or boolean from it.
+fn trimmed(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || c.is_control())
+}
+
+/// Any number as a double: exact numerics rounded, floats widened.
+fn number(v: &VariantRef<'_>) -> Option<f64> {
+    v.as_f64().or_else(|| v.as_decimal().map(|d| d.to_f64()))
+}
+
+/// `x` without its fraction, if that fits an `i64`.
+fn truncated(x: f64) -> Option<i64> {
+    let t = x.trunc();
+    // 2^63 is exact as a double; the finite values below it fit.
+    (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0)
+        .contains(&t)
+        .then_some(t as i64)
+}
+
+/// The shortest decimal text that reads back as the same float, in
+/// scientific form (`1.5e300`, `1e-5`), for a finite value.
+fn shortest<F: std::fmt::LowerExp + Into<f64> + Copy>(x: F) -> Option<String> {
+    x.into().is_finite().then(|| format!("{x:e}"))
+}
+
+/// Writes a float as Java's `Double.toString` does (Spark's cast to a
+/// string): `NaN`, `Infinity`, plain digits with at least one after the
+/// point from 10^-3 up to 10^7 (`100.0`, `0.001`), and otherwise one digit,
+/// the point, and `E` with the exponent (`1.0E10`, `1.5E-5`). `scientific`
+/// is the shortest text of the value (`None` for NaN and infinities).
+fn write_java(out: &mut impl Write, x: f64, scientific: Option<String>) -> std::fmt::Result {
+    let Some(scientific) = scientific else {
+        return out.write_str(match x {
+            x if x.is_nan() => "NaN",
+            x if x > 0.0 => "Infinity",
+            _ => "-Infinity",
+        });
+    };
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let (first, rest) = digits.split_at(1);
+    out.write_str(sign)?;
+    if x == 0.0 {
+        return out.write_str("0.0");
+    }
+    if (-3..7).contains(&exponent) {
+        if exponent < 0 {
+            let zeros = "0".repeat((-exponent - 1) as usize);
+            return write!(out, "0.{zeros}{digits}");
+        }
+        let whole_digits = exponent as usize + 1;
+        if digits.len() <= whole_digits {
+            let zeros = "0".repeat(whole_digits - digits.len());
+            write!(out, "{digits}{zeros}.0")
+        } else {
+            let (whole, fraction) = digits.split_at(whole_digits);
+            write!(out, "{whole}.{fraction}")
+        }
+    } else {
+        let rest = if rest.is_empty() { "0" } else { rest };
+        write!(out, "{first}.{rest}E{exponent}")
+    }
+}
+
+fn write_date(out: &mut impl Write, days: i64) -> std::fmt::Result {
+    let (year, month, day) = civil_from_days(days);
+    write!(out, "{year:04}-{month:02}-{day:02}")
+}
+
+/// `2024-03-01 12:30:00`, with the fraction of a second where there is
+/// one, without trailing zeros (`.5`).
+fn write_timestamp(
+    out: &mut impl Write,
+    ticks: i64,
+    per_second: u32,
+    digits: usize,
+) -> std::fmt::Result {
+    let per_day = i64::from(per_second) * 86_400;
+    write_date(out, ticks.div_euclid(per_day))?;
+    out.write_char(' ')?;
+    write_time(out, ticks.rem_euclid(per_day), per_second, digits)
+}
+
+/// `12:30:00`, and the fraction as [`write_timestamp`] writes it.
+fn write_time(
+    out: &mut impl Write,
+    ticks: i64,
+    per_second: u32,
+    digits: usize,
+) -> std::fmt::Result {
+    let per_second = i64::from(per_second);
+    let seconds = ticks / per_second;
+    let fraction = ticks % per_second;
+    write!(
+        out,
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )?;
+    if fraction != 0 {
+        let text = format!("{fraction:0digits$}");
+        write!(out, ".{}", text.trim_end_matches('0'))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn java(x: f64) -> String {
+        let mut out = String::new();
+        write_java(&mut out, x, shortest(x)).unwrap();
+        out
+    }
+
+    #[test]
+    fn doubles_print_as_java_prints_them() {
+        assert_eq!(java(100.0), "100.0");
+        assert_eq!(java(0.001), "0.001");
+        assert_eq!(java(0.000_99), "9.9E-4");
+        assert_eq!(java(1_234_567.5), "1234567.5");
+        assert_eq!(java(1e7), "1.0E7");
+        assert_eq!(java(-1.5e300), "-1.5E300");
+        assert_eq!(java(-0.0), "-0.0");
+        assert_eq!(java(f64::NAN), "NaN");
+        assert_eq!(java(f64::NEG_INFINITY), "-Infinity");
+    }
+
+    #[test]
+    fn timestamps_print_without_trailing_zeros() {
+        let mut out = String::new();
+        // 2024-03-01 12:30:00.5 UTC, and a second before the epoch.
+        write_timestamp(&mut out, 1_709_296_200_500_000, MICROS_PER_SECOND, 6).unwrap();
+        out.push('|');
+        write_timestamp(&mut out, -1_000_000, MICROS_PER_SECOND, 6).unwrap();
+        assert_eq!(out, "2024-03-01 12:30:00.5|1969-12-31 23:59:59");
+    }
+}
