@@ -15,8 +15,9 @@
 //!   (`NaN`, `Infinity`);
 //! - to a boolean: numbers (not zero), strings `true`/`t`/`yes`/`y`/`1`
 //!   and `false`/`f`/`no`/`n`/`0` in any case;
-//! - to a timestamp: numbers as seconds since the epoch, ISO-8601 strings;
-//!   to a date, those strings and timestamps (their day in UTC);
+//! - to a timestamp: ISO-8601 strings, and (with a time zone only)
+//!   numbers as seconds since the epoch; to a date, those strings and
+//!   timestamps (their day in UTC);
 //! - to binary: binary and strings (their UTF-8 bytes).
 //!
 //! `testdata/spark-casts.jsonl` holds what Spark 4.3 gives for each JSON
