@@ -8,8 +8,10 @@ use arrow::datatypes::{
     DataType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
     Int64Type, TimestampMicrosecondType,
 };
+use proptest::prelude::*;
 use serde_json::{Value, json};
 use vshred::get::variant_get;
+use vshred::path::VariantPath;
 use vshred::shred::{Shredder, ShreddingSchema};
 
 /// Values whose text Spark's `parse_json` keeps another way than ours:
@@ -98,4 +100,74 @@ fn variant_get_converts_every_value_to_every_type_as_spark_does() {
         records.len(),
         mismatches.join("\n")
     );
+}
+
+/// The types of the fixture, as `variant_get` names them.
+const TYPES: [&str; 16] = [
+    "boolean",
+    "tinyint",
+    "smallint",
+    "int",
+    "bigint",
+    "float",
+    "double",
+    "decimal(5,2)",
+    "decimal(3,1)",
+    "decimal(38,0)",
+    "decimal(38,10)",
+    "string",
+    "date",
+    "timestamp",
+    "timestamp_ntz",
+    "binary",
+];
+
+/// Converting any value to any type gives a value or null, never a panic
+/// or a hang, and the strict `variant_get` fails exactly where the lenient
+/// one gives null for a value that is not null.
+fn converts_or_fails_alike(json_text: &str) -> Result<(), TestCaseError> {
+    let mut shredder = Shredder::new(&ShreddingSchema::Variant);
+    if shredder.append_json(json_text.as_bytes()).is_err() {
+        // Not JSON we take (a number out of range): nothing to convert.
+        return Ok(());
+    }
+    let column: StructArray = shredder.finish();
+    let root: VariantPath = "$".parse().unwrap();
+    for type_name in TYPES {
+        let as_type = ShreddingSchema::parse_type_name(type_name).unwrap();
+        let lenient = variant_get(&column, &root, &as_type, false).unwrap();
+        let strict = variant_get(&column, &root, &as_type, true);
+        let null_value = json_text.trim() == "null";
+        prop_assert_eq!(
+            strict.is_err(),
+            lenient.is_null(0) && !null_value,
+            "{} as {}",
+            json_text,
+            type_name
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_number_converts_to_any_type_or_fails_alike(
+        text in "-?[0-9]{1,45}(\\.[0-9]{1,45})?([eE][+-]?[0-9]{1,10})?"
+    ) {
+        converts_or_fails_alike(&text)?;
+    }
+
+    #[test]
+    fn any_string_converts_to_any_type_or_fails_alike(
+        text in prop_oneof![
+            any::<String>(),
+            "[ \\t]?[+-]?[0-9.eE]{0,12}[ ]?",
+            "(?i)(true|false|yes|no|t|f|y|n|nan|-?infinity)",
+            "[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?)?(Z|[+-][0-9]{2}:[0-9]{2})?",
+        ]
+    ) {
+        converts_or_fails_alike(&serde_json::to_string(&text).unwrap())?;
+    }
 }

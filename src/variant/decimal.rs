@@ -267,9 +267,16 @@ impl std::str::FromStr for VariantDecimal {
                 .ok_or_else(invalid)?;
         }
         let mut scale = fraction.len() as i64 - i64::from(exponent);
-        while scale < 0 {
-            unscaled = unscaled.checked_mul(10).ok_or_else(invalid)?;
-            scale += 1;
+        if scale < 0 {
+            // Zero at any exponent is zero; anything else fits at most 38
+            // more digits.
+            let factor = match usize::try_from(-scale) {
+                _ if unscaled == 0 => 1,
+                Ok(shift) => *POW10.get(shift).ok_or_else(invalid)?,
+                Err(_) => return Err(invalid()),
+            };
+            unscaled = unscaled.checked_mul(factor).ok_or_else(invalid)?;
+            scale = 0;
         }
         let scale = u8::try_from(scale).map_err(|_| invalid())?;
         VariantDecimal::try_new(if negative { -unscaled } else { unscaled }, scale)
@@ -319,7 +326,17 @@ mod tests {
         assert_eq!(d(".5").to_string(), "0.5");
         assert_eq!(d("1e3").to_string(), "1000");
         assert_eq!(d("2.5E-2").to_string(), "0.025");
-        for bad in ["", ".", "1e", "1.2.3", "x", "1e999", &"9".repeat(39)] {
+        assert_eq!(d("0e2000000000").to_string(), "0");
+        for bad in [
+            "",
+            ".",
+            "1e",
+            "1.2.3",
+            "x",
+            "1e999",
+            "1e2000000000",
+            &"9".repeat(39),
+        ] {
             assert!(bad.parse::<VariantDecimal>().is_err(), "{bad:?}");
         }
         assert_eq!(d("0.125").round_half_up(2).unwrap().to_string(), "0.13");
