@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use vshred::get::variant_get;
 use vshred::path::VariantPath;
 use vshred::shred::{Shredder, ShreddingSchema};
+use vshred::variant::{VariantBuilder, VariantDecimal, VariantRef};
 
 /// Values whose text Spark's `parse_json` keeps another way than ours:
 /// Spark drops a decimal's trailing zeros (`2.0` is the decimal `2`), we
@@ -34,7 +35,7 @@ fn tagged(array: &ArrayRef, row: usize) -> Value {
         DataType::Float64 => double(array.as_primitive::<Float64Type>().value(row)),
         DataType::Decimal128(_, scale) => {
             let unscaled = array.as_primitive::<Decimal128Type>().value(row);
-            let d = vshred::variant::VariantDecimal::try_new(unscaled, *scale as u8).unwrap();
+            let d = VariantDecimal::try_new(unscaled, *scale as u8).unwrap();
             json!({"decimal": d.to_string()})
         }
         DataType::Utf8 => json!({"string": array.as_string::<i32>().value(row)}),
@@ -132,21 +133,69 @@ fn converts_or_fails_alike(json_text: &str) -> Result<(), TestCaseError> {
         return Ok(());
     }
     let column: StructArray = shredder.finish();
-    let root: VariantPath = "$".parse().unwrap();
-    for type_name in TYPES {
-        let as_type = ShreddingSchema::parse_type_name(type_name).unwrap();
-        let lenient = variant_get(&column, &root, &as_type, false).unwrap();
-        let strict = variant_get(&column, &root, &as_type, true);
-        let null_value = json_text.trim() == "null";
+    let null_value = json_text.trim() == "null";
+    for type_name in TYPES.iter().chain(&["timestamp_nanos", "time", "uuid"]) {
+        let (strict_failed, lenient_null) = get_both(&column, type_name);
         prop_assert_eq!(
-            strict.is_err(),
-            lenient.is_null(0) && !null_value,
+            strict_failed,
+            lenient_null && !null_value,
             "{} as {}",
             json_text,
             type_name
         );
     }
     Ok(())
+}
+
+/// Whether the strict `variant_get` of row 0 as `type_name` fails, and
+/// whether the lenient one gives null.
+fn get_both(column: &StructArray, type_name: &str) -> (bool, bool) {
+    let root: VariantPath = "$".parse().unwrap();
+    let as_type = ShreddingSchema::parse_type_name(type_name).unwrap();
+    let lenient = variant_get(column, &root, &as_type, false).unwrap();
+    let strict = variant_get(column, &root, &as_type, true);
+    (strict.is_err(), lenient.is_null(0))
+}
+
+#[test]
+fn extreme_values_of_every_kind_convert_or_fail_alike() {
+    use VariantRef as V;
+    let big = VariantDecimal::try_new(10i128.pow(38) - 1, 0).unwrap();
+    let tiny = VariantDecimal::try_new(-(10i128.pow(38) - 1), 38).unwrap();
+    let values = [
+        V::Int64(i64::MIN),
+        V::Int64(i64::MAX),
+        V::Int8(-128),
+        V::Double(f64::NAN),
+        V::Double(f64::NEG_INFINITY),
+        V::Double(-f64::MIN_POSITIVE),
+        V::Float(f32::MAX),
+        V::Float(-0.0),
+        V::Decimal16(big),
+        V::Decimal16(tiny),
+        V::Date(i32::MIN),
+        V::Date(i32::MAX),
+        V::TimestampMicros(i64::MIN),
+        V::TimestampNtzMicros(i64::MAX),
+        V::TimestampNanos(i64::MIN),
+        V::TimestampNtzNanos(-1),
+        V::TimeNtzMicros(86_399_999_999),
+        V::Binary(&[0xff, 0xfe, 0]),
+        V::Uuid([0xab; 16]),
+        V::String("\u{0}\u{10ffff}"),
+    ];
+    for v in values {
+        let mut builder = VariantBuilder::new();
+        builder.append(&v).unwrap();
+        let (metadata, value) = builder.into_parts();
+        let mut shredder = Shredder::new(&ShreddingSchema::Variant);
+        shredder.append_variant(&metadata, &value).unwrap();
+        let column = shredder.finish();
+        for type_name in TYPES.iter().chain(&["timestamp_nanos", "time", "uuid"]) {
+            let (strict_failed, lenient_null) = get_both(&column, type_name);
+            assert_eq!(strict_failed, lenient_null, "{v:?} as {type_name}");
+        }
+    }
 }
 
 proptest! {

@@ -1,7 +1,9 @@
 //! Untrusted Variant bytes: validation must never panic, errors must point
 //! inside the input, and whatever validates must render as JSON, re-encode,
 //! and re-validate to a logically equal value; reconstruction from a
-//! column (one pass that validates and renders) must agree.
+//! column (one pass that validates and renders) must agree; converting
+//! it to every type `variant_get` takes gives a value or null, never a
+//! panic.
 //!
 //! Input layout: metadata and value back to back (as in the seed corpus).
 //! The split is where `Metadata::parse_prefix` says the metadata ends; when
@@ -12,10 +14,13 @@
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, BinaryArray, StructArray};
+use arrow::array::{Array, ArrayRef, BinaryArray, StructArray};
 use arrow::datatypes::{DataType, Field};
 use libfuzzer_sys::fuzz_target;
+use vshred::get::variant_get;
 use vshred::json::{json_to_variant, write_json};
+use vshred::path::VariantPath;
+use vshred::shred::ShreddingSchema;
 use vshred::unshred::ShreddedColumn;
 use vshred::variant::{DEFAULT_MAX_DEPTH, Metadata, VariantBuilder, VariantRef};
 use vshred::{Error, ErrorKind, Position, VariantPart};
@@ -92,11 +97,40 @@ fn check(metadata: &[u8], value: &[u8]) {
     let mut again = VariantBuilder::new();
     again.append(&w).expect("re-encoding a re-encoded value");
     assert_eq!(again.finish(), (m2, v2), "re-encoding is not idempotent");
+
+    casts(metadata, value, v.is_null());
+}
+
+/// `variant_get` of the value as each type: a value or null, and the
+/// strict form fails exactly where the lenient one gives null (for a value
+/// that is not the Variant null).
+fn casts(metadata: &[u8], value: &[u8], is_null: bool) {
+    const TYPES: [&str; 18] = [
+        "boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal(5,2)",
+        "decimal(38,0)", "decimal(38,38)", "string", "date", "timestamp", "timestamp_ntz",
+        "timestamp_nanos", "time", "binary", "uuid",
+    ];
+    let column = one_row_column(metadata, value);
+    let root: VariantPath = "$".parse().unwrap();
+    for name in TYPES {
+        let as_type = ShreddingSchema::parse_type_name(name).unwrap();
+        let lenient = variant_get(&column, &root, &as_type, false).expect("a lenient get never fails");
+        let strict = variant_get(&column, &root, &as_type, true);
+        assert_eq!(strict.is_err(), lenient.is_null(0) && !is_null, "{name}");
+    }
 }
 
 /// The JSON text reconstruction gives for a one-row unshredded column.
 fn reconstructed_json(metadata: &[u8], value: &[u8]) -> Result<Vec<u8>, Error> {
-    let column = StructArray::new(
+    let column = one_row_column(metadata, value);
+    let mut out = Vec::new();
+    ShreddedColumn::try_new(&column)?.write_json(0, &mut out)?;
+    Ok(out)
+}
+
+/// A one-row unshredded Variant column.
+fn one_row_column(metadata: &[u8], value: &[u8]) -> StructArray {
+    StructArray::new(
         vec![
             Field::new("metadata", DataType::Binary, false),
             Field::new("value", DataType::Binary, false),
@@ -107,10 +141,7 @@ fn reconstructed_json(metadata: &[u8], value: &[u8]) -> Result<Vec<u8>, Error> {
             Arc::new(BinaryArray::from_iter_values([value])),
         ],
         None,
-    );
-    let mut out = Vec::new();
-    ShreddedColumn::try_new(&column)?.write_json(0, &mut out)?;
-    Ok(out)
+    )
 }
 
 /// Touches every accessor of `v` and its children; returns the nesting
