@@ -160,36 +160,35 @@ fn append_string(builder: &mut StringBuilder, v: &VariantRef<'_>) {
 
 fn write_string(out: &mut impl Write, v: &VariantRef<'_>) -> std::fmt::Result {
     use VariantRef as V;
-    let builder = out;
     match v {
         V::Null => Ok(()),
-        V::Bool(b) => write!(builder, "{b}"),
+        V::Bool(b) => write!(out, "{b}"),
         V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) => {
-            write!(builder, "{}", v.as_i64().unwrap_or_default())
+            write!(out, "{}", v.as_i64().unwrap_or_default())
         }
-        V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) => write!(builder, "{d}"),
-        V::Double(x) => write_java(builder, *x, shortest(*x)),
-        V::Float(x) => write_java(builder, f64::from(*x), shortest(*x)),
-        V::String(s) => builder.write_str(s),
-        V::Binary(bytes) => builder.write_str(&String::from_utf8_lossy(bytes)),
-        V::Date(days) => write_date(builder, i64::from(*days)),
+        V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) => write!(out, "{d}"),
+        V::Double(x) => write_java(out, *x, shortest(*x)),
+        V::Float(x) => write_java(out, f64::from(*x), shortest(*x)),
+        V::String(s) => out.write_str(s),
+        V::Binary(bytes) => out.write_str(&String::from_utf8_lossy(bytes)),
+        V::Date(days) => write_date(out, i64::from(*days)),
         V::TimestampMicros(t) | V::TimestampNtzMicros(t) => {
-            write_timestamp(builder, *t, MICROS_PER_SECOND, 6)
+            write_timestamp(out, *t, MICROS_PER_SECOND, 6)
         }
         V::TimestampNanos(t) | V::TimestampNtzNanos(t) => {
-            write_timestamp(builder, *t, NANOS_PER_SECOND, 9)
+            write_timestamp(out, *t, NANOS_PER_SECOND, 9)
         }
-        V::TimeNtzMicros(t) => write_time(builder, *t, MICROS_PER_SECOND, 6),
+        V::TimeNtzMicros(t) => write_time(out, *t, MICROS_PER_SECOND, 6),
         V::Uuid(bytes) => {
             for (i, b) in bytes.iter().enumerate() {
                 if matches!(i, 4 | 6 | 8 | 10) {
-                    builder.write_char('-')?;
+                    out.write_char('-')?;
                 }
-                write!(builder, "{b:02x}")?;
+                write!(out, "{b:02x}")?;
             }
             Ok(())
         }
-        V::Object(_) | V::Array(_) => builder.write_str(&variant_to_json_string(v)),
+        V::Object(_) | V::Array(_) => out.write_str(&variant_to_json_string(v)),
     }
 }
 
