@@ -134,11 +134,11 @@ fn cluster_dir() -> tempfile::TempDir {
     dir
 }
 
-/// The queries the issue names: aggregates over many files, a struct
-/// `variant_get`, a GROUP BY on a Variant path, a join of two Variant
-/// tables.
+/// The queries the issue names: aggregates over many files (one through a
+/// CAST of a sub-Variant), a struct `variant_get`, a GROUP BY on a Variant
+/// path, a join of two Variant tables.
 const QUERIES: [&str; 4] = [
-    "SELECT count(*) AS n, sum(variant_get(v, '$.k', 'bigint')) AS k, sum(id) AS ids, count(*) FILTER (WHERE variant_get(v, '$.k', 'bigint') > 50) AS big FROM 'data/events/'",
+    "SELECT count(*) AS n, sum(variant_get(v, '$.k', 'bigint')) AS k, max(CAST(variant_get(v, '$.k') AS INT)) AS top, sum(id) AS ids, count(*) FILTER (WHERE variant_get(v, '$.k', 'bigint') > 50) AS big FROM 'data/events/'",
     "SELECT id, variant_get(v, '$.p', 'struct<x:bigint,y:string>') AS p FROM 'data/events/' WHERE id % 401 = 0 ORDER BY id",
     "SELECT variant_get(v, '$.g', 'string') AS g, count(*) AS n, sum(id) AS ids FROM 'data/events/' GROUP BY g ORDER BY g",
     "SELECT variant_get(k.v, '$.name', 'string') AS name, count(*) AS n FROM 'data/events/' e JOIN 'data/keys/' k ON variant_get(e.v, '$.k', 'bigint') = k.key GROUP BY name ORDER BY name",
