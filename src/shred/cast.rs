@@ -8,16 +8,17 @@
 //!   (UTC), binary as UTF-8, objects and arrays as JSON text;
 //! - to an integer: integers in range, decimals and doubles truncated
 //!   toward zero, booleans as 1 and 0, strings of digits (surrounding
-//!   spaces ignored);
+//!   spaces ignored), timestamps as whole seconds since the epoch;
 //! - to a decimal: numbers, booleans and decimal strings (`1e3` too),
 //!   rounded half away from zero to the scale, within the precision;
 //! - to a double or float: numbers (rounded), booleans, numeric strings
 //!   (`NaN`, `Infinity`);
 //! - to a boolean: numbers (not zero), strings `true`/`t`/`yes`/`y`/`1`
 //!   and `false`/`f`/`no`/`n`/`0` in any case;
-//! - to a timestamp: ISO-8601 strings, and (with a time zone only)
-//!   numbers as seconds since the epoch; to a date, those strings and
-//!   timestamps (their day in UTC);
+//! - to a timestamp: ISO-8601 strings, dates (at midnight), timestamps
+//!   with or without a zone (the same instant in UTC), and (with a time
+//!   zone only) numbers as seconds since the epoch; to a date, those
+//!   strings and timestamps (their day in UTC);
 //! - to binary: binary and strings (their UTF-8 bytes).
 //!
 //! `testdata/spark-casts.jsonl` holds what Spark 4.3 gives for each JSON
@@ -64,6 +65,8 @@ impl TypedBuilder {
             | TypedBuilder::Int32(_)
             | TypedBuilder::Int64(_) => V::Int64(match v {
                 V::Bool(b) => i64::from(*b),
+                // Whole seconds since the epoch, rounded down.
+                V::TimestampMicros(t) => t.div_euclid(i64::from(MICROS_PER_SECOND)),
                 V::String(s) => trimmed(s).parse().ok()?,
                 V::Float(x) => truncated(f64::from(*x))?,
                 V::Double(x) => truncated(*x)?,
@@ -74,12 +77,12 @@ impl TypedBuilder {
                 V::Bool(b) => f32::from(u8::from(*b)),
                 V::String(s) => trimmed(s).parse().ok()?,
                 V::Float(x) => *x,
-                _ => number(v)? as f32,
+                _ => (seconds(v).or_else(|| number(v)))? as f32,
             }),
             TypedBuilder::Double(_) => V::Double(match v {
                 V::Bool(b) => f64::from(u8::from(*b)),
                 V::String(s) => trimmed(s).parse().ok()?,
-                _ => number(v)?,
+                _ => seconds(v).or_else(|| number(v))?,
             }),
             TypedBuilder::Decimal(_, _, scale) => {
                 let d = match v {
@@ -88,7 +91,11 @@ impl TypedBuilder {
                     // Through the shortest text that reads back as the
                     // double, as Spark's `Decimal(double)` does.
                     V::Double(x) => shortest(*x)?.parse().ok()?,
-                    V::Float(x) => shortest(*x)?.parse().ok()?,
+                    // Widened to a double first, as Spark does (1.1 is
+                    // 1.100000023841858).
+                    V::Float(x) => shortest(f64::from(*x))?.parse().ok()?,
+                    // Seconds since the epoch, to the microsecond.
+                    V::TimestampMicros(t) => VariantDecimal::try_new(i128::from(*t), 6).ok()?,
                     _ => v.as_decimal()?,
                 };
                 V::Decimal16(d.round_half_up(*scale)?)
@@ -106,6 +113,12 @@ impl TypedBuilder {
             TypedBuilder::TimestampMicros(_, utc) => {
                 let micros = match v {
                     V::String(s) => time::parse_timestamp(s, *utc)?.micros()?,
+                    // Midnight, and the same instant with or without a zone
+                    // (vshred's session time zone is UTC).
+                    V::Date(days) => {
+                        i64::from(*days).checked_mul(86_400 * i64::from(MICROS_PER_SECOND))?
+                    }
+                    V::TimestampMicros(t) | V::TimestampNtzMicros(t) => *t,
                     // Seconds since the epoch, to a timestamp with a zone only.
                     V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) if *utc => {
                         v.as_i64()?.checked_mul(i64::from(MICROS_PER_SECOND))?
@@ -209,6 +222,15 @@ fn spark_bool(s: &str) -> Option<bool> {
 /// Spark reads a number or boolean from it.
 fn trimmed(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace() || c.is_control())
+}
+
+/// A timestamp with a zone as seconds since the epoch, as Spark reads one
+/// as a number.
+fn seconds(v: &VariantRef<'_>) -> Option<f64> {
+    match v {
+        VariantRef::TimestampMicros(t) => Some(*t as f64 / f64::from(MICROS_PER_SECOND)),
+        _ => None,
+    }
 }
 
 /// Any number as a double: exact numerics rounded, floats widened.

@@ -4,7 +4,10 @@
 usage: spark_casts.py OUT.jsonl
 
 Writes one JSON object per line: {"json": TEXT, "type": TYPE, "result": R},
-R being Spark's `try_variant_get(parse_json(TEXT), '$', TYPE)` as
+R being Spark's `try_variant_get(parse_json(TEXT), '$', TYPE)`, or, for a
+value JSON cannot write (a date, a timestamp, binary, a float, a byte),
+{"sql": EXPR, "variant": V, "type": TYPE, "result": R} with V that value
+tagged as R is, as
 {"null": true}, {"bool": b}, {"int": "digits"}, {"decimal": "digits"},
 {"double": x} (a float type's value as a double; "NaN", "Infinity",
 "-Infinity" by name), {"string": s},
@@ -36,6 +39,22 @@ VALUES = [
     '"2024-03-01"', '"2024-03-01 12:30:00"', '"2024-03-01T12:30:00.5Z"', '"2024-03-01T12:30:00+01:00"',
     '"é"',
     '{"a": 1, "b": [true, null]}', '[1, "x", 2.50]', "[]", "{}",
+]
+
+# Values JSON cannot write, as Spark SQL makes them, each with the Variant
+# value it is (tests/spark_casts.rs builds that one itself).
+SQL_VALUES = [
+    ("CAST(DATE'2024-03-01' AS VARIANT)", {"date": 19783}),
+    ("CAST(DATE'1969-12-31' AS VARIANT)", {"date": -1}),
+    ("CAST(TIMESTAMP'2024-03-01 12:30:00.5' AS VARIANT)", {"timestamp": 1709296200500000}),
+    ("CAST(TIMESTAMP'1969-12-31 23:59:59' AS VARIANT)", {"timestamp": -1000000}),
+    ("CAST(TIMESTAMP_NTZ'2024-03-01 12:30:00.000123' AS VARIANT)", {"timestamp_ntz": 1709296200000123}),
+    ("CAST(X'4142' AS VARIANT)", {"binary": "4142"}),
+    ("CAST(CAST(1.1 AS FLOAT) AS VARIANT)", {"float": 1.1}),
+    ("CAST(CAST(-7 AS TINYINT) AS VARIANT)", {"int8": -7}),
+    ("CAST(CAST(1e10 AS DOUBLE) AS VARIANT)", {"double": 1e10}),
+    ("CAST(CAST(0.000123 AS DOUBLE) AS VARIANT)", {"double": 0.000123}),
+    ("CAST(CAST(1234567.5 AS DOUBLE) AS VARIANT)", {"double": 1234567.5}),
 ]
 
 TYPES = [
@@ -86,6 +105,14 @@ def main():
         for row in out:
             for k, t in enumerate(TYPES):
                 record = {"json": VALUES[row["i"]], "type": t, "result": tagged(row[f"c{k}"])}
+                f.write(json.dumps(record, ensure_ascii=False) + "\n")
+        for sql, variant in SQL_VALUES:
+            columns = ", ".join(
+                f"try_variant_get({sql}, '$', '{t}') AS c{k}" for k, t in enumerate(TYPES)
+            )
+            row = spark.sql(f"SELECT {columns}").collect()[0]
+            for k, t in enumerate(TYPES):
+                record = {"sql": sql, "variant": variant, "type": t, "result": tagged(row[f"c{k}"])}
                 f.write(json.dumps(record, ensure_ascii=False) + "\n")
     spark.stop()
 
