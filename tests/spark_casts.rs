@@ -121,7 +121,6 @@ fn variant_get_converts_every_value_to_every_type_as_spark_does() {
                 record["sql"].as_str().unwrap()
             }
         };
-        let json_text = source;
         let column: StructArray = shredder.finish();
         let as_type = ShreddingSchema::parse_type_name(type_name).unwrap();
         let result = variant_get(&column, &"$".parse().unwrap(), &as_type, false).unwrap();
@@ -135,7 +134,7 @@ fn variant_get_converts_every_value_to_every_type_as_spark_does() {
         }
         if ours != spark {
             mismatches.push(format!(
-                "{json_text} as {type_name}: ours {ours}, Spark's {spark}"
+                "{source} as {type_name}: ours {ours}, Spark's {spark}"
             ));
         }
     }
