@@ -62,6 +62,41 @@ fn double(x: f64) -> Value {
     }
 }
 
+/// The Variant value the fixture tags a SQL-made value as (`{"date": 19783}`);
+/// a binary one's bytes are `bytes`.
+fn tagged_variant<'a>(tag: &Value, bytes: &'a [u8]) -> VariantRef<'a> {
+    let (kind, v) = tag.as_object().unwrap().iter().next().unwrap();
+    match kind.as_str() {
+        "date" => VariantRef::Date(v.as_i64().unwrap() as i32),
+        "timestamp" => VariantRef::TimestampMicros(v.as_i64().unwrap()),
+        "timestamp_ntz" => VariantRef::TimestampNtzMicros(v.as_i64().unwrap()),
+        "float" => VariantRef::Float(v.as_f64().unwrap() as f32),
+        "double" => VariantRef::Double(v.as_f64().unwrap()),
+        "int8" => VariantRef::Int8(v.as_i64().unwrap() as i8),
+        "binary" => VariantRef::Binary(bytes),
+        other => panic!("no Variant of kind {other}"),
+    }
+}
+
+/// The bytes of a hex string (none for anything else).
+fn hex_bytes(hex: &Value) -> Vec<u8> {
+    let hex = hex.as_str().unwrap_or_default();
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// A one-row Variant column holding `v`.
+fn column_of(v: &VariantRef<'_>) -> StructArray {
+    let mut builder = VariantBuilder::new();
+    builder.append(v).unwrap();
+    let (metadata, value) = builder.into_parts();
+    let mut shredder = Shredder::new(&ShreddingSchema::Variant);
+    shredder.append_variant(&metadata, &value).unwrap();
+    shredder.finish()
+}
+
 #[test]
 fn variant_get_converts_every_value_to_every_type_as_spark_does() {
     let text = std::fs::read_to_string("testdata/spark-casts.jsonl").unwrap();
@@ -73,55 +108,21 @@ fn variant_get_converts_every_value_to_every_type_as_spark_does() {
     let mut mismatches = Vec::new();
     for record in &records {
         let type_name = record["type"].as_str().unwrap();
-        let mut shredder = Shredder::new(&ShreddingSchema::Variant);
-        let source = match record["json"].as_str() {
+        let (source, column) = match record["json"].as_str() {
             Some(json_text) => {
                 if type_name == "string" && TRAILING_ZEROS.contains(&json_text) {
                     continue;
                 }
+                let mut shredder = Shredder::new(&ShreddingSchema::Variant);
                 shredder.append_json(json_text.as_bytes()).unwrap();
-                json_text
+                (json_text, shredder.finish())
             }
             None => {
-                let mut builder = VariantBuilder::new();
-                let bytes;
-                builder
-                    .append(&match record["variant"]
-                        .as_object()
-                        .unwrap()
-                        .iter()
-                        .next()
-                        .unwrap()
-                    {
-                        (kind, v) if kind == "date" => VariantRef::Date(v.as_i64().unwrap() as i32),
-                        (kind, v) if kind == "timestamp" => {
-                            VariantRef::TimestampMicros(v.as_i64().unwrap())
-                        }
-                        (kind, v) if kind == "timestamp_ntz" => {
-                            VariantRef::TimestampNtzMicros(v.as_i64().unwrap())
-                        }
-                        (kind, v) if kind == "float" => {
-                            VariantRef::Float(v.as_f64().unwrap() as f32)
-                        }
-                        (kind, v) if kind == "double" => VariantRef::Double(v.as_f64().unwrap()),
-                        (kind, v) if kind == "int8" => VariantRef::Int8(v.as_i64().unwrap() as i8),
-                        (kind, v) if kind == "binary" => {
-                            let hex = v.as_str().unwrap();
-                            bytes = (0..hex.len())
-                                .step_by(2)
-                                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                                .collect::<Vec<u8>>();
-                            VariantRef::Binary(&bytes)
-                        }
-                        (kind, _) => panic!("no Variant of kind {kind}"),
-                    })
-                    .unwrap();
-                let (metadata, value) = builder.into_parts();
-                shredder.append_variant(&metadata, &value).unwrap();
-                record["sql"].as_str().unwrap()
+                let bytes = hex_bytes(&record["variant"]["binary"]);
+                let v = tagged_variant(&record["variant"], &bytes);
+                (record["sql"].as_str().unwrap(), column_of(&v))
             }
         };
-        let column: StructArray = shredder.finish();
         let as_type = ShreddingSchema::parse_type_name(type_name).unwrap();
         let result = variant_get(&column, &"$".parse().unwrap(), &as_type, false).unwrap();
         let ours = tagged(&result, 0);
@@ -229,12 +230,7 @@ fn extreme_values_of_every_kind_convert_or_fail_alike() {
         V::String("\u{0}\u{10ffff}"),
     ];
     for v in values {
-        let mut builder = VariantBuilder::new();
-        builder.append(&v).unwrap();
-        let (metadata, value) = builder.into_parts();
-        let mut shredder = Shredder::new(&ShreddingSchema::Variant);
-        shredder.append_variant(&metadata, &value).unwrap();
-        let column = shredder.finish();
+        let column = column_of(&v);
         for type_name in TYPES.iter().chain(&["timestamp_nanos", "time", "uuid"]) {
             let (strict_failed, lenient_null) = get_both(&column, type_name);
             assert_eq!(strict_failed, lenient_null, "{v:?} as {type_name}");

@@ -19,6 +19,17 @@ async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
         .unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
+/// The message of a query that plans and then fails as it runs.
+async fn run_failure(ctx: &SessionContext, sql: &str) -> String {
+    ctx.sql(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .collect()
+        .await
+        .expect_err(sql)
+        .to_string()
+}
+
 fn int(batches: &[RecordBatch], column: usize) -> i64 {
     let c = batches[0].column(column);
     arrow::compute::cast(c, &arrow::datatypes::DataType::Int64)
@@ -399,17 +410,14 @@ async fn struct_and_array_types_come_back_as_arrow_structs_and_lists() {
     );
     assert!(shown.contains("| 2  | {name: b, age: }"), "{shown}");
     assert!(shown.contains("| 3  |"), "{shown}");
-    let err = ctx
-        .sql(&format!(
+    let err = run_failure(
+        &ctx,
+        &format!(
             "SELECT variant_get(v, '$.u', 'struct<name:string>') FROM '{}'",
             file.display()
-        ))
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err()
-        .to_string();
+        ),
+    )
+    .await;
     assert!(err.contains("not an object"), "{err}");
     assert!(err.contains("row 2"), "{err}");
 }
@@ -439,16 +447,11 @@ async fn a_cast_of_a_variant_is_variant_get_and_reads_only_the_path() {
     assert!(plan.contains("v:$.f0::int64"), "{plan}");
     assert!(!plan.contains("outputs=[v]"), "{plan}");
     // A strict CAST fails where a value does not convert, naming it.
-    let err = ctx
-        .sql(&format!(
-            "SELECT sum(CAST(variant_get(v, '$.f0') AS BIGINT)) FROM '{file}'"
-        ))
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = run_failure(
+        &ctx,
+        &format!("SELECT sum(CAST(variant_get(v, '$.f0') AS BIGINT)) FROM '{file}'"),
+    )
+    .await;
     assert!(err.contains("$.f0") && err.contains("\"x9\""), "{err}");
     // Any Variant casts, to any type variant_get takes or that one of
     // those casts to (an unsigned integer, a string view).
@@ -464,14 +467,7 @@ async fn a_cast_of_a_variant_is_variant_get_and_reads_only_the_path() {
     );
     assert!(shown.contains("| {a: [1, 2]} | 7 | Utf8View | "), "{shown}");
     // A type no Variant casts to is refused while planning, by name.
-    let err = ctx
-        .sql("SELECT CAST(parse_json('1') AS INTERVAL)")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = run_failure(&ctx, "SELECT CAST(parse_json('1') AS INTERVAL)").await;
     assert!(err.contains("cannot cast a Variant to Interval"), "{err}");
 }
 
