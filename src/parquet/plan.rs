@@ -892,7 +892,8 @@ impl Target {
 
     /// The leaves to read in a row group: the slot's subtree when the path
     /// is complete (without an all-null `value`), else the slot's residual;
-    /// `metadata` whenever a Variant-encoded value may need decoding.
+    /// `metadata` whenever a Variant-encoded value may need decoding: the
+    /// slot's residual, or one below it in a shredded object or array.
     pub(super) fn leaves(
         &self,
         schema: &SchemaDescriptor,
@@ -910,7 +911,14 @@ impl Target {
         } else {
             value
         };
-        if value_needed || !self.complete || !typed_result {
+        // A residual below the slot (of a shredded field or element) is
+        // Variant-encoded too, whatever the result's type.
+        let residual_below = self.complete
+            && self
+                .prefix_leaves(schema, &["typed_value"])
+                .into_iter()
+                .any(|l| schema.column(l).name() == "value" && !all_null(meta, l));
+        if value_needed || residual_below || !self.complete || !typed_result {
             let column = &self.slot[0];
             leaves.extend((0..schema.num_columns()).filter(|&i| {
                 schema.column(i).path().parts() == [column.clone(), "metadata".into()]

@@ -457,6 +457,35 @@ fn as_takes_the_type_names_users_type() {
 }
 
 #[test]
+fn a_path_shredded_as_an_object_converts_as_a_whole_value() {
+    // Every `u` is an object, so its own `value` is all null; one `a` is
+    // not an integer and is Variant-encoded in `a`'s `value`, which a
+    // result of any type must read the names to decode.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("u.json"), r#"{"u":{"a":"int64"}}"#).unwrap();
+    encoded(
+        dir.path(),
+        "f.parquet",
+        "{\"u\":{\"a\":1}}\n{\"u\":{\"a\":\"x\"}}\n",
+        &["--shred", "u.json"],
+    );
+    let out = vshred_in(dir.path(), &["get", "f.parquet", "$.u", "--as", "string"]);
+    assert_eq!(
+        stdout(&out),
+        "\"{\\\"a\\\":1}\"\n\"{\\\"a\\\":\\\"x\\\"}\"\n",
+        "{}",
+        stderr(&out)
+    );
+    let out = vshred_in(dir.path(), &["get", "f.parquet", "$.u", "--as", "int64"]);
+    assert_eq!(stdout(&out), "null\nnull\n", "{}", stderr(&out));
+    fails_with(
+        dir.path(),
+        &["get", "f.parquet", "$.u", "--as", "int64", "--strict"],
+        "$.u: {\"a\":1} does not convert to int64",
+    );
+}
+
+#[test]
 fn typos_and_absent_fields_are_caught() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("in.jsonl"), "{\"a\":1,\"b\":{\"c\":2}}\n").unwrap();
