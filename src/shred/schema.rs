@@ -106,9 +106,13 @@ pub enum ShreddingSchema {
 }
 
 impl ShreddingSchema {
-    /// An object layout from fields in any order; fails on a duplicate name.
+    /// An object layout from fields in any order; fails on a duplicate name
+    /// and on no fields (Parquet has no empty group).
     pub fn object(fields: impl IntoIterator<Item = (String, ShreddingSchema)>) -> Result<Self> {
         let mut fields: Vec<_> = fields.into_iter().collect();
+        if fields.is_empty() {
+            return Err(no_fields_error());
+        }
         fields.sort_by(|a, b| a.0.cmp(&b.0));
         if let Some(w) = fields.windows(2).find(|w| w[0].0 == w[1].0) {
             return Err(schema_error(format!("field {:?} appears twice", w[0].0)));
@@ -482,7 +486,16 @@ fn nested_type(text: &str) -> Option<Result<ShreddingSchema>> {
             Err(e) => return Some(Err(e)),
         }
     }
+    if parsed.is_empty() {
+        return Some(Err(schema_error(format!(
+            "{text:?} has no fields; Parquet has no empty group"
+        ))));
+    }
     Some(Ok(ShreddingSchema::Object(parsed)))
+}
+
+fn no_fields_error() -> Error {
+    schema_error("an object layout needs at least one field (Parquet has no empty group)".into())
 }
 
 /// The parts of `text` between commas outside `<...>` and `(...)`.
@@ -540,6 +553,9 @@ fn from_json_value(value: &serde_json::Value, path: &str) -> Result<ShreddingSch
                 "{path}: unknown type {name:?} (expected e.g. \"int64\", \"string\", \"decimal(18,2)\", \"variant\")"
             ))
         }),
+        serde_json::Value::Object(fields) if fields.is_empty() => Err(schema_error(format!(
+            "{path}: an object of no fields (Parquet has no empty group)"
+        ))),
         serde_json::Value::Object(fields) => ShreddingSchema::object(
             fields
                 .iter()
@@ -606,11 +622,24 @@ mod tests {
             ),
             (r#"{"a":["int64","string"]}"#, "$.a: expected a type name"),
             (r#"{"a":1}"#, "$.a: expected a type name"),
+            (r#"{"a":{}}"#, "$.a: an object of no fields"),
+            (r#"{}"#, "$: an object of no fields"),
+            (r#"[{"a":{}}]"#, "$[].a: an object of no fields"),
             (r#"{"a":"#, "not JSON at line 1"),
         ] {
             let err = ShreddingSchema::from_json(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn an_object_of_no_fields_is_refused_in_every_form() {
+        for name in ["struct<>", "array<struct< >>"] {
+            let err = ShreddingSchema::parse_type_name(name).unwrap_err();
+            assert!(err.to_string().contains("has no fields"), "{name}: {err}");
+        }
+        let err = ShreddingSchema::object(Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("at least one field"), "{err}");
     }
 
     #[test]
