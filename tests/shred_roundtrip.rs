@@ -84,6 +84,52 @@ proptest! {
     }
 }
 
+/// The shredder guesses each key from the keys of the rows before and
+/// compares the guess with the text; keys in another order, spaced,
+/// spelled with escapes, between unshredded keys, or named with characters
+/// JSON must escape land in their fields all the same.
+#[test]
+fn keys_in_any_order_spacing_or_spelling_land_in_their_fields() {
+    use ShreddingSchema as S;
+    let schema = S::object(
+        [
+            ("a", S::Int64),
+            ("ab", S::String),
+            ("q\"uote", S::Int64),
+            ("back\\slash", S::Int64),
+            ("tab\t", S::Int64),
+            ("\u{e9}t\u{e9}", r#"{"x":"int64"}"#.parse().unwrap()),
+        ]
+        .map(|(name, field)| (name.to_string(), field)),
+    )
+    .unwrap();
+    let texts = [
+        r#"{"a":1,"ab":"x","q\"uote":2,"back\\slash":3,"tab\t":4,"été":{}}"#,
+        r#"{"a":1,"ab":"x","q\"uote":2,"back\\slash":3,"tab\t":4,"été":{}}"#,
+        r#"{"été":{"x":1},"tab\t":4,"back\\slash":3,"q\"uote":2,"ab":"x","a":1}"#,
+        r#"{ "ab" : "y" ,	"a"	:2 }"#,
+        r#"{"\u0061":5,"a\u0062":"z","\u00e9t\u00e9":{}}"#,
+        r#"{"a":1,"z":0,"ab":"w","zz":[]}"#,
+        r#"{"ab":"v","a":-1}"#,
+        r#"{"a":{"ab":1},"ab":2}"#,
+        r#"{}"#,
+    ]
+    .map(String::from);
+    check(&texts, &schema, ShredPolicy::Faithful).unwrap();
+}
+
+/// A key the shredder guessed right is still checked for duplicates.
+#[test]
+fn a_guessed_key_given_twice_is_a_duplicate() {
+    let schema: ShreddingSchema = r#"{"a":"int64","ab":"string"}"#.parse().unwrap();
+    let mut shredder = Shredder::new(&schema);
+    shredder.append_json(br#"{"ab":"x","a":1}"#).unwrap();
+    let err = shredder
+        .append_json(br#"{"a":1,"ab":"x","a":2}"#)
+        .unwrap_err();
+    assert!(err.message().contains(r#"duplicate key "a""#), "{err}");
+}
+
 #[test]
 fn typed_values_land_in_typed_columns() {
     let schema: ShreddingSchema = r#"{"a":"int64","b":"decimal(9,1)","c":["string"]}"#

@@ -226,35 +226,71 @@ impl<'a> JsonReader<'a> {
     /// Consumes `{` and returns the first key, or `None` for `{}`.
     #[inline]
     pub(crate) fn first_key(&mut self) -> Result<Option<&str>> {
-        self.pos += 1; // '{', seen by peek
-        self.skip_whitespace();
-        if self.text.get(self.pos) == Some(&b'}') {
-            self.pos += 1;
-            return Ok(None);
+        if self.open_object()? {
+            self.key().map(Some)
+        } else {
+            Ok(None)
         }
-        self.key().map(Some)
     }
 
     /// After a field's value: consumes `,` and returns the next key, or
     /// consumes `}` and returns `None`.
     #[inline]
     pub(crate) fn next_key(&mut self) -> Result<Option<&str>> {
+        if self.next_field()? {
+            self.key().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Consumes `{` and says whether a key follows; consumes the `}` of
+    /// `{}`.
+    #[inline]
+    pub(crate) fn open_object(&mut self) -> Result<bool> {
+        self.pos += 1; // '{', seen by peek
+        self.skip_whitespace();
+        if self.text.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// After a field's value: consumes `,` (a key follows) or `}`.
+    #[inline]
+    pub(crate) fn next_field(&mut self) -> Result<bool> {
         self.skip_whitespace();
         match self.text.get(self.pos) {
             Some(b',') => {
                 self.pos += 1;
-                self.key().map(Some)
+                Ok(true)
             }
             Some(b'}') => {
                 self.pos += 1;
-                Ok(None)
+                Ok(false)
             }
             _ => Err(self.unexpected("',' or '}'")),
         }
     }
 
+    /// Consumes the next key and its `:` if the text writes it as
+    /// `quoted`, a name with its quotes that holds no quote, backslash or
+    /// control character; otherwise consumes nothing but whitespace. A
+    /// caller that can guess the key saves reading it as a string.
     #[inline]
-    fn key(&mut self) -> Result<&str> {
+    pub(crate) fn key_if(&mut self, quoted: &[u8]) -> Result<bool> {
+        self.skip_whitespace();
+        if !self.text[self.pos..].starts_with(quoted) {
+            return Ok(false);
+        }
+        self.pos += quoted.len();
+        self.expect_byte(b':', "':'")?;
+        Ok(true)
+    }
+
+    #[inline]
+    pub(crate) fn key(&mut self) -> Result<&str> {
         self.skip_whitespace();
         if self.text.get(self.pos) != Some(&b'"') {
             return Err(self.unexpected_key());

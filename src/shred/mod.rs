@@ -440,6 +440,11 @@ pub(crate) struct ObjectBuilder {
     /// Each field's dictionary id, with the dictionary generation it is
     /// valid for: known names are not hashed again row after row.
     ids: Vec<(u64, u32)>,
+    /// The field that followed each field in the last object that had
+    /// it, and at `fields.len()` the first field: rows of one kind write
+    /// their keys in one order, so the next key is guessed and compared
+    /// with the text as it stands, without reading it as a string.
+    follows: Vec<usize>,
 }
 
 /// An object's fields by name: an open-addressing table of field indices,
@@ -451,6 +456,9 @@ pub(crate) struct ObjectBuilder {
 #[derive(Debug)]
 struct FieldTable {
     names: Vec<String>,
+    /// Each name as JSON writes it, quotes included; empty for a name
+    /// JSON must escape (its quote, backslash or control character).
+    quoted: Vec<Vec<u8>>,
     /// Indices into `names`, `u32::MAX` where empty; at most half are
     /// used.
     slots: Vec<u32>,
@@ -467,7 +475,21 @@ impl FieldTable {
             }
             slots[slot] = i as u32;
         }
-        FieldTable { names, slots }
+        let quoted = names
+            .iter()
+            .map(|name| {
+                if name.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+                    Vec::new()
+                } else {
+                    [b"\"", name.as_bytes(), b"\""].concat()
+                }
+            })
+            .collect();
+        FieldTable {
+            names,
+            quoted,
+            slots,
+        }
     }
 
     /// The index of field `key`.
@@ -676,33 +698,46 @@ impl ObjectBuilder {
         self.seen.fill(false);
         let start = ctx.reader.position();
         let mut residual_open = false;
-        let mut key = ctx.reader.first_key()?;
-        while let Some(k) = key {
-            match self.names.find(k) {
-                Some(i) => {
-                    if self.seen[i] {
-                        let message = format!("duplicate key {k:?} (a shredded field)");
-                        return Err(ctx.reader.error_at(ctx.reader.position(), message));
+        let mut last = self.fields.len();
+        let mut more = ctx.reader.open_object()?;
+        while more {
+            let guess = self.follows[last];
+            let found = match self.names.quoted.get(guess) {
+                Some(quoted) if !quoted.is_empty() && ctx.reader.key_if(quoted)? => Some(guess),
+                _ => {
+                    let k = ctx.reader.key()?;
+                    match self.names.find(k) {
+                        Some(i) => Some(i),
+                        None => {
+                            if !residual_open {
+                                ctx.builder.begin_detached();
+                                ctx.builder.begin_object();
+                                residual_open = true;
+                            }
+                            ctx.builder.key(k);
+                            ctx.parser.parse_value(ctx.reader, ctx.builder, depth + 1)?;
+                            None
+                        }
                     }
-                    self.seen[i] = true;
-                    let generation = ctx.builder.generation();
-                    match self.ids[i] {
-                        (g, id) if g == generation => ctx.builder.touch(id),
-                        _ => self.ids[i] = (generation, ctx.builder.intern(k)),
-                    }
-                    self.fields[i].append_json(ctx, depth + 1)?;
                 }
-                None => {
-                    if !residual_open {
-                        ctx.builder.begin_detached();
-                        ctx.builder.begin_object();
-                        residual_open = true;
-                    }
-                    ctx.builder.key(k);
-                    ctx.parser.parse_value(ctx.reader, ctx.builder, depth + 1)?;
+            };
+            if let Some(i) = found {
+                let name = &self.names.names[i];
+                if self.seen[i] {
+                    let message = format!("duplicate key {name:?} (a shredded field)");
+                    return Err(ctx.reader.error_at(ctx.reader.position(), message));
                 }
+                self.seen[i] = true;
+                self.follows[last] = i;
+                last = i;
+                let generation = ctx.builder.generation();
+                match self.ids[i] {
+                    (g, id) if g == generation => ctx.builder.touch(id),
+                    _ => self.ids[i] = (generation, ctx.builder.intern(name)),
+                }
+                self.fields[i].append_json(ctx, depth + 1)?;
             }
-            key = ctx.reader.next_key()?;
+            more = ctx.reader.next_field()?;
         }
         for (slot, seen) in self.fields.iter_mut().zip(&self.seen) {
             if !seen {
@@ -768,6 +803,7 @@ impl TypedBuilder {
                     validity: NullBufferBuilder::new(0),
                     seen: vec![false; fields.len()],
                     ids: vec![(u64::MAX, 0); fields.len()],
+                    follows: vec![0; fields.len() + 1],
                 }))
             }
             S::Array(element) => Some(TypedBuilder::Array(ArrayBuilder {
