@@ -380,6 +380,10 @@ impl ValueBuilder {
         self.nulls += 1;
     }
 
+    fn append_nulls(&mut self, n: usize) {
+        self.nulls += n;
+    }
+
     fn append_value(&mut self, value: &[u8]) {
         self.flush_nulls();
         self.bytes.append_value(value);
@@ -405,6 +409,11 @@ pub(crate) struct SlotBuilder {
     schema: ShreddingSchema,
     value: ValueBuilder,
     typed: Option<TypedBuilder>,
+    /// Rows since the last value that lacked this field, not yet appended:
+    /// most fields of heterogeneous rows are missing from most rows, and
+    /// appended one by one (through every field of a missing object) their
+    /// nulls took 4% of the instructions of encoding event rows.
+    missing: usize,
 }
 
 #[derive(Debug)]
@@ -535,19 +544,30 @@ impl SlotBuilder {
             schema: schema.clone(),
             value: ValueBuilder::default(),
             typed,
+            missing: 0,
         }
     }
 
     /// Neither `value` nor `typed_value`: a field the object does not have.
     fn append_missing(&mut self) {
-        self.value.append_null();
-        if let Some(typed) = &mut self.typed {
-            typed.append_null();
+        self.missing += 1;
+    }
+
+    /// Appends the missing rows counted so far; before anything else is.
+    #[inline]
+    fn flush_missing(&mut self) {
+        if self.missing > 0 {
+            let n = std::mem::take(&mut self.missing);
+            self.value.append_nulls(n);
+            if let Some(typed) = &mut self.typed {
+                typed.append_nulls(n);
+            }
         }
     }
 
     /// Shreds a Variant whose encoded bytes are `bytes`.
     fn append_variant(&mut self, v: &VariantRef<'_>, bytes: &[u8], policy: ShredPolicy) {
+        self.flush_missing();
         let Some(typed) = &mut self.typed else {
             self.value.append_value(bytes);
             return;
@@ -578,6 +598,7 @@ impl SlotBuilder {
 
     /// Shreds the next JSON value of the reader.
     fn append_json(&mut self, ctx: &mut JsonContext<'_, '_>, depth: usize) -> Result<()> {
+        self.flush_missing();
         let Some(typed) = &mut self.typed else {
             return ctx.residual(&mut self.value, depth);
         };
@@ -650,6 +671,7 @@ impl SlotBuilder {
 
     /// The `value` and, when typed, `typed_value` arrays.
     fn finish(&mut self) -> Vec<ArrowArrayRef> {
+        self.flush_missing();
         let mut arrays: Vec<ArrowArrayRef> = vec![Arc::new(self.value.finish())];
         if let Some(typed) = &mut self.typed {
             arrays.push(typed.finish(&self.schema));
@@ -815,30 +837,34 @@ impl TypedBuilder {
     }
 
     pub(crate) fn append_null(&mut self) {
+        self.append_nulls(1);
+    }
+
+    fn append_nulls(&mut self, n: usize) {
         match self {
-            TypedBuilder::Boolean(b) => b.append_null(),
-            TypedBuilder::Int8(b) => b.append_null(),
-            TypedBuilder::Int16(b) => b.append_null(),
-            TypedBuilder::Int32(b) => b.append_null(),
-            TypedBuilder::Int64(b) => b.append_null(),
-            TypedBuilder::Float(b) => b.append_null(),
-            TypedBuilder::Double(b) => b.append_null(),
-            TypedBuilder::Decimal(b, ..) => b.append_null(),
-            TypedBuilder::Date(b) => b.append_null(),
-            TypedBuilder::Time(b) => b.append_null(),
-            TypedBuilder::TimestampMicros(b, _) => b.append_null(),
-            TypedBuilder::TimestampNanos(b, _) => b.append_null(),
-            TypedBuilder::Binary(b) => b.append_null(),
-            TypedBuilder::String(b) => b.append_null(),
-            TypedBuilder::Uuid(b) => b.append_null(),
+            TypedBuilder::Boolean(b) => b.append_nulls(n),
+            TypedBuilder::Int8(b) => b.append_nulls(n),
+            TypedBuilder::Int16(b) => b.append_nulls(n),
+            TypedBuilder::Int32(b) => b.append_nulls(n),
+            TypedBuilder::Int64(b) => b.append_nulls(n),
+            TypedBuilder::Float(b) => b.append_nulls(n),
+            TypedBuilder::Double(b) => b.append_nulls(n),
+            TypedBuilder::Decimal(b, ..) => b.append_nulls(n),
+            TypedBuilder::Date(b) => b.append_nulls(n),
+            TypedBuilder::Time(b) => b.append_nulls(n),
+            TypedBuilder::TimestampMicros(b, _) => b.append_nulls(n),
+            TypedBuilder::TimestampNanos(b, _) => b.append_nulls(n),
+            TypedBuilder::Binary(b) => b.append_nulls(n),
+            TypedBuilder::String(b) => b.append_nulls(n),
+            TypedBuilder::Uuid(b) => b.append_nulls(n),
             TypedBuilder::Object(o) => {
-                o.validity.append_null();
-                o.fields.iter_mut().for_each(SlotBuilder::append_missing);
+                o.validity.append_n_nulls(n);
+                o.fields.iter_mut().for_each(|f| f.missing += n);
             }
             TypedBuilder::Array(a) => {
                 let last = *a.offsets.last().unwrap_or(&0);
-                a.offsets.push(last);
-                a.validity.append_null();
+                a.offsets.extend(std::iter::repeat_n(last, n));
+                a.validity.append_n_nulls(n);
             }
         }
     }
