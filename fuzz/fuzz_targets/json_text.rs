@@ -20,9 +20,12 @@
 
 #![no_main]
 
+use arrow::array::AsArray;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use vshred::json::{InexactNumbers, JsonParser, write_json};
+use vshred::shred::{Shredder, ShreddingSchema};
+use vshred::unshred::unshred;
 use vshred::variant::{DEFAULT_MAX_DEPTH, DuplicateKeys, VariantBuilder, VariantRef};
 use vshred::{Error, ErrorKind, Position};
 
@@ -48,7 +51,10 @@ fuzz_target!(|data: &[u8]| {
     if let Err(e) = &lenient_result {
         check_error(e, data);
         assert!(!is_duplicate_key(e), "KeepLast reported a duplicate: {e}");
-        assert!(!is_inexact_number(e), "Double reported an inexact number: {e}");
+        assert!(
+            !is_inexact_number(e),
+            "Double reported an inexact number: {e}"
+        );
     }
 
     match (&strict_result, &lenient_result) {
@@ -90,6 +96,8 @@ fuzz_target!(|data: &[u8]| {
         (Err(_), Err(_)) => {}
     }
 
+    shreds_as_it_parses(data, strict_result.is_ok().then(|| strict.finish()));
+
     // A builder reset after any of the above (even a failed parse) works
     // like a new one.
     strict.reset();
@@ -101,6 +109,43 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(strict.finish(), fresh.finish(), "reset builder differs");
     }
 });
+
+/// The shredder reads the text itself, guessing each key from the keys
+/// before it and comparing the guess with the text; it must accept what the
+/// parser accepts (`parsed`) and give back the same value. The text is
+/// shredded twice, so that the second row is read with the first's guesses.
+fn shreds_as_it_parses(data: &[u8], parsed: Option<(&[u8], &[u8])>) {
+    let schema: ShreddingSchema =
+        r#"{"a":"int64","ab":"string","b":{"a":"variant","c":["int64"]},"c":[{"a":"string"}],"\"":"boolean"}"#
+            .parse()
+            .expect("a valid layout");
+    let mut shredder = Shredder::new(&schema);
+    for _ in 0..2 {
+        let result = shredder.append_json(data);
+        assert_eq!(
+            result.is_ok(),
+            parsed.is_some(),
+            "the shredder and the parser disagree: {result:?}"
+        );
+        if let Err(e) = &result {
+            check_error(e, data);
+            return;
+        }
+    }
+    let (m, v) = parsed.expect("accepted");
+    let want = VariantRef::try_new(m, v).expect("parsed Variant validates");
+    let column = unshred(&shredder.finish()).expect("a shredded column reconstructs");
+    let metadata = column.column(0).as_binary::<i32>();
+    let value = column.column(1).as_binary::<i32>();
+    for row in 0..2 {
+        let got = VariantRef::try_new(metadata.value(row), value.value(row))
+            .expect("a reconstructed Variant validates");
+        assert!(
+            got == want,
+            "row {row} shredded as {got:?}, parsed as {want:?}"
+        );
+    }
+}
 
 /// Variant -> JSON -> Variant gives the same value, and the JSON text is a
 /// fixed point. Only doubles may change type: a double prints as e.g.
