@@ -76,7 +76,10 @@ fn check(metadata: &[u8], value: &[u8]) {
     // validator forbids duplicate field names, and the depth limits agree).
     let mut json = Vec::new();
     write_json(&v, &mut json);
-    assert_eq!(reconstructed.expect("reconstruction of a valid value"), json);
+    assert_eq!(
+        reconstructed.expect("reconstruction of a valid value"),
+        json
+    );
     let text = std::str::from_utf8(&json).expect("write_json emits UTF-8");
     if let Err(e) = json_to_variant(&json) {
         panic!("write_json output does not parse: {e}\n{text}");
@@ -106,15 +109,31 @@ fn check(metadata: &[u8], value: &[u8]) {
 /// that is not the Variant null).
 fn casts(metadata: &[u8], value: &[u8], is_null: bool) {
     const TYPES: [&str; 18] = [
-        "boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal(5,2)",
-        "decimal(38,0)", "decimal(38,38)", "string", "date", "timestamp", "timestamp_ntz",
-        "timestamp_nanos", "time", "binary", "uuid",
+        "boolean",
+        "tinyint",
+        "smallint",
+        "int",
+        "bigint",
+        "float",
+        "double",
+        "decimal(5,2)",
+        "decimal(38,0)",
+        "decimal(38,38)",
+        "string",
+        "date",
+        "timestamp",
+        "timestamp_ntz",
+        "timestamp_nanos",
+        "time",
+        "binary",
+        "uuid",
     ];
     let column = one_row_column(metadata, value);
     let root: VariantPath = "$".parse().unwrap();
     for name in TYPES {
         let as_type = ShreddingSchema::parse_type_name(name).unwrap();
-        let lenient = variant_get(&column, &root, &as_type, false).expect("a lenient get never fails");
+        let lenient =
+            variant_get(&column, &root, &as_type, false).expect("a lenient get never fails");
         let strict = variant_get(&column, &root, &as_type, true);
         assert_eq!(strict.is_err(), lenient.is_null(0) && !is_null, "{name}");
     }
