@@ -278,8 +278,8 @@ impl ShreddingSchema {
     }
 
     /// Parses the JSON form: a type name (`"int64"`, `"decimal(18,1)"`,
-    /// `"variant"` for no typed column, ...), an object of fields, or a
-    /// one-element array for an array's element layout.
+    /// `"variant"` for no typed column, ...), an object of at least one
+    /// field, or a one-element array for an array's element layout.
     pub fn from_json(text: &str) -> Result<ShreddingSchema> {
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             schema_error(format!(
