@@ -293,6 +293,23 @@ fn infer_prints_a_schema_that_encode_accepts() {
 }
 
 #[test]
+fn a_schema_file_with_an_empty_object_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("schema.json"), r#"{"user":{}}"#).unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", EVENTS, "e.parquet", "--shred", "schema.json"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains("schema.json") && message.contains("$.user: an object of no fields"),
+        "{message}"
+    );
+    assert!(!dir.path().join("e.parquet").exists());
+}
+
+#[test]
 fn infer_costs_sets_each_priced_leaf_beside_its_written_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let lines: String = (0..2000)
