@@ -452,9 +452,9 @@ impl VariantBuilder {
         );
         let dict = &self.dict;
         let fields = &mut self.fields[frame.first..];
-        if !fields.is_sorted_by(|a, b| dict.name(a.id) < dict.name(b.id)) {
+        if !fields.is_sorted_by(|a, b| dict.cmp_names(a.id, b.id).is_lt()) {
             // Stable, so that among equal keys the last given stays last.
-            fields.sort_by(|a, b| dict.name(a.id).cmp(dict.name(b.id)));
+            fields.sort_by(|a, b| dict.cmp_names(a.id, b.id));
             if let Some(pos) = fields.windows(2).position(|w| w[0].id == w[1].id) {
                 match self.duplicate_keys {
                     DuplicateKeys::Error => {
@@ -746,6 +746,15 @@ fn make_room(buf: &mut Vec<u8>, at: usize, len: usize) -> &mut [u8] {
 /// cleared as before and 173 kB with 4 kB).
 const KEPT_NAME_BYTES: usize = 1024;
 
+/// The first eight bytes of `name` as a big-endian integer, zeros after a
+/// shorter name: if two prefixes differ, the names compare as they do.
+fn name_prefix(name: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    let n = name.len().min(8);
+    bytes[..n].copy_from_slice(&name.as_bytes()[..n]);
+    u64::from_be_bytes(bytes)
+}
+
 /// Field names in first-use order, with an open-addressing hash index so
 /// that looking up a name allocates nothing.
 #[derive(Debug, Default)]
@@ -754,6 +763,12 @@ struct Dictionary {
     names: String,
     /// End of each name in `names`.
     ends: Vec<u32>,
+    /// Each name's first eight bytes as a big-endian integer (zeros after
+    /// a shorter name): names compare as these do unless these are equal,
+    /// so sorting an object's keys rarely reads the names (sorting the keys
+    /// of wide objects took 19% of the instructions of encoding GitHub's
+    /// webhook payloads).
+    prefixes: Vec<u64>,
     /// Slots hold id + 1; 0 is empty. Length is a power of two.
     slots: Vec<u32>,
     /// Bumped whenever names are cleared.
@@ -784,6 +799,14 @@ impl Dictionary {
         &self.names[start..self.ends[id] as usize]
     }
 
+    /// The order of two names, by their ids.
+    #[inline]
+    fn cmp_names(&self, a: u32, b: u32) -> std::cmp::Ordering {
+        self.prefixes[a as usize]
+            .cmp(&self.prefixes[b as usize])
+            .then_with(|| self.name(a).cmp(self.name(b)))
+    }
+
     fn clear(&mut self) {
         if self.ends.is_empty() {
             // Already empty: the metadata written for it (if any) stays
@@ -797,6 +820,7 @@ impl Dictionary {
         self.last_used.clear();
         self.names.clear();
         self.ends.clear();
+        self.prefixes.clear();
         // Keep the table small so that clearing stays cheap per value.
         if self.slots.len() > 256 {
             self.slots = Vec::new();
@@ -850,6 +874,7 @@ impl Dictionary {
         let id = self.ends.len() as u32;
         self.names.push_str(name);
         self.ends.push(self.names.len() as u32);
+        self.prefixes.push(name_prefix(name));
         // Never equal to a row number, so the first touch counts.
         self.last_used.push(u32::MAX);
         self.slots[i] = id + 1;
@@ -874,7 +899,7 @@ impl Dictionary {
     fn write_metadata(&self, out: &mut Vec<u8>) {
         let n = self.len();
         let offset_size = width_for(self.names.len().max(n));
-        let sorted = (1..n).all(|i| self.name(i as u32 - 1) < self.name(i as u32));
+        let sorted = (1..n).all(|i| self.cmp_names(i as u32 - 1, i as u32).is_lt());
         out.push(1 | (sorted as u8) << 4 | (offset_size - 1) << 6);
         let start = out.len();
         out.resize(start + (n + 2) * offset_size as usize, 0);
@@ -941,6 +966,38 @@ mod tests {
         }
         for (i, name) in names.iter().enumerate() {
             assert_eq!(dictionary.intern(name), i as u32, "{name}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Keys that share their first eight bytes, that are prefixes of
+        /// one another, or that hold NUL or non-ASCII bytes sort as their
+        /// bytes do: in the object, and in the metadata's sorted flag.
+        #[test]
+        fn keys_sort_as_their_bytes_do(
+            keys in proptest::collection::btree_set("[ab\u{0}\u{e9}]{0,11}", 1..12),
+            rotation in 0usize..12,
+        ) {
+            // Given in sorted order turned by `rotation`, so often unsorted.
+            let sorted: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let mut given = sorted.clone();
+            let turn = rotation % given.len();
+            given.rotate_left(turn);
+            let mut builder = VariantBuilder::new();
+            builder.begin_object();
+            for key in &given {
+                builder.key(key);
+                builder.null();
+            }
+            builder.end_object().unwrap();
+            let (metadata, value) = builder.finish();
+            let VariantRef::Object(object) = VariantRef::try_new(metadata, value).unwrap() else {
+                panic!("an object");
+            };
+            let names: Vec<&str> = object.iter().map(|(name, _)| name).collect();
+            proptest::prop_assert_eq!(names, sorted);
+            let metadata = crate::variant::Metadata::try_new(metadata).unwrap();
+            proptest::prop_assert_eq!(metadata.is_sorted(), given.is_sorted());
         }
     }
 }
