@@ -11,6 +11,7 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
+use crate::hash::BytesHasher;
 use crate::shred::ShreddingSchema;
 use crate::variant::{VariantDecimal, VariantRef};
 
@@ -160,7 +161,7 @@ struct FieldNode {
     last_seen_row: Option<u64>,
     /// Occurrences inside array elements.
     array_element_count: u64,
-    children: HashMap<String, FieldNode>,
+    children: HashMap<String, FieldNode, BytesHasher>,
     array_element: Option<Box<FieldNode>>,
 }
 
@@ -171,7 +172,7 @@ impl FieldNode {
             row_count: 0,
             last_seen_row: None,
             array_element_count: 0,
-            children: HashMap::new(),
+            children: HashMap::default(),
             array_element: None,
         }
     }

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use super::encodings::{Deltas, Prefixes, Runs};
+use crate::hash::BytesHasher;
 use crate::variant::{VariantRef, width_for};
 
 /// At most this many distinct keys are tracked per object path; an object
@@ -373,7 +374,7 @@ pub(super) struct Node {
     /// The non-null occurrences by class.
     pub(super) classes: Vec<ClassStats>,
     /// Object occurrences: fields by name.
-    pub(super) children: HashMap<String, Node>,
+    pub(super) children: HashMap<String, Node, BytesHasher>,
     /// Object occurrences: fields, summed over objects (tracked or not).
     pub(super) key_occurrences: u64,
     /// Whether more than `MAX_KEYS_PER_OBJECT` distinct keys were seen;
@@ -583,7 +584,7 @@ fn child<'n>(node: &'n mut Node, name: &str, limits: &mut Limits) -> Option<&'n 
         node.key_overflow = true;
         let fields: usize = node.children.values().map(|c| 1 + c.descendants()).sum();
         limits.nodes_left += fields;
-        node.children = HashMap::new();
+        node.children = HashMap::default();
         return None;
     }
     limits.nodes_left = limits.nodes_left.checked_sub(1)?;
