@@ -469,8 +469,38 @@ impl<'a> JsonReader<'a> {
     /// Consumes a number that `peek` announced and classifies it.
     #[inline]
     pub(crate) fn number(&mut self) -> Result<JsonNumber> {
+        if let Some(v) = self.short_int() {
+            return Ok(JsonNumber::Int(v));
+        }
         let n = self.scan_number()?;
         self.classify(n)
+    }
+
+    /// Consumes an integer of at most 18 digits, without a leading zero
+    /// (but `0`), fraction or exponent, read in one pass: most numbers in
+    /// JSON are such. `None` leaves anything else to the general reading.
+    #[inline]
+    fn short_int(&mut self) -> Option<i64> {
+        let text = self.text;
+        let negative = text.get(self.pos) == Some(&b'-');
+        let start = self.pos + negative as usize;
+        let mut i = start;
+        let mut v = 0u64;
+        while let Some(&d) = text.get(i).filter(|d| d.is_ascii_digit()) {
+            // Wraps past 19 digits, whose value is not used.
+            v = v.wrapping_mul(10).wrapping_add((d - b'0') as u64);
+            i += 1;
+        }
+        let digits = i - start;
+        if digits == 0
+            || digits > 18
+            || (digits > 1 && text[start] == b'0')
+            || matches!(text.get(i), Some(b'.' | b'e' | b'E'))
+        {
+            return None;
+        }
+        self.pos = i;
+        Some(if negative { -(v as i64) } else { v as i64 })
     }
 
     /// Consumes a number that `peek` announced, checking its grammar.
