@@ -715,9 +715,9 @@ fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     warn_about_lines(&report.lines, &report.unsampled_variant_fields);
     if !to_stdout {
         eprintln!(
-            "vshred: wrote {}: {} rows in {}, {} bytes",
+            "vshred: wrote {}: {} in {}, {} bytes",
             args.output.display(),
-            report.written.rows,
+            count(report.written.rows, "row"),
             count(report.written.row_groups as u64, "row group"),
             report.written.bytes
         );
@@ -790,9 +790,10 @@ fn print_dataset(dir: &Path, report: &DatasetReport) {
         _ => String::new(),
     };
     eprintln!(
-        "vshred: wrote {} to {}{span}: {rows} rows, {bytes} bytes, {} of Variant values in typed columns",
+        "vshred: wrote {} to {}{span}: {}, {bytes} bytes, {} of Variant values in typed columns",
         count(report.files.len() as u64, "file"),
         dir.display(),
+        count(rows, "row"),
         percent(Some(typed.share()))
     );
 }

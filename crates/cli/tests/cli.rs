@@ -293,6 +293,29 @@ fn infer_prints_a_schema_that_encode_accepts() {
 }
 
 #[test]
+fn the_summary_counts_one_row_and_one_file_in_the_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("one.jsonl"), "{\"a\":1}\n").unwrap();
+    let out = vshred_in(dir.path(), &["encode", "one.jsonl", "one.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wrote one.parquet: 1 row in 1 row group, "),
+        "{}",
+        stderr(&out)
+    );
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "one.jsonl", "out/", "--max-file-rows", "1"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wrote 1 file to out/ (part-00000.parquet): 1 row, "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn a_schema_file_with_an_empty_object_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("schema.json"), r#"{"user":{}}"#).unwrap();
