@@ -36,6 +36,9 @@ struct Inner {
 pub enum ErrorKind {
     /// JSON text that is malformed or that the Variant encoding cannot hold.
     Json,
+    /// A number written without an exponent that no decimal holds and a
+    /// double would change (see [`InexactNumbers`](crate::json::InexactNumbers)).
+    InexactNumber,
     /// Variant metadata or value bytes that break `VariantEncoding.md`.
     InvalidVariant,
     /// An object given the same key twice (see
@@ -138,6 +141,13 @@ impl Error {
         })
     }
 
+    /// The same error, of another family.
+    #[cold]
+    pub(crate) fn of_kind(mut self, kind: ErrorKind) -> Error {
+        self.0.kind = kind;
+        self
+    }
+
     /// An error in Variant bytes at `byte` of `part`.
     #[cold]
     pub(crate) fn variant(part: VariantPart, byte: usize, message: impl Into<String>) -> Error {
@@ -159,9 +169,11 @@ impl Error {
     }
 
     /// Adds what the reader can do about it, in parentheses after the
-    /// message.
+    /// message: a front end names its own way out (an
+    /// [`InexactNumber`](ErrorKind::InexactNumber) is a flag of the command
+    /// line, a setting in SQL).
     #[cold]
-    pub(crate) fn with_hint(mut self, hint: &str) -> Error {
+    pub fn with_hint(mut self, hint: &str) -> Error {
         self.0.message = format!("{} ({hint})", self.0.message);
         self
     }
@@ -214,6 +226,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = match self.0.kind {
             ErrorKind::Json => "invalid JSON",
+            ErrorKind::InexactNumber => "inexact number",
             ErrorKind::InvalidVariant => "invalid Variant",
             ErrorKind::DuplicateKey => "duplicate key",
             ErrorKind::Io => "I/O error",

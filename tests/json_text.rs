@@ -83,10 +83,16 @@ fn inexact_numbers_become_counted_doubles_when_asked() {
     assert!(err.message().contains("out of range for a double"), "{err}");
 }
 
-/// Asserts that `text` fails at `line`/`column` with a message containing `message`.
+/// Asserts that `text` fails at `line`/`column` with a message containing
+/// `message`: of its own kind for a number no decimal holds (a front end
+/// adds its way to store a double), invalid JSON otherwise.
 fn fails_at(text: &str, line: u64, column: u64, message: &str) {
     let err = json_to_variant(text.as_bytes()).expect_err(text);
-    assert_eq!(err.kind(), ErrorKind::Json, "{text}: {err}");
+    let kind = match message.starts_with("number with") {
+        true => ErrorKind::InexactNumber,
+        false => ErrorKind::Json,
+    };
+    assert_eq!(err.kind(), kind, "{text}: {err}");
     match err.position() {
         Some(Position::Json {
             line: l, column: c, ..
@@ -215,4 +221,48 @@ fn builder_is_reusable_across_values() {
             variant_to_json_string(&VariantRef::try_new(&m2, &v2).unwrap())
         );
     }
+}
+
+/// `parse_json_column`'s rows, rendered back as JSON (`None` for null).
+fn parsed_column(texts: &[Option<&str>], strict: bool) -> vshred::Result<Vec<Option<String>>> {
+    use arrow::array::{Array, StringArray};
+    let text = StringArray::from(texts.to_vec());
+    let column = vshred::shred::parse_json_column(&text, strict, InexactNumbers::Error)?;
+    let json = vshred::unshred::json_strings(&column)?;
+    assert_eq!(json.len(), texts.len());
+    Ok((0..json.len())
+        .map(|i| json.is_valid(i).then(|| json.value(i).to_string()))
+        .collect())
+}
+
+#[test]
+fn parse_json_column_without_strict_makes_each_bad_text_null_and_keeps_every_other_row() {
+    let some = |s: &str| Some(s.to_string());
+    let texts = [
+        Some("1"),
+        Some("x"),
+        Some(r#"{"a":[2]}"#),
+        None,
+        Some("{\"b\":"),
+        Some("[3]"),
+        Some("1234567890123456789012345678901234567890"),
+    ];
+    assert_eq!(
+        parsed_column(&texts, false).unwrap(),
+        vec![
+            some("1"),
+            None,
+            some(r#"{"a":[2]}"#),
+            None,
+            None,
+            some("[3]"),
+            None
+        ]
+    );
+    // Every text bad, and bad texts in a row.
+    let bad = [Some("x"), Some("y"), Some("{"), Some("[1,")];
+    assert_eq!(parsed_column(&bad, false).unwrap(), vec![None; 4]);
+    // With `strict`, the first bad text is an error naming its row.
+    let e = parsed_column(&texts, true).unwrap_err();
+    assert_eq!(e.row(), Some(1), "{e}");
 }

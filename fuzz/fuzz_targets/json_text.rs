@@ -265,7 +265,7 @@ fn depth(v: &VariantRef<'_>) -> usize {
 }
 
 fn is_inexact_number(e: &Error) -> bool {
-    e.kind() == ErrorKind::Json && e.message().starts_with("number with")
+    e.kind() == ErrorKind::InexactNumber
 }
 
 fn is_duplicate_key(e: &Error) -> bool {

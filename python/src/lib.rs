@@ -25,6 +25,7 @@ use pyo3::types::PyDict;
 use vshred::dataset::Dataset;
 use vshred::encode::{EncodeOptions, ShredMode, infer_columns, layout_json};
 use vshred::infer::InferOptions;
+use vshred::json::InexactNumbers;
 use vshred::parquet::{Compression, GetRequest, Projected, Projection, ScanOptions};
 use vshred::predicate::Predicate;
 use vshred::shred::{ShreddingSchema, parse_json_column};
@@ -44,6 +45,27 @@ const BATCH_ROWS: usize = 8192;
 
 pub(crate) fn failed(e: impl std::fmt::Display) -> PyErr {
     VshredError::new_err(e.to_string())
+}
+
+/// A core error, with the argument that is the way out where there is one.
+fn failed_with_hint(e: vshred::Error) -> PyErr {
+    match e.kind() {
+        vshred::ErrorKind::InexactNumber => {
+            failed(e.with_hint("inexact_numbers=\"double\" stores the nearest double"))
+        }
+        _ => failed(e),
+    }
+}
+
+/// `inexact_numbers` as the core takes it.
+fn inexact_numbers(choice: &str) -> vshred::Result<InexactNumbers> {
+    match choice {
+        "error" => Ok(InexactNumbers::Error),
+        "double" => Ok(InexactNumbers::Double),
+        _ => Err(vshred::Error::from_message(format!(
+            "inexact_numbers is \"error\" or \"double\", not {choice:?}"
+        ))),
+    }
 }
 
 /// What `input` is: a path, or an iterable of JSON texts.
@@ -94,6 +116,7 @@ fn encode_options(
     variant_fields: Option<Vec<String>>,
     shred: &str,
     sample_rows: Option<usize>,
+    inexact: &str,
 ) -> vshred::Result<EncodeOptions> {
     let defaults = EncodeOptions::default();
     let sample_rows = at_least_one("sample_rows", sample_rows)?.unwrap_or(defaults.sample_rows);
@@ -104,6 +127,7 @@ fn encode_options(
             InferOptions::default().with_sample_rows(sample_rows),
         )?,
         sample_rows,
+        inexact_numbers: inexact_numbers(inexact)?,
         ..defaults
     })
 }
@@ -122,11 +146,12 @@ fn encode<'py>(
     row_group_rows: Option<usize>,
     sample_rows: Option<usize>,
     bloom_filters: Option<Vec<String>>,
+    inexact: String,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::of(input)?;
     let report = py
         .detach(move || -> vshred::Result<_> {
-            let mut options = encode_options(variant_fields, &shred, sample_rows)?;
+            let mut options = encode_options(variant_fields, &shred, sample_rows, &inexact)?;
             options.write.decimals = decimal.parse().map_err(|e: vshred::Error| {
                 vshred::Error::from_message(format!("decimal {}", e.message()))
             })?;
@@ -137,7 +162,7 @@ fn encode<'py>(
             options.bloom_filters = bloom_filters.unwrap_or_default();
             input.read(|reader| vshred::encode::encode(reader, &output, &options, &mut |_| {}))
         })
-        .map_err(failed)?;
+        .map_err(failed_with_hint)?;
     let written = PyDict::new(py);
     written.set_item("rows", report.written.rows)?;
     written.set_item("row_groups", report.written.row_groups)?;
@@ -155,14 +180,15 @@ fn infer(
     variant_fields: Option<Vec<String>>,
     shred: String,
     sample_rows: Option<usize>,
+    inexact: String,
 ) -> PyResult<String> {
     let input = Input::of(input)?;
     py.detach(move || -> vshred::Result<_> {
-        let options = encode_options(variant_fields, &shred, sample_rows)?;
+        let options = encode_options(variant_fields, &shred, sample_rows, &inexact)?;
         let columns = input.read(|reader| infer_columns(reader, &options))?;
         Ok(layout_json(&columns))
     })
-    .map_err(failed)
+    .map_err(failed_with_hint)
 }
 
 /// The value at `path` of each row of a file, directory or glob.
@@ -261,11 +287,12 @@ fn parse_json(
     py: Python<'_>,
     text: PyArrowType<ArrayData>,
     strict: bool,
+    inexact: String,
 ) -> PyResult<PyArrowType<ArrayData>> {
     let text = make_array(text.0);
     let variants = py
-        .detach(move || parse_json_column(&text, strict))
-        .map_err(failed)?;
+        .detach(move || parse_json_column(&text, strict, inexact_numbers(&inexact)?))
+        .map_err(failed_with_hint)?;
     Ok(PyArrowType(variants.to_data()))
 }
 

@@ -20,7 +20,7 @@ use arrow::ffi_stream::ArrowArrayStreamReader;
 use arrow_pyarrow::{PyArrowType, Table};
 use datafusion::common::Result;
 use datafusion::datasource::MemTable;
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::prelude::SessionContext;
 use pyo3::prelude::*;
 use pyo3::types::PyBool;
 use tokio::runtime::Runtime;
@@ -95,7 +95,7 @@ impl Session {
     #[pyo3(signature = (settings = None))]
     fn new(settings: Option<HashMap<String, Bound<'_, PyAny>>>) -> PyResult<Session> {
         // SHOW and information_schema, as `vshred sql` has them.
-        let mut config = SessionConfig::new().with_information_schema(true);
+        let mut config = vshred_datafusion::session_config().with_information_schema(true);
         for (key, value) in settings.unwrap_or_default() {
             // DataFusion spells booleans in lower case.
             let text = match value.cast::<PyBool>() {

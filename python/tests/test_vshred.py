@@ -101,8 +101,34 @@ def test_parse_json_and_to_json_go_both_ways():
     variants = vshred.parse_json(texts)
     assert vshred.to_json(variants).to_pylist() == texts
     assert vshred.parse_json(["{", "[1]"], strict=False).null_count == 1
+    # Bad texts anywhere leave every other row where it was.
+    loose = vshred.parse_json(["1", "{", "[2]", "x", "y"], strict=False)
+    assert vshred.to_json(loose).to_pylist() == ["1", None, "[2]", None, None]
     with pytest.raises(vshred.VshredError, match="row 0"):
         vshred.parse_json(["{"])
+
+
+def test_a_number_no_decimal_holds_is_an_error_unless_a_double_is_asked_for(tmp_path):
+    texts = ['{"a": 1}', '{"a": %s}' % ("1234567890" * 4)]
+    hint = 'inexact_numbers="double" stores the nearest double'
+    with pytest.raises(vshred.VshredError, match="row 1") as raised:
+        vshred.parse_json(texts)
+    assert "number with 40 digits" in str(raised.value) and hint in str(raised.value)
+    doubles = vshred.parse_json(texts, inexact_numbers="double")
+    assert vshred.to_json(doubles).to_pylist() == ['{"a":1}', '{"a":1.2345678901234568e39}']
+    out = tmp_path / "n.parquet"
+    with pytest.raises(vshred.VshredError, match="line 2") as raised:
+        vshred.encode(texts, out)
+    assert hint in str(raised.value) and not out.exists()
+    assert vshred.encode(texts, out, inexact_numbers="double")["rows"] == 2
+    with pytest.raises(vshred.VshredError, match="inexact_numbers is"):
+        vshred.parse_json(texts, inexact_numbers="nearest")
+    # In SQL, the session setting.
+    rows = vshred.sql(
+        "SELECT to_json(parse_json('%s')) AS j" % texts[1],
+        settings={"vshred.inexact_numbers": "double"},
+    ).to_pylist()
+    assert rows == [{"j": '{"a":1.2345678901234568e39}'}]
 
 
 def test_bad_input_is_an_error_saying_where_and_leaves_no_file(tmp_path):

@@ -29,7 +29,7 @@ __all__ = ["VshredError", "encode", "infer", "get", "read", "parse_json", "to_js
 
 def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
            compression="zstd", row_group_rows=None, sample_rows=None,
-           bloom_filters=None):
+           bloom_filters=None, inexact_numbers="error"):
     """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``.
 
     ``input`` is a path (``str`` or ``os.PathLike``) of a JSON lines file, or
@@ -41,7 +41,10 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     ``"flba"``; ``compression`` ``"zstd"`` (level 1, Variant
     ``metadata`` and ``value`` at 3), ``"zstd:N"``, ``"snappy"`` or ``"none"``;
     ``bloom_filters`` names shredded paths (``"$.user.id"``) or columns
-    given a bloom filter.
+    given a bloom filter. A number written without an exponent that no
+    decimal holds (more than 38 digits) is an error naming its line, unless
+    ``inexact_numbers="double"`` stores the nearest double (as Spark's
+    ``parse_json`` does).
 
     The file is written to a temporary file and renamed into place once
     complete: a failed encode leaves no output. Returns what was written:
@@ -56,12 +59,13 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     """
     written = _vshred.encode(input, output, variant_fields, shred, decimal,
                              compression, row_group_rows, sample_rows,
-                             bloom_filters)
+                             bloom_filters, inexact_numbers)
     written["layout"] = _json.loads(written["layout"])
     return written
 
 
-def infer(input, *, variant_fields=None, shred="auto", sample_rows=None):
+def infer(input, *, variant_fields=None, shred="auto", sample_rows=None,
+          inexact_numbers="error"):
     """The layout :func:`encode` would choose for ``input``, as a dict.
 
     The layout is the JSON a schema file holds (``vshred infer`` prints the
@@ -73,7 +77,8 @@ def infer(input, *, variant_fields=None, shred="auto", sample_rows=None):
     'variant'
 
     """
-    return _json.loads(_vshred.infer(input, variant_fields, shred, sample_rows))
+    return _json.loads(_vshred.infer(input, variant_fields, shred, sample_rows,
+                                     inexact_numbers))
 
 
 def get(source, path, as_type="variant", where=None, *, column=None, strict=False):
@@ -106,11 +111,13 @@ def read(source, columns=None):
     return _vshred.read(source, columns)
 
 
-def parse_json(array, *, strict=True):
+def parse_json(array, *, strict=True, inexact_numbers="error"):
     """The Variant of each JSON text of a string array, as a Variant array.
 
     A text that is not JSON is an error naming its row, or null when not
-    ``strict``.
+    ``strict``; so is a number written without an exponent that no decimal
+    holds (more than 38 digits), unless ``inexact_numbers="double"`` stores
+    the nearest double.
 
     >>> to_json(parse_json(["{\\"a\\": [1, 2.50]}", None])).to_pylist()
     ['{"a":[1,2.50]}', None]
@@ -119,7 +126,7 @@ def parse_json(array, *, strict=True):
         array = _pa.array(array, type=_pa.string())
     if isinstance(array, _pa.ChunkedArray):
         array = array.combine_chunks()
-    return _vshred.parse_json(array, strict)
+    return _vshred.parse_json(array, strict, inexact_numbers)
 
 
 def to_json(array):

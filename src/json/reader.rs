@@ -2,7 +2,7 @@
 //! expects, strings are borrowed unless they hold escapes, and numbers come
 //! back as their text so that no digit is lost on the way.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::variant::VariantDecimal;
 
 /// What the next value is, judged by its first byte.
@@ -611,12 +611,16 @@ impl<'a> JsonReader<'a> {
     #[cold]
     fn inexact(&mut self, n: NumberText, what: String) -> Result<JsonNumber> {
         match self.inexact {
-            InexactNumbers::Error => Err(self.error_at(
-                n.start,
-                format!(
-                    "number with {what}: no decimal holds more than 38, and a double would lose digits (--inexact-numbers double stores the nearest double)"
-                ),
-            )),
+            // Each front end adds its own way to store the double (a
+            // flag, a setting, an argument) as a hint.
+            InexactNumbers::Error => Err(self
+                .error_at(
+                    n.start,
+                    format!(
+                        "number with {what}: no decimal holds more than 38, and a double would lose digits"
+                    ),
+                )
+                .of_kind(ErrorKind::InexactNumber)),
             InexactNumbers::Double => {
                 let number = self.double(n.start, n.end)?;
                 self.inexact_count += 1;

@@ -59,7 +59,8 @@ impl JsonParser {
     /// let forty_nines = "9".repeat(40);
     /// let mut builder = VariantBuilder::new();
     /// let err = JsonParser::new().parse(forty_nines.as_bytes(), &mut builder).unwrap_err();
-    /// assert!(err.to_string().starts_with("invalid JSON at line 1, column 1 (byte 0): number with 40 digits"));
+    /// assert_eq!(err.kind(), vshred::ErrorKind::InexactNumber);
+    /// assert!(err.to_string().starts_with("inexact number at line 1, column 1 (byte 0): number with 40 digits"));
     ///
     /// let lenient = JsonParser::new().with_inexact_numbers(InexactNumbers::Double);
     /// builder.reset();

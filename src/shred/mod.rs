@@ -52,23 +52,54 @@ use crate::variant::{
 /// The Variant of each JSON text of `text` (a string array of any of
 /// Arrow's three kinds), as one unshredded Variant column; null for null.
 /// Text that is not JSON is an error naming its row, or null unless
-/// `strict`.
-pub fn parse_json_column(text: &dyn arrow::array::Array, strict: bool) -> Result<StructArray> {
-    use arrow::array::AsArray;
+/// `strict`; so is a number that no decimal holds, unless `inexact` stores
+/// it as the nearest double.
+pub fn parse_json_column(
+    text: &dyn arrow::array::Array,
+    strict: bool,
+    inexact: InexactNumbers,
+) -> Result<StructArray> {
+    use arrow::array::{Array, AsArray};
     let text = arrow::compute::cast(text, &DataType::Utf8View)
         .map_err(|e| crate::error::Error::from_message(format!("parse_json takes strings: {e}")))?;
-    let mut shredder = Shredder::new(&ShreddingSchema::Variant);
-    for (row, line) in text.as_string_view().iter().enumerate() {
-        match line {
-            None => shredder.append_null(),
-            Some(line) => match shredder.append_json(line.as_bytes()) {
-                Ok(()) => {}
-                Err(_) if !strict => shredder.append_null(),
-                Err(e) => return Err(e.with_row(row as u64)),
-            },
+    let text = text.as_string_view();
+    let mut shredder = Shredder::new(&ShreddingSchema::Variant).with_inexact_numbers(inexact);
+    let append = |shredder: &mut Shredder, row: usize| {
+        if text.is_null(row) {
+            shredder.append_null();
+            return Ok(());
         }
+        shredder.append_json(text.value(row).as_bytes())
+    };
+    // A row that fails empties the shredder of the rows appended since it
+    // last finished: without `strict`, those are appended again (they
+    // parsed once), the failed row as null, and all of them finished as
+    // one part. Each row is parsed at most twice.
+    let mut parts: Vec<StructArray> = Vec::new();
+    let mut unfinished = 0;
+    for row in 0..text.len() {
+        let Err(e) = append(&mut shredder, row) else {
+            continue;
+        };
+        if strict {
+            return Err(e.with_row(row as u64));
+        }
+        for earlier in unfinished..row {
+            append(&mut shredder, earlier)?;
+        }
+        shredder.append_null();
+        parts.push(shredder.finish());
+        unfinished = row + 1;
     }
-    Ok(shredder.finish())
+    let last = shredder.finish();
+    if parts.is_empty() {
+        return Ok(last);
+    }
+    parts.push(last);
+    let parts: Vec<&dyn Array> = parts.iter().map(|p| p as _).collect();
+    let whole = arrow::compute::concat(&parts)
+        .map_err(|e| crate::error::Error::from_message(format!("parse_json: {e}")))?;
+    Ok(whole.as_struct().clone())
 }
 
 /// Which values may go into a typed column.

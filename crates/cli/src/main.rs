@@ -483,6 +483,13 @@ enum Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            // The library leaves the way out to its front ends: here, a flag.
+            Failure::Vshred(e) if e.kind() == vshred::ErrorKind::InexactNumber => {
+                write!(
+                    f,
+                    "{e} (--inexact-numbers double stores the nearest double)"
+                )
+            }
             Failure::Vshred(e) => write!(f, "{e}"),
             Failure::Io(e) => write!(f, "{e}"),
         }

@@ -11,7 +11,7 @@ use std::time::Instant;
 use arrow::array::{ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::prelude::SessionContext;
 use vshred::parquet::is_variant_field;
 use vshred::unshred::{JsonRows, json_strings};
 use vshred_datafusion::statements::{execute, parse_statements};
@@ -73,7 +73,7 @@ pub(crate) fn failure(e: impl std::fmt::Display) -> Failure {
 
 pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
     // SHOW and information_schema, as datafusion-cli has them.
-    let mut config = SessionConfig::new().with_information_schema(true);
+    let mut config = vshred_datafusion::session_config().with_information_schema(true);
     for setting in &args.settings {
         let Some((key, value)) = setting.split_once('=') else {
             return Err(failure(format!(

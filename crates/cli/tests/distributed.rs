@@ -200,6 +200,29 @@ fn queries_on_workers_give_the_answers_of_one_process() {
 }
 
 #[test]
+fn a_sessions_vshred_settings_reach_the_workers() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    // Each row's text holds a number of 41 to 44 digits, which only
+    // `vshred.inexact_numbers = 'double'` parses (as a double).
+    let query = "SELECT count(*) AS n FROM 'data/events/' WHERE try_parse_json(concat('{\"a\":1', CAST(id AS VARCHAR), '123456789012345678901234567890123456789}')) IS NOT NULL";
+    let set = format!("SET vshred.inexact_numbers = 'double'; {query}");
+    for (sql_text, expected) in [(query, "{\"n\":0}"), (set.as_str(), "{\"n\":3000}")] {
+        for cluster in [None, Some(&workers[..])] {
+            let out = sql(dir.path(), cluster, sql_text);
+            assert!(out.status.success(), "{sql_text}: {}", stderr(&out));
+            assert_eq!(
+                stdout(&out).trim(),
+                expected,
+                "{sql_text} on {} workers",
+                cluster.map_or(0, <[Worker]>::len)
+            );
+        }
+    }
+}
+
+#[test]
 fn tables_named_by_url_are_read_from_the_workers_object_store() {
     let dir = cluster_dir();
     let data = dir.path().join("data");

@@ -30,7 +30,7 @@ fn a_number_no_decimal_holds_is_an_error_unless_doubles_are_asked_for() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        "vshred: in.jsonl: invalid JSON at row 1, line 2, column 6 (byte 13): number with 39 digits: no decimal holds more than 38, and a double would lose digits (--inexact-numbers double stores the nearest double)\n"
+        "vshred: in.jsonl: inexact number at row 1, line 2, column 6 (byte 13): number with 39 digits: no decimal holds more than 38, and a double would lose digits (--inexact-numbers double stores the nearest double)\n"
     );
     assert!(!dir.path().join("out.parquet").exists());
 

@@ -30,6 +30,8 @@ use vshred::get::{result_field, variant_get};
 use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
 use vshred::shred::{ShreddingSchema, parse_json_column};
+
+use crate::settings::{INEXACT_NUMBERS_HINT, VshredSettings};
 use vshred::unshred::json_strings;
 
 /// Every function of this module.
@@ -53,8 +55,13 @@ pub static VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
 pub static TRY_VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
     LazyLock::new(|| Arc::new(ScalarUDF::from(VariantGet::new(false))));
 
-/// The core error as DataFusion's, its message kept.
+/// The core error as DataFusion's, its message kept, with the setting
+/// that is the way out where there is one.
 pub(crate) fn external(e: vshred::Error) -> DataFusionError {
+    let e = match e.kind() {
+        vshred::ErrorKind::InexactNumber => e.with_hint(INEXACT_NUMBERS_HINT),
+        _ => e,
+    };
     DataFusionError::External(Box::new(e))
 }
 
@@ -253,7 +260,8 @@ impl ScalarUDFImpl for ParseJson {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let text = args.args[0].to_array(args.number_rows)?;
-        let variants = parse_json_column(&text, self.strict).map_err(external)?;
+        let inexact = VshredSettings::of(&args.config_options).inexact_numbers.0;
+        let variants = parse_json_column(&text, self.strict, inexact).map_err(external)?;
         Ok(ColumnarValue::Array(Arc::new(variants)))
     }
 }

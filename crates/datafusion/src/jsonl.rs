@@ -25,6 +25,7 @@ use datafusion::physical_plan::streaming::PartitionStream;
 use vshred::encode::{EncodeOptions, JsonRecords};
 
 use crate::functions::external;
+use crate::settings::VshredSettings;
 
 /// Opens `path`, an error naming it if it cannot be.
 fn open(path: &Path) -> Result<File> {
@@ -59,6 +60,9 @@ impl TableFunctionImpl for ReadJsonl {
         let path = PathBuf::from(path);
         let options = EncodeOptions {
             variant_fields: variant_fields.to_vec(),
+            inexact_numbers: VshredSettings::of(args.session().config_options())
+                .inexact_numbers
+                .0,
             ..EncodeOptions::default()
         };
         // The columns, from the first lines: a missing file or a bad line

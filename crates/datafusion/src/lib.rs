@@ -21,7 +21,9 @@
 //!   each partition of a query to its own file, where its rows are (a
 //!   distributed `COPY`).
 //!
-//! [`context`] makes a `SessionContext` with all of it registered;
+//! [`settings`] holds vshred's own (`SET vshred.inexact_numbers =
+//! 'double'`). [`context`] makes a `SessionContext` with all of it
+//! registered;
 //! [`statements`] runs a text of several statements in it.
 //!
 //! ```
@@ -45,6 +47,7 @@ pub mod functions;
 pub mod jsonl;
 pub mod scan;
 pub mod schema_of;
+pub mod settings;
 pub mod statements;
 pub mod store;
 pub mod table;
@@ -59,12 +62,20 @@ use datafusion::execution::{FunctionRegistry, SessionStateBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_session::SessionStore;
 
+use settings::VshredSettings;
 use table::{VariantTableFactory, VariantUrlTables};
 
 /// Most distinct keys of a hash join's build side pushed to the probe
 /// side's scan as an `IN` list, unless a session sets
 /// `datafusion.optimizer.hash_join_inlist_pushdown_max_distinct_values`.
 pub const RUNTIME_FILTER_KEYS: usize = 10_000;
+
+/// DataFusion's default configuration with vshred's settings registered
+/// ([`settings::VshredSettings`]), so that `vshred.*` keys can be set on
+/// it before it makes a [`context`].
+pub fn session_config() -> SessionConfig {
+    SessionConfig::new().with_option_extension(VshredSettings::default())
+}
 
 /// A session with the Variant functions, Parquet tables read by
 /// [`table::VariantTable`] (by `CREATE EXTERNAL TABLE ... STORED AS
@@ -82,6 +93,14 @@ pub fn context_with(
     // A join's keys reach the scan as an IN list (which prunes by each key)
     // only up to this many distinct values; DataFusion's 150 leaves a
     // thousand keys as a hash table, which prunes by their bounds alone.
+    if config
+        .options()
+        .extensions
+        .get::<VshredSettings>()
+        .is_none()
+    {
+        config = config.with_option_extension(VshredSettings::default());
+    }
     let joins = &mut config.options_mut().optimizer;
     let defaults = datafusion::config::OptimizerOptions::default();
     if joins.hash_join_inlist_pushdown_max_distinct_values

@@ -63,6 +63,61 @@ async fn bytes_read(ctx: &SessionContext, sql: &str) -> f64 {
 }
 
 #[tokio::test]
+async fn a_number_no_decimal_holds_is_an_error_naming_the_setting_that_stores_a_double() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.jsonl");
+    let digits = "1234567890".repeat(4);
+    std::fs::write(&path, format!("{{\"a\":1}}\n{{\"a\":{digits}}}\n")).unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let parse = format!("SELECT to_json(parse_json('{{\"a\":{digits}}}')) AS j");
+    let read = format!(
+        "SELECT to_json(v) AS j FROM read_jsonl('{}') ORDER BY j",
+        path.display()
+    );
+    for sql in [&parse, &read] {
+        let message = match ctx.sql(sql).await {
+            Ok(frame) => frame.collect().await.unwrap_err().to_string(),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            message.contains("inexact number")
+                && message.contains("number with 40 digits")
+                && message
+                    .contains("(SET vshred.inexact_numbers = 'double' stores the nearest double)"),
+            "{sql}: {message}"
+        );
+    }
+    let try_parse = format!("SELECT to_json(try_parse_json('{{\"a\":{digits}}}')) AS j");
+    assert_eq!(
+        text(&query(&ctx, &try_parse).await),
+        "+---+\n| j |\n+---+\n|   |\n+---+"
+    );
+
+    query(&ctx, "SET vshred.inexact_numbers = 'double'").await;
+    let double = r#"{"a":1.2345678901234568e39}"#;
+    for sql in [&parse, &try_parse] {
+        assert!(text(&query(&ctx, sql).await).contains(double), "{sql}");
+    }
+    let lines = text(&query(&ctx, &read).await);
+    assert!(
+        lines.contains(r#"{"a":1}"#) && lines.contains(double),
+        "{lines}"
+    );
+
+    let refused = ctx
+        .sql("SET vshred.inexact_numbers = 'nearest'")
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        refused
+            .to_string()
+            .contains("vshred.inexact_numbers is 'error' or 'double'"),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
 async fn a_missing_file_or_directory_is_named_not_called_a_missing_table() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = vshred_datafusion::context(Default::default());

@@ -29,6 +29,7 @@ use http_body_util::BodyExt;
 use tonic::transport::Channel;
 use url::Url;
 use vshred_datafusion::scan::VariantScanExec;
+use vshred_datafusion::settings::VshredSettings;
 
 use crate::TOKEN_HEADER;
 use crate::codec::VariantCodec;
@@ -141,8 +142,11 @@ fn scale_up(event: ScaleUpLeafNodeEvent) -> Option<Result<ScaleUpLeafNodeEventRe
 /// `http://10.0.0.5:7400`), presenting `token`.
 pub fn context(config: SessionConfig, workers: Vec<Url>, token: &str) -> Result<SessionContext> {
     let channels = TokenChannels::new(token)?;
+    // Sent to the workers with each query, as `SET` left them.
+    let settings = VshredSettings::of(config.options());
     Ok(vshred_datafusion::context_with(config, |state| {
         state
+            .with_distributed_option_extension(settings)
             .with_distributed_planner()
             .with_distributed_worker_resolver(Workers(workers))
             .with_distributed_channel_resolver(channels)

@@ -18,6 +18,8 @@ use tokio::net::TcpListener;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Server;
 
+use vshred_datafusion::settings::VshredSettings;
+
 use crate::TOKEN_HEADER;
 use crate::cluster::{KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT, TokenChannels};
 use crate::codec::VariantCodec;
@@ -66,6 +68,7 @@ pub async fn serve(
                 .get_or_insert_default()
                 .push(vshred_datafusion::schema_of::schema_of_variant_agg());
             let state = builder
+                .with_distributed_option_extension_from_headers::<VshredSettings>(&query.headers)?
                 .with_distributed_user_codec(codec)
                 .with_distributed_channel_resolver(channels)
                 .build();
