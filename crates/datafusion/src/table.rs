@@ -161,12 +161,6 @@ impl TableProviderFactory for VariantTableFactory {
     }
 }
 
-/// Whether a table's name can only be a path: it has a directory or an
-/// extension (`logs/`, `a/b`, `events.csv`).
-fn looks_like_a_path(name: &str) -> bool {
-    name.contains(['/', std::path::MAIN_SEPARATOR]) || Path::new(name).extension().is_some()
-}
-
 /// `SELECT ... FROM 'path'`: a Parquet file, directory or glob as a
 /// [`VariantTable`]; other files as DataFusion reads them.
 #[derive(Debug)]
@@ -198,16 +192,6 @@ impl UrlTableFactory for VariantUrlTables {
             };
             let runtime = session.read().runtime_env().clone();
             return Ok(Some(Arc::new(VariantTable::open_location(url, &runtime)?)));
-        }
-        // DataFusion's own reading of files calls a missing one a missing
-        // table (`table 'datafusion.public.logs/' not found`): a name that
-        // can only be a path is named as one.
-        if store_url(url).is_none()
-            && !is_glob(url)
-            && looks_like_a_path(url)
-            && !Path::new(url).exists()
-        {
-            return plan_err!("{url}: no such file or directory");
         }
         self.others.try_new(url).await
     }

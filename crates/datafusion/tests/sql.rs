@@ -118,31 +118,6 @@ async fn a_number_no_decimal_holds_is_an_error_naming_the_setting_that_stores_a_
 }
 
 #[tokio::test]
-async fn a_missing_file_or_directory_is_named_not_called_a_missing_table() {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = vshred_datafusion::context(Default::default());
-    for name in ["nothing/", "nothing.csv", "nothing.parquet", "no/thing"] {
-        let url = format!("{}/{name}", dir.path().display());
-        let message = match ctx.sql(&format!("SELECT * FROM '{url}'")).await {
-            Ok(_) => panic!("{url} was found"),
-            Err(e) => e.to_string(),
-        };
-        assert!(
-            message.contains(&url) && message.to_lowercase().contains("no such file or directory"),
-            "{message}"
-        );
-    }
-    // A name that is no path stays a table's.
-    let message = ctx.sql("SELECT * FROM nothing").await.err().unwrap();
-    assert!(
-        message
-            .to_string()
-            .contains("table 'datafusion.public.nothing' not found"),
-        "{message}"
-    );
-}
-
-#[tokio::test]
 async fn variant_get_sums_a_path_and_reads_only_its_leaves() {
     let dir = tempfile::tempdir().unwrap();
     let (file, _) = seed_file(dir.path(), 5000);
