@@ -59,13 +59,9 @@ fn failed_with_hint(e: vshred::Error) -> PyErr {
 
 /// `inexact_numbers` as the core takes it.
 fn inexact_numbers(choice: &str) -> vshred::Result<InexactNumbers> {
-    match choice {
-        "error" => Ok(InexactNumbers::Error),
-        "double" => Ok(InexactNumbers::Double),
-        _ => Err(vshred::Error::from_message(format!(
-            "inexact_numbers is \"error\" or \"double\", not {choice:?}"
-        ))),
-    }
+    choice.parse().map_err(|e: vshred::Error| {
+        vshred::Error::from_message(format!("inexact_numbers {}", e.message()))
+    })
 }
 
 /// What `input` is: a path, or an iterable of JSON texts.

@@ -121,7 +121,7 @@ def test_a_number_no_decimal_holds_is_an_error_unless_a_double_is_asked_for(tmp_
         vshred.encode(texts, out)
     assert hint in str(raised.value) and not out.exists()
     assert vshred.encode(texts, out, inexact_numbers="double")["rows"] == 2
-    with pytest.raises(vshred.VshredError, match="inexact_numbers is"):
+    with pytest.raises(vshred.VshredError, match='inexact_numbers "nearest" is not error or double'):
         vshred.parse_json(texts, inexact_numbers="nearest")
     # In SQL, the session setting.
     rows = vshred.sql(

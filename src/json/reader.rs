@@ -50,6 +50,30 @@ pub enum InexactNumbers {
     Double,
 }
 
+impl std::str::FromStr for InexactNumbers {
+    type Err = Error;
+
+    /// `error` or `double`, as the command line, SQL and Python take it.
+    fn from_str(s: &str) -> Result<InexactNumbers> {
+        match s {
+            "error" => Ok(InexactNumbers::Error),
+            "double" => Ok(InexactNumbers::Double),
+            other => Err(Error::from_message(format!(
+                "{other:?} is not error or double"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for InexactNumbers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            InexactNumbers::Error => "error",
+            InexactNumbers::Double => "double",
+        })
+    }
+}
+
 pub(crate) struct JsonReader<'a> {
     text: &'a [u8],
     /// The longest UTF-8 prefix of `text`, found when the first string is
@@ -612,15 +636,19 @@ impl<'a> JsonReader<'a> {
     fn inexact(&mut self, n: NumberText, what: String) -> Result<JsonNumber> {
         match self.inexact {
             // Each front end adds its own way to store the double (a
-            // flag, a setting, an argument) as a hint.
-            InexactNumbers::Error => Err(self
-                .error_at(
-                    n.start,
-                    format!(
-                        "number with {what}: no decimal holds more than 38, and a double would lose digits"
-                    ),
-                )
-                .of_kind(ErrorKind::InexactNumber)),
+            // flag, a setting, an argument) as a hint: only for a number a
+            // double holds, else it is out of range whatever is asked.
+            InexactNumbers::Error => {
+                self.double(n.start, n.end)?;
+                Err(self
+                    .error_at(
+                        n.start,
+                        format!(
+                            "number with {what}: no decimal holds more than 38, and a double would lose digits"
+                        ),
+                    )
+                    .of_kind(ErrorKind::InexactNumber))
+            }
             InexactNumbers::Double => {
                 let number = self.double(n.start, n.end)?;
                 self.inexact_count += 1;

@@ -64,42 +64,44 @@ pub fn parse_json_column(
         .map_err(|e| crate::error::Error::from_message(format!("parse_json takes strings: {e}")))?;
     let text = text.as_string_view();
     let mut shredder = Shredder::new(&ShreddingSchema::Variant).with_inexact_numbers(inexact);
-    let append = |shredder: &mut Shredder, row: usize| {
+    // A row that fails empties the shredder of the rows appended before it
+    // (`append_json`). Without `strict`, the first bad text costs those
+    // rows one more parse; from then on each text is first checked by the
+    // parser, which accepts what the shredder accepts, so no other row is
+    // lost: each row is parsed at most twice.
+    let mut check: Option<(JsonParser, VariantBuilder)> = None;
+    for row in 0..text.len() {
         if text.is_null(row) {
             shredder.append_null();
-            return Ok(());
+            continue;
         }
-        shredder.append_json(text.value(row).as_bytes())
-    };
-    // A row that fails empties the shredder of the rows appended since it
-    // last finished: without `strict`, those are appended again (they
-    // parsed once), the failed row as null, and all of them finished as
-    // one part. Each row is parsed at most twice.
-    let mut parts: Vec<StructArray> = Vec::new();
-    let mut unfinished = 0;
-    for row in 0..text.len() {
-        let Err(e) = append(&mut shredder, row) else {
+        let json = text.value(row).as_bytes();
+        if let Some((parser, builder)) = &mut check {
+            builder.reset();
+            if parser.parse(json, builder).is_err() {
+                shredder.append_null();
+                continue;
+            }
+        }
+        let Err(e) = shredder.append_json(json) else {
             continue;
         };
-        if strict {
+        if strict || check.is_some() {
             return Err(e.with_row(row as u64));
         }
-        for earlier in unfinished..row {
-            append(&mut shredder, earlier)?;
+        for earlier in 0..row {
+            match text.is_null(earlier) {
+                true => shredder.append_null(),
+                false => shredder.append_json(text.value(earlier).as_bytes())?,
+            }
         }
         shredder.append_null();
-        parts.push(shredder.finish());
-        unfinished = row + 1;
+        check = Some((
+            JsonParser::new().with_inexact_numbers(inexact),
+            VariantBuilder::new(),
+        ));
     }
-    let last = shredder.finish();
-    if parts.is_empty() {
-        return Ok(last);
-    }
-    parts.push(last);
-    let parts: Vec<&dyn Array> = parts.iter().map(|p| p as _).collect();
-    let whole = arrow::compute::concat(&parts)
-        .map_err(|e| crate::error::Error::from_message(format!("parse_json: {e}")))?;
-    Ok(whole.as_struct().clone())
+    Ok(shredder.finish())
 }
 
 /// Which values may go into a typed column.

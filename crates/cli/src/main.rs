@@ -742,8 +742,8 @@ fn count(n: u64, what: &str) -> String {
 fn warn_about_lines(lines: &LineCounts, unsampled_variant_fields: &[String]) {
     if lines.bad_lines > 0 {
         eprintln!(
-            "vshred: skipped {} bad lines; the first: {}",
-            lines.bad_lines,
+            "vshred: skipped {}; the first: {}",
+            count(lines.bad_lines, "bad line"),
             lines.first_bad_line.as_deref().unwrap_or("")
         );
     }
@@ -831,12 +831,12 @@ fn progress_bar(total: Option<u64>) -> indicatif::ProgressBar {
 }
 
 /// The warning that ends a run which stored numbers as inexact doubles.
-fn warn_inexact_numbers(count: u64, first_line: Option<u64>) {
-    if count > 0 {
-        let plural = if count == 1 { "" } else { "s" };
+fn warn_inexact_numbers(numbers: u64, first_line: Option<u64>) {
+    if numbers > 0 {
         let line = first_line.map_or(String::new(), |l| format!(" (the first on line {l})"));
         eprintln!(
-            "vshred: warning: {count} number{plural} that no decimal holds (more than 38 digits) stored as the nearest double{line}"
+            "vshred: warning: {} that no decimal holds (more than 38 digits) stored as the nearest double{line}",
+            count(numbers, "number")
         );
     }
 }

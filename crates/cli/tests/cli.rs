@@ -269,7 +269,7 @@ fn bad_lines_fail_with_their_line_or_are_skipped_and_counted() {
     );
     assert!(skip.status.success(), "{}", stderr(&skip));
     assert!(
-        stderr(&skip).contains("skipped 1 bad lines"),
+        stderr(&skip).contains("skipped 1 bad line; the first: "),
         "{}",
         stderr(&skip)
     );

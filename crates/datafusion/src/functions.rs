@@ -30,9 +30,9 @@ use vshred::get::{result_field, variant_get};
 use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
 use vshred::shred::{ShreddingSchema, parse_json_column};
+use vshred::unshred::json_strings;
 
 use crate::settings::{INEXACT_NUMBERS_HINT, VshredSettings};
-use vshred::unshred::json_strings;
 
 /// Every function of this module.
 pub fn all() -> Vec<Arc<ScalarUDF>> {

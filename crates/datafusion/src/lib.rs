@@ -90,9 +90,8 @@ pub fn context_with(
     mut config: SessionConfig,
     customize: impl FnOnce(SessionStateBuilder) -> SessionStateBuilder,
 ) -> SessionContext {
-    // A join's keys reach the scan as an IN list (which prunes by each key)
-    // only up to this many distinct values; DataFusion's 150 leaves a
-    // thousand keys as a hash table, which prunes by their bounds alone.
+    // A configuration not made by `session_config` gets vshred's settings
+    // at their defaults.
     if config
         .options()
         .extensions
@@ -101,6 +100,9 @@ pub fn context_with(
     {
         config = config.with_option_extension(VshredSettings::default());
     }
+    // A join's keys reach the scan as an IN list (which prunes by each key)
+    // only up to this many distinct values; DataFusion's 150 leaves a
+    // thousand keys as a hash table, which prunes by their bounds alone.
     let joins = &mut config.options_mut().optimizer;
     let defaults = datafusion::config::OptimizerOptions::default();
     if joins.hash_join_inlist_pushdown_max_distinct_values

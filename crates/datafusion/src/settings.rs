@@ -15,19 +15,15 @@ pub struct InexactNumbersSetting(pub InexactNumbers);
 
 impl fmt::Display for InexactNumbersSetting {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self.0 {
-            InexactNumbers::Error => "error",
-            InexactNumbers::Double => "double",
-        })
+        self.0.fmt(f)
     }
 }
 
 impl InexactNumbersSetting {
     fn parse(value: &str) -> Result<InexactNumbersSetting> {
-        match value.trim().to_ascii_lowercase().as_str() {
-            "error" => Ok(InexactNumbersSetting(InexactNumbers::Error)),
-            "double" => Ok(InexactNumbersSetting(InexactNumbers::Double)),
-            _ => config_err!("vshred.inexact_numbers is 'error' or 'double', not {value:?}"),
+        match value.trim().to_ascii_lowercase().parse() {
+            Ok(inexact) => Ok(InexactNumbersSetting(inexact)),
+            Err(_) => config_err!("vshred.inexact_numbers is 'error' or 'double', not {value:?}"),
         }
     }
 }
