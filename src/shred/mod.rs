@@ -314,24 +314,39 @@ impl Shredder {
     /// assert!(shredder.is_empty());
     /// shredder.append_json(br#"{"a":3}"#)?;
     /// assert_eq!(shredder.finish().len(), 1);
+    ///
+    /// // The same when the last of duplicate keys is kept.
+    /// let mut shredder = Shredder::new(&r#"{"a":"int64"}"#.parse::<ShreddingSchema>()?)
+    ///     .with_duplicate_keys(vshred::variant::DuplicateKeys::KeepLast);
+    /// shredder.append_json(br#"{"a":1,"a":4}"#)?;
+    /// assert!(shredder.append_json(br#"{"a":2"#).is_err());
+    /// assert!(shredder.is_empty());
     /// # Ok::<(), vshred::Error>(())
     /// ```
     pub fn append_json(&mut self, text: &[u8]) -> Result<()> {
         if self.parse_whole {
-            self.builder.start_row();
-            let inexact = self.parser.parse(text, &mut self.builder)?;
-            let (metadata, value) = self.builder.finish();
-            let v = VariantRef::try_new(metadata, value)?;
-            self.metadata.append_value(metadata);
-            self.root.append_variant(&v, value, self.policy);
-            self.rows.append_non_null();
-            self.inexact_numbers += u64::from(inexact);
-            return Ok(());
+            // Nothing of the row is appended before it has parsed; the rows
+            // before are discarded all the same, as documented.
+            return self.append_parsed(text).inspect_err(|_| self.discard());
         }
         let mut reader = self.parser.reader(text);
         self.append_json_value(&mut reader)?;
         reader.finish().inspect_err(|_| self.discard())?;
         self.inexact_numbers += u64::from(reader.inexact_count());
+        Ok(())
+    }
+
+    /// Parses `text` whole (the last of duplicate keys kept) and appends
+    /// its Variant.
+    fn append_parsed(&mut self, text: &[u8]) -> Result<()> {
+        self.builder.start_row();
+        let inexact = self.parser.parse(text, &mut self.builder)?;
+        let (metadata, value) = self.builder.finish();
+        let v = VariantRef::try_new(metadata, value)?;
+        self.metadata.append_value(metadata);
+        self.root.append_variant(&v, value, self.policy);
+        self.rows.append_non_null();
+        self.inexact_numbers += u64::from(inexact);
         Ok(())
     }
 
