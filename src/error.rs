@@ -293,6 +293,16 @@ impl Error {
             .with_source(e)
     }
 
+    /// A key given twice in one object, under
+    /// [`DuplicateKeys::Error`](crate::variant::DuplicateKeys::Error).
+    #[cold]
+    pub(crate) fn duplicate_key(name: &str) -> Error {
+        Error::new(
+            ErrorKind::DuplicateKey,
+            format!("{name:?} appears twice in one object; a Variant holds each key once"),
+        )
+    }
+
     /// A parquet crate error, with what we were doing.
     #[cold]
     pub(crate) fn parquet(context: &str, e: impl fmt::Display) -> Error {

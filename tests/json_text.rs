@@ -1,6 +1,7 @@
 //! JSON text -> Variant: number classification and error positions.
 
 use vshred::json::{InexactNumbers, JsonParser, json_to_variant, variant_to_json_string};
+use vshred::shred::ParseJsonOptions;
 use vshred::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 use vshred::{ErrorKind, Position};
 
@@ -86,12 +87,8 @@ fn inexact_numbers_become_counted_doubles_when_asked() {
 /// Asserts that `text` fails at `line`/`column` with a message containing
 /// `message`: of its own kind for a number no decimal holds (a front end
 /// adds its way to store a double), invalid JSON otherwise.
-fn fails_at(text: &str, line: u64, column: u64, message: &str) {
+fn fails_at(text: &str, line: u64, column: u64, kind: ErrorKind, message: &str) {
     let err = json_to_variant(text.as_bytes()).expect_err(text);
-    let kind = match message.starts_with("number with") {
-        true => ErrorKind::InexactNumber,
-        false => ErrorKind::Json,
-    };
     assert_eq!(err.kind(), kind, "{text}: {err}");
     match err.position() {
         Some(Position::Json {
@@ -103,39 +100,39 @@ fn fails_at(text: &str, line: u64, column: u64, message: &str) {
 }
 
 macro_rules! fails_at {
-    ($($name:ident: $text:expr => $line:expr, $column:expr, $message:expr;)*) => {$(
+    ($($name:ident: $text:expr => $line:expr, $column:expr, $kind:ident, $message:expr;)*) => {$(
         #[test]
         fn $name() {
-            fails_at($text, $line, $column, $message);
+            fails_at($text, $line, $column, ErrorKind::$kind, $message);
         }
     )*};
 }
 
 fails_at! {
-    empty_input: "" => 1, 1, "unexpected end of input";
-    trailing_comma_in_object: r#"{"a":1,}"# => 1, 8, "expected '\"' to start a key";
-    trailing_comma_in_array: "[1,]" => 1, 4, "expected a JSON value";
-    missing_colon: r#"{"a" 1}"# => 1, 6, "expected ':'";
-    second_line_error: "[1,\n  x]" => 2, 3, "expected a JSON value, found 'x'";
-    leading_zero: "01" => 1, 2, "expected the end of input";
-    bare_minus: "-" => 1, 2, "expected a digit";
-    dot_without_digits: "1." => 1, 3, "expected a digit after '.'";
-    exponent_without_digits: "1e+" => 1, 4, "expected a digit in the exponent";
-    number_beyond_double: "1e400" => 1, 1, "out of range for a double";
-    int_39_digits_is_an_error: "[1, 999999999999999999999999999999999999999]" => 1, 5, "number with 39 digits: no decimal holds more than 38";
-    fraction_scale_39_is_an_error: "0.000000000000000000000000000000000000001" => 1, 1, "number with 39 digits after the point";
-    fraction_of_400_digits_is_an_error: &format!("0.{}", "1".repeat(400)) => 1, 1, "number with 400 digits after the point";
-    int_400_digits_is_out_of_range_whatever_is_asked: &"9".repeat(400) => 1, 1, "number out of range for a double";
-    significant_39_digits_is_an_error: "1234567890123456789012345678.90123456789" => 1, 1, "number with 39 significant digits";
-    unterminated_string: "\"abc" => 1, 1, "unterminated string";
-    raw_control_character: "\"a\tb\"" => 1, 3, "control character";
-    lone_high_surrogate: r#""\ud800x""# => 1, 2, "unpaired surrogate";
-    lone_low_surrogate: r#""\udc00""# => 1, 2, "unpaired surrogate";
-    bad_escape: r#""\x""# => 1, 2, "invalid escape";
-    bad_literal: "nul" => 1, 1, "expected 'null'";
-    trailing_garbage: "{} {}" => 1, 4, "expected the end of input";
-    duplicate_key_points_at_second: "{\"a\":1,\n \"a\":2}" => 2, 2, "duplicate key \"a\"";
-    duplicate_key_in_nested_object: r#"[{"x":{"k":1,"j":2,"k":3}}]"# => 1, 20, "duplicate key \"k\"";
+    empty_input: "" => 1, 1, Json, "unexpected end of input";
+    trailing_comma_in_object: r#"{"a":1,}"# => 1, 8, Json, "expected '\"' to start a key";
+    trailing_comma_in_array: "[1,]" => 1, 4, Json, "expected a JSON value";
+    missing_colon: r#"{"a" 1}"# => 1, 6, Json, "expected ':'";
+    second_line_error: "[1,\n  x]" => 2, 3, Json, "expected a JSON value, found 'x'";
+    leading_zero: "01" => 1, 2, Json, "expected the end of input";
+    bare_minus: "-" => 1, 2, Json, "expected a digit";
+    dot_without_digits: "1." => 1, 3, Json, "expected a digit after '.'";
+    exponent_without_digits: "1e+" => 1, 4, Json, "expected a digit in the exponent";
+    number_beyond_double: "1e400" => 1, 1, Json, "out of range for a double";
+    int_39_digits_is_an_error: "[1, 999999999999999999999999999999999999999]" => 1, 5, InexactNumber, "number with 39 digits: no decimal holds more than 38";
+    fraction_scale_39_is_an_error: "0.000000000000000000000000000000000000001" => 1, 1, InexactNumber, "number with 39 digits after the point";
+    fraction_of_400_digits_is_an_error: &format!("0.{}", "1".repeat(400)) => 1, 1, InexactNumber, "number with 400 digits after the point";
+    int_400_digits_is_out_of_range_whatever_is_asked: &"9".repeat(400) => 1, 1, Json, "number out of range for a double";
+    significant_39_digits_is_an_error: "1234567890123456789012345678.90123456789" => 1, 1, InexactNumber, "number with 39 significant digits";
+    unterminated_string: "\"abc" => 1, 1, Json, "unterminated string";
+    raw_control_character: "\"a\tb\"" => 1, 3, Json, "control character";
+    lone_high_surrogate: r#""\ud800x""# => 1, 2, Json, "unpaired surrogate";
+    lone_low_surrogate: r#""\udc00""# => 1, 2, Json, "unpaired surrogate";
+    bad_escape: r#""\x""# => 1, 2, Json, "invalid escape";
+    bad_literal: "nul" => 1, 1, Json, "expected 'null'";
+    trailing_garbage: "{} {}" => 1, 4, Json, "expected the end of input";
+    duplicate_key_points_at_second: "{\"a\":1,\n \"a\":2}" => 2, 2, DuplicateKey, "\"a\" appears twice";
+    duplicate_key_in_nested_object: r#"[{"x":{"k":1,"j":2,"k":3}}]"# => 1, 20, DuplicateKey, "\"k\" appears twice";
 }
 
 #[test]
@@ -225,9 +222,24 @@ fn builder_is_reusable_across_values() {
 
 /// `parse_json_column`'s rows, rendered back as JSON (`None` for null).
 fn parsed_column(texts: &[Option<&str>], strict: bool) -> vshred::Result<Vec<Option<String>>> {
+    parsed_column_with(texts, options(strict, DuplicateKeys::Error))
+}
+
+fn options(strict: bool, duplicate_keys: DuplicateKeys) -> ParseJsonOptions {
+    ParseJsonOptions {
+        strict,
+        inexact_numbers: InexactNumbers::Error,
+        duplicate_keys,
+    }
+}
+
+fn parsed_column_with(
+    texts: &[Option<&str>],
+    options: ParseJsonOptions,
+) -> vshred::Result<Vec<Option<String>>> {
     use arrow::array::{Array, StringArray};
     let text = StringArray::from(texts.to_vec());
-    let column = vshred::shred::parse_json_column(&text, strict, InexactNumbers::Error)?;
+    let column = vshred::shred::parse_json_column(&text, options)?;
     let json = vshred::unshred::json_strings(&column)?;
     assert_eq!(json.len(), texts.len());
     Ok((0..json.len())
@@ -272,10 +284,35 @@ fn parse_json_column_without_strict_makes_each_bad_text_null_and_keeps_every_oth
 }
 
 #[test]
+fn parse_json_column_keeps_the_last_of_duplicate_keys_when_asked_before_and_after_a_bad_text() {
+    let some = |s: &str| Some(s.to_string());
+    let texts = [
+        Some(r#"{"a":1,"a":2}"#),
+        Some("x"),
+        Some(r#"{"b":{"c":3,"c":4}}"#),
+    ];
+    assert_eq!(
+        parsed_column_with(&texts, options(false, DuplicateKeys::KeepLast)).unwrap(),
+        vec![some(r#"{"a":2}"#), None, some(r#"{"b":{"c":4}}"#)]
+    );
+    assert_eq!(
+        parsed_column_with(&texts, options(false, DuplicateKeys::Error)).unwrap(),
+        vec![None; 3]
+    );
+    let e = parsed_column_with(&texts, options(true, DuplicateKeys::Error)).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.row()),
+        (ErrorKind::DuplicateKey, Some(0)),
+        "{e}"
+    );
+}
+
+#[test]
 fn parse_json_column_reads_a_sliced_array_from_its_offset() {
     use arrow::array::{Array, StringArray};
     let text = StringArray::from(vec!["x", "1", "{", "[2]", "y"]).slice(1, 3);
-    let column = vshred::shred::parse_json_column(&text, false, InexactNumbers::Error).unwrap();
+    let column =
+        vshred::shred::parse_json_column(&text, options(false, DuplicateKeys::Error)).unwrap();
     let json = vshred::unshred::json_strings(&column).unwrap();
     let rows: Vec<Option<&str>> = (0..json.len())
         .map(|i| json.is_valid(i).then(|| json.value(i)))

@@ -269,7 +269,7 @@ fn is_inexact_number(e: &Error) -> bool {
 }
 
 fn is_duplicate_key(e: &Error) -> bool {
-    e.kind() == ErrorKind::DuplicateKey || e.message().starts_with("duplicate key")
+    e.kind() == ErrorKind::DuplicateKey
 }
 
 /// A JSON error points inside the text, with a consistent line and column.

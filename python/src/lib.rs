@@ -12,6 +12,7 @@
 
 use std::io::BufReader;
 use std::path::PathBuf;
+use std::str::FromStr;
 
 mod lines;
 mod sql;
@@ -25,10 +26,9 @@ use pyo3::types::PyDict;
 use vshred::dataset::Dataset;
 use vshred::encode::{EncodeOptions, ShredMode, infer_columns, layout_json};
 use vshred::infer::InferOptions;
-use vshred::json::InexactNumbers;
 use vshred::parquet::{Compression, GetRequest, Projected, Projection, ScanOptions};
 use vshred::predicate::Predicate;
-use vshred::shred::{ShreddingSchema, parse_json_column};
+use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
 
 use lines::PyLines;
@@ -53,15 +53,19 @@ fn failed_with_hint(e: vshred::Error) -> PyErr {
         vshred::ErrorKind::InexactNumber => {
             failed(e.with_hint("inexact_numbers=\"double\" stores the nearest double"))
         }
+        vshred::ErrorKind::DuplicateKey => {
+            failed(e.with_hint("duplicate_keys=\"last\" keeps the last value"))
+        }
         _ => failed(e),
     }
 }
 
-/// `inexact_numbers` as the core takes it.
-fn inexact_numbers(choice: &str) -> vshred::Result<InexactNumbers> {
-    choice.parse().map_err(|e: vshred::Error| {
-        vshred::Error::from_message(format!("inexact_numbers {}", e.message()))
-    })
+/// The argument `name`'s `choice` as the core takes it (`"double"`,
+/// `"last"`).
+fn choice<T: FromStr<Err = vshred::Error>>(name: &str, choice: &str) -> vshred::Result<T> {
+    choice
+        .parse()
+        .map_err(|e: vshred::Error| vshred::Error::from_message(format!("{name} {}", e.message())))
 }
 
 /// What `input` is: a path, or an iterable of JSON texts.
@@ -113,6 +117,7 @@ fn encode_options(
     shred: &str,
     sample_rows: Option<usize>,
     inexact: &str,
+    duplicates: &str,
 ) -> vshred::Result<EncodeOptions> {
     let defaults = EncodeOptions::default();
     let sample_rows = at_least_one("sample_rows", sample_rows)?.unwrap_or(defaults.sample_rows);
@@ -123,7 +128,8 @@ fn encode_options(
             InferOptions::default().with_sample_rows(sample_rows),
         )?,
         sample_rows,
-        inexact_numbers: inexact_numbers(inexact)?,
+        inexact_numbers: choice("inexact_numbers", inexact)?,
+        duplicate_keys: choice("duplicate_keys", duplicates)?,
         ..defaults
     })
 }
@@ -143,11 +149,13 @@ fn encode<'py>(
     sample_rows: Option<usize>,
     bloom_filters: Option<Vec<String>>,
     inexact: String,
+    duplicates: String,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::of(input)?;
     let report = py
         .detach(move || -> vshred::Result<_> {
-            let mut options = encode_options(variant_fields, &shred, sample_rows, &inexact)?;
+            let mut options =
+                encode_options(variant_fields, &shred, sample_rows, &inexact, &duplicates)?;
             options.write.decimals = decimal.parse().map_err(|e: vshred::Error| {
                 vshred::Error::from_message(format!("decimal {}", e.message()))
             })?;
@@ -177,10 +185,11 @@ fn infer(
     shred: String,
     sample_rows: Option<usize>,
     inexact: String,
+    duplicates: String,
 ) -> PyResult<String> {
     let input = Input::of(input)?;
     py.detach(move || -> vshred::Result<_> {
-        let options = encode_options(variant_fields, &shred, sample_rows, &inexact)?;
+        let options = encode_options(variant_fields, &shred, sample_rows, &inexact, &duplicates)?;
         let columns = input.read(|reader| infer_columns(reader, &options))?;
         Ok(layout_json(&columns))
     })
@@ -284,10 +293,18 @@ fn parse_json(
     text: PyArrowType<ArrayData>,
     strict: bool,
     inexact: String,
+    duplicates: String,
 ) -> PyResult<PyArrowType<ArrayData>> {
     let text = make_array(text.0);
     let variants = py
-        .detach(move || parse_json_column(&text, strict, inexact_numbers(&inexact)?))
+        .detach(move || {
+            let options = ParseJsonOptions {
+                strict,
+                inexact_numbers: choice("inexact_numbers", &inexact)?,
+                duplicate_keys: choice("duplicate_keys", &duplicates)?,
+            };
+            parse_json_column(&text, options)
+        })
         .map_err(failed_with_hint)?;
     Ok(PyArrowType(variants.to_data()))
 }

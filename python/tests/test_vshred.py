@@ -131,6 +131,33 @@ def test_a_number_no_decimal_holds_is_an_error_unless_a_double_is_asked_for(tmp_
     assert rows == [{"j": '{"a":1.2345678901234568e39}'}]
 
 
+def test_a_key_given_twice_is_an_error_unless_the_last_is_asked_for(tmp_path):
+    texts = ['{"a": 1}', '{"a": {"b": 1, "b": 2}}']
+    hint = 'duplicate_keys="last" keeps the last value'
+    with pytest.raises(vshred.VshredError, match="duplicate key at row 1") as raised:
+        vshred.parse_json(texts)
+    assert '"b" appears twice' in str(raised.value) and hint in str(raised.value)
+    last = vshred.parse_json(texts, duplicate_keys="last")
+    assert vshred.to_json(last).to_pylist() == ['{"a":1}', '{"a":{"b":2}}']
+    out = tmp_path / "d.parquet"
+    with pytest.raises(vshred.VshredError, match="line 2") as raised:
+        vshred.encode(texts, out)
+    assert hint in str(raised.value) and not out.exists()
+    assert vshred.encode(texts, out, duplicate_keys="last")["rows"] == 2
+    assert vshred.to_json(vshred.read(out).column("v")).to_pylist() == ['{"a":1}', '{"a":{"b":2}}']
+    rows = ['{"a": {"b": 1, "b": 2}, "c": 1}'] * 6000
+    with pytest.raises(vshred.VshredError, match=hint):
+        vshred.infer(rows)
+    assert vshred.infer(rows, duplicate_keys="last") == {"a": {"b": "int32"}, "c": "int32"}
+    with pytest.raises(vshred.VshredError, match='duplicate_keys "first" is not error or last'):
+        vshred.parse_json(texts, duplicate_keys="first")
+    rows = vshred.sql(
+        "SELECT to_json(parse_json('%s')) AS j" % texts[1],
+        settings={"vshred.duplicate_keys": "last"},
+    ).to_pylist()
+    assert rows == [{"j": '{"a":{"b":2}}'}]
+
+
 def test_bad_input_is_an_error_saying_where_and_leaves_no_file(tmp_path):
     out = tmp_path / "out.parquet"
     with pytest.raises(vshred.VshredError, match="line 2"):

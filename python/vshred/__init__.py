@@ -29,7 +29,7 @@ __all__ = ["VshredError", "encode", "infer", "get", "read", "parse_json", "to_js
 
 def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
            compression="zstd", row_group_rows=None, sample_rows=None,
-           bloom_filters=None, inexact_numbers="error"):
+           bloom_filters=None, inexact_numbers="error", duplicate_keys="error"):
     """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``.
 
     ``input`` is a path (``str`` or ``os.PathLike``) of a JSON lines file, or
@@ -44,7 +44,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     given a bloom filter. A number written without an exponent that no
     decimal holds (more than 38 digits) is an error naming its line, unless
     ``inexact_numbers="double"`` stores the nearest double (as Spark's
-    ``parse_json`` does).
+    ``parse_json`` does); an object that gives a key twice, which a Variant
+    cannot hold, is an error unless ``duplicate_keys="last"`` keeps the value
+    given last.
 
     The file is written to a temporary file and renamed into place once
     complete: a failed encode leaves no output. Returns what was written:
@@ -59,13 +61,13 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     """
     written = _vshred.encode(input, output, variant_fields, shred, decimal,
                              compression, row_group_rows, sample_rows,
-                             bloom_filters, inexact_numbers)
+                             bloom_filters, inexact_numbers, duplicate_keys)
     written["layout"] = _json.loads(written["layout"])
     return written
 
 
 def infer(input, *, variant_fields=None, shred="auto", sample_rows=None,
-          inexact_numbers="error"):
+          inexact_numbers="error", duplicate_keys="error"):
     """The layout :func:`encode` would choose for ``input``, as a dict.
 
     The layout is the JSON a schema file holds (``vshred infer`` prints the
@@ -78,7 +80,7 @@ def infer(input, *, variant_fields=None, shred="auto", sample_rows=None,
 
     """
     return _json.loads(_vshred.infer(input, variant_fields, shred, sample_rows,
-                                     inexact_numbers))
+                                     inexact_numbers, duplicate_keys))
 
 
 def get(source, path, as_type="variant", where=None, *, column=None, strict=False):
@@ -111,13 +113,14 @@ def read(source, columns=None):
     return _vshred.read(source, columns)
 
 
-def parse_json(array, *, strict=True, inexact_numbers="error"):
+def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="error"):
     """The Variant of each JSON text of a string array, as a Variant array.
 
     A text that is not JSON is an error naming its row, or null when not
     ``strict``; so is a number written without an exponent that no decimal
     holds (more than 38 digits), unless ``inexact_numbers="double"`` stores
-    the nearest double.
+    the nearest double, and an object that gives a key twice, unless
+    ``duplicate_keys="last"`` keeps the value given last.
 
     >>> to_json(parse_json(["{\\"a\\": [1, 2.50]}", None])).to_pylist()
     ['{"a":[1,2.50]}', None]
@@ -126,7 +129,7 @@ def parse_json(array, *, strict=True, inexact_numbers="error"):
         array = _pa.array(array, type=_pa.string())
     if isinstance(array, _pa.ChunkedArray):
         array = array.combine_chunks()
-    return _vshred.parse_json(array, strict, inexact_numbers)
+    return _vshred.parse_json(array, strict, inexact_numbers, duplicate_keys)
 
 
 def to_json(array):

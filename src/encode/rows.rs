@@ -222,8 +222,8 @@ impl RowEncoder {
                 return Err(reader.error_at(reader.position(), message));
             };
             if std::mem::replace(&mut self.seen[i], true) {
-                let message = format!("duplicate key {k:?}");
-                return Err(reader.error_at(reader.position(), message));
+                let name = k.to_owned();
+                return Err(reader.duplicate_key_at(reader.position(), &name));
             }
             append_field(&mut self.builders[i], &mut reader, &self.columns[i])?;
             key = reader.next_key()?;

@@ -176,6 +176,13 @@ impl<'a> JsonReader<'a> {
         Error::json(self.text, pos, message)
     }
 
+    /// A key given twice in one object, at `pos`.
+    #[cold]
+    pub(crate) fn duplicate_key_at(&self, pos: usize, name: &str) -> Error {
+        let e = Error::duplicate_key(name);
+        self.error_at(pos, e.message()).of_kind(e.kind())
+    }
+
     #[cold]
     fn unexpected(&self, expected: &str) -> Error {
         match self.text.get(self.pos) {

@@ -204,7 +204,7 @@ pub(crate) fn duplicate_key_error(
         .iter()
         .position(|&c| c == b'"')
         .map_or(at, |i| at + i);
-    r.error_at(quote, e.message().to_string())
+    r.error_at(quote, e.message()).of_kind(e.kind())
 }
 
 /// Parses one JSON value into a new Variant and returns its

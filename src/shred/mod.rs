@@ -49,21 +49,53 @@ use crate::variant::{
     write_object_without,
 };
 
+/// How [`parse_json_column`] reads its texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseJsonOptions {
+    /// Text that is not JSON is an error naming its row; otherwise null.
+    pub strict: bool,
+    /// What a number that no decimal holds becomes.
+    pub inexact_numbers: InexactNumbers,
+    /// What an object with a key given twice becomes.
+    pub duplicate_keys: DuplicateKeys,
+}
+
 /// The Variant of each JSON text of `text` (a string array of any of
 /// Arrow's three kinds), as one unshredded Variant column; null for null.
-/// Text that is not JSON is an error naming its row, or null unless
-/// `strict`; so is a number that no decimal holds, unless `inexact` stores
-/// it as the nearest double.
+/// What is not JSON, or breaks `options` (a number no decimal holds, a key
+/// given twice), is an error naming its row, or null unless strict.
+///
+/// ```
+/// use arrow::array::{Array, StringArray};
+/// use vshred::json::InexactNumbers;
+/// use vshred::shred::{ParseJsonOptions, parse_json_column};
+/// use vshred::variant::DuplicateKeys;
+///
+/// let text = StringArray::from(vec![r#"{"a":1}"#, r#"{"a":1,"a":2}"#, "x"]);
+/// let mut options = ParseJsonOptions {
+///     strict: true,
+///     inexact_numbers: InexactNumbers::Error,
+///     duplicate_keys: DuplicateKeys::Error,
+/// };
+/// let err = parse_json_column(&text, options).unwrap_err();
+/// assert_eq!((err.kind(), err.row()), (vshred::ErrorKind::DuplicateKey, Some(1)));
+/// options.strict = false;
+/// assert_eq!(parse_json_column(&text, options)?.null_count(), 2);
+/// options.duplicate_keys = DuplicateKeys::KeepLast;
+/// assert_eq!(parse_json_column(&text, options)?.null_count(), 1);
+/// # Ok::<(), vshred::Error>(())
+/// ```
 pub fn parse_json_column(
     text: &dyn arrow::array::Array,
-    strict: bool,
-    inexact: InexactNumbers,
+    options: ParseJsonOptions,
 ) -> Result<StructArray> {
     use arrow::array::{Array, AsArray};
     let text = arrow::compute::cast(text, &DataType::Utf8View)
         .map_err(|e| crate::error::Error::from_message(format!("parse_json takes strings: {e}")))?;
     let text = text.as_string_view();
-    let mut shredder = Shredder::new(&ShreddingSchema::Variant).with_inexact_numbers(inexact);
+    let mut shredder = Shredder::new(&ShreddingSchema::Variant)
+        .with_inexact_numbers(options.inexact_numbers)
+        .with_duplicate_keys(options.duplicate_keys);
     // A row that fails empties the shredder of the rows appended before it
     // (`append_json`). Without `strict`, the first bad text costs those
     // rows one more parse; from then on each text is first checked by the
@@ -86,7 +118,7 @@ pub fn parse_json_column(
         let Err(e) = shredder.append_json(json) else {
             continue;
         };
-        if strict || check.is_some() {
+        if options.strict || check.is_some() {
             return Err(e.with_row(row as u64));
         }
         for earlier in 0..row {
@@ -97,8 +129,8 @@ pub fn parse_json_column(
         }
         shredder.append_null();
         check = Some((
-            JsonParser::new().with_inexact_numbers(inexact),
-            VariantBuilder::new(),
+            JsonParser::new().with_inexact_numbers(options.inexact_numbers),
+            VariantBuilder::new().with_duplicate_keys(options.duplicate_keys),
         ));
     }
     Ok(shredder.finish())
@@ -794,8 +826,7 @@ impl ObjectBuilder {
             if let Some(i) = found {
                 let name = &self.names.names[i];
                 if self.seen[i] {
-                    let message = format!("duplicate key {name:?} (a shredded field)");
-                    return Err(ctx.reader.error_at(ctx.reader.position(), message));
+                    return Err(ctx.reader.duplicate_key_at(ctx.reader.position(), name));
                 }
                 self.seen[i] = true;
                 self.follows[last] = i;

@@ -18,6 +18,30 @@ pub enum DuplicateKeys {
     KeepLast,
 }
 
+impl std::str::FromStr for DuplicateKeys {
+    type Err = Error;
+
+    /// `error` or `last`, as SQL and Python take it.
+    fn from_str(s: &str) -> Result<DuplicateKeys> {
+        match s {
+            "error" => Ok(DuplicateKeys::Error),
+            "last" => Ok(DuplicateKeys::KeepLast),
+            other => Err(Error::from_message(format!(
+                "{other:?} is not error or last"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for DuplicateKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DuplicateKeys::Error => "error",
+            DuplicateKeys::KeepLast => "last",
+        })
+    }
+}
+
 /// Writes one Variant at a time: values are appended in document order and
 /// each container is closed with its header placed in front of its children.
 ///
@@ -460,10 +484,7 @@ impl VariantBuilder {
                     DuplicateKeys::Error => {
                         let name = dict.name(fields[pos].id).to_string();
                         self.fields.truncate(frame.first);
-                        return Err(Error::new(
-                            ErrorKind::DuplicateKey,
-                            format!("duplicate key {name:?}"),
-                        ));
+                        return Err(Error::duplicate_key(&name));
                     }
                     DuplicateKeys::KeepLast => self.drop_shadowed_fields(frame),
                 }

@@ -484,13 +484,18 @@ impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             // The library leaves the way out to its front ends: here, a flag.
-            Failure::Vshred(e) if e.kind() == vshred::ErrorKind::InexactNumber => {
-                write!(
-                    f,
-                    "{e} (--inexact-numbers double stores the nearest double)"
-                )
-            }
-            Failure::Vshred(e) => write!(f, "{e}"),
+            Failure::Vshred(e) => match e.kind() {
+                vshred::ErrorKind::InexactNumber => {
+                    write!(
+                        f,
+                        "{e} (--inexact-numbers double stores the nearest double)"
+                    )
+                }
+                vshred::ErrorKind::DuplicateKey => {
+                    write!(f, "{e} (--keep-last-duplicate keeps the last value)")
+                }
+                _ => write!(f, "{e}"),
+            },
             Failure::Io(e) => write!(f, "{e}"),
         }
     }

@@ -205,10 +205,17 @@ fn a_sessions_vshred_settings_reach_the_workers() {
     let data = dir.path().join("data");
     let workers = two_workers(dir.path(), &data);
     // Each row's text holds a number of 41 to 44 digits, which only
-    // `vshred.inexact_numbers = 'double'` parses (as a double).
-    let query = "SELECT count(*) AS n FROM 'data/events/' WHERE try_parse_json(concat('{\"a\":1', CAST(id AS VARCHAR), '123456789012345678901234567890123456789}')) IS NOT NULL";
-    let set = format!("SET vshred.inexact_numbers = 'double'; {query}");
-    for (sql_text, expected) in [(query, "{\"n\":0}"), (set.as_str(), "{\"n\":3000}")] {
+    // `vshred.inexact_numbers = 'double'` parses (as a double), in an
+    // object that gives its key twice, which only
+    // `vshred.duplicate_keys = 'last'` accepts.
+    let query = "SELECT count(*) AS n FROM 'data/events/' WHERE try_parse_json(concat('{\"a\":1', CAST(id AS VARCHAR), '123456789012345678901234567890123456789,\"a\":2}')) IS NOT NULL";
+    let inexact = format!("SET vshred.inexact_numbers = 'double'; {query}");
+    let both = format!("SET vshred.duplicate_keys = 'last'; {inexact}");
+    for (sql_text, expected) in [
+        (query, "{\"n\":0}"),
+        (inexact.as_str(), "{\"n\":0}"),
+        (both.as_str(), "{\"n\":3000}"),
+    ] {
         for cluster in [None, Some(&workers[..])] {
             let out = sql(dir.path(), cluster, sql_text);
             assert!(out.status.success(), "{sql_text}: {}", stderr(&out));

@@ -518,7 +518,7 @@ fn encode_keeps_the_last_of_a_duplicate_key_when_asked() {
     let refused = vshred_in(dir.path(), &["encode", "in.jsonl", "o.parquet"]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(
-        stderr(&refused).contains("duplicate key"),
+        stderr(&refused).contains("(--keep-last-duplicate keeps the last value)"),
         "{}",
         stderr(&refused)
     );

@@ -29,10 +29,10 @@ use datafusion::logical_expr::{
 use vshred::get::{result_field, variant_get};
 use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
-use vshred::shred::{ShreddingSchema, parse_json_column};
+use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
 
-use crate::settings::{INEXACT_NUMBERS_HINT, VshredSettings};
+use crate::settings::{VshredSettings, hint};
 
 /// Every function of this module.
 pub fn all() -> Vec<Arc<ScalarUDF>> {
@@ -58,9 +58,9 @@ pub static TRY_VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
 /// The core error as DataFusion's, its message kept, with the setting
 /// that is the way out where there is one.
 pub(crate) fn external(e: vshred::Error) -> DataFusionError {
-    let e = match e.kind() {
-        vshred::ErrorKind::InexactNumber => e.with_hint(INEXACT_NUMBERS_HINT),
-        _ => e,
+    let e = match hint(e.kind()) {
+        Some(hint) => e.with_hint(hint),
+        None => e,
     };
     DataFusionError::External(Box::new(e))
 }
@@ -260,8 +260,13 @@ impl ScalarUDFImpl for ParseJson {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let text = args.args[0].to_array(args.number_rows)?;
-        let inexact = VshredSettings::of(&args.config_options).inexact_numbers.0;
-        let variants = parse_json_column(&text, self.strict, inexact).map_err(external)?;
+        let settings = VshredSettings::of(&args.config_options);
+        let options = ParseJsonOptions {
+            strict: self.strict,
+            inexact_numbers: settings.inexact_numbers.0,
+            duplicate_keys: settings.duplicate_keys.0,
+        };
+        let variants = parse_json_column(&text, options).map_err(external)?;
         Ok(ColumnarValue::Array(Arc::new(variants)))
     }
 }

@@ -58,11 +58,11 @@ impl TableFunctionImpl for ReadJsonl {
             return plan_err!("{usage}");
         };
         let path = PathBuf::from(path);
+        let settings = VshredSettings::of(args.session().config_options());
         let options = EncodeOptions {
             variant_fields: variant_fields.to_vec(),
-            inexact_numbers: VshredSettings::of(args.session().config_options())
-                .inexact_numbers
-                .0,
+            inexact_numbers: settings.inexact_numbers.0,
+            duplicate_keys: settings.duplicate_keys.0,
             ..EncodeOptions::default()
         };
         // The columns, from the first lines: a missing file or a bad line

@@ -5,30 +5,56 @@
 
 use std::fmt;
 
-use datafusion::common::config::{ConfigExtension, ConfigOptions};
-use datafusion::common::{Result, config_err, config_field, extensions_options};
+use datafusion::common::config::{ConfigExtension, ConfigField, ConfigOptions, Visit};
+use datafusion::common::{Result, config_err, extensions_options};
 use vshred::json::InexactNumbers;
+use vshred::variant::DuplicateKeys;
 
-/// [`InexactNumbers`] as a setting's value: `error` or `double`.
+/// A choice of the core's that a setting takes, in the words the core
+/// parses and prints (`error`, `double`, `last`).
+pub trait SettingChoice: fmt::Display + std::str::FromStr<Err = vshred::Error> + Default {
+    /// The setting's name, after `vshred.`.
+    const NAME: &'static str;
+}
+
+impl SettingChoice for InexactNumbers {
+    const NAME: &'static str = "inexact_numbers";
+}
+
+impl SettingChoice for DuplicateKeys {
+    const NAME: &'static str = "duplicate_keys";
+}
+
+/// A setting's value: one of the core's choices.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct InexactNumbersSetting(pub InexactNumbers);
+pub struct Setting<T>(pub T);
 
-impl fmt::Display for InexactNumbersSetting {
+impl<T: fmt::Display> fmt::Display for Setting<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
     }
 }
 
-impl InexactNumbersSetting {
-    fn parse(value: &str) -> Result<InexactNumbersSetting> {
+impl<T: SettingChoice> ConfigField for Setting<T> {
+    fn visit<V: Visit>(&self, v: &mut V, key: &str, description: &'static str) {
+        v.some(key, self, description)
+    }
+
+    fn set(&mut self, _: &str, value: &str) -> Result<()> {
         match value.trim().to_ascii_lowercase().parse() {
-            Ok(inexact) => Ok(InexactNumbersSetting(inexact)),
-            Err(_) => config_err!("vshred.inexact_numbers is 'error' or 'double', not {value:?}"),
+            Ok(choice) => {
+                self.0 = choice;
+                Ok(())
+            }
+            Err(e) => config_err!("vshred.{}: {}", T::NAME, e.message()),
         }
     }
-}
 
-config_field!(InexactNumbersSetting, value => InexactNumbersSetting::parse(value)?);
+    fn reset(&mut self, _: &str) -> Result<()> {
+        self.0 = T::default();
+        Ok(())
+    }
+}
 
 extensions_options! {
     /// vshred's settings.
@@ -38,7 +64,12 @@ extensions_options! {
         /// digits): `error` (the default) names it; `double` stores the
         /// nearest double, as Spark's `parse_json` does (`try_parse_json`
         /// gives null or the double).
-        pub inexact_numbers: InexactNumbersSetting, default = InexactNumbersSetting::default()
+        pub inexact_numbers: Setting<InexactNumbers>, default = Setting::default()
+        /// What `parse_json` and `read_jsonl` make of an object that gives
+        /// a key twice, which a Variant cannot hold: `error` (the default)
+        /// names it; `last` keeps the value given last, as Spark does with
+        /// `spark.sql.variant.allowDuplicateKeys`.
+        pub duplicate_keys: Setting<DuplicateKeys>, default = Setting::default()
     }
 }
 
@@ -58,7 +89,15 @@ impl VshredSettings {
     }
 }
 
-/// What an [`InexactNumber`](vshred::ErrorKind::InexactNumber) error
-/// says to do in SQL.
-pub(crate) const INEXACT_NUMBERS_HINT: &str =
-    "SET vshred.inexact_numbers = 'double' stores the nearest double";
+/// The setting that is the way out of a core error, where there is one.
+pub(crate) fn hint(kind: vshred::ErrorKind) -> Option<&'static str> {
+    match kind {
+        vshred::ErrorKind::InexactNumber => {
+            Some("SET vshred.inexact_numbers = 'double' stores the nearest double")
+        }
+        vshred::ErrorKind::DuplicateKey => {
+            Some("SET vshred.duplicate_keys = 'last' keeps the last value")
+        }
+        _ => None,
+    }
+}

@@ -62,14 +62,29 @@ async fn bytes_read(ctx: &SessionContext, sql: &str) -> f64 {
     number.parse::<f64>().unwrap() * scale
 }
 
-#[tokio::test]
-async fn a_number_no_decimal_holds_is_an_error_naming_the_setting_that_stores_a_double() {
+/// Input the core refuses unless a setting says otherwise.
+struct Refused<'a> {
+    /// A JSON object the core refuses by default.
+    json: &'a str,
+    /// What the error says, in parts.
+    error: &'a [&'a str],
+    setting: &'a str,
+    /// The setting's value that accepts `json`, and the hint naming it.
+    accepting: &'a str,
+    hint: &'a str,
+    /// What `json` reads back as once accepted.
+    accepted: &'a str,
+}
+
+/// `parse_json` and `read_jsonl` refuse the input with an error naming
+/// the setting that accepts it, `try_parse_json` gives null; once set,
+/// the three accept it; a value the setting does not take is refused.
+async fn the_setting_is_the_way_out(case: Refused<'_>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in.jsonl");
-    let digits = "1234567890".repeat(4);
-    std::fs::write(&path, format!("{{\"a\":1}}\n{{\"a\":{digits}}}\n")).unwrap();
+    std::fs::write(&path, format!("{{\"a\":1}}\n{}\n", case.json)).unwrap();
     let ctx = vshred_datafusion::context(Default::default());
-    let parse = format!("SELECT to_json(parse_json('{{\"a\":{digits}}}')) AS j");
+    let parse = format!("SELECT to_json(parse_json('{}')) AS j", case.json);
     let read = format!(
         "SELECT to_json(v) AS j FROM read_jsonl('{}') ORDER BY j",
         path.display()
@@ -80,41 +95,74 @@ async fn a_number_no_decimal_holds_is_an_error_naming_the_setting_that_stores_a_
             Err(e) => e.to_string(),
         };
         assert!(
-            message.contains("inexact number")
-                && message.contains("number with 40 digits")
-                && message
-                    .contains("(SET vshred.inexact_numbers = 'double' stores the nearest double)"),
+            case.error.iter().all(|part| message.contains(part))
+                && message.contains(&format!("({})", case.hint)),
             "{sql}: {message}"
         );
     }
-    let try_parse = format!("SELECT to_json(try_parse_json('{{\"a\":{digits}}}')) AS j");
+    let try_parse = format!("SELECT to_json(try_parse_json('{}')) AS j", case.json);
     assert_eq!(
         text(&query(&ctx, &try_parse).await),
         "+---+\n| j |\n+---+\n|   |\n+---+"
     );
 
-    query(&ctx, "SET vshred.inexact_numbers = 'double'").await;
-    let double = r#"{"a":1.2345678901234568e39}"#;
+    let set = format!("SET vshred.{} = '{}'", case.setting, case.accepting);
+    query(&ctx, &set).await;
     for sql in [&parse, &try_parse] {
-        assert!(text(&query(&ctx, sql).await).contains(double), "{sql}");
+        assert!(
+            text(&query(&ctx, sql).await).contains(case.accepted),
+            "{sql}"
+        );
     }
     let lines = text(&query(&ctx, &read).await);
     assert!(
-        lines.contains(r#"{"a":1}"#) && lines.contains(double),
+        lines.contains(r#"{"a":1}"#) && lines.contains(case.accepted),
         "{lines}"
     );
 
     let refused = ctx
-        .sql("SET vshred.inexact_numbers = 'nearest'")
+        .sql(&format!("SET vshred.{} = 'nearest'", case.setting))
         .await
         .err()
         .unwrap();
     assert!(
-        refused
-            .to_string()
-            .contains("vshred.inexact_numbers is 'error' or 'double'"),
+        refused.to_string().contains(&format!(
+            "vshred.{}: \"nearest\" is not error or {}",
+            case.setting, case.accepting
+        )),
         "{refused}"
     );
+}
+
+#[tokio::test]
+async fn a_number_no_decimal_holds_is_an_error_naming_the_setting_that_stores_a_double() {
+    let json = format!("{{\"a\":{}}}", "1234567890".repeat(4));
+    the_setting_is_the_way_out(Refused {
+        json: &json,
+        error: &["inexact number at ", "number with 40 digits"],
+        setting: "inexact_numbers",
+        accepting: "double",
+        hint: "SET vshred.inexact_numbers = 'double' stores the nearest double",
+        accepted: r#"{"a":1.2345678901234568e39}"#,
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_key_given_twice_is_an_error_naming_the_setting_that_keeps_the_last() {
+    the_setting_is_the_way_out(Refused {
+        json: r#"{"a":{"b":1,"b":2},"c":3}"#,
+        error: &[
+            "duplicate key at ",
+            r#"column 13 (byte "#,
+            r#": "b" appears twice"#,
+        ],
+        setting: "duplicate_keys",
+        accepting: "last",
+        hint: "SET vshred.duplicate_keys = 'last' keeps the last value",
+        accepted: r#"{"a":{"b":2},"c":3}"#,
+    })
+    .await;
 }
 
 #[tokio::test]
