@@ -24,6 +24,7 @@ use datafusion::prelude::SessionContext;
 use pyo3::prelude::*;
 use pyo3::types::PyBool;
 use tokio::runtime::Runtime;
+use vshred_datafusion::functions::error_message;
 use vshred_datafusion::statements::{execute, parse_statements};
 use vshred_datafusion::table::VariantTable;
 
@@ -66,7 +67,7 @@ fn run<T: Send + 'static>(
             (result, outcome)
         });
         match outcome {
-            Ok(outcome) => return outcome.map_err(failed),
+            Ok(outcome) => return outcome.map_err(|e| failed(error_message(&e))),
             Err(RecvTimeoutError::Timeout) => {
                 if let Err(interrupted) = py.check_signals() {
                     task.abort();

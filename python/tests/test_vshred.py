@@ -240,8 +240,10 @@ def test_sql_copy_writes_a_shredded_dataset(tmp_path, events):
 
 
 def test_sql_errors_are_vshred_errors_saying_what(tmp_path):
-    with pytest.raises(vshred.VshredError, match="nothing.parquet"):
-        vshred.sql(f"SELECT * FROM '{tmp_path / 'nothing.parquet'}'")
+    missing = tmp_path / "nothing.parquet"
+    with pytest.raises(vshred.VshredError) as raised:
+        vshred.sql(f"SELECT * FROM '{missing}'")
+    assert str(raised.value) == f"{missing}: I/O error: No such file or directory (os error 2)"
     with pytest.raises(vshred.VshredError, match="SELEC"):
         vshred.sql("SELEC 1")
     with pytest.raises(vshred.VshredError, match="table t: a source is a path, a URL or an Arrow table.*int"):

@@ -11,9 +11,11 @@ use std::time::Instant;
 use arrow::array::{ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
+use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 use vshred::parquet::is_variant_field;
 use vshred::unshred::{JsonRows, json_strings};
+use vshred_datafusion::functions::error_message;
 use vshred_datafusion::statements::{execute, parse_statements};
 
 use crate::{Context, Failure};
@@ -128,16 +130,17 @@ fn worker_url(worker: &str) -> Result<url::Url, Failure> {
 /// Runs each statement of `text` in turn, printing the rows of those that
 /// return some; the first that fails stops the rest.
 async fn run_statements(ctx: &SessionContext, text: &str, args: &SqlArgs) -> Result<(), Failure> {
-    let statements = parse_statements(ctx, text).map_err(failure)?;
+    let failed = |e: DataFusionError| failure(error_message(&e));
+    let statements = parse_statements(ctx, text).map_err(failed)?;
     let mut out = io::stdout().lock();
     for statement in statements {
         let started = Instant::now();
         let batches = execute(ctx, statement)
             .await
-            .map_err(failure)?
+            .map_err(failed)?
             .collect()
             .await
-            .map_err(failure)?;
+            .map_err(failed)?;
         print(&batches, args.format, &mut out)?;
         out.flush()?;
         if args.timing {

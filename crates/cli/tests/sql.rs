@@ -128,6 +128,24 @@ fn errors_are_one_line() {
 }
 
 #[test]
+fn a_missing_file_or_directory_is_named_as_missing() {
+    let dir = dataset();
+    for (query, missing) in [
+        ("SELECT * FROM 'nope.parquet'", "nope.parquet"),
+        ("SELECT * FROM 'nope/'", "nope/"),
+        ("SELECT * FROM read_jsonl('nope.jsonl')", "nope.jsonl"),
+    ] {
+        let out = vshred_in(dir.path(), &["sql", query]);
+        assert_eq!(out.status.code(), Some(1), "{query}");
+        assert_eq!(
+            stderr(&out),
+            format!("vshred: {missing}: I/O error: No such file or directory (os error 2)\n"),
+            "{query}"
+        );
+    }
+}
+
+#[test]
 fn the_readme_shows_what_sql_prints() {
     assert_eq!(
         binary::readme_console_block("$ vshred sql \"SELECT count(*) AS n"),

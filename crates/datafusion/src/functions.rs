@@ -65,6 +65,19 @@ pub(crate) fn external(e: vshred::Error) -> DataFusionError {
     DataFusionError::External(Box::new(e))
 }
 
+/// A DataFusion error as its user reads it: the vshred error underneath,
+/// if it is one, as it says itself (what, and where: file, row, line,
+/// byte, and the setting that is the way out), without DataFusion's
+/// "External error: " before it; any other as DataFusion words it.
+pub fn error_message(e: &DataFusionError) -> String {
+    if let DataFusionError::External(inner) = e.find_root()
+        && let Some(e) = inner.downcast_ref::<vshred::Error>()
+    {
+        return e.to_string();
+    }
+    e.to_string()
+}
+
 /// A type named as Spark names it, as the layout our kernels take.
 pub fn parse_type(name: &str) -> Result<ShreddingSchema> {
     if name.trim().to_ascii_lowercase().starts_with("map") {

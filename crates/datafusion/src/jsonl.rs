@@ -29,12 +29,7 @@ use crate::settings::VshredSettings;
 
 /// Opens `path`, an error naming it if it cannot be.
 fn open(path: &Path) -> Result<File> {
-    File::open(path).map_err(|e| {
-        external(vshred::Error::from_message(format!(
-            "{}: {e}",
-            path.display()
-        )))
-    })
+    File::open(path).map_err(|e| external(vshred::Error::io(path, e)))
 }
 
 /// The `read_jsonl` table function.

@@ -181,9 +181,13 @@ impl UrlTableFactory for VariantUrlTables {
         let is_parquet = match store_url(url) {
             // A store has no directories to look at: a prefix ends in `/`.
             Some(_) => url.ends_with(".parquet") || url.ends_with('/'),
+            // A name ending in `/` is a directory, there or not: one that
+            // is not there is named as missing, not as an unknown table.
             None => {
                 let path = Path::new(url);
-                path.extension().is_some_and(|e| e == "parquet") || path.is_dir()
+                path.extension().is_some_and(|e| e == "parquet")
+                    || path.is_dir()
+                    || url.ends_with('/')
             }
         };
         if is_parquet || (is_glob(url) && url.ends_with(".parquet")) {
