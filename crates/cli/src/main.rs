@@ -1087,18 +1087,16 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
     if let (true, Some(stats)) = (args.stats, stats) {
         let read = &stats.read;
         eprintln!(
-            "vshred: read {} of {} file{}, {} of {} row groups ({} rows); skipped {} by statistics, {} by bloom filters, {} by the column index, which ruled out {} page{}",
+            "vshred: read {} of {}, {} of {} ({}); skipped {} by statistics, {} by bloom filters, {} by the column index, which ruled out {}",
             stats.files - stats.files_skipped,
-            stats.files,
-            if stats.files == 1 { "" } else { "s" },
+            count(stats.files as u64, "file"),
             read.row_groups_read,
-            read.row_groups,
-            read.rows_read,
+            count(read.row_groups as u64, "row group"),
+            count(read.rows_read, "row"),
             read.skipped_by_statistics,
             read.skipped_by_bloom_filters,
             read.skipped_by_page_index,
-            read.pages_skipped,
-            if read.pages_skipped == 1 { "" } else { "s" }
+            count(read.pages_skipped as u64, "page"),
         );
     }
     Ok(())

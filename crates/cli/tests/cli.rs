@@ -467,6 +467,20 @@ fn where_skips_row_groups_by_statistics_and_bloom_filters() {
     assert_eq!(get("$.missing == 1").0, "0");
 }
 
+#[test]
+fn get_stats_counts_in_the_singular_when_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("one.jsonl"), "{\"a\":1}\n").unwrap();
+    let out = vshred_in(dir.path(), &["encode", "one.jsonl", "one.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = vshred_in(dir.path(), &["get", "one.parquet", "$.a", "--stats"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "vshred: read 1 of 1 file, 1 of 1 row group (1 row); skipped 0 by statistics, 0 by bloom filters, 0 by the column index, which ruled out 0 pages\n"
+    );
+}
+
 /// Issue #11: `--as timestamp` reads ISO-8601 strings as Spark's cast does,
 /// a string without a zone in UTC.
 #[test]
