@@ -444,20 +444,40 @@ impl FileSink for VariantParquetSink {
                     .map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?
                     .map_err(|e| external(e.in_file(&name)))?;
                 uploaded?;
-                // Only a finished file is completed; otherwise the upload
-                // is dropped, and nothing appears at the path.
-                upload.shutdown().await?;
-                Ok::<u64, DataFusionError>(rows)
+                Ok::<_, DataFusionError>((upload, rows))
             });
         }
-        let mut rows = 0;
+        // A file's rows end where its input's end, or where the query
+        // failed upstream (a value that does not convert, say): only the
+        // demuxer's result tells the two apart. So no upload is completed
+        // before every file is written and the demuxer has ended well; on
+        // any error they are dropped, and nothing appears at any path (an
+        // existing file there stays as it was).
+        let mut finished = Vec::new();
+        let mut failed = None;
         while let Some(file) = files.join_next().await {
-            rows += file.map_err(|e| DataFusionError::External(Box::new(e)))??;
+            match file.map_err(|e| DataFusionError::External(Box::new(e))) {
+                Ok(Ok(done)) => finished.push(done),
+                Ok(Err(e)) | Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
         }
-        demux_task
+        let demuxed = demux_task
             .join_unwind()
             .await
-            .map_err(|e| DataFusionError::External(Box::new(e)))??;
+            .map_err(|e| DataFusionError::External(Box::new(e)));
+        // A file's own error says more than the demuxer's about the
+        // channel that file closed.
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        demuxed??;
+        let mut rows = 0;
+        for (mut upload, written) in finished {
+            upload.shutdown().await?;
+            rows += written;
+        }
         Ok(rows)
     }
 }

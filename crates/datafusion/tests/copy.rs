@@ -327,6 +327,44 @@ async fn bad_copies_fail_with_the_option_or_row_and_leave_no_file() {
     );
 }
 
+/// The query fails after its first batches were written (a value far down
+/// does not convert): an existing file at the target stays as it was, and
+/// neither a new file nor a directory gets any.
+#[tokio::test]
+async fn a_copy_whose_query_fails_late_leaves_the_target_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = events(20_000);
+    lines.push(r#"{"id":"twenty thousand"}"#.to_string());
+    let input = write_lines(dir.path(), &lines);
+    let ctx = vshred_datafusion::context(Default::default());
+    let existing = dir.path().join("existing.parquet");
+    query(
+        &ctx,
+        &format!("COPY (SELECT 1 AS n) TO '{}'", existing.display()),
+    )
+    .await;
+    let before = std::fs::read(&existing).unwrap();
+    for target in ["existing.parquet", "new.parquet", "new_dir/"] {
+        let sql = format!(
+            "COPY (SELECT v, variant_get(v, '$.id', 'bigint') AS id FROM read_jsonl('{}')) TO '{}/{target}' STORED AS PARQUET",
+            input.display(),
+            dir.path().display()
+        );
+        let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+        assert!(err.contains("does not convert to int64"), "{sql}: {err}");
+    }
+    assert!(
+        std::fs::read(&existing).unwrap() == before,
+        "the existing file was replaced"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["existing.parquet", "in.jsonl"]);
+}
+
 #[tokio::test]
 async fn copy_without_variant_columns_is_datafusion_s_own() {
     let dir = tempfile::tempdir().unwrap();
