@@ -183,7 +183,7 @@ fn shred_none_writes_an_unshredded_column() {
 fn a_bad_variant_is_named_by_row_and_column_and_no_file_is_left() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.parquet");
-    std::fs::write(&out, b"what was there").unwrap();
+    std::fs::write(&out, b"PAR1, what was there").unwrap();
     let good = variants(&[r#"{"a":1}"#, r#"{"a":2}"#]);
     let metadata = good.column_by_name("metadata").unwrap().clone();
     // Row 1's value is a header byte with no value after it.
@@ -196,7 +196,7 @@ fn a_bad_variant_is_named_by_row_and_column_and_no_file_is_left() {
     assert_eq!(err.row(), Some(3), "{err}");
     assert!(err.to_string().contains("in column v"), "{err}");
     drop(encoder);
-    assert_eq!(std::fs::read(&out).unwrap(), b"what was there");
+    assert_eq!(std::fs::read(&out).unwrap(), b"PAR1, what was there");
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         1,

@@ -133,14 +133,14 @@ fn unshredded_file_reads_back() {
 fn a_writer_dropped_before_finish_leaves_no_file_and_keeps_the_old_one() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.parquet");
-    std::fs::write(&path, b"old contents").unwrap();
+    std::fs::write(&path, b"PAR1, old contents").unwrap();
     let columns = [ColumnSpec::Variant {
         name: "v".into(),
         schema: ShreddingSchema::Variant,
     }];
     let writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
     drop(writer);
-    assert_eq!(std::fs::read(&path).unwrap(), b"old contents");
+    assert_eq!(std::fs::read(&path).unwrap(), b"PAR1, old contents");
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())

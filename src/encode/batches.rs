@@ -95,7 +95,7 @@ impl BatchEncoder {
         Ok(BatchEncoder {
             input: schema,
             options: options.clone(),
-            sampling: Some((Vec::new(), output.into().open()?)),
+            sampling: Some((Vec::new(), output.into().open_parquet()?)),
             writing: None,
             rows: 0,
         })

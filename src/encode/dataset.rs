@@ -259,7 +259,7 @@ fn write_parts(
             .in_file(dir));
         }
         let path = dir.join(format!("part-{number:05}.parquet"));
-        let mut output = Output::from(&path).open()?;
+        let mut output = Output::from(&path).open_parquet()?;
         output.completion.count_in(complete);
         let writer = ParquetWriter::new(output, &columns, &write)?;
         let written = write_lines(

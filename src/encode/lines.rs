@@ -210,6 +210,11 @@ impl LineTallies {
         }
     }
 
+    /// Bad lines counted.
+    pub(super) fn bad_lines(&self) -> u64 {
+        self.bad
+    }
+
     /// What was counted, for a report.
     pub(super) fn counts(&self) -> LineCounts {
         LineCounts {

@@ -192,7 +192,7 @@ pub fn encode(
     progress: &mut dyn FnMut(u64),
 ) -> Result<EncodeReport> {
     // Opened first: an output that cannot be written fails before any work.
-    let output = output.into().open()?;
+    let output = output.into().open_parquet()?;
     let mut source = Source::new(input);
     let mut sample = Lines::default();
     source.fill(&mut sample, sample_size(options))?;

@@ -70,29 +70,32 @@ pub(super) fn write_lines(
     let written = &AtomicUsize::new(0);
     let panicked = |what: &str| Error::new(ErrorKind::Io, format!("{what} panicked"));
     let template = &*tallies;
-    let (writer, counted, count, mut forwarded, reused) = std::thread::scope(|scope| {
+    let (writer, counted, count, rows, mut forwarded, reused) = std::thread::scope(|scope| {
         let (batches, received) = std::sync::mpsc::sync_channel::<Encoded>(1);
-        let writing = scope.spawn(move || -> Result<(ParquetWriter, LineTallies, usize)> {
-            let mut writer = writer;
-            let mut counted = LineTallies::new(skip);
-            let mut count = 0;
-            for encoded in received {
-                if full.load(Ordering::Acquire) {
-                    continue; // past the end of the file: for the next one
+        let writing = scope.spawn(
+            move || -> Result<(ParquetWriter, LineTallies, usize, usize)> {
+                let mut writer = writer;
+                let mut counted = LineTallies::new(skip);
+                let (mut count, mut rows) = (0, 0);
+                for encoded in received {
+                    if full.load(Ordering::Acquire) {
+                        continue; // past the end of the file: for the next one
+                    }
+                    let (batch, tally) = encoded?;
+                    writer.write(&batch)?;
+                    rows += batch.num_rows();
+                    counted.merge(tally);
+                    count += 1;
+                    written.store(count, Ordering::Release);
+                    if let Some(bytes) = limit.bytes
+                        && writer.reached(bytes)?
+                    {
+                        full.store(true, Ordering::Release);
+                    }
                 }
-                let (batch, tally) = encoded?;
-                writer.write(&batch)?;
-                counted.merge(tally);
-                count += 1;
-                written.store(count, Ordering::Release);
-                if let Some(bytes) = limit.bytes
-                    && writer.reached(bytes)?
-                {
-                    full.store(true, Ordering::Release);
-                }
-            }
-            Ok((writer, counted, count))
-        });
+                Ok((writer, counted, count, rows))
+            },
+        );
         let (encoders, handles): (Vec<_>, Vec<_>) = (0..threads)
             .map(|_| {
                 let (to_encoder, lines_in) = std::sync::mpsc::sync_channel::<Lines>(1);
@@ -191,11 +194,25 @@ pub(super) fn write_lines(
         let writer = writing.join().map_err(|_| panicked("the writer thread"))?;
         // The writer's error comes from an earlier line than a read error.
         // An error drops the writer, which removes its temporary file.
-        let (writer, counted, count) = writer?;
+        let (writer, counted, count, rows) = writer?;
         read.and(joined)?;
-        Ok::<_, Error>((writer, counted, count, forwarded, reused))
+        Ok::<_, Error>((writer, counted, count, rows, forwarded, reused))
     })?;
     tallies.merge(counted);
+    let whole_input = limit.rows.is_none() && limit.bytes.is_none();
+    if whole_input && rows == 0 && tallies.bad_lines() > 0 {
+        // Not an empty file in place of what was at the path: all lines
+        // bad is an input given for the output, or the wrong input.
+        let counts = tallies.counts();
+        return Err(Error::new(
+            ErrorKind::Json,
+            format!(
+                "every line is bad ({} skipped); the first: {}",
+                counts.bad_lines,
+                counts.first_bad_line.unwrap_or_default()
+            ),
+        ));
+    }
     // Batches read past the end of the file go back, in order.
     forwarded.drain(..count - reused);
     source.put_back(forwarded);

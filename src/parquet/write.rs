@@ -632,7 +632,7 @@ impl ParquetWriter {
         columns: &[ColumnSpec],
         options: &WriteOptions,
     ) -> Result<ParquetWriter> {
-        ParquetWriter::new(output.into().open()?, columns, options)
+        ParquetWriter::new(output.into().open_parquet()?, columns, options)
     }
 
     /// A writer of a file with these columns to an output opened already.

@@ -572,3 +572,34 @@ fn a_long_encode_on_a_terminal_shows_progress_with_size_and_time_left() {
     let piped = vshred_in(dir.path(), &["encode", "in.jsonl", "out.parquet"]);
     assert!(!stderr(&piped).contains(" left"), "{}", stderr(&piped));
 }
+
+/// The input and the output given the wrong way round: the JSON file is
+/// not replaced, and with every line bad no file is written at all.
+#[test]
+fn arguments_the_wrong_way_round_lose_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    encoded(dir.path(), "e.parquet", "{\"a\":1}\n{\"a\":2}\n", &[]);
+    let json = std::fs::read(dir.path().join("in.jsonl")).unwrap();
+    for skip in [&[][..], &["--skip-bad-lines"]] {
+        let mut args = vec!["encode", "e.parquet", "in.jsonl"];
+        args.extend_from_slice(skip);
+        fails_with(
+            dir.path(),
+            &args,
+            "in.jsonl: invalid arguments: is not a Parquet file, and writing would replace it",
+        );
+        assert_eq!(std::fs::read(dir.path().join("in.jsonl")).unwrap(), json);
+    }
+    fails_with(
+        dir.path(),
+        &["encode", "e.parquet", "new.parquet", "--skip-bad-lines"],
+        "e.parquet: invalid JSON: every line is bad (",
+    );
+    assert!(!dir.path().join("new.parquet").exists());
+    // An empty file, a Parquet file and a device are written as before.
+    std::fs::write(dir.path().join("empty.out"), "").unwrap();
+    for output in ["empty.out", "e.parquet", "/dev/null"] {
+        let out = vshred_in(dir.path(), &["encode", "in.jsonl", output]);
+        assert!(out.status.success(), "{output}: {}", stderr(&out));
+    }
+}

@@ -51,7 +51,7 @@ fn an_output_that_is_the_input_is_refused_however_it_is_named() {
 fn a_symlinked_output_replaces_its_target_and_stays_a_link() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
-    std::fs::write(dir.path().join("real.parquet"), "old").unwrap();
+    std::fs::write(dir.path().join("real.parquet"), "PAR1, an older file").unwrap();
     std::os::unix::fs::symlink("real.parquet", dir.path().join("latest.parquet")).unwrap();
     let out = vshred_in(dir.path(), &["encode", "in.jsonl", "latest.parquet"]);
     assert!(out.status.success(), "{}", stderr(&out));
