@@ -168,6 +168,15 @@ impl Error {
         self
     }
 
+    /// Drops the row: for a caller that ran a kernel on a batch whose place
+    /// in its input it does not know (a SQL function), where the row of
+    /// the batch would mislead.
+    #[cold]
+    pub fn without_row(mut self) -> Error {
+        self.0.row = None;
+        self
+    }
+
     /// Adds what the reader can do about it, in parentheses after the
     /// message: a front end names its own way out (an
     /// [`InexactNumber`](ErrorKind::InexactNumber) is a flag of the command
@@ -175,6 +184,14 @@ impl Error {
     #[cold]
     pub fn with_hint(mut self, hint: &str) -> Error {
         self.0.message = format!("{} ({hint})", self.0.message);
+        self
+    }
+
+    /// Moves the row the error names, if it names one: from a batch's rows
+    /// to its file's, say.
+    #[cold]
+    pub(crate) fn map_row(mut self, f: impl FnOnce(u64) -> u64) -> Error {
+        self.0.row = self.0.row.map(f);
         self
     }
 

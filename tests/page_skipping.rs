@@ -91,3 +91,53 @@ fn pages_are_not_skipped_where_values_escape_the_typed_column() {
     assert_eq!((sum, count), expected(|i| i >= 95_000 && i != 99_990));
     assert_eq!((stats.pages_skipped, stats.rows_read), (0, ROWS));
 }
+
+/// An error names the row of the file, however many row groups, pages
+/// and batches were skipped or read before it.
+#[test]
+fn an_error_names_the_files_row_after_skipped_pages_and_row_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..ROWS {
+        match i {
+            97_000 => text.push_str(&format!("{{\"id\":{i},\"x\":\"seven\"}}\n")),
+            _ => text.push_str(&format!("{{\"id\":{i},\"x\":{}}}\n", i % 7)),
+        }
+    }
+    for row_group_rows in [ROWS as usize, 30_000] {
+        let path = dir.path().join(format!("x-{row_group_rows}.parquet"));
+        let options = EncodeOptions {
+            shred: vshred::encode::ShredMode::Schema(
+                r#"{"id":"int64","x":"int64"}"#.parse().unwrap(),
+            ),
+            write: WriteOptions {
+                row_group_rows,
+                ..WriteOptions::default()
+            },
+            ..EncodeOptions::default()
+        };
+        encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+        let file = ParquetFile::open(&path).unwrap();
+        let request = |path: &str, filter: Option<&str>| GetRequest {
+            column: "v".into(),
+            path: path.parse().unwrap(),
+            as_type: ShreddingSchema::Int64,
+            strict: true,
+            filter: filter.map(|f| Predicate::parse(f).unwrap()),
+        };
+        for filter in [None, Some("$.id >= 95000"), Some("$.id >= 10")] {
+            let err = file
+                .get(&request("$.x", filter), 4096, |_| Ok(()))
+                .unwrap_err();
+            assert_eq!(err.row(), Some(97_000), "{filter:?}: {err}");
+        }
+        // That filter skips pages of one row group, row groups of several.
+        let stats = file
+            .get(&request("$.id", Some("$.id >= 95000")), 4096, |_| Ok(()))
+            .unwrap();
+        assert!(
+            stats.pages_skipped + stats.skipped_by_statistics >= 2,
+            "{stats:?}"
+        );
+    }
+}

@@ -26,7 +26,7 @@ use arrow::datatypes::SchemaRef;
 
 use super::{Dataset, DatasetStats, PlannedFile};
 use crate::error::{Error, ErrorKind, Result};
-use crate::parquet::{Projection, ScanOptions, projection_of_batch};
+use crate::parquet::{FileRows, Projection, ScanOptions, projection_of_batch};
 
 /// One share of a dataset's row groups: the `index`-th of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,6 +153,9 @@ impl Dataset {
 }
 
 /// The batches of one [`Partition`] of a dataset's projection, read as
+/// The reader of a row group, with where its rows are in the file.
+type RowGroupReader = (ParquetRecordBatchReader, FileRows);
+
 /// they are asked for.
 pub struct PartitionBatches {
     dataset: Arc<Dataset>,
@@ -163,8 +166,9 @@ pub struct PartitionBatches {
     /// The next file to look at.
     next_file: usize,
     /// The file being read: its plan of this partition's row groups, the
-    /// next of them to read, and the reader of the one being read.
-    file: Option<(PlannedFile, usize, Option<ParquetRecordBatchReader>)>,
+    /// next of them to read, and the reader of the one being read with
+    /// where its rows are in the file.
+    file: Option<(PlannedFile, usize, Option<RowGroupReader>)>,
     stats: DatasetStats,
     read_counters: Vec<Arc<AtomicU64>>,
     files_planned: Vec<usize>,
@@ -202,12 +206,13 @@ impl PartitionBatches {
         loop {
             if let Some((planned, next, reader)) = &mut self.file {
                 let path = planned.file.path();
-                if let Some(batches) = reader
+                if let Some((batches, rows)) = reader
                     && let Some(batch) = crate::parquet::next_batch(path, batches)?
                 {
-                    return projection_of_batch(&self.projection, &self.schema, &batch)
-                        .map(Some)
-                        .map_err(|e| e.in_file(path));
+                    let projected = projection_of_batch(&self.projection, &self.schema, &batch)
+                        .map_err(|e| rows.in_file(e).in_file(path))?;
+                    rows.advance(batch.num_rows());
+                    return Ok(Some(projected));
                 }
                 let row_groups = planned.plan.row_groups();
                 *reader = match planned.plan.next_read(*next) {
@@ -218,6 +223,7 @@ impl PartitionBatches {
                             .file
                             .row_group_batches(plan, &row_groups[i], self.batch_size)
                             .map_err(|e| e.in_file(path))?
+                            .map(|batches| (batches, FileRows::of(&planned.file, &row_groups[i])))
                     }
                     None => None,
                 };

@@ -33,7 +33,7 @@ pub use projection::{Projected, Projection};
 pub use read::GetRequest;
 pub(crate) use read::{get_of_batch, json_lines_of_batch};
 pub use scan::ScanOptions;
-pub(crate) use scan::{next_batch, run_ordered};
+pub(crate) use scan::{FileRows, next_batch, run_ordered};
 pub use shared_file::{ByteSource, LocalFile};
 
 pub use schema::{

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use ::parquet::arrow::ProjectionMask;
-use ::parquet::arrow::arrow_reader::ParquetRecordBatchReader;
+use ::parquet::arrow::arrow_reader::{ParquetRecordBatchReader, RowSelection};
 use arrow::array::RecordBatch;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -239,8 +239,12 @@ impl ParquetFile {
         let Some(mut reader) = self.row_group_batches(plan, row_group, batch_size)? else {
             return Ok(());
         };
+        let mut rows = FileRows::of(self, row_group);
         while let Some(batch) = next_batch(&self.path, &mut reader)? {
-            if !send(map(batch)?) {
+            let read = batch.num_rows();
+            let result = map(batch).map_err(|e| rows.in_file(e))?;
+            rows.advance(read);
+            if !send(result) {
                 break; // the consumer stopped
             }
         }
@@ -271,6 +275,67 @@ impl ParquetFile {
             selection.clone(),
         )
         .map(Some)
+    }
+}
+
+/// Where the batches of a row group's reader are in their file: an error
+/// about a row of a batch (as kernels over a batch name it) is moved to
+/// the file's row, counting the rows of the row groups before and the
+/// rows the selection skips.
+pub(crate) struct FileRows {
+    /// The row group's first row in the file.
+    first: u64,
+    selection: Option<RowSelection>,
+    /// Rows read from the row group before the next batch.
+    read: u64,
+}
+
+impl FileRows {
+    /// Before the first batch of `row_group` of `file`.
+    pub(crate) fn of(file: &ParquetFile, row_group: &RowGroupPlan) -> FileRows {
+        let first = (0..row_group.row_group)
+            .map(|i| file.metadata().row_group(i).num_rows().max(0) as u64)
+            .sum();
+        let selection = match &row_group.decision {
+            Decision::Read { selection, .. } => selection.clone(),
+            Decision::Skip(_) => None,
+        };
+        FileRows {
+            first,
+            selection,
+            read: 0,
+        }
+    }
+
+    /// `e`, about a row of the next batch, about the file's row instead.
+    #[cold]
+    pub(crate) fn in_file(&self, e: Error) -> Error {
+        e.map_row(|row| self.first + self.in_row_group(self.read + row))
+    }
+
+    /// Counts a batch of `rows` rows as read.
+    pub(crate) fn advance(&mut self, rows: usize) {
+        self.read += rows as u64;
+    }
+
+    /// The row of the row group that is the `selected`-th (from 0) that
+    /// the selection selects.
+    fn in_row_group(&self, selected: u64) -> u64 {
+        let Some(selection) = &self.selection else {
+            return selected;
+        };
+        let (mut row, mut left) = (0, selected);
+        for run in selection.iter() {
+            let count = run.row_count as u64;
+            if !run.skip {
+                if left < count {
+                    return row + left;
+                }
+                left -= count;
+            }
+            row += count;
+        }
+        row + left
     }
 }
 

@@ -24,7 +24,7 @@ use datafusion::logical_expr::{
 };
 use vshred::explode::{entry_fields, exploded_type, variant_explode};
 
-use crate::functions::{ONE_ARGUMENT, check_variant, external, variant_arg};
+use crate::functions::{ONE_ARGUMENT, batch_external, check_variant, variant_arg};
 
 const NAME: &str = "variant_explode";
 
@@ -52,7 +52,7 @@ impl ScalarUDFImpl for VariantExplode {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let column = variant_arg(NAME, &args.args[0], args.number_rows)?;
-        let exploded = variant_explode(&column).map_err(external)?;
+        let exploded = variant_explode(&column).map_err(batch_external)?;
         Ok(ColumnarValue::Array(Arc::new(exploded)))
     }
 }
@@ -84,7 +84,7 @@ impl TableFunctionImpl for VariantExplodeTable {
         )?;
         let value = expr.evaluate(&one_row)?;
         let column = variant_arg(NAME, &value, 1)?;
-        let exploded = variant_explode(&column).map_err(external)?;
+        let exploded = variant_explode(&column).map_err(batch_external)?;
         let entries = exploded.value(0);
         let entries = entries.as_struct();
         let schema = Arc::new(Schema::new(entry_fields()));

@@ -65,6 +65,13 @@ pub(crate) fn external(e: vshred::Error) -> DataFusionError {
     DataFusionError::External(Box::new(e))
 }
 
+/// The core error of a kernel run on a batch of a query, as DataFusion's:
+/// without the row it names, which is the batch's, not the input's (its
+/// message names the value).
+pub(crate) fn batch_external(e: vshred::Error) -> DataFusionError {
+    external(e.without_row())
+}
+
 /// A DataFusion error as its user reads it: the vshred error underneath,
 /// if it is one, as it says itself (what, and where: file, row, line,
 /// byte, and the setting that is the way out), without DataFusion's
@@ -217,7 +224,7 @@ impl ScalarUDFImpl for VariantGet {
             })
             .collect();
         let (path, as_type) = path_and_type(self.name(), &constants)?;
-        let result = variant_get(&column, &path, &as_type, self.strict).map_err(external)?;
+        let result = variant_get(&column, &path, &as_type, self.strict).map_err(batch_external)?;
         Ok(ColumnarValue::Array(result))
     }
 
@@ -279,7 +286,7 @@ impl ScalarUDFImpl for ParseJson {
             inexact_numbers: settings.inexact_numbers.0,
             duplicate_keys: settings.duplicate_keys.0,
         };
-        let variants = parse_json_column(&text, options).map_err(external)?;
+        let variants = parse_json_column(&text, options).map_err(batch_external)?;
         Ok(ColumnarValue::Array(Arc::new(variants)))
     }
 }
@@ -308,7 +315,7 @@ impl ScalarUDFImpl for ToJson {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let column = variant_arg(self.name(), &args.args[0], args.number_rows)?;
-        let text = json_strings(&column).map_err(external)?;
+        let text = json_strings(&column).map_err(batch_external)?;
         Ok(ColumnarValue::Array(Arc::new(text) as ArrayRef))
     }
 

@@ -17,7 +17,7 @@ use vshred::infer::SparkType;
 use vshred::unshred::ShreddedColumn;
 use vshred::variant::{VariantBuilder, VariantRef};
 
-use crate::functions::{ONE_ARGUMENT, check_variant, external, variant_arg};
+use crate::functions::{ONE_ARGUMENT, batch_external, check_variant, external, variant_arg};
 
 /// `schema_of_variant`.
 pub fn schema_of_variant() -> Arc<ScalarUDF> {
@@ -31,7 +31,7 @@ pub fn schema_of_variant_agg() -> Arc<AggregateUDF> {
 
 /// Calls `each` with the type of every non-null row of `column`.
 fn each_type(column: &StructArray, mut each: impl FnMut(usize, Option<SparkType>)) -> Result<()> {
-    let reader = ShreddedColumn::try_new(column).map_err(external)?;
+    let reader = ShreddedColumn::try_new(column).map_err(batch_external)?;
     let mut builder = VariantBuilder::new();
     for row in 0..column.len() {
         if reader.is_null(row) {
@@ -39,12 +39,15 @@ fn each_type(column: &StructArray, mut each: impl FnMut(usize, Option<SparkType>
             continue;
         }
         builder.reset();
-        if !reader.write_variant(row, &mut builder).map_err(external)? {
+        if !reader
+            .write_variant(row, &mut builder)
+            .map_err(batch_external)?
+        {
             each(row, None);
             continue;
         }
         let (metadata, value) = builder.finish();
-        let value = VariantRef::try_new(metadata, value).map_err(external)?;
+        let value = VariantRef::try_new(metadata, value).map_err(batch_external)?;
         each(row, Some(SparkType::of(&value)));
     }
     Ok(())

@@ -692,3 +692,57 @@ async fn variant_explode_gives_rows_of_a_constant_in_from_and_of_a_column_throug
         .to_string();
     assert!(error.contains("unnest(variant_explode(v))"), "{error}");
 }
+
+/// A value that does not convert is named by the row of its file where
+/// the scan reads the path; a function run on a batch, which does not
+/// know where the batch came from, names no row rather than the batch's.
+#[tokio::test]
+async fn errors_name_the_files_row_or_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..20_000)
+        .map(|i| match i {
+            10_000 => "{\"x\":\"abc\"}\n".to_string(),
+            _ => format!("{{\"x\":{i}}}\n"),
+        })
+        .collect();
+    let path = dir.path().join("x.parquet");
+    let options = EncodeOptions {
+        write: WriteOptions {
+            row_group_rows: 3000,
+            ..WriteOptions::default()
+        },
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let fails = |sql: String| {
+        let ctx = ctx.clone();
+        async move {
+            match ctx.sql(&sql).await {
+                Ok(frame) => frame.collect().await.unwrap_err(),
+                Err(e) => e,
+            }
+        }
+    };
+    let scanned = fails(format!(
+        "SELECT variant_get(v, '$.x', 'int') FROM '{}'",
+        path.display()
+    ))
+    .await;
+    assert_eq!(
+        vshred_datafusion::functions::error_message(&scanned),
+        format!(
+            "{}: out of range at row 10000: $.x: \"abc\" does not convert to int32",
+            path.display()
+        )
+    );
+    let computed = fails(format!(
+        "SELECT variant_get(v, '$.x', 'int') + 1 FROM '{}'",
+        path.display()
+    ))
+    .await;
+    assert_eq!(
+        vshred_datafusion::functions::error_message(&computed),
+        "out of range: $.x: \"abc\" does not convert to int32"
+    );
+}
