@@ -530,9 +530,8 @@ impl ParquetFile {
             };
             if kind != comparison.literal.kind() {
                 warnings.push(format!(
-                    "no row can pass `{} {}`: every value of {} is stored as {}, and {} is not (the filter compares values of one kind)",
-                    comparison.operand,
-                    comparison.literal,
+                    "no row can pass `{}`: every value of {} is stored as {}, and {} is not (the filter compares values of one kind)",
+                    comparison,
                     comparison.operand,
                     kind.plural(),
                     comparison.literal,

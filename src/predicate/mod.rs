@@ -16,10 +16,13 @@
 //!
 //! A comparison holds when the value compares so with the literal: numbers
 //! by value across integer, decimal and floating types, strings by bytes,
-//! booleans as `false < true`. A value that is missing, null, or of
-//! another kind never passes a comparison (so `not` of a comparison passes
-//! it); `is null` passes a missing value, a SQL null and a Variant null. A
-//! bare operand, `$.flag`, means `$.flag == true`.
+//! booleans as `false < true`. With a value that is missing, null, or of
+//! another kind, a comparison is unknown, as a comparison with SQL's null
+//! is: `and`, `or` and `not` follow SQL's three-valued logic, and only a
+//! row whose filter is true passes (`not $.qty != 3` passes a row whose
+//! `qty` is 3, not one without a `qty`). `is null` passes a missing value,
+//! a SQL null and a Variant null. A bare operand, `$.flag`, means
+//! `$.flag == true`.
 //!
 //! Row groups and pages are skipped by [`Predicate::may_match`]: the
 //! reader says, for each comparison, whether the statistics of its column
@@ -133,10 +136,30 @@ pub struct Comparison {
     pub literal: Literal,
 }
 
+impl std::fmt::Display for Comparison {
+    /// In the filter syntax it parses from.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let op = match self.op {
+            Op::Eq => "==",
+            Op::Ne => "!=",
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Gt => ">",
+            Op::Ge => ">=",
+        };
+        match self.literal {
+            // With an exponent, so that it parses back as a double.
+            Literal::Double(d) => write!(f, "{} {op} {d:e}", self.operand),
+            _ => write!(f, "{} {op} {}", self.operand, self.literal),
+        }
+    }
+}
+
 impl Comparison {
-    /// Whether `v` passes.
-    pub fn matches(&self, v: &VariantRef<'_>) -> bool {
-        compare(v, &self.literal).is_some_and(|o| self.op.holds(o))
+    /// Whether `v` passes, or `None` when that is unknown (SQL's null): a
+    /// Variant null, or a value of another kind than the literal.
+    pub fn test(&self, v: &VariantRef<'_>) -> Option<bool> {
+        compare(v, &self.literal).map(|o| self.op.holds(o))
     }
 
     /// Whether a value between `min` and `max` (bounds of an operand's
@@ -293,7 +316,7 @@ impl Predicate {
                 let array = values(&c.operand)?;
                 let values = ResultColumn::try_new(&array)?;
                 (0..rows)
-                    .map(|i| Ok(Some(values.get(i)?.is_some_and(|v| c.matches(&v)))))
+                    .map(|i| Ok(values.get(i)?.and_then(|v| c.test(&v))))
                     .collect::<Result<BooleanArray>>()?
             }
             Predicate::IsNull(operand) => {
@@ -303,6 +326,7 @@ impl Predicate {
                     .map(|i| Ok(Some(values.get(i)?.is_none_or(|v| v.is_null()))))
                     .collect::<Result<BooleanArray>>()?
             }
+            // Unknown stays unknown, as SQL's three-valued logic has it.
             Predicate::Not(p) => {
                 arrow::compute::not(&p.evaluate(batch, variant)?).map_err(combine)?
             }
@@ -313,9 +337,9 @@ impl Predicate {
                     result = Some(match result {
                         None => part,
                         Some(r) if matches!(self, Predicate::And(_)) => {
-                            arrow::compute::and(&r, &part).map_err(combine)?
+                            arrow::compute::and_kleene(&r, &part).map_err(combine)?
                         }
-                        Some(r) => arrow::compute::or(&r, &part).map_err(combine)?,
+                        Some(r) => arrow::compute::or_kleene(&r, &part).map_err(combine)?,
                     });
                 }
                 result.unwrap_or_else(|| BooleanArray::from(vec![true; rows]))
@@ -346,21 +370,7 @@ impl std::fmt::Display for Predicate {
             f.write_str(")")
         };
         match self {
-            Predicate::Compare(c) => {
-                let op = match c.op {
-                    Op::Eq => "==",
-                    Op::Ne => "!=",
-                    Op::Lt => "<",
-                    Op::Le => "<=",
-                    Op::Gt => ">",
-                    Op::Ge => ">=",
-                };
-                match c.literal {
-                    // With an exponent, so that it parses back as a double.
-                    Literal::Double(d) => write!(f, "{} {op} {d:e}", c.operand),
-                    _ => write!(f, "{} {op} {}", c.operand, c.literal),
-                }
-            }
+            Predicate::Compare(c) => write!(f, "{c}"),
             Predicate::IsNull(operand) => write!(f, "{operand} is null"),
             Predicate::Not(inner) => write!(f, "not ({inner})"),
             Predicate::And(parts) => joined(f, parts, "and"),
@@ -534,7 +544,7 @@ mod tests {
         ] {
             let (m, v) = json_to_variant(json.as_bytes()).unwrap();
             assert_eq!(
-                p.matches(&VariantRef::try_new(&m, &v).unwrap()),
+                p.test(&VariantRef::try_new(&m, &v).unwrap()) == Some(true),
                 passes,
                 "{json}"
             );

@@ -329,7 +329,7 @@ fn a_filter_no_row_can_pass_is_warned_about() {
     assert_eq!(stdout(&out), "0\n");
     assert!(
         stderr(&out).contains(
-            "warning: no row can pass `$.delay \"5\"`: every value of $.delay is stored as numbers"
+            "warning: no row can pass `$.delay == \"5\"`: every value of $.delay is stored as numbers"
         ),
         "{}",
         stderr(&out)
@@ -396,6 +396,20 @@ fn filters_take_and_or_not_in_null_and_ordinary_columns() {
         expect(|i| i % 10 != 0 && !(5..=35).contains(&i))
     );
     assert_eq!(count("$.missing == null"), 40);
+    // A comparison with a null, missing or other kind of value is
+    // unknown, as in SQL: `not` of it does not pass either.
+    assert_eq!(count("not $.note == \"ok\""), 0);
+    assert_eq!(count("not $.missing == 1"), 0);
+    assert_eq!(count("not $.delay == \"5\""), 0);
+    // Unknown and false is false: its `not` passes.
+    assert_eq!(
+        count("not ($.note == \"ok\" and $.delay == 1)"),
+        expect(|i| i % 7 != 1)
+    );
+    assert_eq!(
+        count("$.note == \"ok\" or $.delay == 1"),
+        expect(|i| i % 10 != 0 || i % 7 == 1)
+    );
     fails_with(
         dir.path(),
         &["get", "f.parquet", "$.delay", "--where", "nope == 1"],
