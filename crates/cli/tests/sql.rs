@@ -111,6 +111,18 @@ fn errors_are_one_line() {
         r#"t.parquet: out of range at row 2: $.a: "three" does not convert to int64"#,
     );
     fails_with(dir.path(), &["sql", "SELECT nope FROM 't.parquet'"], "nope");
+    // A wrong count of arguments is the query's mistake, not a bug of
+    // DataFusion's to report.
+    let out = vshred_in(
+        dir.path(),
+        &["sql", "SELECT variant_get(v) FROM 't.parquet'"],
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("variant_get takes a Variant, a path and optionally a type, not 1 argument")
+            && !err.contains("bug"),
+        "{err}"
+    );
     fails_with(dir.path(), &["sql", "SELEC 1"], "SELEC");
     fails_with(
         dir.path(),

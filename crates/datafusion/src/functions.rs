@@ -24,7 +24,7 @@ use arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err, internal_err, plan_err};
 use datafusion::logical_expr::{
     ColumnarValue, ExpressionPlacement, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
-    ScalarUDFImpl, Signature, TypeSignature, Volatility,
+    ScalarUDFImpl, Signature, Volatility,
 };
 use vshred::get::{result_field, variant_get};
 use vshred::parquet::is_variant_field;
@@ -173,10 +173,9 @@ pub struct VariantGet {
 impl VariantGet {
     fn new(strict: bool) -> VariantGet {
         VariantGet {
-            signature: Signature::one_of(
-                vec![TypeSignature::Any(2), TypeSignature::Any(3)],
-                Volatility::Immutable,
-            ),
+            // Checked by `coerce_types`: DataFusion reports a count that
+            // fits none of several signatures as its own internal error.
+            signature: Signature::user_defined(Volatility::Immutable),
             strict,
         }
     }
@@ -199,6 +198,17 @@ impl ScalarUDFImpl for VariantGet {
 
     fn signature(&self) -> &Signature {
         &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        match arg_types.len() {
+            2 | 3 => Ok(arg_types.to_vec()),
+            n => plan_err!(
+                "{} takes a Variant, a path and optionally a type, not {n} argument{}",
+                self.name(),
+                if n == 1 { "" } else { "s" }
+            ),
+        }
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {
