@@ -87,20 +87,23 @@ pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// What to tell someone whose line failed with `message` (at the line's
 /// end when `cut_short`) when the input is not JSON Lines at all:
-/// pretty-printed JSON, or one JSON array.
+/// pretty-printed JSON, or one JSON array. Only the first line (`first`)
+/// can show that: a later line cut short is a line cut short (a file
+/// truncated as it was copied, say), after lines that were JSON Lines.
 #[cold]
 pub(crate) fn not_json_lines_hint(
     text: &[u8],
     message: &str,
     cut_short: bool,
+    first: bool,
 ) -> Option<&'static str> {
     let text = text.trim_ascii();
-    if cut_short && text == b"[" {
+    if cut_short && first && text.starts_with(b"[") {
         return Some(
             "the input must be JSON Lines, one JSON value per line; this looks like a JSON array over many lines (`jq -c '.[]' in.json` writes its elements as JSON Lines)",
         );
     }
-    if cut_short && (text.starts_with(b"{") || text.starts_with(b"[")) {
+    if cut_short && first && text.starts_with(b"{") {
         return Some(
             "the input must be JSON Lines, one JSON value per line; this looks like pretty-printed JSON (`jq -c . in.json` writes it as JSON Lines)",
         );
@@ -123,7 +126,8 @@ impl JsonLine<'_> {
             Some(Position::Json { byte, .. }) => byte as usize >= self.text.trim_ascii_end().len(),
             _ => false,
         };
-        let error = match not_json_lines_hint(self.text, error.message(), cut_short) {
+        let first = self.row == 0;
+        let error = match not_json_lines_hint(self.text, error.message(), cut_short, first) {
             Some(hint) => error.with_hint(hint),
             None => error,
         };

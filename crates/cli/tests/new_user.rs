@@ -239,6 +239,11 @@ fn input_that_is_not_json_lines_gets_a_hint() {
             "this looks like a JSON array over many lines",
         ),
         (
+            "[{\"a\": 1},\n{\"a\": 2}]\n",
+            &[],
+            "this looks like a JSON array over many lines",
+        ),
+        (
             "[{\"a\": 1}]\n",
             &["--variant-field", "a"],
             "a JSON array of objects becomes JSON Lines",
@@ -252,6 +257,19 @@ fn input_that_is_not_json_lines_gets_a_hint() {
         assert!(stderr(&out).contains(hint), "{text}: {}", stderr(&out));
         assert!(stderr(&out).contains("line 1, column"), "{}", stderr(&out));
     }
+}
+
+/// A line cut short after lines of JSON Lines is only that: no hint that
+/// the file is something else (the README shows this error).
+#[test]
+fn a_last_line_cut_short_gets_no_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), "{\"a\":1}\n\n{\"a\":").unwrap();
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "out.parquet"]);
+    assert_eq!(
+        stderr(&out),
+        "vshred: in.jsonl: invalid JSON at row 1, line 3, column 6 (byte 14): unexpected end of input, expected a JSON value\n"
+    );
 }
 
 #[test]
