@@ -158,6 +158,25 @@ fn a_missing_file_or_directory_is_named_as_missing() {
 }
 
 #[test]
+fn from_reads_a_parquet_file_whatever_its_name_and_points_json_lines_to_read_jsonl() {
+    let dir = dataset();
+    std::fs::copy(dir.path().join("t.parquet"), dir.path().join("T.PARQUET")).unwrap();
+    std::fs::copy(dir.path().join("t.parquet"), dir.path().join("snapshot")).unwrap();
+    for name in ["T.PARQUET", "snapshot"] {
+        let query = format!("SELECT count(*) AS n FROM '{name}'");
+        let out = vshred_in(dir.path(), &["sql", "--format", "json", &query]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "{\"n\":3}\n", "{name}");
+    }
+    std::fs::write(dir.path().join("in.jsonl"), ROWS).unwrap();
+    fails_with(
+        dir.path(),
+        &["sql", "SELECT * FROM 'in.jsonl'"],
+        "in.jsonl is JSON Lines, which read_jsonl('in.jsonl') reads",
+    );
+}
+
+#[test]
 fn the_readme_shows_what_sql_prints() {
     assert_eq!(
         binary::readme_console_block("$ vshred sql \"SELECT count(*) AS n"),

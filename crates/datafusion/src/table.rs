@@ -161,6 +161,15 @@ impl TableProviderFactory for VariantTableFactory {
     }
 }
 
+/// Whether `path` is a file that starts with Parquet's magic bytes.
+fn starts_as_parquet(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0; 4];
+    std::fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"PAR1")
+}
+
 /// `SELECT ... FROM 'path'`: a Parquet file, directory or glob as a
 /// [`VariantTable`]; other files as DataFusion reads them.
 #[derive(Debug)]
@@ -181,13 +190,25 @@ impl UrlTableFactory for VariantUrlTables {
         let is_parquet = match store_url(url) {
             // A store has no directories to look at: a prefix ends in `/`.
             Some(_) => url.ends_with(".parquet") || url.ends_with('/'),
-            // A name ending in `/` is a directory, there or not: one that
-            // is not there is named as missing, not as an unknown table.
             None => {
                 let path = Path::new(url);
-                path.extension().is_some_and(|e| e == "parquet")
-                    || path.is_dir()
-                    || url.ends_with('/')
+                let extension = path
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .map(str::to_ascii_lowercase);
+                match extension.as_deref() {
+                    Some("parquet") => true,
+                    Some("jsonl" | "ndjson") if path.is_file() => {
+                        return plan_err!(
+                            "{url} is JSON Lines, which read_jsonl('{url}') reads (FROM reads Parquet files and what DataFusion reads)"
+                        );
+                    }
+                    // A name ending in `/` is a directory, there or not: one
+                    // that is not there is named as missing, not as an
+                    // unknown table. A file of another name is Parquet if
+                    // it starts as one, as `vshred cat` takes it.
+                    _ => path.is_dir() || url.ends_with('/') || starts_as_parquet(path),
+                }
             }
         };
         if is_parquet || (is_glob(url) && url.ends_with(".parquet")) {
