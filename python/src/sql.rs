@@ -18,14 +18,14 @@ use arrow::array::{RecordBatch, RecordBatchReader};
 use arrow::datatypes::{Schema, SchemaRef};
 use arrow::ffi_stream::ArrowArrayStreamReader;
 use arrow_pyarrow::{PyArrowType, Table};
-use datafusion::common::Result;
+use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionContext;
 use pyo3::prelude::*;
 use pyo3::types::PyBool;
 use tokio::runtime::Runtime;
 use vshred_datafusion::functions::error_message;
-use vshred_datafusion::statements::{execute, parse_statements};
+use vshred_datafusion::statements::{execute, in_statement, parse_statements};
 use vshred_datafusion::table::VariantTable;
 
 use crate::failed;
@@ -152,10 +152,16 @@ impl Session {
         let ctx = self.ctx.clone();
         let (batches, schema) = run(py, async move {
             let mut last = (Vec::new(), Arc::new(Schema::empty()));
-            for statement in parse_statements(&ctx, &query)? {
-                let rows = execute(&ctx, statement).await?;
-                let schema: SchemaRef = Arc::new(rows.schema().as_arrow().clone());
-                last = (rows.collect().await?, schema);
+            let statements = parse_statements(&ctx, &query)?;
+            let count = statements.len();
+            for (index, statement) in statements.into_iter().enumerate() {
+                last = async {
+                    let rows = execute(&ctx, statement).await?;
+                    let schema: SchemaRef = Arc::new(rows.schema().as_arrow().clone());
+                    Ok::<_, DataFusionError>((rows.collect().await?, schema))
+                }
+                .await
+                .map_err(|e| in_statement(e, index, count))?;
             }
             Ok(last)
         })?;

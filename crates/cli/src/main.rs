@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use arrow::array::{Array, RecordBatch};
-use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::encode::{
@@ -141,14 +140,14 @@ struct CatArgs {
 #[derive(Args)]
 struct ScanArgs {
     /// Worker threads that read row groups (default: one per core).
-    #[arg(long, value_name = "N")]
-    threads: Option<std::num::NonZeroUsize>,
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
+    threads: Option<usize>,
 }
 
 impl ScanArgs {
     fn options(&self) -> ScanOptions {
         ScanOptions {
-            threads: self.threads,
+            threads: self.threads.and_then(std::num::NonZeroUsize::new),
             ..ScanOptions::default()
         }
     }
@@ -162,10 +161,10 @@ struct LayoutArgs {
     #[arg(long = "variant-field", value_name = "NAME")]
     variant_fields: Vec<String>,
     /// Lines used to choose column types and shredding (at least 1).
-    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = at_least_one())]
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = at_least_one::<usize>)]
     sample_rows: usize,
     /// Most Parquet columns a Variant column may shred into (at least 1).
-    #[arg(long, value_name = "N", value_parser = at_least_one())]
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
     max_columns: Option<usize>,
     /// Deepest nesting that gets typed columns.
     #[arg(long, value_name = "N")]
@@ -178,9 +177,18 @@ struct LayoutArgs {
     json: JsonArgs,
 }
 
-/// A count that must be at least 1.
-fn at_least_one() -> RangedU64ValueParser<usize> {
-    RangedU64ValueParser::new().range(1..)
+/// A count that must be at least 1 (clap's range check would print the
+/// largest u64 as the bound).
+fn at_least_one<T>(text: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + Default + PartialEq,
+    T::Err: std::fmt::Display,
+{
+    match text.parse::<T>() {
+        Ok(n) if n == T::default() => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("not a count ({e})")),
+    }
 }
 
 /// A share: a number from 0 to 1.
@@ -205,7 +213,7 @@ struct EncodeArgs {
     /// Write a dataset: OUTPUT is a directory of files part-00000.parquet,
     /// part-00001.parquet, ..., each of at most N lines, each renamed into
     /// place once complete.
-    #[arg(long, value_name = "N", group = "split", value_parser = RangedU64ValueParser::<u64>::new().range(1..))]
+    #[arg(long, value_name = "N", group = "split", value_parser = at_least_one::<u64>)]
     max_file_rows: Option<u64>,
     /// Write a dataset (as --max-file-rows) whose files end after the batch
     /// with which they reach B bytes (so may pass it by one batch): a number
@@ -236,7 +244,7 @@ struct EncodeArgs {
     #[arg(long, value_name = "zstd[:LEVEL]|snappy|none", default_value = "zstd")]
     compression: Compression,
     /// Rows per row group (at least 1).
-    #[arg(long, value_name = "N", default_value_t = 128 * 1024, value_parser = at_least_one())]
+    #[arg(long, value_name = "N", default_value_t = 128 * 1024, value_parser = at_least_one::<usize>)]
     row_group_rows: usize,
     /// Add a bloom filter for a shredded path (`$.id`, or `COLUMN.path`
     /// such as `v.user.id`) or an ordinary column (repeatable).
@@ -359,7 +367,7 @@ struct ReportArgs {
     #[arg(long = "query", value_name = "PATH")]
     queries: Vec<String>,
     /// Runs per timing (at least 1); the report gives the median.
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = at_least_one())]
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = at_least_one::<usize>)]
     runs: usize,
     /// Also write the report as a self-contained HTML page with bar charts.
     #[arg(long, value_name = "OUT.html")]

@@ -16,7 +16,7 @@ use datafusion::prelude::SessionContext;
 use vshred::parquet::is_variant_field;
 use vshred::unshred::{JsonRows, json_strings};
 use vshred_datafusion::functions::error_message;
-use vshred_datafusion::statements::{execute, parse_statements};
+use vshred_datafusion::statements::{execute, in_statement, parse_statements};
 
 use crate::{Context, Failure};
 
@@ -132,15 +132,13 @@ fn worker_url(worker: &str) -> Result<url::Url, Failure> {
 async fn run_statements(ctx: &SessionContext, text: &str, args: &SqlArgs) -> Result<(), Failure> {
     let failed = |e: DataFusionError| failure(error_message(&e));
     let statements = parse_statements(ctx, text).map_err(failed)?;
+    let count = statements.len();
     let mut out = io::stdout().lock();
-    for statement in statements {
+    for (index, statement) in statements.into_iter().enumerate() {
         let started = Instant::now();
-        let batches = execute(ctx, statement)
+        let batches = async { execute(ctx, statement).await?.collect().await }
             .await
-            .map_err(failed)?
-            .collect()
-            .await
-            .map_err(failed)?;
+            .map_err(|e| failed(in_statement(e, index, count)))?;
         print(&batches, args.format, &mut out)?;
         out.flush()?;
         if args.timing {

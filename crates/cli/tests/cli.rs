@@ -62,6 +62,18 @@ fn usage_errors_are_one_line_with_exit_code_1() {
             &["get", "x.parquet", "$.a", "--nope"],
             "unexpected argument '--nope'",
         ),
+        (
+            &["get", "x.parquet", "$.a", "--threads", "0"],
+            "invalid value '0' for '--threads <N>': must be at least 1",
+        ),
+        (
+            &["encode", "a", "b", "--max-file-rows", "0"],
+            "invalid value '0' for '--max-file-rows <N>': must be at least 1",
+        ),
+        (
+            &["encode", "a", "b", "--row-group-rows", "many"],
+            "invalid value 'many' for '--row-group-rows <N>': not a count",
+        ),
     ] {
         let out = vshred(args, b"");
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));

@@ -123,7 +123,16 @@ fn errors_are_one_line() {
             && !err.contains("bug"),
         "{err}"
     );
-    fails_with(dir.path(), &["sql", "SELEC 1"], "SELEC");
+    fails_with(
+        dir.path(),
+        &["sql", "SELEC 1"],
+        "vshred: SQL syntax error: Expected: an SQL statement, found: SELEC at Line: 1, Column: 1",
+    );
+    fails_with(
+        dir.path(),
+        &["sql", "SELECT 1; SELECT nope; SELECT 3"],
+        "vshred: statement 2 of 3: Schema error: No field named nope.",
+    );
     fails_with(
         dir.path(),
         &["sql", "--set", "nonsense", "SELECT 1"],

@@ -75,12 +75,29 @@ pub(crate) fn batch_external(e: vshred::Error) -> DataFusionError {
 /// A DataFusion error as its user reads it: the vshred error underneath,
 /// if it is one, as it says itself (what, and where: file, row, line,
 /// byte, and the setting that is the way out), without DataFusion's
-/// "External error: " before it; any other as DataFusion words it.
+/// "External error: " before it; a syntax error as the parser words it;
+/// any other as DataFusion does.
 pub fn error_message(e: &DataFusionError) -> String {
-    if let DataFusionError::External(inner) = e.find_root()
-        && let Some(e) = inner.downcast_ref::<vshred::Error>()
-    {
-        return e.to_string();
+    use datafusion::sql::sqlparser::parser::ParserError;
+    if let DataFusionError::Context(what, inner) = e {
+        return format!("{what}: {}", error_message(inner));
+    }
+    match e.find_root() {
+        DataFusionError::External(inner) => {
+            if let Some(e) = inner.downcast_ref::<vshred::Error>() {
+                return e.to_string();
+            }
+        }
+        // DataFusion prints the parser's error in its Debug form.
+        DataFusionError::SQL(parser, _) => {
+            return match parser.as_ref() {
+                ParserError::TokenizerError(what) | ParserError::ParserError(what) => {
+                    format!("SQL syntax error: {what}")
+                }
+                other => format!("SQL syntax error: {other}"),
+            };
+        }
+        _ => {}
     }
     e.to_string()
 }

@@ -18,7 +18,7 @@
 //! # Ok(()) }
 //! ```
 
-use datafusion::common::{Result, plan_datafusion_err};
+use datafusion::common::{DataFusionError, Result, plan_datafusion_err};
 use datafusion::dataframe::DataFrame;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::{DFParserBuilder, Statement};
@@ -37,6 +37,16 @@ pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<Statemen
         .parse_statements()?;
     statements.iter_mut().for_each(copy::parquet_by_default);
     Ok(statements.into())
+}
+
+/// `e`, of statement `index` (from 0) of `count`, saying which one when
+/// there are several ([`error_message`](crate::functions::error_message)
+/// prints it before the error).
+pub fn in_statement(e: DataFusionError, index: usize, count: usize) -> DataFusionError {
+    match count {
+        0 | 1 => e,
+        _ => e.context(format!("statement {} of {count}", index + 1)),
+    }
 }
 
 /// Plans `statement` and runs it as far as DataFusion runs a statement
