@@ -52,7 +52,7 @@ use crate::parquet::{
 use crate::predicate::Operand;
 use schema::{ColumnType, DatasetSchema};
 pub(crate) use storage::parquet_files_beneath;
-use storage::{LocalFiles, Storage};
+use storage::{LocalFiles, Storage, is_glob};
 
 /// The most memory the footers kept between a dataset's passes take; the
 /// footers of more files than fit are read again when their file is
@@ -194,11 +194,11 @@ impl Dataset {
         files.sort();
         files.dedup();
         if files.is_empty() {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                "no Parquet file here (a directory's files must end in .parquet)",
-            )
-            .in_file(input));
+            let why = match is_glob(&input.to_string_lossy()) && !input.exists() {
+                true => "no file matches this pattern",
+                false => "no Parquet file here (a directory's files must end in .parquet)",
+            };
+            return Err(Error::new(ErrorKind::Usage, why).in_file(input));
         }
         Ok(Dataset::from_files(files).with_storage(storage))
     }

@@ -70,7 +70,13 @@ impl Storage for LocalFiles {
         } else if input.exists() || !is_glob(&text) {
             files.push(input.to_path_buf());
         } else {
-            let paths = glob::glob(&text).map_err(|e| {
+            // As a shell's `*` does, a wildcard does not match a leading
+            // `.`; nor a leading `_`, as a directory's walk skips both.
+            let options = glob::MatchOptions {
+                require_literal_leading_dot: true,
+                ..glob::MatchOptions::new()
+            };
+            let paths = glob::glob_with(&text, options).map_err(|e| {
                 Error::new(ErrorKind::Usage, format!("not a glob pattern: {e}")).in_file(input)
             })?;
             for path in paths {
@@ -78,6 +84,9 @@ impl Storage for LocalFiles {
                     let at = e.path().to_path_buf();
                     Error::io(&at, e.into())
                 })?;
+                if wildcard_matched_skipped_name(input, &path) {
+                    continue;
+                }
                 if path.is_dir() {
                     walk(&path, &mut files)?;
                 } else {
@@ -87,6 +96,26 @@ impl Storage for LocalFiles {
         }
         Ok(files)
     }
+}
+
+/// Whether a wildcard of `pattern` matched a name of `path` that starts
+/// with `_` (`dir/*/` matching `dir/_tmp/`): a name a directory's walk
+/// skips is read only where the pattern spells its first character
+/// (`dir/_tmp/*`, `dir/_*/`).
+fn wildcard_matched_skipped_name(pattern: &Path, path: &Path) -> bool {
+    let pattern: Vec<String> = pattern
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let Some(first_wildcard) = pattern.iter().position(|c| is_glob(c)) else {
+        return false;
+    };
+    let spelled = pattern[first_wildcard..].iter().any(|c| c.starts_with('_'));
+    !spelled
+        && path
+            .components()
+            .skip(first_wildcard)
+            .any(|c| c.as_os_str().to_string_lossy().starts_with('_'))
 }
 
 /// The `*.parquet` files beneath `dir` that [`Dataset::find`] would read,

@@ -475,7 +475,18 @@ fn usage_error(e: clap::Error) -> ExitCode {
                 .collect();
             let message = message.join(" ");
             let message = message.strip_prefix("error: ").unwrap_or(&message);
-            eprintln!("vshred: {message} (see vshred --help)");
+            // A file where no argument goes: most likely a glob the shell
+            // expanded into several files.
+            let expanded = e.kind() == ErrorKind::UnknownArgument
+                && e.get(clap::error::ContextKind::InvalidArg)
+                    .is_some_and(|arg| std::path::Path::new(&arg.to_string()).is_file());
+            if expanded {
+                eprintln!(
+                    "vshred: {message} (a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see vshred --help)"
+                );
+            } else {
+                eprintln!("vshred: {message} (see vshred --help)");
+            }
             ExitCode::from(1)
         }
     }

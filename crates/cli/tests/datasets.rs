@@ -190,6 +190,34 @@ fn a_glob_chooses_files_and_stats_count_files_skipped_by_their_footers() {
     );
 }
 
+/// A wildcard skips what a directory's walk skips (names starting with `.`
+/// or `_`), unless the pattern spells that first character; a pattern
+/// that matches nothing says so; a glob the shell expanded is pointed to
+/// quotes.
+#[test]
+fn a_glob_skips_hidden_and_underscore_names_as_a_directory_does() {
+    let dir = tempfile::tempdir().unwrap();
+    mixed(dir.path());
+    let count = |input: &str| {
+        let out = vshred_in(dir.path(), &["get", input, "$.a", "--agg", "count"]);
+        assert!(out.status.success(), "{input}: {}", stderr(&out));
+        stdout(&out).to_string()
+    };
+    let whole = count("data");
+    assert_eq!(count("data/*"), whole);
+    assert_eq!(count("data/*.parquet"), count("data/part-[013].parquet"));
+    fails_with(
+        dir.path(),
+        &["get", "data/_*.parquet", "$.a"],
+        "data/_temporary.parquet: Parquet error: not a Parquet file",
+    );
+    fails_with(
+        dir.path(),
+        &["cat", "data/part-0.parquet", "data/part-1.parquet"],
+        "(a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see vshred --help)",
+    );
+}
+
 #[test]
 fn names_and_files_that_fit_no_file_are_errors_naming_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -218,7 +246,7 @@ fn names_and_files_that_fit_no_file_are_errors_naming_them() {
     fails_with(
         dir.path(),
         &["cat", "nothing-*.parquet"],
-        "no Parquet file here",
+        "nothing-*.parquet: invalid arguments: no file matches this pattern",
     );
     std::fs::write(dir.path().join("data/bad.parquet"), "not parquet").unwrap();
     fails_with(
