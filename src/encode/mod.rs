@@ -90,12 +90,16 @@ impl ShredMode {
                             .find(|p| strsim::damerau_levenshtein(p, file) <= 2)
                             .map(|p| format!("; did you mean {p}?"))
                             .unwrap_or_default();
-                        return Err(Error::new(
-                            ErrorKind::Usage,
-                            format!(
+                        // A name with a dot or a slash was meant as a file.
+                        let what = match near.is_empty() && file.contains(['.', '/']) {
+                            true => format!(
+                                "{file:?}: no such schema file (nor a preset: auto, spark, none)"
+                            ),
+                            false => format!(
                                 "{file:?} is not a preset (auto, spark, none) nor a schema file{near}"
                             ),
-                        ));
+                        };
+                        return Err(Error::new(ErrorKind::Usage, what));
                     }
                     Err(e) => return Err(Error::io(std::path::Path::new(file), e)),
                 };

@@ -390,11 +390,18 @@ fn append_field(
 /// from the sample.
 #[cold]
 fn not_of_column_type(column: &ColumnSpec) -> String {
+    use arrow::datatypes::DataType;
     let field = column.field();
+    let kind = match field.data_type() {
+        DataType::Int64 => "an int64",
+        DataType::Float64 => "a double",
+        DataType::Utf8 => "a string",
+        DataType::Boolean => "a boolean",
+        _ => "a typed",
+    };
     format!(
-        "field {:?} is a {} column (chosen from the sample lines) but this value is not (raise the sample size, or name it with --variant-field)",
+        "field {:?} is {kind} column (chosen from the sample lines), and this value is not (raise the sample size, or name it with --variant-field)",
         field.name(),
-        field.data_type()
     )
 }
 

@@ -530,6 +530,11 @@ fn typos_and_absent_fields_are_caught() {
         stderr(&out),
         "vshred: invalid arguments: --shred \"sprak\" is not a preset (auto, spark, none) nor a schema file; did you mean spark?\n"
     );
+    fails_with(
+        dir.path(),
+        &["encode", "in.jsonl", "o.parquet", "--shred", "layout.json"],
+        "--shred \"layout.json\": no such schema file (nor a preset: auto, spark, none)",
+    );
     let out = vshred_in(
         dir.path(),
         &["encode", "in.jsonl", "o.parquet", "--variant-field", "nope"],
@@ -634,4 +639,21 @@ fn arguments_the_wrong_way_round_lose_no_file() {
         let out = vshred_in(dir.path(), &["encode", "in.jsonl", output]);
         assert!(out.status.success(), "{output}: {}", stderr(&out));
     }
+}
+
+/// A value past the sample that does not fit the ordinary column chosen
+/// from it is named with its line and the column's type.
+#[test]
+fn a_value_that_does_not_fit_its_column_names_the_columns_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines: String = (0..5000)
+        .map(|i| format!("{{\"id\":{i},\"v\":{{\"a\":1}}}}\n"))
+        .collect();
+    lines.push_str("{\"id\":\"x\",\"v\":{\"a\":1}}\n");
+    std::fs::write(dir.path().join("in.jsonl"), lines).unwrap();
+    fails_with(
+        dir.path(),
+        &["encode", "in.jsonl", "o.parquet", "--variant-field", "v"],
+        "at row 5000, line 5001, column 7 (byte 118896): field \"id\" is an int64 column (chosen from the sample lines), and this value is not",
+    );
 }
