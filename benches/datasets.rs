@@ -88,6 +88,7 @@ fn main() {
     )
     .expect("infers");
     let fixed = layout
+        .columns
         .into_iter()
         .find_map(|c| match c {
             ColumnSpec::Variant { schema, .. } => Some(schema),

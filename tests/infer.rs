@@ -1111,8 +1111,12 @@ fn wide_rows_that_compress_well_whole_are_left_unshredded_from_200_rows() {
             )
         })
         .collect();
-    let infer_default = infer_columns(&mut objects.as_bytes(), &EncodeOptions::default()).unwrap();
-    let infer_small = infer_columns(&mut objects.as_bytes(), &small_groups).unwrap();
+    let infer_default = infer_columns(&mut objects.as_bytes(), &EncodeOptions::default())
+        .unwrap()
+        .columns;
+    let infer_small = infer_columns(&mut objects.as_bytes(), &small_groups)
+        .unwrap()
+        .columns;
     assert_eq!(infer_default, infer_small);
     let seed = seed_lines(1_000).join("\n");
     let (seed, _) = encoded(&seed, ShredMode::Infer(InferOptions::default()));

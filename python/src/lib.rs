@@ -190,7 +190,9 @@ fn infer(
     let input = Input::of(input)?;
     py.detach(move || -> vshred::Result<_> {
         let options = encode_options(variant_fields, &shred, sample_rows, &inexact, &duplicates)?;
-        let columns = input.read(|reader| infer_columns(reader, &options))?;
+        let columns = input
+            .read(|reader| infer_columns(reader, &options))?
+            .columns;
         Ok(layout_json(&columns))
     })
     .map_err(failed_with_hint)

@@ -244,17 +244,30 @@ fn write_options(
     Ok(write)
 }
 
+/// What [`infer_columns`] chose.
+#[derive(Clone, Debug)]
+pub struct Inferred {
+    /// The columns, with the shredding chosen for Variant columns.
+    pub columns: Vec<ColumnSpec>,
+    /// Names given as [`EncodeOptions::variant_fields`] that no sampled
+    /// line has (misspelt, perhaps).
+    pub unsampled_variant_fields: Vec<String>,
+}
+
 /// Chooses the columns from the first lines of `input`, as [`encode`] would:
 /// for `vshred infer`.
-pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<Vec<ColumnSpec>> {
+pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<Inferred> {
     let mut sample = Lines::default();
     Source::new(input).fill(&mut sample, sample_size(options))?;
-    plan_columns(
+    let plan = plan_columns(
         &sample,
         options,
         &mut LineTallies::new(options.skip_bad_lines),
-    )
-    .map(|plan| plan.columns)
+    )?;
+    Ok(Inferred {
+        columns: plan.columns,
+        unsampled_variant_fields: plan.unsampled,
+    })
 }
 
 /// The layout of the Variant columns of `columns` in the JSON form a

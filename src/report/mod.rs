@@ -377,7 +377,7 @@ fn layouts_worth_writing(
 ) -> Result<(Vec<Layout>, Vec<String>)> {
     for preset in [Preset::Default, Preset::Spark] {
         let options = Layout::Shredded(preset, DecimalMode::Int).encode_options(report);
-        let columns = infer_columns(&mut &json_lines[..], &options)?;
+        let columns = infer_columns(&mut &json_lines[..], &options)?.columns;
         if parquet_schema(&columns, DecimalMode::Int)?
             != parquet_schema(&columns, DecimalMode::Flba)?
         {

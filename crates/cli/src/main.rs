@@ -772,7 +772,12 @@ fn warn_about_lines(lines: &LineCounts, unsampled_variant_fields: &[String]) {
         );
     }
     warn_inexact_numbers(lines.inexact_numbers, lines.first_inexact_line);
-    for name in unsampled_variant_fields {
+    warn_unsampled_variant_fields(unsampled_variant_fields);
+}
+
+/// What `encode` and `infer` say of Variant fields no sampled line has.
+fn warn_unsampled_variant_fields(names: &[String]) {
+    for name in names {
         eprintln!(
             "vshred: warning: --variant-field {name:?}: no sampled line has this field; its column is null there (misspelt?)"
         );
@@ -884,8 +889,9 @@ fn run_infer(args: InferArgs) -> Result<(), Failure> {
         costs.write_markdown(&mut io::stdout().lock())?;
         return Ok(());
     }
-    let columns = infer_columns(&mut input, &options).context(&args.input)?;
-    writeln!(io::stdout().lock(), "{}", layout_json(&columns))?;
+    let inferred = infer_columns(&mut input, &options).context(&args.input)?;
+    warn_unsampled_variant_fields(&inferred.unsampled_variant_fields);
+    writeln!(io::stdout().lock(), "{}", layout_json(&inferred.columns))?;
     Ok(())
 }
 

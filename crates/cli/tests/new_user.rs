@@ -535,16 +535,21 @@ fn typos_and_absent_fields_are_caught() {
         &["encode", "in.jsonl", "o.parquet", "--shred", "layout.json"],
         "--shred \"layout.json\": no such schema file (nor a preset: auto, spark, none)",
     );
-    let out = vshred_in(
-        dir.path(),
-        &["encode", "in.jsonl", "o.parquet", "--variant-field", "nope"],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("warning: --variant-field \"nope\": no sampled line has this field"),
-        "{}",
-        stderr(&out)
-    );
+    for command in [
+        &["encode", "in.jsonl", "o.parquet"][..],
+        &["infer", "in.jsonl"],
+    ] {
+        let mut args = command.to_vec();
+        args.extend(["--variant-field", "nope"]);
+        let out = vshred_in(dir.path(), &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out)
+                .contains("warning: --variant-field \"nope\": no sampled line has this field"),
+            "{command:?}: {}",
+            stderr(&out)
+        );
+    }
 }
 
 #[test]
