@@ -133,12 +133,14 @@ impl std::str::FromStr for Query {
 
     /// `$.a.b`, or `$.a.b as int64`.
     fn from_str(text: &str) -> Result<Query> {
+        // A quoted key may hold " as " (`$['a as b']`): the text is a path
+        // and a type only if what comes before it is a path.
         if let Some((path, type_name)) = text.rsplit_once(" as ")
-            && let Some(as_type) = ShreddingSchema::from_type_name(type_name)
+            && let Ok(path) = path.trim().parse()
         {
             return Ok(Query {
-                path: path.trim().parse()?,
-                as_type: Some(as_type),
+                path,
+                as_type: Some(ShreddingSchema::parse_type_name(type_name.trim())?),
             });
         }
         Ok(Query {

@@ -79,3 +79,23 @@ fn the_command_checks_its_outputs_before_it_encodes() {
     // Nothing was encoded: the directory for the files is not even made.
     assert!(!keep.exists());
 }
+
+/// A query's type that is not a type is named as such, not as a path.
+#[test]
+fn a_query_of_an_unknown_type_names_the_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("seed.jsonl");
+    std::fs::write(&input, seed_lines()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--runs", "1", "--variant-field", "v"])
+        .args(["--query", "$.n as integr"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("vshred: --query: invalid shredding schema: unknown type \"integr\""),
+        "{err}"
+    );
+}
