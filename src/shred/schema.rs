@@ -281,6 +281,15 @@ impl ShreddingSchema {
     /// `"variant"` for no typed column, ...), an object of at least one
     /// field, or a one-element array for an array's element layout.
     pub fn from_json(text: &str) -> Result<ShreddingSchema> {
+        // serde_json keeps the last of a key given twice, in silence.
+        if let Err(e) = crate::json::json_to_variant(text.as_bytes())
+            && e.kind() == crate::ErrorKind::DuplicateKey
+            && let Some(crate::Position::Json { line, column, .. }) = e.position()
+        {
+            return Err(schema_error(format!(
+                "a field given twice in one object, at line {line}, column {column}"
+            )));
+        }
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             schema_error(format!(
                 "not JSON at line {}, column {}: {e}",
@@ -548,11 +557,8 @@ fn decimal_type(text: &str) -> Option<Result<ShreddingSchema>> {
 
 fn from_json_value(value: &serde_json::Value, path: &str) -> Result<ShreddingSchema> {
     match value {
-        serde_json::Value::String(name) => ShreddingSchema::from_type_name(name).ok_or_else(|| {
-            schema_error(format!(
-                "{path}: unknown type {name:?} (expected e.g. \"int64\", \"string\", \"decimal(18,2)\", \"variant\")"
-            ))
-        }),
+        serde_json::Value::String(name) => ShreddingSchema::parse_type_name(name)
+            .map_err(|e| schema_error(format!("{path}: {}", e.message()))),
         serde_json::Value::Object(fields) if fields.is_empty() => Err(schema_error(format!(
             "{path}: an object of no fields (Parquet has no empty group)"
         ))),
@@ -618,7 +624,16 @@ mod tests {
             (r#"{"a":"int65"}"#, "$.a: unknown type \"int65\""),
             (
                 r#"{"a":{"b":"decimal(3,4)"}}"#,
-                "$.a.b: unknown type \"decimal(3,4)\"",
+                "$.a.b: decimal(3,4): the scale 4 is larger than the precision 3",
+            ),
+            (
+                r#"{"a":"decimal(39,0)"}"#,
+                "$.a: decimal(39,0): precision 39 is over 38",
+            ),
+            (
+                r#"{"a":"int64",
+  "a":"string"}"#,
+                "a field given twice in one object, at line 2, column 3",
             ),
             (r#"{"a":["int64","string"]}"#, "$.a: expected a type name"),
             (r#"{"a":1}"#, "$.a: expected a type name"),
