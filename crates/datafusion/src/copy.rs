@@ -200,13 +200,16 @@ impl CopyOptions {
                     None => other.to_string(),
                 },
             };
-            options.write.compression = ours
-                .parse::<Compression>()
-                .map_err(|_| {
-                    DataFusionError::Plan(format!(
-                        "COPY option compression: {codec:?} is not written with Variant columns (zstd(N), snappy or uncompressed)"
-                    ))
-                })?;
+            options.write.compression = ours.parse::<Compression>().map_err(|e| {
+                // A zstd level out of range is named as such; another codec
+                // is one our writer does not offer.
+                let why = match ours.starts_with("zstd:") {
+                    true => e.message().to_string(),
+                    false => "not written with Variant columns (zstd(N), snappy or uncompressed)"
+                        .to_string(),
+                };
+                DataFusionError::Plan(format!("COPY option compression: {codec:?}: {why}"))
+            })?;
         }
         if let Some(rows) = given.get("max_row_group_size") {
             match rows.parse::<usize>() {

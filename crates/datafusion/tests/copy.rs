@@ -283,7 +283,11 @@ async fn bad_copies_fail_with_the_option_or_row_and_leave_no_file() {
         ("sample_rows '0'", "COPY option sample_rows"),
         (
             "compression 'gzip(6)'",
-            "COPY option compression: \"gzip(6)\" is not written with Variant columns",
+            "COPY option compression: \"gzip(6)\": not written with Variant columns",
+        ),
+        (
+            "compression 'zstd(99)'",
+            "COPY option compression: \"zstd(99)\": zstd level \"99\" is not a whole number from 1 to 22",
         ),
         (
             "dictionary_enabled 'false'",
