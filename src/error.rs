@@ -316,7 +316,7 @@ impl Error {
     pub(crate) fn duplicate_key(name: &str) -> Error {
         Error::new(
             ErrorKind::DuplicateKey,
-            format!("{name:?} appears twice in one object; a Variant holds each key once"),
+            format!("{name:?} appears twice in one object"),
         )
     }
 

@@ -187,40 +187,6 @@ impl Output {
     }
 }
 
-impl Output {
-    /// Opens the output for a Parquet file, as [`open`](Self::open), but
-    /// refuses to replace a file that is not one: an output named where
-    /// the input was meant (the two given the wrong way round) would
-    /// otherwise lose that file. An empty file is replaced.
-    pub(crate) fn open_parquet(self) -> Result<OpenOutput> {
-        if let Output::Path(path) = &self
-            && let Destination::Replace(target) = destination(path)?
-            && !is_parquet_or_empty(&target)
-        {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                "is not a Parquet file, and writing would replace it (remove it first, or choose another output)",
-            )
-            .in_file(path));
-        }
-        self.open()
-    }
-}
-
-/// Whether `path` is missing, empty, or starts as a Parquet file does.
-/// One that cannot be read is left for opening it to name the error.
-fn is_parquet_or_empty(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(file) = File::open(path) else {
-        return true;
-    };
-    let mut start = Vec::with_capacity(4);
-    match file.take(4).read_to_end(&mut start) {
-        Ok(_) => start.is_empty() || start == b"PAR1",
-        Err(_) => true,
-    }
-}
-
 /// An [`Output`] open for writing: the bytes go to `out`, and
 /// [`Completion::complete`] then moves a staged file into place.
 pub(crate) struct OpenOutput {

@@ -195,7 +195,9 @@ impl Dataset {
         files.dedup();
         if files.is_empty() {
             let why = match is_glob(&input.to_string_lossy()) && !input.exists() {
-                true => "no file matches this pattern",
+                true => {
+                    "no Parquet file matches this pattern (its wildcards skip names starting with _ or .)"
+                }
                 false => "no Parquet file here (a directory's files must end in .parquet)",
             };
             return Err(Error::new(ErrorKind::Usage, why).in_file(input));

@@ -152,10 +152,10 @@ impl Dataset {
     }
 }
 
-/// The batches of one [`Partition`] of a dataset's projection, read as
 /// The reader of a row group, with where its rows are in the file.
 type RowGroupReader = (ParquetRecordBatchReader, FileRows);
 
+/// The batches of one [`Partition`] of a dataset's projection, read as
 /// they are asked for.
 pub struct PartitionBatches {
     dataset: Arc<Dataset>,

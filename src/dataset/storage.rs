@@ -103,19 +103,23 @@ impl Storage for LocalFiles {
 /// skips is read only where the pattern spells its first character
 /// (`dir/_tmp/*`, `dir/_*/`).
 fn wildcard_matched_skipped_name(pattern: &Path, path: &Path) -> bool {
-    let pattern: Vec<String> = pattern
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
+    // The glob crate drops a leading `./` from the paths it gives.
+    let named = |path: &Path| -> Vec<String> {
+        path.components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    };
+    let pattern = named(pattern);
     let Some(first_wildcard) = pattern.iter().position(|c| is_glob(c)) else {
         return false;
     };
     let spelled = pattern[first_wildcard..].iter().any(|c| c.starts_with('_'));
     !spelled
-        && path
-            .components()
+        && named(path)
+            .iter()
             .skip(first_wildcard)
-            .any(|c| c.as_os_str().to_string_lossy().starts_with('_'))
+            .any(|c| c.starts_with('_'))
 }
 
 /// The `*.parquet` files beneath `dir` that [`Dataset::find`] would read,

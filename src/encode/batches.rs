@@ -15,7 +15,9 @@ use super::{EncodeOptions, ShredMode, sample_size, write_options};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::LeafEstimate;
 use crate::output::{OpenOutput, Output};
-use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary, is_variant_field};
+use crate::parquet::{
+    ColumnSpec, ParquetWriter, WriteOptions, WriteSummary, is_variant_field, open_output,
+};
 use crate::shred::{Shredder, ShreddingSchema};
 use crate::unshred::unshred;
 use crate::variant::VariantRef;
@@ -95,7 +97,7 @@ impl BatchEncoder {
         Ok(BatchEncoder {
             input: schema,
             options: options.clone(),
-            sampling: Some((Vec::new(), output.into().open_parquet()?)),
+            sampling: Some((Vec::new(), open_output(output.into())?)),
             writing: None,
             rows: 0,
         })

@@ -86,7 +86,7 @@ use super::rows::{RowEncoder, StartingNames};
 use super::{EncodeOptions, LineCounts, sample_size, write_options};
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{DatasetFiles, Output};
-use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, encode_in_memory};
+use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, encode_in_memory, open_output};
 
 /// How much more of a file's sample (as a share of its values, 0.05 = 5
 /// points) a layout inferred from it must store in typed columns than the
@@ -259,7 +259,7 @@ fn write_parts(
             .in_file(dir));
         }
         let path = dir.join(format!("part-{number:05}.parquet"));
-        let mut output = Output::from(&path).open_parquet()?;
+        let mut output = open_output(Output::from(&path))?;
         output.completion.count_in(complete);
         let writer = ParquetWriter::new(output, &columns, &write)?;
         let written = write_lines(

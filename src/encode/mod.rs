@@ -22,7 +22,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::infer::{InferOptions, Preset};
 use crate::json::InexactNumbers;
 use crate::output::Output;
-use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary};
+use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary, open_output};
 use crate::shred::ShreddingSchema;
 use crate::variant::DuplicateKeys;
 use lines::{LineTallies, Lines, Source};
@@ -196,7 +196,7 @@ pub fn encode(
     progress: &mut dyn FnMut(u64),
 ) -> Result<EncodeReport> {
     // Opened first: an output that cannot be written fails before any work.
-    let output = output.into().open_parquet()?;
+    let output = open_output(output.into())?;
     let mut source = Source::new(input);
     let mut sample = Lines::default();
     source.fill(&mut sample, sample_size(options))?;

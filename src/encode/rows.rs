@@ -12,7 +12,7 @@ use super::{EncodeOptions, ShredMode};
 use crate::error::{Error, Result};
 use crate::json::{JsonNumber, JsonParser, JsonReader, Peek};
 use crate::parquet::ColumnSpec;
-use crate::shred::{ShredPolicy, Shredder};
+use crate::shred::{ShredPolicy, Shredder, ShreddingSchema};
 use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
 /// Builds the columns of a batch of lines.
@@ -390,17 +390,11 @@ fn append_field(
 /// from the sample.
 #[cold]
 fn not_of_column_type(column: &ColumnSpec) -> String {
-    use arrow::datatypes::DataType;
     let field = column.field();
-    let kind = match field.data_type() {
-        DataType::Int64 => "an int64",
-        DataType::Float64 => "a double",
-        DataType::Utf8 => "a string",
-        DataType::Boolean => "a boolean",
-        _ => "a typed",
-    };
+    let kind = ShreddingSchema::from_typed_value_type(field.data_type())
+        .map_or_else(|| field.data_type().to_string(), |t| t.type_name());
     format!(
-        "field {:?} is {kind} column (chosen from the sample lines), and this value is not (raise the sample size, or name it with --variant-field)",
+        "field {:?} is a column of {kind} (chosen from the sample lines), and this value is not one (raise the sample size, or name it with --variant-field)",
         field.name(),
     )
 }
@@ -409,7 +403,6 @@ fn not_of_column_type(column: &ColumnSpec) -> String {
 mod tests {
     use super::*;
     use crate::encode::lines::Source;
-    use crate::shred::ShreddingSchema;
 
     fn lines(text: &str) -> Lines {
         let mut input = text.as_bytes();

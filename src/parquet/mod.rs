@@ -43,4 +43,28 @@ pub use schema::{
 pub use write::{
     ColumnSpec, Compression, ParquetWriter, WriteOptions, WriteSummary, parquet_schema,
 };
-pub(crate) use write::{InMemoryFile, encode_in_memory};
+pub(crate) use write::{InMemoryFile, encode_in_memory, open_output};
+
+/// Whether `start`, a file's first bytes, begins as a Parquet file does:
+/// `PAR1`, or `PARE` for one whose footer is encrypted.
+pub fn starts_as_parquet(start: &[u8]) -> bool {
+    start.starts_with(b"PAR1") || start.starts_with(b"PARE")
+}
+
+/// The first bytes of the regular file at `path`, up to 4: enough for
+/// [`starts_as_parquet`]. `None` for what is not a regular file or cannot
+/// be read: a pipe or device is never opened (opening a pipe waits for a
+/// writer, and reading would take its bytes).
+pub fn magic_of(path: &std::path::Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut start = Vec::with_capacity(4);
+    std::fs::File::open(path)
+        .ok()?
+        .take(4)
+        .read_to_end(&mut start)
+        .ok()?;
+    Some(start)
+}

@@ -19,13 +19,14 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use bytes::Bytes;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::hash::BytesHasher;
 use crate::infer::{DICTIONARY_PAGE_LIMIT, Distinct, LeafEncoding, MOSTLY_DISTINCT};
-use crate::output::{Completion, OpenOutput, Output};
+use crate::output::{Completion, Destination, OpenOutput, Output, destination};
 use crate::parquet::file::{LeafSize, TypedValues, leaf_sizes};
 use crate::parquet::parallel_writer::ParallelWriter;
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
+use crate::parquet::{magic_of, starts_as_parquet};
 use crate::shred::ShreddingSchema;
 
 /// Compression of the written column chunks.
@@ -607,6 +608,24 @@ fn distinct_values(leaf: &ArrayRef) -> Option<(usize, usize)> {
     })
 }
 
+/// Opens `output` for a Parquet file, as [`Output`] opens any, but refuses
+/// to replace a file that is not one: an output named where the input was
+/// meant (the two given the wrong way round) would otherwise lose that
+/// file. An empty file is replaced.
+pub(crate) fn open_output(output: Output) -> Result<OpenOutput> {
+    if let Output::Path(path) = &output
+        && let Destination::Replace(target) = destination(path)?
+        && magic_of(&target).is_some_and(|m| !m.is_empty() && !starts_as_parquet(&m))
+    {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "is not a Parquet file, and writing would replace it (remove it first, or choose another output)",
+        )
+        .in_file(path));
+    }
+    output.open()
+}
+
 /// What [`ParquetWriter::finish`] wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteSummary {
@@ -632,7 +651,7 @@ impl ParquetWriter {
         columns: &[ColumnSpec],
         options: &WriteOptions,
     ) -> Result<ParquetWriter> {
-        ParquetWriter::new(output.into().open_parquet()?, columns, options)
+        ParquetWriter::new(open_output(output.into())?, columns, options)
     }
 
     /// A writer of a file with these columns to an output opened already.

@@ -366,12 +366,6 @@ impl ShreddingSchema {
         }
     }
 
-    /// Parses a primitive type name of the JSON form, `None` when it is not
-    /// one ([`parse_type_name`](Self::parse_type_name) says why).
-    pub fn from_type_name(name: &str) -> Option<ShreddingSchema> {
-        ShreddingSchema::parse_type_name(name).ok()
-    }
-
     /// Parses a primitive type name: the JSON form's (`int64`,
     /// `decimal(18,2)`, `timestamp_ntz`, ...), or as Spark and SQL name
     /// them (`bigint`, `int`, `tinyint`, `str`, `varchar`, `json` for the

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use arrow::array::{Array, RecordBatch};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use vshred::dataset::storage::is_glob;
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::encode::{
     DatasetReport, DatasetSplit, EncodeOptions, LayoutChoice, LineCounts, PartReport, ShredMode,
@@ -22,7 +23,7 @@ use vshred::infer::{InferOptions, Preset};
 use vshred::json::{InexactNumbers, JsonLines, JsonParser, write_json};
 use vshred::output::Output;
 use vshred::parquet::{
-    Compression, DecimalMode, GetRequest, ParquetFile, ScanOptions, TypedValues,
+    Compression, DecimalMode, GetRequest, ParquetFile, ScanOptions, TypedValues, starts_as_parquet,
 };
 use vshred::predicate::Predicate;
 use vshred::report::{ReportOptions, compare_layouts, measure_files};
@@ -475,11 +476,20 @@ fn usage_error(e: clap::Error) -> ExitCode {
                 .collect();
             let message = message.join(" ");
             let message = message.strip_prefix("error: ").unwrap_or(&message);
-            // A file where no argument goes: most likely a glob the shell
-            // expanded into several files.
+            // A file where no argument goes, or an argument left over after
+            // several files: most likely a glob the shell expanded (in
+            // `get`, a second file takes the place of the path).
+            let unexpected = e
+                .get(clap::error::ContextKind::InvalidArg)
+                .map(|arg| arg.to_string())
+                .unwrap_or_default();
+            let files = std::env::args_os()
+                .skip(1)
+                .filter(|arg| Path::new(arg).is_file())
+                .count();
             let expanded = e.kind() == ErrorKind::UnknownArgument
-                && e.get(clap::error::ContextKind::InvalidArg)
-                    .is_some_and(|arg| std::path::Path::new(&arg.to_string()).is_file());
+                && (Path::new(&unexpected).is_file()
+                    || (!unexpected.starts_with('-') && files >= 2));
             if expanded {
                 eprintln!(
                     "vshred: {message} (a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see vshred --help)"
@@ -1200,10 +1210,10 @@ fn is_parquet_input(input: &Path) -> Result<bool, Failure> {
     if is_stdin(input) {
         return Ok(false);
     }
-    if input.is_dir() || (!input.exists() && input.to_string_lossy().contains(['*', '?', '['])) {
+    if input.is_dir() || (!input.exists() && is_glob(&input.to_string_lossy())) {
         return Ok(true);
     }
-    Ok(open_input(input)?.fill_buf()?.starts_with(b"PAR1"))
+    Ok(starts_as_parquet(open_input(input)?.fill_buf()?))
 }
 
 fn run_roundtrip(input: &Path, json: &JsonArgs, sizes: bool) -> Result<(), Failure> {

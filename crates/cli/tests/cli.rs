@@ -37,7 +37,7 @@ fn bad_line_fails_with_one_line_naming_file_row_line_and_column() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        "vshred: -: duplicate key at row 1, line 2, column 8 (byte 15): \"a\" appears twice in one object; a Variant holds each key once (--keep-last-duplicate keeps the last value)\n"
+        "vshred: -: duplicate key at row 1, line 2, column 8 (byte 15): \"a\" appears twice in one object (--keep-last-duplicate keeps the last value)\n"
     );
     assert_eq!(stdout(&out), "{\"a\":1}\n");
 }

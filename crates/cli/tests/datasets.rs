@@ -205,17 +205,23 @@ fn a_glob_skips_hidden_and_underscore_names_as_a_directory_does() {
     };
     let whole = count("data");
     assert_eq!(count("data/*"), whole);
+    assert_eq!(count("./data/*"), whole);
     assert_eq!(count("data/*.parquet"), count("data/part-[013].parquet"));
     fails_with(
         dir.path(),
         &["get", "data/_*.parquet", "$.a"],
         "data/_temporary.parquet: Parquet error: not a Parquet file",
     );
-    fails_with(
-        dir.path(),
-        &["cat", "data/part-0.parquet", "data/part-1.parquet"],
-        "(a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see vshred --help)",
-    );
+    for expanded in [
+        &["cat", "data/part-0.parquet", "data/part-1.parquet"][..],
+        &["get", "data/part-0.parquet", "data/part-1.parquet", "$.a"],
+    ] {
+        fails_with(
+            dir.path(),
+            expanded,
+            "(a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see vshred --help)",
+        );
+    }
 }
 
 #[test]
@@ -246,7 +252,7 @@ fn names_and_files_that_fit_no_file_are_errors_naming_them() {
     fails_with(
         dir.path(),
         &["cat", "nothing-*.parquet"],
-        "nothing-*.parquet: invalid arguments: no file matches this pattern",
+        "nothing-*.parquet: invalid arguments: no Parquet file matches this pattern",
     );
     std::fs::write(dir.path().join("data/bad.parquet"), "not parquet").unwrap();
     fails_with(

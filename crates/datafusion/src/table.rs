@@ -24,7 +24,7 @@ use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPus
 use datafusion::physical_plan::ExecutionPlan;
 use vshred::dataset::Dataset;
 use vshred::dataset::storage::is_glob;
-use vshred::parquet::{Projected, Projection};
+use vshred::parquet::{Projected, Projection, magic_of, starts_as_parquet};
 
 use crate::filter::{combine, to_predicate};
 use crate::functions::external;
@@ -161,15 +161,6 @@ impl TableProviderFactory for VariantTableFactory {
     }
 }
 
-/// Whether `path` is a file that starts with Parquet's magic bytes.
-fn starts_as_parquet(path: &Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0; 4];
-    std::fs::File::open(path)
-        .and_then(|mut file| file.read_exact(&mut magic))
-        .is_ok_and(|()| &magic == b"PAR1")
-}
-
 /// `SELECT ... FROM 'path'`: a Parquet file, directory or glob as a
 /// [`VariantTable`]; other files as DataFusion reads them.
 #[derive(Debug)]
@@ -207,7 +198,11 @@ impl UrlTableFactory for VariantUrlTables {
                     // that is not there is named as missing, not as an
                     // unknown table. A file of another name is Parquet if
                     // it starts as one, as `vshred cat` takes it.
-                    _ => path.is_dir() || url.ends_with('/') || starts_as_parquet(path),
+                    _ => {
+                        path.is_dir()
+                            || url.ends_with('/')
+                            || magic_of(path).is_some_and(|m| starts_as_parquet(&m))
+                    }
                 }
             }
         };
