@@ -455,7 +455,10 @@ impl FileSink for VariantParquetSink {
         // demuxer's result tells the two apart. So no upload is completed
         // before every file is written and the demuxer has ended well; on
         // any error they are dropped, and nothing appears at any path (an
-        // existing file there stays as it was).
+        // existing file there stays as it was). What a finished upload
+        // holds until then is its last part (or the whole file, below the
+        // store's part size); the files of a partitioned COPY stay open to
+        // the end anyway, as any row may go to any of them.
         let mut finished = Vec::new();
         let mut failed = None;
         while let Some(file) = files.join_next().await {
