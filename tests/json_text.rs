@@ -319,3 +319,16 @@ fn parse_json_column_reads_a_sliced_array_from_its_offset() {
         .collect();
     assert_eq!(rows, vec![Some("1"), None, Some("[2]")]);
 }
+
+#[test]
+fn parse_json_column_of_binary_names_a_value_that_is_not_utf8_when_strict() {
+    use arrow::array::{Array, BinaryArray};
+    let text = BinaryArray::from(vec![&b"1"[..], &b"{\"a\":\"\xff\"}"[..], &b"[2]"[..]]);
+    let e =
+        vshred::shred::parse_json_column(&text, options(true, DuplicateKeys::Error)).unwrap_err();
+    assert_eq!((e.kind(), e.row()), (ErrorKind::Json, Some(1)), "{e}");
+    assert!(e.message().contains("not UTF-8"), "{e}");
+    let column =
+        vshred::shred::parse_json_column(&text, options(false, DuplicateKeys::Error)).unwrap();
+    assert_eq!(column.null_count(), 1);
+}

@@ -108,6 +108,24 @@ def test_parse_json_and_to_json_go_both_ways():
         vshred.parse_json(["{"])
 
 
+def test_one_text_or_one_name_where_several_go(tmp_path):
+    # A lone text would be split into characters by pyarrow.
+    with pytest.raises(TypeError, match="for one text, pass \\[text\\]"):
+        vshred.parse_json('{"a": 1}')
+    assert vshred.to_json(vshred.parse_json(['{"a": 1}'])).to_pylist() == ['{"a":1}']
+    # One name is a list of one.
+    rows = ['{"id": %d, "v": {"a": %d}}' % (i, i) for i in range(10)]
+    out = tmp_path / "one.parquet"
+    vshred.encode(rows, out, variant_fields="v", bloom_filters="id")
+    assert vshred.read(out, columns="id").column_names == ["id"]
+    assert "v" in vshred.infer(rows, variant_fields="v")
+    # Binary that is not UTF-8 is an error naming its row when strict.
+    binary = pa.array([b"1", b'{"a":"\xff"}'], pa.binary())
+    with pytest.raises(vshred.VshredError, match="row 1.*not UTF-8"):
+        vshred.parse_json(binary)
+    assert vshred.parse_json(binary, strict=False).null_count == 1
+
+
 def test_a_number_no_decimal_holds_is_an_error_unless_a_double_is_asked_for(tmp_path):
     texts = ['{"a": 1}', '{"a": %s}' % ("1234567890" * 4)]
     hint = 'inexact_numbers="double" stores the nearest double'

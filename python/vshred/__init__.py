@@ -27,6 +27,11 @@ __all__ = ["VshredError", "encode", "infer", "get", "read", "parse_json", "to_js
            "sql", "Session"]
 
 
+def _names(names):
+    """A list of names from one name or several (``"v"`` or ``["v", "w"]``)."""
+    return [names] if isinstance(names, str) else names
+
+
 def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
            compression="zstd", row_group_rows=None, sample_rows=None,
            bloom_filters=None, inexact_numbers="error", duplicate_keys="error"):
@@ -59,6 +64,7 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     >>> written["rows"], written["layout"]
     (5000, {'id': 'int32', 'tags': ['string']})
     """
+    variant_fields, bloom_filters = _names(variant_fields), _names(bloom_filters)
     written = _vshred.encode(input, output, variant_fields, shred, decimal,
                              compression, row_group_rows, sample_rows,
                              bloom_filters, inexact_numbers, duplicate_keys)
@@ -79,6 +85,7 @@ def infer(input, *, variant_fields=None, shred="auto", sample_rows=None,
     'variant'
 
     """
+    variant_fields = _names(variant_fields)
     return _json.loads(_vshred.infer(input, variant_fields, shred, sample_rows,
                                      inexact_numbers, duplicate_keys))
 
@@ -110,7 +117,7 @@ def read(source, columns=None):
     ``value`` whose field carries the ``arrow.parquet.variant`` extension
     name; :func:`to_json` gives its JSON text, :func:`get` a typed column.
     """
-    return _vshred.read(source, columns)
+    return _vshred.read(source, _names(columns))
 
 
 def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="error"):
@@ -125,6 +132,10 @@ def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="e
     >>> to_json(parse_json(["{\\"a\\": [1, 2.50]}", None])).to_pylist()
     ['{"a":[1,2.50]}', None]
     """
+    if isinstance(array, (str, bytes)):
+        # pyarrow would make one row per character.
+        raise TypeError("parse_json takes an array or a list of JSON texts; "
+                        "for one text, pass [text]")
     if not isinstance(array, (_pa.Array, _pa.ChunkedArray)):
         array = _pa.array(array, type=_pa.string())
     if isinstance(array, _pa.ChunkedArray):

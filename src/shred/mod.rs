@@ -90,9 +90,20 @@ pub fn parse_json_column(
     options: ParseJsonOptions,
 ) -> Result<StructArray> {
     use arrow::array::{Array, AsArray};
-    let text = arrow::compute::cast(text, &DataType::Utf8View)
+    let utf8 = arrow::compute::cast(text, &DataType::Utf8View)
         .map_err(|e| crate::error::Error::from_message(format!("parse_json takes strings: {e}")))?;
-    let text = text.as_string_view();
+    // Binary that is not UTF-8 casts to null: an error when strict, as
+    // text that is not JSON is.
+    if options.strict
+        && utf8.null_count() > text.null_count()
+        && let Some(row) = (0..text.len()).find(|&i| utf8.is_null(i) && text.is_valid(i))
+    {
+        return Err(
+            crate::error::Error::new(crate::error::ErrorKind::Json, "not UTF-8 text")
+                .with_row(row as u64),
+        );
+    }
+    let text = utf8.as_string_view();
     let mut shredder = Shredder::new(&ShreddingSchema::Variant)
         .with_inexact_numbers(options.inexact_numbers)
         .with_duplicate_keys(options.duplicate_keys);

@@ -3,7 +3,7 @@
 
 mod binary;
 
-use binary::{encoded, fails_with, stderr, stdout, vshred_in};
+use binary::{encoded, fails_with, stderr, stdout, vshred_in, vshred_piped};
 
 const ROWS: &str = concat!(
     r#"{"id":1,"v":{"a":1,"s":"x","d":1.50}}"#,
@@ -166,6 +166,24 @@ fn a_missing_file_or_directory_is_named_as_missing() {
     }
 }
 
+/// read_jsonl reads its file twice (to plan, then to run): a pipe would
+/// give its rows to the plan and none to the query, so it is refused.
+#[test]
+fn read_jsonl_refuses_a_pipe_rather_than_count_nothing() {
+    let dir = dataset();
+    let out = vshred_piped(
+        dir.path(),
+        &["sql", "SELECT count(*) AS n FROM read_jsonl('/dev/stdin')"],
+        b"1\n2\n3\n",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("/dev/stdin: invalid arguments: read_jsonl reads a regular file"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn from_reads_a_parquet_file_whatever_its_name_and_points_json_lines_to_read_jsonl() {
     let dir = dataset();
@@ -182,6 +200,24 @@ fn from_reads_a_parquet_file_whatever_its_name_and_points_json_lines_to_read_jso
         dir.path(),
         &["sql", "SELECT * FROM 'in.jsonl'"],
         "in.jsonl is JSON Lines, which read_jsonl('in.jsonl') reads",
+    );
+    std::fs::write(dir.path().join("notes.txt"), "hello\n").unwrap();
+    fails_with(
+        dir.path(),
+        &["sql", "SELECT * FROM 'notes.txt'"],
+        "notes.txt is not a Parquet file (FROM reads Parquet files, and CSV, JSON, Avro and Arrow files by their extension)",
+    );
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "SELECT variant_get(v, '$.a', 'bogus') FROM 't.parquet'",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("unknown type \"bogus\"") && !err.contains("shredding schema"),
+        "{err}"
     );
 }
 

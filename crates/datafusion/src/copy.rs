@@ -60,7 +60,7 @@ use tokio::io::AsyncWriteExt;
 use vshred::encode::{BatchEncoder, EncodeOptions, ShredMode};
 use vshred::infer::InferOptions;
 use vshred::output::Output;
-use vshred::parquet::{Compression, is_variant_field};
+use vshred::parquet::{Compression, is_variant_field, magic_of, starts_as_parquet};
 
 use crate::functions::external;
 
@@ -414,6 +414,19 @@ impl FileSink for VariantParquetSink {
         let schema = self.file_schema();
         let mut files = tokio::task::JoinSet::new();
         while let Some((path, mut batches)) = file_stream_rx.recv().await {
+            // A local file that is not Parquet is not replaced, as `encode`
+            // does not replace it: `TO 'in.jsonl'` would lose the input.
+            if self.config.object_store_url.as_str() == "file:///" {
+                let local = std::path::Path::new("/").join(path.as_ref());
+                if magic_of(&local).is_some_and(|m| !m.is_empty() && !starts_as_parquet(&m)) {
+                    return Err(external(
+                        vshred::Error::from_message(
+                            "is not a Parquet file, and COPY would replace it (remove it first, or choose another target)".into(),
+                        )
+                        .in_file(&local),
+                    ));
+                }
+            }
             let mut upload = ObjectWriterBuilder::new(
                 FileCompressionType::UNCOMPRESSED,
                 &path,

@@ -109,7 +109,7 @@ pub fn parse_type(name: &str) -> Result<ShreddingSchema> {
             "variant_get: the type {name:?} is not supported yet (a primitive type, struct<...>, array<...> or 'variant')"
         );
     }
-    ShreddingSchema::parse_type_name(name).map_err(|e| DataFusionError::Plan(e.to_string()))
+    ShreddingSchema::parse_type_name(name).map_err(|e| DataFusionError::Plan(e.message().into()))
 }
 
 /// The value of a constant string argument.

@@ -27,8 +27,20 @@ use vshred::encode::{EncodeOptions, JsonRecords};
 use crate::functions::external;
 use crate::settings::VshredSettings;
 
-/// Opens `path`, an error naming it if it cannot be.
+/// Opens `path`, an error naming it if it cannot be. Only a regular file:
+/// the file is read once to plan (its first lines make the columns) and
+/// again to run, and a pipe read twice would give its rows to the plan
+/// and none to the query (or wait for a second writer).
 fn open(path: &Path) -> Result<File> {
+    let metadata = std::fs::metadata(path).map_err(|e| external(vshred::Error::io(path, e)))?;
+    if !metadata.is_file() {
+        return Err(external(
+            vshred::Error::from_message(
+                "read_jsonl reads a regular file, which it reads twice (to plan, then to run); not a pipe, a device or a directory".into(),
+            )
+            .in_file(path),
+        ));
+    }
     File::open(path).map_err(|e| external(vshred::Error::io(path, e)))
 }
 

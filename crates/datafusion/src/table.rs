@@ -213,6 +213,12 @@ impl UrlTableFactory for VariantUrlTables {
             let runtime = session.read().runtime_env().clone();
             return Ok(Some(Arc::new(VariantTable::open_location(url, &runtime)?)));
         }
-        self.others.try_new(url).await
+        let other = self.others.try_new(url).await?;
+        if other.is_none() && store_url(url).is_none() && Path::new(url).is_file() {
+            return plan_err!(
+                "{url} is not a Parquet file (FROM reads Parquet files, and CSV, JSON, Avro and Arrow files by their extension)"
+            );
+        }
+        Ok(other)
     }
 }

@@ -369,6 +369,29 @@ async fn a_copy_whose_query_fails_late_leaves_the_target_as_it_was() {
     assert_eq!(names, ["existing.parquet", "in.jsonl"]);
 }
 
+/// `COPY ... TO` a file that is not Parquet (the input, say) replaces
+/// nothing, as `encode` does not.
+#[tokio::test]
+async fn a_copy_onto_a_file_that_is_not_parquet_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), &events(10));
+    let before = std::fs::read(&input).unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let sql = format!(
+        "COPY (SELECT * FROM read_jsonl('{0}')) TO '{0}' STORED AS PARQUET",
+        input.display()
+    );
+    let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+    assert!(
+        err.contains("is not a Parquet file, and COPY would replace it"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read(&input).unwrap() == before,
+        "the input was replaced"
+    );
+}
+
 #[tokio::test]
 async fn copy_without_variant_columns_is_datafusion_s_own() {
     let dir = tempfile::tempdir().unwrap();
