@@ -24,4 +24,4 @@ mod reconstruct;
 use column::{FieldName, Offsets, is_valid};
 pub use column::{ScalarColumn, ShreddedColumn};
 pub(crate) use find::Found;
-pub use reconstruct::{JsonRows, json_strings, unshred};
+pub use reconstruct::{JsonRows, column_json_strings, json_strings, unshred};

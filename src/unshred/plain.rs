@@ -1,16 +1,19 @@
 //! Ordinary (not Variant) Arrow columns as JSON: what `vshred cat` prints
 //! beside the Variant columns. Primitives render as their Variant
 //! equivalents do; structs as objects, lists as arrays, maps as objects
-//! (keys as their JSON text when they are not strings); types without a
-//! JSON form (intervals, durations) as their display text, quoted.
+//! (keys as their JSON text when they are not strings); a Variant inside
+//! them (a struct's field, a list's element: `variant_explode`'s `value`)
+//! as its JSON; types without a JSON form (intervals, durations) as their
+//! display text, quoted.
 
 use arrow::array::{Array, ArrayRef, AsArray};
 use arrow::buffer::NullBuffer;
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, Field};
 
-use super::{FieldName, Offsets, ScalarColumn, is_valid};
+use super::{FieldName, Offsets, ScalarColumn, ShreddedColumn, is_valid};
 use crate::error::Result;
 use crate::json::write_json_string;
+use crate::shred::is_variant_field;
 
 /// A reader of one ordinary column, nested or not, as JSON.
 pub(crate) enum PlainColumn<'a> {
@@ -37,6 +40,8 @@ pub(crate) enum PlainColumn<'a> {
     /// A column of nulls only (Arrow's `Null` type, which has no null
     /// buffer to ask).
     Null,
+    /// A Variant nested in a struct or a list.
+    Variant(Box<ShreddedColumn<'a>>),
 }
 
 /// Where each row's elements are in a list's values.
@@ -55,43 +60,43 @@ impl ListOffsets<'_> {
 }
 
 impl<'a> PlainColumn<'a> {
-    pub(crate) fn new(array: &'a ArrayRef) -> PlainColumn<'a> {
+    pub(crate) fn new(array: &'a ArrayRef) -> Result<PlainColumn<'a>> {
         if let Ok(scalar) = ScalarColumn::try_new(array) {
-            return PlainColumn::Scalar(scalar);
+            return Ok(PlainColumn::Scalar(scalar));
         }
         let nulls = array.nulls();
-        match array.data_type() {
+        Ok(match array.data_type() {
             DataType::Struct(fields) => PlainColumn::Struct {
                 nulls,
                 fields: fields
                     .iter()
                     .zip(array.as_struct().columns())
-                    .map(|(f, c)| (FieldName::new(f.name()), PlainColumn::new(c)))
-                    .collect(),
+                    .map(|(f, c)| Ok((FieldName::new(f.name()), PlainColumn::of(f, c)?)))
+                    .collect::<Result<_>>()?,
             },
-            DataType::List(_) => {
+            DataType::List(element) => {
                 let list = array.as_list::<i32>();
                 PlainColumn::List {
                     nulls,
                     offsets: ListOffsets::Variable(Offsets::Small(list.value_offsets())),
-                    elements: Box::new(PlainColumn::new(list.values())),
+                    elements: Box::new(PlainColumn::of(element, list.values())?),
                 }
             }
-            DataType::LargeList(_) => {
+            DataType::LargeList(element) => {
                 let list = array.as_list::<i64>();
                 PlainColumn::List {
                     nulls,
                     offsets: ListOffsets::Variable(Offsets::Large(list.value_offsets())),
-                    elements: Box::new(PlainColumn::new(list.values())),
+                    elements: Box::new(PlainColumn::of(element, list.values())?),
                 }
             }
-            DataType::FixedSizeList(_, n) => {
+            DataType::FixedSizeList(element, n) => {
                 let list = array.as_fixed_size_list();
                 PlainColumn::List {
                     nulls,
                     // Sliced, the values are sliced too: row 0 starts at 0.
                     offsets: ListOffsets::Fixed(*n as usize),
-                    elements: Box::new(PlainColumn::new(list.values())),
+                    elements: Box::new(PlainColumn::of(element, list.values())?),
                 }
             }
             DataType::Map(..) => {
@@ -99,16 +104,27 @@ impl<'a> PlainColumn<'a> {
                 PlainColumn::Map {
                     nulls,
                     offsets: map.value_offsets(),
-                    keys: Box::new(PlainColumn::new(map.keys())),
+                    keys: Box::new(PlainColumn::new(map.keys())?),
                     string_keys: matches!(
                         map.key_type(),
                         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
                     ),
-                    values: Box::new(PlainColumn::new(map.values())),
+                    values: Box::new(PlainColumn::new(map.values())?),
                 }
             }
             DataType::Null => PlainColumn::Null,
             _ => PlainColumn::Text(array),
+        })
+    }
+
+    /// The column of a struct's `field` or a list's element: a Variant
+    /// there is rendered as one.
+    pub(crate) fn of(field: &Field, array: &'a ArrayRef) -> Result<PlainColumn<'a>> {
+        match array.as_struct_opt() {
+            Some(variants) if is_variant_field(field) => Ok(PlainColumn::Variant(Box::new(
+                ShreddedColumn::try_new(variants)?,
+            ))),
+            _ => PlainColumn::new(array),
         }
     }
 
@@ -169,6 +185,7 @@ impl<'a> PlainColumn<'a> {
                 out.push(b'}');
             }
             PlainColumn::Null => out.extend_from_slice(b"null"),
+            PlainColumn::Variant(c) => c.write_json(i, out)?,
             PlainColumn::Text(array) if array.is_null(i) => out.extend_from_slice(b"null"),
             PlainColumn::Text(array) => {
                 let text =
@@ -192,7 +209,7 @@ mod tests {
     use super::*;
 
     fn render(array: &ArrayRef) -> Vec<String> {
-        let column = PlainColumn::new(array);
+        let column = PlainColumn::new(array).unwrap();
         (0..array.len())
             .map(|i| {
                 let mut out = Vec::new();

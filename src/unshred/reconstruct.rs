@@ -5,7 +5,7 @@
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryBuilder, RecordBatch, StringArray, StringBuilder, StructArray,
 };
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, Field};
 use std::sync::Arc;
 
 use super::column::*;
@@ -238,16 +238,35 @@ impl<'a> SlotReader<'a> {
 /// ```
 pub fn json_strings(column: &StructArray) -> Result<StringArray> {
     let reader = ShreddedColumn::try_new(column)?;
-    let mut text = StringBuilder::with_capacity(column.len(), column.len() * 64);
+    json_text(column.len(), |row| reader.is_null(row), |row, out| reader.write_json(row, out))
+}
+
+/// The JSON text of each row of `array`, a column of `field`: a Variant
+/// column's values reconstructed, an ordinary column's as `vshred cat`
+/// prints them (structs as objects, lists as arrays, a Variant inside them
+/// as its JSON); null for null. What a table or CSV shows of a column that
+/// has no flat form.
+pub fn column_json_strings(field: &Field, array: &ArrayRef) -> Result<StringArray> {
+    let column = PlainColumn::of(field, array)?;
+    json_text(array.len(), |row| array.is_null(row), |row, out| column.write_json(row, out))
+}
+
+/// `len` rows of JSON text, each written by `write` unless `is_null`.
+fn json_text(
+    len: usize,
+    is_null: impl Fn(usize) -> bool,
+    write: impl Fn(usize, &mut Vec<u8>) -> Result<()>,
+) -> Result<StringArray> {
+    let mut text = StringBuilder::with_capacity(len, len * 64);
     let mut json = Vec::new();
-    for row in 0..column.len() {
-        if reader.is_null(row) {
+    for row in 0..len {
+        if is_null(row) {
             text.append_null();
             continue;
         }
         json.clear();
-        reader.write_json(row, &mut json)?;
-        // The renderer writes UTF-8: strings were validated when read.
+        write(row, &mut json)?;
+        // The renderers write UTF-8: strings were validated when read.
         text.append_value(String::from_utf8_lossy(&json));
     }
     Ok(text.finish())
@@ -279,7 +298,7 @@ impl<'a> JsonRows<'a> {
                 })?;
                 Renderer::Variant(Box::new(ShreddedColumn::try_new(column)?))
             } else {
-                Renderer::Plain(PlainColumn::new(array))
+                Renderer::Plain(PlainColumn::new(array)?)
             };
             names.push(FieldName::new(field.name()));
             renderers.push(renderer);

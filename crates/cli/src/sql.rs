@@ -8,13 +8,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow::array::{ArrayRef, AsArray, RecordBatch};
+use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
 use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 use vshred::parquet::is_variant_field;
-use vshred::unshred::{JsonRows, json_strings};
+use vshred::unshred::{JsonRows, column_json_strings};
 use vshred_datafusion::functions::error_message;
 use vshred_datafusion::statements::{execute, in_statement, parse_statements};
 
@@ -247,21 +247,20 @@ fn print(batches: &[RecordBatch], format: Format, out: &mut impl Write) -> Resul
     Ok(())
 }
 
-/// `batch` with each Variant column as its values' JSON text.
+/// `batch` with each Variant column, and each nested column (a struct,
+/// list or map, which may hold a Variant, and which CSV cannot hold), as
+/// its values' JSON text.
 fn variants_as_json(batch: &RecordBatch) -> Result<RecordBatch, Failure> {
     let schema = batch.schema();
     let mut fields = Vec::with_capacity(schema.fields().len());
     let mut columns = Vec::with_capacity(schema.fields().len());
     for (field, column) in schema.fields().iter().zip(batch.columns()) {
-        match column.as_struct_opt() {
-            Some(variants) if is_variant_field(field) => {
-                fields.push(Field::new(field.name(), DataType::Utf8, true));
-                columns.push(Arc::new(json_strings(variants)?) as ArrayRef);
-            }
-            _ => {
-                fields.push(field.as_ref().clone());
-                columns.push(column.clone());
-            }
+        if is_variant_field(field) || field.data_type().is_nested() {
+            fields.push(Field::new(field.name(), DataType::Utf8, true));
+            columns.push(Arc::new(column_json_strings(field, column)?) as ArrayRef);
+        } else {
+            fields.push(field.as_ref().clone());
+            columns.push(column.clone());
         }
     }
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(failure)

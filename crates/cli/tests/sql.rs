@@ -221,6 +221,29 @@ fn from_reads_a_parquet_file_whatever_its_name_and_points_json_lines_to_read_jso
     );
 }
 
+/// A Variant inside a struct or a list (`variant_explode`'s `value`) is
+/// its JSON in every format, and a nested column is JSON text in a table
+/// and in CSV (which has no nested form).
+#[test]
+fn a_variant_inside_a_struct_prints_as_json_in_every_format() {
+    let dir = dataset();
+    let query = "SELECT unnest(variant_explode(v)) AS e FROM 't.parquet' WHERE id = 1 LIMIT 1";
+    for (format, expected) in [
+        ("json", "{\"e\":{\"pos\":0,\"key\":\"a\",\"value\":1}}\n"),
+        ("csv", "e\n\"{\"\"pos\"\":0,\"\"key\"\":\"\"a\"\",\"\"value\"\":1}\"\n"),
+    ] {
+        let out = vshred_in(dir.path(), &["sql", "--format", format, query]);
+        assert!(out.status.success(), "{format}: {}", stderr(&out));
+        assert_eq!(stdout(&out), expected, "{format}");
+    }
+    let out = vshred_in(dir.path(), &["sql", query]);
+    assert!(
+        stdout(&out).contains("| {\"pos\":0,\"key\":\"a\",\"value\":1} |"),
+        "{}",
+        stdout(&out)
+    );
+}
+
 #[test]
 fn the_readme_shows_what_sql_prints() {
     assert_eq!(
