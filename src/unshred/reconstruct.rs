@@ -238,7 +238,11 @@ impl<'a> SlotReader<'a> {
 /// ```
 pub fn json_strings(column: &StructArray) -> Result<StringArray> {
     let reader = ShreddedColumn::try_new(column)?;
-    json_text(column.len(), |row| reader.is_null(row), |row, out| reader.write_json(row, out))
+    json_text(
+        column.len(),
+        |row| reader.is_null(row),
+        |row, out| reader.write_json(row, out),
+    )
 }
 
 /// The JSON text of each row of `array`, a column of `field`: a Variant
@@ -248,7 +252,11 @@ pub fn json_strings(column: &StructArray) -> Result<StringArray> {
 /// has no flat form.
 pub fn column_json_strings(field: &Field, array: &ArrayRef) -> Result<StringArray> {
     let column = PlainColumn::of(field, array)?;
-    json_text(array.len(), |row| array.is_null(row), |row, out| column.write_json(row, out))
+    json_text(
+        array.len(),
+        |row| array.is_null(row),
+        |row, out| column.write_json(row, out),
+    )
 }
 
 /// `len` rows of JSON text, each written by `write` unless `is_null`.

@@ -230,7 +230,10 @@ fn a_variant_inside_a_struct_prints_as_json_in_every_format() {
     let query = "SELECT unnest(variant_explode(v)) AS e FROM 't.parquet' WHERE id = 1 LIMIT 1";
     for (format, expected) in [
         ("json", "{\"e\":{\"pos\":0,\"key\":\"a\",\"value\":1}}\n"),
-        ("csv", "e\n\"{\"\"pos\"\":0,\"\"key\"\":\"\"a\"\",\"\"value\"\":1}\"\n"),
+        (
+            "csv",
+            "e\n\"{\"\"pos\"\":0,\"\"key\"\":\"\"a\"\",\"\"value\"\":1}\"\n",
+        ),
     ] {
         let out = vshred_in(dir.path(), &["sql", "--format", format, query]);
         assert!(out.status.success(), "{format}: {}", stderr(&out));
