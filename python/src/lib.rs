@@ -86,6 +86,14 @@ impl Input {
             .map_err(|_| failed("the input is a path or an iterable of JSON strings, not this"))
     }
 
+    /// Where an iterable's own exception goes (none for a path).
+    fn raised(&self) -> lines::Raised {
+        match self {
+            Input::Path(_) => lines::Raised::default(),
+            Input::Lines(lines) => lines.raised(),
+        }
+    }
+
     /// Runs `work` on the input as a reader; errors name the input file.
     fn read<T>(
         self,
@@ -152,6 +160,7 @@ fn encode<'py>(
     duplicates: String,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::of(input)?;
+    let raised = input.raised();
     let report = py
         .detach(move || -> vshred::Result<_> {
             let mut options =
@@ -166,7 +175,7 @@ fn encode<'py>(
             options.bloom_filters = bloom_filters.unwrap_or_default();
             input.read(|reader| vshred::encode::encode(reader, &output, &options, &mut |_| {}))
         })
-        .map_err(failed_with_hint)?;
+        .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
     let written = PyDict::new(py);
     written.set_item("rows", report.written.rows)?;
     written.set_item("row_groups", report.written.row_groups)?;
@@ -188,6 +197,7 @@ fn infer(
     duplicates: String,
 ) -> PyResult<String> {
     let input = Input::of(input)?;
+    let raised = input.raised();
     py.detach(move || -> vshred::Result<_> {
         let options = encode_options(variant_fields, &shred, sample_rows, &inexact, &duplicates)?;
         let columns = input
@@ -195,7 +205,7 @@ fn infer(
             .columns;
         Ok(layout_json(&columns))
     })
-    .map_err(failed_with_hint)
+    .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))
 }
 
 /// The value at `path` of each row of a file, directory or glob.

@@ -3,6 +3,7 @@
 //! of any length is encoded as it yields, in memory of one block.
 
 use std::io::{self, BufRead, Read};
+use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::PyIterator;
@@ -10,9 +11,29 @@ use pyo3::types::PyIterator;
 /// Bytes of JSON text gathered from the iterator at a time.
 const BLOCK: usize = 1 << 20;
 
+/// The exception the iterator raised, if it did: raised again in place of
+/// the reader's error that it ended, so that a `KeyboardInterrupt` or the
+/// caller's own exception comes out as itself.
+#[derive(Clone, Default)]
+pub struct Raised(Arc<Mutex<Option<PyErr>>>);
+
+impl Raised {
+    /// The exception, once.
+    pub fn take(&self) -> Option<PyErr> {
+        self.0.lock().ok()?.take()
+    }
+
+    fn set(&self, e: PyErr) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(e);
+        }
+    }
+}
+
 /// The items of a Python iterator, one JSON text a line.
 pub struct PyLines {
     items: Py<PyIterator>,
+    raised: Raised,
     block: Vec<u8>,
     /// Bytes of `block` consumed.
     at: usize,
@@ -26,6 +47,7 @@ impl PyLines {
     pub fn new(iterable: &Bound<'_, PyAny>) -> PyResult<PyLines> {
         Ok(PyLines {
             items: iterable.try_iter()?.unbind(),
+            raised: Raised::default(),
             block: Vec::with_capacity(BLOCK),
             at: 0,
             taken: 0,
@@ -47,7 +69,10 @@ impl PyLines {
                 let i = self.taken;
                 self.taken += 1;
                 let item = item.map_err(|e| {
-                    io::Error::other(format!("item {i} of the input: the iterator raised {e}"))
+                    let error =
+                        io::Error::other(format!("item {i} of the input: the iterator raised {e}"));
+                    self.raised.set(e);
+                    error
                 })?;
                 let text = item.cast::<pyo3::types::PyString>().map_err(|_| {
                     io::Error::other(format!(
@@ -67,6 +92,13 @@ impl PyLines {
             }
             Ok(())
         })
+    }
+}
+
+impl PyLines {
+    /// Where the iterator's exception goes, if it raises one.
+    pub fn raised(&self) -> Raised {
+        self.raised.clone()
     }
 }
 
