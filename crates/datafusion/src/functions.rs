@@ -159,6 +159,13 @@ pub(crate) fn variant_arg(
     rows: usize,
 ) -> Result<StructArray> {
     let array = value.to_array(rows)?;
+    if array.data_type() == &DataType::Null {
+        // SQL's NULL where a Variant goes: a Variant column of nulls.
+        let variant = vshred::shred::variant_field("", &ShreddingSchema::Variant);
+        return Ok(arrow::array::new_null_array(variant.data_type(), rows)
+            .as_struct()
+            .clone());
+    }
     match array.as_struct_opt() {
         Some(column) => Ok(column.clone()),
         None => exec_err!(
@@ -169,7 +176,7 @@ pub(crate) fn variant_arg(
 }
 
 pub(crate) fn check_variant(function: &str, field: &Field) -> Result<()> {
-    if is_variant_field(field) {
+    if is_variant_field(field) || field.data_type() == &DataType::Null {
         Ok(())
     } else {
         plan_err!(

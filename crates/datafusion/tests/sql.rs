@@ -746,3 +746,24 @@ async fn errors_name_the_files_row_or_none() {
         "out of range: $.x: \"abc\" does not convert to int32"
     );
 }
+
+/// SQL's NULL where a Variant goes is a Variant column of nulls, as Spark
+/// takes it, not a planning error.
+#[tokio::test]
+async fn null_where_a_variant_goes_is_a_null_variant() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let shown = text(
+        &query(
+            &ctx,
+            "SELECT schema_of_variant(NULL) AS s, is_variant_null(NULL) AS n, \
+             to_json(NULL) AS j, variant_get(NULL, '$.a', 'int') AS g",
+        )
+        .await,
+    );
+    assert_eq!(
+        shown,
+        "+---+-------+---+---+\n| s | n     | j | g |\n+---+-------+---+---+\n|   | false |   |   |\n+---+-------+---+---+"
+    );
+    let rows = query(&ctx, "SELECT * FROM variant_explode(NULL)").await;
+    assert_eq!(rows.iter().map(|b| b.num_rows()).sum::<usize>(), 0);
+}
