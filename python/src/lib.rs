@@ -182,6 +182,7 @@ fn encode<'py>(
     written.set_item("bytes", report.written.bytes)?;
     written.set_item("layout", layout_json(&report.columns))?;
     written.set_item("bad_lines", report.lines.bad_lines)?;
+    written.set_item("unsampled_variant_fields", report.unsampled_variant_fields)?;
     Ok(written)
 }
 

@@ -18,6 +18,7 @@ use arrow::array::{RecordBatch, RecordBatchReader};
 use arrow::datatypes::{Schema, SchemaRef};
 use arrow::ffi_stream::ArrowArrayStreamReader;
 use arrow_pyarrow::{PyArrowType, Table};
+use datafusion::common::TableReference;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionContext;
@@ -119,6 +120,9 @@ impl Session {
     /// table or stream (an object with `__arrow_c_stream__`: pyarrow,
     /// polars, DuckDB), read once, into memory.
     fn register(&self, py: Python<'_>, name: &str, source: &Bound<'_, PyAny>) -> PyResult<()> {
+        if name.trim().is_empty() {
+            return Err(failed("a table's name is empty"));
+        }
         let table: Arc<dyn datafusion::catalog::TableProvider> = if let Ok(location) =
             source.extract::<std::path::PathBuf>()
         {
@@ -142,7 +146,11 @@ impl Session {
                 source.get_type().name()?
             )));
         };
-        self.ctx.register_table(name, table).map_err(failed)?;
+        // The name as given, dots included (`"a.b"` in the query), not a
+        // schema and a table.
+        self.ctx
+            .register_table(TableReference::bare(name), table)
+            .map_err(failed)?;
         Ok(())
     }
 

@@ -131,6 +131,24 @@ def test_one_text_or_one_name_where_several_go(tmp_path):
     assert vshred.parse_json(binary, strict=False).null_count == 1
 
 
+def test_python_arguments_are_checked_as_the_cli_checks_them(tmp_path):
+    rows = ['{"id": %d, "v": {"a": %d}}' % (i, i) for i in range(10)]
+    with pytest.warns(UserWarning, match='no sampled line has "usr"'):
+        written = vshred.encode(rows, tmp_path / "w.parquet", variant_fields=["v", "usr"])
+    assert written["unsampled_variant_fields"] == ["usr"]
+    with pytest.raises(ValueError, match="output is a file's path"):
+        vshred.encode(rows, "-")
+    assert not os.path.exists("-")
+    assert vshred.read(tmp_path / "w.parquet", columns=["id", "id"]).column_names == ["id"]
+    with pytest.raises(TypeError, match="tables maps names to sources"):
+        vshred.sql("SELECT 1", tables=[tmp_path / "w.parquet"])
+    session = vshred.Session()
+    session.register("w.v1", tmp_path / "w.parquet")
+    assert session.sql('SELECT count(*) AS n FROM "w.v1"').to_pylist() == [{"n": 10}]
+    with pytest.raises(vshred.VshredError, match="a table's name is empty"):
+        session.register("", tmp_path / "w.parquet")
+
+
 def test_a_number_no_decimal_holds_is_an_error_unless_a_double_is_asked_for(tmp_path):
     texts = ['{"a": 1}', '{"a": %s}' % ("1234567890" * 4)]
     hint = 'inexact_numbers="double" stores the nearest double'

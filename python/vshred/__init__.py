@@ -17,6 +17,7 @@ Rust crate; arrays cross by the Arrow C data interface, without copies.
 """
 
 import json as _json
+import warnings as _warnings
 
 import pyarrow as _pa
 
@@ -56,7 +57,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     The file is written to a temporary file and renamed into place once
     complete: a failed encode leaves no output. Returns what was written:
     ``rows``, ``row_groups``, ``bytes``, the ``layout`` chosen (as
-    :func:`infer` gives it) and ``bad_lines``.
+    :func:`infer` gives it), ``bad_lines`` and the
+    ``unsampled_variant_fields`` (names no sampled line has, each also
+    warned about: misspelt, perhaps).
 
     >>> import os, tempfile
     >>> out = os.path.join(tempfile.mkdtemp(), "t.parquet")
@@ -64,11 +67,17 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     >>> written["rows"], written["layout"]
     (5000, {'id': 'int32', 'tags': ['string']})
     """
+    if str(output) == "-":
+        raise ValueError("output is a file's path ('-', standard output, is the "
+                         "command line's)")
     variant_fields, bloom_filters = _names(variant_fields), _names(bloom_filters)
     written = _vshred.encode(input, output, variant_fields, shred, decimal,
                              compression, row_group_rows, sample_rows,
                              bloom_filters, inexact_numbers, duplicate_keys)
     written["layout"] = _json.loads(written["layout"])
+    for name in written["unsampled_variant_fields"]:
+        _warnings.warn('variant_fields: no sampled line has "%s"; its column is null '
+                       "(misspelt?)" % name, stacklevel=2)
     return written
 
 
@@ -117,7 +126,10 @@ def read(source, columns=None):
     ``value`` whose field carries the ``arrow.parquet.variant`` extension
     name; :func:`to_json` gives its JSON text, :func:`get` a typed column.
     """
-    return _vshred.read(source, _names(columns))
+    names = _names(columns)
+    # A column named twice is read once, as `vshred cat --columns` reads it.
+    names = None if names is None else list(dict.fromkeys(names))
+    return _vshred.read(source, names)
 
 
 def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="error"):
@@ -186,6 +198,9 @@ def sql(query, *, tables=None, settings=None):
     >>> sql("SELECT to_json(parse_json('{\\"a\\": [1, 2.50]}')) AS j").to_pylist()
     [{'j': '{"a":[1,2.50]}'}]
     """
+    if tables is not None and not hasattr(tables, "items"):
+        raise TypeError("tables maps names to sources: a dict, not a %s"
+                        % type(tables).__name__)
     session = Session(settings)
     for name, source in (tables or {}).items():
         session.register(name, source)
