@@ -60,6 +60,9 @@ pub enum ErrorKind {
     /// Files of one dataset that disagree on what a column is (an `int64`
     /// column in one, a `string` one in another).
     Incompatible,
+    /// Several Variant columns, and none chosen: each front end says how
+    /// to choose one (`--column`, `column=`).
+    AmbiguousColumn,
 }
 
 /// Which of the two Variant byte strings an offset refers to.
@@ -253,6 +256,7 @@ impl fmt::Display for Error {
             ErrorKind::Schema => "invalid shredding schema",
             ErrorKind::OutOfRange => "out of range",
             ErrorKind::Incompatible => "incompatible files",
+            ErrorKind::AmbiguousColumn => "several Variant columns",
         };
         if let Some(file) = &self.0.file {
             write!(f, "{}: ", file.display())?;

@@ -56,6 +56,7 @@ fn failed_with_hint(e: vshred::Error) -> PyErr {
         vshred::ErrorKind::DuplicateKey => {
             failed(e.with_hint("duplicate_keys=\"last\" keeps the last value"))
         }
+        vshred::ErrorKind::AmbiguousColumn => failed(e.with_hint("column=NAME chooses one")),
         _ => failed(e),
     }
 }
@@ -241,7 +242,7 @@ fn get(
                     .clone()
             })
         })
-        .map_err(failed)?;
+        .map_err(failed_with_hint)?;
     Ok(PyArrowType(values.to_data()))
 }
 

@@ -147,6 +147,11 @@ def test_python_arguments_are_checked_as_the_cli_checks_them(tmp_path):
     assert session.sql('SELECT count(*) AS n FROM "w.v1"').to_pylist() == [{"n": 10}]
     with pytest.raises(vshred.VshredError, match="a table's name is empty"):
         session.register("", tmp_path / "w.parquet")
+    two = tmp_path / "two.parquet"
+    vshred.encode(['{"a": {"x": 1}, "b": {"y": 2}}'], two, variant_fields=["a", "b"])
+    with pytest.raises(vshred.VshredError, match=r"several Variant columns: .*a, b \(column=NAME chooses one\)"):
+        vshred.get(two, "$.x")
+    assert vshred.get(two, "$.x", "int64", column="a").to_pylist() == [1]
 
 
 def test_a_number_no_decimal_holds_is_an_error_unless_a_double_is_asked_for(tmp_path):

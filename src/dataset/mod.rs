@@ -453,13 +453,7 @@ impl Dataset {
             [only] => Ok(only.clone()),
             _ if variants.iter().any(|c| c == "v") => Ok("v".into()),
             [] => Err(Error::new(ErrorKind::Usage, "no file has a Variant column")),
-            _ => Err(Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "choose a Variant column with --column (the files have: {})",
-                    variants.join(", ")
-                ),
-            )),
+            _ => Err(Error::new(ErrorKind::AmbiguousColumn, variants.join(", "))),
         }
     }
 

@@ -411,13 +411,7 @@ impl ParquetFile {
                 ErrorKind::Usage,
                 "this file has no Variant column",
             )),
-            _ => Err(Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "choose a Variant column with --column (this file has: {})",
-                    variants.join(", ")
-                ),
-            )),
+            _ => Err(Error::new(ErrorKind::AmbiguousColumn, variants.join(", "))),
         }
     }
 

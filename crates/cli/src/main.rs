@@ -523,6 +523,9 @@ impl std::fmt::Display for Failure {
                 vshred::ErrorKind::DuplicateKey => {
                     write!(f, "{e} (--keep-last-duplicate keeps the last value)")
                 }
+                vshred::ErrorKind::AmbiguousColumn => {
+                    write!(f, "{e} (--column NAME chooses one)")
+                }
                 _ => write!(f, "{e}"),
             },
             Failure::Io(e) => write!(f, "{e}"),

@@ -540,3 +540,34 @@ fn get_as_timestamp_converts_iso_strings() {
         stderr(&strict)
     );
 }
+
+/// A file of several Variant columns: which one is asked, and how.
+#[test]
+fn several_variant_columns_ask_for_one_with_column() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("in.jsonl"),
+        "{\"a\":{\"x\":1},\"b\":{\"y\":[1.5]}}\n",
+    )
+    .unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "encode",
+            "in.jsonl",
+            "two.parquet",
+            "--variant-field",
+            "a",
+            "--variant-field",
+            "b",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = vshred_in(dir.path(), &["get", "two.parquet", "$.x"]);
+    assert_eq!(
+        stderr(&out),
+        "vshred: two.parquet: several Variant columns: a, b (--column NAME chooses one)\n"
+    );
+    let out = vshred_in(dir.path(), &["get", "two.parquet", "$.x", "--column", "a"]);
+    assert_eq!(stdout(&out), "1\n", "{}", stderr(&out));
+}
