@@ -255,14 +255,14 @@ pub(super) fn not_an_object(text: &[u8], at: usize) -> Error {
     Error::json(
         text,
         at,
-        "expected a JSON object (--variant-field splits objects into columns)",
+        "expected a JSON object (with Variant fields named, each line is an object split into columns)",
     )
 }
 
 #[cold]
 fn not_sampled(key: &str) -> String {
     format!(
-        "field {key:?} was not in the sample lines that chose the columns (raise the sample size)"
+        "field {key:?} was not in the sample lines that chose the columns (a larger sample takes it)"
     )
 }
 
@@ -394,7 +394,7 @@ fn not_of_column_type(column: &ColumnSpec) -> String {
     let kind = ShreddingSchema::from_typed_value_type(field.data_type())
         .map_or_else(|| field.data_type().to_string(), |t| t.type_name());
     format!(
-        "field {:?} is a column of {kind} (chosen from the sample lines), and this value is not one (raise the sample size, or name it with --variant-field)",
+        "field {:?} is a column of {kind} (chosen from the sample lines), and this value is not one (a larger sample, or the field as a Variant field, takes it)",
         field.name(),
     )
 }
