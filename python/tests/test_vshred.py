@@ -152,6 +152,15 @@ def test_python_arguments_are_checked_as_the_cli_checks_them(tmp_path):
     with pytest.raises(vshred.VshredError, match=r"several Variant columns: .*a, b \(column=NAME chooses one\)"):
         vshred.get(two, "$.x")
     assert vshred.get(two, "$.x", "int64", column="a").to_pylist() == [1]
+    # A layout from infer() goes back to encode as it is; texts may come as
+    # an Arrow array; a URL is for sql.
+    layout = vshred.infer(rows, variant_fields="v", shred="spark")
+    laid = tmp_path / "laid.parquet"
+    vshred.encode(pa.array(rows), laid, variant_fields="v", shred=layout)
+    assert vshred.infer(rows, variant_fields="v", shred=str(layout).replace("'", '"')) == layout
+    assert vshred.get(laid, "$.a", "int64").to_pylist() == list(range(10))
+    with pytest.raises(ValueError, match="not a URL"):
+        vshred.get("file://" + str(laid), "$.a")
 
 
 def test_a_number_no_decimal_holds_is_an_error_unless_a_double_is_asked_for(tmp_path):

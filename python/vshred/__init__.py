@@ -17,6 +17,7 @@ Rust crate; arrays cross by the Arrow C data interface, without copies.
 """
 
 import json as _json
+import os as _os
 import warnings as _warnings
 
 import pyarrow as _pa
@@ -33,17 +34,37 @@ def _names(names):
     return [names] if isinstance(names, str) else names
 
 
+def _input(input):
+    """A path as ``str``, an Arrow array of texts as their ``str``s, or the
+    iterable as it is."""
+    if isinstance(input, bytes):
+        return _os.fsdecode(input)
+    if isinstance(input, (_pa.Array, _pa.ChunkedArray)):
+        return (text.as_py() for text in input)
+    return input
+
+
+def _local(source):
+    """``source``, refused if it is a URL: get and read take local paths."""
+    if isinstance(source, str) and "://" in source:
+        raise ValueError("get and read take a local file, directory or glob, not a "
+                         "URL (sql reads object stores: FROM '%s')" % source)
+    return source
+
+
 def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
            compression="zstd", row_group_rows=None, sample_rows=None,
            bloom_filters=None, inexact_numbers="error", duplicate_keys="error"):
     """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``.
 
-    ``input`` is a path (``str`` or ``os.PathLike``) of a JSON lines file, or
-    an iterable of JSON texts, one row each. Each row is an object whose
+    ``input`` is a path (``str``, ``bytes`` or ``os.PathLike``) of a JSON
+    lines file, or an iterable of JSON texts (a pyarrow string array too),
+    one row each. Each row is an object whose
     ``variant_fields`` become Variant columns (the whole row is one Variant
     column ``v`` when none are named) and whose other fields are typed
     columns. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
-    ``"none"`` or the path of a schema file; ``decimal`` is ``"int"`` or
+    ``"none"``, a layout as :func:`infer` gives it (a dict) or the path of
+    a schema file; ``decimal`` is ``"int"`` or
     ``"flba"``; ``compression`` ``"zstd"`` (level 1, Variant
     ``metadata`` and ``value`` at 3), ``"zstd:N"``, ``"snappy"`` or ``"none"``;
     ``bloom_filters`` names shredded paths (``"$.user.id"``) or columns
@@ -67,6 +88,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     >>> written["rows"], written["layout"]
     (5000, {'id': 'int32', 'tags': ['string']})
     """
+    input = _input(input)
+    if isinstance(shred, (dict, list)):
+        shred = _json.dumps(shred)  # a layout as infer() gives it
     if str(output) == "-":
         raise ValueError("output is a file's path ('-', standard output, is the "
                          "command line's)")
@@ -95,7 +119,7 @@ def infer(input, *, variant_fields=None, shred="auto", sample_rows=None,
 
     """
     variant_fields = _names(variant_fields)
-    return _json.loads(_vshred.infer(input, variant_fields, shred, sample_rows,
+    return _json.loads(_vshred.infer(_input(input), variant_fields, shred, sample_rows,
                                      inexact_numbers, duplicate_keys))
 
 
@@ -114,7 +138,7 @@ def get(source, path, as_type="variant", where=None, *, column=None, strict=Fals
     ``column`` chooses the
     Variant column when the files have several.
     """
-    return _vshred.get(source, path, as_type, where, column, strict)
+    return _vshred.get(_local(source), path, as_type, where, column, strict)
 
 
 def read(source, columns=None):
@@ -129,7 +153,7 @@ def read(source, columns=None):
     names = _names(columns)
     # A column named twice is read once, as `vshred cat --columns` reads it.
     names = None if names is None else list(dict.fromkeys(names))
-    return _vshred.read(source, names)
+    return _vshred.read(_local(source), names)
 
 
 def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="error"):

@@ -63,15 +63,18 @@ impl ShredMode {
     pub const PRESETS: [&str; 3] = ["auto", "spark", "none"];
 
     /// The shredding a user names: `auto` (our inference, with `infer`'s
-    /// limits), `spark` (Spark's, likewise), `none`, or the path of a
-    /// schema file in the JSON form that `vshred infer` prints. A name
-    /// that is neither is a usage error, with the preset it is a typo of.
+    /// limits), `spark` (Spark's, likewise), `none`, a layout in the JSON
+    /// form that `vshred infer` prints, or the path of a schema file
+    /// holding one. A name that is neither is a usage error, with the
+    /// preset it is a typo of.
     ///
     /// ```
     /// use vshred::encode::ShredMode;
     /// use vshred::infer::InferOptions;
     ///
     /// assert!(matches!(ShredMode::from_choice("none", InferOptions::default())?, ShredMode::None));
+    /// let given = ShredMode::from_choice(r#"{"id": "int64"}"#, InferOptions::default())?;
+    /// assert!(matches!(given, ShredMode::Schema(_)));
     /// let typo = ShredMode::from_choice("sprak", InferOptions::default()).unwrap_err();
     /// assert!(typo.message().ends_with("did you mean spark?"), "{typo}");
     /// # Ok::<(), vshred::Error>(())
@@ -81,6 +84,10 @@ impl ShredMode {
             "auto" => ShredMode::Infer(infer.with_preset(Preset::Default)),
             "spark" => ShredMode::Infer(infer.with_preset(Preset::Spark)),
             "none" => ShredMode::None,
+            // A layout given in place, in the JSON form `infer` prints.
+            layout if layout.trim_start().starts_with(['{', '[', '"']) => {
+                ShredMode::Schema(ShreddingSchema::from_json(layout)?)
+            }
             file => {
                 let text = match std::fs::read_to_string(file) {
                     Ok(text) => text,
