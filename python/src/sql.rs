@@ -146,11 +146,14 @@ impl Session {
                 source.get_type().name()?
             )));
         };
-        // The name as given, dots included (`"a.b"` in the query), not a
-        // schema and a table.
-        self.ctx
-            .register_table(TableReference::bare(name), table)
-            .map_err(failed)?;
+        // A name with a dot is that name (`"a.b"` in the query), not a
+        // schema and a table; others as SQL reads them (`Events` is
+        // `events`, as `FROM Events` looks it up).
+        let reference = match name.contains('.') {
+            true => TableReference::bare(name),
+            false => TableReference::from(name),
+        };
+        self.ctx.register_table(reference, table).map_err(failed)?;
         Ok(())
     }
 

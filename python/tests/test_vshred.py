@@ -61,7 +61,6 @@ def test_a_generator_is_encoded_as_it_yields(tmp_path):
     assert not (tmp_path / "failed.parquet").exists()
     with pytest.raises(RuntimeError, match="the source went away"):
         vshred.infer(failing())
-    assert not (tmp_path / "failed.parquet").exists()
 
 
 def test_get_gives_a_typed_array_and_where_keeps_its_rows(events):
@@ -159,6 +158,11 @@ def test_python_arguments_are_checked_as_the_cli_checks_them(tmp_path):
     vshred.encode(pa.array(rows), laid, variant_fields="v", shred=layout)
     assert vshred.infer(rows, variant_fields="v", shred=str(layout).replace("'", '"')) == layout
     assert vshred.get(laid, "$.a", "int64").to_pylist() == list(range(10))
+    tiny = ['{"a": 1}', '{"a": 2}']
+    whole = vshred.infer(tiny)
+    assert whole == "variant"
+    assert vshred.encode(tiny, tmp_path / "whole.parquet", shred=whole)["layout"] == "variant"
+    assert vshred.infer(rows, variant_fields="v", shred=layout) == layout
     with pytest.raises(ValueError, match="not a URL"):
         vshred.get("file://" + str(laid), "$.a")
 

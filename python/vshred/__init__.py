@@ -44,6 +44,12 @@ def _input(input):
     return input
 
 
+def _shred(shred):
+    """``shred`` as the core takes it: a layout as :func:`infer` gives it
+    (a dict, a list) as its JSON."""
+    return _json.dumps(shred) if isinstance(shred, (dict, list)) else shred
+
+
 def _local(source):
     """``source``, refused if it is a URL: get and read take local paths."""
     if isinstance(source, str) and "://" in source:
@@ -88,9 +94,7 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     >>> written["rows"], written["layout"]
     (5000, {'id': 'int32', 'tags': ['string']})
     """
-    input = _input(input)
-    if isinstance(shred, (dict, list)):
-        shred = _json.dumps(shred)  # a layout as infer() gives it
+    input, shred = _input(input), _shred(shred)
     if str(output) == "-":
         raise ValueError("output is a file's path ('-', standard output, is the "
                          "command line's)")
@@ -119,7 +123,7 @@ def infer(input, *, variant_fields=None, shred="auto", sample_rows=None,
 
     """
     variant_fields = _names(variant_fields)
-    return _json.loads(_vshred.infer(_input(input), variant_fields, shred, sample_rows,
+    return _json.loads(_vshred.infer(_input(input), variant_fields, _shred(shred), sample_rows,
                                      inexact_numbers, duplicate_keys))
 
 

@@ -84,13 +84,24 @@ impl ShredMode {
             "auto" => ShredMode::Infer(infer.with_preset(Preset::Default)),
             "spark" => ShredMode::Infer(infer.with_preset(Preset::Spark)),
             "none" => ShredMode::None,
-            // A layout given in place, in the JSON form `infer` prints.
-            layout if layout.trim_start().starts_with(['{', '[', '"']) => {
-                ShredMode::Schema(ShreddingSchema::from_json(layout)?)
-            }
             file => {
                 let text = match std::fs::read_to_string(file) {
                     Ok(text) => text,
+                    // Not a file: a layout given in place, in the JSON form
+                    // `infer` prints, or the one type it prints for a
+                    // column it leaves whole (`variant`).
+                    Err(e)
+                        if e.kind() == std::io::ErrorKind::NotFound
+                            && file.trim_start().starts_with(['{', '[', '"']) =>
+                    {
+                        return Ok(ShredMode::Schema(ShreddingSchema::from_json(file)?));
+                    }
+                    Err(e)
+                        if e.kind() == std::io::ErrorKind::NotFound
+                            && ShreddingSchema::parse_type_name(file).is_ok() =>
+                    {
+                        return Ok(ShredMode::Schema(ShreddingSchema::parse_type_name(file)?));
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                         let near = ShredMode::PRESETS
                             .iter()

@@ -94,9 +94,11 @@ pub fn parse_json_column(
         .map_err(|e| crate::error::Error::from_message(format!("parse_json takes strings: {e}")))?;
     // Binary that is not UTF-8 casts to null: an error when strict, as
     // text that is not JSON is.
+    let given_nulls = text.logical_nulls();
     if options.strict
-        && utf8.null_count() > text.null_count()
-        && let Some(row) = (0..text.len()).find(|&i| utf8.is_null(i) && text.is_valid(i))
+        && utf8.logical_null_count() > text.logical_null_count()
+        && let Some(row) = (0..text.len())
+            .find(|&i| utf8.is_null(i) && !given_nulls.as_ref().is_some_and(|n| n.is_null(i)))
     {
         return Err(
             crate::error::Error::new(crate::error::ErrorKind::Json, "not UTF-8 text")

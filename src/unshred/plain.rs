@@ -99,8 +99,14 @@ impl<'a> PlainColumn<'a> {
                     elements: Box::new(PlainColumn::of(element, list.values())?),
                 }
             }
-            DataType::Map(..) => {
+            DataType::Map(entries, _) => {
                 let map = array.as_map();
+                let values = match entries.data_type() {
+                    DataType::Struct(entry) if entry.len() == 2 => {
+                        PlainColumn::of(&entry[1], map.values())?
+                    }
+                    _ => PlainColumn::new(map.values())?,
+                };
                 PlainColumn::Map {
                     nulls,
                     offsets: map.value_offsets(),
@@ -109,7 +115,7 @@ impl<'a> PlainColumn<'a> {
                         map.key_type(),
                         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
                     ),
-                    values: Box::new(PlainColumn::new(map.values())?),
+                    values: Box::new(values),
                 }
             }
             DataType::Null => PlainColumn::Null,
@@ -120,12 +126,15 @@ impl<'a> PlainColumn<'a> {
     /// The column of a struct's `field` or a list's element: a Variant
     /// there is rendered as one.
     pub(crate) fn of(field: &Field, array: &'a ArrayRef) -> Result<PlainColumn<'a>> {
-        match array.as_struct_opt() {
-            Some(variants) if is_variant_field(field) => Ok(PlainColumn::Variant(Box::new(
-                ShreddedColumn::try_new(variants)?,
-            ))),
-            _ => PlainColumn::new(array),
+        // A struct of `metadata` and `value` that is not a Variant's layout
+        // (a user's own) stays a struct.
+        if let Some(variants) = array.as_struct_opt()
+            && is_variant_field(field)
+            && let Ok(column) = ShreddedColumn::try_new(variants)
+        {
+            return Ok(PlainColumn::Variant(Box::new(column)));
         }
+        PlainColumn::new(array)
     }
 
     /// Appends row `i` as JSON.

@@ -252,9 +252,10 @@ pub fn json_strings(column: &StructArray) -> Result<StringArray> {
 /// has no flat form.
 pub fn column_json_strings(field: &Field, array: &ArrayRef) -> Result<StringArray> {
     let column = PlainColumn::of(field, array)?;
+    let nulls = array.logical_nulls();
     json_text(
         array.len(),
-        |row| array.is_null(row),
+        |row| nulls.as_ref().is_some_and(|n| n.is_null(row)),
         |row, out| column.write_json(row, out),
     )
 }

@@ -228,11 +228,12 @@ struct EncodeArgs {
     append: bool,
     #[command(flatten)]
     layout: LayoutArgs,
-    /// Shredding: `auto` (our inference), `spark` (Spark 4.3's), `none`, or
-    /// a schema file in the JSON form that `vshred infer` prints.
+    /// Shredding: `auto` (our inference), `spark` (Spark 4.3's), `none`, a
+    /// layout in the JSON form that `vshred infer` prints, or a schema file
+    /// holding one.
     #[arg(
         long,
-        value_name = "auto|spark|none|SCHEMA.json",
+        value_name = "auto|spark|none|LAYOUT|SCHEMA.json",
         default_value = "auto"
     )]
     shred: String,

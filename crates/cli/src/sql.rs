@@ -1,7 +1,7 @@
 //! `vshred sql`: statements run by DataFusion with the Variant functions
 //! and tables of `vshred-datafusion`, their rows printed as a table, JSON
-//! Lines (Variants in place, as `cat` prints them) or CSV (Variants as
-//! JSON text).
+//! Lines (Variants in place, as `cat` prints them) or CSV (Variants, and
+//! structs, lists and maps, as JSON text).
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;

@@ -12,12 +12,14 @@
 //! partition per value); each file is a core [`BatchEncoder`], which
 //! infers the layout from the file's first rows, so files may differ as a
 //! dataset's may. The encoder runs on a blocking thread and hands its bytes
-//! to the object store's writer, which completes the file only once the
-//! encoder has finished it: a failed `COPY` leaves no partial file.
+//! to the object store's writer; no file is completed before every file is
+//! written and the query has ended well, so a failed `COPY` leaves no
+//! file, and a local target that is not Parquet is refused.
 //!
 //! Options, after `OPTIONS (...)`:
-//! - `shred`: `auto` (the default), `spark`, `none`, or a schema file, as
-//!   `vshred encode --shred` takes.
+//! - `shred`: `auto` (the default), `spark`, `none`, a layout in the JSON
+//!   form `vshred infer` prints, or a schema file, as `vshred encode
+//!   --shred` takes.
 //! - `sample_rows`: rows inspected to choose the layout (4096).
 //! - `decimal`: `int` (the default) or `flba`, the physical type of typed
 //!   decimals.
@@ -227,8 +229,8 @@ impl CopyOptions {
         })
     }
 
-    /// The `shred` option given (`auto` when none was): a preset, or the
-    /// path of a schema file.
+    /// The `shred` option given (`auto` when none was): a preset, a layout
+    /// as JSON, or the path of a schema file.
     pub fn shred_choice(given: &BTreeMap<String, String>) -> &str {
         given.get("shred").map_or("auto", String::as_str)
     }
@@ -305,6 +307,20 @@ impl FileFormat for VariantParquetFormat {
         conf: FileSinkConfig,
         order_requirements: Option<LexRequirement>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        // A local file that is not Parquet is not replaced, as `encode`
+        // does not replace it (`TO 'in.jsonl'` would lose the input),
+        // whichever writer writes the columns.
+        for target in &conf.table_paths {
+            if target.scheme() == "file"
+                && let Ok(local) = target.get_url().to_file_path()
+                && magic_of(&local).is_some_and(|m| !m.is_empty() && !starts_as_parquet(&m))
+            {
+                return plan_err!(
+                    "{}: the COPY target is not a Parquet file, and writing would replace it (remove it first, or choose another target)",
+                    local.display()
+                );
+            }
+        }
         if !conf
             .output_schema()
             .fields()
@@ -414,19 +430,6 @@ impl FileSink for VariantParquetSink {
         let schema = self.file_schema();
         let mut files = tokio::task::JoinSet::new();
         while let Some((path, mut batches)) = file_stream_rx.recv().await {
-            // A local file that is not Parquet is not replaced, as `encode`
-            // does not replace it: `TO 'in.jsonl'` would lose the input.
-            if self.config.object_store_url.as_str() == "file:///" {
-                let local = std::path::Path::new("/").join(path.as_ref());
-                if magic_of(&local).is_some_and(|m| !m.is_empty() && !starts_as_parquet(&m)) {
-                    return Err(external(
-                        vshred::Error::from_message(
-                            "is not a Parquet file, and COPY would replace it (remove it first, or choose another target)".into(),
-                        )
-                        .in_file(&local),
-                    ));
-                }
-            }
             let mut upload = ObjectWriterBuilder::new(
                 FileCompressionType::UNCOMPRESSED,
                 &path,

@@ -117,11 +117,12 @@ struct TypeAccumulator {
 
 impl Accumulator for TypeAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let Some(column) = values[0].as_struct_opt() else {
-            return datafusion::common::exec_err!(
-                "schema_of_variant_agg: the argument must be a Variant"
-            );
-        };
+        let column = variant_arg(
+            "schema_of_variant_agg",
+            &ColumnarValue::Array(values[0].clone()),
+            values[0].len(),
+        )?;
+        let column = &column;
         let mut merged = std::mem::replace(&mut self.merged, SparkType::Void);
         each_type(column, |_, t| {
             if let Some(t) = t {

@@ -377,19 +377,22 @@ async fn a_copy_onto_a_file_that_is_not_parquet_is_refused() {
     let input = write_lines(dir.path(), &events(10));
     let before = std::fs::read(&input).unwrap();
     let ctx = vshred_datafusion::context(Default::default());
-    let sql = format!(
-        "COPY (SELECT * FROM read_jsonl('{0}')) TO '{0}' STORED AS PARQUET",
-        input.display()
-    );
-    let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
-    assert!(
-        err.contains("is not a Parquet file, and COPY would replace it"),
-        "{err}"
-    );
-    assert!(
-        std::fs::read(&input).unwrap() == before,
-        "the input was replaced"
-    );
+    // Variant columns (vshred's writer) or none (DataFusion's).
+    for columns in ["*", "to_json(v) AS j"] {
+        let sql = format!(
+            "COPY (SELECT {columns} FROM read_jsonl('{0}')) TO '{0}' STORED AS PARQUET",
+            input.display()
+        );
+        let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+        assert!(
+            err.contains("the COPY target is not a Parquet file, and writing would replace it"),
+            "{err}"
+        );
+        assert!(
+            std::fs::read(&input).unwrap() == before,
+            "{sql}: the input was replaced"
+        );
+    }
 }
 
 #[tokio::test]

@@ -767,3 +767,20 @@ async fn null_where_a_variant_goes_is_a_null_variant() {
     let rows = query(&ctx, "SELECT * FROM variant_explode(NULL)").await;
     assert_eq!(rows.iter().map(|b| b.num_rows()).sum::<usize>(), 0);
 }
+
+/// A user's struct of `metadata` and `value` that is not a Variant's
+/// layout prints as the struct it is; the aggregate of no Variant is VOID.
+#[tokio::test]
+async fn a_struct_shaped_like_a_variant_but_not_one_prints_as_a_struct() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let batches = query(
+        &ctx,
+        "SELECT named_struct('a', named_struct('metadata', 1, 'value', 2)) AS x, \
+         schema_of_variant_agg(NULL) AS s",
+    )
+    .await;
+    let batch = &batches[0];
+    let x = vshred::unshred::column_json_strings(batch.schema().field(0), batch.column(0)).unwrap();
+    assert_eq!(x.value(0), r#"{"a":{"metadata":1,"value":2}}"#);
+    assert!(text(&batches).contains("VOID"), "{}", text(&batches));
+}
