@@ -144,6 +144,8 @@ def test_python_arguments_are_checked_as_the_cli_checks_them(tmp_path):
     session = vshred.Session()
     session.register("w.v1", tmp_path / "w.parquet")
     assert session.sql('SELECT count(*) AS n FROM "w.v1"').to_pylist() == [{"n": 10}]
+    session.register("Events", tmp_path / "w.parquet")
+    assert session.sql("SELECT count(*) AS n FROM Events").to_pylist() == [{"n": 10}]
     with pytest.raises(vshred.VshredError, match="a table's name is empty"):
         session.register("", tmp_path / "w.parquet")
     two = tmp_path / "two.parquet"
