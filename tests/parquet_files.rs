@@ -286,6 +286,56 @@ fn residuals_with_no_values_in_the_first_batch_have_no_dictionary() {
     );
 }
 
+#[test]
+fn variant_metadata_has_no_statistics_and_every_other_leaf_counts_its_nulls() {
+    let schema: ShreddingSchema = r#"{"n": "int64"}"#.parse().unwrap();
+    let columns = [ColumnSpec::Variant {
+        name: "v".into(),
+        schema: schema.clone(),
+    }];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.parquet");
+    let mut writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
+    let mut shredder = Shredder::new(&schema);
+    for i in 0..100 {
+        let row = if i % 4 == 0 {
+            r#"{"n": "x"}"#.to_string()
+        } else {
+            format!(r#"{{"n": {i}}}"#)
+        };
+        shredder.append_json(row.as_bytes()).unwrap();
+    }
+    let batch =
+        RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(shredder.finish())]).unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+    let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+    let nulls: Vec<(String, Option<u64>)> = reader
+        .metadata()
+        .row_group(0)
+        .columns()
+        .iter()
+        .map(|c| {
+            let nulls = c.statistics().and_then(|s| s.null_count_opt());
+            (c.column_path().string(), nulls)
+        })
+        .collect();
+    let expected = [
+        ("v.metadata", None),
+        ("v.value", Some(100)),
+        ("v.typed_value.n.value", Some(75)),
+        ("v.typed_value.n.typed_value", Some(25)),
+    ];
+    assert_eq!(
+        nulls,
+        expected.map(|(path, nulls)| (path.to_string(), nulls))
+    );
+    // The typed share, which report prints, is still known.
+    let file = vshred::parquet::ParquetFile::open(&path).unwrap();
+    let typed = vshred::parquet::TypedValues::of_leaves(&file.leaf_sizes()).unwrap();
+    assert_eq!((typed.typed, typed.residual), (75, 25));
+}
+
 /// Each leaf of `rows(0..20_000)` shredded by `schema` and written in one
 /// batch, and whether it is dictionary-encoded.
 fn dictionary_encoded(

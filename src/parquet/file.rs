@@ -189,10 +189,10 @@ impl TypedValues {
     pub fn of_leaves<'a>(leaves: impl IntoIterator<Item = &'a LeafSize>) -> Option<TypedValues> {
         let mut values = TypedValues::default();
         for leaf in leaves {
-            let present = leaf.values - leaf.nulls?;
             match leaf.path.last().map(String::as_str) {
-                Some("typed_value") => values.typed += present,
-                Some("value") => values.residual += present,
+                Some("typed_value") => values.typed += leaf.values - leaf.nulls?,
+                Some("value") => values.residual += leaf.values - leaf.nulls?,
+                // `metadata` leaves are written without statistics.
                 _ => {}
             }
         }

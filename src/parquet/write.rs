@@ -787,6 +787,14 @@ fn file_layout(columns: &[ColumnSpec], options: &WriteOptions) -> Result<FileLay
             properties = properties.set_column_compression(leaf, variant_compression);
         }
     }
+    // A Variant's metadata bytes sort in no order a reader could skip by,
+    // and their min and max, compared byte by byte over long shared
+    // prefixes, took 4.5% of the CPU of encoding 1M event rows.
+    for leaf in variant_bytes_leaves(&descriptor) {
+        if leaf.parts().last().is_some_and(|name| name == "metadata") {
+            properties = properties.set_column_statistics_enabled(leaf, EnabledStatistics::None);
+        }
+    }
     for path in &options.bloom_filters {
         properties =
             properties.set_column_bloom_filter_enabled(ColumnPath::new(path.clone()), true);
