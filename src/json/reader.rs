@@ -88,6 +88,35 @@ pub(crate) struct JsonReader<'a> {
     inexact_count: u32,
 }
 
+/// Whether `text` starts with `prefix`, a key with its quotes: from 4 to
+/// 16 bytes compared inline as two overlapping words, where `starts_with`
+/// calls `memcmp`, whose calls took 2.7% of the CPU of encoding event
+/// rows.
+#[inline]
+fn starts_with_short(text: &[u8], prefix: &[u8]) -> bool {
+    let n = prefix.len();
+    let Some(text) = text.get(..n) else {
+        return false;
+    };
+    #[inline]
+    fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
+        let mut word = [0; N];
+        word.copy_from_slice(&bytes[at..at + N]);
+        word
+    }
+    match n {
+        8..=16 => {
+            word::<8>(text, 0) == word::<8>(prefix, 0)
+                && word::<8>(text, n - 8) == word::<8>(prefix, n - 8)
+        }
+        4..=7 => {
+            word::<4>(text, 0) == word::<4>(prefix, 0)
+                && word::<4>(text, n - 4) == word::<4>(prefix, n - 4)
+        }
+        _ => text == prefix,
+    }
+}
+
 /// The longest prefix of `text` that is UTF-8.
 fn utf8_prefix(text: &[u8]) -> &str {
     match std::str::from_utf8(text) {
@@ -312,7 +341,7 @@ impl<'a> JsonReader<'a> {
     #[inline]
     pub(crate) fn key_if(&mut self, quoted: &[u8]) -> Result<bool> {
         self.skip_whitespace();
-        if !self.text[self.pos..].starts_with(quoted) {
+        if !starts_with_short(&self.text[self.pos..], quoted) {
             return Ok(false);
         }
         self.pos += quoted.len();
@@ -747,7 +776,24 @@ fn decimal(unscaled: i128, scale: u8) -> VariantDecimal {
 
 #[cfg(test)]
 mod tests {
-    use super::plain_run_end;
+    use super::{plain_run_end, starts_with_short};
+
+    #[test]
+    fn a_short_prefix_matches_as_starts_with_does_whatever_byte_differs() {
+        let text: Vec<u8> = (b'a'..=b'z').collect();
+        for n in 0..=20usize {
+            for len in [n.saturating_sub(1), n, text.len()] {
+                let prefix = &text[..n];
+                let text = &text[..len.min(text.len())];
+                assert_eq!(starts_with_short(text, prefix), text.starts_with(prefix));
+                for differing in 0..n {
+                    let mut other = prefix.to_vec();
+                    other[differing] = b'-';
+                    assert!(!starts_with_short(text, &other), "{n} bytes, {differing}");
+                }
+            }
+        }
+    }
 
     /// The byte-by-byte scan that `plain_run_end` does eight at a time.
     fn one_by_one(text: &[u8], from: usize) -> usize {
