@@ -289,26 +289,16 @@ fn residuals_with_no_values_in_the_first_batch_have_no_dictionary() {
 #[test]
 fn variant_metadata_has_no_statistics_and_every_other_leaf_counts_its_nulls() {
     let schema: ShreddingSchema = r#"{"n": "int64"}"#.parse().unwrap();
-    let columns = [ColumnSpec::Variant {
-        name: "v".into(),
-        schema: schema.clone(),
-    }];
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v.parquet");
-    let mut writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
-    let mut shredder = Shredder::new(&schema);
-    for i in 0..100 {
-        let row = if i % 4 == 0 {
+    let rows = (0..100).map(|i| {
+        if i % 4 == 0 {
             r#"{"n": "x"}"#.to_string()
         } else {
             format!(r#"{{"n": {i}}}"#)
-        };
-        shredder.append_json(row.as_bytes()).unwrap();
-    }
-    let batch =
-        RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(shredder.finish())]).unwrap();
-    writer.write(&batch).unwrap();
-    writer.finish().unwrap();
+        }
+    });
+    write_one_batch(&path, &schema, rows);
     let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
     let nulls: Vec<(String, Option<u64>)> = reader
         .metadata()
@@ -336,27 +326,37 @@ fn variant_metadata_has_no_statistics_and_every_other_leaf_counts_its_nulls() {
     assert_eq!((typed.typed, typed.residual), (75, 25));
 }
 
+/// Writes `rows` as one Variant column `v` shredded by `schema`, in one
+/// batch, with the default options.
+fn write_one_batch(
+    path: &std::path::Path,
+    schema: &ShreddingSchema,
+    rows: impl IntoIterator<Item = String>,
+) {
+    let columns = [ColumnSpec::Variant {
+        name: "v".into(),
+        schema: schema.clone(),
+    }];
+    let mut writer = ParquetWriter::create(path, &columns, &WriteOptions::default()).unwrap();
+    let mut shredder = Shredder::new(schema);
+    for row in rows {
+        shredder.append_json(row.as_bytes()).unwrap();
+    }
+    let batch =
+        RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(shredder.finish())]).unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+}
+
 /// Each leaf of `rows(0..20_000)` shredded by `schema` and written in one
 /// batch, and whether it is dictionary-encoded.
 fn dictionary_encoded(
     schema: &ShreddingSchema,
     rows: &dyn Fn(usize) -> String,
 ) -> Vec<(String, bool)> {
-    let columns = [ColumnSpec::Variant {
-        name: "v".into(),
-        schema: schema.clone(),
-    }];
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v.parquet");
-    let mut writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
-    let mut shredder = Shredder::new(schema);
-    for i in 0..20_000 {
-        shredder.append_json(rows(i).as_bytes()).unwrap();
-    }
-    let batch =
-        RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(shredder.finish())]).unwrap();
-    writer.write(&batch).unwrap();
-    writer.finish().unwrap();
+    write_one_batch(&path, schema, (0..20_000).map(rows));
     let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
     reader
         .metadata()
