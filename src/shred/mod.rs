@@ -94,16 +94,16 @@ pub fn parse_json_column(
         .map_err(|e| crate::error::Error::from_message(format!("parse_json takes strings: {e}")))?;
     // Binary that is not UTF-8 casts to null: an error when strict, as
     // text that is not JSON is.
-    let given_nulls = text.logical_nulls();
-    if options.strict
-        && utf8.logical_null_count() > text.logical_null_count()
-        && let Some(row) = (0..text.len())
+    if options.strict && utf8.logical_null_count() > text.logical_null_count() {
+        let given_nulls = text.logical_nulls();
+        if let Some(row) = (0..text.len())
             .find(|&i| utf8.is_null(i) && !given_nulls.as_ref().is_some_and(|n| n.is_null(i)))
-    {
-        return Err(
-            crate::error::Error::new(crate::error::ErrorKind::Json, "not UTF-8 text")
-                .with_row(row as u64),
-        );
+        {
+            return Err(
+                crate::error::Error::new(crate::error::ErrorKind::Json, "not UTF-8 text")
+                    .with_row(row as u64),
+            );
+        }
     }
     let text = utf8.as_string_view();
     let mut shredder = Shredder::new(&ShreddingSchema::Variant)
