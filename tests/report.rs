@@ -279,6 +279,18 @@ fn markdown_has_a_size_table_a_latency_table_and_the_leaves_of_each_layout() {
     }
     assert!(text.contains("| `v.value` |"));
     assert!(text.contains("| `v.typed_value.d.typed_value` |"));
+    // The metadata has no statistics to count its values by; every other
+    // leaf does.
+    let no_statistics: Vec<&str> = text
+        .lines()
+        .filter(|line| line.contains("| no statistics |"))
+        .collect();
+    assert_eq!(no_statistics.len(), Layout::ENCODED.len(), "{text}");
+    assert!(
+        no_statistics
+            .iter()
+            .all(|line| line.starts_with("| `v.metadata` |"))
+    );
 }
 
 #[test]

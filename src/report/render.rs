@@ -359,9 +359,10 @@ fn leaf_table(layout: &LayoutReport) -> Table {
                     bytes(leaf.compressed),
                     bytes(leaf.uncompressed),
                     format!("{:.1}%", leaf.compressed as f64 * 100.0 / total),
+                    // vshred writes Variant metadata without statistics.
                     leaf.nulls
                         .map(|n| count(leaf.values - n))
-                        .unwrap_or_else(|| "n/a".into()),
+                        .unwrap_or_else(|| "no statistics".into()),
                     leaf.encodings.join(" "),
                 ]
             })
