@@ -31,7 +31,7 @@ use vshred::predicate::Predicate;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
 
-use lines::PyLines;
+use lines::{ArrowItems, Lines, PyItems};
 
 create_exception!(
     vshred,
@@ -69,29 +69,40 @@ fn choice<T: FromStr<Err = vshred::Error>>(name: &str, choice: &str) -> vshred::
         .map_err(|e: vshred::Error| vshred::Error::from_message(format!("{name} {}", e.message())))
 }
 
-/// What `input` is: a path, or an iterable of JSON texts.
+/// What `input` is: a path, an Arrow array of JSON texts, or an iterable
+/// of them.
 enum Input {
     Path(PathBuf),
-    Lines(PyLines),
+    Arrow(Lines<ArrowItems>),
+    Python(Lines<PyItems>),
 }
 
 impl Input {
-    /// A `str` or `os.PathLike` is a path; any other iterable gives one
-    /// JSON text per item.
+    /// A `str` or `os.PathLike` is a path; an object with
+    /// `__arrow_c_array__` (pyarrow, polars, nanoarrow) an array whose
+    /// values are the texts; any other iterable gives one JSON text per
+    /// item.
     fn of(input: &Bound<'_, PyAny>) -> PyResult<Input> {
         if let Ok(path) = input.extract::<PathBuf>() {
             return Ok(Input::Path(path));
         }
-        PyLines::new(input)
-            .map(Input::Lines)
+        if input.hasattr("__arrow_c_array__")? {
+            let array = make_array(input.extract::<PyArrowType<ArrayData>>()?.0);
+            return ArrowItems::new(array)
+                .map(|items| Input::Arrow(Lines::new(items)))
+                .map_err(failed);
+        }
+        PyItems::new(input)
+            .map(|items| Input::Python(Lines::new(items)))
             .map_err(|_| failed("the input is a path or an iterable of JSON strings, not this"))
     }
 
-    /// Where an iterable's own exception goes (none for a path).
+    /// Where an iterable's own exception goes (none for a path or an
+    /// array).
     fn raised(&self) -> lines::Raised {
         match self {
-            Input::Path(_) => lines::Raised::default(),
-            Input::Lines(lines) => lines.raised(),
+            Input::Python(lines) => lines.items().raised(),
+            Input::Path(_) | Input::Arrow(_) => lines::Raised::default(),
         }
     }
 
@@ -105,7 +116,8 @@ impl Input {
                 let file = std::fs::File::open(&path).map_err(|e| vshred::Error::io(&path, e))?;
                 work(&mut BufReader::with_capacity(1 << 20, file)).map_err(|e| e.in_file(&path))
             }
-            Input::Lines(mut lines) => work(&mut lines),
+            Input::Arrow(mut lines) => work(&mut lines),
+            Input::Python(mut lines) => work(&mut lines),
         }
     }
 }

@@ -219,6 +219,35 @@ def test_a_key_given_twice_is_an_error_unless_the_last_is_asked_for(tmp_path):
     assert rows == [{"j": '{"a":{"b":2}}'}]
 
 
+def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
+    # Texts across several of the reader's 1 MiB blocks, and chunks.
+    texts = [json.dumps({"n": i, "s": "x" * (i % 70)}) for i in range(40_000)]
+    expected = vshred.read(_encoded(tmp_path / "from_list.parquet", texts))
+    arrays = [pa.array(texts, kind) for kind in (pa.string(), pa.large_string(), pa.string_view())]
+    arrays.append(pa.chunked_array([texts[:12_345], texts[12_345:]]))
+    for i, array in enumerate(arrays):
+        out = _encoded(tmp_path / f"from_array_{i}.parquet", array)
+        assert vshred.read(out).equals(expected), array.type
+    # An array's null or a text over two lines is an error naming its item;
+    # an array of anything but strings, an error naming its type.
+    out = tmp_path / "out.parquet"
+    with pytest.raises(vshred.VshredError, match="item 2 of the input is null"):
+        vshred.encode(pa.array(['{"a": 1}', '{"a": 2}', None]), out)
+    with pytest.raises(vshred.VshredError, match="item 1 of the input holds a line break"):
+        vshred.encode(pa.array(['{"a": 1}', '{"a":\n2}']), out)
+    with pytest.raises(vshred.VshredError, match="holds Int64, not JSON texts"):
+        vshred.encode(pa.array([1, 2]), out)
+    with pytest.raises(vshred.VshredError, match="line 2"):
+        vshred.encode(pa.array(['{"a": 1}', '{"a": ']), out)
+    assert not out.exists()
+    assert vshred.infer(pa.array(texts)) == vshred.infer(texts)
+
+
+def _encoded(path, input):
+    assert vshred.encode(input, path)["rows"] == 40_000
+    return path
+
+
 def test_bad_input_is_an_error_saying_where_and_leaves_no_file(tmp_path):
     out = tmp_path / "out.parquet"
     with pytest.raises(vshred.VshredError, match="line 2"):
