@@ -2,13 +2,13 @@
 //! gathers them a block at a time, one line each. The items come from a
 //! Python iterable (the interpreter taken back for each block, so that a
 //! generator of any length is encoded as it yields, in memory of one
-//! block) or from an Arrow string array (its values copied straight into
-//! the block: no Python object per text).
+//! block) or from an Arrow array of strings or binaries (its values copied
+//! straight into the block: no Python object per text).
 
 use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Mutex};
 
-use arrow::array::{Array, ArrayRef, AsArray, StringArrayType};
+use arrow::array::{Array, ArrayAccessor, ArrayRef, AsArray};
 use arrow::datatypes::DataType;
 use pyo3::prelude::*;
 use pyo3::types::{PyIterator, PyString};
@@ -25,13 +25,13 @@ pub trait Items {
 
 /// Appends item `i`'s text and a line break; a text that breaks its line
 /// would be read as two rows, so it is refused.
-fn push_text(block: &mut Vec<u8>, i: usize, text: &str) -> io::Result<()> {
-    if text.as_bytes().contains(&b'\n') {
+fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> io::Result<()> {
+    if text.contains(&b'\n') {
         return Err(io::Error::other(format!(
             "item {i} of the input holds a line break (each item is one JSON text on one line)"
         )));
     }
-    block.extend_from_slice(text.as_bytes());
+    block.extend_from_slice(text);
     block.push(b'\n');
     Ok(())
 }
@@ -152,15 +152,17 @@ impl Items for PyItems {
                 let text = text
                     .to_cow()
                     .map_err(|e| io::Error::other(format!("item {i} of the input: {e}")))?;
-                push_text(block, i, &text)?;
+                push_text(block, i, text.as_bytes())?;
             }
             Ok(false)
         })
     }
 }
 
-/// The values of an Arrow string array (`string`, `large_string` or
-/// `string_view`).
+/// The values of an Arrow array of strings or binaries (`string`,
+/// `large_string`, `string_view`, `binary`, `large_binary`,
+/// `binary_view`); binaries' bytes are checked as UTF-8 by the encoder,
+/// as a file's are.
 pub struct ArrowItems {
     array: ArrayRef,
     /// The next value's index.
@@ -168,14 +170,17 @@ pub struct ArrowItems {
 }
 
 impl ArrowItems {
-    /// The texts of `array`, refused unless it holds strings.
+    /// The texts of `array`, refused unless it holds strings or binaries.
     pub fn new(array: ArrayRef) -> Result<ArrowItems, String> {
         match array.data_type() {
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-                Ok(ArrowItems { array, next: 0 })
-            }
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView => Ok(ArrowItems { array, next: 0 }),
             other => Err(format!(
-                "the input array holds {other}, not JSON texts (a string array)"
+                "the input array holds {other}, not JSON texts (strings or binaries)"
             )),
         }
     }
@@ -187,14 +192,17 @@ impl Items for ArrowItems {
         match array.data_type() {
             DataType::Utf8 => fill_from(array.as_string::<i32>(), &mut self.next, block),
             DataType::LargeUtf8 => fill_from(array.as_string::<i64>(), &mut self.next, block),
-            _ => fill_from(array.as_string_view(), &mut self.next, block),
+            DataType::Utf8View => fill_from(array.as_string_view(), &mut self.next, block),
+            DataType::Binary => fill_from(array.as_binary::<i32>(), &mut self.next, block),
+            DataType::LargeBinary => fill_from(array.as_binary::<i64>(), &mut self.next, block),
+            _ => fill_from(array.as_binary_view(), &mut self.next, block),
         }
     }
 }
 
 /// [`Items::fill`] from the values of `array` from `*next` on.
-fn fill_from<'a>(
-    array: impl StringArrayType<'a>,
+fn fill_from<A: ArrayAccessor<Item: AsRef<[u8]>>>(
+    array: A,
     next: &mut usize,
     block: &mut Vec<u8>,
 ) -> io::Result<bool> {
@@ -208,7 +216,7 @@ fn fill_from<'a>(
                 "item {i} of the input is null (each item is one JSON text)"
             )));
         }
-        push_text(block, i, array.value(i))?;
+        push_text(block, i, array.value(i).as_ref())?;
         *next += 1;
     }
     Ok(false)

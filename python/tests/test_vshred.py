@@ -223,18 +223,24 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
     # Texts across several of the reader's 1 MiB blocks, and chunks.
     texts = [json.dumps({"n": i, "s": "x" * (i % 70)}) for i in range(40_000)]
     expected = vshred.read(_encoded(tmp_path / "from_list.parquet", texts))
-    arrays = [pa.array(texts, kind) for kind in (pa.string(), pa.large_string(), pa.string_view())]
+    kinds = (pa.string(), pa.large_string(), pa.string_view(), pa.binary(), pa.large_binary(),
+             pa.binary_view())
+    arrays = [pa.array(texts, kind) if kind in kinds[:3] else
+              pa.array([t.encode() for t in texts], kind) for kind in kinds]
     arrays.append(pa.chunked_array([texts[:12_345], texts[12_345:]]))
     for i, array in enumerate(arrays):
         out = _encoded(tmp_path / f"from_array_{i}.parquet", array)
         assert vshred.read(out).equals(expected), array.type
-    # An array's null or a text over two lines is an error naming its item;
-    # an array of anything but strings, an error naming its type.
+    # An array's null or a text over two lines is an error naming its item,
+    # bytes that are not UTF-8 one naming their line and byte; an array of
+    # anything but strings or binaries, an error naming its type.
     out = tmp_path / "out.parquet"
     with pytest.raises(vshred.VshredError, match="item 2 of the input is null"):
         vshred.encode(pa.array(['{"a": 1}', '{"a": 2}', None]), out)
     with pytest.raises(vshred.VshredError, match="item 1 of the input holds a line break"):
         vshred.encode(pa.array(['{"a": 1}', '{"a":\n2}']), out)
+    with pytest.raises(vshred.VshredError, match=r"line 2.*UTF-8"):
+        vshred.encode(pa.array([b'{"a": 1}', b'{"a": "\xff"}'], pa.binary()), out)
     with pytest.raises(vshred.VshredError, match="holds Int64, not JSON texts"):
         vshred.encode(pa.array([1, 2]), out)
     with pytest.raises(vshred.VshredError, match="line 2"):

@@ -65,9 +65,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``.
 
     ``input`` is a path (``str``, ``bytes`` or ``os.PathLike``) of a JSON
-    lines file, an Arrow string array (pyarrow, chunked too, or any object
-    with ``__arrow_c_array__``; its values are read without a Python object
-    each), or an iterable of JSON texts, one row each. Each row is an object whose
+    lines file, an Arrow array of strings or binaries (pyarrow, chunked too,
+    or any object with ``__arrow_c_array__``; its values are read without a
+    Python object each), or an iterable of JSON texts, one row each. Each row is an object whose
     ``variant_fields`` become Variant columns (the whole row is one Variant
     column ``v`` when none are named) and whose other fields are typed
     columns. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
