@@ -80,7 +80,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::lines::{LineTallies, Lines, Source};
-use super::pipeline::{FileLimit, write_lines};
+use super::pipeline::{FileLimit, every_line_bad, write_lines};
 use super::plan::{leaf_encodings, plan_columns};
 use super::rows::{RowEncoder, StartingNames};
 use super::{EncodeOptions, LineCounts, sample_size, write_options};
@@ -223,8 +223,9 @@ fn write_parts(
     loop {
         let mut sample = Lines::default();
         source.fill(&mut sample, sample_rows)?;
-        // Empty input still makes one (empty) file, as `encode` does.
-        if sample.is_empty() && !files.is_empty() {
+        // Empty input still makes one (empty) file, as `encode` does;
+        // input whose every line is bad makes none.
+        if sample.is_empty() && (!files.is_empty() || tallies.bad_lines() > 0) {
             break;
         }
         // The bad lines of this sample, counted as it is planned, are the
@@ -262,7 +263,7 @@ fn write_parts(
         let mut output = open_output(Output::from(&path))?;
         output.completion.count_in(complete);
         let writer = ParquetWriter::new(output, &columns, &write)?;
-        let written = write_lines(
+        let Some(written) = write_lines(
             &mut source,
             sample,
             &columns,
@@ -271,7 +272,12 @@ fn write_parts(
             limit,
             &mut tallies,
             progress,
-        )?;
+        )?
+        else {
+            // Every line of the file was bad: it is not written, and its
+            // number goes to the next.
+            continue;
+        };
         files.push(PartReport {
             path,
             columns,
@@ -280,6 +286,9 @@ fn write_parts(
             written,
         });
         number += 1;
+    }
+    if files.is_empty() {
+        return Err(every_line_bad(&tallies));
     }
     Ok(DatasetReport {
         files,

@@ -26,7 +26,7 @@ use crate::parquet::{ColumnSpec, ParquetWriter, WriteOptions, WriteSummary, open
 use crate::shred::ShreddingSchema;
 use crate::variant::DuplicateKeys;
 use lines::{LineTallies, Lines, Source};
-use pipeline::{FileLimit, write_lines};
+use pipeline::{FileLimit, every_line_bad, write_lines};
 use plan::{leaf_encodings, plan_columns};
 use rows::column_name;
 
@@ -228,7 +228,8 @@ pub fn encode(
         FileLimit::default(),
         &mut tallies,
         progress,
-    )?;
+    )?
+    .ok_or_else(|| every_line_bad(&tallies))?;
     Ok(EncodeReport {
         columns: plan.columns,
         lines: tallies.counts(),

@@ -28,7 +28,9 @@ pub(super) struct FileLimit {
 type Encoded = Result<(RecordBatch, LineTallies)>;
 
 /// Writes `first` and then lines of `source` into `writer` until `limit`
-/// or the end of the input, and finishes the file.
+/// or the end of the input, and finishes the file; or, when lines were
+/// read and every one was bad (and skipped), drops it, so that no file
+/// appears, and returns `None`.
 ///
 /// Batches of lines are encoded on one thread per core, round-robin, and
 /// written (Parquet encoding, compression) on one more, in input order;
@@ -56,13 +58,15 @@ pub(super) fn write_lines(
     limit: FileLimit,
     tallies: &mut LineTallies,
     progress: &mut dyn FnMut(u64),
-) -> Result<WriteSummary> {
+) -> Result<Option<WriteSummary>> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let schema = writer.schema().clone();
     let threads = crate::parquet::cores();
     let names = RowEncoder::starting_names(&first, columns, options);
     let batch_rows = options.batch_rows.max(1);
     let mut rows_left = limit.rows.map(|r| r.saturating_sub(first.len() as u64));
+    // The first lines are read before any others: none means no input.
+    let read_lines = !first.is_empty();
     let skip = tallies.skip;
     // Set by the writer when the file is full: this thread stops reading.
     let full = &AtomicBool::new(false);
@@ -199,22 +203,28 @@ pub(super) fn write_lines(
         Ok::<_, Error>((writer, counted, count, rows, forwarded, reused))
     })?;
     tallies.merge(counted);
-    let whole_input = limit.rows.is_none() && limit.bytes.is_none();
-    if whole_input && rows == 0 && tallies.bad_lines() > 0 {
-        // Not an empty file in place of what was at the path: all lines
-        // bad is an input given for the output, or the wrong input.
-        let counts = tallies.counts();
-        return Err(Error::new(
-            ErrorKind::Json,
-            format!(
-                "every line is bad ({} skipped); the first: {}",
-                counts.bad_lines,
-                counts.first_bad_line.unwrap_or_default()
-            ),
-        ));
-    }
     // Batches read past the end of the file go back, in order.
     forwarded.drain(..count - reused);
     source.put_back(forwarded);
-    writer.finish()
+    if read_lines && rows == 0 {
+        // Dropped, the file is removed: an empty file in place of what was
+        // at the path, or among a dataset's, would say the lines were
+        // read when not one of them was.
+        return Ok(None);
+    }
+    writer.finish().map(Some)
+}
+
+/// The error of an input whose every line is bad (and was skipped): it is
+/// an input given for the output, or the wrong input.
+pub(super) fn every_line_bad(tallies: &LineTallies) -> Error {
+    let counts = tallies.counts();
+    Error::new(
+        ErrorKind::Json,
+        format!(
+            "every line is bad ({} skipped); the first: {}",
+            counts.bad_lines,
+            counts.first_bad_line.unwrap_or_default()
+        ),
+    )
 }

@@ -278,6 +278,49 @@ fn a_failed_run_leaves_the_complete_files_and_counts_them() {
     assert_eq!(cat(dir.path(), "out"), first_six);
 }
 
+/// With `--skip-bad-lines`, lines that are all bad make no file: between
+/// good ones they leave no empty file in the dataset (the numbers run on),
+/// and as the whole input they are an error, as for one file.
+#[test]
+fn lines_that_are_all_bad_make_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(9, &[4, 5, 6])).unwrap();
+    let args = [
+        "encode",
+        "in.jsonl",
+        "out",
+        "--max-file-rows",
+        "3",
+        "--skip-bad-lines",
+    ];
+    let out = vshred_in(dir.path(), &args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        names(&dir.path().join("out")),
+        ["part-00000.parquet", "part-00001.parquet"]
+    );
+    let good: String = [1, 2, 3, 7, 8, 9]
+        .iter()
+        .map(|id| format!("{{\"v\":{{\"id\":{id}}}}}\n"))
+        .collect();
+    assert_eq!(cat(dir.path(), "out"), good);
+
+    std::fs::write(dir.path().join("bad.jsonl"), lines(5, &[1, 2, 3, 4, 5])).unwrap();
+    let mut args = args;
+    args[1..3].copy_from_slice(&["bad.jsonl", "bad"]);
+    let out = vshred_in(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with(
+            "vshred: bad.jsonl: invalid JSON: every line is bad (5 skipped); the first: \
+             invalid JSON at row 0, line 1,"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(names(&dir.path().join("bad")), Vec::<String>::new());
+}
+
 /// SIGTERM while the second file is being written: the first stays, the
 /// second's temporary file goes, and stderr says what is left.
 #[test]
