@@ -54,9 +54,13 @@ pub enum ErrorKind {
     Path,
     /// A shredding schema that is malformed or does not fit the data.
     Schema,
-    /// A value that is valid but exceeds what was asked for or can be built,
-    /// e.g. a decimal with more than 38 digits.
+    /// A value that is valid but exceeds what can be built, e.g. a decimal
+    /// with more than 38 digits.
     OutOfRange,
+    /// A value that a strict `variant_get` cannot convert to the type asked
+    /// for: of another type (`"x"` as `int64`), or out of its range (`300`
+    /// as `int8`).
+    Conversion,
     /// Files of one dataset that disagree on what a column is (an `int64`
     /// column in one, a `string` one in another).
     Incompatible,
@@ -255,6 +259,7 @@ impl fmt::Display for Error {
             ErrorKind::Path => "invalid path",
             ErrorKind::Schema => "invalid shredding schema",
             ErrorKind::OutOfRange => "out of range",
+            ErrorKind::Conversion => "conversion failed",
             ErrorKind::Incompatible => "incompatible files",
             ErrorKind::AmbiguousColumn => "several Variant columns",
         };

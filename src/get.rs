@@ -78,7 +78,7 @@ pub fn variant_get(
     let segments = path.segments();
     let failed = |row: usize, v: &VariantRef<'_>| {
         Error::new(
-            ErrorKind::OutOfRange,
+            ErrorKind::Conversion,
             format!(
                 "{path}: {} does not convert to {}",
                 crate::json::variant_to_json_string(v),
@@ -331,7 +331,7 @@ fn list_get(
 /// A value at `path` in `row` that is not `what` the type asks for.
 fn not_of_type(path: &VariantPath, what: &str, as_type: &ShreddingSchema, row: usize) -> Error {
     Error::new(
-        ErrorKind::OutOfRange,
+        ErrorKind::Conversion,
         format!(
             "{path}: the value is not {what}, so does not convert to {}",
             as_type.type_name()

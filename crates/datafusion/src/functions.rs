@@ -55,10 +55,15 @@ pub static VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
 pub static TRY_VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
     LazyLock::new(|| Arc::new(ScalarUDF::from(VariantGet::new(false))));
 
-/// The core error as DataFusion's, its message kept, with the setting
-/// that is the way out where there is one.
+/// The core error as DataFusion's, its message kept, with the way out
+/// where there is one (a setting, or `try_variant_get`).
 pub(crate) fn external(e: vshred::Error) -> DataFusionError {
-    let e = match hint(e.kind()) {
+    let way_out = match e.kind() {
+        // As Spark says of a Variant cast that fails.
+        vshred::ErrorKind::Conversion => Some("try_variant_get gives null instead"),
+        kind => hint(kind),
+    };
+    let e = match way_out {
         Some(hint) => e.with_hint(hint),
         None => e,
     };

@@ -732,7 +732,8 @@ async fn errors_name_the_files_row_or_none() {
     assert_eq!(
         vshred_datafusion::functions::error_message(&scanned),
         format!(
-            "{}: out of range at row 10000: $.x: \"abc\" does not convert to int32",
+            "{}: conversion failed at row 10000: $.x: \"abc\" does not convert to int32 \
+             (try_variant_get gives null instead)",
             path.display()
         )
     );
@@ -743,7 +744,8 @@ async fn errors_name_the_files_row_or_none() {
     .await;
     assert_eq!(
         vshred_datafusion::functions::error_message(&computed),
-        "out of range: $.x: \"abc\" does not convert to int32"
+        "conversion failed: $.x: \"abc\" does not convert to int32 (try_variant_get gives null \
+         instead)"
     );
 }
 
