@@ -79,7 +79,7 @@ enum Input {
 
 impl Input {
     /// A `str` or `os.PathLike` is a path; an object with
-    /// `__arrow_c_array__` (pyarrow, polars, nanoarrow) an array whose
+    /// `__arrow_c_array__` (a pyarrow or nanoarrow array) an array whose
     /// values are the texts; any other iterable gives one JSON text per
     /// item.
     fn of(input: &Bound<'_, PyAny>) -> PyResult<Input> {
