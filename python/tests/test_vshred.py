@@ -220,6 +220,7 @@ def test_a_key_given_twice_is_an_error_unless_the_last_is_asked_for(tmp_path):
 
 
 def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
+    pl = pytest.importorskip("polars")
     # Texts across several of the reader's 1 MiB blocks, and chunks.
     texts = [json.dumps({"n": i, "s": "x" * (i % 70)}) for i in range(40_000)]
     expected = vshred.read(_encoded(tmp_path / "from_list.parquet", texts))
@@ -228,9 +229,10 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
     arrays = [pa.array(texts, kind) if kind in kinds[:3] else
               pa.array([t.encode() for t in texts], kind) for kind in kinds]
     arrays.append(pa.chunked_array([texts[:12_345], texts[12_345:]]))
+    arrays.append(pl.Series(texts))  # an Arrow stream, string_view
     for i, array in enumerate(arrays):
         out = _encoded(tmp_path / f"from_array_{i}.parquet", array)
-        assert vshred.read(out).equals(expected), array.type
+        assert vshred.read(out).equals(expected), type(array)
     # An array's null or a text over two lines is an error naming its item,
     # bytes that are not UTF-8 one naming their line and byte; an array of
     # anything but strings or binaries, an error naming its type.
@@ -243,6 +245,8 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
         vshred.encode(pa.array([b'{"a": 1}', b'{"a": "\xff"}'], pa.binary()), out)
     with pytest.raises(vshred.VshredError, match="holds Int64, not JSON texts"):
         vshred.encode(pa.array([1, 2]), out)
+    with pytest.raises(vshred.VshredError, match="holds Struct.*, not JSON texts"):
+        vshred.encode(pl.DataFrame({"j": texts[:2]}), out)
     with pytest.raises(vshred.VshredError, match="line 2"):
         vshred.encode(pa.array(['{"a": 1}', '{"a": ']), out)
     assert not out.exists()

@@ -35,11 +35,13 @@ def _names(names):
 
 
 def _input(input):
-    """A path as ``str``, a chunked Arrow array as one array (an array's
-    texts are read by the native module without a ``str`` each), or the
-    iterable as it is."""
+    """A path as ``str``; a chunked Arrow array, or a stream of one (a
+    polars Series), as one array, whose texts the native module reads
+    without a ``str`` each; any other iterable as it is."""
     if isinstance(input, bytes):
         return _os.fsdecode(input)
+    if not hasattr(input, "__arrow_c_array__") and hasattr(input, "__arrow_c_stream__"):
+        input = _pa.chunked_array(input)
     if isinstance(input, _pa.ChunkedArray):
         return input.combine_chunks()
     return input
@@ -65,9 +67,10 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``.
 
     ``input`` is a path (``str``, ``bytes`` or ``os.PathLike``) of a JSON
-    lines file, an Arrow array of strings or binaries (pyarrow, chunked too,
-    or any object with ``__arrow_c_array__``; its values are read without a
-    Python object each), or an iterable of JSON texts, one row each. Each row is an object whose
+    lines file, an Arrow array of strings or binaries (pyarrow's, chunked
+    too, a polars Series, any object with ``__arrow_c_array__`` or
+    ``__arrow_c_stream__``; its values are read without a Python object
+    each), or an iterable of JSON texts, one row each. Each row is an object whose
     ``variant_fields`` become Variant columns (the whole row is one Variant
     column ``v`` when none are named) and whose other fields are typed
     columns. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
