@@ -22,11 +22,14 @@ use arrow_pyarrow::{PyArrowType, Table};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use vshred::dataset::Dataset;
-use vshred::encode::{EncodeOptions, ShredMode, infer_columns, layout_json};
+use vshred::encode::{
+    DatasetReport, DatasetSplit, EncodeOptions, EncodeReport, ShredMode, encode_dataset,
+    infer_columns, layout_json,
+};
 use vshred::infer::InferOptions;
-use vshred::parquet::{Compression, GetRequest, Projected, Projection, ScanOptions};
+use vshred::parquet::{Compression, GetRequest, Projected, Projection, ScanOptions, WriteSummary};
 use vshred::predicate::Predicate;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
@@ -123,9 +126,9 @@ impl Input {
 }
 
 /// `count`, refused if 0, as the CLI refuses it.
-fn at_least_one(name: &str, count: Option<usize>) -> vshred::Result<Option<usize>> {
+fn at_least_one<T: Default + PartialEq>(name: &str, count: Option<T>) -> vshred::Result<Option<T>> {
     match count {
-        Some(0) => Err(vshred::Error::from_message(format!(
+        Some(n) if n == T::default() => Err(vshred::Error::from_message(format!(
             "{name} must be at least 1, not 0"
         ))),
         count => Ok(count),
@@ -155,7 +158,8 @@ fn encode_options(
     })
 }
 
-/// Encodes JSON lines into a Parquet file; returns what was written.
+/// Encodes JSON lines into a Parquet file, or into a dataset directory
+/// when a file size is given; returns what was written.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn encode<'py>(
@@ -171,10 +175,14 @@ fn encode<'py>(
     bloom_filters: Option<Vec<String>>,
     inexact: String,
     duplicates: String,
+    skip_bad_lines: bool,
+    max_file_rows: Option<u64>,
+    max_file_bytes: Option<u64>,
+    append: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::of(input)?;
     let raised = input.raised();
-    let report = py
+    let encoded = py
         .detach(move || -> vshred::Result<_> {
             let mut options =
                 encode_options(variant_fields, &shred, sample_rows, &inexact, &duplicates)?;
@@ -186,17 +194,70 @@ fn encode<'py>(
                 options.write.row_group_rows = rows;
             }
             options.bloom_filters = bloom_filters.unwrap_or_default();
-            input.read(|reader| vshred::encode::encode(reader, &output, &options, &mut |_| {}))
+            options.skip_bad_lines = skip_bad_lines;
+            let split = DatasetSplit {
+                max_file_rows: at_least_one("max_file_rows", max_file_rows)?,
+                max_file_bytes: at_least_one("max_file_bytes", max_file_bytes)?,
+                append,
+            };
+            if split.max_file_rows.is_none() && split.max_file_bytes.is_none() {
+                if append {
+                    return Err(vshred::Error::from_message(
+                        "append adds files to a dataset: give max_file_rows or max_file_bytes"
+                            .into(),
+                    ));
+                }
+                return input
+                    .read(|reader| vshred::encode::encode(reader, &output, &options, &mut |_| {}))
+                    .map(Encoded::File);
+            }
+            input
+                .read(|reader| encode_dataset(reader, &output, &options, &split, &mut |_| {}))
+                .map(Encoded::Dataset)
         })
         .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
     let written = PyDict::new(py);
-    written.set_item("rows", report.written.rows)?;
-    written.set_item("row_groups", report.written.row_groups)?;
-    written.set_item("bytes", report.written.bytes)?;
-    written.set_item("layout", layout_json(&report.columns))?;
-    written.set_item("bad_lines", report.lines.bad_lines)?;
-    written.set_item("unsampled_variant_fields", report.unsampled_variant_fields)?;
+    let (lines, unsampled) = match encoded {
+        Encoded::File(report) => {
+            set_written(&written, &report.written)?;
+            written.set_item("layout", layout_json(&report.columns))?;
+            (report.lines, report.unsampled_variant_fields)
+        }
+        Encoded::Dataset(report) => {
+            let files = PyList::empty(py);
+            for part in &report.files {
+                let file = PyDict::new(py);
+                file.set_item("path", &part.path)?;
+                set_written(&file, &part.written)?;
+                file.set_item("layout", layout_json(&part.columns))?;
+                files.append(file)?;
+            }
+            let sum = |of: fn(&WriteSummary) -> u64| -> u64 {
+                report.files.iter().map(|part| of(&part.written)).sum()
+            };
+            written.set_item("rows", sum(|w| w.rows))?;
+            written.set_item("row_groups", sum(|w| w.row_groups as u64))?;
+            written.set_item("bytes", sum(|w| w.bytes))?;
+            written.set_item("files", files)?;
+            (report.lines, report.unsampled_variant_fields)
+        }
+    };
+    written.set_item("bad_lines", lines.bad_lines)?;
+    written.set_item("unsampled_variant_fields", unsampled)?;
     Ok(written)
+}
+
+/// What [`encode`] wrote: one file, or a dataset's.
+enum Encoded {
+    File(EncodeReport),
+    Dataset(DatasetReport),
+}
+
+/// A file's `rows`, `row_groups` and `bytes` into `dict`.
+fn set_written(dict: &Bound<'_, PyDict>, written: &WriteSummary) -> PyResult<()> {
+    dict.set_item("rows", written.rows)?;
+    dict.set_item("row_groups", written.row_groups)?;
+    dict.set_item("bytes", written.bytes)
 }
 
 /// The layout the encoder would choose for the input, as JSON text.

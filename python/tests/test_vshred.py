@@ -258,6 +258,36 @@ def _encoded(path, input):
     return path
 
 
+def test_a_dataset_of_files_is_written_as_the_command_line_writes_it(tmp_path):
+    texts = [json.dumps({"id": i}) for i in range(10)]
+    texts[4] = '{"id": 4]'  # skipped
+    out = tmp_path / "events"
+    written = vshred.encode(texts, out, max_file_rows=3, skip_bad_lines=True)
+    assert written["rows"] == 9 and written["bad_lines"] == 1
+    assert [os.path.basename(f["path"]) for f in written["files"]] == [
+        "part-00000.parquet", "part-00001.parquet", "part-00002.parquet", "part-00003.parquet"]
+    assert [f["rows"] for f in written["files"]] == [3, 2, 3, 1]
+    assert sum(f["bytes"] for f in written["files"]) == written["bytes"]
+    assert written["files"][0]["layout"] == "variant"
+    assert vshred.get(out, "$.id", "int64").to_pylist() == [0, 1, 2, 3, 5, 6, 7, 8, 9]
+    # A directory that holds a dataset is refused, unless appending.
+    with pytest.raises(vshred.VshredError, match="holds a dataset already"):
+        vshred.encode(texts[:2], out, max_file_rows=3)
+    more = vshred.encode(texts[:2], out, max_file_bytes=1 << 20, append=True)
+    assert os.path.basename(more["files"][0]["path"]) == "part-00004.parquet"
+    assert len(vshred.get(out, "$.id", "int64")) == 11
+    with pytest.raises(vshred.VshredError, match="append adds files to a dataset"):
+        vshred.encode(texts, tmp_path / "one.parquet", append=True)
+    with pytest.raises(vshred.VshredError, match="max_file_bytes must be at least 1, not 0"):
+        vshred.encode(texts, tmp_path / "zero", max_file_bytes=0)
+    # Without skip_bad_lines the bad line fails the run, naming it.
+    with pytest.raises(vshred.VshredError, match="line 5"):
+        vshred.encode(texts, tmp_path / "strict", max_file_rows=3)
+    with pytest.raises(vshred.VshredError, match="every line is bad"):
+        vshred.encode(["{", "["], tmp_path / "bad.parquet", skip_bad_lines=True)
+    assert not (tmp_path / "bad.parquet").exists()
+
+
 def test_bad_input_is_an_error_saying_where_and_leaves_no_file(tmp_path):
     out = tmp_path / "out.parquet"
     with pytest.raises(vshred.VshredError, match="line 2"):

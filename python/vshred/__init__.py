@@ -63,8 +63,11 @@ def _local(source):
 
 def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
            compression="zstd", row_group_rows=None, sample_rows=None,
-           bloom_filters=None, inexact_numbers="error", duplicate_keys="error"):
-    """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``.
+           bloom_filters=None, inexact_numbers="error", duplicate_keys="error",
+           skip_bad_lines=False, max_file_rows=None, max_file_bytes=None, append=False):
+    """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``,
+    or into a dataset directory of files when ``max_file_rows`` or
+    ``max_file_bytes`` is given.
 
     ``input`` is a path (``str``, ``bytes`` or ``os.PathLike``) of a JSON
     lines file, an Arrow array of strings or binaries (pyarrow's, chunked
@@ -84,7 +87,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     ``inexact_numbers="double"`` stores the nearest double (as Spark's
     ``parse_json`` does); an object that gives a key twice, which a Variant
     cannot hold, is an error unless ``duplicate_keys="last"`` keeps the value
-    given last.
+    given last. A line that is not JSON is an error naming it, unless
+    ``skip_bad_lines`` counts and skips it (an input whose every line is bad
+    is still an error).
 
     The file is written to a temporary file and renamed into place once
     complete: a failed encode leaves no output. Returns what was written:
@@ -92,6 +97,15 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     :func:`infer` gives it), ``bad_lines`` and the
     ``unsampled_variant_fields`` (names no sampled line has, each also
     warned about: misspelt, perhaps).
+
+    With ``max_file_rows`` (lines per file) or ``max_file_bytes`` (a file
+    ends with the first batch that takes it to that size), ``output`` is a
+    directory, made if missing, of files ``part-00000.parquet``, ... that
+    each appear whole, each with a layout that fits its rows (as ``vshred
+    encode OUT_DIR --max-file-rows N`` writes them). A directory that holds
+    Parquet files already is refused unless ``append`` adds to it. The
+    result then gives ``files``, each with its ``path``, ``rows``,
+    ``row_groups``, ``bytes`` and ``layout``, in place of one ``layout``.
 
     >>> import os, tempfile
     >>> out = os.path.join(tempfile.mkdtemp(), "t.parquet")
@@ -106,8 +120,10 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     variant_fields, bloom_filters = _names(variant_fields), _names(bloom_filters)
     written = _vshred.encode(input, output, variant_fields, shred, decimal,
                              compression, row_group_rows, sample_rows,
-                             bloom_filters, inexact_numbers, duplicate_keys)
-    written["layout"] = _json.loads(written["layout"])
+                             bloom_filters, inexact_numbers, duplicate_keys,
+                             skip_bad_lines, max_file_rows, max_file_bytes, append)
+    for file in written.get("files", [written]):
+        file["layout"] = _json.loads(file["layout"])
     for name in written["unsampled_variant_fields"]:
         _warnings.warn('variant_fields: no sampled line has "%s"; its column is null '
                        "(misspelt?)" % name, stacklevel=2)
