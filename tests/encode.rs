@@ -74,6 +74,47 @@ fn the_earliest_bad_line_fails_the_run_whichever_thread_meets_it() {
 }
 
 #[test]
+fn a_bad_line_read_before_a_read_error_is_the_error_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.parquet");
+    // Past the sample (4096 lines), read whole before any is encoded.
+    let text = input(6000, &[5499]);
+    // The input fails to read after line 5500, while the batch of line
+    // 5499 is still being encoded.
+    let readable = text.lines().take(5500).map(|l| l.len() + 1).sum::<usize>();
+    let mut reader = std::io::BufReader::with_capacity(
+        64,
+        std::io::Read::chain(
+            &text.as_bytes()[..readable],
+            FailingRead("the disk went away"),
+        ),
+    );
+    let e = encode(&mut reader, &out, &options(false), &mut |_| {}).unwrap_err();
+    match e.position() {
+        Some(Position::Json { line, .. }) => assert_eq!(line, 5499, "{e}"),
+        other => panic!("no line in {e} ({other:?})"),
+    }
+    // Without the bad line, the read error is the one.
+    let text = input(6000, &[]);
+    let mut reader = std::io::BufReader::with_capacity(
+        64,
+        std::io::Read::chain(&text.as_bytes()[..readable], FailingRead("gone")),
+    );
+    let e = encode(&mut reader, &out, &options(false), &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("reading input: gone"), "{e}");
+    assert!(!out.exists(), "no partial file");
+}
+
+/// A reader that fails.
+struct FailingRead(&'static str);
+
+impl std::io::Read for FailingRead {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        Err(std::io::Error::other(self.0))
+    }
+}
+
+#[test]
 fn skipped_bad_lines_are_all_counted_and_the_earliest_named() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.parquet");

@@ -159,6 +159,9 @@ pub(super) fn write_lines(
         let read = (|| -> Result<()> {
             let mut lines = first;
             let mut sent = 0;
+            // A read error waits until the batches before it are written,
+            // so that a bad line among them is reported first.
+            let mut failed = Ok(());
             while !lines.is_empty() {
                 if sent >= threads && !take(sent - threads, &mut spare)? {
                     return Ok(());
@@ -174,7 +177,10 @@ pub(super) fn write_lines(
                 }
                 lines = spare.pop().unwrap_or_default();
                 lines.clear();
-                source.fill(&mut lines, n)?;
+                if let Err(e) = source.fill(&mut lines, n) {
+                    failed = Err(e);
+                    break;
+                }
                 if let Some(left) = &mut rows_left {
                     *left -= lines.len() as u64;
                 }
@@ -184,7 +190,7 @@ pub(super) fn write_lines(
                     return Ok(());
                 }
             }
-            Ok(())
+            failed
         })();
         // Closing the channels stops the encoders and then the writer.
         drop(encoders);
