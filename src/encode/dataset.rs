@@ -8,7 +8,8 @@
 //! (`.part-00003.parquet.XXXX.tmp`, a name that dataset readers skip) and
 //! renamed into place once complete, by the rules of
 //! [`output`](crate::output). A run that fails (a bad line, an I/O error)
-//! removes the file it was writing and keeps the complete ones, and its
+//! removes the file it was writing, and the directory if it made it and
+//! nothing is in it, and keeps the complete files, and its
 //! error says how many there are and which (`...; 3 complete files were
 //! written to out/ (part-00000.parquet to part-00002.parquet) before the
 //! failure`). The complete files are counted in the registry of unfinished
@@ -183,6 +184,7 @@ pub fn encode_dataset(
             "a file of a dataset must be allowed at least 1 row and 1 byte",
         ));
     }
+    let made = !dir.exists();
     let first_number = prepare_dir(dir, split.append)?;
     let complete = DatasetFiles::register(dir);
     write_parts(
@@ -194,7 +196,14 @@ pub fn encode_dataset(
         &complete,
         progress,
     )
-    .map_err(|e| e.with_note(&format!("{} before the failure", complete.complete())))
+    .map_err(|e| {
+        if made {
+            // Only if empty: a directory this run made and wrote nothing
+            // into goes, as one file's output does.
+            let _ = std::fs::remove_dir(dir);
+        }
+        e.with_note(&format!("{} before the failure", complete.complete()))
+    })
 }
 
 /// Writes the files, numbered from `number`, each counted in `complete`
