@@ -108,7 +108,7 @@ fn errors_are_one_line() {
             "sql",
             "SELECT variant_get(v, '$.a', 'bigint') FROM 't.parquet'",
         ],
-        r#"t.parquet: conversion failed at row 2: $.a: "three" does not convert to int64 (try_variant_get gives null instead)"#,
+        r#"t.parquet: conversion failed at row 2: $.a: "three" does not convert to int64 (try_variant_get or TRY_CAST gives null instead)"#,
     );
     fails_with(dir.path(), &["sql", "SELECT nope FROM 't.parquet'"], "nope");
     // A wrong count of arguments is the query's mistake, not a bug of

@@ -60,7 +60,7 @@ pub static TRY_VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
 pub(crate) fn external(e: vshred::Error) -> DataFusionError {
     let way_out = match e.kind() {
         // As Spark says of a Variant cast that fails.
-        vshred::ErrorKind::Conversion => Some("try_variant_get gives null instead"),
+        vshred::ErrorKind::Conversion => Some("try_variant_get or TRY_CAST gives null instead"),
         kind => hint(kind),
     };
     let e = match way_out {

@@ -733,7 +733,7 @@ async fn errors_name_the_files_row_or_none() {
         vshred_datafusion::functions::error_message(&scanned),
         format!(
             "{}: conversion failed at row 10000: $.x: \"abc\" does not convert to int32 \
-             (try_variant_get gives null instead)",
+             (try_variant_get or TRY_CAST gives null instead)",
             path.display()
         )
     );
@@ -744,8 +744,8 @@ async fn errors_name_the_files_row_or_none() {
     .await;
     assert_eq!(
         vshred_datafusion::functions::error_message(&computed),
-        "conversion failed: $.x: \"abc\" does not convert to int32 (try_variant_get gives null \
-         instead)"
+        "conversion failed: $.x: \"abc\" does not convert to int32 (try_variant_get or TRY_CAST \
+         gives null instead)"
     );
 }
 
