@@ -25,8 +25,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use vshred::dataset::Dataset;
 use vshred::encode::{
-    DatasetReport, DatasetSplit, EncodeOptions, EncodeReport, ShredMode, encode_dataset,
-    infer_columns, layout_json,
+    DatasetReport, DatasetSplit, EncodeOptions, EncodeReport, LayoutChoice, ShredMode,
+    encode_dataset, infer_columns, layout_json,
 };
 use vshred::infer::InferOptions;
 use vshred::parquet::{Compression, GetRequest, Projected, Projection, ScanOptions, WriteSummary};
@@ -60,6 +60,7 @@ fn failed_with_hint(e: vshred::Error) -> PyErr {
             failed(e.with_hint("duplicate_keys=\"last\" keeps the last value"))
         }
         vshred::ErrorKind::AmbiguousColumn => failed(e.with_hint("column=NAME chooses one")),
+        vshred::ErrorKind::Conversion => failed(e.with_hint("strict=False gives None instead")),
         _ => failed(e),
     }
 }
@@ -83,15 +84,19 @@ enum Input {
 impl Input {
     /// A `str` or `os.PathLike` is a path; an object with
     /// `__arrow_c_array__` (a pyarrow or nanoarrow array) an array whose
-    /// values are the texts; any other iterable gives one JSON text per
-    /// item.
+    /// values are the texts, and the package's wrapper of a chunked
+    /// array's chunks (`_vshred_arrow_chunks`) arrays taken in turn; any
+    /// other iterable gives one JSON text per item.
     fn of(input: &Bound<'_, PyAny>) -> PyResult<Input> {
         if let Ok(path) = input.extract::<PathBuf>() {
             return Ok(Input::Path(path));
         }
+        if let Some(chunks) = input.getattr_opt("_vshred_arrow_chunks")? {
+            return ArrowItems::of_chunks(&chunks).map(|items| Input::Arrow(Lines::new(items)));
+        }
         if input.hasattr("__arrow_c_array__")? {
             let array = make_array(input.extract::<PyArrowType<ArrayData>>()?.0);
-            return ArrowItems::new(array)
+            return ArrowItems::of_array(array)
                 .map(|items| Input::Arrow(Lines::new(items)))
                 .map_err(failed);
         }
@@ -100,12 +105,12 @@ impl Input {
             .map_err(|_| failed("the input is a path or an iterable of JSON strings, not this"))
     }
 
-    /// Where an iterable's own exception goes (none for a path or an
-    /// array).
+    /// Where an iterable's own exception goes (none for a path).
     fn raised(&self) -> lines::Raised {
         match self {
-            Input::Python(lines) => lines.items().raised(),
-            Input::Path(_) | Input::Arrow(_) => lines::Raised::default(),
+            Input::Path(_) => lines::Raised::default(),
+            Input::Arrow(lines) => lines.raised(),
+            Input::Python(lines) => lines.raised(),
         }
     }
 
@@ -230,6 +235,9 @@ fn encode<'py>(
                 file.set_item("path", &part.path)?;
                 set_written(&file, &part.written)?;
                 file.set_item("layout", layout_json(&part.columns))?;
+                let reinferred = matches!(part.layout, LayoutChoice::Reinferred { .. });
+                file.set_item("reinferred", reinferred)?;
+                file.set_item("bloom_filters_left_out", &part.bloom_filters_left_out)?;
                 files.append(file)?;
             }
             let sum = |of: fn(&WriteSummary) -> u64| -> u64 {

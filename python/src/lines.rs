@@ -2,14 +2,16 @@
 //! gathers them a block at a time, one line each. The items come from a
 //! Python iterable (the interpreter taken back for each block, so that a
 //! generator of any length is encoded as it yields, in memory of one
-//! block) or from an Arrow array of strings or binaries (its values copied
-//! straight into the block: no Python object per text).
+//! block) or from Arrow arrays of strings or binaries, one array or the
+//! chunks of a chunked one (their values copied straight into the block:
+//! no Python object per text).
 
 use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Mutex};
 
-use arrow::array::{Array, ArrayAccessor, ArrayRef, AsArray};
+use arrow::array::{Array, ArrayAccessor, ArrayData, ArrayRef, AsArray, make_array};
 use arrow::datatypes::DataType;
+use arrow_pyarrow::PyArrowType;
 use pyo3::prelude::*;
 use pyo3::types::{PyIterator, PyString};
 
@@ -20,69 +22,43 @@ const BLOCK: usize = 1 << 20;
 pub trait Items {
     /// Appends the next items to `block` with [`push_text`] until it holds
     /// [`BLOCK`] bytes or the items run out; returns whether they ran out.
-    fn fill(&mut self, block: &mut Vec<u8>) -> io::Result<bool>;
+    /// On an item's error, the items before it stay in `block`.
+    fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError>;
+}
+
+/// Why an item could not be taken, and the Python exception behind it, if
+/// one is (the iterator's own, raised again as itself).
+pub struct ItemError {
+    error: io::Error,
+    exception: Option<PyErr>,
+}
+
+impl From<io::Error> for ItemError {
+    fn from(error: io::Error) -> Self {
+        ItemError {
+            error,
+            exception: None,
+        }
+    }
+}
+
+/// The error of item `i`: `what` it is or holds.
+fn item_error(i: usize, what: &str) -> ItemError {
+    io::Error::other(format!("item {i} of the input {what}")).into()
 }
 
 /// Appends item `i`'s text and a line break; a text that breaks its line
 /// would be read as two rows, so it is refused.
-fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> io::Result<()> {
+fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError> {
     if text.contains(&b'\n') {
-        return Err(io::Error::other(format!(
-            "item {i} of the input holds a line break (each item is one JSON text on one line)"
-        )));
+        return Err(item_error(
+            i,
+            "holds a line break (each item is one JSON text on one line)",
+        ));
     }
     block.extend_from_slice(text);
     block.push(b'\n');
     Ok(())
-}
-
-/// The items of `I`, one JSON text a line.
-pub struct Lines<I> {
-    items: I,
-    block: Vec<u8>,
-    /// Bytes of `block` consumed.
-    at: usize,
-    ended: bool,
-}
-
-impl<I: Items> Lines<I> {
-    pub fn new(items: I) -> Self {
-        Lines {
-            items,
-            block: Vec::with_capacity(BLOCK),
-            at: 0,
-            ended: false,
-        }
-    }
-
-    pub fn items(&self) -> &I {
-        &self.items
-    }
-}
-
-impl<I: Items> Read for Lines<I> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<I: Items> BufRead for Lines<I> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.at == self.block.len() && !self.ended {
-            self.block.clear();
-            self.at = 0;
-            self.ended = self.items.fill(&mut self.block)?;
-        }
-        Ok(&self.block[self.at..])
-    }
-
-    fn consume(&mut self, amount: usize) {
-        self.at = (self.at + amount).min(self.block.len());
-    }
 }
 
 /// The exception the iterator raised, if it did: raised again in place of
@@ -104,10 +80,79 @@ impl Raised {
     }
 }
 
+/// The items of `I`, one JSON text a line.
+pub struct Lines<I> {
+    items: I,
+    block: Vec<u8>,
+    /// Bytes of `block` consumed.
+    at: usize,
+    ended: bool,
+    /// An item's error met after the block's earlier items: given once
+    /// they are read, so that errors come in the order of the input.
+    pending: Option<ItemError>,
+    raised: Raised,
+}
+
+impl<I: Items> Lines<I> {
+    pub fn new(items: I) -> Self {
+        Lines {
+            items,
+            block: Vec::with_capacity(BLOCK),
+            at: 0,
+            ended: false,
+            pending: None,
+            raised: Raised::default(),
+        }
+    }
+
+    /// Where an item's Python exception goes once its error is given.
+    pub fn raised(&self) -> Raised {
+        self.raised.clone()
+    }
+
+    fn give(&self, failure: ItemError) -> io::Error {
+        if let Some(exception) = failure.exception {
+            self.raised.set(exception);
+        }
+        failure.error
+    }
+}
+
+impl<I: Items> Read for Lines<I> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<I: Items> BufRead for Lines<I> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at == self.block.len() && !self.ended {
+            if let Some(failure) = self.pending.take() {
+                return Err(self.give(failure));
+            }
+            self.block.clear();
+            self.at = 0;
+            match self.items.fill(&mut self.block) {
+                Ok(ended) => self.ended = ended,
+                Err(failure) if self.block.is_empty() => return Err(self.give(failure)),
+                Err(failure) => self.pending = Some(failure),
+            }
+        }
+        Ok(&self.block[self.at..])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.at = (self.at + amount).min(self.block.len());
+    }
+}
+
 /// The items of a Python iterator, each a `str`.
 pub struct PyItems {
     iterator: Py<PyIterator>,
-    raised: Raised,
     /// Items taken so far, for errors.
     taken: usize,
 }
@@ -116,20 +161,14 @@ impl PyItems {
     pub fn new(iterable: &Bound<'_, PyAny>) -> PyResult<PyItems> {
         Ok(PyItems {
             iterator: iterable.try_iter()?.unbind(),
-            raised: Raised::default(),
             taken: 0,
         })
-    }
-
-    /// Where the iterator's exception goes, if it raises one.
-    pub fn raised(&self) -> Raised {
-        self.raised.clone()
     }
 }
 
 impl Items for PyItems {
     /// Takes the interpreter for the block.
-    fn fill(&mut self, block: &mut Vec<u8>) -> io::Result<bool> {
+    fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError> {
         Python::attach(|py| {
             let iterator = self.iterator.bind(py);
             while block.len() < BLOCK {
@@ -138,20 +177,18 @@ impl Items for PyItems {
                 };
                 let i = self.taken;
                 self.taken += 1;
-                let item = item.map_err(|e| {
-                    let error =
-                        io::Error::other(format!("item {i} of the input: the iterator raised {e}"));
-                    self.raised.set(e);
-                    error
+                let item = item.map_err(|e| ItemError {
+                    error: io::Error::other(format!(
+                        "item {i} of the input: the iterator raised {e}"
+                    )),
+                    exception: Some(e),
                 })?;
-                let text = item.cast::<PyString>().map_err(|_| {
-                    io::Error::other(format!(
-                        "item {i} of the input is not a str (each item is one JSON text)"
-                    ))
-                })?;
+                let text = item
+                    .cast::<PyString>()
+                    .map_err(|_| item_error(i, "is not a str (each item is one JSON text)"))?;
                 let text = text
                     .to_cow()
-                    .map_err(|e| io::Error::other(format!("item {i} of the input: {e}")))?;
+                    .map_err(|e| item_error(i, &format!("is not text: {e}")))?;
                 push_text(block, i, text.as_bytes())?;
             }
             Ok(false)
@@ -159,65 +196,140 @@ impl Items for PyItems {
     }
 }
 
-/// The values of an Arrow array of strings or binaries (`string`,
+/// The values of Arrow arrays of strings or binaries (`string`,
 /// `large_string`, `string_view`, `binary`, `large_binary`,
-/// `binary_view`); binaries' bytes are checked as UTF-8 by the encoder,
-/// as a file's are.
+/// `binary_view`, or a dictionary of them): one array, or the chunks of a
+/// chunked one, taken one at a time. Binaries' bytes are checked as UTF-8
+/// by the encoder, as a file's are.
 pub struct ArrowItems {
-    array: ArrayRef,
-    /// The next value's index.
+    /// The chunks not yet taken, objects with `__arrow_c_array__` (none
+    /// for one array).
+    chunks: Option<Py<PyIterator>>,
+    /// The array being read.
+    array: Option<ArrayRef>,
+    /// The index of its next value.
     next: usize,
+    /// Values of the chunks before it.
+    before: usize,
 }
 
 impl ArrowItems {
-    /// The texts of `array`, refused unless it holds strings or binaries.
-    pub fn new(array: ArrayRef) -> Result<ArrowItems, String> {
-        match array.data_type() {
+    /// The texts of `array`.
+    pub fn of_array(array: ArrayRef) -> Result<ArrowItems, String> {
+        Ok(ArrowItems {
+            chunks: None,
+            array: Some(texts(array)?),
+            next: 0,
+            before: 0,
+        })
+    }
+
+    /// The texts of the arrays `chunks` gives, in turn.
+    pub fn of_chunks(chunks: &Bound<'_, PyAny>) -> PyResult<ArrowItems> {
+        Ok(ArrowItems {
+            chunks: Some(chunks.try_iter()?.unbind()),
+            array: None,
+            next: 0,
+            before: 0,
+        })
+    }
+
+    /// The next chunk's texts, if there is one.
+    fn next_chunk(&mut self) -> Result<Option<ArrayRef>, ItemError> {
+        let Some(chunks) = &self.chunks else {
+            return Ok(None);
+        };
+        Python::attach(|py| {
+            let Some(chunk) = chunks.bind(py).clone().next() else {
+                return Ok(None);
+            };
+            let taken = chunk.and_then(|c| c.extract::<PyArrowType<ArrayData>>());
+            let data = taken.map_err(|e| ItemError {
+                error: io::Error::other(format!("a chunk of the input: {e}")),
+                exception: Some(e),
+            })?;
+            texts(make_array(data.0))
+                .map(Some)
+                .map_err(|e| io::Error::other(e).into())
+        })
+    }
+}
+
+/// `array` as texts: strings and binaries as they are, a dictionary of
+/// them as its values; anything else refused.
+fn texts(array: ArrayRef) -> Result<ArrayRef, String> {
+    let is_text = |t: &DataType| {
+        matches!(
+            t,
             DataType::Utf8
-            | DataType::LargeUtf8
-            | DataType::Utf8View
-            | DataType::Binary
-            | DataType::LargeBinary
-            | DataType::BinaryView => Ok(ArrowItems { array, next: 0 }),
-            other => Err(format!(
-                "the input array holds {other}, not JSON texts (strings or binaries)"
-            )),
+                | DataType::LargeUtf8
+                | DataType::Utf8View
+                | DataType::Binary
+                | DataType::LargeBinary
+                | DataType::BinaryView
+        )
+    };
+    match array.data_type() {
+        t if is_text(t) => Ok(array),
+        DataType::Dictionary(_, values) if is_text(values) => {
+            arrow::compute::cast(&array, values).map_err(|e| e.to_string())
         }
+        other => Err(format!(
+            "the input array holds {other}, not JSON texts (strings or binaries)"
+        )),
     }
 }
 
 impl Items for ArrowItems {
-    fn fill(&mut self, block: &mut Vec<u8>) -> io::Result<bool> {
-        let array = &self.array;
-        match array.data_type() {
-            DataType::Utf8 => fill_from(array.as_string::<i32>(), &mut self.next, block),
-            DataType::LargeUtf8 => fill_from(array.as_string::<i64>(), &mut self.next, block),
-            DataType::Utf8View => fill_from(array.as_string_view(), &mut self.next, block),
-            DataType::Binary => fill_from(array.as_binary::<i32>(), &mut self.next, block),
-            DataType::LargeBinary => fill_from(array.as_binary::<i64>(), &mut self.next, block),
-            _ => fill_from(array.as_binary_view(), &mut self.next, block),
+    fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError> {
+        while block.len() < BLOCK {
+            let Some(array) = &self.array else {
+                match self.next_chunk()? {
+                    Some(chunk) => {
+                        self.array = Some(chunk);
+                        self.next = 0;
+                        continue;
+                    }
+                    None => return Ok(true),
+                }
+            };
+            if self.next == array.len() {
+                self.before += array.len();
+                self.array = None;
+                continue;
+            }
+            let (next, before) = (&mut self.next, self.before);
+            match array.data_type() {
+                DataType::Utf8 => fill_from(array.as_string::<i32>(), next, before, block),
+                DataType::LargeUtf8 => fill_from(array.as_string::<i64>(), next, before, block),
+                DataType::Utf8View => fill_from(array.as_string_view(), next, before, block),
+                DataType::Binary => fill_from(array.as_binary::<i32>(), next, before, block),
+                DataType::LargeBinary => fill_from(array.as_binary::<i64>(), next, before, block),
+                _ => fill_from(array.as_binary_view(), next, before, block),
+            }?;
         }
+        Ok(false)
     }
 }
 
-/// [`Items::fill`] from the values of `array` from `*next` on.
+/// Appends the values of `array` from `*next` on until the block is full
+/// or the array ends; `before` values came before the array, for errors.
 fn fill_from<A: ArrayAccessor<Item: AsRef<[u8]>>>(
     array: A,
     next: &mut usize,
+    before: usize,
     block: &mut Vec<u8>,
-) -> io::Result<bool> {
-    while block.len() < BLOCK {
+) -> Result<(), ItemError> {
+    while block.len() < BLOCK && *next < array.len() {
         let i = *next;
-        if i == array.len() {
-            return Ok(true);
-        }
         if array.is_null(i) {
-            return Err(io::Error::other(format!(
-                "item {i} of the input is null (each item is one JSON text)"
-            )));
+            return Err(item_error(
+                before + i,
+                "is null (each item is one JSON text)",
+            ));
         }
-        push_text(block, i, array.value(i).as_ref())?;
+        push_text(block, before + i, array.value(i).as_ref())?;
         *next += 1;
     }
-    Ok(false)
+    Ok(())
 }

@@ -72,7 +72,8 @@ def test_get_gives_a_typed_array_and_where_keeps_its_rows(events):
     # A string does not convert to int64: null, or an error when strict.
     prices = vshred.get(events, "$.price", "int64")
     assert prices.to_pylist()[:4] == [0, None, 2, None]
-    with pytest.raises(vshred.VshredError, match=r"row 1.*\$\.price"):
+    with pytest.raises(vshred.VshredError,
+                       match=r"conversion failed at row 1.*\$\.price.*\(strict=False gives None instead\)$"):
         vshred.get(events, "$.price", "int64", strict=True)
 
 
@@ -228,8 +229,10 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
              pa.binary_view())
     arrays = [pa.array(texts, kind) if kind in kinds[:3] else
               pa.array([t.encode() for t in texts], kind) for kind in kinds]
-    arrays.append(pa.chunked_array([texts[:12_345], texts[12_345:]]))
+    arrays.append(pa.chunked_array([texts[:12_345], [], texts[12_345:]]))
     arrays.append(pl.Series(texts))  # an Arrow stream, string_view
+    arrays.append(pa.array(texts).dictionary_encode())
+    arrays.append(pa.array(["[]"] * 7 + texts + ["{}"])[7:-1])  # a slice
     for i, array in enumerate(arrays):
         out = _encoded(tmp_path / f"from_array_{i}.parquet", array)
         assert vshred.read(out).equals(expected), type(array)
@@ -239,6 +242,16 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
     out = tmp_path / "out.parquet"
     with pytest.raises(vshred.VshredError, match="item 2 of the input is null"):
         vshred.encode(pa.array(['{"a": 1}', '{"a": 2}', None]), out)
+    # Items count across chunks. The items before a null are read before
+    # its error is given, so a bad line among them (past the sample, which
+    # is read whole first) is reported first.
+    with pytest.raises(vshred.VshredError, match="item 3 of the input is null"):
+        vshred.encode(pa.chunked_array([['{"a": 1}', '{"a": 2}'], ['{"a": 3}', None]]), out)
+    late = ['{"a": 1}'] * 30_000
+    late[5_000] = '{"a":'
+    for items in (pa.array(late[:25_000] + [None]), late[:25_000] + [7]):
+        with pytest.raises(vshred.VshredError, match="line 5001, column 6"):
+            vshred.encode(items, out)
     with pytest.raises(vshred.VshredError, match="item 1 of the input holds a line break"):
         vshred.encode(pa.array(['{"a": 1}', '{"a":\n2}']), out)
     with pytest.raises(vshred.VshredError, match=r"line 2.*UTF-8"):
@@ -276,6 +289,20 @@ def test_a_dataset_of_files_is_written_as_the_command_line_writes_it(tmp_path):
     more = vshred.encode(texts[:2], out, max_file_bytes=1 << 20, append=True)
     assert os.path.basename(more["files"][0]["path"]) == "part-00004.parquet"
     assert len(vshred.get(out, "$.id", "int64")) == 11
+    # A file whose every line is bad is not written; the next takes its number.
+    skipped = vshred.encode(texts[:3] + ["{"] * 3 + texts[6:8], tmp_path / "skipped",
+                            max_file_rows=3, skip_bad_lines=True)
+    assert [os.path.basename(f["path"]) for f in skipped["files"]] == [
+        "part-00000.parquet", "part-00001.parquet"]
+    assert skipped["bad_lines"] == 3
+    # A bloom filter that a re-inferred file's layout does not shred is
+    # left out of it, and said.
+    drift = [json.dumps({"a": i}) for i in range(2000)] + [json.dumps({"b": i}) for i in range(2000)]
+    with pytest.warns(UserWarning, match='part-00001.parquet: no bloom filter for \\$\\.a'):
+        drifted = vshred.encode(drift, tmp_path / "drift", max_file_rows=2000,
+                                bloom_filters="$.a")
+    assert [f["reinferred"] for f in drifted["files"]] == [False, True]
+    assert [f["bloom_filters_left_out"] for f in drifted["files"]] == [[], ["$.a"]]
     with pytest.raises(vshred.VshredError, match="append adds files to a dataset"):
         vshred.encode(texts, tmp_path / "one.parquet", append=True)
     with pytest.raises(vshred.VshredError, match="max_file_bytes must be at least 1, not 0"):

@@ -34,16 +34,25 @@ def _names(names):
     return [names] if isinstance(names, str) else names
 
 
+class _ArrowChunks:
+    """The chunks of a chunked Arrow array, which the native module reads
+    one at a time (combined, strings past 2 GiB would overflow)."""
+
+    def __init__(self, chunks):
+        self._vshred_arrow_chunks = chunks
+
+
 def _input(input):
     """A path as ``str``; a chunked Arrow array, or a stream of one (a
-    polars Series), as one array, whose texts the native module reads
-    without a ``str`` each; any other iterable as it is."""
+    polars Series), as its chunks, whose texts the native module reads
+    without a ``str`` each, as it reads an array's; any other iterable as
+    it is."""
     if isinstance(input, bytes):
         return _os.fsdecode(input)
     if not hasattr(input, "__arrow_c_array__") and hasattr(input, "__arrow_c_stream__"):
         input = _pa.chunked_array(input)
     if isinstance(input, _pa.ChunkedArray):
-        return input.combine_chunks()
+        return _ArrowChunks(input.chunks)
     return input
 
 
@@ -105,7 +114,10 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     encode OUT_DIR --max-file-rows N`` writes them). A directory that holds
     Parquet files already is refused unless ``append`` adds to it. The
     result then gives ``files``, each with its ``path``, ``rows``,
-    ``row_groups``, ``bytes`` and ``layout``, in place of one ``layout``.
+    ``row_groups``, ``bytes``, ``layout``, whether the layout was
+    ``reinferred`` for it, and the ``bloom_filters_left_out`` of it (paths
+    its layout does not shred, each also warned about), in place of one
+    ``layout``.
 
     >>> import os, tempfile
     >>> out = os.path.join(tempfile.mkdtemp(), "t.parquet")
@@ -124,6 +136,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
                              skip_bad_lines, max_file_rows, max_file_bytes, append)
     for file in written.get("files", [written]):
         file["layout"] = _json.loads(file["layout"])
+        for path in file.get("bloom_filters_left_out", []):
+            _warnings.warn("%s: no bloom filter for %s: its layout does not shred it"
+                           % (_os.path.basename(file["path"]), path), stacklevel=2)
     for name in written["unsampled_variant_fields"]:
         _warnings.warn('variant_fields: no sampled line has "%s"; its column is null '
                        "(misspelt?)" % name, stacklevel=2)
