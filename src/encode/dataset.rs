@@ -184,8 +184,7 @@ pub fn encode_dataset(
             "a file of a dataset must be allowed at least 1 row and 1 byte",
         ));
     }
-    let made = !dir.exists();
-    let first_number = prepare_dir(dir, split.append)?;
+    let (first_number, made) = prepare_dir(dir, split.append)?;
     let complete = DatasetFiles::register(dir);
     write_parts(
         input,
@@ -307,8 +306,9 @@ fn write_parts(
 }
 
 /// Makes `dir` if missing, refuses it if it holds Parquet files already
-/// (unless appending), and returns the number of its first new file.
-fn prepare_dir(dir: &Path, append: bool) -> Result<u64> {
+/// (unless appending), and returns the number of its first new file and
+/// whether it made `dir`.
+fn prepare_dir(dir: &Path, append: bool) -> Result<(u64, bool)> {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
@@ -320,12 +320,13 @@ fn prepare_dir(dir: &Path, append: bool) -> Result<u64> {
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+            return Ok((0, true));
         }
         Err(e) => return Err(Error::io(dir, e)),
     }
     let existing = crate::dataset::parquet_files_beneath(dir)?;
     let Some(example) = existing.first() else {
-        return Ok(0);
+        return Ok((0, false));
     };
     if !append {
         let plural = if existing.len() == 1 { "" } else { "s" };
@@ -347,7 +348,7 @@ fn prepare_dir(dir: &Path, append: bool) -> Result<u64> {
             next = next.max(n + 1);
         }
     }
-    Ok(next)
+    Ok((next, false))
 }
 
 /// `N` of a file named `part-N.parquet` (digits only).
