@@ -58,12 +58,7 @@ pub static TRY_VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
 /// The core error as DataFusion's, its message kept, with the way out
 /// where there is one (a setting, or `try_variant_get`).
 pub(crate) fn external(e: vshred::Error) -> DataFusionError {
-    let way_out = match e.kind() {
-        // As Spark says of a Variant cast that fails.
-        vshred::ErrorKind::Conversion => Some("try_variant_get or TRY_CAST gives null instead"),
-        kind => hint(kind),
-    };
-    let e = match way_out {
+    let e = match hint(e.kind()) {
         Some(hint) => e.with_hint(hint),
         None => e,
     };

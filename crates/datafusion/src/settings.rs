@@ -89,9 +89,11 @@ impl VshredSettings {
     }
 }
 
-/// The setting that is the way out of a core error, where there is one.
+/// The way out of a core error, where there is one: a setting, or, for a
+/// Variant cast that fails, the function that gives null (as Spark says).
 pub(crate) fn hint(kind: vshred::ErrorKind) -> Option<&'static str> {
     match kind {
+        vshred::ErrorKind::Conversion => Some("try_variant_get or TRY_CAST gives null instead"),
         vshred::ErrorKind::InexactNumber => {
             Some("SET vshred.inexact_numbers = 'double' stores the nearest double")
         }
