@@ -189,12 +189,13 @@ impl TypedValues {
     pub fn of_leaves<'a>(leaves: impl IntoIterator<Item = &'a LeafSize>) -> Option<TypedValues> {
         let mut values = TypedValues::default();
         for leaf in leaves {
-            match leaf.path.last().map(String::as_str) {
-                Some("typed_value") => values.typed += leaf.values - leaf.nulls?,
-                Some("value") => values.residual += leaf.values - leaf.nulls?,
+            let count = match leaf.path.last().map(String::as_str) {
+                Some("typed_value") => &mut values.typed,
+                Some("value") => &mut values.residual,
                 // `metadata` leaves are written without statistics.
-                _ => {}
-            }
+                _ => continue,
+            };
+            *count += leaf.values - leaf.nulls?;
         }
         Some(values)
     }
