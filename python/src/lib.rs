@@ -34,7 +34,7 @@ use vshred::predicate::Predicate;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
 
-use lines::{ArrowItems, Lines, PyItems};
+use lines::{ArrowItems, Items, Lines, PyItems};
 
 create_exception!(
     vshred,
@@ -73,12 +73,11 @@ fn choice<T: FromStr<Err = vshred::Error>>(name: &str, choice: &str) -> vshred::
         .map_err(|e: vshred::Error| vshred::Error::from_message(format!("{name} {}", e.message())))
 }
 
-/// What `input` is: a path, an Arrow array of JSON texts, or an iterable
-/// of them.
+/// What `input` is: a path, or JSON texts given one per item (by an Arrow
+/// array or a Python iterable).
 enum Input {
     Path(PathBuf),
-    Arrow(Lines<ArrowItems>),
-    Python(Lines<PyItems>),
+    Items(Lines<Box<dyn Items + Send>>),
 }
 
 impl Input {
@@ -91,26 +90,25 @@ impl Input {
         if let Ok(path) = input.extract::<PathBuf>() {
             return Ok(Input::Path(path));
         }
-        if let Some(chunks) = input.getattr_opt("_vshred_arrow_chunks")? {
-            return ArrowItems::of_chunks(&chunks).map(|items| Input::Arrow(Lines::new(items)));
-        }
-        if input.hasattr("__arrow_c_array__")? {
-            let array = make_array(input.extract::<PyArrowType<ArrayData>>()?.0);
-            return ArrowItems::of_array(array)
-                .map(|items| Input::Arrow(Lines::new(items)))
-                .map_err(failed);
-        }
-        PyItems::new(input)
-            .map(|items| Input::Python(Lines::new(items)))
-            .map_err(|_| failed("the input is a path or an iterable of JSON strings, not this"))
+        let items: Box<dyn Items + Send> =
+            if let Some(chunks) = input.getattr_opt("_vshred_arrow_chunks")? {
+                Box::new(ArrowItems::of_chunks(&chunks)?)
+            } else if input.hasattr("__arrow_c_array__")? {
+                let array = make_array(input.extract::<PyArrowType<ArrayData>>()?.0);
+                Box::new(ArrowItems::of_array(array).map_err(failed)?)
+            } else {
+                Box::new(PyItems::new(input).map_err(|_| {
+                    failed("the input is a path or an iterable of JSON strings, not this")
+                })?)
+            };
+        Ok(Input::Items(Lines::new(items)))
     }
 
     /// Where an iterable's own exception goes (none for a path).
     fn raised(&self) -> lines::Raised {
         match self {
             Input::Path(_) => lines::Raised::default(),
-            Input::Arrow(lines) => lines.raised(),
-            Input::Python(lines) => lines.raised(),
+            Input::Items(lines) => lines.raised(),
         }
     }
 
@@ -124,8 +122,7 @@ impl Input {
                 let file = std::fs::File::open(&path).map_err(|e| vshred::Error::io(&path, e))?;
                 work(&mut BufReader::with_capacity(1 << 20, file)).map_err(|e| e.in_file(&path))
             }
-            Input::Arrow(mut lines) => work(&mut lines),
-            Input::Python(mut lines) => work(&mut lines),
+            Input::Items(mut lines) => work(&mut lines),
         }
     }
 }

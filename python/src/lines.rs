@@ -26,6 +26,12 @@ pub trait Items {
     fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError>;
 }
 
+impl<I: Items + ?Sized> Items for Box<I> {
+    fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError> {
+        (**self).fill(block)
+    }
+}
+
 /// Why an item could not be taken, and the Python exception behind it, if
 /// one is (the iterator's own, raised again as itself).
 pub struct ItemError {
