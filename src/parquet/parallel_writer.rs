@@ -243,46 +243,125 @@ mod tests {
     use std::sync::Arc;
 
     use ::parquet::file::properties::WriterProperties;
-    use arrow::array::{ArrayRef, Int64Array, StringArray, StructArray};
+    use arrow::array::{
+        Array, ArrayRef, Int32Array, Int64Array, Int64Builder, LargeListArray, ListBuilder,
+        MapBuilder, StringArray, StringBuilder, StructArray,
+    };
+    use arrow::buffer::{NullBuffer, OffsetBuffer};
     use arrow::datatypes::{DataType, Field, Fields, Schema};
 
     use super::*;
 
-    /// Batches of a nested column, some of them across row group limits.
+    /// A column of nested structs, lists of structs and a map, with nulls
+    /// at every level.
+    fn nested_schema() -> SchemaRef {
+        let point = Fields::from(vec![
+            Field::new("x", DataType::Int32, true),
+            Field::new("y", DataType::Utf8, true),
+        ]);
+        let inner = Fields::from(vec![Field::new(
+            "points",
+            DataType::LargeList(Arc::new(Field::new("item", DataType::Struct(point), true))),
+            true,
+        )]);
+        let map = MapBuilder::new(None, StringBuilder::new(), Int64Builder::new())
+            .finish()
+            .data_type()
+            .clone();
+        let fields = Fields::from(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("name", DataType::Utf8, true),
+            Field::new_list("tags", Field::new_list_field(DataType::Utf8, true), true),
+            Field::new("counts", map, true),
+            Field::new("inner", DataType::Struct(inner), true),
+        ]);
+        Arc::new(Schema::new(vec![Field::new(
+            "s",
+            DataType::Struct(fields),
+            true,
+        )]))
+    }
+
+    /// Batches of [`nested_schema`], some of them across row group limits.
     fn batches(schema: &SchemaRef) -> Vec<RecordBatch> {
         [5000, 1, 2500, 7000, 0, 3000]
             .into_iter()
             .enumerate()
             .map(|(b, rows)| {
                 let n = |i: usize| (b * 10_000 + i) as i64;
-                let ids = Int64Array::from_iter((0..rows).map(|i| (i % 7 != 0).then(|| n(i))));
+                let some = |i: usize, every: usize| !(n(i) as usize).is_multiple_of(every);
+                let ids = Int64Array::from_iter((0..rows).map(|i| some(i, 7).then(|| n(i))));
                 let names = StringArray::from_iter(
-                    (0..rows).map(|i| (i % 5 != 0).then(|| format!("name {}", n(i) % 97))),
+                    (0..rows).map(|i| some(i, 5).then(|| format!("name {}", n(i) % 97))),
                 );
+                let mut tags = ListBuilder::new(StringBuilder::new());
+                let mut counts = MapBuilder::new(None, StringBuilder::new(), Int64Builder::new());
+                for i in 0..rows {
+                    for t in 0..n(i) % 4 {
+                        tags.values()
+                            .append_option(some(i + t as usize, 3).then(|| format!("t{t}")));
+                        counts.keys().append_value(format!("k{t}"));
+                        counts.values().append_option(some(i, 2).then_some(t));
+                    }
+                    tags.append(some(i, 9));
+                    counts.append(some(i, 6)).unwrap();
+                }
                 let DataType::Struct(fields) = schema.field(0).data_type() else {
                     unreachable!()
                 };
-                let inner = StructArray::new(
-                    fields.clone(),
-                    vec![Arc::new(ids) as ArrayRef, Arc::new(names)],
-                    None,
+                let DataType::Struct(inner_fields) = fields[4].data_type() else {
+                    unreachable!()
+                };
+                let DataType::LargeList(point) = inner_fields[0].data_type() else {
+                    unreachable!()
+                };
+                let DataType::Struct(point_fields) = point.data_type() else {
+                    unreachable!()
+                };
+                let lengths: Vec<usize> = (0..rows).map(|i| n(i) as usize % 3).collect();
+                let points = lengths.iter().sum::<usize>();
+                let point_values = StructArray::new(
+                    point_fields.clone(),
+                    vec![
+                        Arc::new(Int32Array::from_iter(
+                            (0..points).map(|p| some(p, 4).then_some(p as i32)),
+                        )),
+                        Arc::new(StringArray::from_iter(
+                            (0..points).map(|p| some(p, 3).then(|| format!("y{}", p % 10))),
+                        )),
+                    ],
+                    Some(NullBuffer::from_iter((0..points).map(|p| some(p, 8)))),
                 );
-                RecordBatch::try_new(schema.clone(), vec![Arc::new(inner)]).unwrap()
+                let points = LargeListArray::new(
+                    point.clone(),
+                    OffsetBuffer::from_lengths(lengths),
+                    Arc::new(point_values),
+                    Some(NullBuffer::from_iter((0..rows).map(|i| some(i, 10)))),
+                );
+                let inner = StructArray::new(
+                    inner_fields.clone(),
+                    vec![Arc::new(points) as ArrayRef],
+                    Some(NullBuffer::from_iter((0..rows).map(|i| some(i, 11)))),
+                );
+                let column = StructArray::new(
+                    fields.clone(),
+                    vec![
+                        Arc::new(ids) as ArrayRef,
+                        Arc::new(names),
+                        Arc::new(tags.finish()),
+                        Arc::new(counts.finish()),
+                        Arc::new(inner),
+                    ],
+                    Some(NullBuffer::from_iter((0..rows).map(|i| some(i, 13)))),
+                );
+                RecordBatch::try_new(schema.clone(), vec![Arc::new(column)]).unwrap()
             })
             .collect()
     }
 
     #[test]
     fn files_are_the_same_bytes_as_the_arrow_writers_on_any_number_of_threads() {
-        let fields = Fields::from(vec![
-            Field::new("id", DataType::Int64, true),
-            Field::new("name", DataType::Utf8, true),
-        ]);
-        let schema = Arc::new(Schema::new(vec![Field::new(
-            "s",
-            DataType::Struct(fields),
-            false,
-        )]));
+        let schema = nested_schema();
         let properties = || {
             WriterProperties::builder()
                 .set_max_row_group_row_count(Some(4096))
@@ -304,6 +383,7 @@ mod tests {
             }
             let metadata = writer.finish().unwrap();
             assert_eq!(metadata.num_row_groups(), 5); // 17,501 rows
+            assert_eq!(metadata.file_metadata().schema_descr().num_columns(), 7);
             assert_eq!(writer.file.inner(), &expected, "{threads} threads");
         }
     }
