@@ -161,6 +161,17 @@ impl Error {
         Error::new(ErrorKind::InvalidVariant, message).at(Position::Variant { part, byte })
     }
 
+    /// An error of the input's reader: the reader's own account, if it gave
+    /// one (a reader of items, not bytes, names the item that is not a JSON
+    /// text), else an I/O error.
+    #[cold]
+    pub(crate) fn reading_input(e: std::io::Error) -> Error {
+        match e.downcast::<Error>() {
+            Ok(own) => own,
+            Err(e) => Error::new(ErrorKind::Io, format!("reading input: {e}")).with_source(e),
+        }
+    }
+
     /// An error about how the library was asked to work, for tools built on
     /// it.
     #[cold]
@@ -383,6 +394,22 @@ mod tests {
             err.with_row(4).to_string(),
             "invalid JSON at row 4, line 2, column 8 (byte 9): expected a value"
         );
+    }
+
+    #[test]
+    fn a_readers_own_error_is_given_back_as_it_is_and_any_other_is_an_io_error() {
+        let own = Error::from_message("item 2 of the input is null".into());
+        let given = Error::reading_input(std::io::Error::other(own));
+        assert_eq!(given.kind(), ErrorKind::Usage);
+        assert_eq!(
+            given.to_string(),
+            "invalid arguments: item 2 of the input is null"
+        );
+        let other = Error::reading_input(std::io::Error::other("disk on fire"));
+        assert_eq!(other.kind(), ErrorKind::Io);
+        assert_eq!(other.to_string(), "I/O error: reading input: disk on fire");
+        let source = std::error::Error::source(&other).expect("the reader's error");
+        assert_eq!(source.to_string(), "disk on fire");
     }
 
     #[test]

@@ -48,9 +48,14 @@ impl From<io::Error> for ItemError {
     }
 }
 
-/// The error of item `i`: `what` it is or holds.
+/// The error of item `i`: `what` it is or holds. The input was not what
+/// encode takes, JSON texts: a usage error, given through the reader as
+/// the core's own error, which the core gives back as it is.
 fn item_error(i: usize, what: &str) -> ItemError {
-    io::Error::other(format!("item {i} of the input {what}")).into()
+    io::Error::other(vshred::Error::from_message(format!(
+        "item {i} of the input {what}"
+    )))
+    .into()
 }
 
 /// Appends item `i`'s text and a line break; a text that breaks its line

@@ -240,7 +240,7 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
     # bytes that are not UTF-8 one naming their line and byte; an array of
     # anything but strings or binaries, an error naming its type.
     out = tmp_path / "out.parquet"
-    with pytest.raises(vshred.VshredError, match="item 2 of the input is null"):
+    with pytest.raises(vshred.VshredError, match="^invalid arguments: item 2 of the input is null"):
         vshred.encode(pa.array(['{"a": 1}', '{"a": 2}', None]), out)
     # Items count across chunks. The items before a null are read before
     # its error is given, so a bad line among them (past the sample, which
@@ -252,7 +252,8 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
     for items in (pa.array(late[:25_000] + [None]), late[:25_000] + [7]):
         with pytest.raises(vshred.VshredError, match="line 5001, column 6"):
             vshred.encode(items, out)
-    with pytest.raises(vshred.VshredError, match="item 1 of the input holds a line break"):
+    with pytest.raises(vshred.VshredError,
+                       match="^invalid arguments: item 1 of the input holds a line break"):
         vshred.encode(pa.array(['{"a": 1}', '{"a":\n2}']), out)
     with pytest.raises(vshred.VshredError, match=r"line 2.*UTF-8"):
         vshred.encode(pa.array([b'{"a": 1}', b'{"a": "\xff"}'], pa.binary()), out)

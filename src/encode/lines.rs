@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::io::BufRead;
 
 use super::LineCounts;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::json::UTF8_BOM;
 
 /// A line held in [`Lines`].
@@ -135,7 +135,7 @@ impl<'r> LineReader<'r> {
             let read = self
                 .input
                 .read_until(b'\n', &mut batch.text)
-                .map_err(|e| Error::new(ErrorKind::Io, format!("reading input: {e}")))?;
+                .map_err(Error::reading_input)?;
             if read == 0 {
                 break;
             }
