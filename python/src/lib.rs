@@ -127,21 +127,25 @@ impl Input {
     }
 }
 
-/// `count`, refused if 0, as the CLI refuses it.
-fn at_least_one<T: Default + PartialEq>(name: &str, count: Option<T>) -> vshred::Result<Option<T>> {
-    match count {
-        Some(n) if n == T::default() => Err(vshred::Error::from_message(format!(
-            "{name} must be at least 1, not 0"
-        ))),
-        count => Ok(count),
-    }
+/// The count argument `name`, refused below 1 as the CLI refuses it. Taken
+/// as any Python int: as an unsigned one, a negative count was an
+/// `OverflowError` that named no argument.
+fn at_least_one<T: TryFrom<i64>>(name: &str, count: Option<i64>) -> vshred::Result<Option<T>> {
+    count
+        .map(|n| match T::try_from(n) {
+            Ok(count) if n >= 1 => Ok(count),
+            _ => Err(vshred::Error::from_message(format!(
+                "{name} must be a whole number from 1, not {n}"
+            ))),
+        })
+        .transpose()
 }
 
 /// The encoder's options from the Python arguments.
 fn encode_options(
     variant_fields: Option<Vec<String>>,
     shred: &str,
-    sample_rows: Option<usize>,
+    sample_rows: Option<i64>,
     inexact: &str,
     duplicates: &str,
 ) -> vshred::Result<EncodeOptions> {
@@ -172,14 +176,14 @@ fn encode<'py>(
     shred: String,
     decimal: String,
     compression: String,
-    row_group_rows: Option<usize>,
-    sample_rows: Option<usize>,
+    row_group_rows: Option<i64>,
+    sample_rows: Option<i64>,
     bloom_filters: Option<Vec<String>>,
     inexact: String,
     duplicates: String,
     skip_bad_lines: bool,
-    max_file_rows: Option<u64>,
-    max_file_bytes: Option<u64>,
+    max_file_rows: Option<i64>,
+    max_file_bytes: Option<i64>,
     append: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::of(input)?;
@@ -272,7 +276,7 @@ fn infer(
     input: &Bound<'_, PyAny>,
     variant_fields: Option<Vec<String>>,
     shred: String,
-    sample_rows: Option<usize>,
+    sample_rows: Option<i64>,
     inexact: String,
     duplicates: String,
 ) -> PyResult<String> {

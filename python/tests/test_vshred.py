@@ -306,8 +306,11 @@ def test_a_dataset_of_files_is_written_as_the_command_line_writes_it(tmp_path):
     assert [f["bloom_filters_left_out"] for f in drifted["files"]] == [[], ["$.a"]]
     with pytest.raises(vshred.VshredError, match="append adds files to a dataset"):
         vshred.encode(texts, tmp_path / "one.parquet", append=True)
-    with pytest.raises(vshred.VshredError, match="max_file_bytes must be at least 1, not 0"):
-        vshred.encode(texts, tmp_path / "zero", max_file_bytes=0)
+    for count in ("max_file_rows", "max_file_bytes"):
+        for n in (0, -1):
+            with pytest.raises(vshred.VshredError, match=f"{count} must be .* from 1, not {n}"):
+                vshred.encode(texts, tmp_path / "zero", **{count: n})
+    assert not (tmp_path / "zero").exists()
     # Without skip_bad_lines the bad line fails the run, naming it.
     with pytest.raises(vshred.VshredError, match="line 5"):
         vshred.encode(texts, tmp_path / "strict", max_file_rows=3)
@@ -329,8 +332,9 @@ def test_bad_input_is_an_error_saying_where_and_leaves_no_file(tmp_path):
     with pytest.raises(vshred.VshredError, match="item 1"):
         vshred.encode(['{"a": 1}', 7], out)
     for count in ("sample_rows", "row_group_rows"):
-        with pytest.raises(vshred.VshredError, match=f"{count} must be at least 1, not 0"):
-            vshred.encode(['{"a": 1}'], out, **{count: 0})
+        for n in (0, -3):
+            with pytest.raises(vshred.VshredError, match=f"{count} must be .* from 1, not {n}"):
+                vshred.encode(['{"a": 1}'], out, **{count: n})
     assert not out.exists()
     with pytest.raises(vshred.VshredError, match="not a preset"):
         vshred.encode(['{"a": 1}'], out, shred="sprak")
