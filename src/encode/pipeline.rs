@@ -76,7 +76,8 @@ pub(super) fn write_lines(
     let template = &*tallies;
     let (writer, counted, count, rows, mut forwarded, reused) = std::thread::scope(|scope| {
         let (batches, received) = std::sync::mpsc::sync_channel::<Encoded>(1);
-        let writing = scope.spawn(
+        let writing = crate::threads::spawn_scoped(
+            scope,
             move || -> Result<(ParquetWriter, LineTallies, usize, usize)> {
                 let mut writer = writer;
                 let mut counted = LineTallies::new(skip);
@@ -108,7 +109,7 @@ pub(super) fn write_lines(
                 let mut encoder = RowEncoder::new(columns, options, &names);
                 let worker = template.for_worker();
                 let schema = schema.clone();
-                let handle = scope.spawn(move || {
+                let handle = crate::threads::spawn_scoped(scope, move || {
                     for lines in lines_in {
                         // Tallied per batch: only the batches written count.
                         let mut tally = worker.for_worker();

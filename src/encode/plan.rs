@@ -193,7 +193,7 @@ impl FieldPlan {
             // of the 250 countries 87 -> 57 ms, of 329 webhooks 147 ->
             // 112 ms, of 250 country outlines 520 -> 435 ms).
             let (ours_file, theirs_file) = std::thread::scope(|scope| {
-                let theirs_file = scope.spawn(|| write_sample(&theirs));
+                let theirs_file = crate::threads::spawn_scoped(scope, || write_sample(&theirs));
                 let ours_file = write_sample(&ours);
                 let theirs_file = theirs_file
                     .join()

@@ -217,7 +217,9 @@ where
         return work();
     }
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let helpers: Vec<_> = (1..threads)
+            .map(|_| crate::threads::spawn_scoped(scope, work))
+            .collect();
         let mut result = work();
         for helper in helpers {
             let helped = helper.join().unwrap_or_else(|_| {

@@ -125,7 +125,9 @@ pub(crate) fn run_ordered<W: Send, T: Send>(
                 let _ = results.send(Message::End(held.take(), ended));
             }
         };
-        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(worker)).collect();
+        let handles: Vec<_> = (0..workers)
+            .map(|_| crate::threads::spawn_scoped(scope, worker))
+            .collect();
         let mut outcome = Ok(());
         'tasks: for results in tasks.iter() {
             loop {

@@ -1,0 +1,27 @@
+//! The threads the crate starts, each with a stack for values nested as
+//! deep as the JSON parser allows (128 levels): parsing, shredding,
+//! levels and reconstruction recurse one or more frames a level, and a
+//! debug build's frames overflowed the 2 MiB a thread gets by default at
+//! about 25 levels. The stack is reserved, not touched: it costs address
+//! space, not memory.
+
+use std::thread::{Builder, Scope, ScopedJoinHandle};
+
+/// Bytes of stack of each thread.
+const STACK_BYTES: usize = 64 << 20;
+
+/// Starts `f` on a thread of `scope`, as [`Scope::spawn`] does (which
+/// also panics when the system cannot start a thread).
+pub(crate) fn spawn_scoped<'scope, 'env, F, T>(
+    scope: &'scope Scope<'scope, 'env>,
+    f: F,
+) -> ScopedJoinHandle<'scope, T>
+where
+    F: FnOnce() -> T + Send + 'scope,
+    T: Send + 'scope,
+{
+    Builder::new()
+        .stack_size(STACK_BYTES)
+        .spawn_scoped(scope, f)
+        .unwrap_or_else(|e| panic!("failed to spawn thread: {e}"))
+}
