@@ -509,3 +509,83 @@ fn mostly_distinct_integers_and_prefixed_strings_are_deltas_in_ordinary_and_vari
         assert_eq!(read.column(i).to_data(), written.to_data(), "column {i}");
     }
 }
+
+/// An object `depth` levels deep: `{"a":{"a":...1...}}`.
+fn nested_objects(depth: usize) -> String {
+    "{\"a\":".repeat(depth) + "1" + &"}".repeat(depth) + "\n"
+}
+
+#[test]
+fn a_layout_too_deep_to_embed_as_an_arrow_schema_is_written_without_one_and_reads_back() {
+    use vshred::encode::{EncodeOptions, ShredMode, encode};
+    use vshred::infer::{InferOptions, Preset};
+    use vshred::parquet::{ParquetFile, ScanOptions};
+    // Shredded 40 deep, the Arrow schema nests 80 structs: past the 64
+    // levels the parquet crate's flatbuffer verifier allows its hint.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("deep.parquet");
+    let text = nested_objects(40);
+    let options = EncodeOptions {
+        shred: ShredMode::Infer(InferOptions::new(Preset::Spark)),
+        ..EncodeOptions::default()
+    };
+    let report = encode(&mut text.as_bytes(), &out, &options, &mut |_| {}).unwrap();
+    let ColumnSpec::Variant { schema, .. } = &report.columns[0] else {
+        panic!("a Variant column")
+    };
+    assert!(
+        schema.to_string().contains(r#"{"a":{"a":{"a":"#),
+        "{schema}"
+    );
+    // Any reader built on the parquet crate opens it ...
+    ParquetRecordBatchReaderBuilder::try_new(File::open(&out).unwrap()).unwrap();
+    // ... and it reads back.
+    let mut back = Vec::new();
+    let file = ParquetFile::open(&out).unwrap();
+    file.json_lines(None, &ScanOptions::new(5), |chunk| {
+        back.extend_from_slice(&chunk);
+        Ok(())
+    })
+    .unwrap();
+    let expected = format!("{{\"v\":{}}}\n", text.trim_end());
+    assert_eq!(String::from_utf8(back).unwrap(), expected);
+}
+
+#[test]
+fn a_file_whose_embedded_arrow_schema_does_not_verify_is_read_by_its_parquet_schema() {
+    // A debug build's frames need more than a test thread's 2 MiB for a
+    // schema 64 deep.
+    let test = std::thread::Builder::new().stack_size(64 << 20).spawn(|| {
+        use parquet::arrow::ArrowWriter;
+        use vshred::parquet::{ParquetFile, ScanOptions};
+        // The parquet crate's own writer embeds the hint of a struct 64 deep,
+        // which its reader then refuses to open; ours reads the file.
+        let mut array: ArrayRef = Arc::new(Int64Array::from(vec![7, 8]));
+        for _ in 0..64 {
+            let field = Arc::new(Field::new("a", array.data_type().clone(), true));
+            array = Arc::new(arrow::array::StructArray::from(vec![(field, array)]));
+        }
+        let batch = RecordBatch::try_from_iter([("s", array)]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("deep-hint.parquet");
+        let mut writer =
+            ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        assert!(ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap()).is_err());
+        let mut back = Vec::new();
+        let file = ParquetFile::open(&path).unwrap();
+        file.json_lines(None, &ScanOptions::new(5), |chunk| {
+            back.extend_from_slice(&chunk);
+            Ok(())
+        })
+        .unwrap();
+        let text = String::from_utf8(back).unwrap();
+        assert_eq!(text.lines().count(), 2);
+        assert!(
+            text.starts_with(&format!("{{\"s\":{}7", "{\"a\":".repeat(64))),
+            "{text}"
+        );
+    });
+    test.unwrap().join().unwrap();
+}

@@ -1,22 +1,25 @@
 //! The Arrow schema a writer may embed in a Parquet footer under
 //! `ARROW:schema` is untrusted bytes like the rest of the file. The parquet
-//! crate drops a hint whose flatbuffer does not verify, but arrow-ipc 59
-//! converts a verified one with `panic!`s where its fields make no sense (a
-//! field of type NONE, a list or map without its child, an integer of 7
-//! bits). [`readable_hint`] walks the hint first and says whether arrow-ipc
-//! would convert it; a hint it would not is dropped the same way, and the
-//! file is read with the types its Parquet schema gives.
+//! crate refuses a file whose hint does not decode or whose flatbuffer does
+//! not verify (the verifier allows 64 levels of tables: a schema of Variant
+//! objects shredded about 30 deep has more), and arrow-ipc 59 converts a
+//! verified one with `panic!`s where its fields make no sense (a field of
+//! type NONE, a list or map without its child, an integer of 7 bits).
+//! [`readable_hint`] says whether the parquet crate would read a hint and
+//! arrow-ipc convert it; a hint that would not is dropped, and the file is
+//! read with the types its Parquet schema gives. [`embeddable`] keeps our
+//! writer from embedding one: every reader built on the parquet crate
+//! would refuse the file.
 
 use arrow_ipc::{DateUnit, Endianness, Field, IntervalUnit, Precision, TimeUnit, Type};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
 /// True when the base64 `ARROW:schema` value decodes to a schema that
-/// arrow-ipc converts without panicking. One that does not verify counts as
-/// readable: the parquet crate drops it itself.
+/// the parquet crate reads and arrow-ipc converts without panicking.
 pub(super) fn readable_hint(encoded: &str) -> bool {
     let Ok(bytes) = STANDARD.decode(encoded) else {
-        return true;
+        return false;
     };
     // The same framing the parquet crate strips: an optional continuation
     // marker and length.
@@ -26,10 +29,10 @@ pub(super) fn readable_hint(encoded: &str) -> bool {
         &bytes[..]
     };
     let Ok(message) = arrow_ipc::root_as_message(message) else {
-        return true;
+        return false;
     };
     let Some(schema) = message.header_as_schema() else {
-        return true;
+        return false;
     };
     let Some(fields) = schema.fields() else {
         return false;
@@ -37,6 +40,12 @@ pub(super) fn readable_hint(encoded: &str) -> bool {
     // Parquet files are little-endian; arrow-ipc refuses big-endian decimals
     // with a panic, so a big-endian hint is not worth the risk.
     schema.endianness() == Endianness::Little && fields.iter().all(readable_field)
+}
+
+/// Whether `schema`, embedded as the hint of a file, would be read back:
+/// not when it is too deep for the flatbuffer verifier.
+pub(super) fn embeddable(schema: &arrow::datatypes::Schema) -> bool {
+    readable_hint(&::parquet::arrow::encode_arrow_schema(schema))
 }
 
 fn readable_field(field: Field<'_>) -> bool {

@@ -323,12 +323,17 @@ fn arrow_writer<W: std::io::Write + Send>(
         }
         properties = properties.set_column_dictionary_enabled(leaf, false);
     }
+    // A schema too deep to embed is left out: readers then take the types
+    // the Parquet schema gives, which the hint only refines (a time zone's
+    // name, a large or view type).
+    let skip_hint = !super::arrow_hint::embeddable(&schema);
     ParallelWriter::try_new(
         out,
         schema,
         ArrowWriterOptions::new()
             .with_properties(properties.build())
-            .with_parquet_schema(descriptor),
+            .with_parquet_schema(descriptor)
+            .with_skip_arrow_metadata(skip_hint),
         super::cores(),
     )
     .map_err(|e| Error::parquet("creating the Parquet writer", e))
