@@ -58,14 +58,29 @@ fn item_error(i: usize, what: &str) -> ItemError {
     .into()
 }
 
-/// Appends item `i`'s text and a line break; a text that breaks its line
-/// would be read as two rows, so it is refused.
+/// Appends item `i`'s text and a line break. A text that breaks its line
+/// would be read as two rows, and an empty or blank one as none (the
+/// reader skips blank lines, as JSON lines allow): either would shift the
+/// rows against the items, so both are refused.
 fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError> {
     if text.contains(&b'\n') {
         return Err(item_error(
             i,
             "holds a line break (each item is one JSON text on one line)",
         ));
+    }
+    // Blank as the reader sees it: ASCII whitespace, after a byte order
+    // mark at the start of the input. A text's first byte ends the scan.
+    let start = match i {
+        0 => text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text),
+        _ => text,
+    };
+    if start.iter().all(u8::is_ascii_whitespace) {
+        let what = match text.is_empty() {
+            true => "is empty (each item is one JSON text)",
+            false => "is only whitespace (each item is one JSON text)",
+        };
+        return Err(item_error(i, what));
     }
     block.extend_from_slice(text);
     block.push(b'\n');

@@ -267,6 +267,34 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
     assert vshred.infer(pa.array(texts)) == vshred.infer(texts)
 
 
+def test_an_empty_or_blank_item_is_an_error_naming_it(tmp_path):
+    # Read as a line, it would be skipped as a blank one, and every row
+    # after it would shift against the items; skip_bad_lines does not
+    # skip it, as it does not skip a null.
+    pl = pytest.importorskip("polars")
+    out = tmp_path / "out.parquet"
+    kinds = (pa.string(), pa.large_string(), pa.string_view(), pa.binary(), pa.large_binary(),
+             pa.binary_view())
+    for blank, what in (("", "is empty"), ("   ", "is only whitespace"),
+                        ("\t\r", "is only whitespace"), ("\ufeff", "is only whitespace")):
+        texts = ['{"a": 1}', blank, '{"a": 3}'] if blank != "\ufeff" else [blank, '{"a": 1}']
+        i = texts.index(blank)
+        inputs = [texts, pa.chunked_array([texts[:1], texts[1:]]), pl.Series(texts),
+                  pa.array(texts).dictionary_encode()]
+        inputs += [pa.array([t.encode() for t in texts], kind) if kind in kinds[3:] else
+                   pa.array(texts, kind) for kind in kinds]
+        for items in inputs:
+            message = f"^invalid arguments: item {i} of the input {what}"
+            with pytest.raises(vshred.VshredError, match=message):
+                vshred.encode(items, out, skip_bad_lines=True)
+            with pytest.raises(vshred.VshredError, match=message):
+                vshred.infer(items)
+    assert not out.exists()
+    # Whitespace around a text, and a byte order mark before the first, are
+    # the text's.
+    assert vshred.encode(['\ufeff{"a": 1}', '  [2]\t'], out)["rows"] == 2
+
+
 def _encoded(path, input):
     assert vshred.encode(input, path)["rows"] == 40_000
     return path
