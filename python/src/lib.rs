@@ -17,7 +17,7 @@ use std::str::FromStr;
 mod lines;
 mod sql;
 
-use arrow::array::{Array, ArrayData, ArrayRef, RecordBatch, StructArray, make_array};
+use arrow::array::{Array, ArrayData, ArrayRef, AsArray, RecordBatch, StructArray, make_array};
 use arrow_pyarrow::{PyArrowType, Table};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -409,9 +409,18 @@ fn parse_json(
 #[pyfunction]
 fn to_json(py: Python<'_>, variants: PyArrowType<ArrayData>) -> PyResult<PyArrowType<ArrayData>> {
     let variants = make_array(variants.0);
-    let Some(variants) = variants.as_any().downcast_ref::<StructArray>().cloned() else {
+    // The core's reader takes a column that lacks them as one whose
+    // projection left them out, each row's JSON `null`: a struct without
+    // `metadata`, or without both `value` and `typed_value`, is refused
+    // here. (A fully shredded column has no `value`.)
+    let shaped = |column: &&StructArray| {
+        let has = |name| column.column_by_name(name).is_some();
+        has("metadata") && (has("value") || has("typed_value"))
+    };
+    let Some(variants) = variants.as_struct_opt().filter(shaped).cloned() else {
         return Err(failed(format!(
-            "to_json takes a Variant array (a struct of metadata and value), not {}",
+            "to_json takes a Variant array (a struct of binary metadata and value, and \
+             optionally typed_value), not {}",
             variants.data_type()
         )));
     };

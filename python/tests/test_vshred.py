@@ -4,6 +4,7 @@ leaves no file."""
 
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -111,6 +112,25 @@ def test_parse_json_and_to_json_go_both_ways():
     assert vshred.to_json(loose).to_pylist() == ["1", None, "[2]", None, None]
     with pytest.raises(vshred.VshredError, match="row 0"):
         vshred.parse_json(["{"])
+
+
+def test_to_json_of_an_array_that_is_not_variants_is_an_error_saying_what_is():
+    # A struct without metadata and value gave "null" for each row.
+    what = r"^to_json takes a Variant array \(a struct of binary metadata and value, and " \
+           r"optionally typed_value\), not "
+    for array, given in ((pa.array([{"a": 1}, {"a": 2}]), 'Struct("a": Int64)'),
+                         (pa.array([{"metadata": b"\x01\x00\x00"}]), 'Struct("metadata": Binary)'),
+                         (pa.array([{"value": b"\x0c\x01"}]), 'Struct("value": Binary)'),
+                         (pa.array([1, 2]), "Int64"), (pa.array(['{"a": 1}']), "Utf8")):
+        with pytest.raises(vshred.VshredError, match=what + re.escape(given) + "$"):
+            vshred.to_json(array)
+    # A fully shredded column (metadata and typed_value) is one.
+    shredded = pa.StructArray.from_arrays(
+        [pa.array([b"\x01\x00\x00"] * 2), pa.array([1, 2], pa.int64())],
+        ["metadata", "typed_value"])
+    assert vshred.to_json(shredded).to_pylist() == ["1", "2"]
+    with pytest.raises(vshred.VshredError, match="value must be binary, found Int64"):
+        vshred.to_json(pa.array([{"metadata": b"\x01\x00\x00", "value": 1}]))
 
 
 def test_one_text_or_one_name_where_several_go(tmp_path):

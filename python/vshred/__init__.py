@@ -222,7 +222,12 @@ def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="e
 
 
 def to_json(array):
-    """The JSON text of each value of a Variant array (shredded or not)."""
+    """The JSON text of each value of a Variant array (shredded or not).
+
+    A Variant array is a struct of binary ``metadata`` and ``value``, and
+    optionally ``typed_value`` (as :func:`read` and :func:`parse_json`
+    give it); any other array is an error.
+    """
     if isinstance(array, _pa.ChunkedArray):
         array = array.combine_chunks()
     return _vshred.to_json(array)
