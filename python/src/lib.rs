@@ -96,10 +96,17 @@ impl Input {
             } else if input.hasattr("__arrow_c_array__")? {
                 let array = make_array(input.extract::<PyArrowType<ArrayData>>()?.0);
                 Box::new(ArrowItems::of_array(array).map_err(failed)?)
+            } else if iterable(input)? {
+                // What its `__iter__` raises is the caller's, raised as it is.
+                Box::new(PyItems::new(input)?)
             } else {
-                Box::new(PyItems::new(input).map_err(|_| {
-                    failed("the input is a path or an iterable of JSON strings, not this")
-                })?)
+                let given = match input.is_none() {
+                    true => "None".into(),
+                    false => input.get_type().name()?.to_string(),
+                };
+                return Err(failed(format!(
+                    "the input is a path or an iterable of JSON strings, not {given}"
+                )));
             };
         Ok(Input::Items(Lines::new(items)))
     }
@@ -125,6 +132,13 @@ impl Input {
             Input::Items(mut lines) => work(&mut lines),
         }
     }
+}
+
+/// Whether `object` is iterable as `iter()` takes it, by its type's
+/// `__iter__` or `__getitem__`, without calling them.
+fn iterable(object: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let kind = object.get_type();
+    Ok(kind.hasattr("__iter__")? || kind.hasattr("__getitem__")?)
 }
 
 /// The count argument `name`, refused below 1 as the CLI refuses it. Taken

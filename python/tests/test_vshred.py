@@ -64,6 +64,27 @@ def test_a_generator_is_encoded_as_it_yields(tmp_path):
         vshred.infer(failing())
 
 
+def test_an_exception_of_an_iterables_iter_comes_out_as_itself(tmp_path):
+    class Mine(Exception):
+        pass
+
+    class BadIter:
+        def __iter__(self):
+            raise Mine("mine")
+
+    out = tmp_path / "out.parquet"
+    with pytest.raises(Mine, match="^mine$"):
+        vshred.encode(BadIter(), out)
+    with pytest.raises(Mine, match="^mine$"):
+        vshred.infer(BadIter())
+    # What is neither a path nor iterable is named by its type.
+    for given, name in ((5, "int"), (None, "None"), (object(), "object")):
+        with pytest.raises(vshred.VshredError,
+                           match=f"^the input is a path or an iterable of JSON strings, not {name}$"):
+            vshred.encode(given, out)
+    assert not out.exists()
+
+
 def test_get_gives_a_typed_array_and_where_keeps_its_rows(events):
     ids = vshred.get(events, "$.user.id", "int64")
     assert ids.type == pa.int64()
