@@ -54,6 +54,7 @@ use datafusion::error::DataFusionError;
 use datafusion::execution::TaskContext;
 use datafusion::object_store::{ObjectMeta, ObjectStore};
 use datafusion::physical_expr::LexRequirement;
+use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
 };
@@ -65,6 +66,7 @@ use vshred::output::Output;
 use vshred::parquet::{Compression, is_variant_field, magic_of, starts_as_parquet};
 
 use crate::functions::external;
+use crate::whole_files::{Deferred, MadeDirs, WholeFiles};
 
 /// Makes a `COPY` to a path with no file extension and no `STORED AS`
 /// (`COPY (...) TO 'out/'`) write Parquet, which DataFusion would refuse
@@ -327,10 +329,14 @@ impl FileFormat for VariantParquetFormat {
             .iter()
             .any(|f| is_variant_field(f))
         {
-            return self
+            // DataFusion's writer, whose sink alone is kept: planned over
+            // no input, its sink is put over the query's.
+            let nothing = Arc::new(EmptyExec::new(input.schema()));
+            let planned = self
                 .inner
-                .create_writer_physical_plan(input, state, conf, order_requirements)
-                .await;
+                .create_writer_physical_plan(nothing, state, conf, order_requirements)
+                .await?;
+            return Ok(WholeFiles::around(planned, input));
         }
         if let Some(option) = self.refused.first() {
             return plan_err!(
@@ -428,14 +434,13 @@ impl FileSink for VariantParquetSink {
         object_store: Arc<dyn ObjectStore>,
     ) -> Result<u64> {
         let schema = self.file_schema();
+        let made = MadeDirs::before(&self.config);
+        let store = Arc::new(Deferred::new(object_store));
         let mut files = tokio::task::JoinSet::new();
         while let Some((path, mut batches)) = file_stream_rx.recv().await {
-            let mut upload = ObjectWriterBuilder::new(
-                FileCompressionType::UNCOMPRESSED,
-                &path,
-                object_store.clone(),
-            )
-            .build()?;
+            let mut upload =
+                ObjectWriterBuilder::new(FileCompressionType::UNCOMPRESSED, &path, store.clone())
+                    .build()?;
             let (chunks_out, mut chunks) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
             let (schema, options) = (schema.clone(), self.options.encode().clone());
             let name = format!("{}{path}", self.config.object_store_url.as_str());
@@ -463,23 +468,23 @@ impl FileSink for VariantParquetSink {
                     .map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?
                     .map_err(|e| external(e.in_file(&name)))?;
                 uploaded?;
-                Ok::<_, DataFusionError>((upload, rows))
+                // Held by the store until every file is written.
+                upload.shutdown().await?;
+                Ok::<_, DataFusionError>(rows)
             });
         }
         // A file's rows end where its input's end, or where the query
         // failed upstream (a value that does not convert, say): only the
-        // demuxer's result tells the two apart. So no upload is completed
-        // before every file is written and the demuxer has ended well; on
-        // any error they are dropped, and nothing appears at any path (an
-        // existing file there stays as it was). What a finished upload
-        // holds until then is its last part (or the whole file, below the
-        // store's part size); the files of a partitioned COPY stay open to
-        // the end anyway, as any row may go to any of them.
-        let mut finished = Vec::new();
+        // demuxer's result tells the two apart. So the store completes no
+        // file before every file is written and the demuxer has ended
+        // well; on any error it aborts them all, the directories the COPY
+        // made go, and nothing appears at any path (an existing file there
+        // stays as it was).
+        let mut rows = 0;
         let mut failed = None;
         while let Some(file) = files.join_next().await {
             match file.map_err(|e| DataFusionError::External(Box::new(e))) {
-                Ok(Ok(done)) => finished.push(done),
+                Ok(Ok(written)) => rows += written,
                 Ok(Err(e)) | Err(e) => {
                     failed.get_or_insert(e);
                 }
@@ -491,15 +496,12 @@ impl FileSink for VariantParquetSink {
             .map_err(|e| DataFusionError::External(Box::new(e)));
         // A file's own error says more than the demuxer's about the
         // channel that file closed.
-        if let Some(e) = failed {
+        if let Some(e) = failed.or_else(|| demuxed.and_then(|ended| ended).err()) {
+            store.abort().await;
+            made.remove_if_empty();
             return Err(e);
         }
-        demuxed??;
-        let mut rows = 0;
-        for (mut upload, written) in finished {
-            upload.shutdown().await?;
-            rows += written;
-        }
+        store.complete().await?;
         Ok(rows)
     }
 }

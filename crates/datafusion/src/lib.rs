@@ -19,7 +19,9 @@
 //! - [`copy`]: `COPY ... TO` writes Variant columns shredded by our
 //!   inference, through the core's writer; [`write_partitions`] writes
 //!   each partition of a query to its own file, where its rows are (a
-//!   distributed `COPY`).
+//!   distributed `COPY`); [`whole_files`] keeps DataFusion's own Parquet
+//!   writer, for a `COPY` without Variant columns, from leaving a failed
+//!   query's rows at the target.
 //!
 //! [`settings`] holds vshred's own (`SET vshred.inexact_numbers =
 //! 'double'`). [`context`] makes a `SessionContext` with all of it
@@ -51,6 +53,7 @@ pub mod settings;
 pub mod statements;
 pub mod store;
 pub mod table;
+pub mod whole_files;
 pub mod write_partitions;
 
 use std::sync::Arc;
