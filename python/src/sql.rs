@@ -22,6 +22,7 @@ use datafusion::common::TableReference;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionContext;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBool;
 use tokio::runtime::Runtime;
@@ -117,8 +118,9 @@ impl Session {
 
     /// Makes `source` the table `name`: a Parquet file, directory, glob or
     /// object store URL (read as `FROM 'path'` reads it), or any Arrow
-    /// table or stream (an object with `__arrow_c_stream__`: pyarrow,
-    /// polars, DuckDB), read once, into memory.
+    /// table or stream of record batches (an object with
+    /// `__arrow_c_stream__`: pyarrow, polars, DuckDB), read once, into
+    /// memory.
     fn register(&self, py: Python<'_>, name: &str, source: &Bound<'_, PyAny>) -> PyResult<()> {
         if name.trim().is_empty() {
             return Err(failed("a table's name is empty"));
@@ -133,18 +135,24 @@ impl Session {
                     .map_err(failed)?,
             )
         } else if source.hasattr("__arrow_c_stream__")? {
-            let PyArrowType(stream) = source.extract::<PyArrowType<ArrowArrayStreamReader>>()?;
+            // A stream of one array (a polars Series, a chunked array) has
+            // no columns: Arrow's reader refuses its schema with a
+            // ValueError, and a capsule that is not a stream's with a
+            // TypeError. Anything else its producer raised is its own.
+            let taken = source.extract::<PyArrowType<ArrowArrayStreamReader>>();
+            let PyArrowType(stream) = taken.map_err(|e| {
+                match e.is_instance_of::<PyValueError>(py) || e.is_instance_of::<PyTypeError>(py) {
+                    true => not_a_source(name, source, &format!(": {}", e.value(py))),
+                    false => e,
+                }
+            })?;
             let schema = stream.schema();
             let batches = py
                 .detach(|| stream.collect::<Result<Vec<RecordBatch>, _>>())
                 .map_err(|e| failed(format!("table {name}: {e}")))?;
             Arc::new(MemTable::try_new(schema, vec![batches]).map_err(failed)?)
         } else {
-            return Err(failed(format!(
-                "table {name}: a source is a path, a URL or an Arrow table \
-                     (an object with __arrow_c_stream__), not {}",
-                source.get_type().name()?
-            )));
+            return Err(not_a_source(name, source, ""));
         };
         // A name with a dot is that name (`"a.b"` in the query), not a
         // schema and a table; others as SQL reads them (`Events` is
@@ -178,6 +186,20 @@ impl Session {
         })?;
         Ok(PyArrowType(table(batches, schema)?))
     }
+}
+
+/// The error of table `name`'s `source`, which is none of those a table
+/// is made of; `detail` follows.
+fn not_a_source(name: &str, source: &Bound<'_, PyAny>, detail: &str) -> PyErr {
+    let given = source
+        .get_type()
+        .name()
+        .map_or_else(|_| "this".into(), |n| n.to_string());
+    failed(format!(
+        "table {name}: a source is a path, a URL or an Arrow table (an object whose \
+         __arrow_c_stream__ gives record batches: a pyarrow Table, a polars DataFrame), \
+         not {given}{detail}"
+    ))
 }
 
 /// A table of `batches`, in their own schema when there are some (which

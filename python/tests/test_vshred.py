@@ -479,8 +479,18 @@ def test_sql_errors_are_vshred_errors_saying_what(tmp_path):
         vshred.sql("SELEC 1")
     with pytest.raises(vshred.VshredError, match="^statement 2 of 2: Schema error: No field named nope"):
         vshred.sql("SELECT 1; SELECT nope")
-    with pytest.raises(vshred.VshredError, match="table t: a source is a path, a URL or an Arrow table.*int"):
+    with pytest.raises(vshred.VshredError, match="table t: a source is a path, a URL or an Arrow table.*int$"):
         vshred.sql("SELECT 1", tables={"t": 7})
+    # A stream of one array has no columns: not a table either (it was a
+    # ValueError of the C data interface, naming no table).
+    pl = pytest.importorskip("polars")
+    for column, given in ((pl.Series("j", ["1"]), "Series"),
+                          (pa.chunked_array([["1"]]), "ChunkedArray")):
+        with pytest.raises(vshred.VshredError,
+                           match=rf"^table c: a source is a path, a URL or an Arrow table \(an "
+                                 rf"object whose __arrow_c_stream__ gives record batches: a "
+                                 rf"pyarrow Table, a polars DataFrame\), not {given}: "):
+            vshred.sql("SELECT 1", tables={"c": column})
     with pytest.raises(vshred.VshredError, match="setting datafusion.execution.batch_sise"):
         vshred.Session({"datafusion.execution.batch_sise": 1})
     with pytest.raises(vshred.VshredError, match="no object store is registered for s3://nobody/"):

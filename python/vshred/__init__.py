@@ -242,8 +242,10 @@ class Session(_vshred.Session):
     ``settings`` are DataFusion's (``{"datafusion.execution.batch_size":
     8192}``). ``register(name, source)`` makes ``source`` the table
     ``name``: a Parquet file, directory, glob or object store URL, or any
-    Arrow table or stream (an object with ``__arrow_c_stream__``: pyarrow,
-    polars, DuckDB), read once into memory. ``sql(query)`` runs the
+    Arrow table or stream of record batches (an object with
+    ``__arrow_c_stream__``: a pyarrow Table, a polars DataFrame, a DuckDB
+    relation), read once into memory; one column (a polars Series) is not
+    a table. ``sql(query)`` runs the
     statements of ``query`` in turn and returns the rows of the last as a
     ``pyarrow.Table``; a Variant column's field carries the
     ``arrow.parquet.variant`` extension name. Ctrl-C stops a statement.
