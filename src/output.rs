@@ -379,6 +379,49 @@ impl Drop for Staged {
     }
 }
 
+/// A name in a directory taken for a file being written there, so that
+/// writers of one directory at the same time (two appends to a dataset)
+/// never rename two files to the same name, the second over the first: a
+/// file `.{name}.claim`, made only where none is, for a name not yet
+/// taken by a file, and removed once the file is in place or its writing
+/// failed. Registered as unfinished, so that a signal handler removes it
+/// too; a run killed outright leaves it, and the name is skipped.
+pub(crate) struct Claim(PathBuf);
+
+impl Claim {
+    /// Takes `name` in `dir`; `None` if it is taken (a file, or another
+    /// writer's claim).
+    pub(crate) fn take(dir: &Path, name: &str) -> Result<Option<Claim>> {
+        let path = dir.join(format!(".{name}.claim"));
+        {
+            let mut registry = registry();
+            let made = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path);
+            match made {
+                Ok(_) => registry.unfinished.push(path.clone()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(None),
+                Err(e) => return Err(Error::io(&path, e)),
+            }
+        }
+        let claim = Claim(path);
+        // Written since the directory was looked at: dropped, the claim goes.
+        if dir.join(name).exists() {
+            return Ok(None);
+        }
+        Ok(Some(claim))
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let mut registry = registry();
+        let _ = std::fs::remove_file(&self.0);
+        registry.unfinished.retain(|p| *p != self.0);
+    }
+}
+
 /// Writes `bytes` to `target` whole or not at all (directly, for a device
 /// or FIFO).
 pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<()> {

@@ -86,7 +86,7 @@ use super::plan::{leaf_encodings, plan_columns};
 use super::rows::{RowEncoder, StartingNames};
 use super::{EncodeOptions, LineCounts, sample_size, write_options};
 use crate::error::{Error, ErrorKind, Result};
-use crate::output::{DatasetFiles, Output};
+use crate::output::{Claim, DatasetFiles, Output};
 use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, encode_in_memory, open_output};
 
 /// How much more of a file's sample (as a share of its values, 0.05 = 5
@@ -257,17 +257,24 @@ fn write_parts(
             priced = leaf_encodings(&plan.priced);
         }
         write.leaf_encodings = priced.clone();
-        if number > LAST_PART {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "a dataset holds at most {} files (part-00000 to part-{LAST_PART}), so that path order is the order they were written in; raise --max-file-rows or --max-file-bytes, or write to another directory",
-                    LAST_PART + 1
-                ),
-            )
-            .in_file(dir));
-        }
-        let path = dir.join(format!("part-{number:05}.parquet"));
+        // The next number no other writer of the directory has taken.
+        let (path, claim) = loop {
+            if number > LAST_PART {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "a dataset holds at most {} files (part-00000 to part-{LAST_PART}), so that path order is the order they were written in; raise --max-file-rows or --max-file-bytes, or write to another directory",
+                        LAST_PART + 1
+                    ),
+                )
+                .in_file(dir));
+            }
+            let name = format!("part-{number:05}.parquet");
+            match Claim::take(dir, &name)? {
+                Some(claim) => break (dir.join(name), claim),
+                None => number += 1,
+            }
+        };
         let mut output = open_output(Output::from(&path))?;
         output.completion.count_in(complete);
         let writer = ParquetWriter::new(output, &columns, &write)?;
@@ -286,6 +293,8 @@ fn write_parts(
             // number goes to the next.
             continue;
         };
+        // The file is in place under its name.
+        drop(claim);
         files.push(PartReport {
             path,
             columns,

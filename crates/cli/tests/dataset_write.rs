@@ -228,6 +228,53 @@ fn a_directory_that_holds_a_dataset_is_refused_and_append_numbers_on() {
     assert!(stderr(&out).contains("--max-file-rows"), "{}", stderr(&out));
 }
 
+/// Two runs appending to one dataset at once each take their own part
+/// numbers: neither renames a file over the other's.
+#[test]
+fn appends_at_the_same_time_write_every_file_under_a_name_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let split = DatasetSplit {
+        max_file_rows: Some(1000),
+        max_file_bytes: None,
+        append: true,
+    };
+    let text = lines(5000, &[]);
+    let reports: Vec<DatasetReport> = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| {
+                    encode_dataset(
+                        &mut text.as_bytes(),
+                        &out,
+                        &small_batches(),
+                        &split,
+                        &mut |_| {},
+                    )
+                    .unwrap()
+                })
+            })
+            .collect();
+        runs.into_iter().map(|run| run.join().unwrap()).collect()
+    });
+    let mut written: Vec<String> = reports
+        .iter()
+        .flat_map(|report| &report.files)
+        .map(|file| {
+            file.path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    written.sort();
+    let expected: Vec<String> = (0..10).map(|n| format!("part-{n:05}.parquet")).collect();
+    assert_eq!(written, expected);
+    assert_eq!(names(&out), expected, "and no claim left behind");
+    assert_eq!(cat(dir.path(), "out").lines().count(), 10_000);
+}
+
 #[test]
 fn a_dataset_stops_at_part_99999_so_that_path_order_stays_write_order() {
     let dir = tempfile::tempdir().unwrap();
