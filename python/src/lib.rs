@@ -6,9 +6,10 @@
 //! gives them their documented, keyword signatures.
 //!
 //! Every function lets go of the interpreter while the core works, so
-//! other Python threads run meanwhile; every error of the core is a
-//! `vshred.VshredError` whose message says where (file, line, row, path),
-//! as the CLI's do.
+//! other Python threads run meanwhile (encode and infer take it back once
+//! a block of input, for signals: Ctrl-C stops them); every error of the
+//! core is a `vshred.VshredError` whose message says where (file, line,
+//! row, path), as the CLI's do.
 
 use std::io::BufReader;
 use std::path::PathBuf;
@@ -34,7 +35,7 @@ use vshred::predicate::Predicate;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
 
-use lines::{ArrowItems, Items, Lines, PyItems};
+use lines::{ArrowItems, Interruptible, Items, Lines, PyItems};
 
 create_exception!(
     vshred,
@@ -74,9 +75,10 @@ fn choice<T: FromStr<Err = vshred::Error>>(name: &str, choice: &str) -> vshred::
 }
 
 /// What `input` is: a path, or JSON texts given one per item (by an Arrow
-/// array or a Python iterable).
+/// array or a Python iterable). Each is read checking for signals
+/// (`lines.rs`); a path's signal's exception goes to its [`lines::Raised`].
 enum Input {
-    Path(PathBuf),
+    Path(PathBuf, lines::Raised),
     Items(Lines<Box<dyn Items + Send>>),
 }
 
@@ -88,7 +90,7 @@ impl Input {
     /// other iterable gives one JSON text per item.
     fn of(input: &Bound<'_, PyAny>) -> PyResult<Input> {
         if let Ok(path) = input.extract::<PathBuf>() {
-            return Ok(Input::Path(path));
+            return Ok(Input::Path(path, lines::Raised::default()));
         }
         let items: Box<dyn Items + Send> =
             if let Some(chunks) = input.getattr_opt("_vshred_arrow_chunks")? {
@@ -111,10 +113,10 @@ impl Input {
         Ok(Input::Items(Lines::new(items)))
     }
 
-    /// Where an iterable's own exception goes (none for a path).
+    /// Where a signal's exception, or an iterable's own, goes.
     fn raised(&self) -> lines::Raised {
         match self {
-            Input::Path(_) => lines::Raised::default(),
+            Input::Path(_, raised) => raised.clone(),
             Input::Items(lines) => lines.raised(),
         }
     }
@@ -125,9 +127,11 @@ impl Input {
         work: impl FnOnce(&mut dyn std::io::BufRead) -> vshred::Result<T>,
     ) -> vshred::Result<T> {
         match self {
-            Input::Path(path) => {
+            Input::Path(path, raised) => {
                 let file = std::fs::File::open(&path).map_err(|e| vshred::Error::io(&path, e))?;
-                work(&mut BufReader::with_capacity(1 << 20, file)).map_err(|e| e.in_file(&path))
+                let file = Interruptible::new(file, raised);
+                work(&mut BufReader::with_capacity(lines::BLOCK, file))
+                    .map_err(|e| e.in_file(&path))
             }
             Input::Items(mut lines) => work(&mut lines),
         }

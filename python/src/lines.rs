@@ -5,6 +5,14 @@
 //! block) or from Arrow arrays of strings or binaries, one array or the
 //! chunks of a chunked one (their values copied straight into the block:
 //! no Python object per text).
+//!
+//! The encoder works with the interpreter released, so Python would see
+//! Ctrl-C only once it has finished, its output in place. Every reader of
+//! the input, a file's too ([`Interruptible`]), checks for signals once a
+//! block: a signal's exception (`KeyboardInterrupt`) fails the read, the
+//! encoder stops and removes its temporary file, and the exception is
+//! raised as itself ([`Raised`]). The interpreter taken back once a block
+//! costs nothing next to encoding the block.
 
 use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Mutex};
@@ -15,8 +23,8 @@ use arrow_pyarrow::PyArrowType;
 use pyo3::prelude::*;
 use pyo3::types::{PyIterator, PyString};
 
-/// Bytes of JSON text gathered at a time.
-const BLOCK: usize = 1 << 20;
+/// Bytes of JSON text gathered at a time, and of a file read at a time.
+pub const BLOCK: usize = 1 << 20;
 
 /// Where the items come from, a block at a time.
 pub trait Items {
@@ -87,9 +95,9 @@ fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError
     Ok(())
 }
 
-/// The exception the iterator raised, if it did: raised again in place of
-/// the reader's error that it ended, so that a `KeyboardInterrupt` or the
-/// caller's own exception comes out as itself.
+/// The exception the iterator raised, or a signal's, if one came: raised
+/// again in place of the reader's error that it ended, so that a
+/// `KeyboardInterrupt` or the caller's own exception comes out as itself.
 #[derive(Clone, Default)]
 pub struct Raised(Arc<Mutex<Option<PyErr>>>);
 
@@ -103,6 +111,38 @@ impl Raised {
         if let Ok(mut slot) = self.0.lock() {
             *slot = Some(e);
         }
+    }
+
+    /// Fails if a signal came (Ctrl-C), its exception kept to be raised.
+    /// Python runs signal handlers on its main thread only: an encode run
+    /// on another thread is not stopped, as Python code there is not.
+    fn check_signals(&self) -> io::Result<()> {
+        Python::attach(|py| py.check_signals()).map_err(|e| {
+            self.set(e);
+            // Not `ErrorKind::Interrupted`: readers retry on that.
+            io::Error::other("interrupted by a signal")
+        })
+    }
+}
+
+/// A reader that checks for signals before each read: under a
+/// [`BufReader`](std::io::BufReader) of [`BLOCK`] bytes, once a block.
+pub struct Interruptible<R> {
+    inner: R,
+    raised: Raised,
+}
+
+impl<R: Read> Interruptible<R> {
+    /// `inner`, a signal's exception going to `raised`.
+    pub fn new(inner: R, raised: Raised) -> Self {
+        Interruptible { inner, raised }
+    }
+}
+
+impl<R: Read> Read for Interruptible<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.raised.check_signals()?;
+        self.inner.read(buf)
     }
 }
 
@@ -131,7 +171,8 @@ impl<I: Items> Lines<I> {
         }
     }
 
-    /// Where an item's Python exception goes once its error is given.
+    /// Where an item's Python exception, or a signal's, goes once its
+    /// error is given.
     pub fn raised(&self) -> Raised {
         self.raised.clone()
     }
@@ -162,6 +203,7 @@ impl<I: Items> BufRead for Lines<I> {
             }
             self.block.clear();
             self.at = 0;
+            self.raised.check_signals()?;
             match self.items.fill(&mut self.block) {
                 Ok(ended) => self.ended = ended,
                 Err(failure) if self.block.is_empty() => return Err(self.give(failure)),

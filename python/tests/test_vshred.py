@@ -515,6 +515,42 @@ def test_ctrl_c_stops_a_running_query():
     assert vshred.sql("SELECT 41 + 1 AS n").to_pylist() == [{"n": 42}]
 
 
+def test_ctrl_c_stops_an_encode_and_leaves_the_old_output(tmp_path):
+    # The encoder works with the interpreter released: the exception came
+    # only once it had finished, the output replaced. 20 MiB of input,
+    # half a second of a debug build's encode after its temporary file
+    # appears, and the signal is sent as soon as it does.
+    texts = ['{"n": %d, "s": "%s"}' % (i, "x" * 480) for i in range(40_000)]
+    lines = tmp_path / "in.jsonl"
+    lines.write_text("\n".join(texts) + "\n")
+    out = tmp_path / "out" / "old.parquet"
+    out.parent.mkdir()
+    vshred.encode(['{"old": 1}'], out)
+    old = out.read_bytes()
+    for input in (lines, texts, pa.array(texts)):
+        started = threading.Event()
+
+        def interrupt():
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if any(name.endswith(".tmp") for name in os.listdir(out.parent)):
+                    started.set()
+                    os.kill(os.getpid(), signal.SIGINT)
+                    return
+                time.sleep(0.001)
+
+        thread = threading.Thread(target=interrupt)
+        thread.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                vshred.encode(input, out)
+        finally:
+            thread.join()
+        assert started.is_set(), type(input)
+        assert out.read_bytes() == old, type(input)
+        assert os.listdir(out.parent) == ["old.parquet"], type(input)
+
+
 def test_pyarrow_reads_the_file_and_infer_gives_the_layout(events):
     assert pq.read_table(events).num_rows == 300
     # Spark's preset shreds every field; ours weighs what each saves: the

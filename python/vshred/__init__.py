@@ -103,7 +103,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     is still an error).
 
     The file is written to a temporary file and renamed into place once
-    complete: a failed encode leaves no output. Returns what was written:
+    complete: a failed encode leaves no output, and a file ``output``
+    already held stays as it was. Ctrl-C stops an encode, and an exception
+    the iterable raises stops it and comes out as itself. Returns what was written:
     ``rows``, ``row_groups``, ``bytes``, the ``layout`` chosen (as
     :func:`infer` gives it), ``bad_lines`` and the
     ``unsampled_variant_fields`` (names no sampled line has, each also
