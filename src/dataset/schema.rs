@@ -218,7 +218,7 @@ pub(crate) fn reconcile(
 /// `data_type` with what Parquet does not record taken out: the Arrow type
 /// every file with the same Parquet type reads as, whatever its writer's
 /// Arrow hint (see the module docs).
-fn normalized(data_type: &DataType) -> DataType {
+pub(crate) fn normalized(data_type: &DataType) -> DataType {
     let field = |f: &Field, name: &str| Arc::new(Field::new(name, normalized(f.data_type()), true));
     let fields = |fs: &Fields| -> Fields { fs.iter().map(|f| field(f, f.name())).collect() };
     match data_type {

@@ -25,6 +25,21 @@
 //! Numbers stop at `part-99999` (an error past it), so that path order,
 //! in which datasets are read, stays the order of writing.
 //!
+//! # Every file agrees on the ordinary columns
+//!
+//! A dataset is read as one only when its files agree on what each
+//! ordinary column is ([`crate::dataset::schema`]), but each file's
+//! columns are inferred from its own sample: a field null in one file's
+//! sample and a number in the next one's would be a Variant column in the
+//! first and `int64` in the second. So a column keeps what the dataset's
+//! files before made it ([`AgreedColumns`]; with `append`, the files
+//! already in the directory too): a Variant column stays one, and an
+//! ordinary column keeps its type, a value that does not fit it being a
+//! bad line as in a file whose sample chose the type. Appending to
+//! columns of a type `encode` does not write from JSON (it writes `int64`,
+//! `double`, `boolean` and `string` columns) is refused before anything
+//! is written.
+//!
 //! # Where a file ends
 //!
 //! - [`max_file_rows`](DatasetSplit::max_file_rows): after N lines of
@@ -80,14 +95,19 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
+use arrow::datatypes::{DataType, Field};
+
 use super::lines::{LineTallies, Lines, Source};
 use super::pipeline::{FileLimit, every_line_bad, write_lines};
 use super::plan::{leaf_encodings, plan_columns};
 use super::rows::{RowEncoder, StartingNames};
 use super::{EncodeOptions, LineCounts, sample_size, write_options};
+use crate::dataset::Dataset;
+use crate::dataset::schema::{ColumnType, normalized};
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{Claim, DatasetFiles, Output};
 use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, encode_in_memory, open_output};
+use crate::shred::ShreddingSchema;
 
 /// How much more of a file's sample (as a share of its values, 0.05 = 5
 /// points) a layout inferred from it must store in typed columns than the
@@ -223,6 +243,7 @@ fn write_parts(
     let sample_rows = split.max_file_rows.map_or(sample_size(options), |rows| {
         sample_size(options).min(usize::try_from(rows).unwrap_or(usize::MAX))
     });
+    let mut agreed = AgreedColumns::of_dataset_in(dir)?;
     let mut source = Source::new(input);
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let mut files: Vec<PartReport> = Vec::new();
@@ -248,6 +269,7 @@ fn write_parts(
             }
             Some(last) => choose_layout(&last.columns, plan.columns, &sample, &tallies, options)?,
         };
+        let columns = agreed.keep(columns)?;
         let mut left_out = Vec::new();
         let first = layout == LayoutChoice::First;
         let mut write = write_options(&columns, options, (!first).then_some(&mut left_out))?;
@@ -295,6 +317,7 @@ fn write_parts(
         };
         // The file is in place under its name.
         drop(claim);
+        agreed.add(&columns);
         files.push(PartReport {
             path,
             columns,
@@ -312,6 +335,86 @@ fn write_parts(
         lines: tallies.counts(),
         unsampled_variant_fields: unsampled,
     })
+}
+
+/// What each top-level column of the dataset is, from the files written
+/// so far (see the [module docs](self)).
+#[derive(Default)]
+struct AgreedColumns(Vec<(String, ColumnType)>);
+
+impl AgreedColumns {
+    /// The columns of the Parquet files in `dir`, if any.
+    fn of_dataset_in(dir: &Path) -> Result<AgreedColumns> {
+        if crate::dataset::parquet_files_beneath(dir)?.is_empty() {
+            return Ok(AgreedColumns::default());
+        }
+        let dataset = Dataset::find(dir)?;
+        let columns = dataset.columns()?;
+        let agreed = columns
+            .all
+            .iter()
+            .cloned()
+            .zip(columns.types.iter().cloned());
+        Ok(AgreedColumns(agreed.collect()))
+    }
+
+    /// `columns`, each as the dataset has it.
+    fn keep(&self, columns: Vec<ColumnSpec>) -> Result<Vec<ColumnSpec>> {
+        columns
+            .into_iter()
+            .map(|column| {
+                let name = column.field().name().clone();
+                let Some((_, agreed)) = self.0.iter().find(|(n, _)| *n == name) else {
+                    return Ok(column);
+                };
+                Ok(match (agreed, column_type(&column)) {
+                    (agreed, own) if *agreed == own => column,
+                    (ColumnType::Variant, _) => ColumnSpec::Variant {
+                        name,
+                        schema: ShreddingSchema::Variant,
+                    },
+                    (ColumnType::Plain(DataType::Null), _) => column,
+                    (
+                        ColumnType::Plain(
+                            t @ (DataType::Int64 | DataType::Float64 | DataType::Boolean | DataType::Utf8),
+                        ),
+                        _,
+                    ) => ColumnSpec::Plain(Field::new(name, t.clone(), true)),
+                    (ColumnType::Plain(t), _) => {
+                        return Err(Error::new(
+                            ErrorKind::Incompatible,
+                            format!(
+                                "column {name:?} is {t} in the dataset, which encode does not write from JSON (it writes int64, double, boolean, string and Variant columns)"
+                            ),
+                        ));
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// Adds the columns of a file written, those the dataset lacked or had
+    /// only as nulls.
+    fn add(&mut self, columns: &[ColumnSpec]) {
+        for column in columns {
+            let name = column.field().name().clone();
+            match self.0.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, agreed @ ColumnType::Plain(DataType::Null))) => {
+                    *agreed = column_type(column)
+                }
+                Some(_) => {}
+                None => self.0.push((name, column_type(column))),
+            }
+        }
+    }
+}
+
+/// What `column` is, as files are compared.
+fn column_type(column: &ColumnSpec) -> ColumnType {
+    match column {
+        ColumnSpec::Variant { .. } => ColumnType::Variant,
+        ColumnSpec::Plain(field) => ColumnType::Plain(normalized(field.data_type())),
+    }
 }
 
 /// Makes `dir` if missing, refuses it if it holds Parquet files already

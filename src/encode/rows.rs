@@ -394,7 +394,7 @@ fn not_of_column_type(column: &ColumnSpec) -> String {
     let kind = ShreddingSchema::from_typed_value_type(field.data_type())
         .map_or_else(|| field.data_type().to_string(), |t| t.type_name());
     format!(
-        "field {:?} is a column of {kind} (chosen from the sample lines), and this value is not one (a larger sample, or the field as a Variant field, takes it)",
+        "field {:?} is a column of {kind} (chosen from the sample lines, or in a dataset by its files before), and this value is not one (a larger sample, or the field as a Variant field, takes it)",
         field.name(),
     )
 }

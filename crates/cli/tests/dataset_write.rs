@@ -275,6 +275,75 @@ fn appends_at_the_same_time_write_every_file_under_a_name_of_its_own() {
     assert_eq!(cat(dir.path(), "out").lines().count(), 10_000);
 }
 
+/// A column's type is the dataset's, not each file's sample's: `p` null
+/// in the first file's lines (a Variant column) and numbers in the
+/// second's stays a Variant column, and `id`, numbers in the first file,
+/// stays `int64`, so that a text in it is a bad line, not a second file
+/// the dataset's readers refuse; appended files keep the directory's
+/// types too.
+#[test]
+fn every_file_keeps_the_column_types_of_the_files_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..4000)
+        .map(|i| match i < 2000 {
+            true => format!("{{\"id\":{i},\"p\":null,\"v\":{{\"a\":{i}}}}}\n"),
+            false => format!("{{\"id\":{i},\"p\":{i},\"v\":{{\"a\":{i}}}}}\n"),
+        })
+        .collect();
+    let options = EncodeOptions {
+        variant_fields: vec!["v".into()],
+        ..small_batches()
+    };
+    let split = DatasetSplit {
+        max_file_rows: Some(2000),
+        max_file_bytes: None,
+        append: false,
+    };
+    let report = write_dataset(dir.path(), &text, &options, &split);
+    let kinds = |report: &DatasetReport| -> Vec<String> {
+        report
+            .files
+            .iter()
+            .map(|file| {
+                let kinds: Vec<String> = file
+                    .columns
+                    .iter()
+                    .map(|c| match c {
+                        ColumnSpec::Plain(f) => format!("{}:{}", f.name(), f.data_type()),
+                        ColumnSpec::Variant { name, .. } => format!("{name}:variant"),
+                    })
+                    .collect();
+                kinds.join(",")
+            })
+            .collect()
+    };
+    assert_eq!(kinds(&report), ["id:Int64,p:variant,v:variant"; 2]);
+    assert_eq!(cat(dir.path(), "out").lines().count(), 4000);
+    // Appended: a text where the dataset has numbers is a bad line.
+    let append = DatasetSplit {
+        append: true,
+        ..split
+    };
+    let more = "{\"id\":\"x\",\"p\":\"y\",\"v\":{}}\n{\"id\":7,\"p\":\"y\",\"v\":{}}\n";
+    let out = dir.path().join("out");
+    let err = encode_dataset(&mut more.as_bytes(), &out, &options, &append, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 1, column 7 (byte 6): field \"id\" is a column of int64"),
+        "{err}"
+    );
+    let skipping = EncodeOptions {
+        skip_bad_lines: true,
+        ..options
+    };
+    let report =
+        encode_dataset(&mut more.as_bytes(), &out, &skipping, &append, &mut |_| {}).unwrap();
+    assert_eq!(kinds(&report), ["id:Int64,p:variant,v:variant"]);
+    assert_eq!(report.lines.bad_lines, 1);
+    assert_eq!(cat(dir.path(), "out").lines().count(), 4001);
+}
+
 #[test]
 fn a_dataset_stops_at_part_99999_so_that_path_order_stays_write_order() {
     let dir = tempfile::tempdir().unwrap();

@@ -659,6 +659,6 @@ fn a_value_that_does_not_fit_its_column_names_the_columns_type() {
     fails_with(
         dir.path(),
         &["encode", "in.jsonl", "o.parquet", "--variant-field", "v"],
-        "at row 5000, line 5001, column 7 (byte 118896): field \"id\" is a column of int64 (chosen from the sample lines), and this value is not one (a larger sample, or the field as a Variant field, takes it)",
+        "at row 5000, line 5001, column 7 (byte 118896): field \"id\" is a column of int64 (chosen from the sample lines, or in a dataset by its files before), and this value is not one (a larger sample, or the field as a Variant field, takes it)",
     );
 }
