@@ -138,11 +138,25 @@ impl TypedBuilder {
                     V::TimestampNtzMicros(micros)
                 }
             }
+            // As microseconds are, to nine digits.
             TypedBuilder::TimestampNanos(_, utc) => {
                 let nanos = match v {
                     V::String(s) => time::parse_timestamp(s, *utc)?.nanos()?,
-                    _ if *utc => v.as_timestamp_nanos()?,
-                    _ => v.as_timestamp_ntz_nanos()?,
+                    V::Date(days) => {
+                        i64::from(*days).checked_mul(86_400 * i64::from(NANOS_PER_SECOND))?
+                    }
+                    V::TimestampMicros(t) | V::TimestampNtzMicros(t) => t.checked_mul(1000)?,
+                    V::TimestampNanos(t) | V::TimestampNtzNanos(t) => *t,
+                    V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) if *utc => {
+                        v.as_i64()?.checked_mul(i64::from(NANOS_PER_SECOND))?
+                    }
+                    V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) if *utc => {
+                        i64::try_from(d.truncate(9)?.unscaled()).ok()?
+                    }
+                    V::Double(_) | V::Float(_) if *utc => {
+                        truncated(number(v)? * f64::from(NANOS_PER_SECOND))?
+                    }
+                    _ => return None,
                 };
                 if *utc {
                     V::TimestampNanos(nanos)
