@@ -11,7 +11,9 @@
 //! down to the scan. The cast's type is read as `variant_get` reads a type
 //! name ([`result_layout`]); where `variant_get` gives another width of it
 //! (`Utf8` for `Utf8View`, `Int64` for `UInt32`), Arrow's cast takes the
-//! result the rest of the way.
+//! result the rest of the way. SQL's `TIMESTAMP`, without a zone, is read
+//! as Spark's, the instant, and shown in UTC, as DataFusion casts a text
+//! with an offset.
 
 use arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::config::ConfigOptions;
@@ -85,13 +87,24 @@ impl FunctionRewrite for VariantCast {
 /// The layout a cast to `target` reads a Variant as: `target`'s own, or,
 /// for a type no layout gives, the one whose result casts to it without
 /// loss (unsigned integers as `bigint`, times of other units as
-/// microseconds).
+/// microseconds). A timestamp without a zone (SQL's `TIMESTAMP`) is read
+/// as the instant, Spark's `TIMESTAMP`, whose zone Arrow's cast then drops
+/// leaving its time in UTC: DataFusion casts the text
+/// `2024-03-01T12:30:00.5+01:00` to `11:30:00.5`, and reading it as a
+/// `timestamp_ntz` would drop the offset instead.
 fn layout_for(target: &DataType) -> Option<ShreddingSchema> {
     let near = match target {
         DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => DataType::Int64,
         DataType::Float16 => DataType::Float32,
         DataType::Date64 => DataType::Date32,
         DataType::Time32(_) | DataType::Time64(_) => DataType::Time64(TimeUnit::Microsecond),
+        DataType::Timestamp(unit, None) => DataType::Timestamp(
+            match unit {
+                TimeUnit::Nanosecond => TimeUnit::Nanosecond,
+                _ => TimeUnit::Microsecond,
+            },
+            Some("UTC".into()),
+        ),
         DataType::Timestamp(TimeUnit::Second | TimeUnit::Millisecond, zone) => {
             DataType::Timestamp(TimeUnit::Microsecond, zone.clone())
         }

@@ -1,11 +1,15 @@
 //! SQL over Variant files through a real DataFusion session: results
 //! against the rows they came from, and what the scan read.
 
-use arrow::array::{AsArray, RecordBatch};
-use arrow::datatypes::Int64Type;
+use std::sync::Arc;
+
+use arrow::array::{AsArray, BinaryBuilder, RecordBatch, StructArray};
+use arrow::datatypes::{DataType, Int64Type, Schema};
 use datafusion::prelude::SessionContext;
 use vshred::encode::{EncodeOptions, encode};
-use vshred::parquet::WriteOptions;
+use vshred::parquet::{WriteOptions, variant_field};
+use vshred::shred::ShreddingSchema;
+use vshred::variant::VariantBuilder;
 
 mod common;
 use common::{DATASET_PRUNING, DATASET_QUERIES, seed_file};
@@ -572,6 +576,70 @@ async fn a_cast_of_a_variant_is_variant_get_and_reads_only_the_path() {
     // A type no Variant casts to is refused while planning, by name.
     let err = run_failure(&ctx, "SELECT CAST(parse_json('1') AS INTERVAL)").await;
     assert!(err.contains("cannot cast a Variant to Interval"), "{err}");
+}
+
+/// `CAST(x AS TIMESTAMP)` (DataFusion's, nanoseconds without a zone) of a
+/// Variant is the instant in UTC, as DataFusion casts the same text and as
+/// `variant_get(x, '$', 'timestamp')` reads it: a string's offset is
+/// applied, not dropped; a timestamp with a zone is its instant, one
+/// without and a date (at midnight) are as they are.
+#[tokio::test]
+async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
+    let ctx = vshred_datafusion::context(Default::default());
+    for text in [
+        "2024-03-01T12:30:00.5+01:00",
+        "2024-03-01T12:30:00.123456789-02:00",
+        "2024-03-01 12:30:00.5",
+        "2024-03-01",
+    ] {
+        let sql = format!(
+            "SELECT CAST('{text}' AS TIMESTAMP) AS t, CAST(parse_json('\"{text}\"') AS TIMESTAMP) AS v"
+        );
+        let batches = query(&ctx, &sql).await;
+        let (t, v) = (batches[0].column(0), batches[0].column(1));
+        assert_eq!(v.data_type(), t.data_type(), "{text}");
+        assert_eq!(v, t, "{text}: {}", self::text(&batches));
+    }
+    // Variant timestamps and dates, not strings.
+    let instant = 1_709_292_600_500_000i64; // 2024-03-01T11:30:00.5Z
+    let builds: [&dyn Fn(&mut VariantBuilder); 4] = [
+        &|b| b.timestamp_micros(instant),
+        &|b| b.timestamp_nanos(instant * 1000 + 1),
+        &|b| b.timestamp_ntz_micros(instant + 3_600_000_000),
+        &|b| b.date(19_783),
+    ];
+    let (mut metadata, mut values) = (BinaryBuilder::new(), BinaryBuilder::new());
+    for build in builds {
+        let mut b = VariantBuilder::new();
+        build(&mut b);
+        let (m, v) = b.finish();
+        metadata.append_value(m);
+        values.append_value(v);
+    }
+    let field = variant_field("v", &ShreddingSchema::Variant);
+    let DataType::Struct(fields) = field.data_type().clone() else {
+        unreachable!("a Variant column is a struct")
+    };
+    let column = StructArray::new(
+        fields,
+        vec![Arc::new(metadata.finish()), Arc::new(values.finish())],
+        None,
+    );
+    let batch =
+        RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![Arc::new(column)]).unwrap();
+    ctx.register_batch("times", batch).unwrap();
+    let shown = text(&query(&ctx, "SELECT CAST(v AS TIMESTAMP) AS t FROM times").await);
+    assert_eq!(
+        shown,
+        "+-------------------------------+\n\
+         | t                             |\n\
+         +-------------------------------+\n\
+         | 2024-03-01T11:30:00.500       |\n\
+         | 2024-03-01T11:30:00.500000001 |\n\
+         | 2024-03-01T12:30:00.500       |\n\
+         | 2024-03-01T00:00:00           |\n\
+         +-------------------------------+"
+    );
 }
 
 #[tokio::test]
