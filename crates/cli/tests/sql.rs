@@ -255,6 +255,34 @@ fn the_readme_shows_what_sql_prints() {
     );
 }
 
+/// The reported comparisons, which compared bytes (a count of 0, `false`),
+/// are a one-line error naming what to compare instead; the README's
+/// comparisons of typed values and texts print what it shows.
+#[test]
+fn comparing_variants_is_an_error_and_the_readme_shows_what_to_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    encoded(
+        dir.path(),
+        "g.parquet",
+        "{\"o\":1,\"a\":1}\n{\"o\":1}\n",
+        &["--shred", "none"],
+    );
+    for query in [
+        "SELECT count(*) FROM 'g.parquet' WHERE variant_get(v,'$.o') = parse_json('1')",
+        r#"SELECT parse_json('{"a":1,"b":2}') = parse_json('{"b":2,"a":1}') AS eq"#,
+    ] {
+        fails_with(
+            dir.path(),
+            &["sql", query],
+            "cannot compare Variant values: = of ",
+        );
+    }
+    assert_eq!(
+        binary::readme_console_block("$ vshred sql \"SELECT to_json(parse_json("),
+        2
+    );
+}
+
 #[test]
 fn the_readme_shows_what_variant_explode_gives() {
     assert_eq!(

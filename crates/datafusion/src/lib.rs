@@ -5,6 +5,8 @@
 //!   whole Arrow arrays by the core's kernels.
 //! - [`cast`]: `CAST(v AS BIGINT)` and `TRY_CAST` of a Variant, as Spark
 //!   casts one (`variant_get(v, '$', 'bigint')`).
+//! - [`compare`]: `=`, `<`, `IN`, ... of Variant values refused while
+//!   planning, as Spark refuses them, rather than comparing their bytes.
 //! - [`explode`]: `variant_explode`, a Variant's fields or elements as
 //!   rows (of a constant in `FROM`, of a column through `unnest`).
 //! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of
@@ -42,6 +44,7 @@
 //! ```
 
 pub mod cast;
+pub mod compare;
 pub mod copy;
 pub mod explode;
 pub mod filter;
@@ -141,10 +144,20 @@ pub fn context_with(
         state.catalog_list().clone(),
         Arc::new(VariantUrlTables::new(others.clone())) as Arc<dyn UrlTableFactory>,
     ));
-    let ctx: SessionContext = SessionStateBuilder::new_from_existing(state)
-        .with_catalog_list(catalogs)
-        .build()
-        .into();
+    let mut builder = SessionStateBuilder::new_from_existing(state).with_catalog_list(catalogs);
+    // Ahead of type coercion, which may wrap a Variant in a cast to a
+    // struct type that no longer says it is one.
+    if let Some(analyzer) = builder.analyzer() {
+        let at = analyzer
+            .rules
+            .iter()
+            .position(|rule| rule.name() == "type_coercion")
+            .unwrap_or(analyzer.rules.len());
+        analyzer
+            .rules
+            .insert(at, Arc::new(compare::VariantComparisons));
+    }
+    let ctx: SessionContext = builder.build().into();
     others.session_store().with_state(ctx.state_weak_ref());
     ctx.register_udtf("read_jsonl", Arc::new(jsonl::ReadJsonl));
     ctx.register_udtf("variant_explode", Arc::new(explode::VariantExplodeTable));

@@ -1,0 +1,151 @@
+//! Comparisons of Variant values are refused while planning, as Spark
+//! refuses them (`does not support ordering on type "VARIANT"`), with an
+//! error that says what to compare instead.
+//!
+//! A Variant column is a struct of two binaries, and DataFusion compares
+//! structs field by field: `=`, `<`, `IN`, ... would compare the bytes,
+//! which differ for equal values (`{"a":1,"b":2}` and `{"b":2,"a":1}` list
+//! their names in other orders in the metadata, a file's row lists names
+//! the value does not use, `1` and `1.0` are other encodings), and answer
+//! wrongly without a word. Comparing by value instead (the core's
+//! [`vshred::variant::compare`]) would leave the engine at odds with
+//! itself: `GROUP BY`, `DISTINCT`, set operations and hash joins hash the
+//! struct's bytes, so `x = y` could hold of two values kept in two groups.
+//! Refused, a query compares what it means: a typed value
+//! (`variant_get(x, '$.a', 'bigint') = 1`, `CAST(x AS STRING)`), which
+//! also prunes the files read, or `to_json(x)`.
+//!
+//! [`VariantComparisons`] looks at every plan and subquery ahead of
+//! DataFusion's type coercion (whose casts may hide that a struct is a
+//! Variant) and refuses each form that compares two values where one is
+//! a Variant: the comparison
+//! operators and `IS [NOT] DISTINCT FROM`, `IN` lists and subqueries,
+//! `= ANY (...)`, `BETWEEN`, `CASE x WHEN`, `nullif`, `greatest`, `least`,
+//! and a join's `USING` columns (a join's `ON` is an `=`).
+
+use std::fmt::Display;
+
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::common::{DFSchema, Result, plan_err};
+use datafusion::logical_expr::expr::{InList, InSubquery, SetComparison};
+use datafusion::logical_expr::utils::merge_schema;
+use datafusion::logical_expr::{
+    Between, BinaryExpr, Case, Expr, ExprSchemable, LogicalPlan, Operator, Subquery,
+};
+use datafusion::optimizer::AnalyzerRule;
+use vshred::parquet::is_variant_field;
+
+/// Refuses comparisons of Variant values (registered by
+/// [`crate::context`], ahead of DataFusion's type coercion).
+#[derive(Debug)]
+pub struct VariantComparisons;
+
+impl AnalyzerRule for VariantComparisons {
+    fn name(&self) -> &str {
+        "variant_comparisons"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.apply_with_subqueries(|node| {
+            let schema = merge_schema(&node.inputs());
+            if let LogicalPlan::Join(join) = node {
+                for (left, right) in &join.on {
+                    if is_variant(left, &schema) || is_variant(right, &schema) {
+                        refuse("JOIN USING", left)?;
+                    }
+                }
+            }
+            node.apply_expressions(|expr| {
+                expr.apply(|e| {
+                    check(e, &schema)?;
+                    Ok(TreeNodeRecursion::Continue)
+                })
+            })
+        })?;
+        Ok(plan)
+    }
+}
+
+/// An error if `expr` compares a Variant.
+fn check(expr: &Expr, schema: &DFSchema) -> Result<()> {
+    let (form, operands): (String, Vec<&Expr>) = match expr {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(op) => {
+            (op.to_string(), vec![left, right])
+        }
+        Expr::InList(InList { expr, list, .. }) => (
+            "IN".into(),
+            [expr.as_ref()].into_iter().chain(list).collect(),
+        ),
+        Expr::Between(Between {
+            expr, low, high, ..
+        }) => ("BETWEEN".into(), vec![expr, low, high]),
+        Expr::Case(Case {
+            expr: Some(expr),
+            when_then_expr,
+            ..
+        }) => (
+            "CASE ... WHEN".into(),
+            [expr.as_ref()]
+                .into_iter()
+                .chain(when_then_expr.iter().map(|(when, _)| when.as_ref()))
+                .collect(),
+        ),
+        Expr::InSubquery(InSubquery { expr, subquery, .. }) => {
+            return check_subquery("IN", expr, subquery, schema);
+        }
+        Expr::SetComparison(SetComparison {
+            expr, subquery, op, ..
+        }) => return check_subquery(&format!("{op} ANY or ALL"), expr, subquery, schema),
+        Expr::ScalarFunction(f) if matches!(f.name(), "nullif" | "greatest" | "least") => {
+            (f.name().into(), f.args.iter().collect())
+        }
+        _ => return Ok(()),
+    };
+    match operands.into_iter().find(|e| is_variant(e, schema)) {
+        Some(variant) => refuse(&form, variant),
+        None => Ok(()),
+    }
+}
+
+/// An error if `expr`, or the column of `subquery` it is compared with,
+/// is a Variant.
+fn check_subquery(form: &str, expr: &Expr, subquery: &Subquery, schema: &DFSchema) -> Result<()> {
+    if is_variant(expr, schema) {
+        return refuse(form, expr);
+    }
+    match subquery.subquery.schema().fields().first() {
+        Some(column) if is_variant_field(column) => refuse(form, column.name()),
+        _ => Ok(()),
+    }
+}
+
+/// The operators that compare two values.
+fn is_comparison(op: &Operator) -> bool {
+    matches!(
+        op,
+        Operator::Eq
+            | Operator::NotEq
+            | Operator::Lt
+            | Operator::LtEq
+            | Operator::Gt
+            | Operator::GtEq
+            | Operator::IsDistinctFrom
+            | Operator::IsNotDistinctFrom
+    )
+}
+
+/// Whether `expr` is a Variant; one whose type cannot be worked out here
+/// is left to the planner, which reports it.
+fn is_variant(expr: &Expr, schema: &DFSchema) -> bool {
+    expr.to_field(schema)
+        .is_ok_and(|(_, field)| is_variant_field(&field))
+}
+
+/// The error for `form` (`=`, `IN`, ...) of `variant`.
+#[cold]
+fn refuse(form: &str, variant: impl Display) -> Result<()> {
+    plan_err!(
+        "cannot compare Variant values: {form} of {variant} would compare their bytes, not their values (Spark refuses it too); compare a typed value, variant_get(x, '$.path', 'bigint') = 1 or CAST(x AS STRING) = 'a', or the text, to_json(x)"
+    )
+}
