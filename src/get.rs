@@ -575,6 +575,9 @@ pub struct Accumulator {
     count: u64,
     /// Values a sum left out: not numbers.
     skipped: u64,
+    /// Whether an exact sum passed what a decimal holds (38 digits) and
+    /// went on as a double.
+    inexact: bool,
     sum: Option<Sum>,
     /// The min or max so far, as Variant bytes (metadata, value).
     best: Option<(Vec<u8>, Vec<u8>)>,
@@ -599,6 +602,7 @@ impl Accumulator {
             aggregate,
             count: 0,
             skipped: 0,
+            inexact: false,
             sum: None,
             best: None,
             kinds: [0; KINDS],
@@ -656,12 +660,12 @@ impl Accumulator {
                 };
                 let value = match VariantDecimal::try_new(total, 0) {
                     Ok(d) => Sum::Exact(d),
-                    Err(_) => Sum::Double(total as f64),
+                    Err(_) => {
+                        self.inexact = true;
+                        Sum::Double(total as f64)
+                    }
                 };
-                self.sum = Some(match self.sum {
-                    None => value,
-                    Some(acc) => add(acc, value),
-                });
+                self.sum_in(value);
             }
             Aggregate::Min | Aggregate::Max => {
                 let best = match self.aggregate {
@@ -675,6 +679,19 @@ impl Accumulator {
             }
         }
         Ok(())
+    }
+
+    /// Adds `value` to the sum, noting when two exact numbers made a sum
+    /// no decimal holds.
+    fn sum_in(&mut self, value: Sum) {
+        let sum = match self.sum {
+            None => value,
+            Some(acc) => add(acc, value),
+        };
+        if let (Some(Sum::Exact(_)), Sum::Exact(_), Sum::Double(_)) = (self.sum, value, sum) {
+            self.inexact = true;
+        }
+        self.sum = Some(sum);
     }
 
     /// Adds one value.
@@ -694,10 +711,7 @@ impl Accumulator {
                         return Ok(());
                     }
                 };
-                self.sum = Some(match self.sum {
-                    None => value,
-                    Some(acc) => add(acc, value),
-                });
+                self.sum_in(value);
             }
             Aggregate::Min | Aggregate::Max => {
                 self.kinds[Kind::of(v) as usize] += 1;
@@ -749,19 +763,30 @@ impl Accumulator {
         String::from_utf8(out).unwrap_or_default()
     }
 
-    /// What the result leaves unsaid: values a sum left out, or that a min
-    /// or max compared values of several kinds.
+    /// What the result leaves unsaid: values a sum left out, a sum that
+    /// went on as a double, or that a min or max compared values of several
+    /// kinds.
     pub fn note(&self) -> Option<String> {
-        if self.skipped > 0 {
-            let plural = if self.skipped == 1 {
-                "value was"
-            } else {
-                "values were"
-            };
-            return Some(format!(
-                "{} {plural} not numbers and left out of the sum",
-                self.skipped
-            ));
+        if self.skipped > 0 || self.inexact {
+            let mut notes = Vec::new();
+            if self.skipped > 0 {
+                let plural = if self.skipped == 1 {
+                    "value was"
+                } else {
+                    "values were"
+                };
+                notes.push(format!(
+                    "{} {plural} not numbers and left out of the sum",
+                    self.skipped
+                ));
+            }
+            if self.inexact {
+                notes.push(
+                    "the sum passed 38 digits, more than a decimal holds, and was added up as a double from there: it is not exact"
+                        .to_string(),
+                );
+            }
+            return Some(notes.join("; "));
         }
         let kinds: Vec<String> = (0..KINDS)
             .filter(|&k| self.kinds[k] > 0)

@@ -142,6 +142,34 @@ fn a_dash_reads_parquet_from_stdin_piped_or_redirected() {
     assert_eq!(stdout(&get), "1\n2\n");
 }
 
+/// A sum stays exact while it fits a decimal (38 digits); past that it
+/// goes on as a double, and says so, whether the file is shredded or not.
+#[test]
+fn a_sum_past_38_digits_says_it_is_not_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let nines = "9".repeat(38);
+    let lines = format!("{{\"a\":{nines}}}\n{{\"a\":{nines}}}\n{{\"a\":-{nines}}}\n");
+    for shred in ["none", "auto"] {
+        let file = format!("{shred}.parquet");
+        encoded(dir.path(), &file, &lines, &["--shred", shred]);
+        let sum = vshred_in(dir.path(), &["get", &file, "$.a", "--agg", "sum"]);
+        assert!(sum.status.success(), "{}", stderr(&sum));
+        assert_eq!(stdout(&sum), "1e38\n", "{shred}");
+        assert_eq!(
+            stderr(&sum),
+            "vshred: the sum passed 38 digits, more than a decimal holds, and was added up as a double from there: it is not exact\n",
+            "{shred}"
+        );
+        // Within 38 digits: exact, and nothing to say.
+        let first = vshred_in(
+            dir.path(),
+            &["get", &file, "$.a", "--agg", "sum", "--limit", "1"],
+        );
+        assert_eq!(stdout(&first), format!("{nines}\n"), "{shred}");
+        assert!(stderr(&first).is_empty(), "{}", stderr(&first));
+    }
+}
+
 #[test]
 fn min_and_max_of_mixed_kinds_follow_one_order_and_say_so() {
     let dir = tempfile::tempdir().unwrap();
