@@ -637,6 +637,14 @@ impl ParquetInput {
         }
     }
 
+    /// The names of the Variant columns.
+    fn variant_columns(&self) -> vshred::Result<Vec<String>> {
+        match self {
+            ParquetInput::Stdin(file) => Ok(file.variant_columns()),
+            ParquetInput::Files(dataset) => Ok(dataset.columns()?.variants.clone()),
+        }
+    }
+
     fn json_lines(
         &self,
         columns: Option<&[String]>,
@@ -1076,6 +1084,8 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
             AggArg::Max => Aggregate::Max,
         })
     });
+    // Printed beside the values as JSON, as `cat` prints them.
+    let variants = file.variant_columns().context(&args.file)?;
     let value_key = json_string(&args.path);
     let mut line = Vec::new();
     let mut stats = None;
@@ -1093,7 +1103,7 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
                     }
                     let values = ResultColumn::try_new(result)?;
                     let with_rows = (!args.with.is_empty())
-                        .then(|| vshred::unshred::JsonRows::try_new(with, &[]))
+                        .then(|| vshred::unshred::JsonRows::try_new(with, &variants))
                         .transpose()?;
                     line.clear();
                     for i in 0..rows {

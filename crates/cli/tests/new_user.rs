@@ -495,6 +495,34 @@ fn get_prints_columns_beside_the_value_and_stops_at_a_limit() {
     assert!(none.status.success() && none.stdout.is_empty());
 }
 
+/// A Variant column beside the value is its JSON, as `cat` prints it, not
+/// its metadata and value bytes; from a file and from a dataset.
+#[test]
+fn get_prints_variant_columns_beside_the_value_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines =
+        "{\"id\":1,\"v\":{\"k\":1},\"w\":{\"x\":[1,2]}}\n{\"id\":2,\"v\":{\"k\":2},\"w\":\"s\"}\n";
+    encoded(
+        dir.path(),
+        "f.parquet",
+        lines,
+        &["--variant-field", "v", "--variant-field", "w"],
+    );
+    let expected = "{\"v\":{\"k\":1},\"w\":{\"x\":[1,2]},\"id\":1,\"$.k\":1}\n{\"v\":{\"k\":2},\"w\":\"s\",\"id\":2,\"$.k\":2}\n";
+    let args = ["--column", "v", "--with", "v,w,id"];
+    let out = vshred_in(
+        dir.path(),
+        &[&["get", "f.parquet", "$.k"][..], &args].concat(),
+    );
+    assert_eq!(stdout(&out), expected, "{}", stderr(&out));
+    let piped = vshred_piped(
+        dir.path(),
+        &[&["get", "-", "$.k"][..], &args].concat(),
+        &std::fs::read(dir.path().join("f.parquet")).unwrap(),
+    );
+    assert_eq!(stdout(&piped), expected, "{}", stderr(&piped));
+}
+
 #[test]
 fn as_takes_the_type_names_users_type() {
     let dir = tempfile::tempdir().unwrap();
