@@ -595,44 +595,58 @@ fn open_input(path: &Path) -> Result<Box<dyn BufRead>, Failure> {
     Ok(Box::new(BufReader::with_capacity(1 << 20, file)))
 }
 
-/// Opens a Parquet file; `-` reads standard input, into a temporary file
-/// unless it is a file already (Parquet is read from its footer, at the
-/// end).
-fn open_parquet(path: &Path) -> Result<ParquetFile, Failure> {
-    if !is_stdin(path) {
-        return ParquetFile::open(path).context(path);
-    }
-    let stdin = io::stdin();
-    let handle = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned()?;
-    let file = File::from(handle);
-    let file = if file.metadata()?.is_file() {
-        file
-    } else {
-        let mut copy = tempfile::tempfile()?;
-        io::copy(&mut stdin.lock(), &mut copy)?;
-        copy
-    };
-    ParquetFile::from_file(file, path).context(path)
+/// Whether `path` is read as a stream: `-`, or a pipe, device or socket
+/// given by its path (`get <(vshred encode in.jsonl -) '$.a'`).
+fn is_stream(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    is_stdin(path)
+        || std::fs::metadata(path).is_ok_and(|m| {
+            let kind = m.file_type();
+            kind.is_fifo() || kind.is_char_device() || kind.is_socket()
+        })
 }
 
-/// What a reading command reads: a Parquet file on standard input, or a
-/// dataset (a file, a directory, a glob).
+/// Opens a Parquet file; a stream ([`is_stream`]) is read into a temporary
+/// file unless it is a file already (Parquet is read from its footer, at
+/// the end).
+fn open_parquet(path: &Path) -> Result<ParquetFile, Failure> {
+    if !is_stream(path) {
+        return ParquetFile::open(path).context(path);
+    }
+    let mut stream: Box<dyn Read> = if is_stdin(path) {
+        let stdin = io::stdin();
+        let handle = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned()?;
+        let file = File::from(handle);
+        if file.metadata()?.is_file() {
+            return ParquetFile::from_file(file, path).context(path);
+        }
+        Box::new(stdin)
+    } else {
+        Box::new(File::open(path).context(path)?)
+    };
+    let mut copy = tempfile::tempfile()?;
+    io::copy(&mut stream, &mut copy).context(path)?;
+    ParquetFile::from_file(copy, path).context(path)
+}
+
+/// What a reading command reads: a Parquet file on standard input or a
+/// pipe, or a dataset (a file, a directory, a glob).
 enum ParquetInput {
-    Stdin(ParquetFile),
+    Stream(ParquetFile),
     Files(Box<Dataset>),
 }
 
 impl ParquetInput {
     fn open(path: &Path) -> Result<ParquetInput, Failure> {
-        if is_stdin(path) {
-            return Ok(ParquetInput::Stdin(open_parquet(path)?));
+        if is_stream(path) {
+            return Ok(ParquetInput::Stream(open_parquet(path)?));
         }
         Ok(ParquetInput::Files(Box::new(Dataset::find(path)?)))
     }
 
     fn choose_variant_column(&self, requested: Option<&str>) -> vshred::Result<String> {
         match self {
-            ParquetInput::Stdin(file) => file.choose_variant_column(requested),
+            ParquetInput::Stream(file) => file.choose_variant_column(requested),
             ParquetInput::Files(dataset) => dataset.choose_variant_column(requested),
         }
     }
@@ -640,7 +654,7 @@ impl ParquetInput {
     /// The names of the Variant columns.
     fn variant_columns(&self) -> vshred::Result<Vec<String>> {
         match self {
-            ParquetInput::Stdin(file) => Ok(file.variant_columns()),
+            ParquetInput::Stream(file) => Ok(file.variant_columns()),
             ParquetInput::Files(dataset) => Ok(dataset.columns()?.variants.clone()),
         }
     }
@@ -652,7 +666,7 @@ impl ParquetInput {
         sink: impl FnMut(Vec<u8>) -> vshred::Result<()>,
     ) -> vshred::Result<()> {
         match self {
-            ParquetInput::Stdin(file) => file.json_lines(columns, options, sink),
+            ParquetInput::Stream(file) => file.json_lines(columns, options, sink),
             ParquetInput::Files(dataset) => dataset.json_lines(columns, options, sink),
         }
     }
@@ -665,7 +679,7 @@ impl ParquetInput {
         sink: impl FnMut(&arrow::array::ArrayRef, &RecordBatch) -> vshred::Result<()>,
     ) -> vshred::Result<DatasetStats> {
         match self {
-            ParquetInput::Stdin(file) => {
+            ParquetInput::Stream(file) => {
                 let read = file.get_with(request, with, options, sink)?;
                 Ok(DatasetStats {
                     files: 1,
@@ -926,7 +940,7 @@ fn json_string(s: &str) -> String {
 
 fn run_schema(path: &Path) -> Result<(), Failure> {
     let file = match ParquetInput::open(path)? {
-        ParquetInput::Stdin(file) => file,
+        ParquetInput::Stream(file) => file,
         ParquetInput::Files(dataset) => match dataset.files() {
             [one] => ParquetFile::open(one).context(one)?,
             _ => {

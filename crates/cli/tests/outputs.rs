@@ -97,6 +97,47 @@ fn a_fifo_output_is_written_directly_and_stays_a_fifo() {
     assert_eq!(names(dir.path()), ["in.jsonl", "out.fifo"]);
 }
 
+/// A Parquet file given as the path of a pipe (`<(vshred encode ...)` in a
+/// shell) is read whole first, as `-` is: Parquet is read from its end.
+#[test]
+fn a_file_given_by_the_path_of_a_pipe_is_read_as_standard_input_is() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "file.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bytes = std::fs::read(dir.path().join("file.parquet")).unwrap();
+    let expected = vshred_in(dir.path(), &["cat", "file.parquet"]);
+    let fifo = dir.path().join("in.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for command in ["cat", "get"] {
+        let writer = {
+            let (fifo, bytes) = (fifo.clone(), bytes.clone());
+            std::thread::spawn(move || std::fs::write(fifo, bytes))
+        };
+        let args: &[&str] = match command {
+            "cat" => &["cat", "in.fifo"],
+            _ => &["get", "in.fifo", "$"],
+        };
+        let out = vshred_in(dir.path(), args);
+        writer.join().unwrap().unwrap();
+        assert!(out.status.success(), "{command}: {}", stderr(&out));
+        if command == "cat" {
+            assert_eq!(out.stdout, expected.stdout);
+        } else {
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout).lines().count(),
+                LINES.lines().count()
+            );
+        }
+    }
+}
+
 #[test]
 fn stdout_gets_the_file_streamed() {
     let dir = tempfile::tempdir().unwrap();
