@@ -66,7 +66,7 @@ use vshred::output::Output;
 use vshred::parquet::{Compression, is_variant_field, magic_of, starts_as_parquet};
 
 use crate::functions::external;
-use crate::whole_files::{Deferred, MadeDirs, WholeFiles};
+use crate::whole_files::{CopyWrites, WholeFiles};
 
 /// Makes a `COPY` to a path with no file extension and no `STORED AS`
 /// (`COPY (...) TO 'out/'`) write Parquet, which DataFusion would refuse
@@ -428,18 +428,25 @@ impl FileSink for VariantParquetSink {
 
     async fn spawn_writer_tasks_and_join(
         &self,
-        _context: &Arc<TaskContext>,
+        context: &Arc<TaskContext>,
         demux_task: SpawnedTask<Result<()>>,
         mut file_stream_rx: DemuxedStreamReceiver,
         object_store: Arc<dyn ObjectStore>,
     ) -> Result<u64> {
         let schema = self.file_schema();
-        let made = MadeDirs::before(&self.config);
-        let store = Arc::new(Deferred::new(object_store));
+        let writes = CopyWrites::begin(&self.config, object_store);
+        let store = writes.store();
+        // Parts of the size DataFusion's own writer uploads.
+        let part_bytes = context
+            .session_config()
+            .options()
+            .execution
+            .objectstore_writer_buffer_size;
         let mut files = tokio::task::JoinSet::new();
         while let Some((path, mut batches)) = file_stream_rx.recv().await {
             let mut upload =
                 ObjectWriterBuilder::new(FileCompressionType::UNCOMPRESSED, &path, store.clone())
+                    .with_buffer_size(Some(part_bytes))
                     .build()?;
             let (chunks_out, mut chunks) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
             let (schema, options) = (schema.clone(), self.options.encode().clone());
@@ -497,11 +504,10 @@ impl FileSink for VariantParquetSink {
         // A file's own error says more than the demuxer's about the
         // channel that file closed.
         if let Some(e) = failed.or_else(|| demuxed.and_then(|ended| ended).err()) {
-            store.abort().await;
-            made.remove_if_empty();
+            writes.abort().await;
             return Err(e);
         }
-        store.complete().await?;
+        writes.commit().await?;
         Ok(rows)
     }
 }

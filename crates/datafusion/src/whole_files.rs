@@ -12,7 +12,11 @@
 //! failed `COPY` leaves every path as it was, as the Variant sink
 //! ([`VariantParquetSink`](crate::copy::VariantParquetSink)) does. A local
 //! store makes a file's directories when its upload starts: those a failed
-//! `COPY` made, and left empty, are removed ([`MadeDirs`]).
+//! `COPY` made, and left empty, are removed. A `COPY` whose query is
+//! cancelled (its task dropped) is undone on the runtime; one whose process
+//! is killed leaves the store's staged files. The files of a `COPY` that
+//! ended well appear one after another: a store that then fails one (a
+//! rename refused) leaves those before it in place.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -111,46 +115,119 @@ impl FileSink for WholeFiles {
         file_stream_rx: DemuxedStreamReceiver,
         object_store: Arc<dyn ObjectStore>,
     ) -> Result<u64> {
-        let made = MadeDirs::before(self.config());
-        let deferred = Arc::new(Deferred::new(object_store));
+        let writes = CopyWrites::begin(self.config(), object_store);
         let written = self
             .parquet()
-            .spawn_writer_tasks_and_join(context, demux_task, file_stream_rx, deferred.clone())
+            .spawn_writer_tasks_and_join(context, demux_task, file_stream_rx, writes.store())
             .await;
         match written {
             Ok(rows) => {
-                deferred.complete().await?;
+                writes.commit().await?;
                 Ok(rows)
             }
             Err(e) => {
-                deferred.abort().await;
-                made.remove_if_empty();
+                writes.abort().await;
                 Err(e)
             }
         }
     }
 }
 
-/// The local target paths of a `COPY` that are not there before it: a
-/// directory the store makes for them is the `COPY`'s own.
-pub struct MadeDirs(Vec<PathBuf>);
+/// The writes of one `COPY`, held back by a [`Deferred`] store until they
+/// are made to appear ([`commit`](Self::commit)) or undone
+/// ([`abort`](Self::abort): the uploads aborted, the directories the
+/// `COPY` made removed). Dropped before either, when its query is
+/// cancelled, it is undone on the runtime.
+pub(crate) struct CopyWrites {
+    store: Arc<Deferred>,
+    made: MadeDirs,
+    ended: bool,
+}
+
+impl CopyWrites {
+    /// The writes of a `COPY` to the targets of `config`, through `store`.
+    pub(crate) fn begin(config: &FileSinkConfig, store: Arc<dyn ObjectStore>) -> CopyWrites {
+        CopyWrites {
+            store: Arc::new(Deferred::new(store)),
+            made: MadeDirs::before(config),
+            ended: false,
+        }
+    }
+
+    /// The store to write through.
+    pub(crate) fn store(&self) -> Arc<dyn ObjectStore> {
+        self.store.clone()
+    }
+
+    /// Makes the files appear, one after another: a store that fails one
+    /// (a rename refused, say) leaves those before it in place.
+    pub(crate) async fn commit(mut self) -> datafusion::object_store::Result<()> {
+        self.ended = true;
+        let committed = self.store.complete().await;
+        if committed.is_err() {
+            self.made.remove_if_empty();
+        }
+        committed
+    }
+
+    /// Undoes the writes.
+    pub(crate) async fn abort(mut self) {
+        self.ended = true;
+        self.store.abort().await;
+        self.made.remove_if_empty();
+    }
+}
+
+impl Drop for CopyWrites {
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        let (store, made) = (self.store.clone(), std::mem::take(&mut self.made));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                store.abort().await;
+                made.remove_if_empty();
+            });
+        }
+    }
+}
+
+/// The highest directories above a `COPY`'s local targets that are not
+/// there before it: the store makes them for the files, and they are the
+/// `COPY`'s own.
+#[derive(Default)]
+struct MadeDirs(Vec<PathBuf>);
 
 impl MadeDirs {
-    /// The targets of `config` missing now.
-    pub fn before(config: &FileSinkConfig) -> MadeDirs {
+    /// Those missing now, for the targets of `config`: a directory (a path
+    /// ending in `/`) or a file (made in its parent).
+    fn before(config: &FileSinkConfig) -> MadeDirs {
         let missing = config
             .table_paths
             .iter()
             .filter(|target| target.scheme() == "file")
-            .filter_map(|target| target.get_url().to_file_path().ok())
-            .filter(|path| !path.exists())
+            .filter_map(|target| {
+                let path = target.get_url().to_file_path().ok()?;
+                let mut dir = match target.as_str().ends_with('/') {
+                    true => path,
+                    false => path.parent()?.to_path_buf(),
+                };
+                let mut highest = None;
+                while !dir.exists() {
+                    let parent = dir.parent().map(PathBuf::from);
+                    highest = Some(dir);
+                    dir = parent?;
+                }
+                highest
+            })
             .collect();
         MadeDirs(missing)
     }
 
-    /// Removes the directories made since, with those beneath them, where
-    /// they hold no file: a failed `COPY` leaves nothing behind.
-    pub fn remove_if_empty(&self) {
+    /// Removes those directories, with those beneath them, where they hold
+    /// no file: a failed `COPY` leaves nothing behind.
+    fn remove_if_empty(&self) {
         fn remove(dir: &std::path::Path) {
             if let Ok(entries) = std::fs::read_dir(dir) {
                 for entry in entries.flatten() {
@@ -163,41 +240,46 @@ impl MadeDirs {
             }
         }
         for path in &self.0 {
-            if path.is_dir() {
-                remove(path);
-            }
+            remove(path);
         }
     }
 }
 
 /// An object store whose writes appear only once [`complete`](Self::complete)d.
 #[derive(Debug)]
-pub(crate) struct Deferred {
+struct Deferred {
     store: Arc<dyn ObjectStore>,
-    writes: Arc<Mutex<Vec<Write>>>,
+    writes: Mutex<Vec<Write>>,
 }
 
 /// A write held back: an upload of parts, kept from its start so that one
 /// the sink drops unfinished is aborted here, not left to be cleaned up
-/// after; or a whole object that must not replace one (held in memory).
+/// after; or a whole object held in memory, for a put that must not
+/// replace what is there or a store without uploads of parts.
 #[derive(Debug)]
 enum Write {
     Put(Path, PutPayload, PutOptions),
-    Upload {
-        upload: Box<dyn MultipartUpload>,
-        finished: bool,
-    },
+    Upload(Arc<Mutex<Upload>>),
 }
 
-fn lock(writes: &Mutex<Vec<Write>>) -> std::sync::MutexGuard<'_, Vec<Write>> {
-    writes.lock().unwrap_or_else(PoisonError::into_inner)
+/// An upload, shared by the store and the sink's handle to it.
+#[derive(Debug)]
+struct Upload {
+    /// `None` once the store has taken it.
+    upload: Option<Box<dyn MultipartUpload>>,
+    /// Whether the sink completed it.
+    finished: bool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Deferred {
-    pub(crate) fn new(store: Arc<dyn ObjectStore>) -> Deferred {
+    fn new(store: Arc<dyn ObjectStore>) -> Deferred {
         Deferred {
             store,
-            writes: Arc::default(),
+            writes: Mutex::default(),
         }
     }
 
@@ -205,40 +287,75 @@ impl Deferred {
         std::mem::take(&mut lock(&self.writes))
     }
 
-    /// Makes the writes held back appear.
-    pub(crate) async fn complete(&self) -> datafusion::object_store::Result<()> {
+    /// Makes the writes held back appear; an upload the sink did not
+    /// complete is an error (its file would be missing), after the others.
+    async fn complete(&self) -> datafusion::object_store::Result<()> {
         let mut writes = self.take().into_iter();
+        let mut unfinished = false;
         while let Some(write) = writes.next() {
             let done = match write {
                 Write::Put(path, payload, options) => {
                     self.store.put_opts(&path, payload, options).await.map(drop)
                 }
-                Write::Upload {
-                    mut upload,
-                    finished: true,
-                } => upload.complete().await.map(drop),
-                Write::Upload { mut upload, .. } => upload.abort().await,
+                Write::Upload(slot) => {
+                    let (upload, finished) = {
+                        let mut slot = lock(&slot);
+                        (slot.upload.take(), slot.finished)
+                    };
+                    match (upload, finished) {
+                        (Some(mut upload), true) => upload.complete().await.map(drop),
+                        (Some(mut upload), false) => {
+                            unfinished = true;
+                            upload.abort().await
+                        }
+                        (None, _) => Ok(()),
+                    }
+                }
             };
             if let Err(e) = done {
                 Deferred::abort_all(writes).await;
                 return Err(e);
             }
         }
+        if unfinished {
+            return Err(datafusion::object_store::Error::Generic {
+                store: "Deferred",
+                source: "a file's upload was never completed by its writer".into(),
+            });
+        }
         Ok(())
     }
 
     /// Drops the writes held back; the uploads' parts are removed.
-    pub(crate) async fn abort(&self) {
+    async fn abort(&self) {
         Deferred::abort_all(self.take().into_iter()).await;
     }
 
     async fn abort_all(writes: impl Iterator<Item = Write>) {
         for write in writes {
-            if let Write::Upload { mut upload, .. } = write {
-                // The error that ended the writing is the one to report.
-                let _ = upload.abort().await;
+            if let Write::Upload(slot) = write {
+                let upload = lock(&slot).upload.take();
+                if let Some(mut upload) = upload {
+                    // The error that ended the writing is the one to report.
+                    let _ = upload.abort().await;
+                }
             }
         }
+    }
+
+    /// Starts an upload whose completion is held back.
+    async fn upload(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> datafusion::object_store::Result<DeferredUpload> {
+        let upload = self.store.put_multipart_opts(location, opts).await?;
+        let slot = Arc::new(Mutex::new(Upload {
+            upload: Some(upload),
+            finished: false,
+        }));
+        lock(&self.writes).push(Write::Upload(slot.clone()));
+        Ok(DeferredUpload(slot))
     }
 }
 
@@ -266,25 +383,25 @@ impl ObjectStore for Deferred {
     ) -> datafusion::object_store::Result<PutResult> {
         // A whole object is sent as an upload of one part, so that it is
         // held in the store (a local file aside), not in memory; unless it
-        // may not replace what is there, which only a put can say.
-        if !matches!(opts.mode, PutMode::Overwrite) {
-            lock(&self.writes).push(Write::Put(location.clone(), payload, opts));
-            return Ok(held());
+        // must not replace what is there, which only a put can say, or the
+        // store has no uploads of parts.
+        if matches!(opts.mode, PutMode::Overwrite) {
+            let options = PutMultipartOptions {
+                tags: opts.tags.clone(),
+                attributes: opts.attributes.clone(),
+                extensions: opts.extensions.clone(),
+            };
+            match self.upload(location, options).await {
+                Ok(mut upload) => {
+                    upload.put_part(payload).await?;
+                    return upload.complete().await;
+                }
+                Err(datafusion::object_store::Error::NotImplemented { .. }) => {}
+                Err(e) => return Err(e),
+            }
         }
-        let PutOptions {
-            tags,
-            attributes,
-            extensions,
-            ..
-        } = opts;
-        let options = PutMultipartOptions {
-            tags,
-            attributes,
-            extensions,
-        };
-        let mut upload = self.put_multipart_opts(location, options).await?;
-        upload.put_part(payload).await?;
-        upload.complete().await
+        lock(&self.writes).push(Write::Put(location.clone(), payload, opts));
+        Ok(held())
     }
 
     async fn put_multipart_opts(
@@ -292,16 +409,7 @@ impl ObjectStore for Deferred {
         location: &Path,
         opts: PutMultipartOptions,
     ) -> datafusion::object_store::Result<Box<dyn MultipartUpload>> {
-        let upload = self.store.put_multipart_opts(location, opts).await?;
-        let mut writes = lock(&self.writes);
-        writes.push(Write::Upload {
-            upload,
-            finished: false,
-        });
-        Ok(Box::new(DeferredUpload {
-            writes: self.writes.clone(),
-            index: writes.len() - 1,
-        }))
+        Ok(Box::new(self.upload(location, opts).await?))
     }
 
     async fn get_opts(
@@ -343,27 +451,16 @@ impl ObjectStore for Deferred {
     }
 }
 
-/// An upload whose parts go to the store at once and whose completion its
-/// [`Deferred`] store holds back: the upload itself is kept there.
+/// The sink's handle to an upload: its parts go to the store at once, and
+/// its completion waits for the [`Deferred`] store's.
 #[derive(Debug)]
-struct DeferredUpload {
-    writes: Arc<Mutex<Vec<Write>>>,
-    index: usize,
-}
+struct DeferredUpload(Arc<Mutex<Upload>>);
 
 impl DeferredUpload {
-    /// Runs `f` on the upload, unless it is finished or the store has let
-    /// it go.
-    fn with<T>(
-        &self,
-        f: impl FnOnce(&mut Box<dyn MultipartUpload>, &mut bool) -> T,
-    ) -> datafusion::object_store::Result<T> {
-        match lock(&self.writes).get_mut(self.index) {
-            Some(Write::Upload { upload, finished }) if !*finished => Ok(f(upload, finished)),
-            _ => Err(datafusion::object_store::Error::Generic {
-                store: "Deferred",
-                source: "a write to an upload that has ended".into(),
-            }),
+    fn ended() -> datafusion::object_store::Error {
+        datafusion::object_store::Error::Generic {
+            store: "Deferred",
+            source: "a write to an upload that has ended".into(),
         }
     }
 }
@@ -371,14 +468,20 @@ impl DeferredUpload {
 #[async_trait]
 impl MultipartUpload for DeferredUpload {
     fn put_part(&mut self, data: PutPayload) -> UploadPart {
-        match self.with(|upload, _| upload.put_part(data)) {
-            Ok(part) => part,
-            Err(e) => Box::pin(futures::future::ready(Err(e))),
+        let mut slot = lock(&self.0);
+        let Upload { upload, finished } = &mut *slot;
+        match upload {
+            Some(upload) if !*finished => upload.put_part(data),
+            _ => Box::pin(futures::future::ready(Err(DeferredUpload::ended()))),
         }
     }
 
     async fn complete(&mut self) -> datafusion::object_store::Result<PutResult> {
-        self.with(|_, finished| *finished = true)?;
+        let mut slot = lock(&self.0);
+        if slot.upload.is_none() || slot.finished {
+            return Err(DeferredUpload::ended());
+        }
+        slot.finished = true;
         Ok(held())
     }
 

@@ -333,7 +333,8 @@ async fn bad_copies_fail_with_the_option_or_row_and_leave_no_file() {
 
 /// The query fails after its first batches were written (a value far down
 /// does not convert): an existing file at the target stays as it was, and
-/// neither a new file nor a directory gets any; with Variant columns
+/// neither a new file nor a directory gets any, and no directory the
+/// `COPY` made stays; with Variant columns
 /// (vshred's writer) or without (DataFusion's), whether the files are
 /// uploaded whole or in parts.
 #[tokio::test]
@@ -355,7 +356,14 @@ async fn a_copy_whose_query_fails_late_leaves_the_target_as_it_was() {
         let set = format!("SET datafusion.execution.objectstore_writer_buffer_size = {part_bytes}");
         run(&ctx, &set).await.unwrap();
         for columns in ["v, ", ""] {
-            for target in ["existing.parquet", "new.parquet", "new_dir/"] {
+            let targets = [
+                "existing.parquet",
+                "new.parquet",
+                "new_dir/",
+                "new_parent/new.parquet",
+                "new_a/new_b/",
+            ];
+            for target in targets {
                 let sql = format!(
                     "COPY (SELECT {columns}variant_get(v, '$.id', 'bigint') AS id FROM read_jsonl('{}')) TO '{}/{target}' STORED AS PARQUET",
                     input.display(),
