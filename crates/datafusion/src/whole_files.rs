@@ -6,7 +6,7 @@
 //! does not convert, a division by zero) left the rows before the failure
 //! at the target, in place of the file that was there. [`WholeFiles`] runs
 //! that sink unchanged, over a store that takes its writes as it makes
-//! them but completes none until the sink has returned well ([`Deferred`]);
+//! them but completes none until the sink has returned well (`Deferred`);
 //! otherwise it aborts them. Each write is an upload the store completes
 //! at once (a local file is written aside and renamed into place), so a
 //! failed `COPY` leaves every path as it was, as the Variant sink
