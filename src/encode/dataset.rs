@@ -269,15 +269,15 @@ fn write_parts(
             }
             Some(last) => choose_layout(&last.columns, plan.columns, &sample, &tallies, options)?,
         };
-        let columns = agreed.keep(columns)?;
-        let mut left_out = Vec::new();
-        let first = layout == LayoutChoice::First;
-        let mut write = write_options(&columns, options, (!first).then_some(&mut left_out))?;
         // The encodings priced on the sample that chose the layout written:
         // this one's, or for a layout kept, that of the file that chose it.
         if columns == fresh {
             priced = leaf_encodings(&plan.priced);
         }
+        let columns = agreed.keep(columns, &options.variant_fields)?;
+        let mut left_out = Vec::new();
+        let first = layout == LayoutChoice::First;
+        let mut write = write_options(&columns, options, (!first).then_some(&mut left_out))?;
         write.leaf_encodings = priced.clone();
         // The next number no other writer of the directory has taken.
         let (path, claim) = loop {
@@ -358,8 +358,10 @@ impl AgreedColumns {
         Ok(AgreedColumns(agreed.collect()))
     }
 
-    /// `columns`, each as the dataset has it.
-    fn keep(&self, columns: Vec<ColumnSpec>) -> Result<Vec<ColumnSpec>> {
+    /// `columns`, each as the dataset has it; `variant_fields`, the
+    /// columns asked for as Variant columns, are refused where the dataset
+    /// has an ordinary column.
+    fn keep(&self, columns: Vec<ColumnSpec>, variant_fields: &[String]) -> Result<Vec<ColumnSpec>> {
         columns
             .into_iter()
             .map(|column| {
@@ -369,10 +371,26 @@ impl AgreedColumns {
                 };
                 Ok(match (agreed, column_type(&column)) {
                     (agreed, own) if *agreed == own => column,
+                    // Shredded as the sample's values are typed: they are
+                    // all of that type.
                     (ColumnType::Variant, _) => ColumnSpec::Variant {
+                        schema: match column.field().data_type() {
+                            DataType::Int64 => ShreddingSchema::Int64,
+                            DataType::Boolean => ShreddingSchema::Boolean,
+                            DataType::Utf8 => ShreddingSchema::String,
+                            // JSON numbers with a fraction are decimals.
+                            _ => ShreddingSchema::Variant,
+                        },
                         name,
-                        schema: ShreddingSchema::Variant,
                     },
+                    (ColumnType::Plain(t), ColumnType::Variant) if variant_fields.contains(&name) => {
+                        return Err(Error::new(
+                            ErrorKind::Incompatible,
+                            format!(
+                                "column {name:?} is {t} in the dataset, and as a Variant field it would be a Variant column in this file, which would leave the files unreadable as one (write to another directory)"
+                            ),
+                        ));
+                    }
                     (ColumnType::Plain(DataType::Null), _) => column,
                     (
                         ColumnType::Plain(

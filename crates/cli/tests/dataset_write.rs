@@ -318,6 +318,13 @@ fn every_file_keeps_the_column_types_of_the_files_before() {
             .collect()
     };
     assert_eq!(kinds(&report), ["id:Int64,p:variant,v:variant"; 2]);
+    // Kept a Variant column, `p` is shredded as the second file's sample
+    // types it.
+    let p_layout = |file: &vshred::encode::PartReport| match &file.columns[1] {
+        ColumnSpec::Variant { schema, .. } => schema.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(p_layout(&report.files[1]), ShreddingSchema::Int64);
     assert_eq!(cat(dir.path(), "out").lines().count(), 4000);
     // Appended: a text where the dataset has numbers is a bad line.
     let append = DatasetSplit {
@@ -341,6 +348,26 @@ fn every_file_keeps_the_column_types_of_the_files_before() {
         encode_dataset(&mut more.as_bytes(), &out, &skipping, &append, &mut |_| {}).unwrap();
     assert_eq!(kinds(&report), ["id:Int64,p:variant,v:variant"]);
     assert_eq!(report.lines.bad_lines, 1);
+    assert_eq!(cat(dir.path(), "out").lines().count(), 4001);
+    // Asked for as a Variant field, an int64 column of the dataset is
+    // refused before anything is written.
+    let as_variant = EncodeOptions {
+        variant_fields: vec!["v".into(), "id".into()],
+        ..skipping
+    };
+    let err = encode_dataset(
+        &mut more.as_bytes(),
+        &out,
+        &as_variant,
+        &append,
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("column \"id\" is Int64 in the dataset, and as a Variant field"),
+        "{err}"
+    );
     assert_eq!(cat(dir.path(), "out").lines().count(), 4001);
 }
 
