@@ -15,23 +15,33 @@
 //! (`variant_get(x, '$.a', 'bigint') = 1`, `CAST(x AS STRING)`), which
 //! also prunes the files read, or `to_json(x)`.
 //!
+//! Grouping and deduplicating go by the same bytes, so they are refused
+//! too (Spark refuses them as well), with the way out: group by a typed
+//! value or by `to_json(x)`.
+//!
 //! [`VariantComparisons`] looks at every plan and subquery ahead of
 //! DataFusion's type coercion (whose casts may hide that a struct is a
 //! Variant) and refuses each form that compares two values where one is
 //! a Variant: the comparison
 //! operators and `IS [NOT] DISTINCT FROM`, `IN` lists and subqueries,
 //! `= ANY (...)`, `BETWEEN`, `CASE x WHEN`, `nullif`, `greatest`, `least`,
-//! and a join's `USING` columns (a join's `ON` is an `=`).
+//! and a join's `USING` columns (a join's `ON` is an `=`); and each plan
+//! that groups or deduplicates rows by a Variant: `GROUP BY` (grouping
+//! sets, `ROLLUP` and `CUBE` too), `DISTINCT`, `DISTINCT ON`, `UNION`
+//! (a recursive one too), `INTERSECT` and `EXCEPT` (joins on every
+//! column). Plans that only carry Variants along (`UNION ALL`, a join or
+//! `GROUP BY` on typed keys, `any_value(v)`) are left alone.
 
 use std::fmt::Display;
 
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
-use datafusion::common::{DFSchema, Result, plan_err};
+use datafusion::common::{DFSchema, NullEquality, Result, plan_err};
 use datafusion::logical_expr::expr::{InList, InSubquery, SetComparison};
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
-    Between, BinaryExpr, Case, Expr, ExprSchemable, LogicalPlan, Operator, Subquery,
+    Between, BinaryExpr, Case, Distinct, Expr, ExprSchemable, JoinType, LogicalPlan, Operator,
+    Subquery,
 };
 use datafusion::optimizer::AnalyzerRule;
 use vshred::parquet::is_variant_field;
@@ -49,13 +59,7 @@ impl AnalyzerRule for VariantComparisons {
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
         plan.apply_with_subqueries(|node| {
             let schema = merge_schema(&node.inputs());
-            if let LogicalPlan::Join(join) = node {
-                for (left, right) in &join.on {
-                    if is_variant(left, &schema) || is_variant(right, &schema) {
-                        refuse("JOIN USING", left)?;
-                    }
-                }
-            }
+            check_plan(node, &schema)?;
             node.apply_expressions(|expr| {
                 expr.apply(|e| {
                     check(e, &schema)?;
@@ -64,6 +68,72 @@ impl AnalyzerRule for VariantComparisons {
             })
         })?;
         Ok(plan)
+    }
+}
+
+/// An error if `node` joins on, groups by or deduplicates a Variant.
+fn check_plan(node: &LogicalPlan, schema: &DFSchema) -> Result<()> {
+    match node {
+        LogicalPlan::Join(join) => {
+            // Before the optimizer takes `ON a = b` apart, a join's keys
+            // are its `USING` columns or, matching rows with nulls equal,
+            // a set operation's every column.
+            match (join.join_type, join.null_equality) {
+                (JoinType::LeftSemi, NullEquality::NullEqualsNull) => {
+                    return deduplicated("INTERSECT", join.left.schema());
+                }
+                (JoinType::LeftAnti, NullEquality::NullEqualsNull) => {
+                    return deduplicated("EXCEPT", join.left.schema());
+                }
+                _ => {}
+            }
+            for (left, right) in &join.on {
+                if is_variant(left, schema) || is_variant(right, schema) {
+                    refuse("JOIN USING", left)?;
+                }
+            }
+            Ok(())
+        }
+        LogicalPlan::Aggregate(aggregate) => {
+            let keys = aggregate.group_expr.iter().flat_map(|key| match key {
+                Expr::GroupingSet(set) => set.distinct_expr(),
+                key => vec![key],
+            });
+            grouped("GROUP BY", keys, schema)
+        }
+        LogicalPlan::Distinct(Distinct::All(input)) => {
+            let form = match input.as_ref() {
+                LogicalPlan::Union(_) => "UNION",
+                _ => "DISTINCT",
+            };
+            deduplicated(form, input.schema())
+        }
+        LogicalPlan::Distinct(Distinct::On(on)) => grouped("DISTINCT ON", &on.on_expr, schema),
+        LogicalPlan::RecursiveQuery(query) if query.is_distinct => {
+            deduplicated("UNION", query.static_term.schema())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// An error if one of `keys`, which `form` groups rows by, is a Variant.
+fn grouped<'a>(
+    form: &str,
+    keys: impl IntoIterator<Item = &'a Expr>,
+    schema: &DFSchema,
+) -> Result<()> {
+    match keys.into_iter().find(|key| is_variant(key, schema)) {
+        Some(variant) => refuse_grouping(form, variant),
+        None => Ok(()),
+    }
+}
+
+/// An error if one of the columns of `rows`, which `form` deduplicates
+/// or matches, is a Variant.
+fn deduplicated(form: &str, rows: &DFSchema) -> Result<()> {
+    match rows.iter().find(|(_, field)| is_variant_field(field)) {
+        Some((_, column)) => refuse_grouping(form, column.name()),
+        None => Ok(()),
     }
 }
 
@@ -140,6 +210,14 @@ fn is_comparison(op: &Operator) -> bool {
 fn is_variant(expr: &Expr, schema: &DFSchema) -> bool {
     expr.to_field(schema)
         .is_ok_and(|(_, field)| is_variant_field(&field))
+}
+
+/// The error for `form` (`GROUP BY`, `DISTINCT`, `UNION`, ...) of `variant`.
+#[cold]
+fn refuse_grouping(form: &str, variant: impl Display) -> Result<()> {
+    plan_err!(
+        "cannot group or sort Variant values: {form} of {variant} would go by their bytes, not their values (Spark refuses it too); group, sort or deduplicate a typed value, variant_get(x, '$.path', 'bigint'), or the text, to_json(x)"
+    )
 }
 
 /// The error for `form` (`=`, `IN`, ...) of `variant`.

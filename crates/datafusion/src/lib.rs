@@ -5,8 +5,9 @@
 //!   whole Arrow arrays by the core's kernels.
 //! - [`cast`]: `CAST(v AS BIGINT)` and `TRY_CAST` of a Variant, as Spark
 //!   casts one (`variant_get(v, '$', 'bigint')`).
-//! - [`compare`]: `=`, `<`, `IN`, ... of Variant values refused while
-//!   planning, as Spark refuses them, rather than comparing their bytes.
+//! - [`compare`]: `=`, `<`, `IN`, ..., `GROUP BY`, `DISTINCT`, `UNION`,
+//!   ... of Variant values refused while planning, as Spark refuses them,
+//!   rather than going by their bytes.
 //! - [`explode`]: `variant_explode`, a Variant's fields or elements as
 //!   rows (of a constant in `FROM`, of a column through `unnest`).
 //! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of

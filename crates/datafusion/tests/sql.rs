@@ -662,6 +662,166 @@ async fn comparing_variant_values_is_refused_naming_what_to_compare_instead() {
     assert_eq!(int(&batches, 0), 2);
 }
 
+/// Two equal Variants with other bytes (an object's names listed in
+/// another order) and a typed key: what grouping, sorting and
+/// deduplicating by `x` went wrong on.
+const TWO_EQUAL_VARIANTS: &str = r#"WITH t(k, x) AS (SELECT 1, parse_json('{"a":1,"b":2}') UNION ALL SELECT 2, parse_json('{"b":2,"a":1}'))"#;
+
+/// Each query, over [`TWO_EQUAL_VARIANTS`], is refused while planning as
+/// `form` of a Variant, naming what to group or sort by instead.
+async fn refused_grouping_or_sorting(ctx: &SessionContext, cases: &[(&str, &str)]) {
+    for (form, sql) in cases {
+        let sql = format!("{TWO_EQUAL_VARIANTS} {sql}");
+        let err = run_failure(ctx, &sql).await;
+        assert!(
+            err.contains(&format!("cannot group or sort Variant values: {form} of ")),
+            "{sql}: {err}"
+        );
+        assert!(
+            err.contains("variant_get(x, '$.path', 'bigint')") && err.contains("to_json(x)"),
+            "{sql}: {err}"
+        );
+    }
+}
+
+/// `GROUP BY` a Variant, in grouping sets too, is refused: it went by the
+/// bytes, so two equal values were two groups.
+#[tokio::test]
+async fn grouping_by_a_variant_is_refused_naming_what_to_group_by_instead() {
+    let ctx = vshred_datafusion::context(Default::default());
+    refused_grouping_or_sorting(
+        &ctx,
+        &[
+            ("GROUP BY", "SELECT count(*) FROM t GROUP BY x"),
+            ("GROUP BY", "SELECT count(*) FROM t GROUP BY k, x"),
+            ("GROUP BY", "SELECT count(*) FROM t GROUP BY ROLLUP (k, x)"),
+            ("GROUP BY", "SELECT count(*) FROM t GROUP BY CUBE (x)"),
+            (
+                "GROUP BY",
+                "SELECT count(*) FROM t GROUP BY GROUPING SETS ((k), (x))",
+            ),
+        ],
+    )
+    .await;
+    let batches = query(
+        &ctx,
+        &format!("{TWO_EQUAL_VARIANTS} SELECT count(*) FROM t GROUP BY to_json(x)"),
+    )
+    .await;
+    assert_eq!(int(&batches, 0), 2, "one group of both");
+}
+
+/// `DISTINCT` and `DISTINCT ON` a Variant are refused: they went by the
+/// bytes, so two equal values were both kept.
+#[tokio::test]
+async fn deduplicating_variants_is_refused_naming_what_to_deduplicate_instead() {
+    let ctx = vshred_datafusion::context(Default::default());
+    refused_grouping_or_sorting(
+        &ctx,
+        &[
+            ("DISTINCT", "SELECT DISTINCT x FROM t"),
+            ("DISTINCT", "SELECT DISTINCT k, x FROM t"),
+            ("DISTINCT ON", "SELECT DISTINCT ON (x) k FROM t"),
+        ],
+    )
+    .await;
+}
+
+/// `UNION` (a recursive one too), `INTERSECT` and `EXCEPT` of Variant
+/// columns are refused: they matched rows by the bytes.
+#[tokio::test]
+async fn set_operations_over_variants_are_refused_naming_what_to_match_instead() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let first = "(SELECT x FROM t WHERE k = 1)";
+    let second = "(SELECT x FROM t WHERE k = 2)";
+    refused_grouping_or_sorting(
+        &ctx,
+        &[
+            ("UNION", &format!("SELECT * FROM {first} UNION {second}")),
+            (
+                "INTERSECT",
+                &format!("SELECT * FROM {first} INTERSECT {second}"),
+            ),
+            (
+                "INTERSECT",
+                &format!("SELECT * FROM {first} INTERSECT ALL {second}"),
+            ),
+            ("EXCEPT", &format!("SELECT * FROM {first} EXCEPT {second}")),
+            (
+                "EXCEPT",
+                &format!("SELECT * FROM {first} EXCEPT ALL {second}"),
+            ),
+            (
+                "UNION",
+                "SELECT count(*) FROM (WITH RECURSIVE r AS (SELECT x, 1 AS n FROM t WHERE k = 1 \
+                 UNION SELECT x, n + 1 FROM r WHERE n < 3) SELECT * FROM r)",
+            ),
+        ],
+    )
+    .await;
+}
+
+/// Queries that carry Variants along without grouping, sorting or
+/// comparing them run as ever: a projection, `UNION ALL`, `GROUP BY` a
+/// typed key beside `any_value(x)` and `first_value(x)`, a join on typed
+/// keys, a `COPY`.
+#[tokio::test]
+async fn queries_that_carry_variants_along_still_run() {
+    let ctx = vshred_datafusion::context(Default::default());
+    for (sql, expected, rows) in [
+        ("SELECT to_json(x) FROM t ORDER BY k", r#"{"a":1,"b":2}"#, 2),
+        (
+            "SELECT to_json(x) FROM (SELECT k, x FROM t UNION ALL SELECT k, x FROM t) ORDER BY k",
+            r#"{"a":1,"b":2}"#,
+            4,
+        ),
+        (
+            "SELECT to_json(any_value(x)) FROM t GROUP BY k ORDER BY k",
+            r#"{"a":1,"b":2}"#,
+            2,
+        ),
+        (
+            "SELECT to_json(first_value(x)) FROM t GROUP BY k ORDER BY k",
+            r#"{"a":1,"b":2}"#,
+            2,
+        ),
+        (
+            "SELECT to_json(b.x) FROM t a JOIN t b ON a.k = b.k WHERE a.k = 1",
+            r#"{"a":1,"b":2}"#,
+            1,
+        ),
+        (
+            "SELECT to_json(b.x) FROM t a JOIN t b USING (k) WHERE a.k = 1",
+            r#"{"a":1,"b":2}"#,
+            1,
+        ),
+    ] {
+        let sql = format!("{TWO_EQUAL_VARIANTS} {sql}");
+        let batches = query(&ctx, &sql).await;
+        let column = arrow::compute::cast(batches[0].column(0), &DataType::Utf8).unwrap();
+        assert_eq!(column.as_string::<i32>().value(0), expected, "{sql}");
+        assert_eq!(
+            batches.iter().map(|b| b.num_rows()).sum::<usize>(),
+            rows,
+            "{sql}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.parquet");
+    let out = out.display();
+    query(
+        &ctx,
+        &format!("COPY ({TWO_EQUAL_VARIANTS} SELECT k, x FROM t) TO '{out}'"),
+    )
+    .await;
+    let batches = query(
+        &ctx,
+        &format!("SELECT count(*) FROM '{out}' WHERE to_json(x) = '{{\"a\":1,\"b\":2}}'"),
+    )
+    .await;
+    assert_eq!(int(&batches, 0), 2);
+}
+
 /// `CAST(x AS TIMESTAMP)` (DataFusion's, nanoseconds without a zone) of a
 /// Variant is the instant in UTC, as DataFusion casts the same text and as
 /// `variant_get(x, '$', 'timestamp')` reads it: a string's offset is
