@@ -15,9 +15,9 @@
 //! (`variant_get(x, '$.a', 'bigint') = 1`, `CAST(x AS STRING)`), which
 //! also prunes the files read, or `to_json(x)`.
 //!
-//! Grouping and deduplicating go by the same bytes, so they are refused
-//! too (Spark refuses them as well), with the way out: group by a typed
-//! value or by `to_json(x)`.
+//! Grouping, sorting and deduplicating go by the same bytes, so they are
+//! refused too (Spark refuses them as well), with the way out: group or
+//! sort by a typed value or by `to_json(x)`.
 //!
 //! [`VariantComparisons`] looks at every plan and subquery ahead of
 //! DataFusion's type coercion (whose casts may hide that a struct is a
@@ -29,15 +29,19 @@
 //! that groups or deduplicates rows by a Variant: `GROUP BY` (grouping
 //! sets, `ROLLUP` and `CUBE` too), `DISTINCT`, `DISTINCT ON`, `UNION`
 //! (a recursive one too), `INTERSECT` and `EXCEPT` (joins on every
-//! column). Plans that only carry Variants along (`UNION ALL`, a join or
-//! `GROUP BY` on typed keys, `any_value(v)`) are left alone.
+//! column), or sorts by one: `ORDER BY`, a window's `PARTITION BY` and
+//! `ORDER BY`, an aggregate's `ORDER BY`; and the aggregates that order
+//! or deduplicate their arguments: `min`, `max`, `approx_distinct` and
+//! any `DISTINCT` one. Plans that only carry Variants along (`UNION
+//! ALL`, a join or `GROUP BY` on typed keys, `any_value(v)`,
+//! `first_value(v)`) are left alone.
 
 use std::fmt::Display;
 
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{DFSchema, NullEquality, Result, plan_err};
-use datafusion::logical_expr::expr::{InList, InSubquery, SetComparison};
+use datafusion::logical_expr::expr::{AggregateFunction, InList, InSubquery, SetComparison};
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     Between, BinaryExpr, Case, Distinct, Expr, ExprSchemable, JoinType, LogicalPlan, Operator,
@@ -71,7 +75,8 @@ impl AnalyzerRule for VariantComparisons {
     }
 }
 
-/// An error if `node` joins on, groups by or deduplicates a Variant.
+/// An error if `node` joins on, groups by, sorts by or deduplicates a
+/// Variant.
 fn check_plan(node: &LogicalPlan, schema: &DFSchema) -> Result<()> {
     match node {
         LogicalPlan::Join(join) => {
@@ -108,7 +113,14 @@ fn check_plan(node: &LogicalPlan, schema: &DFSchema) -> Result<()> {
             };
             deduplicated(form, input.schema())
         }
-        LogicalPlan::Distinct(Distinct::On(on)) => grouped("DISTINCT ON", &on.on_expr, schema),
+        LogicalPlan::Sort(sort) => {
+            grouped("ORDER BY", sort.expr.iter().map(|sort| &sort.expr), schema)
+        }
+        LogicalPlan::Distinct(Distinct::On(on)) => {
+            grouped("DISTINCT ON", &on.on_expr, schema)?;
+            let order_by = on.sort_expr.iter().flatten().map(|sort| &sort.expr);
+            grouped("ORDER BY", order_by, schema)
+        }
         LogicalPlan::RecursiveQuery(query) if query.is_distinct => {
             deduplicated("UNION", query.static_term.schema())
         }
@@ -116,7 +128,8 @@ fn check_plan(node: &LogicalPlan, schema: &DFSchema) -> Result<()> {
     }
 }
 
-/// An error if one of `keys`, which `form` groups rows by, is a Variant.
+/// An error if one of `keys`, which `form` groups or sorts rows by, is a
+/// Variant.
 fn grouped<'a>(
     form: &str,
     keys: impl IntoIterator<Item = &'a Expr>,
@@ -137,7 +150,8 @@ fn deduplicated(form: &str, rows: &DFSchema) -> Result<()> {
     }
 }
 
-/// An error if `expr` compares a Variant.
+/// An error if `expr` compares a Variant, or aggregates or windows over
+/// one in an order or deduplicated.
 fn check(expr: &Expr, schema: &DFSchema) -> Result<()> {
     let (form, operands): (String, Vec<&Expr>) = match expr {
         Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(op) => {
@@ -170,12 +184,41 @@ fn check(expr: &Expr, schema: &DFSchema) -> Result<()> {
         Expr::ScalarFunction(f) if matches!(f.name(), "nullif" | "greatest" | "least") => {
             (f.name().into(), f.args.iter().collect())
         }
+        Expr::AggregateFunction(AggregateFunction { func, params }) => {
+            let name = func.name();
+            let order_by = params.order_by.iter().map(|sort| &sort.expr);
+            grouped(&format!("ORDER BY in {name}"), order_by, schema)?;
+            return check_aggregate(name, &params.args, params.distinct, schema);
+        }
+        Expr::WindowFunction(window) => {
+            let params = &window.params;
+            grouped("PARTITION BY", &params.partition_by, schema)?;
+            let order_by = params.order_by.iter().map(|sort| &sort.expr);
+            grouped("OVER (ORDER BY ...)", order_by, schema)?;
+            return check_aggregate(window.fun.name(), &params.args, params.distinct, schema);
+        }
         _ => return Ok(()),
     };
     match operands.into_iter().find(|e| is_variant(e, schema)) {
         Some(variant) => refuse(&form, variant),
         None => Ok(()),
     }
+}
+
+/// The aggregates that order their arguments (`min`, `max`) or count
+/// the distinct ones: by bytes, as `GROUP BY` would.
+const ORDERING_AGGREGATES: [&str; 3] = ["min", "max", "approx_distinct"];
+
+/// An error if the aggregate (or window function) `name` of `args`
+/// orders or deduplicates a Variant: `count(DISTINCT x)`, `min(x)`, ...
+fn check_aggregate(name: &str, args: &[Expr], distinct: bool, schema: &DFSchema) -> Result<()> {
+    if distinct {
+        grouped(&format!("{name}(DISTINCT ...)"), args, schema)?;
+    }
+    if ORDERING_AGGREGATES.contains(&name) {
+        grouped(name, args, schema)?;
+    }
+    Ok(())
 }
 
 /// An error if `expr`, or the column of `subquery` it is compared with,

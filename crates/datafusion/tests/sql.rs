@@ -711,8 +711,9 @@ async fn grouping_by_a_variant_is_refused_naming_what_to_group_by_instead() {
     assert_eq!(int(&batches, 0), 2, "one group of both");
 }
 
-/// `DISTINCT` and `DISTINCT ON` a Variant are refused: they went by the
-/// bytes, so two equal values were both kept.
+/// `DISTINCT`, `DISTINCT ON` and an aggregate's `DISTINCT` of a Variant
+/// are refused: they went by the bytes, so two equal values were both
+/// kept (`count(DISTINCT x)` was 2).
 #[tokio::test]
 async fn deduplicating_variants_is_refused_naming_what_to_deduplicate_instead() {
     let ctx = vshred_datafusion::context(Default::default());
@@ -722,9 +723,79 @@ async fn deduplicating_variants_is_refused_naming_what_to_deduplicate_instead() 
             ("DISTINCT", "SELECT DISTINCT x FROM t"),
             ("DISTINCT", "SELECT DISTINCT k, x FROM t"),
             ("DISTINCT ON", "SELECT DISTINCT ON (x) k FROM t"),
+            ("count(DISTINCT ...)", "SELECT count(DISTINCT x) FROM t"),
+            (
+                "array_agg(DISTINCT ...)",
+                "SELECT array_agg(DISTINCT x) FROM t",
+            ),
+            (
+                "count(DISTINCT ...)",
+                "SELECT count(DISTINCT x) OVER () FROM t",
+            ),
         ],
     )
     .await;
+    let batches = query(
+        &ctx,
+        &format!("{TWO_EQUAL_VARIANTS} SELECT count(DISTINCT to_json(x)) FROM t"),
+    )
+    .await;
+    assert_eq!(int(&batches, 0), 1);
+}
+
+/// `ORDER BY` a Variant, in a query, a window or an aggregate, is
+/// refused: it sorted by the bytes, an order of no meaning.
+#[tokio::test]
+async fn sorting_by_a_variant_is_refused_naming_what_to_sort_by_instead() {
+    let ctx = vshred_datafusion::context(Default::default());
+    refused_grouping_or_sorting(
+        &ctx,
+        &[
+            ("ORDER BY", "SELECT k FROM t ORDER BY x"),
+            ("ORDER BY", "SELECT x AS y FROM t ORDER BY y LIMIT 1"),
+            ("ORDER BY", "SELECT DISTINCT ON (k) k FROM t ORDER BY k, x"),
+            (
+                "PARTITION BY",
+                "SELECT row_number() OVER (PARTITION BY x) FROM t",
+            ),
+            (
+                "OVER (ORDER BY ...)",
+                "SELECT rank() OVER (ORDER BY x) FROM t",
+            ),
+            (
+                "ORDER BY in first_value",
+                "SELECT first_value(k ORDER BY x) FROM t",
+            ),
+            (
+                "ORDER BY in array_agg",
+                "SELECT array_agg(k ORDER BY x) FROM t",
+            ),
+        ],
+    )
+    .await;
+}
+
+/// `min`, `max` (as window functions too) and `approx_distinct` of a
+/// Variant are refused: they ordered or counted the bytes.
+#[tokio::test]
+async fn min_max_and_approx_distinct_of_a_variant_are_refused() {
+    let ctx = vshred_datafusion::context(Default::default());
+    refused_grouping_or_sorting(
+        &ctx,
+        &[
+            ("min", "SELECT min(x) FROM t"),
+            ("max", "SELECT k, max(x) FROM t GROUP BY k"),
+            ("max", "SELECT max(x) OVER (PARTITION BY k) FROM t"),
+            ("approx_distinct", "SELECT approx_distinct(x) FROM t"),
+        ],
+    )
+    .await;
+    let batches = query(
+        &ctx,
+        &format!("{TWO_EQUAL_VARIANTS} SELECT max(variant_get(x, '$.b', 'bigint')) FROM t"),
+    )
+    .await;
+    assert_eq!(int(&batches, 0), 2);
 }
 
 /// `UNION` (a recursive one too), `INTERSECT` and `EXCEPT` of Variant
@@ -763,8 +834,8 @@ async fn set_operations_over_variants_are_refused_naming_what_to_match_instead()
 
 /// Queries that carry Variants along without grouping, sorting or
 /// comparing them run as ever: a projection, `UNION ALL`, `GROUP BY` a
-/// typed key beside `any_value(x)` and `first_value(x)`, a join on typed
-/// keys, a `COPY`.
+/// typed key beside `any_value(x)` and `first_value(x)`, `first_value`
+/// and `lag` ordered by a typed key, a join on typed keys, a `COPY`.
 #[tokio::test]
 async fn queries_that_carry_variants_along_still_run() {
     let ctx = vshred_datafusion::context(Default::default());
@@ -783,6 +854,21 @@ async fn queries_that_carry_variants_along_still_run() {
         (
             "SELECT to_json(first_value(x)) FROM t GROUP BY k ORDER BY k",
             r#"{"a":1,"b":2}"#,
+            2,
+        ),
+        (
+            "SELECT to_json(first_value(x ORDER BY k)) FROM t",
+            r#"{"a":1,"b":2}"#,
+            1,
+        ),
+        (
+            "SELECT to_json(first_value(x) OVER (ORDER BY k)) FROM t ORDER BY k",
+            r#"{"a":1,"b":2}"#,
+            2,
+        ),
+        (
+            "SELECT to_json(lag(x) OVER (PARTITION BY k ORDER BY k)) FROM t ORDER BY k",
+            "",
             2,
         ),
         (
