@@ -19,6 +19,11 @@
 //! refused too (Spark refuses them as well), with the way out: group or
 //! sort by a typed value or by `to_json(x)`.
 //!
+//! [`VariantComparisonPlanner`] refuses a comparison operator of a
+//! Variant as the SQL is planned, where a Variant compared with another
+//! type would fail first, naming struct types; the rule below refuses
+//! the rest, and plans not made from SQL.
+//!
 //! [`VariantComparisons`] looks at every plan and subquery ahead of
 //! DataFusion's type coercion (whose casts may hide that a struct is a
 //! Variant) and refuses each form that compares two values where one is
@@ -42,12 +47,14 @@ use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{DFSchema, NullEquality, Result, plan_err};
 use datafusion::logical_expr::expr::{AggregateFunction, InList, InSubquery, SetComparison};
+use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     Between, BinaryExpr, Case, Distinct, Expr, ExprSchemable, JoinType, LogicalPlan, Operator,
     Subquery,
 };
 use datafusion::optimizer::AnalyzerRule;
+use datafusion::sql::sqlparser::ast::BinaryOperator;
 use vshred::parquet::is_variant_field;
 
 /// Refuses comparisons of Variant values (registered by
@@ -72,6 +79,40 @@ impl AnalyzerRule for VariantComparisons {
             })
         })?;
         Ok(plan)
+    }
+}
+
+/// Refuses, as [`VariantComparisons`] does, a comparison operator with a
+/// Variant operand while the SQL is planned: a Variant compared with a
+/// value of another type (`parse_json('1') = 1`) in a `SELECT` list is
+/// typed there, before any analyzer rule runs, and refused naming two
+/// struct types (registered by [`crate::context`]).
+#[derive(Debug)]
+pub struct VariantComparisonPlanner;
+
+impl ExprPlanner for VariantComparisonPlanner {
+    fn plan_binary_op(
+        &self,
+        expr: RawBinaryExpr,
+        schema: &DFSchema,
+    ) -> Result<PlannerResult<RawBinaryExpr>> {
+        // Named as the analyzer rule names them (`<>` is `!=`).
+        let op = match expr.op {
+            BinaryOperator::Eq => Operator::Eq,
+            BinaryOperator::NotEq => Operator::NotEq,
+            BinaryOperator::Lt => Operator::Lt,
+            BinaryOperator::LtEq => Operator::LtEq,
+            BinaryOperator::Gt => Operator::Gt,
+            BinaryOperator::GtEq => Operator::GtEq,
+            BinaryOperator::Spaceship => Operator::IsNotDistinctFrom,
+            _ => return Ok(PlannerResult::Original(expr)),
+        };
+        for operand in [&expr.left, &expr.right] {
+            if is_variant(operand, schema) {
+                refuse(&op.to_string(), operand)?;
+            }
+        }
+        Ok(PlannerResult::Original(expr))
     }
 }
 

@@ -132,6 +132,9 @@ pub fn context_with(
         .register_function_rewrite(Arc::new(cast::VariantCast))
         .expect("registering a rewrite does not fail");
     state
+        .register_expr_planner(Arc::new(compare::VariantComparisonPlanner))
+        .expect("registering a planner does not fail");
+    state
         .register_udaf(schema_of::schema_of_variant_agg())
         .expect("registering a function does not fail");
     state
