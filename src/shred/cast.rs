@@ -119,6 +119,9 @@ impl TypedBuilder {
                         i64::from(*days).checked_mul(86_400 * i64::from(MICROS_PER_SECOND))?
                     }
                     V::TimestampMicros(t) | V::TimestampNtzMicros(t) => *t,
+                    // The microsecond it falls in, as DataFusion's casts cut
+                    // nanoseconds (a timestamp_nanos to `TIMESTAMP(6)`).
+                    V::TimestampNanos(t) | V::TimestampNtzNanos(t) => t.div_euclid(1000),
                     // Seconds since the epoch, to a timestamp with a zone only.
                     V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) if *utc => {
                         v.as_i64()?.checked_mul(i64::from(MICROS_PER_SECOND))?

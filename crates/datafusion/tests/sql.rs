@@ -999,6 +999,21 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
          | 2024-03-01T00:00:00           |\n\
          +-------------------------------+"
     );
+    // To microseconds, a nanosecond timestamp is cut to the microsecond it
+    // falls in, as DataFusion cuts its own.
+    let micros = "SELECT CAST(v AS TIMESTAMP(6)) AS t FROM times";
+    let shown = text(&query(&ctx, micros).await);
+    assert_eq!(
+        shown,
+        "+-------------------------+\n\
+         | t                       |\n\
+         +-------------------------+\n\
+         | 2024-03-01T11:30:00.500 |\n\
+         | 2024-03-01T11:30:00.500 |\n\
+         | 2024-03-01T12:30:00.500 |\n\
+         | 2024-03-01T00:00:00     |\n\
+         +-------------------------+"
+    );
 }
 
 #[tokio::test]
