@@ -669,6 +669,16 @@ async fn comparing_variant_values_is_refused_naming_what_to_compare_instead() {
     )
     .await;
     assert_eq!(int(&batches, 0), 2);
+    // A test for null is not a comparison of values.
+    let batches = query(
+        &ctx,
+        &format!(
+            "SELECT count(*) FROM '{file}' WHERE ({o} IS DISTINCT FROM NULL) \
+             AND NOT (v IS NOT DISTINCT FROM NULL) AND NOT (NULL <=> v)"
+        ),
+    )
+    .await;
+    assert_eq!(int(&batches, 0), 2);
 }
 
 /// A Variant compared with a value of another type in a `SELECT` list is
