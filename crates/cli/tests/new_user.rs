@@ -496,7 +496,7 @@ fn get_prints_columns_beside_the_value_and_stops_at_a_limit() {
 }
 
 /// A Variant column beside the value is its JSON, as `cat` prints it, not
-/// its metadata and value bytes; from a file and from a dataset.
+/// its metadata and value bytes; from a file and from standard input.
 #[test]
 fn get_prints_variant_columns_beside_the_value_as_json() {
     let dir = tempfile::tempdir().unwrap();
