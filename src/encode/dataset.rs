@@ -32,7 +32,7 @@
 //! columns are inferred from its own sample: a field null in one file's
 //! sample and a number in the next one's would be a Variant column in the
 //! first and `int64` in the second. So a column keeps what the dataset's
-//! files before made it ([`AgreedColumns`]; with `append`, the files
+//! files before made it (`AgreedColumns`; with `append`, the files
 //! already in the directory too): a Variant column stays one, and an
 //! ordinary column keeps its type, a value that does not fit it being a
 //! bad line as in a file whose sample chose the type. Appending to
