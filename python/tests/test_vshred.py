@@ -154,6 +154,18 @@ def test_to_json_of_an_array_that_is_not_variants_is_an_error_saying_what_is():
         vshred.to_json(pa.array([{"metadata": b"\x01\x00\x00", "value": 1}]))
 
 
+def test_parse_json_and_to_json_take_a_polars_series():
+    # A Series is an Arrow stream, not a pyarrow array: to_json refused it
+    # with a TypeError, parse_json read it value by value.
+    pl = pytest.importorskip("polars")
+    texts = ['{"a": [1, 2.50]}', None, '"x"']
+    variants = vshred.parse_json(pl.Series(texts))
+    assert vshred.to_json(variants).to_pylist() == ['{"a":[1,2.50]}', None, '"x"']
+    as_polars = pl.from_arrow(variants)  # binary views, as polars keeps them
+    assert isinstance(as_polars, pl.Series)
+    assert vshred.to_json(as_polars).to_pylist() == ['{"a":[1,2.50]}', None, '"x"']
+
+
 def test_one_text_or_one_name_where_several_go(tmp_path):
     # A lone text would be split into characters by pyarrow.
     with pytest.raises(TypeError, match="for one text, pass \\[text\\]"):

@@ -56,6 +56,20 @@ def _input(input):
     return input
 
 
+def _array(array):
+    """An Arrow array of another library (a polars Series, anything with
+    ``__arrow_c_array__`` or ``__arrow_c_stream__``) as a pyarrow one, its
+    chunks combined; a pyarrow array as it is; anything else as it is."""
+    if not isinstance(array, (_pa.Array, _pa.ChunkedArray)):
+        if hasattr(array, "__arrow_c_array__"):
+            array = _pa.array(array)
+        elif hasattr(array, "__arrow_c_stream__"):
+            array = _pa.chunked_array(array)
+    if isinstance(array, _pa.ChunkedArray):
+        array = array.combine_chunks()
+    return array
+
+
 def _shred(shred):
     """``shred`` as the core takes it: a layout as :func:`infer` gives it
     (a dict, a list) as its JSON."""
@@ -216,10 +230,9 @@ def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="e
         # pyarrow would make one row per character.
         raise TypeError("parse_json takes an array or a list of JSON texts; "
                         "for one text, pass [text]")
-    if not isinstance(array, (_pa.Array, _pa.ChunkedArray)):
+    array = _array(array)
+    if not isinstance(array, _pa.Array):
         array = _pa.array(array, type=_pa.string())
-    if isinstance(array, _pa.ChunkedArray):
-        array = array.combine_chunks()
     return _vshred.parse_json(array, strict, inexact_numbers, duplicate_keys)
 
 
@@ -230,9 +243,7 @@ def to_json(array):
     optionally ``typed_value`` (as :func:`read` and :func:`parse_json`
     give it); any other array is an error.
     """
-    if isinstance(array, _pa.ChunkedArray):
-        array = array.combine_chunks()
-    return _vshred.to_json(array)
+    return _vshred.to_json(_array(array))
 
 
 class Session(_vshred.Session):
