@@ -13,7 +13,9 @@
 //!
 //! Temporary files are registered while they exist, so that a signal
 //! handler can remove them ([`remove_unfinished_files`]): a process killed
-//! by SIGINT or SIGTERM runs no destructors. A dataset's files that are
+//! by SIGINT or SIGTERM runs no destructors. Writes this module does not
+//! make (an object store's staged uploads) register how to undo them
+//! ([`undo_on_interrupt`]). A dataset's files that are
 //! complete are counted in the same registry as each is renamed into
 //! place, so that the handler can say what is left ([`CompleteFiles`]).
 
@@ -30,15 +32,19 @@ use crate::error::{Error, ErrorKind, Result};
 /// handler never finds it complete and uncounted.
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     unfinished: Vec::new(),
+    undo: Vec::new(),
     datasets: Vec::new(),
-    next_dataset: 0,
+    next_id: 0,
 });
 
 struct Registry {
     unfinished: Vec<PathBuf>,
+    /// Writes of others to undo, by id ([`undo_on_interrupt`]).
+    undo: Vec<(u64, Box<dyn Fn() + Send>)>,
     /// Each dataset being written, by its id.
     datasets: Vec<(u64, CompleteFiles)>,
-    next_dataset: u64,
+    /// The next id of a dataset or an undo.
+    next_id: u64,
 }
 
 fn registry() -> MutexGuard<'static, Registry> {
@@ -59,11 +65,37 @@ pub fn remove_unfinished_files() -> Vec<CompleteFiles> {
     for path in guard.unfinished.iter() {
         let _ = std::fs::remove_file(path);
     }
+    for (_, undo) in guard.undo.iter() {
+        undo();
+    }
     let datasets = guard.datasets.iter().map(|(_, d)| d.clone()).collect();
     // Held until the process exits: no temporary file is created and none
     // is renamed into place between this cleanup and the exit.
     std::mem::forget(guard);
     datasets
+}
+
+/// Registers `undo`, which undoes writes the registry cannot name (an
+/// object store's staged uploads, say), to run in
+/// [`remove_unfinished_files`] if the process is interrupted while the
+/// returned guard lives. It runs on the signal handler's thread, with the
+/// registry locked: it must not write files through this module.
+pub fn undo_on_interrupt(undo: impl Fn() + Send + 'static) -> UndoOnInterrupt {
+    let mut registry = registry();
+    let id = registry.next_id;
+    registry.next_id += 1;
+    registry.undo.push((id, Box::new(undo)));
+    UndoOnInterrupt(id)
+}
+
+/// Keeps an [`undo_on_interrupt`] registered while it lives.
+#[must_use = "the undo is unregistered when this is dropped"]
+pub struct UndoOnInterrupt(u64);
+
+impl Drop for UndoOnInterrupt {
+    fn drop(&mut self) {
+        registry().undo.retain(|(id, _)| *id != self.0);
+    }
 }
 
 /// The files a dataset writer has completed so far, in its directory:
@@ -107,8 +139,8 @@ impl DatasetFiles {
     /// Registers a dataset written to `dir`.
     pub(crate) fn register(dir: &Path) -> DatasetFiles {
         let mut registry = registry();
-        let id = registry.next_dataset;
-        registry.next_dataset += 1;
+        let id = registry.next_id;
+        registry.next_id += 1;
         registry.datasets.push((
             id,
             CompleteFiles {

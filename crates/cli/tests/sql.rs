@@ -414,3 +414,55 @@ fn a_terminal_gets_a_prompt_with_history() {
     let history = std::fs::read_to_string(dir.path().join(".vshred_history")).unwrap();
     assert!(history.contains("SELECT 7 AS after;"), "{history}");
 }
+
+/// A `COPY` interrupted by a signal (Ctrl-C, SIGTERM) leaves nothing: the
+/// files the store had staged and the directories it made go, as a failed
+/// `COPY`'s do; the process exits at once, with no time to unwind.
+#[test]
+fn an_interrupted_copy_leaves_no_staged_file_and_no_directory() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("kept")).unwrap();
+    for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
+        // Uploaded in parts of 1 KiB, so that parts are staged at once;
+        // the query runs far longer than the test waits.
+        let child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+            .args([
+                "sql",
+                "--set",
+                "datafusion.execution.objectstore_writer_buffer_size=1024",
+                "COPY (SELECT value AS n FROM range(10000000000)) TO 'kept/new/'",
+            ])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let target = dir.path().join("kept/new");
+        let started = std::time::Instant::now();
+        let staged = || {
+            std::fs::read_dir(&target).is_ok_and(|entries| {
+                entries
+                    .flatten()
+                    .any(|e| e.file_name().to_string_lossy().ends_with(".parquet#1"))
+            })
+        };
+        while !staged() {
+            assert!(started.elapsed().as_secs() < 60, "no part was staged");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let killed = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
+        let left: Vec<_> = std::fs::read_dir(dir.path().join("kept"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{signal}: {left:?}");
+    }
+}

@@ -13,8 +13,11 @@
 //! ([`VariantParquetSink`](crate::copy::VariantParquetSink)) does. A local
 //! store makes a file's directories when its upload starts: those a failed
 //! `COPY` made, and left empty, are removed. A `COPY` whose query is
-//! cancelled (its task dropped) is undone on the runtime; one whose process
-//! is killed leaves the store's staged files. The files of a `COPY` that
+//! cancelled (its task dropped) is undone on the runtime; on the local file
+//! system, one whose process is interrupted is undone by the core's signal
+//! handler (the staged files and the directories made removed), and one
+//! killed outright leaves the staged files (`x.parquet#1`, which readers
+//! skip). The files of a `COPY` that
 //! ended well appear one after another: a store that then fails one (a
 //! rename refused) leaves those before it in place.
 
@@ -41,6 +44,7 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
 };
 use futures::stream::BoxStream;
+use vshred::output::{UndoOnInterrupt, undo_on_interrupt};
 
 /// DataFusion's Parquet sink, its files completed only when it ends well.
 #[derive(Debug)]
@@ -142,15 +146,31 @@ pub(crate) struct CopyWrites {
     store: Arc<Deferred>,
     made: MadeDirs,
     ended: bool,
+    /// For the local file system: the staged files and the directories
+    /// made, removed by the core's signal handler if the process is
+    /// interrupted (it exits without unwinding).
+    _on_interrupt: Option<UndoOnInterrupt>,
 }
 
 impl CopyWrites {
     /// The writes of a `COPY` to the targets of `config`, through `store`.
     pub(crate) fn begin(config: &FileSinkConfig, store: Arc<dyn ObjectStore>) -> CopyWrites {
+        // DataFusion's store for `file://` is the file system from `/`.
+        let local = config.object_store_url.as_str().starts_with("file://");
+        let staged: Option<Arc<Mutex<Vec<PathBuf>>>> = local.then(Arc::default);
+        let made = MadeDirs::before(config);
+        let on_interrupt = staged.clone().map(|staged| {
+            let made = made.clone();
+            undo_on_interrupt(move || {
+                remove_staged(&lock(&staged));
+                made.remove_if_empty();
+            })
+        });
         CopyWrites {
-            store: Arc::new(Deferred::new(store)),
-            made: MadeDirs::before(config),
+            store: Arc::new(Deferred::new(store, staged)),
+            made,
             ended: false,
+            _on_interrupt: on_interrupt,
         }
     }
 
@@ -193,10 +213,31 @@ impl Drop for CopyWrites {
     }
 }
 
+/// Removes the files the local file system stages for uploads to `dests`
+/// (`{dest}#{n}`, renamed to `dest` when complete).
+fn remove_staged(dests: &[PathBuf]) {
+    for dest in dests {
+        let (Some(dir), Some(name)) = (dest.parent(), dest.file_name()) else {
+            continue;
+        };
+        let prefix = format!("{}#", name.to_string_lossy());
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let file_name = entry.file_name();
+            let staged = file_name
+                .to_string_lossy()
+                .strip_prefix(&prefix)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            if staged {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
 /// The highest directories above a `COPY`'s local targets that are not
 /// there before it: the store makes them for the files, and they are the
 /// `COPY`'s own.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct MadeDirs(Vec<PathBuf>);
 
 impl MadeDirs {
@@ -250,6 +291,8 @@ impl MadeDirs {
 struct Deferred {
     store: Arc<dyn ObjectStore>,
     writes: Mutex<Vec<Write>>,
+    /// For the local file system, the paths of its uploads.
+    staged: Option<Arc<Mutex<Vec<PathBuf>>>>,
 }
 
 /// A write held back: an upload of parts, kept from its start so that one
@@ -276,10 +319,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Deferred {
-    fn new(store: Arc<dyn ObjectStore>) -> Deferred {
+    fn new(store: Arc<dyn ObjectStore>, staged: Option<Arc<Mutex<Vec<PathBuf>>>>) -> Deferred {
         Deferred {
             store,
             writes: Mutex::default(),
+            staged,
         }
     }
 
@@ -350,6 +394,9 @@ impl Deferred {
         opts: PutMultipartOptions,
     ) -> datafusion::object_store::Result<DeferredUpload> {
         let upload = self.store.put_multipart_opts(location, opts).await?;
+        if let Some(staged) = &self.staged {
+            lock(staged).push(PathBuf::from("/").join(location.as_ref()));
+        }
         let slot = Arc::new(Mutex::new(Upload {
             upload: Some(upload),
             finished: false,
