@@ -48,6 +48,7 @@ pub mod cast;
 pub mod compare;
 pub mod copy;
 pub mod explode;
+pub mod field_access;
 pub mod filter;
 pub mod functions;
 pub mod jsonl;
@@ -133,6 +134,9 @@ pub fn context_with(
         .expect("registering a rewrite does not fail");
     state
         .register_expr_planner(Arc::new(compare::VariantComparisonPlanner))
+        .expect("registering a planner does not fail");
+    state
+        .register_expr_planner(Arc::new(field_access::FieldAccess))
         .expect("registering a planner does not fail");
     state
         .register_udaf(schema_of::schema_of_variant_agg())

@@ -1238,3 +1238,31 @@ async fn a_struct_shaped_like_a_variant_but_not_one_prints_as_a_struct() {
     assert_eq!(x.value(0), r#"{"a":{"metadata":1,"value":2}}"#);
     assert!(text(&batches).contains("VOID"), "{}", text(&batches));
 }
+
+/// `s['a']` reads a struct's field as `s.a` does (DataFusion refused it
+/// without its nested functions, naming its internals); `l[1]` is refused
+/// naming what reads an element.
+#[tokio::test]
+async fn brackets_read_a_structs_field_and_refuse_a_lists_index() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let typed = r#"variant_get(parse_json('{"a":1,"b":"x","l":[5,6]}'), '$', 'struct<a:bigint,b:string,l:array<bigint>>')"#;
+    let batches = query(
+        &ctx,
+        &format!("SELECT s['b'] AS b, s.a AS a FROM (SELECT {typed} AS s)"),
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        "+---+---+\n| b | a |\n+---+---+\n| x | 1 |\n+---+---+"
+    );
+    let err = planning_failure(
+        &ctx,
+        &format!("SELECT s['l'][1] FROM (SELECT {typed} AS s)"),
+    )
+    .await;
+    assert!(
+        err.contains("a list's elements by index ([1], [1:2]) are not in this build")
+            && err.contains("variant_get(v, '$.tags[0]', 'string')"),
+        "{err}"
+    );
+}
