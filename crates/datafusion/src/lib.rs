@@ -10,6 +10,7 @@
 //!   rather than going by their bytes.
 //! - [`explode`]: `variant_explode`, a Variant's fields or elements as
 //!   rows (of a constant in `FROM`, of a column through `unnest`).
+//! - [`field_access`]: `s['a']` of the structs `variant_get` gives.
 //! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of
 //!   Variants.
 //! - [`table`]: files and datasets as tables (`SELECT ... FROM 'dir/'`,
