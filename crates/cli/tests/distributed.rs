@@ -599,10 +599,16 @@ fn a_stopping_worker_waits_for_an_orphaned_task_only_its_grace() {
     let worker = workers.next().unwrap();
     let started = Instant::now();
     let (status, log) = worker.terminate();
+    let took = started.elapsed();
     assert!(status.success(), "{status:?}: {log}");
-    assert!(
-        log.contains("vshred worker: stopped with tasks unfinished after 10 s"),
-        "{log}"
-    );
-    assert!(started.elapsed() >= Duration::from_secs(10));
+    // The task is either still computing, and the worker stops once its
+    // grace is over, saying so, or it ended with its coordinator's
+    // connection (which of the two depends on when the worker notices
+    // the connection gone); either way the worker stops within its grace.
+    assert!(took < Duration::from_secs(15), "{took:?}: {log}");
+    if log.contains("vshred worker: stopped with tasks unfinished after 10 s") {
+        assert!(took >= Duration::from_secs(10), "{took:?}: {log}");
+    } else {
+        assert!(log.ends_with("vshred worker: stopping\n"), "{log}");
+    }
 }
