@@ -35,7 +35,7 @@ use vshred::predicate::Predicate;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
 
-use lines::{ArrowItems, Interruptible, Items, Lines, PyItems};
+use lines::{ArrowItems, Interruptible, Items, Lines, PyItems, Raised};
 
 create_exception!(
     vshred,
@@ -321,6 +321,8 @@ fn get(
     column: Option<String>,
     strict: bool,
 ) -> PyResult<PyArrowType<ArrayData>> {
+    let raised = Raised::default();
+    let signals = raised.clone();
     let values = py
         .detach(move || -> vshred::Result<ArrayRef> {
             let dataset = Dataset::find(&source)?;
@@ -333,6 +335,7 @@ fn get(
             };
             let mut parts: Vec<ArrayRef> = Vec::new();
             dataset.get_with(&request, &[], &ScanOptions::new(BATCH_ROWS), |values, _| {
+                signals.interrupted()?;
                 parts.push(values.clone());
                 Ok(())
             })?;
@@ -342,7 +345,7 @@ fn get(
                     .clone()
             })
         })
-        .map_err(failed_with_hint)?;
+        .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
     Ok(PyArrowType(values.to_data()))
 }
 
@@ -367,6 +370,8 @@ fn read(
     source: PathBuf,
     columns: Option<Vec<String>>,
 ) -> PyResult<PyArrowType<Table>> {
+    let raised = Raised::default();
+    let signals = raised.clone();
     let (batches, schema) = py
         .detach(move || -> vshred::Result<_> {
             let dataset = Dataset::find(&source)?;
@@ -388,13 +393,14 @@ fn read(
                 &schema,
                 &ScanOptions::new(BATCH_ROWS),
                 |batch| {
+                    signals.interrupted()?;
                     batches.push(batch);
                     Ok(())
                 },
             )?;
             Ok((batches, schema))
         })
-        .map_err(failed)?;
+        .map_err(|e| raised.take().unwrap_or_else(|| failed(e)))?;
     Ok(PyArrowType(
         Table::try_new(batches, schema).map_err(failed)?,
     ))

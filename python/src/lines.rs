@@ -117,10 +117,17 @@ impl Raised {
     /// Python runs signal handlers on its main thread only: an encode run
     /// on another thread is not stopped, as Python code there is not.
     fn check_signals(&self) -> io::Result<()> {
+        // Not `ErrorKind::Interrupted`: readers retry on that.
+        self.interrupted()
+            .map_err(|_| io::Error::other("interrupted by a signal"))
+    }
+
+    /// As [`check_signals`](Self::check_signals), for work that is not a
+    /// reader (a scan's batches).
+    pub fn interrupted(&self) -> vshred::Result<()> {
         Python::attach(|py| py.check_signals()).map_err(|e| {
             self.set(e);
-            // Not `ErrorKind::Interrupted`: readers retry on that.
-            io::Error::other("interrupted by a signal")
+            vshred::Error::from_message("interrupted by a signal".into())
         })
     }
 }
