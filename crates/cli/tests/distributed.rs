@@ -199,6 +199,44 @@ fn queries_on_workers_give_the_answers_of_one_process() {
     assert!(plan.contains("row_groups=18,"), "{plan}");
 }
 
+/// A relative path names the client's file, not a file of the same name
+/// under a worker's working directory: the workers read what one process
+/// reads.
+#[test]
+fn a_relative_path_is_the_clients_file_on_the_workers_too() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    // The client works in `data/`, the workers in the directory above:
+    // `data/x.parquet` is events 500 to 999 to the client and events 0 to
+    // 499 to a worker, both beneath the data root.
+    std::fs::copy(dir.path().join("token"), data.join("token")).unwrap();
+    std::fs::create_dir(data.join("data")).unwrap();
+    std::fs::copy(
+        data.join("events/part-1.parquet"),
+        data.join("data/x.parquet"),
+    )
+    .unwrap();
+    std::fs::copy(data.join("events/part-0.parquet"), data.join("x.parquet")).unwrap();
+    let query = "SELECT count(*) AS n, sum(id) AS ids FROM 'data/x.parquet'";
+    let here = sql(&data, None, query);
+    assert_eq!(
+        stdout(&here),
+        "{\"n\":500,\"ids\":374750}\n",
+        "{}",
+        stderr(&here)
+    );
+    let there = sql(&data, Some(&workers), query);
+    assert_eq!(stdout(&there), stdout(&here), "{}", stderr(&there));
+    // The scan ran on the workers.
+    let explained = sql(&data, Some(&workers), &format!("EXPLAIN ANALYZE {query}"));
+    assert!(
+        stdout(&explained).contains("task=0 of 2"),
+        "{}",
+        stdout(&explained)
+    );
+}
+
 #[test]
 fn a_sessions_vshred_settings_reach_the_workers() {
     let dir = cluster_dir();

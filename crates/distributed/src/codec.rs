@@ -217,6 +217,22 @@ fn object_of(name: &Path) -> std::result::Result<Option<(ObjectStoreUrl, Locatio
     }
 }
 
+/// A scan's file as a message names it: a local path made absolute, as
+/// this process finds it (a worker would take a relative one from its own
+/// working directory, a file of the same name elsewhere); a URL as it is.
+fn sent_file(file: &Path) -> Result<String> {
+    if store_url(&file.to_string_lossy()).is_some() {
+        return sent_path(file);
+    }
+    let absolute = std::path::absolute(file).map_err(|e| {
+        DataFusionError::Plan(format!(
+            "{}: cannot be sent to a worker: {e}",
+            file.display()
+        ))
+    })?;
+    sent_path(&absolute)
+}
+
 /// `path` as the text a message carries.
 fn sent_path(path: &Path) -> Result<String> {
     path.to_str().map(str::to_string).ok_or_else(|| {
@@ -399,7 +415,7 @@ impl VariantCodec {
         let files = dataset
             .files()
             .iter()
-            .map(|f| sent_path(f))
+            .map(|f| sent_file(f))
             .collect::<Result<Vec<_>>>()?;
         let mut outputs = Vec::with_capacity(projection.outputs.len());
         for (name, output) in &projection.outputs {
