@@ -305,9 +305,13 @@ fn a_request_without_the_token_is_refused_and_logged() {
     assert_eq!(out.status.code(), Some(1));
     let error = stderr(&out);
     assert!(
-        error.contains(&worker.address) && error.contains("token"),
+        error.contains(&format!(
+            "worker http://{}/ refused the token",
+            worker.address
+        )),
         "{error}"
     );
+    assert_eq!(error.lines().count(), 1, "{error}");
     let mut line = String::new();
     worker.log.read_line(&mut line).unwrap();
     assert!(line.contains("refused a request from 127.0.0.1"), "{line}");

@@ -170,6 +170,11 @@ pub async fn check_workers(workers: &[Url], token: &str) -> Result<()> {
         .await;
         match answer {
             Ok(Ok(_)) => {}
+            Ok(Err(e)) if e.to_string().contains(crate::worker::NO_TOKEN) => {
+                return Err(DataFusionError::Execution(format!(
+                    "worker {url} refused the token (the token file must hold the one the worker was started with)"
+                )));
+            }
             Ok(Err(e)) => {
                 return Err(DataFusionError::Execution(format!(
                     "worker {url} is not reachable: {}",

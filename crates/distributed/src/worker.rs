@@ -24,6 +24,10 @@ use crate::TOKEN_HEADER;
 use crate::cluster::{KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT, TokenChannels};
 use crate::codec::VariantCodec;
 
+/// What a worker answers a request without its token; the client names
+/// the worker that refused by it.
+pub(crate) const NO_TOKEN: &str = "no or wrong token";
+
 /// The largest message a worker takes (a task's plan, a batch).
 pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
 
@@ -90,8 +94,8 @@ pub async fn serve(
             let from = request
                 .remote_addr()
                 .map_or_else(|| "an unknown peer".to_string(), |a| a.to_string());
-            eprintln!("vshred worker: refused a request from {from}: no or wrong token");
-            Err(tonic::Status::unauthenticated("no or wrong token"))
+            eprintln!("vshred worker: refused a request from {from}: {NO_TOKEN}");
+            Err(tonic::Status::unauthenticated(NO_TOKEN))
         }
     };
     Server::builder()
