@@ -111,56 +111,15 @@ impl TypedBuilder {
                 _ => v.as_date()?,
             }),
             TypedBuilder::TimestampMicros(_, utc) => {
-                let micros = match v {
-                    V::String(s) => time::parse_timestamp(s, *utc)?.micros()?,
-                    // Midnight, and the same instant with or without a zone
-                    // (vshred's session time zone is UTC).
-                    V::Date(days) => {
-                        i64::from(*days).checked_mul(86_400 * i64::from(MICROS_PER_SECOND))?
-                    }
-                    V::TimestampMicros(t) | V::TimestampNtzMicros(t) => *t,
-                    // The microsecond it falls in, as DataFusion's casts cut
-                    // nanoseconds (a timestamp_nanos to `TIMESTAMP(6)`).
-                    V::TimestampNanos(t) | V::TimestampNtzNanos(t) => t.div_euclid(1000),
-                    // Seconds since the epoch, to a timestamp with a zone only.
-                    V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) if *utc => {
-                        v.as_i64()?.checked_mul(i64::from(MICROS_PER_SECOND))?
-                    }
-                    V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) if *utc => {
-                        i64::try_from(d.truncate(6)?.unscaled()).ok()?
-                    }
-                    V::Double(_) | V::Float(_) if *utc => {
-                        truncated(number(v)? * f64::from(MICROS_PER_SECOND))?
-                    }
-                    _ if *utc => v.as_timestamp_micros()?,
-                    _ => v.as_timestamp_ntz_micros()?,
-                };
+                let micros = since_epoch(v, *utc, MICROS_PER_SECOND)?;
                 if *utc {
                     V::TimestampMicros(micros)
                 } else {
                     V::TimestampNtzMicros(micros)
                 }
             }
-            // As microseconds are, to nine digits.
             TypedBuilder::TimestampNanos(_, utc) => {
-                let nanos = match v {
-                    V::String(s) => time::parse_timestamp(s, *utc)?.nanos()?,
-                    V::Date(days) => {
-                        i64::from(*days).checked_mul(86_400 * i64::from(NANOS_PER_SECOND))?
-                    }
-                    V::TimestampMicros(t) | V::TimestampNtzMicros(t) => t.checked_mul(1000)?,
-                    V::TimestampNanos(t) | V::TimestampNtzNanos(t) => *t,
-                    V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) if *utc => {
-                        v.as_i64()?.checked_mul(i64::from(NANOS_PER_SECOND))?
-                    }
-                    V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) if *utc => {
-                        i64::try_from(d.truncate(9)?.unscaled()).ok()?
-                    }
-                    V::Double(_) | V::Float(_) if *utc => {
-                        truncated(number(v)? * f64::from(NANOS_PER_SECOND))?
-                    }
-                    _ => return None,
-                };
+                let nanos = since_epoch(v, *utc, NANOS_PER_SECOND)?;
                 if *utc {
                     V::TimestampNanos(nanos)
                 } else {
@@ -248,6 +207,36 @@ fn seconds(v: &VariantRef<'_>) -> Option<f64> {
         VariantRef::TimestampMicros(t) => Some(*t as f64 / f64::from(MICROS_PER_SECOND)),
         _ => None,
     }
+}
+
+/// `v` as a timestamp (`utc`: with a zone) in ticks of `per_second` a
+/// second since the epoch (microseconds or nanoseconds).
+fn since_epoch(v: &VariantRef<'_>, utc: bool, per_second: u32) -> Option<i64> {
+    use VariantRef as V;
+    let per_second_i64 = i64::from(per_second);
+    Some(match v {
+        V::String(s) => time::parse_timestamp(s, utc)?.ticks(per_second)?,
+        // Midnight, and the same instant with or without a zone (vshred's
+        // session time zone is UTC).
+        V::Date(days) => i64::from(*days).checked_mul(86_400 * per_second_i64)?,
+        V::TimestampMicros(t) | V::TimestampNtzMicros(t) => {
+            t.checked_mul(per_second_i64 / i64::from(MICROS_PER_SECOND))?
+        }
+        // In microseconds, the one a nanosecond falls in, as DataFusion's
+        // casts cut nanoseconds (a timestamp_nanos to `TIMESTAMP(6)`).
+        V::TimestampNanos(t) | V::TimestampNtzNanos(t) => {
+            t.div_euclid(i64::from(NANOS_PER_SECOND) / per_second_i64)
+        }
+        // Seconds since the epoch, to a timestamp with a zone only.
+        V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) if utc => {
+            v.as_i64()?.checked_mul(per_second_i64)?
+        }
+        V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) if utc => {
+            i64::try_from(d.truncate(per_second.ilog10() as u8)?.unscaled()).ok()?
+        }
+        V::Double(_) | V::Float(_) if utc => truncated(number(v)? * f64::from(per_second))?,
+        _ => return None,
+    })
 }
 
 /// Any number as a double: exact numerics rounded, floats widened.

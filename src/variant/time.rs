@@ -126,18 +126,9 @@ pub(crate) struct Timestamp {
 }
 
 impl Timestamp {
-    /// Microseconds since 1970-01-01, if an `i64` holds them.
-    pub(crate) fn micros(self) -> Option<i64> {
-        self.ticks(MICROS_PER_SECOND)
-    }
-
-    /// Nanoseconds since 1970-01-01, if an `i64` holds them (years 1677 to
-    /// 2262).
-    pub(crate) fn nanos(self) -> Option<i64> {
-        self.ticks(NANOS_PER_SECOND)
-    }
-
-    fn ticks(self, per_second: u32) -> Option<i64> {
+    /// Ticks of `per_second` a second (a divisor of a billion) since
+    /// 1970-01-01, if an `i64` holds them (nanoseconds: years 1677 to 2262).
+    pub(crate) fn ticks(self, per_second: u32) -> Option<i64> {
         // In i128: the whole seconds of the earliest micros,
         // -290308-12-21T19:59:05.224192Z, are below i64::MIN until the
         // fraction is added.
@@ -366,7 +357,7 @@ mod tests {
     const T: i64 = 1_426_680_197;
 
     fn micros(s: &str) -> Option<i64> {
-        parse_timestamp(s, true).and_then(Timestamp::micros)
+        parse_timestamp(s, true).and_then(|t| t.ticks(MICROS_PER_SECOND))
     }
 
     #[test]
@@ -481,7 +472,7 @@ mod tests {
 
     #[test]
     fn timestamp_ntz_ignores_the_zone_after_checking_it() {
-        let ntz = |s| parse_timestamp(s, false).and_then(Timestamp::micros);
+        let ntz = |s| parse_timestamp(s, false).and_then(|t| t.ticks(MICROS_PER_SECOND));
         for (s, want) in [
             ("2015-03-18T12:03:17", Some(T * 1_000_000)),
             ("2015-03-18T12:03:17+01:00", Some(T * 1_000_000)),
@@ -498,7 +489,7 @@ mod tests {
 
     #[test]
     fn nanos_keep_nine_digits_and_the_range_of_i64() {
-        let nanos = |s| parse_timestamp(s, true).and_then(Timestamp::nanos);
+        let nanos = |s| parse_timestamp(s, true).and_then(|t| t.ticks(NANOS_PER_SECOND));
         for (s, want) in [
             (
                 "2015-03-18T12:03:17.123456789Z",
