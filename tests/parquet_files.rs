@@ -510,6 +510,18 @@ fn mostly_distinct_integers_and_prefixed_strings_are_deltas_in_ordinary_and_vari
     }
 }
 
+/// The rows of the file at `path` as `vshred cat` prints them.
+fn json_lines(path: &std::path::Path) -> String {
+    let mut text = Vec::new();
+    let file = vshred::parquet::ParquetFile::open(path).unwrap();
+    file.json_lines(None, &vshred::parquet::ScanOptions::new(5), |chunk| {
+        text.extend_from_slice(&chunk);
+        Ok(())
+    })
+    .unwrap();
+    String::from_utf8(text).unwrap()
+}
+
 /// An object `depth` levels deep: `{"a":{"a":...1...}}`.
 fn nested_objects(depth: usize) -> String {
     "{\"a\":".repeat(depth) + "1" + &"}".repeat(depth) + "\n"
@@ -519,7 +531,6 @@ fn nested_objects(depth: usize) -> String {
 fn a_layout_too_deep_to_embed_as_an_arrow_schema_is_written_without_one_and_reads_back() {
     use vshred::encode::{EncodeOptions, ShredMode, encode};
     use vshred::infer::{InferOptions, Preset};
-    use vshred::parquet::{ParquetFile, ScanOptions};
     // Shredded 40 deep, the Arrow schema nests 80 structs: past the 64
     // levels the parquet crate's flatbuffer verifier allows its hint.
     let dir = tempfile::tempdir().unwrap();
@@ -540,15 +551,8 @@ fn a_layout_too_deep_to_embed_as_an_arrow_schema_is_written_without_one_and_read
     // Any reader built on the parquet crate opens it ...
     ParquetRecordBatchReaderBuilder::try_new(File::open(&out).unwrap()).unwrap();
     // ... and it reads back.
-    let mut back = Vec::new();
-    let file = ParquetFile::open(&out).unwrap();
-    file.json_lines(None, &ScanOptions::new(5), |chunk| {
-        back.extend_from_slice(&chunk);
-        Ok(())
-    })
-    .unwrap();
     let expected = format!("{{\"v\":{}}}\n", text.trim_end());
-    assert_eq!(String::from_utf8(back).unwrap(), expected);
+    assert_eq!(json_lines(&out), expected);
 }
 
 #[test]
@@ -557,7 +561,6 @@ fn a_file_whose_embedded_arrow_schema_does_not_verify_is_read_by_its_parquet_sch
     // schema 64 deep.
     let test = std::thread::Builder::new().stack_size(64 << 20).spawn(|| {
         use parquet::arrow::ArrowWriter;
-        use vshred::parquet::{ParquetFile, ScanOptions};
         // The parquet crate's own writer embeds the hint of a struct 64 deep,
         // which its reader then refuses to open; ours reads the file.
         let mut array: ArrayRef = Arc::new(Int64Array::from(vec![7, 8]));
@@ -573,14 +576,7 @@ fn a_file_whose_embedded_arrow_schema_does_not_verify_is_read_by_its_parquet_sch
         writer.write(&batch).unwrap();
         writer.close().unwrap();
         assert!(ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap()).is_err());
-        let mut back = Vec::new();
-        let file = ParquetFile::open(&path).unwrap();
-        file.json_lines(None, &ScanOptions::new(5), |chunk| {
-            back.extend_from_slice(&chunk);
-            Ok(())
-        })
-        .unwrap();
-        let text = String::from_utf8(back).unwrap();
+        let text = json_lines(&path);
         assert_eq!(text.lines().count(), 2);
         assert!(
             text.starts_with(&format!("{{\"s\":{}7", "{\"a\":".repeat(64))),
