@@ -106,7 +106,6 @@ fn a_file_given_by_the_path_of_a_pipe_is_read_as_standard_input_is() {
     let out = vshred_in(dir.path(), &["encode", "in.jsonl", "file.parquet"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let bytes = std::fs::read(dir.path().join("file.parquet")).unwrap();
-    let expected = vshred_in(dir.path(), &["cat", "file.parquet"]);
     let fifo = dir.path().join("in.fifo");
     assert!(
         Command::new("mkfifo")
@@ -115,26 +114,23 @@ fn a_file_given_by_the_path_of_a_pipe_is_read_as_standard_input_is() {
             .unwrap()
             .success()
     );
-    for command in ["cat", "get"] {
+    for (from_pipe, from_file) in [
+        (&["cat", "in.fifo"][..], &["cat", "file.parquet"][..]),
+        (&["get", "in.fifo", "$"], &["get", "file.parquet", "$"]),
+    ] {
         let writer = {
             let (fifo, bytes) = (fifo.clone(), bytes.clone());
             std::thread::spawn(move || std::fs::write(fifo, bytes))
         };
-        let args: &[&str] = match command {
-            "cat" => &["cat", "in.fifo"],
-            _ => &["get", "in.fifo", "$"],
-        };
-        let out = vshred_in(dir.path(), args);
+        let out = vshred_in(dir.path(), from_pipe);
         writer.join().unwrap().unwrap();
-        assert!(out.status.success(), "{command}: {}", stderr(&out));
-        if command == "cat" {
-            assert_eq!(out.stdout, expected.stdout);
-        } else {
-            assert_eq!(
-                String::from_utf8_lossy(&out.stdout).lines().count(),
-                LINES.lines().count()
-            );
-        }
+        assert!(out.status.success(), "{from_pipe:?}: {}", stderr(&out));
+        let expected = vshred_in(dir.path(), from_file);
+        assert_eq!(out.stdout, expected.stdout, "{from_pipe:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+            LINES.lines().count()
+        );
     }
 }
 
