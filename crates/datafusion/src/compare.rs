@@ -107,8 +107,7 @@ impl ExprPlanner for VariantComparisonPlanner {
             BinaryOperator::Spaceship => Operator::IsNotDistinctFrom,
             _ => return Ok(PlannerResult::Original(expr)),
         };
-        let null_test =
-            op == Operator::IsNotDistinctFrom && (is_null(&expr.left) || is_null(&expr.right));
+        let null_test = is_null_test(&op, &expr.left, &expr.right);
         for operand in [&expr.left, &expr.right] {
             if is_variant(operand, schema) && !null_test {
                 refuse(&op.to_string(), operand)?;
@@ -197,12 +196,9 @@ fn deduplicated(form: &str, rows: &DFSchema) -> Result<()> {
 /// one in an order or deduplicated.
 fn check(expr: &Expr, schema: &DFSchema) -> Result<()> {
     let (form, operands): (String, Vec<&Expr>) = match expr {
-        // A test for null, not a comparison of values.
-        Expr::BinaryExpr(BinaryExpr {
-            left,
-            op: Operator::IsDistinctFrom | Operator::IsNotDistinctFrom,
-            right,
-        }) if is_null(left) || is_null(right) => return Ok(()),
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_null_test(op, left, right) => {
+            return Ok(());
+        }
         Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(op) => {
             (op.to_string(), vec![left, right])
         }
@@ -297,9 +293,12 @@ fn is_comparison(op: &Operator) -> bool {
     )
 }
 
-/// Whether `expr` is the literal `NULL`.
-fn is_null(expr: &Expr) -> bool {
-    matches!(expr, Expr::Literal(value, _) if value.is_null())
+/// Whether `left op right` tests for null (`x IS DISTINCT FROM NULL`,
+/// `NULL <=> x`), not a comparison of values.
+fn is_null_test(op: &Operator, left: &Expr, right: &Expr) -> bool {
+    let is_null = |expr: &Expr| matches!(expr, Expr::Literal(value, _) if value.is_null());
+    matches!(op, Operator::IsDistinctFrom | Operator::IsNotDistinctFrom)
+        && (is_null(left) || is_null(right))
 }
 
 /// Whether `expr` is a Variant; one whose type cannot be worked out here
