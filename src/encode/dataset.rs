@@ -345,10 +345,11 @@ struct AgreedColumns(Vec<(String, ColumnType)>);
 impl AgreedColumns {
     /// The columns of the Parquet files in `dir`, if any.
     fn of_dataset_in(dir: &Path) -> Result<AgreedColumns> {
-        if crate::dataset::parquet_files_beneath(dir)?.is_empty() {
+        let files = crate::dataset::parquet_files_beneath(dir)?;
+        if files.is_empty() {
             return Ok(AgreedColumns::default());
         }
-        let dataset = Dataset::find(dir)?;
+        let dataset = Dataset::from_files(files);
         let columns = dataset.columns()?;
         let agreed = columns
             .all
