@@ -80,7 +80,7 @@ fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError
     // Blank as the reader sees it: ASCII whitespace, after a byte order
     // mark at the start of the input. A text's first byte ends the scan.
     let start = match i {
-        0 => text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text),
+        0 => text.strip_prefix(vshred::json::UTF8_BOM).unwrap_or(text),
         _ => text,
     };
     if start.iter().all(u8::is_ascii_whitespace) {

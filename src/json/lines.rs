@@ -83,7 +83,7 @@ impl<'a> Iterator for JsonLines<'a> {
 
 /// The UTF-8 byte order mark, which some editors write at the start of a
 /// file: not JSON, so it is skipped.
-pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+pub const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// What to tell someone whose line failed with `message` (at the line's
 /// end when `cut_short`) when the input is not JSON Lines at all:

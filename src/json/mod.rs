@@ -15,7 +15,7 @@ pub(crate) use from_variant::JsonWriter;
 pub(crate) use from_variant::write_int as write_json_int;
 pub(crate) use from_variant::write_string as write_json_string;
 pub use from_variant::{variant_to_json_string, write_json};
-pub(crate) use lines::UTF8_BOM;
+pub use lines::UTF8_BOM;
 pub use lines::{JsonLine, JsonLines};
 pub use reader::{InexactNumbers, JsonNumber};
 pub(crate) use reader::{JsonReader, Peek};
