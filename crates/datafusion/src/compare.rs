@@ -19,6 +19,10 @@
 //! refused too (Spark refuses them as well), with the way out: group or
 //! sort by a typed value or by `to_json(x)`.
 //!
+//! A struct, list or map that holds a Variant is compared field by field
+//! and element by element, so by the Variant's bytes as well: it is
+//! refused as a Variant is (`named_struct('x', x)`, `array_agg(x)`).
+//!
 //! [`VariantComparisonPlanner`] refuses a comparison operator of a
 //! Variant as the SQL is planned, where a Variant compared with another
 //! type would fail first, naming struct types; the rule below refuses
@@ -43,6 +47,7 @@
 
 use std::fmt::Display;
 
+use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{DFSchema, NullEquality, Result, plan_err};
@@ -186,7 +191,7 @@ fn grouped<'a>(
 /// An error if one of the columns of `rows`, which `form` deduplicates
 /// or matches, is a Variant.
 fn deduplicated(form: &str, rows: &DFSchema) -> Result<()> {
-    match rows.iter().find(|(_, field)| is_variant_field(field)) {
+    match rows.iter().find(|(_, field)| holds_variant(field)) {
         Some((_, column)) => refuse_grouping(form, column.name()),
         None => Ok(()),
     }
@@ -273,7 +278,7 @@ fn check_subquery(form: &str, expr: &Expr, subquery: &Subquery, schema: &DFSchem
         return refuse(form, expr);
     }
     match subquery.subquery.schema().fields().first() {
-        Some(column) if is_variant_field(column) => refuse(form, column.name()),
+        Some(column) if holds_variant(column) => refuse(form, column.name()),
         _ => Ok(()),
     }
 }
@@ -301,11 +306,34 @@ fn is_null_test(op: &Operator, left: &Expr, right: &Expr) -> bool {
         && (is_null(left) || is_null(right))
 }
 
-/// Whether `expr` is a Variant; one whose type cannot be worked out here
-/// is left to the planner, which reports it.
+/// Whether `expr` is a Variant or holds one (a struct's field, a list's
+/// elements, a map's values), which DataFusion compares field by field
+/// and element by element, so by the Variant's bytes too; one whose type
+/// cannot be worked out here is left to the planner, which reports it.
 fn is_variant(expr: &Expr, schema: &DFSchema) -> bool {
     expr.to_field(schema)
-        .is_ok_and(|(_, field)| is_variant_field(&field))
+        .is_ok_and(|(_, field)| holds_variant(&field))
+}
+
+/// Whether `field` is a Variant or one of its nested fields is.
+fn holds_variant(field: &Field) -> bool {
+    is_variant_field(field) || type_holds_variant(field.data_type())
+}
+
+fn type_holds_variant(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Struct(fields) => fields.iter().any(|field| holds_variant(field)),
+        DataType::List(element)
+        | DataType::LargeList(element)
+        | DataType::ListView(element)
+        | DataType::LargeListView(element)
+        | DataType::FixedSizeList(element, _)
+        | DataType::Map(element, _) => holds_variant(element),
+        DataType::Union(fields, _) => fields.iter().any(|(_, field)| holds_variant(field)),
+        DataType::Dictionary(_, values) => type_holds_variant(values),
+        DataType::RunEndEncoded(_, values) => holds_variant(values),
+        _ => false,
+    }
 }
 
 /// The error for `form` (`GROUP BY`, `DISTINCT`, `UNION`, ...) of `variant`.

@@ -782,6 +782,54 @@ async fn deduplicating_variants_is_refused_naming_what_to_deduplicate_instead() 
     assert_eq!(int(&batches, 0), 1);
 }
 
+/// A struct or list that holds a Variant is compared, grouped and sorted
+/// field by field and element by element, so by the Variant's bytes: it
+/// is refused as a Variant is (`DISTINCT named_struct('x', x)` kept the
+/// two equal values apart).
+#[tokio::test]
+async fn values_holding_a_variant_are_refused_as_a_variant_is() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let s = "named_struct('x', x)";
+    let l = "(SELECT k, array_agg(x) AS l FROM t GROUP BY k) g";
+    refused_grouping_or_sorting(
+        &ctx,
+        &[
+            ("DISTINCT", &format!("SELECT DISTINCT {s} FROM t")),
+            ("GROUP BY", &format!("SELECT count(*) FROM t GROUP BY {s}")),
+            ("ORDER BY", &format!("SELECT k FROM t ORDER BY {s}")),
+            (
+                "count(DISTINCT ...)",
+                &format!("SELECT count(DISTINCT {s}) FROM t"),
+            ),
+            ("DISTINCT", &format!("SELECT DISTINCT l FROM {l}")),
+            (
+                "UNION",
+                &format!("SELECT {s} FROM t UNION SELECT {s} FROM t"),
+            ),
+        ],
+    )
+    .await;
+    for sql in [
+        "SELECT count(*) FROM t a JOIN t b ON named_struct('x', a.x) = named_struct('x', b.x)"
+            .to_string(),
+        format!("SELECT count(*) FROM {l} JOIN {l}2 ON g.l = g2.l"),
+    ] {
+        let sql = format!("{TWO_EQUAL_VARIANTS} {sql}");
+        let err = planning_failure(&ctx, &sql).await;
+        assert!(
+            err.contains("cannot compare Variant values: = of "),
+            "{sql}: {err}"
+        );
+    }
+    // Carried along, not compared: still planned and run.
+    let batches = query(
+        &ctx,
+        &format!("{TWO_EQUAL_VARIANTS} SELECT count({s}) FROM t GROUP BY to_json(x)"),
+    )
+    .await;
+    assert_eq!(int(&batches, 0), 2);
+}
+
 /// `ORDER BY` a Variant, in a query, a window or an aggregate, is
 /// refused: it sorted by the bytes, an order of no meaning.
 #[tokio::test]
