@@ -226,11 +226,12 @@ pub(crate) struct OpenOutput {
     pub(crate) completion: Completion,
 }
 
-/// What makes an [`OpenOutput`] whole once its bytes are written: for a
+/// What makes an output whole once its bytes are written: for a
 /// replaced file (a temporary file and a second handle to it), syncing it
 /// and renaming it into place. Dropped without
 /// [`complete`](Self::complete), the temporary file is removed.
-pub(crate) struct Completion(Option<(Staged, File)>);
+#[must_use = "a file is put in place only by Completion::complete"]
+pub struct Completion(Option<(Staged, File)>);
 
 impl Completion {
     /// Counts the file among the complete files of `dataset` once it is
@@ -248,7 +249,7 @@ impl Completion {
 
     /// Syncs a staged file and renames it over its target (after every
     /// byte was written and flushed).
-    pub(crate) fn complete(self) -> Result<()> {
+    pub fn complete(self) -> Result<()> {
         match self.0 {
             Some((staged, file)) => {
                 file.sync_all().map_err(|e| Error::io(staged.target(), e))?;

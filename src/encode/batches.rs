@@ -14,7 +14,7 @@ use super::plan::{FieldPlan, MEASURED_BYTES, ShredSample, leaf_encodings};
 use super::{EncodeOptions, ShredMode, sample_size, write_options};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::LeafEstimate;
-use crate::output::{OpenOutput, Output};
+use crate::output::{Completion, OpenOutput, Output};
 use crate::parquet::{
     ColumnSpec, ParquetWriter, WriteOptions, WriteSummary, is_variant_field, open_output,
 };
@@ -139,15 +139,27 @@ impl BatchEncoder {
     }
 
     /// Writes what is held and completes the file.
-    pub fn finish(mut self) -> Result<BatchesWritten> {
+    pub fn finish(self) -> Result<BatchesWritten> {
+        let (written, completion) = self.finish_staged()?;
+        completion.complete()?;
+        Ok(written)
+    }
+
+    /// Writes what is held and the rest of the file, and leaves a path's
+    /// file staged beside it: the [`Completion`] moves it into place, or,
+    /// dropped, removes it. For a writer that learns only after the last
+    /// byte whether the file is wanted (a cancelled query's is not).
+    pub fn finish_staged(mut self) -> Result<(BatchesWritten, Completion)> {
         if self.writing.is_none() {
             self.start_writing()?;
         }
         let writing = self.writing.take().expect("writing after start_writing");
-        Ok(BatchesWritten {
-            summary: writing.writer.finish()?,
+        let (summary, completion) = writing.writer.finish_staged()?;
+        let written = BatchesWritten {
+            summary,
             columns: writing.columns,
-        })
+        };
+        Ok((written, completion))
     }
 
     /// Chooses the layout from the sample, opens the writer and writes the

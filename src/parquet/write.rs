@@ -719,19 +719,28 @@ impl ParquetWriter {
     }
 
     /// Completes the file (and moves it to its path).
-    pub fn finish(mut self) -> Result<WriteSummary> {
+    pub fn finish(self) -> Result<WriteSummary> {
+        let (summary, completion) = self.finish_staged()?;
+        completion.complete()?;
+        Ok(summary)
+    }
+
+    /// Writes the rest of the file, footer included, and leaves a path's
+    /// file staged beside it: the [`Completion`] moves it into place, or,
+    /// dropped, removes it.
+    pub fn finish_staged(mut self) -> Result<(WriteSummary, Completion)> {
         let writer = self.writer.open(None)?;
         // Flushes the output too.
         let finished = writer.finish();
         let bytes = writer.bytes_written() as u64;
         let metadata = finished.map_err(|e| self.failed("finishing the file", e))?;
-        self.completion.complete()?;
-        Ok(WriteSummary {
+        let summary = WriteSummary {
             rows: metadata.file_metadata().num_rows() as u64,
             row_groups: metadata.num_row_groups(),
             bytes,
             typed_values: variant_values(&leaf_sizes(&metadata), &self.columns),
-        })
+        };
+        Ok((summary, self.completion))
     }
 
     /// An error of the parquet crate or of the output, naming the file.

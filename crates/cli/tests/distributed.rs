@@ -608,6 +608,45 @@ fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
     assert!(!outside.exists());
 }
 
+/// A distributed `COPY` that fails on one task leaves no file from any:
+/// the other tasks stop with the query, and what they had written goes
+/// (they went on writing after the client had exited, and their files
+/// appeared there seconds later).
+#[test]
+fn a_copy_that_fails_on_one_worker_leaves_no_file_from_the_others() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    // Rows enough to write for a while; the first row of a file fails.
+    let copy = endless(
+        dir.path(),
+        &workers,
+        "COPY (SELECT e.id, e.v, g.value, CAST(CASE WHEN e.id = 0 AND g.value = 1 THEN 'x' ELSE '1' END AS INT) AS one \
+         FROM generate_series(1, 1000) g CROSS JOIN 'data/events/' e) TO 'data/copied/'",
+    );
+    let out = copy.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("'x'"), "{}", stderr(&out));
+    // Until neither worker computes any more.
+    let started = Instant::now();
+    let mut ticks = workers.each_ref().map(cpu_ticks);
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = workers.each_ref().map(cpu_ticks);
+        if now == ticks {
+            break;
+        }
+        ticks = now;
+        assert!(started.elapsed() < Duration::from_secs(120), "still busy");
+    }
+    let left: Vec<_> = std::fs::read_dir(data.join("copied"))
+        .into_iter()
+        .flatten()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 /// The CPU time a worker has had, in clock ticks (hundredths of a second).
 fn cpu_ticks(worker: &Worker) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", worker.child.id())).unwrap();

@@ -13,7 +13,8 @@
 //! A file is named `{prefix}_{partition}.parquet`: the prefix must tell
 //! the tasks (and the writes) apart. A partition with no rows writes no
 //! file. Each file is written to a temporary file beside it and renamed
-//! only once complete, so a failed write leaves nothing at the path.
+//! only once complete and still wanted, so a failed or cancelled write
+//! leaves nothing at the path.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -31,8 +32,9 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, SendableRecordBatchStream,
 };
 use futures::StreamExt;
-use vshred::encode::BatchEncoder;
-use vshred::output::Output;
+use tokio::sync::{mpsc, oneshot};
+use vshred::encode::{BatchEncoder, BatchesWritten};
+use vshred::output::{Completion, Output};
 
 use crate::copy::CopyOptions;
 use crate::functions::external;
@@ -150,14 +152,14 @@ impl ExecutionPlan for WritePartitionsExec {
         let (dir, options) = (self.dir.clone(), self.options.encode().clone());
         let written = async move {
             let name = path.display().to_string();
-            let mut encoder = None;
+            let mut encoding = None;
             while let Some(batch) = input.next().await {
                 let batch = batch?;
                 if batch.num_rows() == 0 {
                     continue;
                 }
-                let encoder = match &mut encoder {
-                    Some(encoder) => encoder,
+                let (_, batches) = match &mut encoding {
+                    Some(encoding) => encoding,
                     None => {
                         std::fs::create_dir_all(&dir).map_err(|e| {
                             DataFusionError::Execution(format!("{}: {e}", dir.display()))
@@ -165,20 +167,25 @@ impl ExecutionPlan for WritePartitionsExec {
                         let opened =
                             BatchEncoder::new(schema.clone(), Output::Path(path.clone()), &options)
                                 .map_err(|e| external(e.in_file(&name)))?;
-                        encoder.insert(opened)
+                        encoding.insert(encode_on_thread(opened))
                     }
                 };
-                encoder
-                    .write(&batch)
-                    .map_err(|e| external(e.in_file(&name)))?;
+                if batches.send(batch).await.is_err() {
+                    // The encoder failed; its error is awaited below.
+                    break;
+                }
             }
-            let rows = match encoder {
-                Some(encoder) => {
-                    encoder
-                        .finish()
-                        .map_err(|e| external(e.in_file(&name)))?
-                        .summary
-                        .rows
+            let rows = match encoding {
+                Some((encoded, batches)) => {
+                    drop(batches);
+                    let (written, completion) = encoded
+                        .await
+                        .map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?
+                        .map_err(|e| external(e.in_file(&name)))?;
+                    completion
+                        .complete()
+                        .map_err(|e| external(e.in_file(&name)))?;
+                    written.summary.rows
                 }
                 None => 0,
             };
@@ -193,3 +200,34 @@ impl ExecutionPlan for WritePartitionsExec {
         )))
     }
 }
+
+/// The file `encoder` makes of the batches sent, on a blocking thread
+/// (an encode keeps a core busy, which would stall the runtime's other
+/// tasks), staged beside its path once the sender is dropped.
+///
+/// The thread stops, and the file goes, as soon as the query does: a
+/// cancelled query (a failed `COPY` elsewhere in the cluster, a
+/// coordinator gone) drops the receiver of the result, so the thread
+/// neither finishes the file nor, if already finishing, puts it in place.
+/// The receiver is first in the pair so that it drops before the sender
+/// and the thread sees the query gone, not an input that ended.
+fn encode_on_thread(mut encoder: BatchEncoder) -> (StagedFile, mpsc::Sender<RecordBatch>) {
+    let (batches_in, mut batches) = mpsc::channel::<RecordBatch>(2);
+    let (done, encoded) = oneshot::channel();
+    tokio::task::spawn_blocking(move || {
+        while let Some(batch) = batches.blocking_recv() {
+            if let Err(e) = encoder.write(&batch) {
+                let _ = done.send(Err(e));
+                return;
+            }
+        }
+        if !done.is_closed() {
+            // Dropped unsent, a staged file is removed.
+            let _ = done.send(encoder.finish_staged());
+        }
+    });
+    (encoded, batches_in)
+}
+
+/// The file a blocking thread is writing, staged once written.
+type StagedFile = oneshot::Receiver<vshred::Result<(BatchesWritten, Completion)>>;
