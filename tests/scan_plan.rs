@@ -171,3 +171,57 @@ fn the_executor_gives_the_same_batches_in_order_on_any_number_of_threads() {
     );
     assert_eq!(lines.len(), 400);
 }
+
+/// A path read as a type (`$.t as int64`) is judged by its statistics
+/// converted as its values are: 100.5 read as an integer is 100, so the
+/// row group holding it is read, where `$.t == 100` skips every one; and
+/// the rows passed are those whose converted value passes.
+#[test]
+fn a_path_read_as_a_type_is_judged_by_its_converted_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..400)
+        .map(|i| format!("{{\"t\":{i}.5e0,\"tag\":\"t{}\"}}\n", i % 10))
+        .collect();
+    let path = dir.path().join("halves.parquet");
+    let options = EncodeOptions {
+        shred: ShredMode::Schema(r#"{"t":"double","tag":"string"}"#.parse().unwrap()),
+        write: WriteOptions {
+            row_group_rows: 100,
+            ..WriteOptions::default()
+        },
+        bloom_filters: vec!["$.tag".into()],
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+    let file = ParquetFile::open(&path).unwrap();
+    let request = |filter: &str| GetRequest {
+        column: "v".into(),
+        path: "$.t".parse().unwrap(),
+        as_type: ShreddingSchema::Double,
+        strict: false,
+        filter: Some(Predicate::parse(filter).unwrap()),
+    };
+    let read = |filter: &str| {
+        let plan = file.plan_get(&request(filter), &[]).unwrap();
+        let stats = plan.stats();
+        (stats.row_groups_read, stats.skipped_by_bloom_filters)
+    };
+    assert_eq!(read("$.t == 100"), (0, 0));
+    assert_eq!(read("$.t as int64 == 100"), (1, 0));
+    assert_eq!(read("$.t as decimal(5,0) >= 399"), (1, 0));
+    // Strings read as strings are still ruled out by the bloom filter;
+    // read as numbers, by nothing.
+    assert_eq!(read("$.tag as string == \"t42\""), (0, 4));
+    assert_eq!(read("$.tag as int64 == 42"), (4, 0));
+    let mut values = Vec::new();
+    file.get(&request("$.t as int64 in (100, 399)"), 1024, |array| {
+        let array = array
+            .as_any()
+            .downcast_ref::<arrow::array::Float64Array>()
+            .unwrap();
+        values.extend(array.iter().flatten());
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(values, [100.5, 399.5]);
+}

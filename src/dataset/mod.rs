@@ -476,10 +476,10 @@ impl Dataset {
     fn check_columns<'n>(
         &self,
         columns: &DatasetColumns,
-        names: impl IntoIterator<Item = &'n String>,
+        names: impl IntoIterator<Item = &'n str>,
     ) -> Result<()> {
         for name in names {
-            if !columns.all.contains(name) {
+            if !columns.all.iter().any(|c| c == name) {
                 return Err(self.no_column(name, "column", &columns.all));
             }
         }
@@ -499,7 +499,7 @@ impl Dataset {
         let known = &self.footers(options)?.columns;
         let chosen: Vec<String> = match columns {
             Some(names) => {
-                self.check_columns(known, names)?;
+                self.check_columns(known, names.iter().map(String::as_str))?;
                 known
                     .all
                     .iter()
@@ -530,12 +530,9 @@ impl Dataset {
         mut sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
     ) -> Result<DatasetStats> {
         let known = &self.footers(options)?.columns;
-        self.check_columns(known, with)?;
+        self.check_columns(known, with.iter().map(String::as_str))?;
         if let Some(filter) = &request.filter {
-            let names = filter.operands().into_iter().filter_map(|o| match o {
-                Operand::Column(name) => Some(name),
-                Operand::Path(_) => None,
-            });
+            let names = filter.operands().into_iter().filter_map(Operand::column);
             self.check_columns(known, names)?;
         }
         if !known.variants.contains(&request.column) {
@@ -559,7 +556,7 @@ impl Dataset {
         let known = self.columns()?;
         for (_, output) in &projection.outputs {
             match output {
-                Projected::Column(name) => self.check_columns(known, [name])?,
+                Projected::Column(name) => self.check_columns(known, [name.as_str()])?,
                 Projected::Json(column) if !known.variants.contains(column) => {
                     return Err(self.no_column(column, "Variant column", &known.variants));
                 }

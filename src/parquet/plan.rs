@@ -22,6 +22,7 @@ use crate::error::Result;
 use crate::parquet::{GetRequest, ParquetFile};
 use crate::path::{PathSegment, VariantPath};
 use crate::predicate::{Leaf, Literal, Operand, Predicate};
+use crate::shred::{ShreddingSchema, number_as};
 use crate::variant::{Kind, VariantDecimal, VariantRef};
 
 /// What a scan reads of one file: each row group, read (what of it) or
@@ -484,10 +485,10 @@ impl ParquetFile {
             .into_iter()
             .map(|operand| {
                 let found = match (operand, column) {
-                    (Operand::Path(path), Some(column)) => {
+                    (Operand::Path(path) | Operand::PathAs(path, _), Some(column)) => {
                         OperandLeaves::Path(resolve(column, path))
                     }
-                    (Operand::Path(_), None) => OperandLeaves::Absent,
+                    (Operand::Path(_) | Operand::PathAs(..), None) => OperandLeaves::Absent,
                     (Operand::Column(name), _) => {
                         match self.present_roots(std::slice::from_ref(name)).first() {
                             Some(&root) => OperandLeaves::Column(root),
@@ -509,6 +510,11 @@ impl ParquetFile {
         let schema = self.parquet_schema();
         let mut warnings = Vec::new();
         for comparison in filter.filter.comparisons() {
+            // A converted value may be of the literal's kind (`"12"` as an
+            // int64).
+            if matches!(comparison.operand, Operand::PathAs(..)) {
+                continue;
+            }
             let leaves = filter.leaves_of(&comparison.operand);
             let every_row_group = |leaf: &dyn Fn(&RowGroupMetaData) -> Option<usize>| {
                 let mut found = None;
@@ -573,14 +579,17 @@ impl ParquetFile {
                 return false;
             }
             let descr = schema.column(column);
-            let min = bound(&descr, statistics_bound(statistics, true));
-            let max = bound(&descr, statistics_bound(statistics, false));
+            let Some(as_type) = bounds_as(leaf.operand(), &descr) else {
+                return true;
+            };
+            let min = converted(bound(&descr, statistics_bound(statistics, true)), as_type);
+            let max = converted(bound(&descr, statistics_bound(statistics, false)), as_type);
             if !leaf.may_match(min.as_ref(), max.as_ref()) {
                 return false;
             }
             let Some(literals) = leaf
                 .equal_to_within(min.as_ref(), max.as_ref())
-                .filter(|_| bloom)
+                .filter(|_| bloom && compared_as_stored(leaf.operand(), &descr))
             else {
                 return true;
             };
@@ -647,6 +656,7 @@ impl ParquetFile {
         if descr.max_rep_level() > 0 {
             return None;
         }
+        let as_type = bounds_as(leaf.operand(), &descr)?;
         let index = metadata.column_index()?.get(rg)?.get(typed)?;
         // A page index of locations alone (no bounds): nothing to prune by,
         // and the index's accessors panic on it.
@@ -673,8 +683,8 @@ impl ParquetFile {
                 return None;
             }
             let empty = index.is_null_page(page);
-            let min = bound(&descr, page_bound(index, page, true));
-            let max = bound(&descr, page_bound(index, page, false));
+            let min = converted(bound(&descr, page_bound(index, page, true)), as_type);
+            let max = converted(bound(&descr, page_bound(index, page, false)), as_type);
             if empty || !leaf.may_match(min.as_ref(), max.as_ref()) {
                 pages_skipped += 1;
             } else {
@@ -826,6 +836,66 @@ fn bound<'a>(
             }
             _ => None,
         },
+    }
+}
+
+/// How a comparison of `operand` reads the bounds of a typed leaf of it:
+/// as stored (`Some(None)`), or converted to a type as the values are
+/// (`Some(Some(type))`), where the conversion keeps their order: numbers
+/// to a number type (truncated, rounded or widened), strings as strings,
+/// booleans as booleans. `None` where it may not (strings read as
+/// numbers, numbers as strings, instants as numbers): then the bounds
+/// rule nothing out.
+fn bounds_as<'o>(
+    operand: &'o Operand,
+    descr: &::parquet::schema::types::ColumnDescriptor,
+) -> Option<Option<&'o ShreddingSchema>> {
+    use ShreddingSchema as S;
+    let Operand::PathAs(_, as_type) = operand else {
+        return Some(None);
+    };
+    match (leaf_kind(descr)?, as_type) {
+        (
+            Kind::Number,
+            S::Int8 | S::Int16 | S::Int32 | S::Int64 | S::Float | S::Double | S::Decimal { .. },
+        ) => Some(Some(as_type)),
+        (Kind::String, S::String) | (Kind::Boolean, S::Boolean) => Some(None),
+        _ => None,
+    }
+}
+
+/// A bound converted as [`bounds_as`] says; one that does not convert
+/// (out of range) bounds nothing.
+fn converted<'a>(
+    bound: Option<VariantRef<'a>>,
+    as_type: Option<&ShreddingSchema>,
+) -> Option<VariantRef<'a>> {
+    match as_type {
+        Some(as_type) => number_as(&bound?, as_type),
+        None => bound,
+    }
+}
+
+/// Whether `operand` reads a typed leaf's values as they are stored, so
+/// that its bloom filter answers for a literal: unconverted, or integers
+/// read as an integer type, strings as a string.
+fn compared_as_stored(
+    operand: &Operand,
+    descr: &::parquet::schema::types::ColumnDescriptor,
+) -> bool {
+    use ShreddingSchema as S;
+    let Operand::PathAs(_, as_type) = operand else {
+        return true;
+    };
+    let integers = matches!(
+        descr.physical_type(),
+        PhysicalType::INT32 | PhysicalType::INT64
+    ) && leaf_kind(descr) == Some(Kind::Number)
+        && !is_decimal(descr);
+    match as_type {
+        S::Int8 | S::Int16 | S::Int32 | S::Int64 => integers,
+        S::String => leaf_kind(descr) == Some(Kind::String),
+        _ => false,
     }
 }
 

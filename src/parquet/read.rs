@@ -13,7 +13,7 @@ use crate::parquet::ParquetFile;
 use crate::parquet::plan::{ReadStats, ScanPlan};
 use crate::parquet::scan::{ScanOptions, next_batch};
 use crate::path::VariantPath;
-use crate::predicate::{Operand, Predicate};
+use crate::predicate::Predicate;
 use crate::shred::{Shredder, ShreddingSchema};
 
 /// A `variant_get` over a file.
@@ -186,10 +186,7 @@ pub(crate) fn get_of_batch(
             let mut names: Vec<String> = filter
                 .operands()
                 .into_iter()
-                .filter_map(|o| match o {
-                    Operand::Column(name) => Some(name.clone()),
-                    Operand::Path(_) => None,
-                })
+                .filter_map(|o| o.column().map(str::to_string))
                 .collect();
             let mut read = with_columns(batch, &names)?;
             names.push(request.column.clone());

@@ -24,6 +24,10 @@
 //! a SQL null and a Variant null. A bare operand, `$.flag`, means
 //! `$.flag == true`.
 //!
+//! A path may be read as a type, `$.price as int64 >= 5`: its value is
+//! converted as [`variant_get`] converts it (`1.5` is `1`, `"12"` is `12`;
+//! one that does not convert is null), as SQL's typed `variant_get` is.
+//!
 //! Row groups and pages are skipped by [`Predicate::may_match`]: the
 //! reader says, for each comparison, whether the statistics of its column
 //! leave room for a match ([`Comparison::may_match`] does the arithmetic),
@@ -34,8 +38,9 @@ use std::cmp::Ordering;
 use arrow::array::{Array, BooleanArray, RecordBatch};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::get::{ResultColumn, variant_get_natural};
+use crate::get::{ResultColumn, variant_get, variant_get_natural};
 use crate::path::VariantPath;
+use crate::shred::ShreddingSchema;
 use crate::variant::{Kind, VariantDecimal, VariantRef};
 
 mod parse;
@@ -112,14 +117,38 @@ impl std::fmt::Display for Literal {
 pub enum Operand {
     /// A path in the Variant column being read.
     Path(VariantPath),
+    /// A path in the Variant column converted to a type as
+    /// [`variant_get`] converts it (`$.price as int64`; SQL's
+    /// `variant_get(v, '$.price', 'bigint')`): `1.5` is `1`, `"12"` is
+    /// `12`, and a value that does not convert is null.
+    PathAs(VariantPath, ShreddingSchema),
     /// A top-level column, ordinary or Variant (compared whole).
     Column(String),
+}
+
+impl Operand {
+    /// The path in the Variant column it reads, converted or not.
+    pub fn path(&self) -> Option<&VariantPath> {
+        match self {
+            Operand::Path(path) | Operand::PathAs(path, _) => Some(path),
+            Operand::Column(_) => None,
+        }
+    }
+
+    /// The top-level column it reads.
+    pub fn column(&self) -> Option<&str> {
+        match self {
+            Operand::Column(name) => Some(name),
+            Operand::Path(_) | Operand::PathAs(..) => None,
+        }
+    }
 }
 
 impl std::fmt::Display for Operand {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Operand::Path(p) => write!(f, "{p}"),
+            Operand::PathAs(p, as_type) => write!(f, "{p} as {}", as_type.type_name()),
             Operand::Column(c) => write!(f, "{c}"),
         }
     }
@@ -296,12 +325,15 @@ impl Predicate {
     pub fn evaluate(&self, batch: &RecordBatch, variant: &str) -> Result<BooleanArray> {
         let values = |operand: &Operand| -> Result<arrow::array::ArrayRef> {
             match operand {
-                Operand::Path(path) => {
+                Operand::Path(path) | Operand::PathAs(path, _) => {
                     let column = batch
                         .column_by_name(variant)
                         .and_then(|c| c.as_any().downcast_ref::<arrow::array::StructArray>())
                         .ok_or_else(|| missing_column(variant))?;
-                    variant_get_natural(column, path)
+                    match operand {
+                        Operand::PathAs(_, as_type) => variant_get(column, path, as_type, false),
+                        _ => variant_get_natural(column, path),
+                    }
                 }
                 Operand::Column(name) => batch
                     .column_by_name(name)

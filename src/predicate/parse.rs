@@ -6,6 +6,7 @@ use super::{Comparison, Literal, Op, Operand, Predicate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::json_to_variant;
 use crate::path::VariantPath;
+use crate::shred::ShreddingSchema;
 use crate::variant::VariantRef;
 
 impl Predicate {
@@ -193,7 +194,13 @@ impl<'t> Parser<'t> {
         if rest.starts_with('$') {
             let (path, len) = VariantPath::parse_prefix(rest)?;
             self.pos += len;
-            return Ok(Operand::Path(path));
+            if !self.eat("as") {
+                return Ok(Operand::Path(path));
+            }
+            return Ok(match self.type_name()? {
+                ShreddingSchema::Variant => Operand::Path(path),
+                as_type => Operand::PathAs(path, as_type),
+            });
         }
         if let Some(quoted) = rest.strip_prefix('`') {
             let Some(end) = quoted.find('`') else {
@@ -208,6 +215,22 @@ impl<'t> Parser<'t> {
         }
         self.pos += len;
         Ok(Operand::Column(rest[..len].to_string()))
+    }
+
+    /// The type after `as`: `int64`, `decimal(9,2)`, ...
+    fn type_name(&mut self) -> Result<ShreddingSchema> {
+        self.skip_space();
+        let rest = self.rest();
+        let mut len = rest.bytes().take_while(|&b| is_name_byte(b)).count();
+        if rest[len..].starts_with('(') {
+            len += rest[len..]
+                .find(')')
+                .map_or(rest.len() - len, |end| end + 1);
+        }
+        let schema = ShreddingSchema::parse_type_name(&rest[..len])
+            .map_err(|e| self.error(&format!("expected a type after 'as': {}", e.message())))?;
+        self.pos += len;
+        Ok(schema)
     }
 
     /// A JSON scalar; `None` for `null`.
@@ -301,6 +324,7 @@ mod tests {
             r#"$.a.b >= 1.50 and (id < 3 or $.s == "x\"y") and not ($.t is null)"#,
             "$.n in (1, 2, 3)",
             "$.ok == true and $.d > 1e3",
+            "$.price as decimal(9,2) >= 1.5 and $.n as int64 in (1, 2)",
         ] {
             let parsed: Predicate = text.parse().unwrap();
             let shown = parsed.to_string();
