@@ -3,7 +3,11 @@
 //!
 //! A filter translates when it is made of `=`, `<`, `<=`, `>`, `>=`, `IN`,
 //! `BETWEEN`, `IS NOT NULL`, `AND` and `OR` over `variant_get(v, 'path',
-//! 'type')` (or an ordinary column) and constants. Pruning must never drop
+//! 'type')` (or an ordinary column) and constants. A typed path is the
+//! core's [`Operand::PathAs`], compared as converted (`0.125` read as a
+//! `bigint` is `0`), so statistics are converted before they are compared
+//! and a bloom filter is asked only where the conversion changes no value.
+//! Pruning must never drop
 //! a row the filter keeps, so the translation is conservative: a value
 //! that does not convert to the requested type is null in SQL, and fails
 //! every comparison, as it fails the core's comparison of a value of
@@ -312,7 +316,12 @@ fn path_operand(
         Some(name) if name != column => return None,
         _ => *variant = Some(column.to_string()),
     }
-    Some((Operand::Path(path), Some(as_type)))
+    let operand = match as_type {
+        ShreddingSchema::Variant => Operand::Path(path),
+        // Compared as converted: `1.5` read as a bigint is 1.
+        _ => Operand::PathAs(path, as_type.clone()),
+    };
+    Some((operand, Some(as_type)))
 }
 
 fn is_number(t: &ShreddingSchema) -> bool {
