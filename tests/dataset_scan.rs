@@ -218,3 +218,45 @@ fn files_that_disagree_on_an_ordinary_column_cannot_be_read_as_one() {
         "{message}"
     );
 }
+
+/// A filter on a column that some files lack reads it as null there, as
+/// SQL does: `name is null` passes those files' rows, `name == "a"` none
+/// of them (both failed on the file without it, "unsupported shredded
+/// value type Null").
+#[test]
+fn a_filter_on_a_column_some_files_lack_reads_it_as_null_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        let options = EncodeOptions {
+            variant_fields: vec!["v".into()],
+            ..EncodeOptions::default()
+        };
+        encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+        path
+    };
+    let files = vec![
+        write(
+            "a.parquet",
+            "{\"name\":\"a\",\"v\":{\"n\":1}}\n{\"name\":\"b\",\"v\":{\"n\":2}}\n",
+        ),
+        write("b.parquet", "{\"v\":{\"n\":3}}\n"),
+    ];
+    let dataset = Dataset::from_files(files);
+    for (filter, expected) in [("name is null", vec![3]), ("name == \"a\"", vec![1])] {
+        let request = GetRequest {
+            filter: Some(filter.parse().unwrap()),
+            ..sum_request()
+        };
+        let mut passed = Vec::new();
+        dataset
+            .get_with(&request, &[], &options(2, 1024), |values, _| {
+                use arrow::array::AsArray;
+                let values = values.as_primitive::<arrow::datatypes::Int64Type>();
+                passed.extend(values.iter().flatten());
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(passed, expected, "{filter}");
+    }
+}

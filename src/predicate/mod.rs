@@ -335,10 +335,16 @@ impl Predicate {
                         _ => variant_get_natural(column, path),
                     }
                 }
-                Operand::Column(name) => batch
-                    .column_by_name(name)
-                    .cloned()
-                    .ok_or_else(|| missing_column(name)),
+                Operand::Column(name) => match batch.column_by_name(name) {
+                    // A column a file lacks is of the Null type, which
+                    // has no Variant reader: nulls of another type say
+                    // the same.
+                    Some(c) if c.data_type() == &arrow::datatypes::DataType::Null => Ok(
+                        arrow::array::new_null_array(&arrow::datatypes::DataType::Boolean, c.len()),
+                    ),
+                    Some(c) => Ok(c.clone()),
+                    None => Err(missing_column(name)),
+                },
             }
         };
         let rows = batch.num_rows();

@@ -301,7 +301,9 @@ impl<'a> JsonRows<'a> {
         let mut names = Vec::with_capacity(batch.num_columns());
         let mut renderers = Vec::with_capacity(batch.num_columns());
         for (field, array) in batch.schema_ref().fields().iter().zip(batch.columns()) {
-            let renderer = if variants.contains(field.name()) {
+            // A Variant column a file lacks is of the Null type: null in
+            // every row, as an ordinary column.
+            let renderer = if variants.contains(field.name()) && !array.data_type().is_null() {
                 let column = array.as_struct_opt().ok_or_else(|| {
                     layout_error(format!("Variant column {} is not a struct", field.name()))
                 })?;

@@ -152,6 +152,44 @@ fn rows_have_the_columns_of_every_file_null_where_a_file_lacks_one() {
         "{}",
         stderr(&with)
     );
+    // A Variant column beside the result, and a filter on a column, that
+    // files lack: null there (both were errors).
+    let with = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "data",
+            "$.b",
+            "--with",
+            "v",
+            "--where",
+            "note is null and id >= 149",
+        ],
+    );
+    assert_eq!(
+        stdout(&with),
+        "{\"v\":{\"a\":\"s149\",\"b\":\"x149\"},\"$.b\":\"x149\"}\n",
+        "{}",
+        stderr(&with)
+    );
+    let with = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "data",
+            "$.b",
+            "--with",
+            "v,id",
+            "--where",
+            "id >= 150",
+        ],
+    );
+    assert_eq!(
+        stdout(&with),
+        "{\"v\":null,\"id\":150,\"$.b\":null}\n{\"v\":null,\"id\":151,\"$.b\":null}\n",
+        "{}",
+        stderr(&with)
+    );
     let cat_each = each_alone(dir.path(), "cat", &["--columns", "id"]);
     let cat_ids = vshred_in(dir.path(), &["cat", "data", "--columns", "id"]);
     assert_eq!(stdout(&cat_ids), cat_each);
