@@ -36,6 +36,11 @@ pub(crate) enum PlainColumn<'a> {
         string_keys: bool,
         values: Box<PlainColumn<'a>>,
     },
+    /// Numbers with no Variant type (unsigned integers, half floats),
+    /// rendered as JSON numbers from their text; a half float that is not
+    /// finite as a string.
+    Number(&'a ArrayRef),
+    /// Any other type, as a JSON string of its text.
     Text(&'a ArrayRef),
     /// A column of nulls only (Arrow's `Null` type, which has no null
     /// buffer to ask).
@@ -119,6 +124,11 @@ impl<'a> PlainColumn<'a> {
                 }
             }
             DataType::Null => PlainColumn::Null,
+            DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64
+            | DataType::Float16 => PlainColumn::Number(array),
             _ => PlainColumn::Text(array),
         })
     }
@@ -195,7 +205,17 @@ impl<'a> PlainColumn<'a> {
             }
             PlainColumn::Null => out.extend_from_slice(b"null"),
             PlainColumn::Variant(c) => c.write_json(i, out)?,
-            PlainColumn::Text(array) if array.is_null(i) => out.extend_from_slice(b"null"),
+            PlainColumn::Number(array) | PlainColumn::Text(array) if array.is_null(i) => {
+                out.extend_from_slice(b"null")
+            }
+            PlainColumn::Number(array) => {
+                let text =
+                    arrow::util::display::array_value_to_string(array, i).unwrap_or_default();
+                match text.parse::<f64>() {
+                    Ok(x) if x.is_finite() => out.extend_from_slice(text.as_bytes()),
+                    _ => write_json_string(out, &text),
+                }
+            }
             PlainColumn::Text(array) => {
                 let text =
                     arrow::util::display::array_value_to_string(array, i).unwrap_or_default();
@@ -257,6 +277,27 @@ mod tests {
                 r#"{"x":3,"tags":[]}"#
             ]
         );
+    }
+
+    /// Unsigned integers and half floats have no Variant type: numbers
+    /// still (they were strings, `"3000"`), all 64 bits of a `u64`.
+    #[test]
+    fn unsigned_integers_and_half_floats_are_numbers() {
+        let unsigned: ArrayRef = Arc::new(arrow::array::UInt64Array::from(vec![
+            Some(3000),
+            None,
+            Some(u64::MAX),
+        ]));
+        assert_eq!(render(&unsigned), ["3000", "null", "18446744073709551615"]);
+        let small: ArrayRef = Arc::new(arrow::array::UInt8Array::from(vec![255]));
+        assert_eq!(render(&small), ["255"]);
+        type F16 = <arrow::datatypes::Float16Type as arrow::datatypes::ArrowPrimitiveType>::Native;
+        let half: ArrayRef = Arc::new(arrow::array::Float16Array::from(vec![
+            F16::from_f32(1.5),
+            F16::NAN,
+            F16::INFINITY,
+        ]));
+        assert_eq!(render(&half), ["1.5", r#""NaN""#, r#""inf""#]);
     }
 
     #[test]
