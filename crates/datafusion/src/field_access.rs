@@ -1,11 +1,15 @@
 //! `s['a']`, a struct's field by name, read as `s.a` is (`get_field`):
 //! DataFusion plans brackets through its nested functions, which this
 //! build leaves out, and refused them naming its own internals. A list's
-//! element by index (`l[1]`, `l[1:2]`) is refused, naming what reads one.
+//! element by index (`l[1]`, `l[1:2]`) is refused, naming what reads one,
+//! and so is a Variant's field by name (`v['a']` would read the struct
+//! that holds the Variant, its `metadata` bytes or nothing), naming
+//! `variant_get`.
 
 use datafusion::common::{DFSchema, Result, plan_err};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawFieldAccessExpr};
-use datafusion::logical_expr::{Expr, GetFieldAccess};
+use datafusion::logical_expr::{Expr, ExprSchemable, GetFieldAccess};
+use vshred::parquet::is_variant_field;
 
 /// Plans `s['a']` as `get_field(s, 'a')` and refuses `l[i]`.
 #[derive(Debug)]
@@ -15,9 +19,20 @@ impl ExprPlanner for FieldAccess {
     fn plan_field_access(
         &self,
         expr: RawFieldAccessExpr,
-        _schema: &DFSchema,
+        schema: &DFSchema,
     ) -> Result<PlannerResult<RawFieldAccessExpr>> {
+        let variant = expr
+            .expr
+            .to_field(schema)
+            .is_ok_and(|(_, field)| is_variant_field(&field));
         match expr.field_access {
+            GetFieldAccess::NamedStructField { name } if variant => {
+                let name = name.try_as_str().flatten().unwrap_or_default();
+                plan_err!(
+                    "{}['{name}']: a Variant's field is read by variant_get(x, '$.{name}') (or with a type, variant_get(x, '$.{name}', 'bigint')); brackets would read the Variant's own encoding",
+                    expr.expr
+                )
+            }
             GetFieldAccess::NamedStructField { name } => Ok(PlannerResult::Planned(
                 datafusion::functions::core::get_field()
                     .call(vec![expr.expr, Expr::Literal(name, None)]),

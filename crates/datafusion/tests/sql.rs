@@ -1408,4 +1408,19 @@ async fn brackets_read_a_structs_field_and_refuse_a_lists_index() {
             && err.contains("variant_get(v, '$.tags[0]', 'string')"),
         "{err}"
     );
+    // A Variant's field is variant_get's to read: brackets read its
+    // encoding (`['metadata']` gave the bytes, `['a']` "Field a not found").
+    for field in ["a", "metadata"] {
+        let err = planning_failure(
+            &ctx,
+            &format!(r#"SELECT parse_json('{{"a":1}}')['{field}']"#),
+        )
+        .await;
+        assert!(
+            err.contains(&format!(
+                "a Variant's field is read by variant_get(x, '$.{field}')"
+            )),
+            "{err}"
+        );
+    }
 }
