@@ -129,7 +129,7 @@ pub fn parse_json_column(
                 continue;
             }
         }
-        let Err(e) = shredder.append_json(json) else {
+        let Err(e) = shredder.append_json_text(json) else {
             continue;
         };
         if options.strict || check.is_some() {
@@ -138,7 +138,7 @@ pub fn parse_json_column(
         for earlier in 0..row {
             match text.is_null(earlier) {
                 true => shredder.append_null(),
-                false => shredder.append_json(text.value(earlier).as_bytes())?,
+                false => shredder.append_json_text(text.value(earlier).as_bytes())?,
             }
         }
         shredder.append_null();
@@ -356,7 +356,8 @@ impl Shredder {
     ///
     /// let mut shredder = Shredder::new(&r#"{"a":"int64"}"#.parse::<ShreddingSchema>()?);
     /// shredder.append_json(br#"{"a":1}"#)?;
-    /// assert!(shredder.append_json(br#"{"a":2"#).is_err());
+    /// let e = shredder.append_json(br#"{"a":2"#).unwrap_err();
+    /// assert!(e.to_string().ends_with("; the row appended before it was discarded with it"), "{e}");
     /// assert!(shredder.is_empty());
     /// shredder.append_json(br#"{"a":3}"#)?;
     /// assert_eq!(shredder.finish().len(), 1);
@@ -370,6 +371,19 @@ impl Shredder {
     /// # Ok::<(), vshred::Error>(())
     /// ```
     pub fn append_json(&mut self, text: &[u8]) -> Result<()> {
+        let before = self.len();
+        self.append_json_text(text).map_err(|e| match before {
+            0 => e,
+            1 => e.with_note("the row appended before it was discarded with it"),
+            n => e.with_note(&format!(
+                "the {n} rows appended before it were discarded with it"
+            )),
+        })
+    }
+
+    /// [`append_json`](Self::append_json), the error not saying what was
+    /// discarded (for a caller that appends the rows again).
+    fn append_json_text(&mut self, text: &[u8]) -> Result<()> {
         if self.parse_whole {
             // Nothing of the row is appended before it has parsed; the rows
             // before are discarded all the same, as documented.
