@@ -78,6 +78,12 @@ impl JsonParser {
     }
 
     /// Sets how many objects and arrays may nest; deeper input is an error.
+    ///
+    /// Each level takes stack, here and in whatever reads the value after:
+    /// the default, [`DEFAULT_MAX_DEPTH`](crate::variant::DEFAULT_MAX_DEPTH),
+    /// fits any thread's stack, while a depth of thousands needs a thread
+    /// with a stack to match (vshred's own threads have 32 MiB), or the
+    /// process aborts on a stack overflow, which no error can report.
     pub fn with_max_depth(mut self, max_depth: usize) -> JsonParser {
         self.max_depth = max_depth;
         self

@@ -140,6 +140,11 @@ impl<'a> VariantRef<'a> {
 
     /// Validates `value` against metadata that is already validated (many
     /// rows often share one metadata), with a limit on nesting depth.
+    ///
+    /// The validator recurses, a level of stack per level of nesting: a
+    /// limit far above [`DEFAULT_MAX_DEPTH`] lets untrusted bytes overflow
+    /// a thread's stack (the process aborts) unless the stack is sized to
+    /// match.
     pub fn try_with_metadata(
         metadata: Metadata<'a>,
         value: &'a [u8],
