@@ -75,9 +75,9 @@ pub struct ReadmeDoctests;
 
 pub use error::{Error, ErrorKind, Position, Result, VariantPart};
 
-/// The `arrow` crate whose arrays the API takes and gives: naming them
-/// through it, a user's code needs no `arrow` of the same version.
-pub use arrow;
 /// The `parquet` crate whose schemas and metadata the API gives
 /// ([`parquet::ParquetFile::metadata`]); [`parquet`] is vshred's own.
 pub use ::parquet as parquet_crate;
+/// The `arrow` crate whose arrays the API takes and gives: naming them
+/// through it, a user's code needs no `arrow` of the same version.
+pub use arrow;

@@ -585,3 +585,34 @@ fn a_file_whose_embedded_arrow_schema_does_not_verify_is_read_by_its_parquet_sch
     });
     test.unwrap().join().unwrap();
 }
+
+/// Variant bytes that are not a valid Variant are refused by the writer,
+/// naming the column and the row, and nothing is written: the file was
+/// written, and no reader could read it back.
+#[test]
+fn the_writer_refuses_invalid_variant_bytes_naming_the_column_and_row() {
+    use arrow::array::{BinaryArray, StructArray};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.parquet");
+    let columns = [ColumnSpec::Variant {
+        name: "v".into(),
+        schema: ShreddingSchema::Variant,
+    }];
+    let mut writer = ParquetWriter::create(&path, &columns, &WriteOptions::default()).unwrap();
+    let DataType::Struct(fields) = writer.schema().field(0).data_type().clone() else {
+        panic!("a Variant column is a struct");
+    };
+    let metadata: ArrayRef = Arc::new(BinaryArray::from(vec![&[1u8, 0, 0][..]; 2]));
+    // An int8 and then a decimal4 with its bytes missing.
+    let value: ArrayRef = Arc::new(BinaryArray::from(vec![&[3u8 << 2, 7][..], &[8 << 2][..]]));
+    let column = StructArray::new(fields, vec![metadata, value], None);
+    let batch = RecordBatch::try_new(writer.schema().clone(), vec![Arc::new(column)]).unwrap();
+    let e = writer.write(&batch).unwrap_err();
+    assert_eq!(e.row(), Some(1), "{e}");
+    assert!(
+        e.to_string().contains("in Variant column v; not written"),
+        "{e}"
+    );
+    drop(writer);
+    assert!(!path.exists());
+}

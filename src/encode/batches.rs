@@ -299,7 +299,7 @@ impl Writing {
         }
         let shredded = RecordBatch::try_new(self.writer.schema().clone(), arrays)
             .map_err(|e| Error::new(ErrorKind::Schema, format!("building a batch: {e}")))?;
-        self.writer.write(&shredded)
+        self.writer.write_made(&shredded)
     }
 }
 

@@ -87,7 +87,7 @@ pub(super) fn write_lines(
                         continue; // past the end of the file: for the next one
                     }
                     let (batch, tally) = encoded?;
-                    writer.write(&batch)?;
+                    writer.write_made(&batch)?;
                     rows += batch.num_rows();
                     counted.merge(tally);
                     count += 1;

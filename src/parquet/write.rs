@@ -28,6 +28,7 @@ use crate::parquet::parallel_writer::ParallelWriter;
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
 use crate::parquet::{magic_of, starts_as_parquet};
 use crate::shred::ShreddingSchema;
+use crate::unshred::ShreddedColumn;
 
 /// Compression of the written column chunks.
 ///
@@ -683,8 +684,34 @@ impl ParquetWriter {
         &self.schema
     }
 
-    /// Writes a batch; row groups are cut at `row_group_rows`.
+    /// Writes a batch; row groups are cut at `row_group_rows`. The bytes
+    /// of its Variant columns are checked first, every row's metadata and
+    /// values: one that is not a valid Variant is an error naming its
+    /// column and row, and nothing of the batch is written (a file no
+    /// reader could read back was written without a word).
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let mut json = Vec::new();
+        for spec in &self.columns {
+            let ColumnSpec::Variant { name, .. } = spec else {
+                continue;
+            };
+            let Some(column) = batch.column_by_name(name).and_then(|c| c.as_struct_opt()) else {
+                continue;
+            };
+            let column = ShreddedColumn::try_new(column)?;
+            for row in 0..batch.num_rows() {
+                json.clear();
+                column
+                    .write_json(row, &mut json)
+                    .map_err(|e| e.with_note(&format!("in Variant column {name}; not written")))?;
+            }
+        }
+        self.write_made(batch)
+    }
+
+    /// [`write`](Self::write) of a batch whose Variant columns vshred
+    /// made itself, unchecked.
+    pub(crate) fn write_made(&mut self, batch: &RecordBatch) -> Result<()> {
         self.writer
             .open(Some(batch))?
             .write(batch)
