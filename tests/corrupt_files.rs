@@ -245,3 +245,49 @@ fn a_malformed_arrow_schema_hint_is_ignored() {
     assert_eq!(file.arrow_schema().field(0).data_type(), &DataType::Int64);
     read_all(&path).expect("the file reads");
 }
+
+/// A Variant value that is not valid, read from a file by path, is an
+/// error naming the file (with its row and path), as a dataset's read
+/// names it.
+#[test]
+fn an_invalid_variant_in_a_file_is_an_error_naming_the_file() {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, BinaryArray, RecordBatch, StructArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use parquet::arrow::ArrowWriter;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("invalid.parquet");
+    let fields = vec![
+        Field::new("metadata", DataType::Binary, false),
+        Field::new("value", DataType::Binary, true),
+    ];
+    let metadata: ArrayRef = Arc::new(BinaryArray::from(vec![&[1u8, 0, 0][..]; 2]));
+    // An int8, then a decimal4 without its bytes.
+    let value: ArrayRef = Arc::new(BinaryArray::from(vec![&[3u8 << 2, 7][..], &[8 << 2][..]]));
+    let column = StructArray::new(fields.into(), vec![metadata, value], None);
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "v",
+        column.data_type().clone(),
+        true,
+    )]));
+    let mut writer =
+        ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), None).unwrap();
+    writer
+        .write(&RecordBatch::try_new(schema, vec![Arc::new(column)]).unwrap())
+        .unwrap();
+    writer.close().unwrap();
+
+    let file = ParquetFile::open(&path).unwrap();
+    let request = GetRequest {
+        column: "v".into(),
+        path: "$".parse().unwrap(),
+        as_type: ShreddingSchema::Variant,
+        strict: false,
+        filter: None,
+    };
+    let e = file.get(&request, 64, |_| Ok(())).unwrap_err();
+    assert_eq!(e.file(), Some(path.as_path()), "{e}");
+    assert_eq!(e.row(), Some(1), "{e}");
+}

@@ -244,7 +244,7 @@ impl ParquetFile {
         let mut rows = FileRows::of(self, row_group);
         while let Some(batch) = next_batch(&self.path, &mut reader)? {
             let read = batch.num_rows();
-            let result = map(batch).map_err(|e| rows.in_file(e))?;
+            let result = map(batch).map_err(|e| rows.in_file(e).in_file(&self.path))?;
             rows.advance(read);
             if !send(result) {
                 break; // the consumer stopped
