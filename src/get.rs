@@ -30,17 +30,23 @@ use crate::variant::{Kind, Metadata, VariantBuilder, VariantDecimal, VariantRef,
 /// Variant-encoded value keeps its row's metadata, which may list names it
 /// does not use, as the spec allows).
 ///
-/// Values convert within their equivalence class without loss (an int8 to
-/// int64, `1.50` to `decimal(18,1)`), and any number converts to float or
-/// double. Strings convert to dates and timestamps as Spark's
+/// Values convert as Spark's `variant_get` casts them, which may drop
+/// what the type cannot hold: a number to an integer is truncated toward
+/// zero (`1.5` is 1), to a decimal rounded half away from zero to its
+/// scale (`1.99` as `decimal(5,1)` is 2.0), and to a float or double
+/// rounded; booleans are 1 and 0, strings of digits numbers, and any value
+/// a string (the README's `get` section lists every rule). Strings
+/// convert to dates and timestamps as Spark's
 /// `CAST(s AS DATE)`, `CAST(s AS TIMESTAMP)` and `CAST(s AS TIMESTAMP_NTZ)`
 /// read them (`2024-03-01`, `2024-03-01 12:30`, `2024-03-01T12:30:00.5Z`),
 /// with UTC for the session time zone Spark would use: a string without a
 /// zone is read as UTC. Zones are `Z`, offsets, `UTC`, `GMT` or `UT`, with no
 /// region names (`Europe/Paris`), and a time without a date does not
 /// convert. A timestamp converts to the date it falls on in UTC. A missing
-/// path gives null; so does a value that does not convert, unless `strict`,
-/// where it is an error naming the row and path.
+/// path gives null; so does a value that does not convert at all (`"abc"`
+/// or an object to an integer, 300 to an int8), unless `strict`, where it
+/// is an error naming the row and path, as in Spark a truncated or
+/// rounded number is not.
 ///
 /// ```
 /// use arrow::array::{Array, AsArray};
