@@ -15,7 +15,9 @@
 //! scalars: numbers, strings, `true`, `false`, `null`.
 //!
 //! A comparison holds when the value compares so with the literal: numbers
-//! by value across integer, decimal and floating types, strings by bytes,
+//! by value across integer, decimal and floating types (a double with an
+//! exact number as the double nearest that number, so the double `0.1`
+//! equals `0.1`), strings by bytes,
 //! booleans as `false < true`. With a value that is missing, null, or of
 //! another kind, a comparison is unknown, as a comparison with SQL's null
 //! is: `and`, `or` and `not` follow SQL's three-valued logic, and only a
