@@ -110,6 +110,15 @@ struct PlannedFile {
     variants: Vec<String>,
 }
 
+impl std::fmt::Debug for Dataset {
+    /// Its files (what else it holds is caches).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dataset")
+            .field("files", &self.files)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What a read of a dataset read, summed over its files.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DatasetStats {

@@ -220,6 +220,18 @@ pub struct ParquetFile {
     stamp: FileStamp,
 }
 
+impl std::fmt::Debug for ParquetFile {
+    /// Its path, rows and row groups.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let metadata = self.metadata.metadata();
+        f.debug_struct("ParquetFile")
+            .field("path", &self.path)
+            .field("rows", &metadata.file_metadata().num_rows())
+            .field("row_groups", &metadata.num_row_groups())
+            .finish_non_exhaustive()
+    }
+}
+
 /// The size of one leaf column of a file ([`ParquetFile::leaf_sizes`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeafSize {
