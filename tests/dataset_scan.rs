@@ -260,3 +260,14 @@ fn a_filter_on_a_column_some_files_lack_reads_it_as_null_there() {
         assert_eq!(passed, expected, "{filter}");
     }
 }
+
+/// A path that is not there is an error when the dataset is found,
+/// naming it (it was found as a dataset of one file, and the scan failed).
+#[test]
+fn a_path_that_is_not_there_is_an_error_when_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.parquet");
+    let e = Dataset::find(&missing).unwrap_err();
+    assert_eq!(e.file(), Some(missing.as_path()), "{e}");
+    assert!(e.to_string().contains("No such file or directory"), "{e}");
+}

@@ -68,6 +68,9 @@ impl Storage for LocalFiles {
         if input.is_dir() {
             walk(input, &mut files)?;
         } else if input.exists() || !is_glob(&text) {
+            // A file that is not there is an error now, not once the scan
+            // opens it.
+            std::fs::metadata(input).map_err(|e| Error::io(input, e))?;
             files.push(input.to_path_buf());
         } else {
             // As a shell's `*` does, a wildcard does not match a leading
