@@ -616,3 +616,19 @@ fn the_writer_refuses_invalid_variant_bytes_naming_the_column_and_row() {
     drop(writer);
     assert!(!path.exists());
 }
+
+/// A batch size of 0 reads batches of one row, as `get` does (it read no
+/// rows at all, without a word).
+#[test]
+fn batches_of_size_zero_read_every_row_one_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.parquet");
+    write(&path, &ShreddingSchema::Variant, DecimalMode::Int);
+    let file = vshred::parquet::ParquetFile::open(&path).unwrap();
+    let sizes: Vec<usize> = file
+        .batches(0)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .collect();
+    assert_eq!(sizes, vec![1; ROWS.len() + 1]);
+}

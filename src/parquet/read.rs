@@ -31,11 +31,12 @@ pub struct GetRequest {
     pub filter: Option<Predicate>,
 }
 impl ParquetFile {
-    /// Reads whole rows, in file order, a batch at a time.
+    /// Reads whole rows, in file order, a batch at a time (of at least one
+    /// row, as [`get`](Self::get) reads: a size of 0 read nothing).
     pub fn batches(&self, batch_size: usize) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
         let reader = self
             .builder()?
-            .with_batch_size(batch_size)
+            .with_batch_size(batch_size.max(1))
             .build()
             .map_err(|e| self.error(e))?;
         let path = self.path.clone();

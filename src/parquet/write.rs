@@ -116,7 +116,7 @@ pub struct WriteOptions {
     pub decimals: DecimalMode,
     /// Compression codec.
     pub compression: Compression,
-    /// Rows per row group.
+    /// Rows per row group (at least one: 0 is taken as 1).
     pub row_group_rows: usize,
     /// Parquet leaf columns that get a bloom filter, as dotted paths
     /// (e.g. `v.typed_value.id.typed_value`).
