@@ -393,10 +393,12 @@ impl Deferred {
         location: &Path,
         opts: PutMultipartOptions,
     ) -> datafusion::object_store::Result<DeferredUpload> {
-        let upload = self.store.put_multipart_opts(location, opts).await?;
+        // Known before the store stages the file: a signal that came
+        // between the two left it (and its directory) behind.
         if let Some(staged) = &self.staged {
             lock(staged).push(PathBuf::from("/").join(location.as_ref()));
         }
+        let upload = self.store.put_multipart_opts(location, opts).await?;
         let slot = Arc::new(Mutex::new(Upload {
             upload: Some(upload),
             finished: false,
