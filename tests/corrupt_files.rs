@@ -291,3 +291,13 @@ fn an_invalid_variant_in_a_file_is_an_error_naming_the_file() {
     assert_eq!(e.file(), Some(path.as_path()), "{e}");
     assert_eq!(e.row(), Some(1), "{e}");
 }
+
+/// A directory given as a file is named as one, not as a file that does
+/// not start with Parquet's magic bytes.
+#[test]
+fn a_directory_opened_as_a_file_is_named_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = ParquetFile::open(dir.path()).unwrap_err();
+    assert_eq!(e.file(), Some(dir.path()), "{e}");
+    assert!(e.to_string().contains("is a directory"), "{e}");
+}

@@ -303,6 +303,12 @@ impl ParquetFile {
     /// Opens `path` and reads its footer.
     pub fn open(path: &Path) -> Result<ParquetFile> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        // A directory opens; reading it says only that it is no Parquet
+        // file.
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            let e = std::io::Error::from(std::io::ErrorKind::IsADirectory);
+            return Err(Error::io(path, e));
+        }
         ParquetFile::from_file(file, path)
     }
 
