@@ -151,7 +151,11 @@ impl std::fmt::Display for Operand {
         match self {
             Operand::Path(p) => write!(f, "{p}"),
             Operand::PathAs(p, as_type) => write!(f, "{p} as {}", as_type.type_name()),
-            Operand::Column(c) => write!(f, "{c}"),
+            // In backquotes unless a bare name (`odd name`).
+            Operand::Column(c) if !c.is_empty() && c.bytes().all(parse::is_name_byte) => {
+                write!(f, "{c}")
+            }
+            Operand::Column(c) => write!(f, "`{c}`"),
         }
     }
 }

@@ -284,7 +284,7 @@ impl<'t> Parser<'t> {
     }
 }
 
-fn is_name_byte(b: u8) -> bool {
+pub(super) fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
@@ -325,6 +325,7 @@ mod tests {
             "$.n in (1, 2, 3)",
             "$.ok == true and $.d > 1e3",
             "$.price as decimal(9,2) >= 1.5 and $.n as int64 in (1, 2)",
+            "`odd name` > 1 and id < 2",
         ] {
             let parsed: Predicate = text.parse().unwrap();
             let shown = parsed.to_string();
