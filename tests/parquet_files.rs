@@ -632,3 +632,23 @@ fn batches_of_size_zero_read_every_row_one_at_a_time() {
         .collect();
     assert_eq!(sizes, vec![1; ROWS.len() + 1]);
 }
+
+/// Two columns of one name are refused: the rows read back as objects
+/// with a name twice, which no JSON reader takes.
+#[test]
+fn two_columns_of_one_name_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let columns = [
+        ColumnSpec::Plain(Field::new("id", DataType::Int64, false)),
+        ColumnSpec::Plain(Field::new("id", DataType::Utf8, true)),
+    ];
+    let e = ParquetWriter::create(
+        dir.path().join("twice.parquet"),
+        &columns,
+        &WriteOptions::default(),
+    )
+    .err()
+    .expect("refused");
+    assert!(e.to_string().contains("two columns are named id"), "{e}");
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}

@@ -792,6 +792,15 @@ struct FileLayout {
 
 fn file_layout(columns: &[ColumnSpec], options: &WriteOptions) -> Result<FileLayout> {
     let fields: Vec<Field> = columns.iter().map(ColumnSpec::field).collect();
+    // Rows would be read back as objects with a name twice.
+    for (i, field) in fields.iter().enumerate() {
+        if fields[..i].iter().any(|f| f.name() == field.name()) {
+            return Err(Error::new(
+                ErrorKind::Schema,
+                format!("two columns are named {}", field.name()),
+            ));
+        }
+    }
     let schema: SchemaRef = Arc::new(Schema::new(fields));
     let descriptor = parquet_schema(columns, options.decimals)?;
     let zstd = |level| {
