@@ -291,13 +291,23 @@ impl VariantBuilder {
         }
     }
 
-    /// Writes a decimal4; fails if the unscaled value does not fit 32 bits.
+    /// Writes a decimal4.
+    ///
+    /// # Panics
+    ///
+    /// If the unscaled value does not fit 32 bits: a caller's mistake,
+    /// which [`decimal`](Self::decimal), choosing the width, cannot make.
     pub fn decimal4(&mut self, d: VariantDecimal) {
         let unscaled = i32::try_from(d.unscaled()).expect("decimal4 needs a 32-bit unscaled value");
         self.decimal_bytes(type_id::DECIMAL4, d.scale(), &unscaled.to_le_bytes());
     }
 
-    /// Writes a decimal8; fails if the unscaled value does not fit 64 bits.
+    /// Writes a decimal8.
+    ///
+    /// # Panics
+    ///
+    /// If the unscaled value does not fit 64 bits (see
+    /// [`decimal4`](Self::decimal4)).
     pub fn decimal8(&mut self, d: VariantDecimal) {
         let unscaled = i64::try_from(d.unscaled()).expect("decimal8 needs a 64-bit unscaled value");
         self.decimal_bytes(type_id::DECIMAL8, d.scale(), &unscaled.to_le_bytes());
