@@ -266,6 +266,15 @@ impl<'a> ShreddedColumn<'a> {
     /// Checks the layout of a Variant column: `metadata`, and `value`
     /// and/or `typed_value`, found by name, recursively.
     pub fn try_new(column: &'a StructArray) -> Result<ShreddedColumn<'a>> {
+        // Without either, every row would read as a missing value.
+        if column.column_by_name("value").is_none()
+            && column.column_by_name("typed_value").is_none()
+        {
+            return Err(layout_error(
+                "a Variant column has a value or a typed_value field, and this struct has neither"
+                    .into(),
+            ));
+        }
         let metadata = column
             .column_by_name("metadata")
             .map(|m| Binaries::new(m, "metadata"))
