@@ -650,3 +650,16 @@ fn field_order_is_checked_in_rows_that_share_an_unsorted_dictionary() {
         assert!(e.contains("duplicate field name \"a\""), "row {row}: {e}");
     }
 }
+
+/// A struct with a `metadata` but neither `value` nor `typed_value` is no
+/// Variant column: refused, not read as a null in every row.
+#[test]
+fn a_struct_with_neither_value_nor_typed_value_is_refused() {
+    let column = StructArray::new(
+        vec![Field::new("metadata", DataType::Binary, false)].into(),
+        vec![Arc::new(BinaryArray::from_iter_values([&[1u8, 0, 0][..]])) as ArrayRef],
+        None,
+    );
+    let e = ShreddedColumn::try_new(&column).err().expect("refused");
+    assert!(e.to_string().contains("neither"), "{e}");
+}
