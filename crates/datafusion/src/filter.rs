@@ -24,6 +24,7 @@
 
 use std::sync::Arc;
 
+use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator, expr::InList};
 use datafusion::physical_expr::PhysicalExpr;
@@ -187,7 +188,7 @@ fn runtime_operand(
 ) -> Option<(Operand, Option<ShreddingSchema>)> {
     if let Some(cast) = expr.downcast_ref::<CastExpr>() {
         let (operand, as_type) = runtime_operand(cast.expr(), outputs, variant)?;
-        return (cast.cast_type().is_numeric() && matches!(as_type, Some(ref t) if is_number(t)))
+        return matches!(as_type, Some(ref t) if keeps_values(t, cast.cast_type()))
             .then_some((operand, as_type));
     }
     let index = expr.downcast_ref::<PhysicalColumn>()?.index();
@@ -268,11 +269,11 @@ fn operand(
     variant: &mut Option<String>,
 ) -> Option<(Operand, Option<ShreddingSchema>)> {
     match expr {
-        // Coercion widens a result to the constant's type: a number stays a
-        // number of the same value.
-        Expr::Cast(cast) if cast.field.data_type().is_numeric() => {
+        // Coercion widens a result to the constant's type.
+        Expr::Cast(cast) => {
             let (operand, as_type) = self::operand(&cast.expr, variant)?;
-            matches!(as_type, Some(ref t) if is_number(t)).then_some((operand, as_type))
+            matches!(as_type, Some(ref t) if keeps_values(t, cast.field.data_type()))
+                .then_some((operand, as_type))
         }
         Expr::Column(c) => Some((Operand::Column(c.name.clone()), None)),
         Expr::ScalarFunction(call) if call.func.inner().is::<VariantGet>() => {
@@ -324,12 +325,35 @@ fn path_operand(
     Some((operand, Some(as_type)))
 }
 
-fn is_number(t: &ShreddingSchema) -> bool {
+/// Whether a cast of `variant_get`'s `from` values to `to` leaves each
+/// value that it does not make null (out of range) as it was, so that the
+/// typed path compares for it: integers to integers and decimals, numbers
+/// to doubles where DataFusion's cast rounds as the core's comparison with
+/// a double does (every integer, floats, decimals of at most 15 digits),
+/// decimals to decimals of as many decimal places. Not a narrowing cast a
+/// query wrote (`CAST(x AS BIGINT)` of a double truncates).
+fn keeps_values(from: &ShreddingSchema, to: &DataType) -> bool {
     use ShreddingSchema as S;
-    matches!(
-        t,
-        S::Int8 | S::Int16 | S::Int32 | S::Int64 | S::Float | S::Double | S::Decimal { .. }
-    )
+    let integer = matches!(from, S::Int8 | S::Int16 | S::Int32 | S::Int64);
+    match to {
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => integer,
+        DataType::Float32 => matches!(from, S::Int8 | S::Int16 | S::Float),
+        DataType::Float64 => match from {
+            S::Float | S::Double => true,
+            // Its unscaled value and a power of ten both exact as doubles:
+            // one division, rounded as the core rounds the decimal.
+            S::Decimal { precision, scale } => *precision <= 15 && *scale <= 22,
+            _ => integer,
+        },
+        DataType::Decimal32(_, to_scale)
+        | DataType::Decimal64(_, to_scale)
+        | DataType::Decimal128(_, to_scale)
+        | DataType::Decimal256(_, to_scale) => match from {
+            S::Decimal { scale, .. } => i16::from(*to_scale) >= i16::from(*scale),
+            _ => integer && *to_scale >= 0,
+        },
+        _ => false,
+    }
 }
 
 fn literal(expr: &Expr) -> Option<Literal> {
