@@ -14,6 +14,7 @@
 use std::io::BufReader;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::Arc;
 
 mod lines;
 mod sql;
@@ -416,6 +417,8 @@ fn parse_json(
     duplicates: String,
 ) -> PyResult<PyArrowType<ArrayData>> {
     let text = make_array(text.0);
+    let raised = Raised::default();
+    let signals = raised.clone();
     let variants = py
         .detach(move || {
             let options = ParseJsonOptions {
@@ -423,9 +426,11 @@ fn parse_json(
                 inexact_numbers: choice("inexact_numbers", &inexact)?,
                 duplicate_keys: choice("duplicate_keys", &duplicates)?,
             };
-            parse_json_column(&text, options)
+            in_chunks(&text, &signals, |chunk| {
+                Ok(Arc::new(parse_json_column(chunk, options)?))
+            })
         })
-        .map_err(failed_with_hint)?;
+        .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
     Ok(PyArrowType(variants.to_data()))
 }
 
@@ -448,8 +453,45 @@ fn to_json(py: Python<'_>, variants: PyArrowType<ArrayData>) -> PyResult<PyArrow
             variants.data_type()
         )));
     };
-    let text = py.detach(move || json_strings(&variants)).map_err(failed)?;
+    let raised = Raised::default();
+    let signals = raised.clone();
+    let variants: ArrayRef = Arc::new(variants);
+    let text = py
+        .detach(move || {
+            in_chunks(&variants, &signals, |chunk| {
+                Ok(Arc::new(json_strings(chunk.as_struct())?))
+            })
+        })
+        .map_err(|e| raised.take().unwrap_or_else(|| failed(e)))?;
     Ok(PyArrowType(text.to_data()))
+}
+
+/// Rows that [`in_chunks`] works on between checks for signals: a
+/// fraction of a second of `parse_json` or `to_json`.
+const CHUNK_ROWS: usize = 1 << 16;
+
+/// `f` over `array`, a chunk of [`CHUNK_ROWS`] at a time, checking for
+/// signals (Ctrl-C) between chunks; the chunks' results concatenated, an
+/// error naming its row in the whole array.
+fn in_chunks(
+    array: &ArrayRef,
+    raised: &Raised,
+    f: impl Fn(&ArrayRef) -> vshred::Result<ArrayRef>,
+) -> vshred::Result<ArrayRef> {
+    if array.len() <= CHUNK_ROWS {
+        return f(array);
+    }
+    let mut parts = Vec::with_capacity(array.len().div_ceil(CHUNK_ROWS));
+    for start in (0..array.len()).step_by(CHUNK_ROWS) {
+        raised.interrupted()?;
+        let chunk = array.slice(start, CHUNK_ROWS.min(array.len() - start));
+        let part = f(&chunk).map_err(|e| match e.row() {
+            Some(row) => e.with_row(start as u64 + row),
+            None => e,
+        })?;
+        parts.push(part);
+    }
+    concatenated(&parts, || array.data_type().clone())
 }
 
 #[pymodule]

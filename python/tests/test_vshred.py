@@ -595,6 +595,47 @@ def test_a_signal_stops_get_and_read_between_batches(tmp_path):
         signal.signal(signal.SIGALRM, before)
 
 
+def test_a_signal_stops_parse_json_and_to_json_between_chunks():
+    # Each converted the whole array before the signal's exception came.
+    rows = 400_000
+    texts = pa.array(['{"a": %d, "b": ["x%d", 1.5]}' % (i, i) for i in range(rows)])
+    variants = vshred.parse_json(texts)
+
+    class Stop(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stop()
+
+    before = signal.signal(signal.SIGALRM, stop)
+    try:
+        for call in (lambda: vshred.parse_json(texts), lambda: vshred.to_json(variants)):
+            began = time.monotonic()
+            call()
+            whole = time.monotonic() - began
+            signal.setitimer(signal.ITIMER_REAL, whole / 10)
+            began = time.monotonic()
+            try:
+                with pytest.raises(Stop):
+                    call()
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            # At the first chunk's end after the signal (a sixth of the
+            # way), not at the call's.
+            assert time.monotonic() - began < whole * 0.6, whole
+    finally:
+        signal.signal(signal.SIGALRM, before)
+    # Done a chunk at a time (of 65,536 rows), the same values, and an
+    # error names its row in the whole array.
+    back = vshred.to_json(variants)
+    assert len(back) == rows
+    for i in (0, 65_535, 65_536, 131_072, rows - 1):
+        assert back[i].as_py() == '{"a":%d,"b":["x%d",1.5]}' % (i, i)
+    bad = pa.array(["1"] * 300_000 + ["{"])
+    with pytest.raises(vshred.VshredError, match="row 300000"):
+        vshred.parse_json(bad)
+
+
 def test_pyarrow_reads_the_file_and_infer_gives_the_layout(events):
     assert pq.read_table(events).num_rows == 300
     # Spark's preset shreds every field; ours weighs what each saves: the
