@@ -21,7 +21,7 @@ use ::parquet::schema::types::{SchemaDescriptor, Type};
 use crate::error::Result;
 use crate::parquet::{GetRequest, ParquetFile};
 use crate::path::{PathSegment, VariantPath};
-use crate::predicate::{Leaf, Literal, Operand, Predicate};
+use crate::predicate::{Leaf, Literal, Op, Operand, Predicate};
 use crate::shred::{ShreddingSchema, number_as};
 use crate::variant::{Kind, VariantDecimal, VariantRef};
 
@@ -583,7 +583,8 @@ impl ParquetFile {
                 return true;
             };
             let min = converted(bound(&descr, statistics_bound(statistics, true)), as_type);
-            let max = converted(bound(&descr, statistics_bound(statistics, false)), as_type);
+            let max = converted(bound(&descr, statistics_bound(statistics, false)), as_type)
+                .filter(|_| !max_leaves_out(&leaf, &descr));
             if !leaf.may_match(min.as_ref(), max.as_ref()) {
                 return false;
             }
@@ -684,7 +685,8 @@ impl ParquetFile {
             }
             let empty = index.is_null_page(page);
             let min = converted(bound(&descr, page_bound(index, page, true)), as_type);
-            let max = converted(bound(&descr, page_bound(index, page, false)), as_type);
+            let max = converted(bound(&descr, page_bound(index, page, false)), as_type)
+                .filter(|_| !max_leaves_out(leaf, &descr));
             if empty || !leaf.may_match(min.as_ref(), max.as_ref()) {
                 pages_skipped += 1;
             } else {
@@ -862,6 +864,22 @@ fn bounds_as<'o>(
         (Kind::String, S::String) | (Kind::Boolean, S::Boolean) => Some(None),
         _ => None,
     }
+}
+
+/// Whether a float leaf's max may leave out values that `leaf` passes:
+/// writers leave NaN out of the statistics, and NaN, above every number,
+/// passes `>`, `>=` and `!=` (unless converted to a type that makes it
+/// null: an integer, a decimal).
+fn max_leaves_out(leaf: &Leaf<'_>, descr: &::parquet::schema::types::ColumnDescriptor) -> bool {
+    use ShreddingSchema as S;
+    matches!(
+        descr.physical_type(),
+        PhysicalType::FLOAT | PhysicalType::DOUBLE
+    ) && matches!(leaf, Leaf::Compare(c) if matches!(c.op, Op::Gt | Op::Ge | Op::Ne))
+        && match leaf.operand() {
+            Operand::PathAs(_, as_type) => matches!(as_type, S::Float | S::Double),
+            _ => true,
+        }
 }
 
 /// A bound converted as [`bounds_as`] says; one that does not convert

@@ -17,7 +17,8 @@
 //! A comparison holds when the value compares so with the literal: numbers
 //! by value across integer, decimal and floating types (a double with an
 //! exact number as the double nearest that number, so the double `0.1`
-//! equals `0.1`), strings by bytes,
+//! equals `0.1`; NaN above every number and equal to itself, as in Spark
+//! and SQL), strings by bytes,
 //! booleans as `false < true`. With a value that is missing, null, or of
 //! another kind, a comparison is unknown, as a comparison with SQL's null
 //! is: `and`, `or` and `not` follow SQL's three-valued logic, and only a
@@ -557,16 +558,27 @@ pub fn compare(v: &VariantRef<'_>, literal: &Literal) -> Option<Ordering> {
     match literal {
         Literal::Number(n) => match (v.as_decimal(), v.as_f64()) {
             (Some(d), _) => Some(d.cmp(n)),
-            (_, Some(f)) => f.partial_cmp(&n.to_f64()),
+            (_, Some(f)) => Some(double_cmp(f, n.to_f64())),
             _ => None,
         },
         Literal::Double(x) => match (v.as_decimal(), v.as_f64()) {
-            (Some(d), _) => d.to_f64().partial_cmp(x),
-            (_, Some(f)) => f.partial_cmp(x),
+            (Some(d), _) => Some(double_cmp(d.to_f64(), *x)),
+            (_, Some(f)) => Some(double_cmp(f, *x)),
             _ => None,
         },
         Literal::String(s) => v.as_str().map(|x| x.as_bytes().cmp(s.as_bytes())),
         Literal::Bool(b) => v.as_bool().map(|x| x.cmp(b)),
+    }
+}
+
+/// Two doubles as Spark and DataFusion order them: NaN above every number
+/// and equal to itself (`-0.0` equal to `0.0`).
+fn double_cmp(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
     }
 }
 
