@@ -301,7 +301,7 @@ impl FieldPlan {
                 if split {
                     append_field_of(&mut shredder, text, &self.name, options.inexact_numbers)?;
                 } else {
-                    shredder.append_json(text)?;
+                    shredder.append_json_text(text)?;
                 }
             }
             Ok(shredder.finish())

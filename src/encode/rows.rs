@@ -197,7 +197,7 @@ impl RowEncoder {
                 unreachable!("whole lines go to one Variant column")
             };
             let before = shredder.inexact_numbers();
-            shredder.append_json(text)?;
+            shredder.append_json_text(text)?;
             return Ok((shredder.inexact_numbers() - before) as u32);
         }
         if let Some(builder) = &mut self.whole {

@@ -383,7 +383,7 @@ impl Shredder {
 
     /// [`append_json`](Self::append_json), the error not saying what was
     /// discarded (for a caller that appends the rows again).
-    fn append_json_text(&mut self, text: &[u8]) -> Result<()> {
+    pub(crate) fn append_json_text(&mut self, text: &[u8]) -> Result<()> {
         if self.parse_whole {
             // Nothing of the row is appended before it has parsed; the rows
             // before are discarded all the same, as documented.
