@@ -76,15 +76,23 @@ pub(crate) fn failure(e: impl std::fmt::Display) -> Failure {
 pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
     // SHOW and information_schema, as datafusion-cli has them.
     let mut config = vshred_datafusion::session_config().with_information_schema(true);
+    // The runtime's settings (`datafusion.runtime.memory_limit`) are not
+    // the session's options: `SET` makes them, once there is a session.
+    let mut runtime_settings = Vec::new();
     for setting in &args.settings {
         let Some((key, value)) = setting.split_once('=') else {
             return Err(failure(format!(
                 "--set {setting}: expected KEY=VALUE (see vshred sql --help)"
             )));
         };
+        let (key, value) = (key.trim(), value.trim());
+        if key.starts_with("datafusion.runtime.") {
+            runtime_settings.push((setting, key, value));
+            continue;
+        }
         config
             .options_mut()
-            .set(key.trim(), value.trim())
+            .set(key, value)
             .map_err(|e| failure(format!("--set {setting}: {e}")))?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -107,6 +115,12 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
         }
         _ => runtime.block_on(async { vshred_datafusion::context(config) }),
     };
+    for (setting, key, value) in runtime_settings {
+        let set = format!("SET {key} = '{}'", value.replace('\'', "''"));
+        runtime
+            .block_on(async { ctx.sql(&set).await?.collect().await })
+            .map_err(|e| failure(format!("--set {setting}: {e}")))?;
+    }
     let text = match (&args.query, &args.file) {
         (Some(query), _) => query.clone(),
         (None, Some(file)) => std::fs::read_to_string(file).context(file)?,

@@ -92,6 +92,35 @@ fn statements_run_in_turn_from_a_file_with_settings_and_timing() {
     );
     let timings: Vec<&str> = stderr(&out).lines().collect();
     assert_eq!(timings.len(), 3, "{timings:?}");
+    // The runtime's settings too, as SET makes them (they are not the
+    // session's options, and --set refused them).
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "--format",
+            "csv",
+            "--set",
+            "datafusion.runtime.memory_limit=100M",
+            "SHOW datafusion.runtime.memory_limit",
+        ],
+    );
+    assert_eq!(
+        stdout(&out),
+        "name,value\ndatafusion.runtime.memory_limit,100M\n",
+        "{}",
+        stderr(&out)
+    );
+    fails_with(
+        dir.path(),
+        &[
+            "sql",
+            "--set",
+            "datafusion.runtime.memory_limt=1M",
+            "SELECT 1",
+        ],
+        "--set datafusion.runtime.memory_limt=1M: Error during planning: Unknown runtime configuration",
+    );
     assert!(
         timings
             .iter()
