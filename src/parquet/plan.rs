@@ -510,9 +510,19 @@ impl ParquetFile {
         let schema = self.parquet_schema();
         let mut warnings = Vec::new();
         for comparison in filter.filter.comparisons() {
-            // A converted value may be of the literal's kind (`"12"` as an
-            // int64).
-            if matches!(comparison.operand, Operand::PathAs(..)) {
+            // A converted value is of its type's kind, whatever it was
+            // stored as (`"12"` as an int64 is a number).
+            if let Operand::PathAs(_, as_type) = &comparison.operand {
+                if let Some(kind) = kind_of(as_type)
+                    && kind != comparison.literal.kind()
+                {
+                    warnings.push(format!(
+                        "no row can pass `{comparison}`: {} reads {}, and {} is not one (the filter compares values of one kind)",
+                        comparison.operand,
+                        kind.plural(),
+                        comparison.literal,
+                    ));
+                }
                 continue;
             }
             let leaves = filter.leaves_of(&comparison.operand);
@@ -880,6 +890,23 @@ fn max_leaves_out(leaf: &Leaf<'_>, descr: &::parquet::schema::types::ColumnDescr
             Operand::PathAs(_, as_type) => matches!(as_type, S::Float | S::Double),
             _ => true,
         }
+}
+
+/// The kind of the values of a scalar type.
+fn kind_of(as_type: &ShreddingSchema) -> Option<Kind> {
+    use ShreddingSchema as S;
+    Some(match as_type {
+        S::Boolean => Kind::Boolean,
+        S::Int8 | S::Int16 | S::Int32 | S::Int64 | S::Float | S::Double | S::Decimal { .. } => {
+            Kind::Number
+        }
+        S::String => Kind::String,
+        S::Date | S::Timestamp { .. } => Kind::Instant,
+        S::Time => Kind::Time,
+        S::Binary => Kind::Binary,
+        S::Uuid => Kind::Uuid,
+        S::Variant | S::Object(_) | S::Array(_) => return None,
+    })
 }
 
 /// A bound converted as [`bounds_as`] says; one that does not convert

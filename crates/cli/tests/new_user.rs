@@ -394,6 +394,37 @@ fn a_filter_no_row_can_pass_is_warned_about() {
     );
     assert_eq!(stdout(&fine), "5\n");
     assert!(stderr(&fine).is_empty(), "{}", stderr(&fine));
+    // Read as a type, a value is of that type's kind, whatever it was
+    // stored as: the number 5 read as a string equals "5"; a date, never.
+    for (filter, count, warned) in [
+        ("$.delay as string == \"5\"", "5", false),
+        ("$.delay as date == \"2024-03-01\"", "0", true),
+    ] {
+        let out = vshred_in(
+            dir.path(),
+            &[
+                "get",
+                "f.parquet",
+                "$.delay",
+                "--where",
+                filter,
+                "--agg",
+                "count",
+            ],
+        );
+        assert_eq!(
+            stdout(&out),
+            format!("{count}\n"),
+            "{filter}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            stderr(&out).contains("warning: no row can pass"),
+            warned,
+            "{filter}: {}",
+            stderr(&out)
+        );
+    }
 }
 
 #[test]
