@@ -5,7 +5,7 @@ use std::num::NonZeroUsize;
 
 use vshred::encode::{EncodeOptions, ShredMode, encode};
 use vshred::parquet::{Decision, GetRequest, ParquetFile, ScanOptions, SkipReason, WriteOptions};
-use vshred::predicate::Predicate;
+use vshred::predicate::{Comparison, Literal, Op, Operand, Predicate};
 use vshred::shred::ShreddingSchema;
 
 /// Four row groups of 100 rows, `id` ascending (shredded as int64), `tag`
@@ -268,18 +268,33 @@ fn nan_passes_greater_than_though_the_statistics_leave_it_out() {
     writer.finish().unwrap();
 
     let file = ParquetFile::open(&path).unwrap();
-    for filter in [
+    // `== NaN` (SQL's `= 'NaN'::double`, or a join's key), alone and in a
+    // list, which the filter syntax cannot write.
+    let equal = |literal| {
+        Predicate::Compare(Comparison {
+            operand: Operand::Path("$.t".parse().unwrap()),
+            op: Op::Eq,
+            literal,
+        })
+    };
+    let is_nan = equal(Literal::Double(f64::NAN));
+    let in_list = Predicate::Or(vec![equal(Literal::Double(7.0)), is_nan.clone()]);
+    let filters = [
         "$.t > 5",
         "$.t as double >= 5",
         "$.t != 1",
         "$.t as float > 5",
-    ] {
+    ]
+    .map(|f| Predicate::parse(f).unwrap())
+    .into_iter()
+    .chain([is_nan, in_list]);
+    for filter in filters {
         let request = GetRequest {
             column: "v".into(),
             path: "$.t".parse().unwrap(),
             as_type: ShreddingSchema::Double,
             strict: false,
-            filter: Some(Predicate::parse(filter).unwrap()),
+            filter: Some(filter.clone()),
         };
         let mut values = Vec::new();
         file.get(&request, 1024, |array| {

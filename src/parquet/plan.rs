@@ -877,15 +877,20 @@ fn bounds_as<'o>(
 }
 
 /// Whether a float leaf's max may leave out values that `leaf` passes:
-/// writers leave NaN out of the statistics, and NaN, above every number,
-/// passes `>`, `>=` and `!=` (unless converted to a type that makes it
-/// null: an integer, a decimal).
+/// writers leave NaN out of the statistics, and NaN, above every number
+/// and equal to itself, passes `>`, `>=`, `!=` and `== NaN` (unless
+/// converted to a type that makes it null: an integer, a decimal).
 fn max_leaves_out(leaf: &Leaf<'_>, descr: &::parquet::schema::types::ColumnDescriptor) -> bool {
     use ShreddingSchema as S;
+    let nan = |literal: &Literal| matches!(literal, Literal::Double(x) if x.is_nan());
+    let passes_nan = match leaf {
+        Leaf::Compare(c) => matches!(c.op, Op::Gt | Op::Ge | Op::Ne) || nan(&c.literal),
+        Leaf::In(list) => list.literals().iter().any(|l| nan(l)),
+    };
     matches!(
         descr.physical_type(),
         PhysicalType::FLOAT | PhysicalType::DOUBLE
-    ) && matches!(leaf, Leaf::Compare(c) if matches!(c.op, Op::Gt | Op::Ge | Op::Ne))
+    ) && passes_nan
         && match leaf.operand() {
             Operand::PathAs(_, as_type) => matches!(as_type, S::Float | S::Double),
             _ => true,

@@ -484,6 +484,11 @@ pub struct InList<'p> {
 }
 
 impl<'p> InList<'p> {
+    /// The literals, sorted.
+    pub fn literals(&self) -> &[&'p Literal] {
+        &self.literals
+    }
+
     /// The list that `parts` of an `or` make, if they make one.
     fn of(parts: &'p [Predicate]) -> Option<InList<'p>> {
         let Some(Predicate::Compare(first)) = parts.first() else {
