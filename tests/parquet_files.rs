@@ -652,3 +652,49 @@ fn two_columns_of_one_name_are_refused() {
     assert!(e.to_string().contains("two columns are named id"), "{e}");
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
 }
+
+/// A row group is written out once it holds `row_group_bytes`, whatever
+/// its rows: rows of long texts held a whole row group of them in memory
+/// (10 kB rows: 1.2 GB at the default 131,072 rows).
+#[test]
+fn a_row_group_is_cut_at_its_bytes_before_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    // Letters that do not compress away.
+    let mut seed = 1u64;
+    let mut letters = |n: usize| -> String {
+        (0..n)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                char::from(b'a' + (seed >> 59) as u8 % 26)
+            })
+            .collect()
+    };
+    let text: String = (0..200)
+        .map(|i| format!("{{\"id\":{i},\"body\":\"{}\"}}\n", letters(20_000)))
+        .collect();
+    let row_groups = |bytes: usize| {
+        let path = dir.path().join(format!("cut-{bytes}.parquet"));
+        let options = vshred::encode::EncodeOptions {
+            write: WriteOptions {
+                row_group_bytes: bytes,
+                ..WriteOptions::default()
+            },
+            batch_rows: 10,
+            sample_rows: 10,
+            shred: vshred::encode::ShredMode::Schema(
+                r#"{"id":"int64","body":"string"}"#.parse().unwrap(),
+            ),
+            ..vshred::encode::EncodeOptions::default()
+        };
+        vshred::encode::encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+        let file = vshred::parquet::ParquetFile::open(&path).unwrap();
+        assert_eq!(file.metadata().file_metadata().num_rows(), 200);
+        file.metadata().num_row_groups()
+    };
+    assert_eq!(row_groups(WriteOptions::default().row_group_bytes), 1);
+    // 200 rows of 20 kB, 4 MB before compression: cut at 1 MB, about 4.
+    let cut = row_groups(1 << 20);
+    assert!((3..=8).contains(&cut), "{cut} row groups");
+}

@@ -118,6 +118,10 @@ pub struct WriteOptions {
     pub compression: Compression,
     /// Rows per row group (at least one: 0 is taken as 1).
     pub row_group_rows: usize,
+    /// Bytes a row group may grow to in memory before it is written out,
+    /// whatever its rows (128 MiB): a row group is held whole until then,
+    /// and rows of long texts fill one long before `row_group_rows`.
+    pub row_group_bytes: usize,
     /// Parquet leaf columns that get a bloom filter, as dotted paths
     /// (e.g. `v.typed_value.id.typed_value`).
     pub bloom_filters: Vec<Vec<String>>,
@@ -134,6 +138,7 @@ impl Default for WriteOptions {
             decimals: DecimalMode::Int,
             compression: Compression::default(),
             row_group_rows: 128 * 1024,
+            row_group_bytes: 128 << 20,
             bloom_filters: Vec::new(),
             leaf_encodings: Vec::new(),
         }
@@ -192,6 +197,8 @@ pub struct ParquetWriter {
     columns: Vec<ColumnSpec>,
     /// What [`reached`](Self::reached) learned when it last cut a row group.
     last_cut: RowGroupCut,
+    /// [`WriteOptions::row_group_bytes`].
+    row_group_bytes: usize,
     /// What makes the output whole once written.
     completion: Completion,
     schema: SchemaRef,
@@ -676,6 +683,7 @@ impl ParquetWriter {
             completion: output.completion,
             columns: columns.to_vec(),
             last_cut: RowGroupCut::default(),
+            row_group_bytes: options.row_group_bytes.max(1),
         })
     }
 
@@ -712,10 +720,12 @@ impl ParquetWriter {
     /// [`write`](Self::write) of a batch whose Variant columns vshred
     /// made itself, unchecked.
     pub(crate) fn write_made(&mut self, batch: &RecordBatch) -> Result<()> {
-        self.writer
-            .open(Some(batch))?
-            .write(batch)
-            .map_err(|e| self.failed("writing a batch", e))
+        let writer = self.writer.open(Some(batch))?;
+        let mut written = writer.write(batch);
+        if written.is_ok() && writer.in_progress_size() >= self.row_group_bytes {
+            written = writer.flush();
+        }
+        written.map_err(|e| self.failed("writing a batch", e))
     }
 
     /// Whether the file has reached `limit` bytes: for a file that ends
