@@ -52,10 +52,19 @@ fn sum_request() -> GetRequest {
 
 /// Every `$.n` the dataset gives, in order.
 fn values(dataset: &Dataset, options: &ScanOptions) -> vshred::Result<Vec<i64>> {
+    values_of(dataset, &sum_request(), options)
+}
+
+/// Every value (an int64, never null) `request` gives, in order.
+fn values_of(
+    dataset: &Dataset,
+    request: &GetRequest,
+    options: &ScanOptions,
+) -> vshred::Result<Vec<i64>> {
     use arrow::array::AsArray;
     use arrow::datatypes::Int64Type;
     let mut all = Vec::new();
-    dataset.get_with(&sum_request(), &[], options, |values, _| {
+    dataset.get_with(request, &[], options, |values, _| {
         all.extend(
             values
                 .as_primitive::<Int64Type>()
@@ -193,18 +202,22 @@ fn a_sink_that_stops_ends_the_scan_with_its_error() {
     assert!(seen < 12 * 30);
 }
 
+/// `dir/name`, encoded from `text` with its field `v` a Variant column
+/// and the others ordinary columns.
+fn with_variant_v(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    let options = EncodeOptions {
+        variant_fields: vec!["v".into()],
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+    path
+}
+
 #[test]
 fn files_that_disagree_on_an_ordinary_column_cannot_be_read_as_one() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| {
-        let path = dir.path().join(name);
-        let options = EncodeOptions {
-            variant_fields: vec!["v".into()],
-            ..EncodeOptions::default()
-        };
-        encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
-        path
-    };
+    let write = |name: &str, text: &str| with_variant_v(dir.path(), name, text);
     let files = vec![
         write("a.parquet", "{\"id\":1,\"v\":{\"n\":1}}\n"),
         write("b.parquet", "{\"id\":\"one\",\"v\":{\"n\":2}}\n"),
@@ -226,15 +239,7 @@ fn files_that_disagree_on_an_ordinary_column_cannot_be_read_as_one() {
 #[test]
 fn a_filter_on_a_column_some_files_lack_reads_it_as_null_there() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| {
-        let path = dir.path().join(name);
-        let options = EncodeOptions {
-            variant_fields: vec!["v".into()],
-            ..EncodeOptions::default()
-        };
-        encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
-        path
-    };
+    let write = |name: &str, text: &str| with_variant_v(dir.path(), name, text);
     let files = vec![
         write(
             "a.parquet",
@@ -248,15 +253,7 @@ fn a_filter_on_a_column_some_files_lack_reads_it_as_null_there() {
             filter: Some(filter.parse().unwrap()),
             ..sum_request()
         };
-        let mut passed = Vec::new();
-        dataset
-            .get_with(&request, &[], &options(2, 1024), |values, _| {
-                use arrow::array::AsArray;
-                let values = values.as_primitive::<arrow::datatypes::Int64Type>();
-                passed.extend(values.iter().flatten());
-                Ok(())
-            })
-            .unwrap();
+        let passed = values_of(&dataset, &request, &options(2, 1024)).unwrap();
         assert_eq!(passed, expected, "{filter}");
     }
 }
