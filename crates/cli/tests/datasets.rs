@@ -134,62 +134,31 @@ fn rows_have_the_columns_of_every_file_null_where_a_file_lacks_one() {
         r#"{"id":50,"v":{"a":50.5,"b":"x50"},"note":null}"#
     );
     assert_eq!(lines[151], r#"{"id":151,"v":null,"note":"n2"}"#);
-    let with = vshred_in(
-        dir.path(),
-        &[
-            "get",
-            "data",
-            "$.b",
-            "--with",
+    // Columns beside the result, and a filter on a column, that files
+    // lack: null there (a Variant one and the filter were errors).
+    for (with, filter, printed) in [
+        (
             "note,id",
-            "--where",
             "id >= 149",
-        ],
-    );
-    assert_eq!(
-        stdout(&with),
-        "{\"note\":null,\"id\":149,\"$.b\":\"x149\"}\n{\"note\":\"n1\",\"id\":150,\"$.b\":null}\n{\"note\":\"n2\",\"id\":151,\"$.b\":null}\n",
-        "{}",
-        stderr(&with)
-    );
-    // A Variant column beside the result, and a filter on a column, that
-    // files lack: null there (both were errors).
-    let with = vshred_in(
-        dir.path(),
-        &[
-            "get",
-            "data",
-            "$.b",
-            "--with",
+            "{\"note\":null,\"id\":149,\"$.b\":\"x149\"}\n{\"note\":\"n1\",\"id\":150,\"$.b\":null}\n{\"note\":\"n2\",\"id\":151,\"$.b\":null}\n",
+        ),
+        (
             "v",
-            "--where",
             "note is null and id >= 149",
-        ],
-    );
-    assert_eq!(
-        stdout(&with),
-        "{\"v\":{\"a\":\"s149\",\"b\":\"x149\"},\"$.b\":\"x149\"}\n",
-        "{}",
-        stderr(&with)
-    );
-    let with = vshred_in(
-        dir.path(),
-        &[
-            "get",
-            "data",
-            "$.b",
-            "--with",
+            "{\"v\":{\"a\":\"s149\",\"b\":\"x149\"},\"$.b\":\"x149\"}\n",
+        ),
+        (
             "v,id",
-            "--where",
             "id >= 150",
-        ],
-    );
-    assert_eq!(
-        stdout(&with),
-        "{\"v\":null,\"id\":150,\"$.b\":null}\n{\"v\":null,\"id\":151,\"$.b\":null}\n",
-        "{}",
-        stderr(&with)
-    );
+            "{\"v\":null,\"id\":150,\"$.b\":null}\n{\"v\":null,\"id\":151,\"$.b\":null}\n",
+        ),
+    ] {
+        let out = vshred_in(
+            dir.path(),
+            &["get", "data", "$.b", "--with", with, "--where", filter],
+        );
+        assert_eq!(stdout(&out), printed, "{with} {filter}: {}", stderr(&out));
+    }
     let cat_each = each_alone(dir.path(), "cat", &["--columns", "id"]);
     let cat_ids = vshred_in(dir.path(), &["cat", "data", "--columns", "id"]);
     assert_eq!(stdout(&cat_ids), cat_each);
