@@ -356,22 +356,28 @@ fn filtered_file(dir: &Path) {
     );
 }
 
-#[test]
-fn a_filter_no_row_can_pass_is_warned_about() {
-    let dir = tempfile::tempdir().unwrap();
-    filtered_file(dir.path());
-    let out = vshred_in(
-        dir.path(),
+/// `get f.parquet '$.delay' --where FILTER --agg count` in `dir` (of
+/// [`filtered_file`]).
+fn delay_count(dir: &Path, filter: &str) -> std::process::Output {
+    vshred_in(
+        dir,
         &[
             "get",
             "f.parquet",
             "$.delay",
             "--where",
-            "$.delay == \"5\"",
+            filter,
             "--agg",
             "count",
         ],
-    );
+    )
+}
+
+#[test]
+fn a_filter_no_row_can_pass_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    filtered_file(dir.path());
+    let out = delay_count(dir.path(), "$.delay == \"5\"");
     assert_eq!(stdout(&out), "0\n");
     assert!(
         stderr(&out).contains(
@@ -380,18 +386,7 @@ fn a_filter_no_row_can_pass_is_warned_about() {
         "{}",
         stderr(&out)
     );
-    let fine = vshred_in(
-        dir.path(),
-        &[
-            "get",
-            "f.parquet",
-            "$.delay",
-            "--where",
-            "$.delay == 5",
-            "--agg",
-            "count",
-        ],
-    );
+    let fine = delay_count(dir.path(), "$.delay == 5");
     assert_eq!(stdout(&fine), "5\n");
     assert!(stderr(&fine).is_empty(), "{}", stderr(&fine));
     // Read as a type, a value is of that type's kind, whatever it was
@@ -400,18 +395,7 @@ fn a_filter_no_row_can_pass_is_warned_about() {
         ("$.delay as string == \"5\"", "5", false),
         ("$.delay as date == \"2024-03-01\"", "0", true),
     ] {
-        let out = vshred_in(
-            dir.path(),
-            &[
-                "get",
-                "f.parquet",
-                "$.delay",
-                "--where",
-                filter,
-                "--agg",
-                "count",
-            ],
-        );
+        let out = delay_count(dir.path(), filter);
         assert_eq!(
             stdout(&out),
             format!("{count}\n"),
@@ -432,18 +416,7 @@ fn filters_take_and_or_not_in_null_and_ordinary_columns() {
     let dir = tempfile::tempdir().unwrap();
     filtered_file(dir.path());
     let count = |filter: &str| {
-        let out = vshred_in(
-            dir.path(),
-            &[
-                "get",
-                "f.parquet",
-                "$.delay",
-                "--where",
-                filter,
-                "--agg",
-                "count",
-            ],
-        );
+        let out = delay_count(dir.path(), filter);
         assert!(out.status.success(), "{filter}: {}", stderr(&out));
         stdout(&out).trim().parse::<u64>().unwrap()
     };
