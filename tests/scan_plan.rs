@@ -194,13 +194,7 @@ fn a_path_read_as_a_type_is_judged_by_its_converted_statistics() {
     };
     encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
     let file = ParquetFile::open(&path).unwrap();
-    let request = |filter: &str| GetRequest {
-        column: "v".into(),
-        path: "$.t".parse().unwrap(),
-        as_type: ShreddingSchema::Double,
-        strict: false,
-        filter: Some(Predicate::parse(filter).unwrap()),
-    };
+    let request = |filter: &str| t_where(Predicate::parse(filter).unwrap());
     let read = |filter: &str| {
         let plan = file.plan_get(&request(filter), &[]).unwrap();
         let stats = plan.stats();
@@ -213,8 +207,25 @@ fn a_path_read_as_a_type_is_judged_by_its_converted_statistics() {
     // read as numbers, by nothing.
     assert_eq!(read("$.tag as string == \"t42\""), (0, 4));
     assert_eq!(read("$.tag as int64 == 42"), (4, 0));
+    let values = doubles(&file, &request("$.t as int64 in (100, 399)"));
+    assert_eq!(values, [100.5, 399.5]);
+}
+
+/// A get of `$.t` as a double, of the rows `filter` passes.
+fn t_where(filter: Predicate) -> GetRequest {
+    GetRequest {
+        column: "v".into(),
+        path: "$.t".parse().unwrap(),
+        as_type: ShreddingSchema::Double,
+        strict: false,
+        filter: Some(filter),
+    }
+}
+
+/// The doubles (none null) that `request` gets from `file`.
+fn doubles(file: &ParquetFile, request: &GetRequest) -> Vec<f64> {
     let mut values = Vec::new();
-    file.get(&request("$.t as int64 in (100, 399)"), 1024, |array| {
+    file.get(request, 1024, |array| {
         let array = array
             .as_any()
             .downcast_ref::<arrow::array::Float64Array>()
@@ -223,7 +234,7 @@ fn a_path_read_as_a_type_is_judged_by_its_converted_statistics() {
         Ok(())
     })
     .unwrap();
-    assert_eq!(values, [100.5, 399.5]);
+    values
 }
 
 /// NaN is above every number (as in Spark and SQL), and writers leave it
@@ -289,23 +300,7 @@ fn nan_passes_greater_than_though_the_statistics_leave_it_out() {
     .into_iter()
     .chain([is_nan, in_list]);
     for filter in filters {
-        let request = GetRequest {
-            column: "v".into(),
-            path: "$.t".parse().unwrap(),
-            as_type: ShreddingSchema::Double,
-            strict: false,
-            filter: Some(filter.clone()),
-        };
-        let mut values = Vec::new();
-        file.get(&request, 1024, |array| {
-            let array = array
-                .as_any()
-                .downcast_ref::<arrow::array::Float64Array>()
-                .unwrap();
-            values.extend(array.iter().flatten());
-            Ok(())
-        })
-        .unwrap();
+        let values = doubles(&file, &t_where(filter.clone()));
         assert!(
             values.first().is_some_and(|v| v.is_nan()),
             "{filter}: {values:?}"
