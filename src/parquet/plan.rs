@@ -862,16 +862,12 @@ fn bounds_as<'o>(
     operand: &'o Operand,
     descr: &::parquet::schema::types::ColumnDescriptor,
 ) -> Option<Option<&'o ShreddingSchema>> {
-    use ShreddingSchema as S;
     let Operand::PathAs(_, as_type) = operand else {
         return Some(None);
     };
-    match (leaf_kind(descr)?, as_type) {
-        (
-            Kind::Number,
-            S::Int8 | S::Int16 | S::Int32 | S::Int64 | S::Float | S::Double | S::Decimal { .. },
-        ) => Some(Some(as_type)),
-        (Kind::String, S::String) | (Kind::Boolean, S::Boolean) => Some(None),
+    match (leaf_kind(descr)?, kind_of(as_type)?) {
+        (Kind::Number, Kind::Number) => Some(Some(as_type)),
+        (Kind::String, Kind::String) | (Kind::Boolean, Kind::Boolean) => Some(None),
         _ => None,
     }
 }

@@ -130,14 +130,6 @@ pub enum Operand {
 }
 
 impl Operand {
-    /// The path in the Variant column it reads, converted or not.
-    pub fn path(&self) -> Option<&VariantPath> {
-        match self {
-            Operand::Path(path) | Operand::PathAs(path, _) => Some(path),
-            Operand::Column(_) => None,
-        }
-    }
-
     /// The top-level column it reads.
     pub fn column(&self) -> Option<&str> {
         match self {
