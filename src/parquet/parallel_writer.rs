@@ -48,6 +48,9 @@ pub(super) struct ParallelWriter<W: Write + Send> {
     row_group: Option<RowGroup>,
     /// Rows per row group, at most.
     max_rows: usize,
+    /// The parquet crate's estimate of a row group's bytes past which it
+    /// is written out, if any.
+    max_bytes: Option<usize>,
     threads: usize,
 }
 
@@ -68,15 +71,14 @@ impl<W: Write + Send> ParallelWriter<W> {
     ) -> Result<Self> {
         let writer = ArrowWriter::try_new_with_options(out, schema.clone(), options)?;
         let (file, factory) = writer.into_serialized_writer()?;
-        // Row groups are cut by rows alone; vshred sets neither of these.
+        // vshred does not set it.
         let properties = file.properties();
-        if properties.max_row_group_bytes().is_some()
-            || properties.content_defined_chunking().is_some()
-        {
+        if properties.content_defined_chunking().is_some() {
             return Err(ParquetError::NYI(
-                "a row group byte limit or content-defined chunking in the parallel writer".into(),
+                "content-defined chunking in the parallel writer".into(),
             ));
         }
+        let max_bytes = properties.max_row_group_bytes();
         let max_rows = properties
             .max_row_group_row_count()
             .unwrap_or(usize::MAX)
@@ -87,11 +89,13 @@ impl<W: Write + Send> ParallelWriter<W> {
             schema,
             row_group: None,
             max_rows,
+            max_bytes,
             threads: threads.max(1),
         })
     }
 
-    /// Writes `batch`, cutting row groups where they reach their rows.
+    /// Writes `batch`, cutting row groups where they reach their rows, or
+    /// after the part of it that takes one past its bytes.
     pub(super) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         let mut batch = batch.clone();
         while batch.num_rows() > 0 {
@@ -122,7 +126,11 @@ impl<W: Write + Send> ParallelWriter<W> {
                 |(writer, leaf): (&mut ArrowColumnWriter, &ArrowLeafColumn)| writer.write(leaf),
             )?;
             row_group.rows += rows;
-            if row_group.rows >= self.max_rows {
+            if row_group.rows >= self.max_rows
+                || self
+                    .max_bytes
+                    .is_some_and(|max| self.in_progress_size() >= max)
+            {
                 self.flush()?;
             }
         }
@@ -391,18 +399,48 @@ mod tests {
     }
 
     #[test]
-    fn a_row_group_byte_limit_it_would_not_keep_is_refused() {
+    fn content_defined_chunking_it_would_not_keep_is_refused() {
         let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
         let properties = WriterProperties::builder()
-            .set_max_row_group_bytes(Some(1 << 20))
+            .set_content_defined_chunking(Some(Default::default()))
             .build();
         let options = ArrowWriterOptions::new().with_properties(properties);
         let error = ParallelWriter::try_new(Vec::new(), schema, options, 2)
             .err()
             .expect("refused");
         assert!(
-            error.to_string().contains("row group byte limit"),
+            error.to_string().contains("content-defined chunking"),
             "{error}"
+        );
+    }
+
+    /// A row group byte limit (it was refused) cuts a row group after the
+    /// part of a batch that takes it past the limit.
+    #[test]
+    fn a_row_group_is_cut_after_the_batch_that_passes_its_bytes() {
+        let schema = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, true)]));
+        let properties = WriterProperties::builder()
+            .set_max_row_group_bytes(Some(100_000))
+            .set_dictionary_enabled(false)
+            .build();
+        let options = ArrowWriterOptions::new().with_properties(properties);
+        let mut writer = ParallelWriter::try_new(Vec::new(), schema.clone(), options, 2).unwrap();
+        // Ten batches of 50 kB (distinct texts, no dictionary).
+        for batch in 0..10 {
+            let texts: Vec<String> = (0..50)
+                .map(|i| format!("{batch:04}{i:04}{}", "x".repeat(992)))
+                .collect();
+            let column: ArrayRef = Arc::new(arrow::array::StringArray::from(texts));
+            writer
+                .write(&RecordBatch::try_new(schema.clone(), vec![column]).unwrap())
+                .unwrap();
+        }
+        let metadata = writer.finish().unwrap();
+        let groups: Vec<i64> = metadata.row_groups().iter().map(|g| g.num_rows()).collect();
+        assert_eq!(groups.iter().sum::<i64>(), 500);
+        assert!(
+            groups.len() >= 4 && groups.iter().all(|&rows| rows % 50 == 0),
+            "{groups:?}"
         );
     }
 

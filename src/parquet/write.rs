@@ -197,8 +197,6 @@ pub struct ParquetWriter {
     columns: Vec<ColumnSpec>,
     /// What [`reached`](Self::reached) learned when it last cut a row group.
     last_cut: RowGroupCut,
-    /// [`WriteOptions::row_group_bytes`].
-    row_group_bytes: usize,
     /// What makes the output whole once written.
     completion: Completion,
     schema: SchemaRef,
@@ -683,7 +681,6 @@ impl ParquetWriter {
             completion: output.completion,
             columns: columns.to_vec(),
             last_cut: RowGroupCut::default(),
-            row_group_bytes: options.row_group_bytes.max(1),
         })
     }
 
@@ -720,12 +717,10 @@ impl ParquetWriter {
     /// [`write`](Self::write) of a batch whose Variant columns vshred
     /// made itself, unchecked.
     pub(crate) fn write_made(&mut self, batch: &RecordBatch) -> Result<()> {
-        let writer = self.writer.open(Some(batch))?;
-        let mut written = writer.write(batch);
-        if written.is_ok() && writer.in_progress_size() >= self.row_group_bytes {
-            written = writer.flush();
-        }
-        written.map_err(|e| self.failed("writing a batch", e))
+        self.writer
+            .open(Some(batch))?
+            .write(batch)
+            .map_err(|e| self.failed("writing a batch", e))
     }
 
     /// Whether the file has reached `limit` bytes: for a file that ends
@@ -825,6 +820,7 @@ fn file_layout(columns: &[ColumnSpec], options: &WriteOptions) -> Result<FileLay
             Compression::None => ParquetCompression::UNCOMPRESSED,
         })
         .set_max_row_group_row_count(Some(options.row_group_rows.max(1)))
+        .set_max_row_group_bytes(Some(options.row_group_bytes.max(1)))
         // Page statistics feed the column index, for page skipping.
         .set_statistics_enabled(EnabledStatistics::Page)
         // Each leaf takes a batch's values 8192 at a time instead of 1024:
