@@ -65,12 +65,13 @@ impl Storage for LocalFiles {
     fn find(&self, input: &Path) -> Result<Vec<PathBuf>> {
         let text = input.to_string_lossy();
         let mut files = Vec::new();
-        if input.is_dir() {
+        // One look at the path: a name that is not there is an error now,
+        // not once the scan opens it; a pattern is matched below.
+        let found = std::fs::metadata(input);
+        if found.as_ref().is_ok_and(|m| m.is_dir()) {
             walk(input, &mut files)?;
-        } else if input.exists() || !is_glob(&text) {
-            // A file that is not there is an error now, not once the scan
-            // opens it.
-            std::fs::metadata(input).map_err(|e| Error::io(input, e))?;
+        } else if found.is_ok() || !is_glob(&text) {
+            found.map_err(|e| Error::io(input, e))?;
             files.push(input.to_path_buf());
         } else {
             // As a shell's `*` does, a wildcard does not match a leading
