@@ -117,7 +117,7 @@ fn runtime(
                 binary.left(),
                 comparison(*op)?,
                 binary.right(),
-                &mut |e| runtime_operand(e, outputs, column).map(|(o, _)| o),
+                &mut |e| runtime_operand(e, outputs, column),
                 &runtime_literal,
             ),
         };
@@ -126,7 +126,7 @@ fn runtime(
         if list.negated() {
             return None;
         }
-        let (operand, _) = runtime_operand(list.expr(), outputs, column)?;
+        let operand = runtime_operand(list.expr(), outputs, column)?;
         return one_of(operand, list.list().iter().map(runtime_literal));
     }
     match expr.downcast_ref::<PhysicalLiteral>()?.value() {
@@ -185,15 +185,15 @@ fn runtime_operand(
     expr: &Arc<dyn PhysicalExpr>,
     outputs: &[(String, Projected)],
     variant: &mut Option<String>,
-) -> Option<(Operand, Option<ShreddingSchema>)> {
+) -> Option<Operand> {
     if let Some(cast) = expr.downcast_ref::<CastExpr>() {
-        let (operand, as_type) = runtime_operand(cast.expr(), outputs, variant)?;
-        return matches!(as_type, Some(ref t) if keeps_values(t, cast.cast_type()))
-            .then_some((operand, as_type));
+        let operand = runtime_operand(cast.expr(), outputs, variant)?;
+        return matches!(&operand, Operand::PathAs(_, t) if keeps_values(t, cast.cast_type()))
+            .then_some(operand);
     }
     let index = expr.downcast_ref::<PhysicalColumn>()?.index();
     match &outputs.get(index)?.1 {
-        Projected::Column(name) => Some((Operand::Column(name.clone()), None)),
+        Projected::Column(name) => Some(Operand::Column(name.clone())),
         Projected::Path {
             column,
             path,
@@ -219,7 +219,7 @@ fn translate(expr: &Expr, column: &mut Option<String>) -> Option<Predicate> {
                 left.as_ref(),
                 comparison(*op)?,
                 right.as_ref(),
-                &mut |e| operand(e, column).map(|(o, _)| o),
+                &mut |e| operand(e, column),
                 &literal,
             ),
         },
@@ -229,7 +229,7 @@ fn translate(expr: &Expr, column: &mut Option<String>) -> Option<Predicate> {
             low,
             high,
         }) => {
-            let (operand, _) = operand(expr, column)?;
+            let operand = operand(expr, column)?;
             let compare = |op, l: &Expr| {
                 Some(Predicate::Compare(Comparison {
                     operand: operand.clone(),
@@ -247,15 +247,15 @@ fn translate(expr: &Expr, column: &mut Option<String>) -> Option<Predicate> {
             list,
             negated: false,
         }) => {
-            let (operand, _) = operand(expr, column)?;
+            let operand = operand(expr, column)?;
             one_of(operand, list.iter().map(literal))
         }
         Expr::IsNotNull(inner) => {
-            let (operand, _) = operand(inner, column)?;
+            let operand = operand(inner, column)?;
             Some(Predicate::Not(Box::new(Predicate::IsNull(operand))))
         }
         Expr::IsNull(inner) => match operand(inner, column)? {
-            (operand, Some(ShreddingSchema::Variant)) => Some(Predicate::IsNull(operand)),
+            operand @ Operand::Path(_) => Some(Predicate::IsNull(operand)),
             _ => None,
         },
         _ => None,
@@ -264,18 +264,15 @@ fn translate(expr: &Expr, column: &mut Option<String>) -> Option<Predicate> {
 
 /// What a comparison reads: a path of `variant_get` (with the type asked
 /// for) or an ordinary column. Every path must be of the same column.
-fn operand(
-    expr: &Expr,
-    variant: &mut Option<String>,
-) -> Option<(Operand, Option<ShreddingSchema>)> {
+fn operand(expr: &Expr, variant: &mut Option<String>) -> Option<Operand> {
     match expr {
         // Coercion widens a result to the constant's type.
         Expr::Cast(cast) => {
-            let (operand, as_type) = self::operand(&cast.expr, variant)?;
-            matches!(as_type, Some(ref t) if keeps_values(t, cast.field.data_type()))
-                .then_some((operand, as_type))
+            let operand = self::operand(&cast.expr, variant)?;
+            matches!(&operand, Operand::PathAs(_, t) if keeps_values(t, cast.field.data_type()))
+                .then_some(operand)
         }
-        Expr::Column(c) => Some((Operand::Column(c.name.clone()), None)),
+        Expr::Column(c) => Some(Operand::Column(c.name.clone())),
         Expr::ScalarFunction(call) if call.func.inner().is::<VariantGet>() => {
             let [Expr::Column(c), constants @ ..] = call.args.as_slice() else {
                 return None;
@@ -302,7 +299,7 @@ fn path_operand(
     path: VariantPath,
     as_type: ShreddingSchema,
     variant: &mut Option<String>,
-) -> Option<(Operand, Option<ShreddingSchema>)> {
+) -> Option<Operand> {
     if matches!(
         as_type,
         ShreddingSchema::Date
@@ -317,12 +314,11 @@ fn path_operand(
         Some(name) if name != column => return None,
         _ => *variant = Some(column.to_string()),
     }
-    let operand = match as_type {
+    Some(match as_type {
         ShreddingSchema::Variant => Operand::Path(path),
         // Compared as converted: `1.5` read as a bigint is 1.
-        _ => Operand::PathAs(path, as_type.clone()),
-    };
-    Some((operand, Some(as_type)))
+        _ => Operand::PathAs(path, as_type),
+    })
 }
 
 /// Whether a cast of `variant_get`'s `from` values to `to` leaves each
