@@ -50,8 +50,10 @@ pub enum ErrorKind {
     Parquet,
     /// Arguments that do not fit together.
     Usage,
-    /// A path (`$.a.b[0]`) or predicate that does not parse.
+    /// A path (`$.a.b[0]`) that does not parse.
     Path,
+    /// A filter (`$.price > 10 and $.tags[0] == "a"`) that does not parse.
+    Filter,
     /// A shredding schema that is malformed or does not fit the data.
     Schema,
     /// A value that is valid but exceeds what can be built, e.g. a decimal
@@ -268,6 +270,7 @@ impl fmt::Display for Error {
             ErrorKind::Parquet => "Parquet error",
             ErrorKind::Usage => "invalid arguments",
             ErrorKind::Path => "invalid path",
+            ErrorKind::Filter => "invalid filter",
             ErrorKind::Schema => "invalid shredding schema",
             ErrorKind::OutOfRange => "out of range",
             ErrorKind::Conversion => "conversion failed",

@@ -60,35 +60,33 @@ impl VariantPath {
 
     /// Parses the text form.
     pub fn parse(text: &str) -> Result<VariantPath> {
-        let (path, end) = VariantPath::parse_prefix(text)?;
-        if end < text.len() {
-            return Err(Error::new(
+        let error = |at: usize, message: &str| {
+            Error::new(
                 ErrorKind::Path,
-                format!(
-                    "path {text:?} at character {}: expected '.' or '['",
-                    end + 1
-                ),
-            ));
+                format!("{text:?} at character {}: {message}", at + 1),
+            )
+        };
+        let (path, end) = VariantPath::parse_prefix(text).map_err(|(at, m)| error(at, m))?;
+        if end < text.len() {
+            return Err(error(end, "expected '.' or '['"));
         }
         Ok(path)
     }
 
     /// Parses the path at the start of `text`, up to the first character
     /// that cannot continue it (a space, an operator); returns it and the
-    /// byte length it took.
-    pub(crate) fn parse_prefix(text: &str) -> Result<(VariantPath, usize)> {
+    /// byte length it took, or the byte offset of a syntax error and what
+    /// it is, for the caller to report within its own text.
+    pub(crate) fn parse_prefix(
+        text: &str,
+    ) -> std::result::Result<(VariantPath, usize), (usize, &'static str)> {
         let bytes = text.as_bytes();
         let mut i = 0;
         if bytes.first() == Some(&b'$') {
             i = 1;
         }
         let mut segments = Vec::new();
-        let err = |at: usize, message: &str| {
-            Error::new(
-                ErrorKind::Path,
-                format!("path {text:?} at character {}: {message}", at + 1),
-            )
-        };
+        let err = |at: usize, message: &'static str| (at, message);
         while i < bytes.len() {
             match bytes[i] {
                 b'.' => {

@@ -32,12 +32,8 @@ impl<'t> Parser<'t> {
     #[cold]
     fn error(&self, message: &str) -> Error {
         Error::new(
-            ErrorKind::Path,
-            format!(
-                "filter {:?} at character {}: {message}",
-                self.text,
-                self.pos + 1
-            ),
+            ErrorKind::Filter,
+            format!("{:?} at character {}: {message}", self.text, self.pos + 1),
         )
     }
 
@@ -192,7 +188,10 @@ impl<'t> Parser<'t> {
         self.skip_space();
         let rest = self.rest();
         if rest.starts_with('$') {
-            let (path, len) = VariantPath::parse_prefix(rest)?;
+            let (path, len) = VariantPath::parse_prefix(rest).map_err(|(at, message)| {
+                self.pos += at;
+                self.error(message)
+            })?;
             self.pos += len;
             if !self.eat("as") {
                 return Ok(Operand::Path(path));
@@ -428,5 +427,15 @@ mod tests {
             let err = Predicate::parse(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn a_bad_path_in_a_filter_is_placed_in_the_whole_filter() {
+        let err = Predicate::parse("$.ok == 1 and $.a[x] == 2").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Filter);
+        assert_eq!(
+            err.to_string(),
+            "invalid filter: \"$.ok == 1 and $.a[x] == 2\" at character 19: expected an index or a quoted name in [...]"
+        );
     }
 }
