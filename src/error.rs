@@ -66,6 +66,10 @@ pub enum ErrorKind {
     /// Files of one dataset that disagree on what a column is (an `int64`
     /// column in one, a `string` one in another).
     Incompatible,
+    /// A directory to write a new dataset into that holds Parquet files
+    /// already: each front end says how to add to them instead
+    /// (`--append`, `append=True`).
+    DatasetExists,
     /// Several Variant columns, and none chosen: each front end says how
     /// to choose one (`--column`, `column=`).
     AmbiguousColumn,
@@ -275,6 +279,7 @@ impl fmt::Display for Error {
             ErrorKind::OutOfRange => "out of range",
             ErrorKind::Conversion => "conversion failed",
             ErrorKind::Incompatible => "incompatible files",
+            ErrorKind::DatasetExists => "dataset exists",
             ErrorKind::AmbiguousColumn => "several Variant columns",
         };
         if let Some(file) = &self.0.file {

@@ -800,7 +800,7 @@ impl Accumulator {
             .collect();
         (kinds.len() > 1).then(|| {
             format!(
-                "the values were of {} kinds ({}); {} compares kinds in Spark's order for Variant values: null < boolean < number < string < binary < UUID < date/timestamp < time < array < object (--as chooses one kind)",
+                "the values were of {} kinds ({}); {} compares kinds in Spark's order for Variant values: null < boolean < number < string < binary < UUID < date/timestamp < time < array < object; reading the path as one type compares within it",
                 kinds.len(),
                 kinds.join(", "),
                 if self.aggregate == Aggregate::Min { "min" } else { "max" }

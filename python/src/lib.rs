@@ -62,6 +62,7 @@ fn failed_with_hint(e: vshred::Error) -> PyErr {
             failed(e.with_hint("duplicate_keys=\"last\" keeps the last value"))
         }
         vshred::ErrorKind::AmbiguousColumn => failed(e.with_hint("column=NAME chooses one")),
+        vshred::ErrorKind::DatasetExists => failed(e.with_hint("append=True adds to it")),
         vshred::ErrorKind::Conversion => failed(e.with_hint("strict=False gives None instead")),
         _ => failed(e),
     }

@@ -285,7 +285,7 @@ fn write_parts(
                 return Err(Error::new(
                     ErrorKind::Usage,
                     format!(
-                        "a dataset holds at most {} files (part-00000 to part-{LAST_PART}), so that path order is the order they were written in; raise --max-file-rows or --max-file-bytes, or write to another directory",
+                        "a dataset holds at most {} files (part-00000 to part-{LAST_PART}), so that path order is the order they were written in; let each file hold more rows or bytes, or write to another directory",
                         LAST_PART + 1
                     ),
                 )
@@ -462,9 +462,9 @@ fn prepare_dir(dir: &Path, append: bool) -> Result<(u64, bool)> {
     if !append {
         let plural = if existing.len() == 1 { "" } else { "s" };
         return Err(Error::new(
-            ErrorKind::Usage,
+            ErrorKind::DatasetExists,
             format!(
-                "holds a dataset already ({} Parquet file{plural}, such as {}): new files would mix with it (give --append to add to it, or choose another directory)",
+                "holds a dataset already ({} Parquet file{plural}, such as {}): new files would mix with it; choose another directory",
                 existing.len(),
                 example.display()
             ),

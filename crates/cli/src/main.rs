@@ -527,6 +527,7 @@ impl std::fmt::Display for Failure {
                 vshred::ErrorKind::AmbiguousColumn => {
                     write!(f, "{e} (--column NAME chooses one)")
                 }
+                vshred::ErrorKind::DatasetExists => write!(f, "{e} (--append adds to it)"),
                 vshred::ErrorKind::Conversion => write!(f, "{e} (without --strict, null)"),
                 _ => write!(f, "{e}"),
             },

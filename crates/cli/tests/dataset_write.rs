@@ -191,8 +191,8 @@ fn a_directory_that_holds_a_dataset_is_refused_and_append_numbers_on() {
     assert_eq!(refused.status.code(), Some(1));
     assert_eq!(
         stderr(&refused),
-        "vshred: out: invalid arguments: holds a dataset already (2 Parquet files, such as out/part-00000.parquet): \
-         new files would mix with it (give --append to add to it, or choose another directory)\n"
+        "vshred: out: dataset exists: holds a dataset already (2 Parquet files, such as out/part-00000.parquet): \
+         new files would mix with it; choose another directory (--append adds to it)\n"
     );
     assert_eq!(names(&dir.path().join("out")).len(), 2);
     let appended = vshred_in(dir.path(), &[&args[..], &["--append"]].concat());
