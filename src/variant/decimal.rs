@@ -198,6 +198,15 @@ impl PartialEq for VariantDecimal {
 
 impl Eq for VariantDecimal {}
 
+impl std::hash::Hash for VariantDecimal {
+    /// Of the normalized form, as equality compares it: `1.50` and `1.5`
+    /// hash alike.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let n = self.normalized();
+        (n.unscaled, n.scale).hash(state);
+    }
+}
+
 impl Ord for VariantDecimal {
     /// By value, exactly, at any two scales: the integer parts first, then
     /// the fractions at the larger scale (a fraction of at most 38 digits
@@ -401,6 +410,20 @@ mod tests {
         assert_ne!(dec(151, 2), dec(15, 1));
         assert_eq!(dec(100, 2).to_i64(), Some(1));
         assert_eq!(dec(150, 2).to_i64(), None);
+    }
+
+    #[test]
+    fn equal_decimals_hash_alike_so_sets_hold_one() {
+        let set: std::collections::HashSet<VariantDecimal> = [
+            dec(150, 2),
+            dec(15, 1),
+            dec(1500, 3),
+            dec(0, 0),
+            dec(0, 5),
+            dec(-15, 1),
+        ]
+        .into();
+        assert_eq!(set.len(), 3);
     }
 
     #[test]
