@@ -92,22 +92,23 @@ impl TypedBuilder {
                 V::String(s) => trimmed(s).parse().ok()?,
                 _ => seconds(v).or_else(|| number(v))?,
             }),
-            TypedBuilder::Decimal(_, _, scale) => {
-                let d = match v {
-                    V::Bool(b) => VariantDecimal::from(i64::from(*b)),
-                    V::String(s) => trimmed(s).parse().ok()?,
-                    // Through the shortest text that reads back as the
-                    // double, as Spark's `Decimal(double)` does.
-                    V::Double(x) => shortest(*x)?.parse().ok()?,
-                    // Widened to a double first, as Spark does (1.1 is
-                    // 1.100000023841858).
-                    V::Float(x) => shortest(f64::from(*x))?.parse().ok()?,
-                    // Seconds since the epoch, to the microsecond.
-                    V::TimestampMicros(t) => VariantDecimal::try_new(i128::from(*t), 6).ok()?,
-                    _ => v.as_decimal()?,
-                };
-                V::Decimal16(d.round_half_up(*scale)?)
-            }
+            TypedBuilder::Decimal(_, _, scale) => V::Decimal16(match v {
+                V::Bool(b) => VariantDecimal::from(i64::from(*b)).round_half_up(*scale)?,
+                // Text is rounded as it is read, since it may hold more
+                // digits than a decimal (`1e-39` is 0.00 at scale 2).
+                V::String(s) => VariantDecimal::parse_rounded(trimmed(s), *scale)?,
+                // Through the shortest text that reads back as the double,
+                // as Spark's `Decimal(double)` does.
+                V::Double(x) => VariantDecimal::parse_rounded(&shortest(*x)?, *scale)?,
+                // Widened to a double first, as Spark does (1.1 is
+                // 1.100000023841858).
+                V::Float(x) => VariantDecimal::parse_rounded(&shortest(f64::from(*x))?, *scale)?,
+                // Seconds since the epoch, to the microsecond.
+                V::TimestampMicros(t) => VariantDecimal::try_new(i128::from(*t), 6)
+                    .ok()?
+                    .round_half_up(*scale)?,
+                _ => v.as_decimal()?.round_half_up(*scale)?,
+            }),
             TypedBuilder::Date(_) => V::Date(match v {
                 V::String(s) => time::parse_date(s)?,
                 V::TimestampMicros(t) | V::TimestampNtzMicros(t) => {

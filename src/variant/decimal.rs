@@ -251,31 +251,9 @@ impl std::str::FromStr for VariantDecimal {
                 format!("not a decimal of at most 38 digits: {text:?}"),
             )
         };
-        let (negative, rest) = match text.as_bytes().first() {
-            Some(b'-') => (true, &text[1..]),
-            Some(b'+') => (false, &text[1..]),
-            _ => (false, text),
-        };
-        let (mantissa, exponent) = match rest.find(['e', 'E']) {
-            Some(at) => (
-                &rest[..at],
-                rest[at + 1..].parse::<i32>().map_err(|_| invalid())?,
-            ),
-            None => (rest, 0),
-        };
-        let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        let digits = || whole.bytes().chain(fraction.bytes());
-        if whole.len() + fraction.len() == 0 || !digits().all(|b| b.is_ascii_digit()) {
-            return Err(invalid());
-        }
-        let mut unscaled: i128 = 0;
-        for b in digits().skip_while(|&b| b == b'0') {
-            unscaled = unscaled
-                .checked_mul(10)
-                .and_then(|u| u.checked_add(i128::from(b - b'0')))
-                .ok_or_else(invalid)?;
-        }
-        let mut scale = fraction.len() as i64 - i64::from(exponent);
+        let text = DecimalText::parse(text).ok_or_else(invalid)?;
+        let mut unscaled = text.unscaled(usize::MAX).ok_or_else(invalid)?;
+        let mut scale = text.scale;
         if scale < 0 {
             // Zero at any exponent is zero; anything else fits at most 38
             // more digits.
@@ -288,7 +266,80 @@ impl std::str::FromStr for VariantDecimal {
             scale = 0;
         }
         let scale = u8::try_from(scale).map_err(|_| invalid())?;
-        VariantDecimal::try_new(if negative { -unscaled } else { unscaled }, scale)
+        VariantDecimal::try_new(text.signed(unscaled), scale)
+    }
+}
+
+impl VariantDecimal {
+    /// Decimal text (as [`FromStr`](std::str::FromStr) takes it) rounded
+    /// half away from zero to `scale` digits after the point, however many
+    /// digits it has: `1e-39` and `0.00000000000000000000000000000000000000001`
+    /// are 0 at scale 2, where they do not parse exactly. `None` for
+    /// text that is not a decimal or whose value does not fit 38 digits at
+    /// that scale.
+    pub fn parse_rounded(text: &str, scale: u8) -> Option<VariantDecimal> {
+        let parsed = DecimalText::parse(text)?;
+        let dropped = parsed.scale - i64::from(scale);
+        if dropped <= 0 {
+            return text.parse::<VariantDecimal>().ok()?.rescale(scale);
+        }
+        // Digits past `scale` are dropped, the first of them rounding.
+        let count = parsed.digits().count() as i64;
+        let kept = usize::try_from(count - dropped).unwrap_or(0);
+        let away = count >= dropped && parsed.digits().nth(kept).is_some_and(|d| d >= 5);
+        let unscaled = parsed.unscaled(kept)? + i128::from(away);
+        VariantDecimal::try_new(parsed.signed(unscaled), scale).ok()
+    }
+}
+
+/// Decimal text taken apart: an optional sign, digits with an optional
+/// point, and an optional exponent.
+struct DecimalText<'t> {
+    negative: bool,
+    whole: &'t [u8],
+    fraction: &'t [u8],
+    /// Where the point is: the value is `digits * 10^-scale`.
+    scale: i64,
+}
+
+impl<'t> DecimalText<'t> {
+    fn parse(text: &'t str) -> Option<DecimalText<'t>> {
+        let (negative, rest) = match text.as_bytes().first() {
+            Some(b'-') => (true, &text[1..]),
+            Some(b'+') => (false, &text[1..]),
+            _ => (false, text),
+        };
+        let (mantissa, exponent) = match rest.find(['e', 'E']) {
+            Some(at) => (&rest[..at], rest[at + 1..].parse::<i32>().ok()?),
+            None => (rest, 0),
+        };
+        let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let parsed = DecimalText {
+            negative,
+            whole: whole.as_bytes(),
+            fraction: fraction.as_bytes(),
+            scale: fraction.len() as i64 - i64::from(exponent),
+        };
+        let digits = || parsed.whole.iter().chain(parsed.fraction);
+        (digits().next().is_some() && digits().all(u8::is_ascii_digit)).then_some(parsed)
+    }
+
+    /// The digits, whole part's and fraction's, from the first that is not
+    /// zero.
+    fn digits(&self) -> impl Iterator<Item = u8> + '_ {
+        let all = self.whole.iter().chain(self.fraction).map(|b| b - b'0');
+        all.skip_while(|&d| d == 0)
+    }
+
+    /// The first `count` digits as an integer; `None` past 38 digits.
+    fn unscaled(&self, count: usize) -> Option<i128> {
+        self.digits().take(count).try_fold(0i128, |unscaled, d| {
+            unscaled.checked_mul(10)?.checked_add(i128::from(d))
+        })
+    }
+
+    fn signed(&self, unscaled: i128) -> i128 {
+        if self.negative { -unscaled } else { unscaled }
     }
 }
 
@@ -410,6 +461,52 @@ mod tests {
         assert_ne!(dec(151, 2), dec(15, 1));
         assert_eq!(dec(100, 2).to_i64(), Some(1));
         assert_eq!(dec(150, 2).to_i64(), None);
+    }
+
+    #[test]
+    fn text_rounds_to_a_scale_whatever_its_digits() {
+        let rounded =
+            |text: &str, scale| VariantDecimal::parse_rounded(text, scale).map(|d| d.to_string());
+        // 39 digits after the point, the last one 5 or 4.
+        let (five, four) = (
+            format!("0.{}5", "0".repeat(38)),
+            format!("0.{}4", "0".repeat(38)),
+        );
+        let (negative_five, smallest) = (format!("-{five}"), format!("0.{}1", "0".repeat(37)));
+        for (text, scale, expected) in [
+            ("1e-300", 2, Some("0.00")),
+            ("-1e-39", 0, Some("0")),
+            (
+                "1.2345678901234567e-25",
+                38,
+                Some("0.00000000000000000000000012345678901235"),
+            ),
+            (&five, 40, None),
+            (&five, 38, Some(smallest.as_str())),
+            (&negative_five, 38, Some(&format!("-{smallest}"))),
+            (&four, 38, Some(&format!("0.{}", "0".repeat(38)))),
+            (
+                "1.23456789012345678901234567890123456789012",
+                2,
+                Some("1.23"),
+            ),
+            ("0.005", 2, Some("0.01")),
+            ("0.0049999", 2, Some("0.00")),
+            ("9.995", 2, Some("10.00")),
+            ("1.5", 3, Some("1.500")),
+            ("12e3", 1, Some("12000.0")),
+            ("99999999999999999999999999999999999999.5", 0, None),
+            ("1e38", 0, None),
+            ("x", 2, None),
+            ("1.", 0, Some("1")),
+            (".", 0, None),
+        ] {
+            assert_eq!(
+                rounded(text, scale).as_deref(),
+                expected,
+                "{text} at scale {scale}"
+            );
+        }
     }
 
     #[test]
