@@ -22,7 +22,7 @@ use crate::error::Result;
 use crate::parquet::{GetRequest, ParquetFile};
 use crate::path::{PathSegment, VariantPath};
 use crate::predicate::{Leaf, Literal, Op, Operand, Predicate};
-use crate::shred::{ShreddingSchema, number_as};
+use crate::shred::{ShreddingSchema, cast_as};
 use crate::variant::{Kind, VariantDecimal, VariantRef};
 
 /// What a scan reads of one file: each row group, read (what of it) or
@@ -917,7 +917,7 @@ fn converted<'a>(
     as_type: Option<&ShreddingSchema>,
 ) -> Option<VariantRef<'a>> {
     match as_type {
-        Some(as_type) => number_as(&bound?, as_type),
+        Some(as_type) => cast_as(&bound?, as_type),
         None => bound,
     }
 }

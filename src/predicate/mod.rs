@@ -44,7 +44,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::get::{ResultColumn, variant_get, variant_get_natural};
 use crate::path::VariantPath;
 use crate::shred::ShreddingSchema;
-use crate::variant::{Kind, VariantDecimal, VariantRef};
+use crate::variant::{Kind, VariantDecimal, VariantRef, nanos_since_epoch};
 
 mod parse;
 
@@ -89,6 +89,15 @@ pub enum Literal {
     String(String),
     /// A boolean.
     Bool(bool),
+    /// A date or timestamp: a string compared with a path read as `date`
+    /// or a timestamp type (`$.ts as timestamp > "2024-03-01T12:00:00Z"`),
+    /// converted as the path's values are.
+    Instant {
+        /// The string as written, which the filter prints.
+        text: String,
+        /// The instant, in nanoseconds since the epoch (UTC, or as if UTC).
+        nanos: i128,
+    },
 }
 
 impl Literal {
@@ -98,6 +107,7 @@ impl Literal {
             Literal::Number(_) | Literal::Double(_) => Kind::Number,
             Literal::String(_) => Kind::String,
             Literal::Bool(_) => Kind::Boolean,
+            Literal::Instant { .. } => Kind::Instant,
         }
     }
 }
@@ -108,7 +118,9 @@ impl std::fmt::Display for Literal {
         match self {
             Literal::Number(d) => return write!(f, "{d}"),
             Literal::Double(v) => crate::json::write_json(&VariantRef::Double(*v), &mut out),
-            Literal::String(s) => crate::json::write_json(&VariantRef::String(s), &mut out),
+            Literal::String(s) | Literal::Instant { text: s, .. } => {
+                crate::json::write_json(&VariantRef::String(s), &mut out)
+            }
             Literal::Bool(b) => return write!(f, "{b}"),
         }
         f.write_str(&String::from_utf8_lossy(&out))
@@ -565,6 +577,7 @@ pub fn compare(v: &VariantRef<'_>, literal: &Literal) -> Option<Ordering> {
         },
         Literal::String(s) => v.as_str().map(|x| x.as_bytes().cmp(s.as_bytes())),
         Literal::Bool(b) => v.as_bool().map(|x| x.cmp(b)),
+        Literal::Instant { nanos, .. } => nanos_since_epoch(v).map(|x| x.cmp(nanos)),
     }
 }
 

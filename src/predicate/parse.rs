@@ -6,8 +6,8 @@ use super::{Comparison, Literal, Op, Operand, Predicate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::json_to_variant;
 use crate::path::VariantPath;
-use crate::shred::ShreddingSchema;
-use crate::variant::VariantRef;
+use crate::shred::{ShreddingSchema, cast_as};
+use crate::variant::{VariantRef, nanos_since_epoch};
 
 impl Predicate {
     /// Parses [the syntax](super).
@@ -118,7 +118,7 @@ impl<'t> Parser<'t> {
             let mut parts = Vec::new();
             loop {
                 let literal = self
-                    .literal()?
+                    .literal_for(&operand)?
                     .ok_or_else(|| self.error("null is never equal to a value: use 'is null'"))?;
                 parts.push(Predicate::Compare(Comparison {
                     operand: operand.clone(),
@@ -160,7 +160,7 @@ impl<'t> Parser<'t> {
             return Err(self
                 .error("expected an operator: = == != <> < <= > >= in, 'is null', 'and' or 'or'"));
         };
-        match self.literal()? {
+        match self.literal_for(&operand)? {
             Some(literal) => Ok(Predicate::Compare(Comparison {
                 operand,
                 op,
@@ -233,6 +233,42 @@ impl<'t> Parser<'t> {
     }
 
     /// A JSON scalar; `None` for `null`.
+    /// A literal compared with `operand`: a string compared with a path
+    /// read as a date or timestamp is converted as the path's values are
+    /// (`"2024-03-01"` as `timestamp` is midnight UTC), so that it compares
+    /// as an instant.
+    fn literal_for(&mut self, operand: &Operand) -> Result<Option<Literal>> {
+        let start = self.pos;
+        let literal = self.literal()?;
+        let (Operand::PathAs(_, as_type), Some(Literal::String(text))) = (operand, &literal) else {
+            return Ok(literal);
+        };
+        if !matches!(
+            as_type,
+            ShreddingSchema::Date | ShreddingSchema::Timestamp { .. }
+        ) {
+            return Ok(literal);
+        }
+        let nanos = cast_as(&VariantRef::String(text), as_type)
+            .as_ref()
+            .and_then(nanos_since_epoch);
+        match nanos {
+            Some(nanos) => Ok(Some(Literal::Instant {
+                text: text.clone(),
+                nanos,
+            })),
+            None => {
+                self.pos = start;
+                self.skip_space();
+                Err(self.error(&format!(
+                    "{} is not a {} (as an ISO-8601 string such as \"2024-03-01\" or \"2024-03-01T12:30:00Z\")",
+                    literal.expect("a string"),
+                    as_type.type_name()
+                )))
+            }
+        }
+    }
+
     fn literal(&mut self) -> Result<Option<Literal>> {
         self.skip_space();
         let rest = self.rest();
@@ -427,6 +463,61 @@ mod tests {
             let err = Predicate::parse(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn a_string_compared_with_a_date_or_timestamp_read_is_an_instant() {
+        let (m, v) = json_to_variant(br#"{"ts": "2024-03-02 12:30:00", "n": 1709424000}"#).unwrap();
+        let row = VariantRef::try_new(&m, &v).unwrap();
+        let field = |name: &str| row.as_object().unwrap().get(name).unwrap();
+        for (text, ts, n) in [
+            // A number is seconds since the epoch as a timestamp (with a
+            // zone), and neither a date nor a timestamp_ntz.
+            (
+                r#"$.ts as timestamp >= "2024-03-02""#,
+                Some(true),
+                Some(true),
+            ),
+            (
+                r#"$.ts as timestamp < "2024-03-02T12:30:00.000001Z""#,
+                Some(true),
+                Some(false),
+            ),
+            (r#"$.ts as date == "2024-03-02""#, Some(true), None),
+            (
+                r#"$.ts as timestamp_ntz > "2024-03-02T12:30""#,
+                Some(false),
+                None,
+            ),
+        ] {
+            let predicate = Predicate::parse(text).unwrap();
+            let Predicate::Compare(c) = &predicate else {
+                panic!("{text}")
+            };
+            assert!(matches!(c.literal, Literal::Instant { .. }), "{text}");
+            let Operand::PathAs(_, as_type) = &c.operand else {
+                panic!("{text}")
+            };
+            // The row's values converted as the operand converts them.
+            for (value, passes) in [(field("ts"), ts), (field("n"), n)] {
+                let converted = cast_as(&value, as_type);
+                assert_eq!(
+                    converted.and_then(|v| c.test(&v)),
+                    passes,
+                    "{text}: {value:?}"
+                );
+            }
+            // It prints as it was written, and parses back the same.
+            assert_eq!(predicate.to_string(), text);
+            assert_eq!(Predicate::parse(&predicate.to_string()).unwrap(), predicate);
+        }
+        // Without a conversion the string stays a string.
+        let Predicate::Compare(c) = Predicate::parse(r#"$.ts >= "2024-03-02""#).unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.literal, Literal::String("2024-03-02".into()));
+        let err = Predicate::parse(r#"$.ts as date in ("2024-03-01", "soon")"#).unwrap_err();
+        assert!(err.to_string().ends_with(r#"at character 32: "soon" is not a date (as an ISO-8601 string such as "2024-03-01" or "2024-03-01T12:30:00Z")"#), "{err}");
     }
 
     #[test]

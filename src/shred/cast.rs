@@ -33,11 +33,13 @@ use crate::json::variant_to_json_string;
 use crate::variant::time::{self, MICROS_PER_SECOND, NANOS_PER_SECOND, civil_from_days};
 use crate::variant::{VariantDecimal, VariantRef};
 
-/// A number `v` converted to the number type `to` as
+/// `v` converted to the scalar type `to` as
 /// [`variant_get`](crate::get::variant_get) converts it (a narrower
-/// integer as an `Int64`, range unchecked), for bounds of values that are
-/// converted: each conversion of a number to a number keeps the order.
-pub(crate) fn number_as<'a>(v: &VariantRef<'a>, to: &ShreddingSchema) -> Option<VariantRef<'a>> {
+/// integer as an `Int64`, range unchecked): for bounds of numbers that are
+/// converted (each conversion of a number to a number keeps the order),
+/// and for a filter's literal compared with converted values (a string
+/// read as a timestamp).
+pub(crate) fn cast_as<'a>(v: &VariantRef<'a>, to: &ShreddingSchema) -> Option<VariantRef<'a>> {
     TypedBuilder::new(to)?.cast_value(v)
 }
 

@@ -40,7 +40,7 @@ use arrow::array::{
 use arrow::buffer::{NullBuffer, OffsetBuffer};
 use arrow::datatypes::{DataType, Field, Fields};
 
-pub(crate) use cast::number_as;
+pub(crate) use cast::cast_as;
 pub use schema::{ShreddingSchema, VARIANT_EXTENSION_NAME, is_variant_field, variant_field};
 
 use crate::error::Result;

@@ -45,6 +45,7 @@ pub use decimal::VariantDecimal;
 pub(crate) use decode::decode;
 pub use metadata::Metadata;
 pub(crate) use metadata::PathStep;
+pub(crate) use order::nanos_since_epoch;
 pub use order::{Kind, compare};
 pub(crate) use validate::{Scratch, Visit, validate_with};
 pub use value::{ArrayRef, DEFAULT_MAX_DEPTH, ObjectRef, VariantRef, VariantType};

@@ -169,17 +169,18 @@ fn compare_numbers(a: &VariantRef<'_>, b: &VariantRef<'_>) -> Ordering {
     }
 }
 
-/// A date or timestamp as nanoseconds since the epoch (UTC, or as if UTC).
-fn nanos_since_epoch(v: &VariantRef<'_>) -> i128 {
+/// A date or timestamp as nanoseconds since the epoch (UTC, or as if UTC);
+/// `None` for other values.
+pub(crate) fn nanos_since_epoch(v: &VariantRef<'_>) -> Option<i128> {
     const NANOS_PER_DAY: i128 = 86_400 * 1_000_000_000;
-    match *v {
+    Some(match *v {
         VariantRef::Date(days) => i128::from(days) * NANOS_PER_DAY,
         VariantRef::TimestampMicros(us) | VariantRef::TimestampNtzMicros(us) => {
             i128::from(us) * 1000
         }
         VariantRef::TimestampNanos(ns) | VariantRef::TimestampNtzNanos(ns) => i128::from(ns),
-        _ => 0,
-    }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -332,9 +332,11 @@ struct GetArgs {
     #[command(flatten)]
     scan: ScanArgs,
     /// Only rows where the filter holds: `PATH OP LITERAL` (OP: = == !=
-    /// <> < <= > >=), `PATH in (LITERAL, ...)`, `PATH is [not] null`,
-    /// combined with and, or, not and parentheses; a path starts with `$`,
-    /// a bare name is a top-level column (`id == 5`).
+    /// <> < <= > >=), `PATH in (LITERAL, ...)`, `PATH is [not] null`, a bare
+    /// `PATH` (is true), combined with and, or, not and parentheses; a path
+    /// starts with `$`, a bare name is a top-level column (`id == 5`, or
+    /// `` `odd name` ``); `PATH as TYPE` converts as --as does (`$.ts as
+    /// timestamp >= "2024-03-01"`).
     #[arg(long = "where", value_name = "FILTER")]
     filter: Option<String>,
     /// Print one aggregate instead of the values.

@@ -485,6 +485,55 @@ fn where_skips_row_groups_by_statistics_and_bloom_filters() {
 }
 
 #[test]
+fn where_compares_a_date_or_timestamp_read_with_an_iso_string() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        r#"{"id":1,"ts":"2024-03-01T23:59:59Z"}"#,
+        r#"{"id":2,"ts":"2024-03-02T00:00:00+01:00"}"#,
+        r#"{"id":3,"ts":"2024-03-02 12:30:00"}"#,
+        r#"{"id":4,"ts":1709424000}"#,
+        r#"{"id":5,"ts":"soon"}"#,
+        r#"{"id":6}"#,
+    ];
+    std::fs::write(dir.path().join("t.jsonl"), lines.join("\n")).unwrap();
+    let encode = vshred_in(
+        dir.path(),
+        &["encode", "t.jsonl", "t.parquet", "--row-group-rows", "2"],
+    );
+    assert!(encode.status.success(), "{}", stderr(&encode));
+    for (filter, ids) in [
+        // As a timestamp, +01:00 is 23:00 on the 1st in UTC; as a date,
+        // the string's own day (as Spark casts it). 1709424000 is the 3rd.
+        (r#"$.ts as timestamp >= "2024-03-02""#, "3\n4\n"),
+        (r#"$.ts as date == "2024-03-01""#, "1\n"),
+        (r#"$.ts as date == "2024-03-02""#, "2\n3\n"),
+        (
+            r#"$.ts as timestamp in ("2024-03-03T00:00:00Z", "2024-03-01T23:59:59Z")"#,
+            "1\n4\n",
+        ),
+        (
+            r#"not $.ts as timestamp < "2024-03-02T12:30:00Z""#,
+            "3\n4\n",
+        ),
+    ] {
+        let get = vshred_in(dir.path(), &["get", "t.parquet", "$.id", "--where", filter]);
+        assert_eq!((stdout(&get), stderr(&get)), (ids, ""), "{filter}");
+    }
+    let bad = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "t.parquet",
+            "$.id",
+            "--where",
+            r#"$.ts as date > "3/2/2024""#,
+        ],
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).contains(r#"invalid filter: "$.ts as date > \"3/2/2024\"" at character 16: "3/2/2024" is not a date"#), "{}", stderr(&bad));
+}
+
+#[test]
 fn get_stats_counts_in_the_singular_when_one() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("one.jsonl"), "{\"a\":1}\n").unwrap();
