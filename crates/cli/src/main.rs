@@ -1215,12 +1215,52 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
         inexact_numbers: args.json.inexact_numbers(),
         duplicate_keys: args.json.duplicate_keys(),
     };
+    // A stream is read once, whole: opening a pipe again waits for a
+    // writer that has gone, and its first bytes, read to tell Parquet from
+    // JSON, would be lost.
+    let streamed = |input: &Path| -> Result<Option<Vec<u8>>, Failure> {
+        if !is_stream(input) {
+            return Ok(None);
+        }
+        let mut bytes = Vec::new();
+        open_input(input)?.read_to_end(&mut bytes).context(input)?;
+        Ok(Some(bytes))
+    };
     let first = &args.inputs[0];
-    let report = if is_parquet_input(first)? {
-        measure_files(&args.inputs, &options)?
+    let first_streamed = streamed(first)?;
+    let first_is_parquet = match &first_streamed {
+        Some(bytes) => starts_as_parquet(bytes),
+        None => is_parquet_file_or_dataset(first)?,
+    };
+    let report = if first_is_parquet {
+        // Parquet from a stream is measured from a file of its bytes.
+        let copies = tempfile::tempdir()?;
+        let mut first_streamed = first_streamed;
+        let mut files = Vec::with_capacity(args.inputs.len());
+        for (i, input) in args.inputs.iter().enumerate() {
+            let bytes = match i {
+                0 => first_streamed.take(),
+                _ => streamed(input)?,
+            };
+            let Some(bytes) = bytes else {
+                files.push(input.clone());
+                continue;
+            };
+            let name = match input.file_name() {
+                _ if is_stdin(input) => "stdin".into(),
+                Some(name) => name.to_string_lossy().into_owned(),
+                None => format!("input-{i}"),
+            };
+            let copy = copies.path().join(format!("{name}.parquet"));
+            std::fs::write(&copy, bytes).context(&copy)?;
+            files.push(copy);
+        }
+        measure_files(&files, &options)?
     } else if let [input_path] = args.inputs.as_slice() {
-        let mut text = Vec::new();
-        open_input(input_path)?.read_to_end(&mut text)?;
+        let text = match first_streamed {
+            Some(bytes) => bytes,
+            None => std::fs::read(input_path).context(input_path)?,
+        };
         compare_layouts(&text, &input_path.display().to_string(), &options).context(input_path)?
     } else {
         return Err(Failure::Vshred(
@@ -1236,12 +1276,9 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Whether `input` names Parquet files: a directory or a glob (a dataset),
-/// or a file that starts as Parquet does; standard input is JSON Lines.
-fn is_parquet_input(input: &Path) -> Result<bool, Failure> {
-    if is_stdin(input) {
-        return Ok(false);
-    }
+/// Whether `input`, not a stream, names Parquet files: a directory or a
+/// glob (a dataset), or a file that starts as Parquet does.
+fn is_parquet_file_or_dataset(input: &Path) -> Result<bool, Failure> {
     if input.is_dir() || (!input.exists() && is_glob(&input.to_string_lossy())) {
         return Ok(true);
     }

@@ -99,3 +99,73 @@ fn a_query_of_an_unknown_type_names_the_type() {
         "{err}"
     );
 }
+
+/// The first line of a report that counts the rows.
+fn rows_line(out: &std::process::Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains(" rows;"));
+    line.map_or_else(
+        || format!("no rows line in {text:?}"),
+        |l| l[..l.find(';').unwrap()].to_string(),
+    )
+}
+
+/// JSON Lines or Parquet from a pipe, by its path or as `-`, are read once:
+/// reading the first bytes to tell them apart and then opening the pipe
+/// again found it empty (a report of 0 rows) or waited for a writer.
+#[test]
+fn a_pipe_or_standard_input_is_reported_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = seed_lines();
+    std::fs::write(dir.path().join("seed.jsonl"), &lines).unwrap();
+    let parquet = dir.path().join("seed.parquet");
+    let encoded = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["encode", "seed.jsonl", "seed.parquet"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(encoded.status.success());
+    let fifo = dir.path().join("in.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for bytes in [lines.into_bytes(), std::fs::read(&parquet).unwrap()] {
+        let writer = {
+            let (fifo, bytes) = (fifo.clone(), bytes.clone());
+            std::thread::spawn(move || std::fs::write(fifo, bytes))
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+            .args(["report", "--runs", "1", "in.fifo"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        writer.join().unwrap().unwrap();
+        assert_eq!(
+            rows_line(&out),
+            "300 rows",
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+            .args(["report", "--runs", "1", "-"])
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &bytes).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            rows_line(&out),
+            "300 rows",
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
