@@ -218,3 +218,21 @@ fn the_default_zstd_packs_variant_bytes_harder_and_typed_leaves_not() {
         "Variant bytes {residuals} against {residuals_at_1} at level 1"
     );
 }
+
+#[test]
+fn a_layout_given_in_place_may_be_longer_than_a_file_name_or_hold_a_slash() {
+    let fields: Vec<String> = (0..40)
+        .map(|i| format!("\"field_number_{i}\":\"int64\""))
+        .collect();
+    for layout in [
+        format!("{{{}}}", fields.join(",")),
+        r#"{"a/b":"string"}"#.to_string(),
+    ] {
+        let mode = vshred::encode::ShredMode::from_choice(&layout, Default::default());
+        assert!(
+            matches!(mode, Ok(vshred::encode::ShredMode::Schema(_))),
+            "{} bytes: {mode:?}",
+            layout.len()
+        );
+    }
+}

@@ -87,13 +87,14 @@ impl ShredMode {
             file => {
                 let text = match std::fs::read_to_string(file) {
                     Ok(text) => text,
+                    // Not a file: a layout given in place, in the JSON form
+                    // `infer` prints (longer than a file name may be, or
+                    // with a `/` in a field name), or the one type it
+                    // prints for a column it leaves whole (`variant`).
+                    Err(_) if file.trim_start().starts_with(['{', '[', '"']) => {
+                        return Ok(ShredMode::Schema(ShreddingSchema::from_json(file)?));
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        // Not a file: a layout given in place, in the JSON
-                        // form `infer` prints, or the one type it prints
-                        // for a column it leaves whole (`variant`).
-                        if file.trim_start().starts_with(['{', '[', '"']) {
-                            return Ok(ShredMode::Schema(ShreddingSchema::from_json(file)?));
-                        }
                         if let Ok(schema) = ShreddingSchema::parse_type_name(file) {
                             return Ok(ShredMode::Schema(schema));
                         }
