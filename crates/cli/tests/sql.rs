@@ -306,6 +306,18 @@ fn comparing_variants_is_an_error_and_the_readme_shows_what_to_compare() {
             "cannot compare Variant values: = of ",
         );
     }
+    // Grouping is refused by an analyzer rule, whose name is left out.
+    let grouped = vshred_in(
+        dir.path(),
+        &["sql", "SELECT count(*) FROM 'g.parquet' GROUP BY v"],
+    );
+    assert!(
+        stderr(&grouped).starts_with(
+            "vshred: Error during planning: cannot group or sort Variant values: GROUP BY of "
+        ),
+        "{}",
+        stderr(&grouped)
+    );
     assert_eq!(
         binary::readme_console_block("$ vshred sql \"SELECT to_json(parse_json("),
         2

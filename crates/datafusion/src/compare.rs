@@ -67,9 +67,14 @@ use vshred::parquet::is_variant_field;
 #[derive(Debug)]
 pub struct VariantComparisons;
 
+impl VariantComparisons {
+    /// The rule's name, which DataFusion puts before its errors.
+    pub const NAME: &str = "variant_comparisons";
+}
+
 impl AnalyzerRule for VariantComparisons {
     fn name(&self) -> &str {
-        "variant_comparisons"
+        Self::NAME
     }
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {

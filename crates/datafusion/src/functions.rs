@@ -80,6 +80,10 @@ pub(crate) fn batch_external(e: vshred::Error) -> DataFusionError {
 pub fn error_message(e: &DataFusionError) -> String {
     use datafusion::sql::sqlparser::parser::ParserError;
     if let DataFusionError::Context(what, inner) = e {
+        // A refusal says what it refuses; the rule's name adds nothing.
+        if what == crate::compare::VariantComparisons::NAME {
+            return error_message(inner);
+        }
         return format!("{what}: {}", error_message(inner));
     }
     match e.find_root() {
