@@ -78,8 +78,6 @@ pub fn run_worker(args: WorkerArgs) -> Result<(), Failure> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| failure(format!("--listen {}: {e}", args.listen)))?;
-        let address = listener.local_addr()?;
-        eprintln!("vshred worker: listening on {address}");
         let stop = async {
             let _ = stopped.await;
         };

@@ -414,6 +414,26 @@ fn a_worker_needs_a_token_file_and_a_data_root() {
         "{}",
         stderr(&no_root)
     );
+    // A root that is not there fails before the worker says it listens.
+    let bad_root = vshred_in(
+        dir.path(),
+        &[
+            "worker",
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            "token",
+            "--data-root",
+            "nosuch",
+        ],
+    );
+    assert_eq!(bad_root.status.code(), Some(1));
+    assert!(
+        stderr(&bad_root).contains("data root nosuch: No such file")
+            && !stderr(&bad_root).contains("listening"),
+        "{}",
+        stderr(&bad_root)
+    );
 }
 
 /// `query` running on `workers`, with the settings that keep its work

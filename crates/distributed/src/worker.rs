@@ -41,7 +41,8 @@ pub struct WorkerOptions {
 }
 
 /// Serves tasks on `listener` until `shutdown` completes (tasks under way
-/// are finished first).
+/// are finished first); says on stderr that it listens, once `options`
+/// are found usable.
 pub async fn serve(
     listener: TcpListener,
     options: WorkerOptions,
@@ -98,6 +99,10 @@ pub async fn serve(
             Err(tonic::Status::unauthenticated(NO_TOKEN))
         }
     };
+    // Once the options are known to be usable: whoever waits for this line
+    // (a script, a test) may send queries.
+    let address = listener.local_addr()?;
+    eprintln!("vshred worker: listening on {address}");
     Server::builder()
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
