@@ -1533,3 +1533,25 @@ fn definition_levels_of_a_field_of_list_elements_present_in_runs_of_rows_are_pri
         "estimated {estimate} against {written} written"
     );
 }
+
+/// A path asked for typed (a bloom filter's) is shredded whatever it
+/// costs and however rare it is; one of mixed types is not, and neither
+/// are paths not asked for that do not pay.
+#[test]
+fn paths_asked_for_typed_are_shredded_whatever_they_cost() {
+    // Small rows, `rare` in one of 20 (below the 10% a field needs):
+    // nothing pays, so nothing is shredded unasked.
+    let lines = rows(20, |i| {
+        let rare = if i == 0 { r#","rare":{"k":7}"# } else { "" };
+        let mixed = if i % 2 == 0 { "1" } else { "\"x\"" };
+        format!(r#"{{"user":{{"id":"u-{i}","plan":"pro"}},"mixed":{mixed}{rare}}}"#)
+    });
+    let rows = parse(&lines);
+    assert_eq!(infer_rows(&rows, &InferOptions::default()), "\"variant\"");
+    let asked = ["$.user.id", "$.rare.k", "$.mixed", "$.absent"].map(|p| p.parse().unwrap());
+    let options = InferOptions::default().with_typed_paths(asked);
+    assert_eq!(
+        infer_rows(&rows, &options),
+        r#"{"rare":{"k":"int32"},"user":{"id":"string"}}"#
+    );
+}

@@ -224,7 +224,7 @@ impl BatchEncoder {
             ShredMode::None => return Ok((ShreddingSchema::Variant, Vec::new())),
             ShredMode::Schema(schema) => return Ok((schema.clone(), Vec::new())),
         };
-        let mut plan = FieldPlan::new(name.to_string(), Some(infer));
+        let mut plan = FieldPlan::new(name.to_string(), Some(infer), &self.options.bloom_filters);
         // The rows measured: up to MEASURED_BYTES of Variant bytes.
         let mut measured = Vec::new();
         let mut bytes = 0;

@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::infer::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, Preset, SchemaInferrer};
 use crate::json::{InexactNumbers, JsonParser, JsonReader, Peek};
 use crate::parquet::{ColumnSpec, InMemoryFile, WriteOptions, encode_in_memory};
+use crate::path::VariantPath;
 use crate::shred::{Shredder, ShreddingSchema};
 use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
@@ -104,15 +105,21 @@ pub(super) struct FieldPlan {
 }
 
 impl FieldPlan {
-    /// A field whose layout is inferred with `infer`, if given.
-    pub(super) fn new(name: String, infer: Option<&InferOptions>) -> FieldPlan {
+    /// A field whose layout is inferred with `infer`, if given, the paths
+    /// that `bloom_filters` read in it typed whatever they cost.
+    pub(super) fn new(
+        name: String,
+        infer: Option<&InferOptions>,
+        bloom_filters: &[String],
+    ) -> FieldPlan {
         let alternative = infer
             .filter(|o| o.preset() == Preset::Default)
             .map(|o| SchemaInferrer::new(o.clone().with_preset(Preset::Spark)));
+        let typed = bloom_filter_paths(&name, bloom_filters);
         FieldPlan {
+            inferrer: infer.map(|o| SchemaInferrer::new(o.clone().with_typed_paths(typed))),
             name,
             kinds: Kinds::default(),
-            inferrer: infer.map(|o| SchemaInferrer::new(o.clone())),
             alternative,
         }
     }
@@ -166,6 +173,8 @@ impl FieldPlan {
         let (Some(spark), Some(shred_sample)) = (&self.alternative, shred_sample) else {
             return Ok(ours);
         };
+        // Paths asked for typed are in ours alone.
+        let alternatives = inferrer.options().typed_paths().is_empty();
         let write_file = |plan: &LayoutPlan, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
@@ -185,7 +194,7 @@ impl FieldPlan {
         let write_sample = |plan: &LayoutPlan| write_file(plan, shred_sample(&plan.schema)?);
         let clearly_smaller = |a: u64, b: u64| (a as f64) < CLEARLY_SMALLER * b as f64;
         let theirs = spark.plan();
-        let (chosen, written) = if theirs.schema == ours.schema {
+        let (chosen, written) = if !alternatives || theirs.schema == ours.schema {
             (ours, None)
         } else {
             // Side by side: on small inputs, which the sample holds whole,
@@ -207,7 +216,7 @@ impl FieldPlan {
                 (ours, Some(ours_file))
             }
         };
-        if chosen.schema == ShreddingSchema::Variant {
+        if chosen.schema == ShreddingSchema::Variant || !alternatives {
             return Ok(chosen);
         }
         let unshredded = shred_sample(&ShreddingSchema::Variant)?;
@@ -338,7 +347,11 @@ fn append_field_of(
 
 /// Adds the top-level keys of a JSON object line not yet known to
 /// `fields`, in the order the line has them: columns come in input order.
-fn record_key_order(text: &[u8], fields: &mut Vec<FieldPlan>, infer: Option<&InferOptions>) {
+fn record_key_order(
+    text: &[u8],
+    fields: &mut Vec<FieldPlan>,
+    field_plan: &dyn Fn(String) -> FieldPlan,
+) {
     // Skipping values classifies no number.
     let mut reader = JsonReader::new(text, InexactNumbers::default());
     if reader.peek().ok() != Some(Peek::Object) {
@@ -347,7 +360,7 @@ fn record_key_order(text: &[u8], fields: &mut Vec<FieldPlan>, infer: Option<&Inf
     let mut key = reader.first_key().ok().flatten().map(str::to_owned);
     while let Some(k) = key {
         if !fields.iter().any(|f| f.name == k) {
-            fields.push(FieldPlan::new(k, infer));
+            fields.push(field_plan(k));
         }
         if reader
             .skip_value(1, crate::variant::DEFAULT_MAX_DEPTH)
@@ -378,6 +391,24 @@ pub(super) struct Plan {
 }
 
 /// Looks at the sample and chooses every column.
+/// The paths of Variant column `column` that `bloom_filters` read (`$.a`
+/// in any Variant column, `column.a` in that one), which inference types
+/// whatever they cost. Paths that do not parse are left to the error that
+/// the bloom filter's leaf gives.
+fn bloom_filter_paths(column: &str, bloom_filters: &[String]) -> Vec<VariantPath> {
+    bloom_filters
+        .iter()
+        .filter_map(|path| {
+            let in_column = match path.strip_prefix(column) {
+                Some(rest) if rest.starts_with(['.', '[']) => rest,
+                _ if path.starts_with('$') => path.as_str(),
+                _ => return None,
+            };
+            VariantPath::parse(in_column).ok()
+        })
+        .collect()
+}
+
 pub(super) fn plan_columns(
     lines: &Lines,
     options: &EncodeOptions,
@@ -393,8 +424,9 @@ pub(super) fn plan_columns(
     let mut fields: Vec<FieldPlan> = Vec::new();
     let mut measured = MeasuredRows::default();
     let split = !options.variant_fields.is_empty();
+    let field_plan = |name: String| FieldPlan::new(name, infer, &options.bloom_filters);
     if !split {
-        fields.push(FieldPlan::new(DEFAULT_COLUMN.into(), infer));
+        fields.push(field_plan(DEFAULT_COLUMN.into()));
     }
     for (line, text) in lines.iter() {
         builder.reset();
@@ -415,12 +447,12 @@ pub(super) fn plan_columns(
             continue;
         };
         measured.push(text);
-        record_key_order(text, &mut fields, infer);
+        record_key_order(text, &mut fields, &field_plan);
         for (name, value) in object.iter() {
             let i = match fields.iter().position(|f| f.name == name) {
                 Some(i) => i,
                 None => {
-                    fields.push(FieldPlan::new(name.to_string(), infer));
+                    fields.push(field_plan(name.to_string()));
                     fields.len() - 1
                 }
             };
@@ -442,7 +474,7 @@ pub(super) fn plan_columns(
     let mut unsampled = Vec::new();
     for name in &options.variant_fields {
         if !fields.iter().any(|f| &f.name == name) {
-            fields.push(FieldPlan::new(name.clone(), infer));
+            fields.push(field_plan(name.clone()));
             unsampled.push(name.clone());
         }
     }

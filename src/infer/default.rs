@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use super::stats::{Class, ClassStats, Node, Presence, Stats};
 use super::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, MOSTLY_DISTINCT, min_count};
+use crate::path::PathSegment;
 use crate::shred::ShreddingSchema;
 
 /// Fixed bytes a Parquet leaf column costs per row group (its column chunk
@@ -207,7 +208,29 @@ struct Planner<'a> {
     keep: Option<&'a HashSet<Path>>,
 }
 
+/// The gain given a leaf on a path asked for typed
+/// ([`InferOptions::with_typed_paths`]): more than any sample's bytes, so
+/// that it and the groups holding it are shredded and kept within the
+/// column budget.
+const ASKED_FOR_GAIN: f64 = 1e15;
+
 impl Planner<'_> {
+    /// Whether `path` is a path asked for typed, or with `or_above`, leads
+    /// to one.
+    fn asked_for(&self, path: &Path, or_above: bool) -> bool {
+        self.options.typed_paths().iter().any(|typed| {
+            let segments = typed.segments();
+            let length_fits = match or_above {
+                true => segments.len() >= path.len(),
+                false => segments.len() == path.len(),
+            };
+            length_fits
+                && path.iter().zip(segments).all(|(step, segment)| {
+                    matches!((step, segment), (Step::Field(a), PathSegment::Field(b)) if a == b)
+                })
+        })
+    }
+
     /// Plans `node` at `slot`, whether or not it pays; adds each typed
     /// scalar leaf of the plan and its gain to `leaves`. `None`: the slot
     /// cannot be typed (no majority class, a map, no typed field).
@@ -276,8 +299,12 @@ impl Planner<'_> {
         let (encoding, data, plain) = priced_values(best, &storage);
         let levels = slot.typed_levels(node, best.count as f64);
         let bytes = data + levels;
-        let gain = best.bytes as f64 - bytes
-            + self.group_gain(node, best, slot, best.count as f64, 0.0, 2.0);
+        let gain = if self.asked_for(path, false) {
+            ASKED_FOR_GAIN
+        } else {
+            best.bytes as f64 - bytes
+                + self.group_gain(node, best, slot, best.count as f64, 0.0, 2.0)
+        };
         leaves.push(PricedLeaf {
             path: path.clone(),
             gain,
@@ -313,11 +340,12 @@ impl Planner<'_> {
         let mut candidates = Vec::new();
         for name in names {
             let child = &node.children[name];
-            if child.count < min_occurrences {
+            path.push(Step::Field(name.clone()));
+            if child.count < min_occurrences && !self.asked_for(path, true) {
+                path.pop();
                 continue;
             }
             let mut field_leaves = Vec::new();
-            path.push(Step::Field(name.clone()));
             let planned = self.slot(child, &field_slot, path, &mut field_leaves);
             path.pop();
             if let Some(p) = planned {

@@ -234,6 +234,7 @@ mod stats;
 pub use spark_type::SparkType;
 pub(crate) use stats::Distinct;
 
+use crate::path::VariantPath;
 use crate::shred::{ShredPolicy, ShreddingSchema};
 use crate::variant::VariantRef;
 
@@ -382,6 +383,7 @@ pub struct InferOptions {
     max_depth: usize,
     min_type_share: f64,
     max_tracked_paths: usize,
+    typed_paths: Vec<VariantPath>,
 }
 
 impl Default for InferOptions {
@@ -403,6 +405,7 @@ impl InferOptions {
             max_depth: 50,
             min_type_share: 0.75,
             max_tracked_paths: 50_000,
+            typed_paths: Vec::new(),
         }
     }
 
@@ -460,6 +463,20 @@ impl InferOptions {
         self
     }
 
+    /// [`Preset::Default`] only: paths of object fields (`$.user.id`) to
+    /// shred to a typed column whatever they cost, wherever the sample
+    /// holds values of one type for them, however rare (a path read by
+    /// a bloom filter needs one); with them, the layout is this preset's
+    /// own, not one measured against it (unshredded, or the Spark
+    /// preset's).
+    pub fn with_typed_paths(
+        mut self,
+        paths: impl IntoIterator<Item = VariantPath>,
+    ) -> InferOptions {
+        self.typed_paths = paths.into_iter().collect();
+        self
+    }
+
     /// The rules to apply.
     pub fn preset(&self) -> Preset {
         self.preset
@@ -493,6 +510,11 @@ impl InferOptions {
     /// The most distinct paths tracked.
     pub fn max_tracked_paths(&self) -> usize {
         self.max_tracked_paths
+    }
+
+    /// The paths shredded whatever they cost.
+    pub fn typed_paths(&self) -> &[VariantPath] {
+        &self.typed_paths
     }
 }
 

@@ -533,6 +533,44 @@ fn where_compares_a_date_or_timestamp_read_with_an_iso_string() {
     assert!(stderr(&bad).contains(r#"invalid filter: "$.ts as date > \"3/2/2024\"" at character 16: "3/2/2024" is not a date"#), "{}", stderr(&bad));
 }
 
+/// `auto` shreds a path a bloom filter reads even where shredding does
+/// not pay (five rows, which it leaves unshredded otherwise): the filter
+/// was refused as "not shredded".
+#[test]
+fn a_bloom_filter_path_is_shredded_by_auto_whatever_it_costs() {
+    let dir = tempfile::tempdir().unwrap();
+    for output in [&["e.parquet"][..], &["ds", "--max-file-rows", "2"]] {
+        let args = [
+            &["encode", EVENTS][..],
+            output,
+            &["--bloom-filter", "$.user.id"],
+        ]
+        .concat();
+        let out = vshred_in(dir.path(), &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    for input in ["e.parquet", "ds"] {
+        // Within the statistics of the row group that holds u-03 and u-17
+        // (in either file), ruled out by its bloom filter.
+        let get = vshred_in(
+            dir.path(),
+            &[
+                "get",
+                input,
+                "$.id",
+                "--where",
+                r#"$.user.id == "u-10""#,
+                "--stats",
+            ],
+        );
+        assert!(
+            stdout(&get).is_empty() && stderr(&get).contains(" by statistics, 1 by bloom filters"),
+            "{input}: {}",
+            stderr(&get)
+        );
+    }
+}
+
 #[test]
 fn get_stats_counts_in_the_singular_when_one() {
     let dir = tempfile::tempdir().unwrap();
