@@ -698,3 +698,36 @@ fn a_row_group_is_cut_at_its_bytes_before_its_rows() {
     let cut = row_groups(1 << 20);
     assert!((3..=8).contains(&cut), "{cut} row groups");
 }
+
+/// A Variant column's values counted as arrays, before writing, are what
+/// its file's statistics count: values under a null object, list or row,
+/// or in an empty list, are not counted.
+#[test]
+fn typed_values_counted_on_arrays_are_those_of_the_written_file() {
+    let schema: ShreddingSchema =
+        r#"{"f0":"int64","nested":{"a":"int64"},"tags":["string"],"items":[{"k":"int64"}]}"#
+            .parse()
+            .unwrap();
+    let rows = ROWS.iter().map(|r| r.to_string()).chain([
+        r#"{"items":[{"k":1},{"k":"x"},null,{}],"tags":[]}"#.to_string(),
+        r#"{"items":null,"nested":null,"tags":["a","b","c"]}"#.to_string(),
+        r#"{"items":[],"f0":null}"#.to_string(),
+    ]);
+    let rows: Vec<String> = rows.collect();
+    let mut shredder = Shredder::new(&schema);
+    for row in &rows {
+        shredder.append_json(row.as_bytes()).unwrap();
+    }
+    shredder.append_null();
+    let column = shredder.finish();
+    let counted = vshred::parquet::TypedValues::of_variant_arrays([&column]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.parquet");
+    write_one_batch(&path, &schema, rows);
+    let file = vshred::parquet::ParquetFile::open(&path).unwrap();
+    let written = vshred::parquet::TypedValues::of_leaves(&file.leaf_sizes()).unwrap();
+    // The file has no SQL NULL row: the array's last row is one, and adds
+    // nothing.
+    assert_eq!(counted, written);
+    assert!(counted.typed > 0 && counted.residual > 0, "{counted:?}");
+}

@@ -76,8 +76,9 @@
 //!
 //! The typed share is the one `vshred report` prints and
 //! [`PartReport::typed_share`] gives (non-null values of `typed_value`
-//! leaves against those of `value` leaves), measured by writing the sample
-//! in memory with each layout, as the writer would. A field that becomes
+//! leaves against those of `value` leaves), counted on the sample shredded
+//! by each layout as the written file's statistics would count them
+//! ([`TypedValues::of_variant_arrays`]). A field that becomes
 //! common (the fresh layout gives it a column; the one in use leaves it in
 //! the residual) and a field whose type changes (its values go to `value`)
 //! both lower the share of the layout in use. A field that disappears does
@@ -95,6 +96,7 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
+use arrow::array::AsArray;
 use arrow::datatypes::{DataType, Field};
 
 use super::lines::{LineTallies, Lines, Source};
@@ -106,7 +108,7 @@ use crate::dataset::Dataset;
 use crate::dataset::schema::{ColumnType, normalized};
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{Claim, DatasetFiles, Output};
-use crate::parquet::{ColumnSpec, ParquetWriter, WriteSummary, encode_in_memory, open_output};
+use crate::parquet::{ColumnSpec, ParquetWriter, TypedValues, WriteSummary, open_output};
 use crate::shred::ShreddingSchema;
 
 /// How much more of a file's sample (as a share of its values, 0.05 = 5
@@ -532,8 +534,13 @@ fn typed_share_on(
             return Ok(None);
         }
     }
-    let file = encode_in_memory(columns, encoder.finish(), &options.write)?;
-    Ok(Some(file.typed_values.map_or(0.0, |v| v.share())))
+    let arrays = encoder.finish();
+    let variants = columns
+        .iter()
+        .zip(&arrays)
+        .filter(|(column, _)| matches!(column, ColumnSpec::Variant { .. }))
+        .filter_map(|(_, array)| array.as_struct_opt());
+    Ok(Some(TypedValues::of_variant_arrays(variants).share()))
 }
 
 #[cfg(test)]

@@ -18,7 +18,9 @@ use ::parquet::basic::LogicalType;
 use ::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 use ::parquet::file::reader::Length;
 use ::parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
-use arrow::datatypes::{Schema, SchemaRef};
+use arrow::array::{Array, AsArray, BooleanBufferBuilder, StructArray};
+use arrow::buffer::BooleanBuffer;
+use arrow::datatypes::{DataType, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::arrow_hint::readable_hint;
@@ -198,6 +200,64 @@ impl TypedValues {
             *count += leaf.values - leaf.nulls?;
         }
         Some(values)
+    }
+
+    /// Counted over Variant columns as arrays, before they are written:
+    /// what their file's statistics will count (a value under a null
+    /// object, list or row is not one). How a dataset weighs a layout on a
+    /// file's sample without writing it.
+    pub fn of_variant_arrays<'a>(
+        columns: impl IntoIterator<Item = &'a StructArray>,
+    ) -> TypedValues {
+        let mut values = TypedValues::default();
+        for column in columns {
+            values.count_present(column, None, "");
+        }
+        values
+    }
+
+    /// Adds the values of the leaves under `array` (the field `name` of its
+    /// parent) that are defined where `present` (`None`: everywhere).
+    fn count_present(&mut self, array: &dyn Array, present: Option<&BooleanBuffer>, name: &str) {
+        let defined: Option<BooleanBuffer> = match (present, array.logical_nulls()) {
+            (None, None) => None,
+            (Some(p), None) => Some(p.clone()),
+            (None, Some(own)) => Some(own.inner().clone()),
+            (Some(p), Some(own)) => Some(p & own.inner()),
+        };
+        match array.data_type() {
+            DataType::Struct(fields) => {
+                for (field, child) in fields.iter().zip(array.as_struct().columns()) {
+                    self.count_present(child.as_ref(), defined.as_ref(), field.name());
+                }
+            }
+            DataType::List(_) => {
+                let list = array.as_list::<i32>();
+                let offsets = list.value_offsets();
+                let mut elements = BooleanBufferBuilder::new(list.values().len());
+                elements.append_n(list.values().len(), false);
+                for i in 0..list.len() {
+                    if defined.as_ref().is_none_or(|d| d.value(i)) {
+                        for at in offsets[i] as usize..offsets[i + 1] as usize {
+                            elements.set_bit(at, true);
+                        }
+                    }
+                }
+                let elements = elements.finish();
+                self.count_present(list.values().as_ref(), Some(&elements), "");
+            }
+            _ => {
+                let count = match &defined {
+                    None => array.len(),
+                    Some(d) => d.count_set_bits(),
+                } as u64;
+                match name {
+                    "typed_value" => self.typed += count,
+                    "value" => self.residual += count,
+                    _ => {}
+                }
+            }
+        }
     }
 
     /// The share of the values stored in `typed_value`, from 0 to 1 (0

@@ -353,15 +353,13 @@ pub(crate) struct InMemoryFile {
     /// and the footer, whose entries per leaf weigh on a sample of a few
     /// thousand rows far more than in a file of many rows.
     pub(crate) column_bytes: u64,
-    /// Where its Variant values went.
-    pub(crate) typed_values: Option<TypedValues>,
     /// Its leaves.
     pub(crate) leaves: Vec<LeafSize>,
 }
 
 /// The file that `columns` (one array per column) make when written, in
 /// memory, as [`ParquetWriter`] would: how inference compares layouts on
-/// its sample, and datasets check that a layout still fits.
+/// its sample.
 pub(crate) fn encode_in_memory(
     columns: &[ColumnSpec],
     arrays: Vec<ArrayRef>,
@@ -381,7 +379,6 @@ pub(crate) fn encode_in_memory(
     Ok(InMemoryFile {
         bytes: writer.bytes_written() as u64,
         column_bytes: leaves.iter().map(|leaf| leaf.compressed).sum(),
-        typed_values: variant_values(&leaves, columns),
         leaves,
     })
 }
