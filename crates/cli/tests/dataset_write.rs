@@ -465,6 +465,53 @@ fn lines_that_are_all_bad_make_no_file() {
     assert!(!dir.path().join("bad").exists());
 }
 
+/// A part whose lines are all bad, after one whose layout writes a string
+/// leaf of distinct values without a dictionary: the writer measured that
+/// leaf on the bad part's sample, which had no row, and panicked.
+#[test]
+fn a_bad_part_after_distinct_strings_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let distinct = |from: u64| -> String {
+        (from..from + 100)
+            .map(|i| {
+                format!(
+                    "{{\"s\":\"{:016x}\"}}\n",
+                    i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                )
+            })
+            .collect()
+    };
+    let text = distinct(0) + &"bad\n".repeat(100) + &distinct(100);
+    std::fs::write(dir.path().join("in.jsonl"), &text).unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "encode",
+            "in.jsonl",
+            "out",
+            "--max-file-rows",
+            "100",
+            "--skip-bad-lines",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("skipped 100 bad lines"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        names(&dir.path().join("out")),
+        ["part-00000.parquet", "part-00001.parquet"]
+    );
+    let good: String = text
+        .lines()
+        .filter(|l| *l != "bad")
+        .map(|l| format!("{{\"v\":{l}}}\n"))
+        .collect();
+    assert_eq!(cat(dir.path(), "out"), good);
+}
+
 /// SIGTERM while the second file is being written: the first stays, the
 /// second's temporary file goes, and stderr says what is left.
 #[test]
