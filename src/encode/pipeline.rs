@@ -195,18 +195,21 @@ pub(super) fn write_lines(
         })();
         // Closing the channels stops the encoders and then the writer.
         drop(encoders);
-        let mut joined = Ok(());
+        // A thread's panic is a bug: raised again here, it reaches the
+        // caller with its message (the CLI reports it as an internal error).
         for handle in handles {
-            if handle.join().is_err() {
-                joined = Err(panicked("an encoding thread"));
+            if let Err(panic) = handle.join() {
+                std::panic::resume_unwind(panic);
             }
         }
         drop(batches);
-        let writer = writing.join().map_err(|_| panicked("the writer thread"))?;
+        let writer = writing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         // The writer's error comes from an earlier line than a read error.
         // An error drops the writer, which removes its temporary file.
         let (writer, counted, count, rows) = writer?;
-        read.and(joined)?;
+        read?;
         Ok::<_, Error>((writer, counted, count, rows, forwarded, reused))
     })?;
     tallies.merge(counted);
