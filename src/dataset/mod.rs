@@ -126,7 +126,7 @@ pub struct DatasetStats {
     pub files: usize,
     /// Files of which no row group was read (their footers ruled them out).
     pub files_skipped: usize,
-    /// Row groups, rows and pages, summed; warnings, each once.
+    /// Row groups, rows and pages, summed; the warnings every file gives.
     pub read: ReadStats,
 }
 

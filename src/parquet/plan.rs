@@ -36,9 +36,18 @@ pub struct ScanPlan {
 }
 
 impl ReadStats {
-    /// Adds what another read read (of another file of a dataset); each
-    /// warning is kept once.
+    /// Adds what another read read (of another file of a dataset). A
+    /// warning is kept only if every read of row groups gives it: that no
+    /// row of one file can pass a filter says nothing of the dataset, whose
+    /// other files may store the path's values as another type.
     pub fn add(&mut self, other: ReadStats) {
+        if other.row_groups > 0 {
+            if self.row_groups == 0 {
+                self.warnings = other.warnings;
+            } else {
+                self.warnings.retain(|w| other.warnings.contains(w));
+            }
+        }
         self.row_groups += other.row_groups;
         self.row_groups_read += other.row_groups_read;
         self.rows_read += other.rows_read;
@@ -48,11 +57,6 @@ impl ReadStats {
         self.skipped_by_page_index += other.skipped_by_page_index;
         self.skipped_by_runtime_filter += other.skipped_by_runtime_filter;
         self.bytes_read += other.bytes_read;
-        for warning in other.warnings {
-            if !self.warnings.contains(&warning) {
-                self.warnings.push(warning);
-            }
-        }
     }
 }
 

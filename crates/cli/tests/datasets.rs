@@ -278,3 +278,49 @@ fn the_readme_shows_what_dataset_commands_print() {
         2
     );
 }
+
+/// "No row can pass" is said of a dataset only when every file says it:
+/// one file storing `code` as numbers and another as strings each rule out
+/// one kind of literal, and the dataset neither.
+#[test]
+fn a_filter_is_warned_about_only_when_no_file_can_pass_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("w")).unwrap();
+    let lines = |code: &dyn Fn(i64) -> String| -> String {
+        (0..300)
+            .map(|i| format!("{{\"code\":{}}}\n", code(i)))
+            .collect()
+    };
+    encoded(dir.path(), "w/a.parquet", &lines(&|i| i.to_string()), &[]);
+    encoded(
+        dir.path(),
+        "w/b.parquet",
+        &lines(&|i| format!("\"E{i}\"")),
+        &[],
+    );
+    for (filter, found) in [
+        ("$.code == 250", "250\n"),
+        (r#"$.code == "E250""#, "\"E250\"\n"),
+    ] {
+        let out = vshred_in(dir.path(), &["get", "w", "$.code", "--where", filter]);
+        assert_eq!((stdout(&out), stderr(&out)), (found, ""), "{filter}");
+    }
+    // Both files of numbers: a string can match no row of either.
+    std::fs::remove_file(dir.path().join("w/b.parquet")).unwrap();
+    encoded(
+        dir.path(),
+        "w/c.parquet",
+        &lines(&|i| (i + 300).to_string()),
+        &[],
+    );
+    let out = vshred_in(
+        dir.path(),
+        &["get", "w", "$.code", "--where", r#"$.code == "E250""#],
+    );
+    assert!(
+        stdout(&out).is_empty()
+            && stderr(&out).contains(r#"warning: no row can pass `$.code == "E250"`"#),
+        "{}",
+        stderr(&out)
+    );
+}
