@@ -98,6 +98,11 @@ pub(crate) fn not_json_lines_hint(
     first: bool,
 ) -> Option<&'static str> {
     let text = text.trim_ascii();
+    // Pretty-printers break lines after an opening bracket, a comma or a
+    // colon; a line cut short elsewhere (`{"id": 1, "level": "INFO"`) is
+    // a record cut short, not a document spread over lines.
+    let continues = text.last().is_some_and(|b| b"{[,:".contains(b));
+    let cut_short = cut_short && continues;
     if cut_short && first && text.starts_with(b"[") {
         return Some(
             "the input must be JSON Lines, one JSON value per line; this looks like a JSON array over many lines (`jq -c '.[]' in.json` writes its elements as JSON Lines)",

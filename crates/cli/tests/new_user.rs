@@ -298,6 +298,20 @@ fn a_last_line_cut_short_gets_no_hint() {
         stderr(&out),
         "vshred: in.jsonl: invalid JSON at row 1, line 3, column 6 (byte 14): unexpected end of input, expected a JSON value\n"
     );
+    // So is a first line cut short after a value: pretty-printed JSON
+    // breaks lines after `{`, `[`, `,` or `:`.
+    std::fs::write(
+        dir.path().join("in.jsonl"),
+        "{\"id\": 1, \"level\": \"INFO\"\n{\"id\": 2}\n",
+    )
+    .unwrap();
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "out.parquet"]);
+    assert!(
+        stderr(&out).starts_with("vshred: in.jsonl: invalid JSON at row 0, line 1,")
+            && !stderr(&out).contains("looks like"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
