@@ -236,8 +236,13 @@ fn check(expr: &Expr, schema: &DFSchema) -> Result<()> {
         Expr::SetComparison(SetComparison {
             expr, subquery, op, ..
         }) => return check_subquery(&format!("{op} ANY or ALL"), expr, subquery, schema),
-        Expr::ScalarFunction(f) if matches!(f.name(), "nullif" | "greatest" | "least") => {
+        Expr::ScalarFunction(f) if COMPARING_FUNCTIONS.contains(&f.name()) => {
             (f.name().into(), f.args.iter().collect())
+        }
+        // A map's keys are compared with the key looked up; its values are
+        // not compared.
+        Expr::ScalarFunction(f) if f.name() == "map_extract" => {
+            (f.name().into(), f.args.iter().skip(1).collect())
         }
         Expr::AggregateFunction(AggregateFunction { func, params }) => {
             let name = func.name();
@@ -259,6 +264,33 @@ fn check(expr: &Expr, schema: &DFSchema) -> Result<()> {
         None => Ok(()),
     }
 }
+
+/// The scalar functions that compare their arguments, or the elements of
+/// lists (or a map's keys) with each other or with a value: by bytes,
+/// when they are Variants.
+const COMPARING_FUNCTIONS: [&str; 21] = [
+    "nullif",
+    "greatest",
+    "least",
+    "array_has",
+    "array_has_all",
+    "array_has_any",
+    "array_position",
+    "array_positions",
+    "array_remove",
+    "array_remove_n",
+    "array_remove_all",
+    "array_replace",
+    "array_replace_n",
+    "array_replace_all",
+    "array_distinct",
+    "array_union",
+    "array_intersect",
+    "array_except",
+    "array_sort",
+    "array_min",
+    "array_max",
+];
 
 /// The aggregates that order their arguments (`min`, `max`) or count
 /// the distinct ones: by bytes, as `GROUP BY` would.

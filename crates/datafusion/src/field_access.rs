@@ -1,17 +1,14 @@
-//! `s['a']`, a struct's field by name, read as `s.a` is (`get_field`):
-//! DataFusion plans brackets through its nested functions, which this
-//! build leaves out, and refused them naming its own internals. A list's
-//! element by index (`l[1]`, `l[1:2]`) is refused, naming what reads one,
-//! and so is a Variant's field by name (`v['a']` would read the struct
-//! that holds the Variant, its `metadata` bytes or nothing), naming
-//! `variant_get`.
+//! `v['a']` on a Variant is refused, naming `variant_get`: brackets would
+//! read the struct that holds the Variant (its `metadata` bytes, or a
+//! field it does not have). Other brackets, a struct's field (`s['a']`)
+//! and a list's elements (`l[1]`, `l[1:2]`), are DataFusion's own.
 
 use datafusion::common::{DFSchema, Result, plan_err};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawFieldAccessExpr};
-use datafusion::logical_expr::{Expr, ExprSchemable, GetFieldAccess};
+use datafusion::logical_expr::{ExprSchemable, GetFieldAccess};
 use vshred::parquet::is_variant_field;
 
-/// Plans `s['a']` as `get_field(s, 'a')` and refuses `l[i]`.
+/// Refuses `v['a']` on a Variant; leaves other brackets to DataFusion.
 #[derive(Debug)]
 pub struct FieldAccess;
 
@@ -25,7 +22,7 @@ impl ExprPlanner for FieldAccess {
             .expr
             .to_field(schema)
             .is_ok_and(|(_, field)| is_variant_field(&field));
-        match expr.field_access {
+        match &expr.field_access {
             GetFieldAccess::NamedStructField { name } if variant => {
                 let name = name.try_as_str().flatten().unwrap_or_default();
                 plan_err!(
@@ -33,13 +30,7 @@ impl ExprPlanner for FieldAccess {
                     expr.expr
                 )
             }
-            GetFieldAccess::NamedStructField { name } => Ok(PlannerResult::Planned(
-                datafusion::functions::core::get_field()
-                    .call(vec![expr.expr, Expr::Literal(name, None)]),
-            )),
-            GetFieldAccess::ListIndex { .. } | GetFieldAccess::ListRange { .. } => plan_err!(
-                "a list's elements by index ([1], [1:2]) are not in this build of vshred sql; of a Variant, variant_get(v, '$.tags[0]', 'string') reads one"
-            ),
+            _ => Ok(PlannerResult::Original(expr)),
         }
     }
 }

@@ -68,6 +68,7 @@ use datafusion::catalog::DynamicFileCatalog;
 use datafusion::catalog::UrlTableFactory;
 use datafusion::datasource::dynamic_file::DynamicListTableFactory;
 use datafusion::execution::{FunctionRegistry, SessionStateBuilder};
+use datafusion::logical_expr::planner::ExprPlanner;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_session::SessionStore;
 
@@ -119,12 +120,20 @@ pub fn context_with(
     {
         joins.hash_join_inlist_pushdown_max_distinct_values = RUNTIME_FILTER_KEYS;
     }
-    let mut state = customize(
-        SessionStateBuilder::new()
-            .with_config(config)
-            .with_default_features(),
-    )
-    .build();
+    let mut builder = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features();
+    // Ahead of DataFusion's own, which plan comparisons and brackets on a
+    // Variant as on any struct.
+    let ours: [Arc<dyn ExprPlanner>; 2] = [
+        Arc::new(compare::VariantComparisonPlanner),
+        Arc::new(field_access::FieldAccess),
+    ];
+    builder
+        .expr_planners()
+        .get_or_insert_default()
+        .splice(0..0, ours);
+    let mut state = customize(builder).build();
     for function in functions::all() {
         state
             .register_udf(function)
@@ -133,12 +142,6 @@ pub fn context_with(
     state
         .register_function_rewrite(Arc::new(cast::VariantCast))
         .expect("registering a rewrite does not fail");
-    state
-        .register_expr_planner(Arc::new(compare::VariantComparisonPlanner))
-        .expect("registering a planner does not fail");
-    state
-        .register_expr_planner(Arc::new(field_access::FieldAccess))
-        .expect("registering a planner does not fail");
     state
         .register_udaf(schema_of::schema_of_variant_agg())
         .expect("registering a function does not fail");
