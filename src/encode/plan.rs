@@ -73,7 +73,10 @@ const MIN_SAVING_PER_VALUE: u64 = 1;
 pub(super) const MEASURED_BYTES: usize = 8 << 20;
 
 /// The sample lines layouts are measured on: those read as rows, up to
-/// [`MEASURED_BYTES`] of them.
+/// [`MEASURED_BYTES`] of them. A line longer than that ends them unmeasured:
+/// measuring shreds and writes it once per layout, several copies of it in
+/// memory at once (a 71 MB line took 622 MB), to price what one row says
+/// little about.
 #[derive(Default)]
 struct MeasuredRows<'a> {
     rows: Vec<&'a [u8]>,
@@ -83,6 +86,10 @@ struct MeasuredRows<'a> {
 impl<'a> MeasuredRows<'a> {
     fn push(&mut self, text: &'a [u8]) {
         if self.bytes < MEASURED_BYTES {
+            if text.len() > MEASURED_BYTES {
+                self.bytes = MEASURED_BYTES;
+                return;
+            }
             self.bytes += text.len();
             self.rows.push(text);
         }
