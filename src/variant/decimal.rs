@@ -280,14 +280,19 @@ impl VariantDecimal {
     pub fn parse_rounded(text: &str, scale: u8) -> Option<VariantDecimal> {
         let parsed = DecimalText::parse(text)?;
         let dropped = parsed.scale - i64::from(scale);
-        if dropped <= 0 {
-            return text.parse::<VariantDecimal>().ok()?.rescale(scale);
-        }
-        // Digits past `scale` are dropped, the first of them rounding.
-        let count = parsed.digits().count() as i64;
-        let kept = usize::try_from(count - dropped).unwrap_or(0);
-        let away = count >= dropped && parsed.digits().nth(kept).is_some_and(|d| d >= 5);
-        let unscaled = parsed.unscaled(kept)? + i128::from(away);
+        let unscaled = if dropped <= 0 {
+            // Exact: the digits moved up to `scale`.
+            match parsed.unscaled(usize::MAX)? {
+                0 => 0,
+                digits => digits.checked_mul(*POW10.get(usize::try_from(-dropped).ok()?)?)?,
+            }
+        } else {
+            // Digits past `scale` are dropped, the first of them rounding.
+            let count = parsed.digits().count() as i64;
+            let kept = usize::try_from(count - dropped).unwrap_or(0);
+            let away = count >= dropped && parsed.digits().nth(kept).is_some_and(|d| d >= 5);
+            parsed.unscaled(kept)?.checked_add(i128::from(away))?
+        };
         VariantDecimal::try_new(parsed.signed(unscaled), scale).ok()
     }
 }
@@ -500,6 +505,11 @@ mod tests {
             ("x", 2, None),
             ("1.", 0, Some("1")),
             (".", 0, None),
+            ("0e2000000000", 2, Some("0.00")),
+            ("-0.000", 1, Some("0.0")),
+            // Rounding up from the largest i128: past 38 digits.
+            ("170141183460469231731687303715884105727.5", 0, None),
+            ("-170141183460469231731687303715884105727.5", 0, None),
         ] {
             assert_eq!(
                 rounded(text, scale).as_deref(),
