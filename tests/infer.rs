@@ -1554,4 +1554,18 @@ fn paths_asked_for_typed_are_shredded_whatever_they_cost() {
         infer_rows(&rows, &options),
         r#"{"rare":{"k":"int32"},"user":{"id":"string"}}"#
     );
+    // Through encode's options, with a bloom filter's path beside them.
+    let encode_options = EncodeOptions {
+        shred: ShredMode::Infer(options),
+        bloom_filters: vec!["$.user.plan".into()],
+        ..EncodeOptions::default()
+    };
+    let inferred = infer_columns(&mut lines.join("\n").as_bytes(), &encode_options).unwrap();
+    let [ColumnSpec::Variant { schema, .. }] = inferred.columns.as_slice() else {
+        panic!("{:?}", inferred.columns)
+    };
+    assert_eq!(
+        schema.to_string(),
+        r#"{"rare":{"k":"int32"},"user":{"id":"string","plan":"string"}}"#
+    );
 }

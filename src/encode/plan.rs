@@ -119,12 +119,19 @@ impl FieldPlan {
         infer: Option<&InferOptions>,
         bloom_filters: &[String],
     ) -> FieldPlan {
+        let infer = infer.map(|o| {
+            let typed = o.typed_paths().iter().cloned();
+            o.clone()
+                .with_typed_paths(typed.chain(bloom_filter_paths(&name, bloom_filters)))
+        });
+        // Paths asked for typed are in our layout alone: it is not
+        // measured against Spark's (nor against unshredded).
         let alternative = infer
-            .filter(|o| o.preset() == Preset::Default)
+            .as_ref()
+            .filter(|o| o.preset() == Preset::Default && o.typed_paths().is_empty())
             .map(|o| SchemaInferrer::new(o.clone().with_preset(Preset::Spark)));
-        let typed = bloom_filter_paths(&name, bloom_filters);
         FieldPlan {
-            inferrer: infer.map(|o| SchemaInferrer::new(o.clone().with_typed_paths(typed))),
+            inferrer: infer.map(SchemaInferrer::new),
             name,
             kinds: Kinds::default(),
             alternative,
@@ -164,7 +171,9 @@ impl FieldPlan {
     /// unshredded one cannot. The footer counts between two layouts (a
     /// wider one costs more of it) but not against shredding: on a sample
     /// it outweighs what it does in a file of many rows, and would leave a
-    /// thousand seed rows unshredded. Without inference: unshredded.
+    /// thousand seed rows unshredded. Without inference: unshredded. With
+    /// paths asked for typed (a bloom filter's), ours, unmeasured: the
+    /// others may leave those paths in `value`.
     ///
     /// `shred_sample` shreds the measured sample rows by a layout, as they
     /// will be written (`None`: nothing to measure, ours stays).
@@ -180,8 +189,6 @@ impl FieldPlan {
         let (Some(spark), Some(shred_sample)) = (&self.alternative, shred_sample) else {
             return Ok(ours);
         };
-        // Paths asked for typed are in ours alone.
-        let alternatives = inferrer.options().typed_paths().is_empty();
         let write_file = |plan: &LayoutPlan, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
@@ -201,7 +208,7 @@ impl FieldPlan {
         let write_sample = |plan: &LayoutPlan| write_file(plan, shred_sample(&plan.schema)?);
         let clearly_smaller = |a: u64, b: u64| (a as f64) < CLEARLY_SMALLER * b as f64;
         let theirs = spark.plan();
-        let (chosen, written) = if !alternatives || theirs.schema == ours.schema {
+        let (chosen, written) = if theirs.schema == ours.schema {
             (ours, None)
         } else {
             // Side by side: on small inputs, which the sample holds whole,
@@ -223,7 +230,7 @@ impl FieldPlan {
                 (ours, Some(ours_file))
             }
         };
-        if chosen.schema == ShreddingSchema::Variant || !alternatives {
+        if chosen.schema == ShreddingSchema::Variant {
             return Ok(chosen);
         }
         let unshredded = shred_sample(&ShreddingSchema::Variant)?;
@@ -397,7 +404,6 @@ pub(super) struct Plan {
     pub(super) unsampled: Vec<String>,
 }
 
-/// Looks at the sample and chooses every column.
 /// The paths of Variant column `column` that `bloom_filters` read (`$.a`
 /// in any Variant column, `column.a` in that one), which inference types
 /// whatever they cost. Paths that do not parse are left to the error that
@@ -416,6 +422,7 @@ fn bloom_filter_paths(column: &str, bloom_filters: &[String]) -> Vec<VariantPath
         .collect()
 }
 
+/// Looks at the sample and chooses every column.
 pub(super) fn plan_columns(
     lines: &Lines,
     options: &EncodeOptions,

@@ -232,7 +232,6 @@ impl<'t> Parser<'t> {
         Ok(schema)
     }
 
-    /// A JSON scalar; `None` for `null`.
     /// A literal compared with `operand`: a string compared with a path
     /// read as a date or timestamp is converted as the path's values are
     /// (`"2024-03-01"` as `timestamp` is midnight UTC), so that it compares
@@ -269,6 +268,7 @@ impl<'t> Parser<'t> {
         }
     }
 
+    /// A JSON scalar; `None` for `null`.
     fn literal(&mut self) -> Result<Option<Literal>> {
         self.skip_space();
         let rest = self.rest();
