@@ -1233,8 +1233,9 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
         None => is_parquet_file_or_dataset(first)?,
     };
     let report = if first_is_parquet {
-        // Parquet from a stream is measured from a file of its bytes.
-        let copies = tempfile::tempdir()?;
+        // Parquet from a stream is measured from a file of its bytes, each
+        // in a directory of its own (two pipes may have one name).
+        let mut copies = None;
         let mut first_streamed = first_streamed;
         let mut files = Vec::with_capacity(args.inputs.len());
         for (i, input) in args.inputs.iter().enumerate() {
@@ -1251,7 +1252,13 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
                 Some(name) => name.to_string_lossy().into_owned(),
                 None => format!("input-{i}"),
             };
-            let copy = copies.path().join(format!("{name}.parquet"));
+            let dir = match &copies {
+                Some(dir) => dir,
+                None => copies.insert(tempfile::tempdir()?),
+            };
+            let own = dir.path().join(i.to_string());
+            std::fs::create_dir(&own)?;
+            let copy = own.join(format!("{name}.parquet"));
             std::fs::write(&copy, bytes).context(&copy)?;
             files.push(copy);
         }

@@ -168,4 +168,43 @@ fn a_pipe_or_standard_input_is_reported_whole() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // Two pipes of one name, each its own file: the second replaced the
+    // first's copy, and both rows measured it.
+    std::fs::write(dir.path().join("two.jsonl"), "{\"a\":1}\n{\"a\":2}\n").unwrap();
+    let encoded = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["encode", "two.jsonl", "two.parquet"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(encoded.status.success());
+    let mut writers = Vec::new();
+    for (sub, file) in [("a", "seed.parquet"), ("b", "two.parquet")] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+        let fifo = dir.path().join(sub).join("in.fifo");
+        assert!(
+            Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let bytes = std::fs::read(dir.path().join(file)).unwrap();
+        writers.push(std::thread::spawn(move || std::fs::write(fifo, bytes)));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--runs", "1", "a/in.fifo", "b/in.fifo"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    for writer in writers {
+        writer.join().unwrap().unwrap();
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let sizes: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("| in.fifo.parquet |"))
+        .take(2)
+        .map(|l| l.split('|').nth(2).unwrap().trim())
+        .collect();
+    assert!(sizes.len() == 2 && sizes[0] != sizes[1], "{text}");
 }
