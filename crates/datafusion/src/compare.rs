@@ -239,10 +239,11 @@ fn check(expr: &Expr, schema: &DFSchema) -> Result<()> {
         Expr::ScalarFunction(f) if COMPARING_FUNCTIONS.contains(&f.name()) => {
             (f.name().into(), f.args.iter().collect())
         }
-        // A map's keys are compared with the key looked up; its values are
+        // A map's keys are compared with each other when it is made (to
+        // refuse duplicates), and so with a key looked up; its values are
         // not compared.
-        Expr::ScalarFunction(f) if f.name() == "map_extract" => {
-            (f.name().into(), f.args.iter().skip(1).collect())
+        Expr::ScalarFunction(f) if f.name() == "map" => {
+            (f.name().into(), f.args.iter().take(1).collect())
         }
         Expr::AggregateFunction(AggregateFunction { func, params }) => {
             let name = func.name();
