@@ -3,7 +3,7 @@
 use std::fs::File;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, StringArray};
+use arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Encoding, LogicalType, Type as PhysicalType};
@@ -723,11 +723,21 @@ fn typed_values_counted_on_arrays_are_those_of_the_written_file() {
     let counted = vshred::parquet::TypedValues::of_variant_arrays([&column]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v.parquet");
-    write_one_batch(&path, &schema, rows);
+    write_one_batch(&path, &schema, rows.iter().cloned());
     let file = vshred::parquet::ParquetFile::open(&path).unwrap();
     let written = vshred::parquet::TypedValues::of_leaves(&file.leaf_sizes()).unwrap();
     // The file has no SQL NULL row: the array's last row is one, and adds
     // nothing.
     assert_eq!(counted, written);
     assert!(counted.typed > 0 && counted.residual > 0, "{counted:?}");
+    // A slice, whose lists' offsets do not start at 0, counts its rows.
+    let sliced = column.slice(1, column.len() - 2);
+    let path = dir.path().join("sliced.parquet");
+    write_one_batch(&path, &schema, rows[1..].iter().cloned());
+    let file = vshred::parquet::ParquetFile::open(&path).unwrap();
+    let written = vshred::parquet::TypedValues::of_leaves(&file.leaf_sizes()).unwrap();
+    assert_eq!(
+        vshred::parquet::TypedValues::of_variant_arrays([&sliced]),
+        written
+    );
 }

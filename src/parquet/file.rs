@@ -18,7 +18,9 @@ use ::parquet::basic::LogicalType;
 use ::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 use ::parquet::file::reader::Length;
 use ::parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
-use arrow::array::{Array, AsArray, BooleanBufferBuilder, StructArray};
+use arrow::array::{
+    Array, AsArray, BooleanBufferBuilder, GenericListArray, OffsetSizeTrait, StructArray,
+};
 use arrow::buffer::BooleanBuffer;
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 
@@ -231,21 +233,8 @@ impl TypedValues {
                     self.count_present(child.as_ref(), defined.as_ref(), field.name());
                 }
             }
-            DataType::List(_) => {
-                let list = array.as_list::<i32>();
-                let offsets = list.value_offsets();
-                let mut elements = BooleanBufferBuilder::new(list.values().len());
-                elements.append_n(list.values().len(), false);
-                for i in 0..list.len() {
-                    if defined.as_ref().is_none_or(|d| d.value(i)) {
-                        for at in offsets[i] as usize..offsets[i + 1] as usize {
-                            elements.set_bit(at, true);
-                        }
-                    }
-                }
-                let elements = elements.finish();
-                self.count_present(list.values().as_ref(), Some(&elements), "");
-            }
+            DataType::List(_) => self.count_elements(array.as_list::<i32>(), defined),
+            DataType::LargeList(_) => self.count_elements(array.as_list::<i64>(), defined),
             _ => {
                 let count = match &defined {
                     None => array.len(),
@@ -258,6 +247,26 @@ impl TypedValues {
                 }
             }
         }
+    }
+
+    /// Adds the values under the elements of the lists of `list` that are
+    /// defined where `defined` (`None`: everywhere).
+    fn count_elements<O: OffsetSizeTrait>(
+        &mut self,
+        list: &GenericListArray<O>,
+        defined: Option<BooleanBuffer>,
+    ) {
+        let offsets = list.value_offsets();
+        let mut elements = BooleanBufferBuilder::new(list.values().len());
+        elements.append_n(list.values().len(), false);
+        for i in 0..list.len() {
+            if defined.as_ref().is_none_or(|d| d.value(i)) {
+                for at in offsets[i].as_usize()..offsets[i + 1].as_usize() {
+                    elements.set_bit(at, true);
+                }
+            }
+        }
+        self.count_present(list.values().as_ref(), Some(&elements.finish()), "");
     }
 
     /// The share of the values stored in `typed_value`, from 0 to 1 (0

@@ -39,7 +39,9 @@ impl ReadStats {
     /// Adds what another read read (of another file of a dataset). A
     /// warning is kept only if every read of row groups gives it: that no
     /// row of one file can pass a filter says nothing of the dataset, whose
-    /// other files may store the path's values as another type.
+    /// other files may store the path's values as another type. (A file
+    /// without the path gives none, so it drops a warning that would still
+    /// hold: a warning missed, never a wrong one.)
     pub fn add(&mut self, other: ReadStats) {
         if other.row_groups > 0 {
             if self.row_groups == 0 {

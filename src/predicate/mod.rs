@@ -29,7 +29,11 @@
 //!
 //! A path may be read as a type, `$.price as int64 >= 5`: its value is
 //! converted as [`variant_get`] converts it (`1.5` is `1`, `"12"` is `12`;
-//! one that does not convert is null), as SQL's typed `variant_get` is.
+//! one that does not convert is null), as SQL's typed `variant_get` is. A
+//! string compared with a path read as `date` or a timestamp type is
+//! converted the same way and compares as an instant
+//! (`$.ts as timestamp >= "2024-03-01"`); such comparisons skip nothing by
+//! statistics.
 //!
 //! Row groups and pages are skipped by [`Predicate::may_match`]: the
 //! reader says, for each comparison, whether the statistics of its column
@@ -78,7 +82,8 @@ impl Op {
     }
 }
 
-/// The right-hand side of a comparison: a JSON scalar.
+/// The right-hand side of a comparison: a JSON scalar, or an instant
+/// that a string stands for beside a date or timestamp read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
     /// An integer, or a number with a fraction and no exponent (exact).
