@@ -230,7 +230,16 @@ pub(crate) fn normalized(data_type: &DataType) -> DataType {
         | DataType::LargeListView(e) => DataType::List(field(e, "item")),
         DataType::FixedSizeList(e, n) => DataType::FixedSizeList(field(e, "item"), *n),
         DataType::Struct(fs) => DataType::Struct(fields(fs)),
-        DataType::Map(entries, sorted) => DataType::Map(field(entries, "entries"), *sorted),
+        // Arrow's maps have entries and keys that are never null.
+        DataType::Map(entries, sorted) => match entries.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => {
+                let key = Field::new("key", normalized(kv[0].data_type()), false);
+                let value = field(&kv[1], "value");
+                let entries = DataType::Struct(Fields::from(vec![Arc::new(key), value]));
+                DataType::Map(Arc::new(Field::new("entries", entries, false)), *sorted)
+            }
+            _ => data_type.clone(),
+        },
         DataType::Dictionary(_, values) => normalized(values),
         DataType::Decimal32(p, s) | DataType::Decimal64(p, s) | DataType::Decimal256(p, s) => {
             DataType::Decimal128(*p, *s)
