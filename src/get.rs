@@ -13,7 +13,8 @@ use arrow::array::{
     Array, ArrayBuilder, ArrayRef, AsArray, BinaryBuilder, StructArray, make_array,
 };
 use arrow::buffer::NullBuffer;
-use arrow::datatypes::{DataType, Field};
+use arrow::compute::{max, max_string, min, min_string};
+use arrow::datatypes::{DataType, Decimal128Type, Field, Float64Type, Int64Type};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::path::{PathSegment, VariantPath};
@@ -601,6 +602,14 @@ enum Sum {
     Double(f64),
 }
 
+/// What a whole column folds into: its sum, its min or max (`None`: no
+/// value), or nothing left to add (a sum of doubles, added in order).
+enum Folded<'a> {
+    Sum(Sum),
+    Best(Option<VariantRef<'a>>),
+    Done,
+}
+
 impl Accumulator {
     /// An empty accumulator.
     pub fn new(aggregate: Aggregate) -> Accumulator {
@@ -622,8 +631,9 @@ impl Accumulator {
     }
 
     /// Adds the first `rows` values of a result column: a whole array at
-    /// a time when it holds integers (a path read `--as` an integer type),
-    /// or for a count of any typed column; value by value otherwise.
+    /// a time when it holds numbers or strings (a path read `--as` a number
+    /// type or a string), or for a count of any typed column; value by
+    /// value otherwise. Either way the result is the same.
     pub fn add_column(&mut self, column: &ArrayRef, rows: usize) -> Result<()> {
         let column = column.slice(0, rows.min(column.len()));
         // A typed column's only nulls are SQL nulls.
@@ -631,60 +641,129 @@ impl Accumulator {
             self.count += (column.len() - column.null_count()) as u64;
             return Ok(());
         }
-        let integers = match column.data_type() {
-            DataType::Int8 | DataType::Int16 | DataType::Int32 => {
-                let widened = arrow::compute::cast(&column, &DataType::Int64);
-                Some(widened.map_err(|e| Error::new(ErrorKind::Schema, format!("to int64: {e}")))?)
-            }
-            DataType::Int64 => Some(column.clone()),
-            _ => None,
-        };
-        let Some(integers) = integers else {
-            let values = ResultColumn::try_new(&column)?;
-            for i in 0..column.len() {
-                if let Some(v) = values.get(i)? {
-                    self.add(&v)?;
-                }
-            }
-            return Ok(());
-        };
-        let integers = integers.as_primitive::<arrow::datatypes::Int64Type>();
-        let present = (integers.len() - integers.null_count()) as u64;
-        if present == 0 {
+        if self.fold_whole(&column)? {
             return Ok(());
         }
-        self.count += present;
-        match self.aggregate {
-            // Counted above, as any typed column.
-            Aggregate::Count => {}
-            Aggregate::Sum => {
-                // Exact: 2^63 per value, so 2^64 values before an i128
-                // could overflow.
-                let total: i128 = match integers.nulls() {
-                    None => integers.values().iter().map(|&v| i128::from(v)).sum(),
-                    Some(_) => integers.iter().flatten().map(i128::from).sum(),
-                };
-                let value = match VariantDecimal::try_new(total, 0) {
-                    Ok(d) => Sum::Exact(d),
-                    Err(_) => {
-                        self.inexact = true;
-                        Sum::Double(total as f64)
-                    }
-                };
-                self.sum_in(value);
-            }
-            Aggregate::Min | Aggregate::Max => {
-                let best = match self.aggregate {
-                    Aggregate::Min => arrow::compute::min(integers),
-                    _ => arrow::compute::max(integers),
-                };
-                if let Some(best) = best {
-                    self.kinds[Kind::Number as usize] += present;
-                    self.consider(&VariantRef::Int64(best))?;
-                }
+        let values = ResultColumn::try_new(&column)?;
+        for i in 0..column.len() {
+            if let Some(v) = values.get(i)? {
+                self.add(&v)?;
             }
         }
         Ok(())
+    }
+
+    /// Folds a typed column of numbers (or, for a min or max, strings) at
+    /// once; false for one it leaves to [`add`](Self::add) value by value:
+    /// other types, floats' min and max, and decimals whose sum passes what
+    /// an `i128` holds (value by value, the sum goes on as a double where it
+    /// passes 38 digits).
+    fn fold_whole(&mut self, column: &ArrayRef) -> Result<bool> {
+        let widened = |to: &DataType| {
+            arrow::compute::cast(column, to)
+                .map_err(|e| Error::new(ErrorKind::Schema, format!("to {to}: {e}")))
+        };
+        let sum = self.aggregate == Aggregate::Sum;
+        let present = (column.len() - column.null_count()) as u64;
+        let (kind, folded) = match column.data_type() {
+            DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
+                let integers = widened(&DataType::Int64)?;
+                let integers = integers.as_primitive::<Int64Type>();
+                let folded = if sum {
+                    // Exact: 2^63 per value, so 2^64 values before an
+                    // i128 could overflow.
+                    let total: i128 = integers.iter().flatten().map(i128::from).sum();
+                    Folded::Sum(match VariantDecimal::try_new(total, 0) {
+                        Ok(d) => Sum::Exact(d),
+                        Err(_) => {
+                            self.inexact = true;
+                            Sum::Double(total as f64)
+                        }
+                    })
+                } else {
+                    let best = self.pick(|| min(integers), || max(integers));
+                    Folded::Best(best.map(VariantRef::Int64))
+                };
+                (Kind::Number, folded)
+            }
+            DataType::Decimal128(_, scale) => {
+                let decimals = column.as_primitive::<Decimal128Type>();
+                let decimal = |unscaled| VariantDecimal::try_new(unscaled, *scale as u8).ok();
+                let folded = if sum {
+                    let total = decimals.iter().flatten().try_fold(0i128, i128::checked_add);
+                    match total.and_then(decimal) {
+                        Some(d) => Folded::Sum(Sum::Exact(d)),
+                        None => return Ok(false),
+                    }
+                } else {
+                    let best = self.pick(|| min(decimals), || max(decimals));
+                    Folded::Best(best.and_then(decimal).map(VariantRef::Decimal16))
+                };
+                (Kind::Number, folded)
+            }
+            // A float's min or max is a float, which prints as one: value
+            // by value.
+            DataType::Float32 if !sum => return Ok(false),
+            DataType::Float32 | DataType::Float64 => {
+                let doubles = widened(&DataType::Float64)?;
+                let doubles = doubles.as_primitive::<Float64Type>();
+                let folded = if sum {
+                    // Added in order, as value by value.
+                    for x in doubles.iter().flatten() {
+                        self.sum_in(Sum::Double(x));
+                    }
+                    Folded::Done
+                } else {
+                    let wanted = self.wanted();
+                    let better = |x: f64, best: f64| {
+                        compare(&VariantRef::Double(x), &VariantRef::Double(best)) == wanted
+                    };
+                    let best = doubles
+                        .iter()
+                        .flatten()
+                        .reduce(|best, x| match better(x, best) {
+                            true => x,
+                            false => best,
+                        });
+                    Folded::Best(best.map(VariantRef::Double))
+                };
+                (Kind::Number, folded)
+            }
+            DataType::Utf8 if !sum => {
+                let strings = column.as_string::<i32>();
+                let best = self.pick(|| min_string(strings), || max_string(strings));
+                (Kind::String, Folded::Best(best.map(VariantRef::String)))
+            }
+            _ => return Ok(false),
+        };
+        self.count += present;
+        match folded {
+            Folded::Sum(total) if present > 0 => self.sum_in(total),
+            Folded::Best(best) => {
+                self.kinds[kind as usize] += present;
+                if let Some(best) = best {
+                    self.consider(&best)?;
+                }
+            }
+            Folded::Sum(_) | Folded::Done => {}
+        }
+        Ok(true)
+    }
+
+    /// The min or the max, as the aggregate is.
+    fn pick<T>(&self, min: impl FnOnce() -> T, max: impl FnOnce() -> T) -> T {
+        match self.aggregate {
+            Aggregate::Min => min(),
+            _ => max(),
+        }
+    }
+
+    /// The ordering of a value that beats the min or max so far.
+    fn wanted(&self) -> Ordering {
+        match self.aggregate {
+            Aggregate::Min => Ordering::Less,
+            _ => Ordering::Greater,
+        }
     }
 
     /// Adds `value` to the sum, noting when two exact numbers made a sum
@@ -729,13 +808,9 @@ impl Accumulator {
 
     /// Keeps `v` if it beats the min or max so far.
     fn consider(&mut self, v: &VariantRef<'_>) -> Result<()> {
-        let wanted = match self.aggregate {
-            Aggregate::Min => Ordering::Less,
-            _ => Ordering::Greater,
-        };
         let replace = match &self.best {
             None => true,
-            Some((m, b)) => compare(v, &VariantRef::try_new(m, b)?) == wanted,
+            Some((m, b)) => compare(v, &VariantRef::try_new(m, b)?) == self.wanted(),
         };
         if replace {
             self.builder.reset();

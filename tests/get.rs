@@ -521,3 +521,99 @@ fn aggregates_of_whole_integer_columns_are_those_value_by_value() {
     sum.add_column(&columns[0], 4).unwrap();
     assert_eq!(sum.to_json(), "18446744073709551611");
 }
+
+/// Whole columns of decimals, doubles, floats and strings (with nulls,
+/// NaN, -0.0, a sum past 38 digits and past an `i128`) fold as they do
+/// value by value.
+#[test]
+fn aggregates_of_whole_columns_of_each_type_are_those_value_by_value() {
+    use std::sync::Arc;
+
+    use arrow::array::{Array, Decimal128Array, Float32Array, Float64Array, StringArray};
+    use vshred::get::{Accumulator, Aggregate};
+    use vshred::variant::{VariantDecimal, VariantRef};
+
+    let big = 99_999_999_999_999_999_999_999_999_999_999_999_999i128;
+    let decimals = |values: Vec<Option<i128>>| -> ArrayRef {
+        Arc::new(
+            Decimal128Array::from(values)
+                .with_precision_and_scale(38, 2)
+                .unwrap(),
+        )
+    };
+    let sets: Vec<Vec<ArrayRef>> = vec![
+        vec![
+            decimals(vec![Some(150), None, Some(-2), Some(7)]),
+            decimals(vec![Some(1), Some(-300)]),
+        ],
+        // Past 38 digits, then past an i128.
+        vec![
+            decimals(vec![Some(big), Some(big)]),
+            decimals(vec![Some(big); 3]),
+        ],
+        vec![
+            Arc::new(Float64Array::from(vec![
+                Some(0.1),
+                Some(f64::NAN),
+                None,
+                Some(-0.0),
+                Some(0.0),
+            ])),
+            Arc::new(Float64Array::from(vec![
+                Some(1e300),
+                Some(-1e300),
+                Some(0.2),
+            ])),
+        ],
+        vec![Arc::new(Float32Array::from(vec![
+            Some(1.1f32),
+            None,
+            Some(-2.5),
+        ]))],
+        vec![Arc::new(StringArray::from(vec![
+            Some("b"),
+            None,
+            Some("é"),
+            Some(""),
+            Some("ab"),
+        ]))],
+    ];
+    let value = |column: &ArrayRef, i: usize| -> Option<VariantRef<'static>> {
+        if column.is_null(i) {
+            return None;
+        }
+        let any = column.as_any();
+        Some(if let Some(d) = any.downcast_ref::<Decimal128Array>() {
+            VariantRef::Decimal16(VariantDecimal::try_new(d.value(i), 2).unwrap())
+        } else if let Some(f) = any.downcast_ref::<Float64Array>() {
+            VariantRef::Double(f.value(i))
+        } else if let Some(f) = any.downcast_ref::<Float32Array>() {
+            VariantRef::Float(f.value(i))
+        } else {
+            let s = any.downcast_ref::<StringArray>().unwrap().value(i);
+            VariantRef::String(Box::leak(s.to_string().into_boxed_str()))
+        })
+    };
+    for columns in &sets {
+        for aggregate in [
+            Aggregate::Count,
+            Aggregate::Sum,
+            Aggregate::Min,
+            Aggregate::Max,
+        ] {
+            let (mut whole, mut one_by_one) =
+                (Accumulator::new(aggregate), Accumulator::new(aggregate));
+            for column in columns {
+                whole.add_column(column, column.len()).unwrap();
+                for i in 0..column.len() {
+                    if let Some(v) = value(column, i) {
+                        one_by_one.add(&v).unwrap();
+                    }
+                }
+            }
+            let what = format!("{aggregate:?} of {:?}", columns[0].data_type());
+            assert_eq!(whole.to_json(), one_by_one.to_json(), "{what}");
+            assert_eq!(whole.note(), one_by_one.note(), "{what}");
+        }
+    }
+}
