@@ -1,11 +1,19 @@
-//! `v['a']` and `v[0]` on a Variant are refused, naming `variant_get`:
-//! brackets would read the struct that holds the Variant (its `metadata`
-//! bytes, or a field it does not have). Other brackets, a struct's field (`s['a']`)
-//! and a list's elements (`l[1]`, `l[1:2]`), are DataFusion's own.
+//! SQL that would read a Variant's encoding instead of its value is
+//! refused, naming `variant_get` or `variant_explode`: brackets on a
+//! Variant (`v['a']`, `v[0]`, planned by [`FieldAccess`]), and a field of it
+//! however written (`v.value`, `get_field(v, 'metadata')`) or `unnest(v)`
+//! ([`VariantEncoding`], an analyzer rule). Each would read the struct that
+//! holds the Variant: its `metadata` and `value` bytes, or a field it does
+//! not have. Other brackets, a struct's field (`s['a']`) and a list's
+//! elements (`l[1]`, `l[1:2]`), are DataFusion's own.
 
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{DFSchema, Result, plan_err};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawFieldAccessExpr};
-use datafusion::logical_expr::{ExprSchemable, GetFieldAccess};
+use datafusion::logical_expr::utils::merge_schema;
+use datafusion::logical_expr::{Expr, ExprSchemable, GetFieldAccess, LogicalPlan};
+use datafusion::optimizer::AnalyzerRule;
 use vshred::parquet::is_variant_field;
 
 /// Refuses brackets on a Variant; leaves other brackets to DataFusion.
@@ -25,10 +33,7 @@ impl ExprPlanner for FieldAccess {
         match &expr.field_access {
             GetFieldAccess::NamedStructField { name } if variant => {
                 let name = name.try_as_str().flatten().unwrap_or_default();
-                plan_err!(
-                    "{}['{name}']: a Variant's field is read by variant_get(x, '$.{name}') (or with a type, variant_get(x, '$.{name}', 'bigint')); brackets would read the Variant's own encoding",
-                    expr.expr
-                )
+                refuse_field(&format!("{}['{name}']", expr.expr), name)
             }
             GetFieldAccess::ListIndex { .. } | GetFieldAccess::ListRange { .. } if variant => {
                 plan_err!(
@@ -39,4 +44,58 @@ impl ExprPlanner for FieldAccess {
             _ => Ok(PlannerResult::Original(expr)),
         }
     }
+}
+
+/// Refuses a field of a Variant (`v.value`, `get_field(v, 'metadata')`)
+/// and `unnest` of one, wherever a plan has them (registered by
+/// [`crate::context`] beside [`crate::compare::VariantComparisons`]).
+#[derive(Debug)]
+pub struct VariantEncoding;
+
+impl VariantEncoding {
+    /// The rule's name, which DataFusion puts before its errors.
+    pub const NAME: &str = "variant_encoding";
+}
+
+impl AnalyzerRule for VariantEncoding {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.apply_with_subqueries(|node| {
+            if let LogicalPlan::Unnest(unnest) = node {
+                for column in &unnest.exec_columns {
+                    let (_, field) = unnest.input.schema().qualified_field_from_column(column)?;
+                    if is_variant_field(field) {
+                        return plan_err!(
+                            "unnest of a Variant: variant_explode(x) lists its elements or fields (FROM variant_explode(...), or variant_get(x, '$', 'array<variant>') to unnest); unnest would list its encoding"
+                        );
+                    }
+                }
+            }
+            let schema = merge_schema(&node.inputs());
+            node.apply_expressions(|expr| {
+                expr.apply(|e| {
+                    if let Expr::ScalarFunction(f) = e
+                        && f.name() == "get_field"
+                        && let [of, Expr::Literal(name, _), ..] = f.args.as_slice()
+                        && of.to_field(&schema).is_ok_and(|(_, field)| is_variant_field(&field))
+                    {
+                        let name = name.try_as_str().flatten().unwrap_or_default();
+                        return refuse_field(&format!("{of}.{name}"), name);
+                    }
+                    Ok(TreeNodeRecursion::Continue)
+                })
+            })
+        })?;
+        Ok(plan)
+    }
+}
+
+/// The error for `what`, a Variant's field `name` read as a struct's.
+fn refuse_field<T>(what: &str, name: &str) -> Result<T> {
+    plan_err!(
+        "{what}: a Variant's field is read by variant_get(x, '$.{name}') (or with a type, variant_get(x, '$.{name}', 'bigint')); this would read the Variant's own encoding"
+    )
 }

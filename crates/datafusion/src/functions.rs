@@ -81,7 +81,12 @@ pub fn error_message(e: &DataFusionError) -> String {
     use datafusion::sql::sqlparser::parser::ParserError;
     if let DataFusionError::Context(what, inner) = e {
         // A refusal says what it refuses; the rule's name adds nothing.
-        if what == crate::compare::VariantComparisons::NAME {
+        if [
+            crate::compare::VariantComparisons::NAME,
+            crate::field_access::VariantEncoding::NAME,
+        ]
+        .contains(&what.as_str())
+        {
             return error_message(inner);
         }
         return format!("{what}: {}", error_message(inner));

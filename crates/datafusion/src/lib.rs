@@ -168,6 +168,9 @@ pub fn context_with(
         analyzer
             .rules
             .insert(at, Arc::new(compare::VariantComparisons));
+        analyzer
+            .rules
+            .insert(at, Arc::new(field_access::VariantEncoding));
     }
     let ctx: SessionContext = builder.build().into();
     others.session_store().with_state(ctx.state_weak_ref());

@@ -1465,6 +1465,38 @@ async fn brackets_read_fields_and_elements_and_refuse_a_variants_field() {
             "{err}"
         );
     }
+    // Nor a field however written, nor unnest; a struct's Variant field
+    // and a list of Variants are read as any.
+    let v = r#"parse_json('{"a":[1,2]}')"#;
+    for (sql, says) in [
+        (
+            format!("SELECT x.value FROM (SELECT {v} AS x)"),
+            "a Variant's field is read by variant_get(x, '$.value')",
+        ),
+        (
+            format!("SELECT get_field({v}, 'metadata')"),
+            "a Variant's field is read by variant_get(x, '$.metadata')",
+        ),
+        (
+            format!("SELECT unnest({v})"),
+            "unnest of a Variant: variant_explode(x) lists",
+        ),
+    ] {
+        let err = planning_failure(&ctx, &sql).await;
+        assert!(err.contains(says), "{sql}: {err}");
+    }
+    let batches = query(
+        &ctx,
+        &format!(
+            "SELECT to_json(s.a) AS a, to_json(unnest(variant_get(x, '$.a', 'array<variant>'))) AS e \
+             FROM (SELECT {v} AS x, variant_get({v}, '$', 'struct<a:variant>') AS s)"
+        ),
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        "+-------+---+\n| a     | e |\n+-------+---+\n| [1,2] | 1 |\n| [1,2] | 2 |\n+-------+---+"
+    );
     // Nor an element by index: DataFusion would look for a list.
     for brackets in ["[1]", "[1:2]"] {
         let err = planning_failure(&ctx, &format!("SELECT parse_json('[5,6]'){brackets}")).await;
