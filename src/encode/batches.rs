@@ -10,7 +10,7 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, SchemaRef};
 
-use super::plan::{FieldPlan, MEASURED_BYTES, ShredSample, leaf_encodings};
+use super::plan::{FieldPlan, MEASURED_BYTES, MeasuredLayouts, ShredSample, leaf_encodings};
 use super::{EncodeOptions, ShredMode, sample_size, write_options};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::LeafEstimate;
@@ -261,6 +261,7 @@ impl BatchEncoder {
         let chosen = plan.layout(
             &self.options.write,
             (!measured.is_empty()).then_some(&shred_sample as &ShredSample<'_>),
+            &mut MeasuredLayouts::default(),
         )?;
         let priced = plan.priced_leaves(&chosen);
         Ok((chosen.schema, priced))

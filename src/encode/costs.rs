@@ -12,7 +12,7 @@
 use std::io::{BufRead, Write};
 
 use super::lines::{LineTallies, Lines, Source};
-use super::plan::{leaf_encodings, plan_columns};
+use super::plan::{MeasuredLayouts, leaf_encodings, plan_columns};
 use super::rows::RowEncoder;
 use super::{EncodeOptions, sample_size};
 use crate::error::Result;
@@ -64,7 +64,12 @@ pub fn layout_costs(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<
     let mut sample = Lines::default();
     Source::new(input).fill(&mut sample, sample_size(options))?;
     let mut tallies = LineTallies::new(options.skip_bad_lines);
-    let plan = plan_columns(&sample, options, &mut tallies)?;
+    let plan = plan_columns(
+        &sample,
+        options,
+        &mut tallies,
+        &mut MeasuredLayouts::default(),
+    )?;
     let names = RowEncoder::starting_names(&sample, &plan.columns, options);
     let arrays =
         RowEncoder::new(&plan.columns, options, &names).encode_batch(&sample, &mut tallies)?;

@@ -101,7 +101,7 @@ use arrow::datatypes::{DataType, Field};
 
 use super::lines::{LineTallies, Lines, Source};
 use super::pipeline::{FileLimit, every_line_bad, write_lines};
-use super::plan::{leaf_encodings, plan_columns};
+use super::plan::{MeasuredLayouts, leaf_encodings, plan_columns};
 use super::rows::{RowEncoder, StartingNames};
 use super::{EncodeOptions, LineCounts, sample_size, write_options};
 use crate::dataset::Dataset;
@@ -251,6 +251,7 @@ fn write_parts(
     let mut files: Vec<PartReport> = Vec::new();
     let mut unsampled = Vec::new();
     let mut priced = Vec::new();
+    let mut measured = MeasuredLayouts::default();
     loop {
         let mut sample = Lines::default();
         source.fill(&mut sample, sample_rows)?;
@@ -262,7 +263,7 @@ fn write_parts(
         // The bad lines of this sample, counted as it is planned, are the
         // ones the file's encoders skip without counting them again.
         tallies.sampled.clear();
-        let plan = plan_columns(&sample, options, &mut tallies)?;
+        let plan = plan_columns(&sample, options, &mut tallies, &mut measured)?;
         let fresh = plan.columns.clone();
         let (columns, layout) = match files.last() {
             None => {

@@ -27,7 +27,7 @@ use crate::shred::ShreddingSchema;
 use crate::variant::DuplicateKeys;
 use lines::{LineTallies, Lines, Source};
 use pipeline::{FileLimit, every_line_bad, write_lines};
-use plan::{leaf_encodings, plan_columns};
+use plan::{MeasuredLayouts, leaf_encodings, plan_columns};
 use rows::column_name;
 
 mod batches;
@@ -214,7 +214,12 @@ pub fn encode(
     let mut sample = Lines::default();
     source.fill(&mut sample, sample_size(options))?;
     let mut tallies = LineTallies::new(options.skip_bad_lines);
-    let plan = plan_columns(&sample, options, &mut tallies)?;
+    let plan = plan_columns(
+        &sample,
+        options,
+        &mut tallies,
+        &mut MeasuredLayouts::default(),
+    )?;
     let write = WriteOptions {
         leaf_encodings: leaf_encodings(&plan.priced),
         ..write_options(&plan.columns, options, None)?
@@ -277,6 +282,7 @@ pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result
         &sample,
         options,
         &mut LineTallies::new(options.skip_bad_lines),
+        &mut MeasuredLayouts::default(),
     )?;
     Ok(Inferred {
         columns: plan.columns,

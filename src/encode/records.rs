@@ -11,7 +11,7 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::{Schema, SchemaRef};
 
 use super::lines::{LineTallies, Lines, Source};
-use super::plan::plan_columns;
+use super::plan::{MeasuredLayouts, plan_columns};
 use super::rows::RowEncoder;
 use super::{EncodeOptions, ShredMode, sample_size};
 use crate::error::{Error, ErrorKind, Result};
@@ -65,7 +65,13 @@ impl<'r> JsonRecords<'r> {
         let mut sample = Lines::default();
         source.fill(&mut sample, sample_size(&options))?;
         let mut tallies = LineTallies::new(options.skip_bad_lines);
-        let columns = plan_columns(&sample, &options, &mut tallies)?.columns;
+        let columns = plan_columns(
+            &sample,
+            &options,
+            &mut tallies,
+            &mut MeasuredLayouts::default(),
+        )?
+        .columns;
         let schema = Arc::new(Schema::new(
             columns.iter().map(ColumnSpec::field).collect::<Vec<_>>(),
         ));
