@@ -460,76 +460,17 @@ fn structs_and_lists_come_back_as_arrow_structs_and_lists() {
     }
 }
 
-/// An aggregate over whole integer columns (with nulls, past `i64`'s
-/// range, a part of a column, then a value by value) says what it says
-/// when fed value by value.
+/// Whole columns of integers, decimals, doubles, floats and strings (with
+/// nulls, past `i64`'s range, NaN, -0.0, a sum past 38 digits and past an
+/// `i128`), each but its last row as a limit cuts it, then a double, fold
+/// as they do value by value.
 #[test]
-fn aggregates_of_whole_integer_columns_are_those_value_by_value() {
+fn aggregates_of_whole_columns_are_those_value_by_value() {
     use std::sync::Arc;
 
-    use arrow::array::{Int32Array, Int64Array};
-    use vshred::get::{Accumulator, Aggregate};
-    use vshred::variant::VariantRef;
-
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(Int64Array::from(vec![
-            Some(i64::MAX),
-            None,
-            Some(i64::MAX),
-            Some(-3),
-        ])),
-        Arc::new(Int32Array::from(vec![Some(7), Some(i32::MIN), None])),
-        Arc::new(Int64Array::from(vec![None, None])),
-    ];
-    for aggregate in [
-        Aggregate::Count,
-        Aggregate::Sum,
-        Aggregate::Min,
-        Aggregate::Max,
-    ] {
-        let (mut whole, mut one_by_one) =
-            (Accumulator::new(aggregate), Accumulator::new(aggregate));
-        for column in &columns {
-            // All but the last row of the first column: a limit's cut.
-            let rows = if Arc::ptr_eq(column, &columns[0]) {
-                3
-            } else {
-                column.len()
-            };
-            whole.add_column(column, rows).unwrap();
-            let wide = arrow::compute::cast(column, &arrow::datatypes::DataType::Int64).unwrap();
-            let wide = wide.as_any().downcast_ref::<Int64Array>().unwrap();
-            for v in wide.iter().take(rows).flatten() {
-                one_by_one.add(&VariantRef::Int64(v)).unwrap();
-            }
-        }
-        whole.add(&VariantRef::Double(0.5)).unwrap();
-        one_by_one.add(&VariantRef::Double(0.5)).unwrap();
-        assert_eq!(whole.to_json(), one_by_one.to_json(), "{aggregate:?}");
-        assert_eq!(whole.note(), one_by_one.note(), "{aggregate:?}");
-    }
-    // A count of a typed column of another type counts its non-nulls.
-    let strings: ArrayRef = Arc::new(arrow::array::StringArray::from(vec![
-        Some("a"),
-        None,
-        Some(""),
-    ]));
-    let mut count = Accumulator::new(Aggregate::Count);
-    count.add_column(&strings, 3).unwrap();
-    assert_eq!(count.to_json(), "2");
-    let mut sum = Accumulator::new(Aggregate::Sum);
-    sum.add_column(&columns[0], 4).unwrap();
-    assert_eq!(sum.to_json(), "18446744073709551611");
-}
-
-/// Whole columns of decimals, doubles, floats and strings (with nulls,
-/// NaN, -0.0, a sum past 38 digits and past an `i128`) fold as they do
-/// value by value.
-#[test]
-fn aggregates_of_whole_columns_of_each_type_are_those_value_by_value() {
-    use std::sync::Arc;
-
-    use arrow::array::{Array, Decimal128Array, Float32Array, Float64Array, StringArray};
+    use arrow::array::{
+        Array, Decimal128Array, Float32Array, Float64Array, Int32Array, Int64Array, StringArray,
+    };
     use vshred::get::{Accumulator, Aggregate};
     use vshred::variant::{VariantDecimal, VariantRef};
 
@@ -542,6 +483,22 @@ fn aggregates_of_whole_columns_of_each_type_are_those_value_by_value() {
         )
     };
     let sets: Vec<Vec<ArrayRef>> = vec![
+        vec![
+            Arc::new(Int64Array::from(vec![
+                Some(i64::MAX),
+                None,
+                Some(i64::MAX),
+                Some(-3),
+                Some(1),
+            ])),
+            Arc::new(Int32Array::from(vec![
+                Some(7),
+                Some(i32::MIN),
+                None,
+                Some(0),
+            ])),
+            Arc::new(Int64Array::from(vec![None, None])),
+        ],
         vec![
             decimals(vec![Some(150), None, Some(-2), Some(7)]),
             decimals(vec![Some(1), Some(-300)]),
@@ -583,7 +540,11 @@ fn aggregates_of_whole_columns_of_each_type_are_those_value_by_value() {
             return None;
         }
         let any = column.as_any();
-        Some(if let Some(d) = any.downcast_ref::<Decimal128Array>() {
+        Some(if let Some(n) = any.downcast_ref::<Int64Array>() {
+            VariantRef::Int64(n.value(i))
+        } else if let Some(n) = any.downcast_ref::<Int32Array>() {
+            VariantRef::Int32(n.value(i))
+        } else if let Some(d) = any.downcast_ref::<Decimal128Array>() {
             VariantRef::Decimal16(VariantDecimal::try_new(d.value(i), 2).unwrap())
         } else if let Some(f) = any.downcast_ref::<Float64Array>() {
             VariantRef::Double(f.value(i))
@@ -604,16 +565,32 @@ fn aggregates_of_whole_columns_of_each_type_are_those_value_by_value() {
             let (mut whole, mut one_by_one) =
                 (Accumulator::new(aggregate), Accumulator::new(aggregate));
             for column in columns {
-                whole.add_column(column, column.len()).unwrap();
-                for i in 0..column.len() {
+                let rows = column.len() - 1;
+                whole.add_column(column, rows).unwrap();
+                for i in 0..rows {
                     if let Some(v) = value(column, i) {
                         one_by_one.add(&v).unwrap();
                     }
                 }
             }
+            whole.add(&VariantRef::Double(0.5)).unwrap();
+            one_by_one.add(&VariantRef::Double(0.5)).unwrap();
             let what = format!("{aggregate:?} of {:?}", columns[0].data_type());
             assert_eq!(whole.to_json(), one_by_one.to_json(), "{what}");
             assert_eq!(whole.note(), one_by_one.note(), "{what}");
         }
     }
+    // A count of a typed column of another type counts its non-nulls.
+    let strings: ArrayRef = Arc::new(arrow::array::StringArray::from(vec![
+        Some("a"),
+        None,
+        Some(""),
+    ]));
+    let mut count = Accumulator::new(Aggregate::Count);
+    count.add_column(&strings, 3).unwrap();
+    assert_eq!(count.to_json(), "2");
+    // Two i64::MAX and -3: exact past i64's range.
+    let mut sum = Accumulator::new(Aggregate::Sum);
+    sum.add_column(&sets[0][0], 4).unwrap();
+    assert_eq!(sum.to_json(), "18446744073709551611");
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 const LINES: &str = "{\"id\":1,\"v\":{\"a\":1}}\n{\"id\":2,\"v\":{\"a\":2}}\n";
 
 mod binary;
-use binary::{encoding_from_a_pipe, names, on_a_terminal, stderr, vshred_in};
+use binary::{encoding_from_a_pipe, fifo as fifo_at, names, on_a_terminal, stderr, vshred_in};
 
 #[test]
 fn an_output_that_is_the_input_is_refused_however_it_is_named() {
@@ -70,8 +70,7 @@ fn a_fifo_output_is_written_directly_and_stays_a_fifo() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
     let fifo = dir.path().join("out.fifo");
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
+    fifo_at(&fifo);
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || {
@@ -107,13 +106,7 @@ fn a_file_given_by_the_path_of_a_pipe_is_read_as_standard_input_is() {
     assert!(out.status.success(), "{}", stderr(&out));
     let bytes = std::fs::read(dir.path().join("file.parquet")).unwrap();
     let fifo = dir.path().join("in.fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    fifo_at(&fifo);
     for (from_pipe, from_file) in [
         (&["cat", "in.fifo"][..], &["cat", "file.parquet"][..]),
         (&["get", "in.fifo", "$"], &["get", "file.parquet", "$"]),

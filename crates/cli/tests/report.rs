@@ -2,6 +2,9 @@
 
 use std::process::Command;
 
+mod binary;
+use binary::{encoded, fifo};
+
 /// 300 small rows with a Variant field `v`.
 fn seed_lines() -> String {
     (0..300)
@@ -117,25 +120,13 @@ fn rows_line(out: &std::process::Output) -> String {
 fn a_pipe_or_standard_input_is_reported_whole() {
     let dir = tempfile::tempdir().unwrap();
     let lines = seed_lines();
-    std::fs::write(dir.path().join("seed.jsonl"), &lines).unwrap();
-    let parquet = dir.path().join("seed.parquet");
-    let encoded = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["encode", "seed.jsonl", "seed.parquet"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(encoded.status.success());
-    let fifo = dir.path().join("in.fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
-    for bytes in [lines.into_bytes(), std::fs::read(&parquet).unwrap()] {
+    encoded(dir.path(), "seed.parquet", &lines, &[]);
+    let pipe = dir.path().join("in.fifo");
+    fifo(&pipe);
+    let parquet = std::fs::read(dir.path().join("seed.parquet")).unwrap();
+    for bytes in [lines.into_bytes(), parquet] {
         let writer = {
-            let (fifo, bytes) = (fifo.clone(), bytes.clone());
+            let (fifo, bytes) = (pipe.clone(), bytes.clone());
             std::thread::spawn(move || std::fs::write(fifo, bytes))
         };
         let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
@@ -170,26 +161,14 @@ fn a_pipe_or_standard_input_is_reported_whole() {
     }
     // Two pipes of one name, each its own file: the second replaced the
     // first's copy, and both rows measured it.
-    std::fs::write(dir.path().join("two.jsonl"), "{\"a\":1}\n{\"a\":2}\n").unwrap();
-    let encoded = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["encode", "two.jsonl", "two.parquet"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(encoded.status.success());
+    encoded(dir.path(), "two.parquet", "{\"a\":1}\n{\"a\":2}\n", &[]);
     let mut writers = Vec::new();
     for (sub, file) in [("a", "seed.parquet"), ("b", "two.parquet")] {
         std::fs::create_dir(dir.path().join(sub)).unwrap();
-        let fifo = dir.path().join(sub).join("in.fifo");
-        assert!(
-            Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
+        let pipe = dir.path().join(sub).join("in.fifo");
+        fifo(&pipe);
         let bytes = std::fs::read(dir.path().join(file)).unwrap();
-        writers.push(std::thread::spawn(move || std::fs::write(fifo, bytes)));
+        writers.push(std::thread::spawn(move || std::fs::write(pipe, bytes)));
     }
     let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
         .args(["report", "--runs", "1", "a/in.fifo", "b/in.fifo"])

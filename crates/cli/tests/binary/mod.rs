@@ -145,3 +145,12 @@ pub fn readme_console_block(first: &str) -> usize {
     }
     commands
 }
+
+/// Makes a named pipe at `path`.
+pub fn fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
