@@ -186,6 +186,22 @@ pub struct DatasetReport {
     pub unsampled_variant_fields: Vec<String>,
 }
 
+impl DatasetReport {
+    /// Whether the files' numbers run without a gap: false when another
+    /// writer of the directory (a concurrent `append`) took numbers between
+    /// them, so that "the first to the last" holds others' files too.
+    pub fn numbered_without_gaps(&self) -> bool {
+        let numbers: Vec<Option<u64>> = self
+            .files
+            .iter()
+            .map(|f| part_number(&f.path.file_name()?.to_string_lossy()))
+            .collect();
+        numbers
+            .windows(2)
+            .all(|w| matches!(w, [Some(a), Some(b)] if a + 1 == *b))
+    }
+}
+
 /// The highest part number: five digits, because readers take files in
 /// path order and `part-100000` would come before `part-99999`.
 const LAST_PART: u64 = 99_999;

@@ -860,7 +860,11 @@ fn print_dataset(dir: &Path, report: &DatasetReport) {
     }
     let span = match (report.files.first(), report.files.last()) {
         (Some(first), Some(last)) if report.files.len() > 1 => {
-            format!(" ({} to {})", name(first), name(last))
+            let others = match report.numbered_without_gaps() {
+                true => "",
+                false => ", other writers' files between",
+            };
+            format!(" ({} to {}{others})", name(first), name(last))
         }
         (Some(only), _) => format!(" ({})", name(only)),
         _ => String::new(),

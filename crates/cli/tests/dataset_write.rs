@@ -731,3 +731,25 @@ fn a_file_that_keeps_the_layout_keeps_the_encodings_priced_with_it() {
         );
     }
 }
+
+/// Numbers another writer holds (a concurrent append's claim) are skipped,
+/// and the summary's span says that other files lie between.
+#[test]
+fn the_summary_says_when_other_writers_files_lie_between() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(6, &[])).unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    std::fs::write(dir.path().join("out/.part-00001.parquet.claim"), "").unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "out", "--max-file-rows", "2"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(
+            "vshred: wrote 3 files to out (part-00000.parquet to part-00003.parquet, other writers' files between): 6 rows"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
