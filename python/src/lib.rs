@@ -150,7 +150,7 @@ fn iterable(object: &Bound<'_, PyAny>) -> PyResult<bool> {
 /// The count argument `name`, refused below 1 as the CLI refuses it. Taken
 /// as any Python int: as an unsigned one, a negative count was an
 /// `OverflowError` that named no argument.
-fn at_least_one<T: TryFrom<i64>>(name: &str, count: Option<i64>) -> vshred::Result<Option<T>> {
+fn at_least_one<T: TryFrom<i128>>(name: &str, count: Option<i128>) -> vshred::Result<Option<T>> {
     count
         .map(|n| match T::try_from(n) {
             Ok(count) if n >= 1 => Ok(count),
@@ -165,7 +165,7 @@ fn at_least_one<T: TryFrom<i64>>(name: &str, count: Option<i64>) -> vshred::Resu
 fn encode_options(
     variant_fields: Option<Vec<String>>,
     shred: &str,
-    sample_rows: Option<i64>,
+    sample_rows: Option<i128>,
     inexact: &str,
     duplicates: &str,
 ) -> vshred::Result<EncodeOptions> {
@@ -196,22 +196,27 @@ fn encode<'py>(
     shred: String,
     decimal: String,
     compression: String,
-    row_group_rows: Option<i64>,
-    sample_rows: Option<i64>,
+    row_group_rows: Option<i128>,
+    sample_rows: Option<i128>,
     bloom_filters: Option<Vec<String>>,
-    inexact: String,
-    duplicates: String,
+    inexact_numbers: String,
+    duplicate_keys: String,
     skip_bad_lines: bool,
-    max_file_rows: Option<i64>,
-    max_file_bytes: Option<i64>,
+    max_file_rows: Option<i128>,
+    max_file_bytes: Option<i128>,
     append: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::of(input)?;
     let raised = input.raised();
     let encoded = py
         .detach(move || -> vshred::Result<_> {
-            let mut options =
-                encode_options(variant_fields, &shred, sample_rows, &inexact, &duplicates)?;
+            let mut options = encode_options(
+                variant_fields,
+                &shred,
+                sample_rows,
+                &inexact_numbers,
+                &duplicate_keys,
+            )?;
             options.write.decimals = decimal.parse().map_err(|e: vshred::Error| {
                 vshred::Error::from_message(format!("decimal {}", e.message()))
             })?;
@@ -296,14 +301,20 @@ fn infer(
     input: &Bound<'_, PyAny>,
     variant_fields: Option<Vec<String>>,
     shred: String,
-    sample_rows: Option<i64>,
-    inexact: String,
-    duplicates: String,
+    sample_rows: Option<i128>,
+    inexact_numbers: String,
+    duplicate_keys: String,
 ) -> PyResult<String> {
     let input = Input::of(input)?;
     let raised = input.raised();
     py.detach(move || -> vshred::Result<_> {
-        let options = encode_options(variant_fields, &shred, sample_rows, &inexact, &duplicates)?;
+        let options = encode_options(
+            variant_fields,
+            &shred,
+            sample_rows,
+            &inexact_numbers,
+            &duplicate_keys,
+        )?;
         let columns = input
             .read(|reader| infer_columns(reader, &options))?
             .columns;
@@ -319,7 +330,7 @@ fn get(
     source: PathBuf,
     path: String,
     as_type: String,
-    filter: Option<String>,
+    r#where: Option<String>,
     column: Option<String>,
     strict: bool,
 ) -> PyResult<PyArrowType<ArrayData>> {
@@ -333,7 +344,7 @@ fn get(
                 path: path.parse()?,
                 as_type: ShreddingSchema::parse_type_name(&as_type)?,
                 strict,
-                filter: filter.as_deref().map(Predicate::parse).transpose()?,
+                filter: r#where.as_deref().map(Predicate::parse).transpose()?,
             };
             let mut parts: Vec<ArrayRef> = Vec::new();
             dataset.get_with(&request, &[], &ScanOptions::new(BATCH_ROWS), |values, _| {
@@ -414,8 +425,8 @@ fn parse_json(
     py: Python<'_>,
     text: PyArrowType<ArrayData>,
     strict: bool,
-    inexact: String,
-    duplicates: String,
+    inexact_numbers: String,
+    duplicate_keys: String,
 ) -> PyResult<PyArrowType<ArrayData>> {
     let text = make_array(text.0);
     let raised = Raised::default();
@@ -424,8 +435,8 @@ fn parse_json(
         .detach(move || {
             let options = ParseJsonOptions {
                 strict,
-                inexact_numbers: choice("inexact_numbers", &inexact)?,
-                duplicate_keys: choice("duplicate_keys", &duplicates)?,
+                inexact_numbers: choice("inexact_numbers", &inexact_numbers)?,
+                duplicate_keys: choice("duplicate_keys", &duplicate_keys)?,
             };
             in_chunks(&text, &signals, |chunk| {
                 Ok(Arc::new(parse_json_column(chunk, options)?))

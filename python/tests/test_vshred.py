@@ -133,6 +133,31 @@ def test_parse_json_and_to_json_go_both_ways():
     assert vshred.to_json(loose).to_pylist() == ["1", None, "[2]", None, None]
     with pytest.raises(vshred.VshredError, match="row 0"):
         vshred.parse_json(["{"])
+    # Numbers are not JSON texts: cast to text, the double -0.0 became 0.0.
+    for array, given in ((pa.array([1.0, -0.0]), "Float64"), (pa.array([1]), "Int64")):
+        with pytest.raises(vshred.VshredError,
+                           match="parse_json takes JSON texts \\(strings or binaries\\), not " + given):
+            vshred.parse_json(array)
+    assert vshred.to_json(vshred.parse_json(pa.array([b"[1]"]))).to_pylist() == ["[1]"]
+
+
+def test_a_wrong_argument_is_named_by_its_keyword(tmp_path):
+    for call, keyword in (
+            (lambda: vshred.encode(['{"a":1}'], tmp_path / "a.parquet", duplicate_keys=None),
+             "duplicate_keys"),
+            (lambda: vshred.encode(['{"a":1}'], tmp_path / "a.parquet", inexact_numbers=None),
+             "inexact_numbers"),
+            (lambda: vshred.parse_json(["1"], duplicate_keys=3), "duplicate_keys")):
+        with pytest.raises(TypeError) as raised:
+            call()
+        assert keyword in " ".join(getattr(raised.value, "__notes__", [])) + str(raised.value)
+    vshred.encode(['{"a":1}'], tmp_path / "a.parquet")
+    with pytest.raises(TypeError) as raised:
+        vshred.get(tmp_path / "a.parquet", "$.a", where=5)
+    assert "where" in " ".join(getattr(raised.value, "__notes__", [])) + str(raised.value)
+    # A count too large for any integer type is refused by name, as 0 is.
+    with pytest.raises(vshred.VshredError, match="max_file_rows must be a whole number from 1"):
+        vshred.encode(['{"a":1}'], tmp_path / "d", max_file_rows=2 ** 70)
 
 
 def test_to_json_of_an_array_that_is_not_variants_is_an_error_saying_what_is():

@@ -91,6 +91,29 @@ pub fn parse_json_column(
     options: ParseJsonOptions,
 ) -> Result<StructArray> {
     use arrow::array::{Array, AsArray};
+    // Other types would be cast to text, and numbers so read back as
+    // decimals (the double 0.1 as 0.1, -0.0 as 0.0).
+    fn is_text(data_type: &DataType) -> bool {
+        match data_type {
+            DataType::Dictionary(_, values) => is_text(values),
+            t => matches!(
+                t,
+                DataType::Utf8
+                    | DataType::LargeUtf8
+                    | DataType::Utf8View
+                    | DataType::Binary
+                    | DataType::LargeBinary
+                    | DataType::BinaryView
+                    | DataType::Null
+            ),
+        }
+    }
+    if !is_text(text.data_type()) {
+        return Err(crate::error::Error::from_message(format!(
+            "parse_json takes JSON texts (strings or binaries), not {}",
+            text.data_type()
+        )));
+    }
     let utf8 = arrow::compute::cast(text, &DataType::Utf8View)
         .map_err(|e| crate::error::Error::from_message(format!("parse_json takes strings: {e}")))?;
     // Binary that is not UTF-8 casts to null: an error when strict, as
