@@ -323,7 +323,8 @@ fn infer(
     .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))
 }
 
-/// The value at `path` of each row of a file, directory or glob.
+/// The value at `path` of each row of a file, directory or glob, and what
+/// the read found worth saying (a filter no row can pass).
 #[pyfunction]
 fn get(
     py: Python<'_>,
@@ -333,11 +334,11 @@ fn get(
     r#where: Option<String>,
     column: Option<String>,
     strict: bool,
-) -> PyResult<PyArrowType<ArrayData>> {
+) -> PyResult<(PyArrowType<ArrayData>, Vec<String>)> {
     let raised = Raised::default();
     let signals = raised.clone();
-    let values = py
-        .detach(move || -> vshred::Result<ArrayRef> {
+    let (values, warnings) = py
+        .detach(move || -> vshred::Result<(ArrayRef, Vec<String>)> {
             let dataset = Dataset::find(&source)?;
             let request = GetRequest {
                 column: dataset.choose_variant_column(column.as_deref())?,
@@ -347,19 +348,21 @@ fn get(
                 filter: r#where.as_deref().map(Predicate::parse).transpose()?,
             };
             let mut parts: Vec<ArrayRef> = Vec::new();
-            dataset.get_with(&request, &[], &ScanOptions::new(BATCH_ROWS), |values, _| {
-                signals.interrupted()?;
-                parts.push(values.clone());
-                Ok(())
-            })?;
-            concatenated(&parts, || {
+            let stats =
+                dataset.get_with(&request, &[], &ScanOptions::new(BATCH_ROWS), |values, _| {
+                    signals.interrupted()?;
+                    parts.push(values.clone());
+                    Ok(())
+                })?;
+            let values = concatenated(&parts, || {
                 vshred::get::result_field("", &request.as_type)
                     .data_type()
                     .clone()
-            })
+            })?;
+            Ok((values, stats.read.warnings))
         })
         .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
-    Ok(PyArrowType(values.to_data()))
+    Ok((PyArrowType(values.to_data()), warnings))
 }
 
 /// One array of `parts`, or an empty one of `data_type` when none.

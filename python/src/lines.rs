@@ -290,7 +290,7 @@ pub struct ArrowItems {
 
 impl ArrowItems {
     /// The texts of `array`.
-    pub fn of_array(array: ArrayRef) -> Result<ArrowItems, String> {
+    pub fn of_array(array: ArrayRef) -> vshred::Result<ArrowItems> {
         Ok(ArrowItems {
             chunks: None,
             array: Some(texts(array)?),
@@ -332,7 +332,7 @@ impl ArrowItems {
 
 /// `array` as texts: strings and binaries as they are, a dictionary of
 /// them as its values; anything else refused.
-fn texts(array: ArrayRef) -> Result<ArrayRef, String> {
+fn texts(array: ArrayRef) -> vshred::Result<ArrayRef> {
     let is_text = |t: &DataType| {
         matches!(
             t,
@@ -346,12 +346,12 @@ fn texts(array: ArrayRef) -> Result<ArrayRef, String> {
     };
     match array.data_type() {
         t if is_text(t) => Ok(array),
-        DataType::Dictionary(_, values) if is_text(values) => {
-            arrow::compute::cast(&array, values).map_err(|e| e.to_string())
-        }
-        other => Err(format!(
+        DataType::Dictionary(_, values) if is_text(values) => arrow::compute::cast(&array, values)
+            .map_err(|e| vshred::Error::from_message(e.to_string())),
+        // A usage error, as an item that is not a text is.
+        other => Err(vshred::Error::from_message(format!(
             "the input array holds {other}, not JSON texts (strings or binaries)"
-        )),
+        ))),
     }
 }
 

@@ -91,6 +91,9 @@ def test_get_gives_a_typed_array_and_where_keeps_its_rows(events):
     assert ids.to_pylist() == [1000 + i for i in range(300)]
     clicks = vshred.get(events, "$.user.name", "string", where='$.kind == "click"')
     assert clicks.to_pylist() == [f"u-{i}" for i in range(300) if i % 3]
+    # A filter no row can pass is warned about, as the command line warns.
+    with pytest.warns(UserWarning, match=r'^no row can pass `\$\.user\.id == "1000"`'):
+        assert len(vshred.get(events, "$.user.id", where='$.user.id == "1000"')) == 0
     # A string does not convert to int64: null, or an error when strict.
     prices = vshred.get(events, "$.price", "int64")
     assert prices.to_pylist()[:4] == [0, None, 2, None]
@@ -335,7 +338,8 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
         vshred.encode(pa.array(['{"a": 1}', '{"a":\n2}']), out)
     with pytest.raises(vshred.VshredError, match=r"line 2.*UTF-8"):
         vshred.encode(pa.array([b'{"a": 1}', b'{"a": "\xff"}'], pa.binary()), out)
-    with pytest.raises(vshred.VshredError, match="holds Int64, not JSON texts"):
+    with pytest.raises(vshred.VshredError,
+                       match="^invalid arguments: the input array holds Int64, not JSON texts"):
         vshred.encode(pa.array([1, 2]), out)
     with pytest.raises(vshred.VshredError, match="holds Struct.*, not JSON texts"):
         vshred.encode(pl.DataFrame({"j": texts[:2]}), out)

@@ -194,9 +194,14 @@ def get(source, path, as_type="variant", where=None, *, column=None, strict=Fals
     Spark's ``variant_get`` converts them (``"12"`` to 12, 1.5 to
     ``"1.5"``); one that does not is null, or an error when ``strict``.
     ``column`` chooses the
-    Variant column when the files have several.
+    Variant column when the files have several. A filter that no row can
+    pass (``'$.delay == "5"'`` where every delay is stored as a number) is
+    warned about, as the command line warns.
     """
-    return _vshred.get(_local(source), path, as_type, where, column, strict)
+    values, said = _vshred.get(_local(source), path, as_type, where, column, strict)
+    for warning in said:
+        _warnings.warn(warning, stacklevel=2)
+    return values
 
 
 def read(source, columns=None):
