@@ -236,3 +236,46 @@ fn a_layout_given_in_place_may_be_longer_than_a_file_name_or_hold_a_slash() {
         );
     }
 }
+
+/// A dataset's file whose sample proposes the layout of a file before it,
+/// but whose values price another encoding, is written with its own: ids
+/// all distinct in the first file (no dictionary), of five values in the
+/// second (a dictionary).
+#[test]
+fn each_file_of_a_dataset_gets_the_encodings_its_own_values_price() {
+    let distinct =
+        (0..20_000u64).map(|i| format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+    let few = (0..20_000u64).map(|i| format!("k{}", i % 5));
+    let text: String = distinct
+        .chain(few)
+        .enumerate()
+        .map(|(n, id)| format!("{{\"n\":{n},\"id\":\"{id}\"}}\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let split = vshred::encode::DatasetSplit {
+        max_file_rows: Some(20_000),
+        ..Default::default()
+    };
+    let report = vshred::encode::encode_dataset(
+        &mut text.as_bytes(),
+        &dir.path().join("out"),
+        &EncodeOptions::default(),
+        &split,
+        &mut |_| {},
+    )
+    .unwrap();
+    let dictionary = |file: &std::path::Path| {
+        let leaves = ParquetFile::open(file).unwrap().leaf_sizes();
+        let id = leaves
+            .iter()
+            .find(|l| l.path.join(".") == "v.typed_value.id.typed_value")
+            .unwrap_or_else(|| panic!("{leaves:?}"));
+        id.encodings.iter().any(|e| e == "RLE_DICTIONARY")
+    };
+    let files: Vec<_> = report.files.iter().map(|f| f.path.clone()).collect();
+    assert_eq!(files.len(), 2);
+    assert_eq!(
+        (dictionary(&files[0]), dictionary(&files[1])),
+        (false, true)
+    );
+}

@@ -96,14 +96,27 @@ impl<'a> MeasuredRows<'a> {
     }
 }
 
-/// The layouts that measuring chose, by column and by the layouts the two
-/// presets proposed: a dataset's files after the first take what their
-/// first file like them chose, unmeasured (writing the sample in memory
-/// for each layout was a quarter of the CPU of a dataset of 20,000-row
-/// event files). The proposals are inferred from each file's own sample,
-/// so data that changes is measured again.
+/// The layouts that measuring chose, by column and by what the two presets
+/// proposed (each layout with the encodings it priced its leaves with): a
+/// dataset's files after the first take what a file before them chose on
+/// the same proposals, unmeasured (writing the sample in memory for each
+/// layout was a quarter of the CPU of a dataset of 20,000-row event
+/// files). The proposals are inferred from each file's own sample, so data
+/// whose types, fields or distinct values change is measured again; so is
+/// a sample of too few values to weigh unshredding
+/// ([`MIN_VALUES_TO_UNSHRED`]), whose choice is not kept.
 #[derive(Default)]
-pub(super) struct MeasuredLayouts(Vec<((String, ShreddingSchema, ShreddingSchema), LayoutPlan)>);
+pub(super) struct MeasuredLayouts(Vec<(Proposed, LayoutPlan)>);
+
+/// What the two presets proposed for a column: its name, and each layout
+/// with the encodings it priced.
+type Proposed = (String, [(ShreddingSchema, Vec<LeafEncoding>); 2]);
+
+/// `plan`'s layout and the encodings of its leaves.
+fn proposal(plan: &LayoutPlan) -> (ShreddingSchema, Vec<LeafEncoding>) {
+    let encodings = plan.leaves.iter().map(|leaf| leaf.encoding).collect();
+    (plan.schema.clone(), encodings)
+}
 
 /// Shreds the measured sample rows by a layout (on two threads at once:
 /// the two candidate layouts are measured side by side).
@@ -203,28 +216,28 @@ impl FieldPlan {
             return Ok(ours);
         };
         let theirs = spark.plan();
-        let proposed = (
-            self.name.clone(),
-            ours.schema.clone(),
-            theirs.schema.clone(),
-        );
+        let proposed = (self.name.clone(), [proposal(&ours), proposal(&theirs)]);
         if let Some((_, chosen)) = measured.0.iter().find(|(p, _)| *p == proposed) {
             return Ok(chosen.clone());
         }
-        let chosen = self.measured(ours, theirs, write, shred_sample)?;
-        measured.0.push((proposed, chosen.clone()));
+        let (chosen, kept) = self.measured(ours, theirs, write, shred_sample)?;
+        if kept {
+            measured.0.push((proposed, chosen.clone()));
+        }
         Ok(chosen)
     }
 
     /// [`layout`](Self::layout)'s choice between `ours` and `theirs` (and
-    /// unshredded), measured on the sample.
+    /// unshredded), measured on the sample, and whether it may be kept for
+    /// other samples: not when too few values were measured to weigh
+    /// unshredding.
     fn measured(
         &self,
         ours: LayoutPlan,
         theirs: LayoutPlan,
         write: &WriteOptions,
         shred_sample: &ShredSample<'_>,
-    ) -> Result<LayoutPlan> {
+    ) -> Result<(LayoutPlan, bool)> {
         let write_file = |plan: &LayoutPlan, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
@@ -266,15 +279,16 @@ impl FieldPlan {
             }
         };
         if chosen.schema == ShreddingSchema::Variant {
-            return Ok(chosen);
+            return Ok((chosen, true));
         }
         let unshredded = shred_sample(&ShreddingSchema::Variant)?;
         let values = unshredded.len() - unshredded.null_count();
         if values < MIN_VALUES_TO_UNSHRED {
-            return Ok(match written {
+            let chosen = match written {
                 Some(file) => self.settled(chosen, &file),
                 None => chosen,
-            });
+            };
+            return Ok((chosen, false));
         }
         let chosen_file = match written {
             Some(file) => file,
@@ -283,15 +297,14 @@ impl FieldPlan {
         let unshredded_plan = LayoutPlan::from(ShreddingSchema::Variant);
         let unshredded_bytes = write_file(&unshredded_plan, unshredded)?.column_bytes;
         let saving = chosen_file.column_bytes.saturating_sub(unshredded_bytes);
-        Ok(
-            if clearly_smaller(unshredded_bytes, chosen_file.column_bytes)
-                && saving >= MIN_SAVING_PER_VALUE * values as u64
-            {
-                unshredded_plan
-            } else {
-                self.settled(chosen, &chosen_file)
-            },
-        )
+        let chosen = if clearly_smaller(unshredded_bytes, chosen_file.column_bytes)
+            && saving >= MIN_SAVING_PER_VALUE * values as u64
+        {
+            unshredded_plan
+        } else {
+            self.settled(chosen, &chosen_file)
+        };
+        Ok((chosen, true))
     }
 
     /// `plan` with the string and binary leaves it priced as deltas that
