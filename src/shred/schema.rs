@@ -25,16 +25,25 @@ pub fn variant_field(name: &str, schema: &ShreddingSchema) -> Field {
 }
 
 /// Whether an Arrow field is a Variant column: by its extension type, or,
-/// when a writer left that out, by the `metadata` + `value`/`typed_value`
-/// shape.
+/// when a writer left that out, by the shape: a binary `metadata` and a
+/// binary `value` or a `typed_value` (a struct of a string `metadata` and
+/// a number `value` is not one).
 pub fn is_variant_field(field: &Field) -> bool {
+    let binary = |children: &arrow::datatypes::Fields, name: &str| {
+        children.find(name).is_some_and(|(_, f)| {
+            matches!(
+                f.data_type(),
+                DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+            )
+        })
+    };
     field
         .metadata()
         .get("ARROW:extension:name")
         .is_some_and(|n| n == VARIANT_EXTENSION_NAME)
         || matches!(field.data_type(), DataType::Struct(children)
-            if children.find("metadata").is_some()
-                && (children.find("value").is_some() || children.find("typed_value").is_some()))
+            if binary(children, "metadata")
+                && (binary(children, "value") || children.find("typed_value").is_some()))
 }
 
 /// The `typed_value` layout of one Variant slot (a column, an object field

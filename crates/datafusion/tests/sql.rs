@@ -1497,6 +1497,16 @@ async fn brackets_read_fields_and_elements_and_refuse_a_variants_field() {
         text(&batches),
         "+-------+---+\n| a     | e |\n+-------+---+\n| [1,2] | 1 |\n| [1,2] | 2 |\n+-------+---+"
     );
+    // A struct that only has fields of those names is not a Variant.
+    let batches = query(
+        &ctx,
+        "SELECT s.value AS v, s['metadata'] AS m FROM (SELECT named_struct('metadata', 'x', 'value', 5) AS s)",
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        "+---+---+\n| v | m |\n+---+---+\n| 5 | x |\n+---+---+"
+    );
     // Nor an element by index: DataFusion would look for a list.
     for brackets in ["[1]", "[1:2]"] {
         let err = planning_failure(&ctx, &format!("SELECT parse_json('[5,6]'){brackets}")).await;
