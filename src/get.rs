@@ -602,10 +602,11 @@ enum Sum {
     Double(f64),
 }
 
-/// What a whole column folds into: its sum, its min or max (`None`: no
-/// value), or nothing left to add (a sum of doubles, added in order).
+/// What a whole column folds into: the sum so far with its values added,
+/// its min or max (`None`: no value), or nothing left to add (a sum of
+/// doubles, added in order).
 enum Folded<'a> {
-    Sum(Sum),
+    Total(VariantDecimal),
     Best(Option<VariantRef<'a>>),
     Done,
 }
@@ -655,9 +656,9 @@ impl Accumulator {
 
     /// Folds a typed column of numbers (or, for a min or max, strings) at
     /// once; false for one it leaves to [`add`](Self::add) value by value:
-    /// other types, floats' min and max, and decimals whose sum passes what
-    /// an `i128` holds (value by value, the sum goes on as a double where it
-    /// passes 38 digits).
+    /// other types, floats' min and max, a sum that goes on as a double
+    /// (see [`exact_sum`](Self::exact_sum)), and decimals no
+    /// `VariantDecimal` holds.
     fn fold_whole(&mut self, column: &ArrayRef) -> Result<bool> {
         let widened = |to: &DataType| {
             arrow::compute::cast(column, to)
@@ -670,16 +671,10 @@ impl Accumulator {
                 let integers = widened(&DataType::Int64)?;
                 let integers = integers.as_primitive::<Int64Type>();
                 let folded = if sum {
-                    // Exact: 2^63 per value, so 2^64 values before an
-                    // i128 could overflow.
-                    let total: i128 = integers.iter().flatten().map(i128::from).sum();
-                    Folded::Sum(match VariantDecimal::try_new(total, 0) {
-                        Ok(d) => Sum::Exact(d),
-                        Err(_) => {
-                            self.inexact = true;
-                            Sum::Double(total as f64)
-                        }
-                    })
+                    match self.exact_sum(0, integers.iter().flatten().map(i128::from)) {
+                        Some(total) => Folded::Total(total),
+                        None => return Ok(false),
+                    }
                 } else {
                     let best = self.pick(|| min(integers), || max(integers));
                     Folded::Best(best.map(VariantRef::Int64))
@@ -687,17 +682,24 @@ impl Accumulator {
                 (Kind::Number, folded)
             }
             DataType::Decimal128(_, scale) => {
+                let Ok(scale) = u8::try_from(*scale) else {
+                    return Ok(false);
+                };
                 let decimals = column.as_primitive::<Decimal128Type>();
-                let decimal = |unscaled| VariantDecimal::try_new(unscaled, *scale as u8).ok();
                 let folded = if sum {
-                    let total = decimals.iter().flatten().try_fold(0i128, i128::checked_add);
-                    match total.and_then(decimal) {
-                        Some(d) => Folded::Sum(Sum::Exact(d)),
+                    match self.exact_sum(scale, decimals.iter().flatten()) {
+                        Some(total) => Folded::Total(total),
                         None => return Ok(false),
                     }
                 } else {
-                    let best = self.pick(|| min(decimals), || max(decimals));
-                    Folded::Best(best.and_then(decimal).map(VariantRef::Decimal16))
+                    match self.pick(|| min(decimals), || max(decimals)) {
+                        None => Folded::Best(None),
+                        Some(best) => match VariantDecimal::try_new(best, scale) {
+                            Ok(d) => Folded::Best(Some(VariantRef::Decimal16(d))),
+                            // Value by value, it is an error.
+                            Err(_) => return Ok(false),
+                        },
+                    }
                 };
                 (Kind::Number, folded)
             }
@@ -738,16 +740,33 @@ impl Accumulator {
         };
         self.count += present;
         match folded {
-            Folded::Sum(total) if present > 0 => self.sum_in(total),
+            Folded::Total(total) if present > 0 => self.sum = Some(Sum::Exact(total)),
             Folded::Best(best) => {
                 self.kinds[kind as usize] += present;
                 if let Some(best) = best {
                     self.consider(&best)?;
                 }
             }
-            Folded::Sum(_) | Folded::Done => {}
+            Folded::Total(_) | Folded::Done => {}
         }
         Ok(true)
+    }
+
+    /// The sum so far with `values` (unscaled, at `scale`) added, exactly,
+    /// as adding them one by one gives it; `None` where that goes on as a
+    /// double (a partial sum past 38 digits) or starts from a sum that is
+    /// a double or at another scale, for value by value to add.
+    fn exact_sum(&self, scale: u8, values: impl Iterator<Item = i128>) -> Option<VariantDecimal> {
+        let limit = 10u128.pow(38);
+        let start = match self.sum {
+            None => 0,
+            Some(Sum::Exact(d)) if d.scale() == scale => d.unscaled(),
+            Some(_) => return None,
+        };
+        let total = values.into_iter().try_fold(start, |acc, v| {
+            acc.checked_add(v).filter(|t| t.unsigned_abs() < limit)
+        })?;
+        VariantDecimal::try_new(total, scale).ok()
     }
 
     /// The min or the max, as the aggregate is.

@@ -503,6 +503,14 @@ fn aggregates_of_whole_columns_are_those_value_by_value() {
             decimals(vec![Some(150), None, Some(-2), Some(7)]),
             decimals(vec![Some(1), Some(-300)]),
         ],
+        // A partial sum past 38 digits, the total within them: one by one
+        // goes on as a double from there.
+        vec![decimals(vec![Some(big), Some(1), Some(-1), Some(0)])],
+        // An exact sum at scale 2, then integers at scale 0.
+        vec![
+            decimals(vec![Some(150), Some(1)]),
+            Arc::new(Int64Array::from(vec![Some(3), Some(4), None])),
+        ],
         // Past 38 digits, then past an i128.
         vec![
             decimals(vec![Some(big), Some(big)]),
