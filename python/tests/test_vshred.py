@@ -155,9 +155,8 @@ def test_a_wrong_argument_is_named_by_its_keyword(tmp_path):
             call()
         assert keyword in " ".join(getattr(raised.value, "__notes__", [])) + str(raised.value)
     vshred.encode(['{"a":1}'], tmp_path / "a.parquet")
-    with pytest.raises(TypeError) as raised:
+    with pytest.raises(TypeError, match="^where must be a filter string, not int$"):
         vshred.get(tmp_path / "a.parquet", "$.a", where=5)
-    assert "where" in " ".join(getattr(raised.value, "__notes__", [])) + str(raised.value)
     # A count too large for any integer type is refused by name, as 0 is.
     with pytest.raises(vshred.VshredError, match="max_file_rows must be a whole number from 1"):
         vshred.encode(['{"a":1}'], tmp_path / "d", max_file_rows=2 ** 70)

@@ -198,6 +198,9 @@ def get(source, path, as_type="variant", where=None, *, column=None, strict=Fals
     pass (``'$.delay == "5"'`` where every delay is stored as a number) is
     warned about, as the command line warns.
     """
+    if where is not None and not isinstance(where, str):
+        # The native function would name its own parameter.
+        raise TypeError("where must be a filter string, not %s" % type(where).__name__)
     values, said = _vshred.get(_local(source), path, as_type, where, column, strict)
     for warning in said:
         _warnings.warn(warning, stacklevel=2)

@@ -230,13 +230,14 @@ pub(crate) fn normalized(data_type: &DataType) -> DataType {
         | DataType::LargeListView(e) => DataType::List(field(e, "item")),
         DataType::FixedSizeList(e, n) => DataType::FixedSizeList(field(e, "item"), *n),
         DataType::Struct(fs) => DataType::Struct(fields(fs)),
-        // Arrow's maps have entries and keys that are never null.
-        DataType::Map(entries, sorted) => match entries.data_type() {
+        // Arrow's maps have entries and keys that are never null; whether
+        // keys are sorted is a writer's hint, not recorded by Parquet.
+        DataType::Map(entries, _) => match entries.data_type() {
             DataType::Struct(kv) if kv.len() == 2 => {
                 let key = Field::new("key", normalized(kv[0].data_type()), false);
                 let value = field(&kv[1], "value");
                 let entries = DataType::Struct(Fields::from(vec![Arc::new(key), value]));
-                DataType::Map(Arc::new(Field::new("entries", entries, false)), *sorted)
+                DataType::Map(Arc::new(Field::new("entries", entries, false)), false)
             }
             _ => data_type.clone(),
         },

@@ -189,7 +189,7 @@ pub struct DatasetReport {
 impl DatasetReport {
     /// Whether the files' numbers run without a gap: false when another
     /// writer of the directory (a concurrent `append`) took numbers between
-    /// them, so that "the first to the last" holds others' files too.
+    /// them, so that "the first to the last" may hold others' files too.
     pub fn numbered_without_gaps(&self) -> bool {
         let numbers: Vec<Option<u64>> = self
             .files

@@ -862,7 +862,7 @@ fn print_dataset(dir: &Path, report: &DatasetReport) {
         (Some(first), Some(last)) if report.files.len() > 1 => {
             let others = match report.numbered_without_gaps() {
                 true => "",
-                false => ", other writers' files between",
+                false => ", numbers other writers took between",
             };
             format!(" ({} to {}{others})", name(first), name(last))
         }

@@ -733,7 +733,7 @@ fn a_file_that_keeps_the_layout_keeps_the_encodings_priced_with_it() {
 }
 
 /// Numbers another writer holds (a concurrent append's claim) are skipped,
-/// and the summary's span says that other files lie between.
+/// and the summary's span says that others took numbers between.
 #[test]
 fn the_summary_says_when_other_writers_files_lie_between() {
     let dir = tempfile::tempdir().unwrap();
@@ -747,7 +747,7 @@ fn the_summary_says_when_other_writers_files_lie_between() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).starts_with(
-            "vshred: wrote 3 files to out (part-00000.parquet to part-00003.parquet, other writers' files between): 6 rows"
+            "vshred: wrote 3 files to out (part-00000.parquet to part-00003.parquet, numbers other writers took between): 6 rows"
         ),
         "{}",
         stderr(&out)

@@ -240,10 +240,13 @@ fn check(expr: &Expr, schema: &DFSchema) -> Result<()> {
             (f.name().into(), f.args.iter().collect())
         }
         // A map's keys are compared with each other when it is made (to
-        // refuse duplicates), and so with a key looked up; its values are
-        // not compared.
+        // refuse duplicates), and with a key looked up (in a map read from
+        // a file); its values are not compared.
         Expr::ScalarFunction(f) if f.name() == "map" => {
             (f.name().into(), f.args.iter().take(1).collect())
+        }
+        Expr::ScalarFunction(f) if f.name() == "map_extract" => {
+            (f.name().into(), f.args.iter().skip(1).collect())
         }
         Expr::AggregateFunction(AggregateFunction { func, params }) => {
             let name = func.name();
