@@ -1543,3 +1543,65 @@ async fn a_map_column_reads_back() {
         "+----+---+-------------+\n| id | a | m           |\n+----+---+-------------+\n| 1  | 1 | {a: 1, b: } |\n| 2  |   |             |\n| 3  |   | {c: 3}      |\n+----+---+-------------+"
     );
 }
+
+/// A map with Variant keys, which SQL refuses to make, may come from a
+/// file: a lookup in it by a Variant is refused too.
+#[tokio::test]
+async fn a_lookup_by_a_variant_key_in_a_map_read_from_a_file_is_refused() {
+    use arrow::array::{Array, ArrayRef, BinaryArray, Int64Array, MapArray};
+    use arrow::buffer::OffsetBuffer;
+    use arrow::datatypes::Field;
+
+    let binary = |bytes: &[u8]| -> ArrayRef { Arc::new(BinaryArray::from(vec![bytes])) };
+    let key = StructArray::from(vec![
+        (
+            Arc::new(Field::new("metadata", DataType::Binary, false)),
+            binary(&[1, 0, 0]),
+        ),
+        (
+            Arc::new(Field::new("value", DataType::Binary, false)),
+            binary(&[12, 1]),
+        ),
+    ]);
+    let entries = StructArray::from(vec![
+        (
+            Arc::new(Field::new("key", key.data_type().clone(), false)),
+            Arc::new(key) as ArrayRef,
+        ),
+        (
+            Arc::new(Field::new("value", DataType::Int64, true)),
+            Arc::new(Int64Array::from(vec![7])) as ArrayRef,
+        ),
+    ]);
+    let entries_field = Arc::new(Field::new("entries", entries.data_type().clone(), false));
+    let map = MapArray::new(
+        entries_field,
+        OffsetBuffer::from_lengths([1]),
+        entries,
+        None,
+        false,
+    );
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "m",
+        map.data_type().clone(),
+        true,
+    )]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(map)]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.parquet");
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema, None)
+            .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    refused_comparison(
+        &ctx,
+        "map_extract",
+        &format!(
+            "SELECT map_extract(m, parse_json('1')) FROM '{}'",
+            path.display()
+        ),
+    )
+    .await;
+}
