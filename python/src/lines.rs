@@ -22,6 +22,7 @@ use arrow::datatypes::DataType;
 use arrow_pyarrow::PyArrowType;
 use pyo3::prelude::*;
 use pyo3::types::{PyIterator, PyString};
+use vshred::shred::is_text_type;
 
 /// Bytes of JSON text gathered at a time, and of a file read at a time.
 pub const BLOCK: usize = 1 << 20;
@@ -333,21 +334,12 @@ impl ArrowItems {
 /// `array` as texts: strings and binaries as they are, a dictionary of
 /// them as its values; anything else refused.
 fn texts(array: ArrayRef) -> vshred::Result<ArrayRef> {
-    let is_text = |t: &DataType| {
-        matches!(
-            t,
-            DataType::Utf8
-                | DataType::LargeUtf8
-                | DataType::Utf8View
-                | DataType::Binary
-                | DataType::LargeBinary
-                | DataType::BinaryView
-        )
-    };
     match array.data_type() {
-        t if is_text(t) => Ok(array),
-        DataType::Dictionary(_, values) if is_text(values) => arrow::compute::cast(&array, values)
-            .map_err(|e| vshred::Error::from_message(e.to_string())),
+        t if is_text_type(t) => Ok(array),
+        DataType::Dictionary(_, values) if is_text_type(values) => {
+            arrow::compute::cast(&array, values)
+                .map_err(|e| vshred::Error::from_message(e.to_string()))
+        }
         // A usage error, as an item that is not a text is.
         other => Err(vshred::Error::from_message(format!(
             "the input array holds {other}, not JSON texts (strings or binaries)"

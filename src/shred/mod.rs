@@ -61,6 +61,20 @@ pub struct ParseJsonOptions {
     pub duplicate_keys: DuplicateKeys,
 }
 
+/// Whether arrays of `data_type` hold texts, as JSON arrives in: strings or
+/// binaries, of any offset width or view.
+pub fn is_text_type(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+    )
+}
+
 /// The Variant of each JSON text of `text` (a string array of any of
 /// Arrow's three kinds), as one unshredded Variant column; null for null.
 /// What is not JSON, or breaks `options` (a number no decimal holds, a key
@@ -93,22 +107,11 @@ pub fn parse_json_column(
     use arrow::array::{Array, AsArray};
     // Other types would be cast to text, and numbers so read back as
     // decimals (the double 0.1 as 0.1, -0.0 as 0.0).
-    fn is_text(data_type: &DataType) -> bool {
-        match data_type {
-            DataType::Dictionary(_, values) => is_text(values),
-            t => matches!(
-                t,
-                DataType::Utf8
-                    | DataType::LargeUtf8
-                    | DataType::Utf8View
-                    | DataType::Binary
-                    | DataType::LargeBinary
-                    | DataType::BinaryView
-                    | DataType::Null
-            ),
-        }
-    }
-    if !is_text(text.data_type()) {
+    let texts = match text.data_type() {
+        DataType::Dictionary(_, values) => is_text_type(values),
+        t => is_text_type(t) || *t == DataType::Null,
+    };
+    if !texts {
         return Err(crate::error::Error::from_message(format!(
             "parse_json takes JSON texts (strings or binaries), not {}",
             text.data_type()
