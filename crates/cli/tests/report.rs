@@ -3,7 +3,7 @@
 use std::process::Command;
 
 mod binary;
-use binary::{encoded, fifo};
+use binary::{encoded, fifo, stderr, vshred_in, vshred_piped};
 
 /// 300 small rows with a Variant field `v`.
 fn seed_lines() -> String {
@@ -129,35 +129,11 @@ fn a_pipe_or_standard_input_is_reported_whole() {
             let (fifo, bytes) = (pipe.clone(), bytes.clone());
             std::thread::spawn(move || std::fs::write(fifo, bytes))
         };
-        let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
-            .args(["report", "--runs", "1", "in.fifo"])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
+        let out = vshred_in(dir.path(), &["report", "--runs", "1", "in.fifo"]);
         writer.join().unwrap().unwrap();
-        assert_eq!(
-            rows_line(&out),
-            "300 rows",
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-
-        let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
-            .args(["report", "--runs", "1", "-"])
-            .current_dir(dir.path())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &bytes).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(
-            rows_line(&out),
-            "300 rows",
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_eq!(rows_line(&out), "300 rows", "{}", stderr(&out));
+        let out = vshred_piped(dir.path(), &["report", "--runs", "1", "-"], &bytes);
+        assert_eq!(rows_line(&out), "300 rows", "{}", stderr(&out));
     }
     // Two pipes of one name, each its own file: the second replaced the
     // first's copy, and both rows measured it.
@@ -170,11 +146,10 @@ fn a_pipe_or_standard_input_is_reported_whole() {
         let bytes = std::fs::read(dir.path().join(file)).unwrap();
         writers.push(std::thread::spawn(move || std::fs::write(pipe, bytes)));
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["report", "--runs", "1", "a/in.fifo", "b/in.fifo"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["report", "--runs", "1", "a/in.fifo", "b/in.fifo"],
+    );
     for writer in writers {
         writer.join().unwrap().unwrap();
     }

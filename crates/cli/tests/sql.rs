@@ -379,22 +379,11 @@ fn copy_to_a_path_without_an_extension_writes_a_parquet_directory() {
 #[test]
 fn statements_come_from_stdin_when_none_are_given() {
     let dir = dataset();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["sql", "--format", "csv"])
-        .current_dir(dir.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"SELECT count(*) AS n FROM 't.parquet';\nSELECT 2 AS two")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = vshred_piped(
+        dir.path(),
+        &["sql", "--format", "csv"],
+        b"SELECT count(*) AS n FROM 't.parquet';\nSELECT 2 AS two",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "n\n3\ntwo\n2\n");
 }
