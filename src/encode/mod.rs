@@ -325,22 +325,33 @@ fn sample_size(options: &EncodeOptions) -> usize {
     .max(1)
 }
 
+/// The column a `--bloom-filter` path names (`None` for `$.a`: the first
+/// Variant column) and the path in it (`$.a`, `.a.b`; empty for an
+/// ordinary column).
+fn bloom_filter_column(path: &str) -> (Option<&str>, &str) {
+    if path.starts_with('$') {
+        return (None, path);
+    }
+    let split = path.find(['.', '[']).unwrap_or(path.len());
+    (Some(&path[..split]), &path[split..])
+}
+
 /// The Parquet leaf of a `--bloom-filter` path: an ordinary column, or the
 /// `typed_value` of a shredded primitive field.
 fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec]) -> Result<Vec<String>> {
     let fail = |why: String| Error::new(ErrorKind::Usage, format!("bloom filter {path:?}: {why}"));
-    let (column, rest) = if path.starts_with('$') {
-        let first_variant = columns.iter().find_map(|c| match c {
-            ColumnSpec::Variant { name, .. } => Some(name.as_str()),
-            ColumnSpec::Plain(_) => None,
-        });
-        (
-            first_variant.ok_or_else(|| fail("there is no Variant column".into()))?,
-            path,
-        )
-    } else {
-        let split = path.find(['.', '[']).unwrap_or(path.len());
-        (&path[..split], &path[split..])
+    let (column, rest) = match bloom_filter_column(path) {
+        (Some(column), rest) => (column, rest),
+        (None, rest) => {
+            let first_variant = columns.iter().find_map(|c| match c {
+                ColumnSpec::Variant { name, .. } => Some(name.as_str()),
+                ColumnSpec::Plain(_) => None,
+            });
+            (
+                first_variant.ok_or_else(|| fail("there is no Variant column".into()))?,
+                rest,
+            )
+        }
     };
     match columns.iter().find(|c| column_name(c) == column) {
         Some(ColumnSpec::Plain(_)) if rest.is_empty() => Ok(vec![column.to_string()]),

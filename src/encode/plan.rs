@@ -10,7 +10,7 @@ use arrow::datatypes::{DataType, Field};
 
 use super::lines::{LineTallies, Lines};
 use super::rows::not_an_object;
-use super::{DEFAULT_COLUMN, EncodeOptions, ShredMode};
+use super::{DEFAULT_COLUMN, EncodeOptions, ShredMode, bloom_filter_column};
 use crate::error::Result;
 use crate::infer::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, Preset, SchemaInferrer};
 use crate::json::{InexactNumbers, JsonParser, JsonReader, Peek};
@@ -461,13 +461,9 @@ pub(super) struct Plan {
 fn bloom_filter_paths(column: &str, bloom_filters: &[String]) -> Vec<VariantPath> {
     bloom_filters
         .iter()
-        .filter_map(|path| {
-            let in_column = match path.strip_prefix(column) {
-                Some(rest) if rest.starts_with(['.', '[']) => rest,
-                _ if path.starts_with('$') => path.as_str(),
-                _ => return None,
-            };
-            VariantPath::parse(in_column).ok()
+        .filter_map(|path| match bloom_filter_column(path) {
+            (Some(named), rest) if named != column || rest.is_empty() => None,
+            (_, rest) => VariantPath::parse(rest).ok(),
         })
         .collect()
 }
