@@ -78,18 +78,30 @@ impl AnalyzerRule for VariantComparisons {
     }
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.apply_with_subqueries(|node| {
-            let schema = merge_schema(&node.inputs());
-            check_plan(node, &schema)?;
-            node.apply_expressions(|expr| {
-                expr.apply(|e| {
-                    check(e, &schema)?;
-                    Ok(TreeNodeRecursion::Continue)
-                })
-            })
-        })?;
+        check_every(&plan, check_plan, check)?;
         Ok(plan)
     }
+}
+
+/// Calls `on_node` on every node of `plan` (its subqueries' too) and
+/// `on_expr` on every expression in it, each with the schema of the node's
+/// inputs: how vshred's analyzer rules look for what they refuse.
+pub(crate) fn check_every(
+    plan: &LogicalPlan,
+    on_node: impl Fn(&LogicalPlan, &DFSchema) -> Result<()>,
+    on_expr: impl Fn(&Expr, &DFSchema) -> Result<()>,
+) -> Result<()> {
+    plan.apply_with_subqueries(|node| {
+        let schema = merge_schema(&node.inputs());
+        on_node(node, &schema)?;
+        node.apply_expressions(|expr| {
+            expr.apply(|e| {
+                on_expr(e, &schema)?;
+                Ok(TreeNodeRecursion::Continue)
+            })
+        })
+    })?;
+    Ok(())
 }
 
 /// Refuses, as [`VariantComparisons`] does, a comparison operator with a

@@ -8,13 +8,13 @@
 //! elements (`l[1]`, `l[1:2]`), are DataFusion's own.
 
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{DFSchema, Result, plan_err};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawFieldAccessExpr};
-use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{Expr, ExprSchemable, GetFieldAccess, LogicalPlan};
 use datafusion::optimizer::AnalyzerRule;
 use vshred::parquet::is_variant_field;
+
+use crate::compare::check_every;
 
 /// Refuses brackets on a Variant; leaves other brackets to DataFusion.
 #[derive(Debug)]
@@ -63,34 +63,40 @@ impl AnalyzerRule for VariantEncoding {
     }
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.apply_with_subqueries(|node| {
-            if let LogicalPlan::Unnest(unnest) = node {
-                for column in &unnest.exec_columns {
-                    let (_, field) = unnest.input.schema().qualified_field_from_column(column)?;
-                    if is_variant_field(field) {
-                        return plan_err!(
-                            "unnest of a Variant: variant_explode(x) lists its elements or fields (FROM variant_explode(...), or variant_get(x, '$', 'array<variant>') to unnest); unnest would list its encoding"
-                        );
-                    }
-                }
-            }
-            let schema = merge_schema(&node.inputs());
-            node.apply_expressions(|expr| {
-                expr.apply(|e| {
-                    if let Expr::ScalarFunction(f) = e
-                        && f.name() == "get_field"
-                        && let [of, Expr::Literal(name, _), ..] = f.args.as_slice()
-                        && of.to_field(&schema).is_ok_and(|(_, field)| is_variant_field(&field))
-                    {
-                        let name = name.try_as_str().flatten().unwrap_or_default();
-                        return refuse_field(&format!("{of}.{name}"), name);
-                    }
-                    Ok(TreeNodeRecursion::Continue)
-                })
-            })
-        })?;
+        check_every(&plan, refuse_unnest, refuse_get_field)?;
         Ok(plan)
     }
+}
+
+/// Refuses `unnest` of a Variant.
+fn refuse_unnest(node: &LogicalPlan, _: &DFSchema) -> Result<()> {
+    let LogicalPlan::Unnest(unnest) = node else {
+        return Ok(());
+    };
+    for column in &unnest.exec_columns {
+        let (_, field) = unnest.input.schema().qualified_field_from_column(column)?;
+        if is_variant_field(field) {
+            return plan_err!(
+                "unnest of a Variant: variant_explode(x) lists its elements or fields (FROM variant_explode(...), or variant_get(x, '$', 'array<variant>') to unnest); unnest would list its encoding"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `get_field` of a Variant, which `v.value` is planned as.
+fn refuse_get_field(expr: &Expr, schema: &DFSchema) -> Result<()> {
+    if let Expr::ScalarFunction(f) = expr
+        && f.name() == "get_field"
+        && let [of, Expr::Literal(name, _), ..] = f.args.as_slice()
+        && of
+            .to_field(schema)
+            .is_ok_and(|(_, field)| is_variant_field(&field))
+    {
+        let name = name.try_as_str().flatten().unwrap_or_default();
+        return refuse_field(&format!("{of}.{name}"), name);
+    }
+    Ok(())
 }
 
 /// The error for `what`, a Variant's field `name` read as a struct's.
