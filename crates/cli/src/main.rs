@@ -23,7 +23,8 @@ use vshred::infer::{InferOptions, Preset};
 use vshred::json::{InexactNumbers, JsonLines, JsonParser, write_json};
 use vshred::output::Output;
 use vshred::parquet::{
-    Compression, DecimalMode, GetRequest, ParquetFile, ScanOptions, TypedValues, starts_as_parquet,
+    Compression, DecimalMode, GetRequest, ParquetFile, ScanOptions, TypedValues, magic_of,
+    starts_as_parquet,
 };
 use vshred::predicate::Predicate;
 use vshred::report::{ReportOptions, compare_layouts, measure_files};
@@ -1234,7 +1235,7 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
     let first_streamed = streamed(first)?;
     let first_is_parquet = match &first_streamed {
         Some(bytes) => starts_as_parquet(bytes),
-        None => is_parquet_file_or_dataset(first)?,
+        None => is_parquet_file_or_dataset(first),
     };
     let report = if first_is_parquet {
         // Parquet from a stream is measured from a file of its bytes, each
@@ -1289,11 +1290,10 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
 
 /// Whether `input`, not a stream, names Parquet files: a directory or a
 /// glob (a dataset), or a file that starts as Parquet does.
-fn is_parquet_file_or_dataset(input: &Path) -> Result<bool, Failure> {
-    if input.is_dir() || (!input.exists() && is_glob(&input.to_string_lossy())) {
-        return Ok(true);
-    }
-    Ok(starts_as_parquet(open_input(input)?.fill_buf()?))
+fn is_parquet_file_or_dataset(input: &Path) -> bool {
+    input.is_dir()
+        || (!input.exists() && is_glob(&input.to_string_lossy()))
+        || magic_of(input).is_some_and(|m| starts_as_parquet(&m))
 }
 
 fn run_roundtrip(input: &Path, json: &JsonArgs, sizes: bool) -> Result<(), Failure> {
