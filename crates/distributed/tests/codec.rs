@@ -293,17 +293,21 @@ fn crafted_counts_and_nesting_are_refused() {
     }
 }
 
-/// The bytes of a sent scan, its file kept for the test's run.
+/// The bytes of a sent scan. Its file is gone by then: decoding reads only
+/// the bytes, and a static's directory would never be removed.
 fn sent_bytes() -> &'static Vec<u8> {
-    static SENT: std::sync::OnceLock<(tempfile::TempDir, Vec<u8>)> = std::sync::OnceLock::new();
-    &SENT
-        .get_or_init(|| {
-            let dir = tempfile::tempdir().unwrap();
-            let sent = scan(vec![file(dir.path(), "a.parquet")], Some("$.a > 1"));
-            let bytes = VariantCodec::new().encode_scan(&sent).unwrap();
-            (dir, bytes)
-        })
-        .1
+    static SENT: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    SENT.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let sent = scan(vec![file(dir.path(), "a.parquet")], Some("$.a > 1"));
+        let bytes = VariantCodec::new().encode_scan(&sent).unwrap();
+        drop(dir);
+        // Unchanged, they decode: the changes below reach past the checks.
+        VariantCodec::new()
+            .decode_scan(&bytes, &task(0, 1))
+            .unwrap();
+        bytes
+    })
 }
 
 proptest! {
@@ -344,22 +348,21 @@ proptest! {
     }
 }
 
-/// A write's input and bytes, its files kept for the test's run.
+/// A write's input and bytes, its files gone as a sent scan's are.
 fn sent_write() -> &'static (Arc<dyn datafusion::physical_plan::ExecutionPlan>, Vec<u8>) {
-    type Sent = (
-        tempfile::TempDir,
-        (Arc<dyn datafusion::physical_plan::ExecutionPlan>, Vec<u8>),
-    );
+    type Sent = (Arc<dyn datafusion::physical_plan::ExecutionPlan>, Vec<u8>);
     static SENT: std::sync::OnceLock<Sent> = std::sync::OnceLock::new();
-    &SENT
-        .get_or_init(|| {
-            let dir = tempfile::tempdir().unwrap();
-            let sent = write(dir.path(), &[("shred", "none"), ("sample_rows", "10")]);
-            let input = datafusion::physical_plan::ExecutionPlan::children(&sent)[0].clone();
-            let bytes = VariantCodec::new().encode_write(&sent).unwrap();
-            (dir, (input, bytes))
-        })
-        .1
+    SENT.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let sent = write(dir.path(), &[("shred", "none"), ("sample_rows", "10")]);
+        let input = datafusion::physical_plan::ExecutionPlan::children(&sent)[0].clone();
+        let bytes = VariantCodec::new().encode_write(&sent).unwrap();
+        drop(dir);
+        VariantCodec::new()
+            .decode_write(&bytes, input.clone(), &task(0, 1))
+            .unwrap();
+        (input, bytes)
+    })
 }
 
 fn write(dir: &Path, options: &[(&str, &str)]) -> WritePartitionsExec {
