@@ -157,12 +157,13 @@ impl CopyWrites {
     pub(crate) fn begin(config: &FileSinkConfig, store: Arc<dyn ObjectStore>) -> CopyWrites {
         // DataFusion's store for `file://` is the file system from `/`.
         let local = config.object_store_url.as_str().starts_with("file://");
-        let staged: Option<Arc<Mutex<Vec<PathBuf>>>> = local.then(Arc::default);
+        let staged: Option<Arc<Staged>> = local.then(Arc::default);
         let made = MadeDirs::before(config);
         let on_interrupt = staged.clone().map(|staged| {
             let made = made.clone();
             undo_on_interrupt(move || {
-                remove_staged(&lock(&staged));
+                staged.close();
+                remove_staged(&lock(&staged.paths));
                 made.remove_if_empty();
             })
         });
@@ -286,13 +287,32 @@ impl MadeDirs {
     }
 }
 
+/// The local file system's uploads for one `COPY`: their paths, and a gate
+/// that every staging and every rename into place passes. The signal
+/// handler closes it before it removes what is staged: the file system
+/// stages the files of a `COPY`'s partitions at once, and one staged just
+/// after the handler looked would outlive the process.
+#[derive(Debug, Default)]
+struct Staged {
+    paths: Mutex<Vec<PathBuf>>,
+    gate: tokio::sync::RwLock<()>,
+}
+
+impl Staged {
+    /// Waits for the stagings and renames under way, and lets no other
+    /// start: the process is about to exit. Off the runtime's threads.
+    fn close(&self) {
+        std::mem::forget(self.gate.blocking_write());
+    }
+}
+
 /// An object store whose writes appear only once [`complete`](Self::complete)d.
 #[derive(Debug)]
 struct Deferred {
     store: Arc<dyn ObjectStore>,
     writes: Mutex<Vec<Write>>,
-    /// For the local file system, the paths of its uploads.
-    staged: Option<Arc<Mutex<Vec<PathBuf>>>>,
+    /// For the local file system.
+    staged: Option<Arc<Staged>>,
 }
 
 /// A write held back: an upload of parts, kept from its start so that one
@@ -319,7 +339,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Deferred {
-    fn new(store: Arc<dyn ObjectStore>, staged: Option<Arc<Mutex<Vec<PathBuf>>>>) -> Deferred {
+    fn new(store: Arc<dyn ObjectStore>, staged: Option<Arc<Staged>>) -> Deferred {
         Deferred {
             store,
             writes: Mutex::default(),
@@ -347,7 +367,10 @@ impl Deferred {
                         (slot.upload.take(), slot.finished)
                     };
                     match (upload, finished) {
-                        (Some(mut upload), true) => upload.complete().await.map(drop),
+                        (Some(mut upload), true) => {
+                            let _open = self.open_gate().await;
+                            upload.complete().await.map(drop)
+                        }
                         (Some(mut upload), false) => {
                             unfinished = true;
                             upload.abort().await
@@ -387,16 +410,24 @@ impl Deferred {
         }
     }
 
+    /// Passes the local file system's gate ([`Staged`]), held while the
+    /// guard lives; waits forever once it is closed.
+    async fn open_gate(&self) -> Option<tokio::sync::RwLockReadGuard<'_, ()>> {
+        match &self.staged {
+            Some(staged) => Some(staged.gate.read().await),
+            None => None,
+        }
+    }
+
     /// Starts an upload whose completion is held back.
     async fn upload(
         &self,
         location: &Path,
         opts: PutMultipartOptions,
     ) -> datafusion::object_store::Result<DeferredUpload> {
-        // Known before the store stages the file: a signal that came
-        // between the two left it (and its directory) behind.
+        let _open = self.open_gate().await;
         if let Some(staged) = &self.staged {
-            lock(staged).push(PathBuf::from("/").join(location.as_ref()));
+            lock(&staged.paths).push(PathBuf::from("/").join(location.as_ref()));
         }
         let upload = self.store.put_multipart_opts(location, opts).await?;
         let slot = Arc::new(Mutex::new(Upload {
@@ -537,5 +568,41 @@ impl MultipartUpload for DeferredUpload {
     /// Left to the store, which aborts every upload of a failed write.
     async fn abort(&mut self) -> datafusion::object_store::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::object_store::local::LocalFileSystem;
+
+    /// Once the signal handler has closed the gate, no upload is staged:
+    /// it would be left behind when the process exits.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn no_upload_is_staged_once_the_gate_is_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        let staged = Arc::new(Staged::default());
+        let store = Deferred::new(Arc::new(LocalFileSystem::new()), Some(staged.clone()));
+        let path = |name: &str| Path::from(dir.path().join(name).to_str().unwrap());
+        store
+            .put_multipart_opts(&path("before.parquet"), PutMultipartOptions::default())
+            .await
+            .unwrap();
+        let closing = staged.clone();
+        tokio::task::spawn_blocking(move || closing.close())
+            .await
+            .unwrap();
+        let after = tokio::time::timeout(
+            std::time::Duration::from_millis(200),
+            store.put_multipart_opts(&path("after.parquet"), PutMultipartOptions::default()),
+        )
+        .await;
+        assert!(after.is_err(), "an upload started after the gate closed");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["before.parquet#1"]);
+        assert_eq!(lock(&staged.paths).len(), 1);
     }
 }
