@@ -510,6 +510,18 @@ def test_sql_copy_writes_a_shredded_dataset(tmp_path, events):
     assert vshred.get(out, "$.kind", "string").null_count == 0
 
 
+def test_key_value_directories_come_back_as_columns(tmp_path, events):
+    out = tmp_path / "by-kind"
+    vshred.sql(f"COPY (SELECT variant_get(v, '$.kind', 'string') AS kind, v FROM '{events}') TO '{out}/' PARTITIONED BY (kind)")
+    assert all(p.name.startswith("kind=") for p in out.iterdir())
+    table = vshred.read(out)
+    assert table.column_names == ["v", "kind"]
+    assert sorted(table.column("kind").to_pylist()) == sorted(vshred.get(events, "$.kind", "string").to_pylist())
+    kind = table.column("kind")[0].as_py()
+    kept = vshred.get(out, "$.kind", "string", where=f'kind == "{kind}"')
+    assert kept.to_pylist() == [kind] * vshred.get(events, "$.kind", "string").to_pylist().count(kind)
+
+
 def test_sql_errors_are_vshred_errors_saying_what(tmp_path):
     missing = tmp_path / "nothing.parquet"
     with pytest.raises(vshred.VshredError) as raised:

@@ -4,7 +4,7 @@
 //! recursively, in path order; names starting with `_` or `.` are skipped,
 //! as Spark and Hive skip `_SUCCESS` and `.crc` files) or a glob pattern
 //! (`logs/day=*/*.parquet`). Rows come in path order, then in file order.
-//! Hive-style `key=value` directories are not read as columns.
+//! Hive-style `key=value` directories beneath it are columns ([`hive`]).
 //!
 //! Files may differ in everything the spec allows, because each is read
 //! with a plan of its own ([`ParquetFile::plan_get`]): its own shredding
@@ -33,6 +33,7 @@
 //! [`storage`] ([`Dataset::find_in`]): an object store, read through the
 //! same plans, a column chunk per request.
 
+pub mod hive;
 pub mod partition;
 pub mod schema;
 pub mod storage;
@@ -49,7 +50,8 @@ use crate::parquet::{
     Footer, GetRequest, Layouts, ParquetFile, Projected, Projection, ReadStats, ScanOptions,
     ScanPlan, get_of_batch, json_lines_of_batch, run_ordered,
 };
-use crate::predicate::Operand;
+use crate::predicate::{Operand, Predicate};
+use hive::HiveColumns;
 use schema::{ColumnType, DatasetSchema};
 pub(crate) use storage::parquet_files_beneath;
 use storage::{LocalFiles, Storage, is_glob};
@@ -74,6 +76,8 @@ pub struct Dataset {
     /// Of a dataset's share ([`Dataset::share`]): the number, in the whole
     /// dataset, of each file's first row group.
     numbering: Option<Vec<usize>>,
+    /// The columns its `key=value` directories hold.
+    hive: Option<Arc<HiveColumns>>,
 }
 
 /// What a dataset's first pass read of its footers.
@@ -104,6 +108,8 @@ impl Footers {
 
 /// A file being scanned, with its plan.
 struct PlannedFile {
+    /// Its index among the dataset's files.
+    index: usize,
     file: ParquetFile,
     plan: ScanPlan,
     /// Its Variant columns.
@@ -151,6 +157,29 @@ pub struct DatasetColumns {
 }
 
 impl DatasetColumns {
+    /// Adds the columns of `hive`, which `files` hold in their
+    /// directories: a column some file holds too is an error.
+    pub(super) fn add_hive(&mut self, hive: &HiveColumns, files: &[PathBuf]) -> Result<()> {
+        for (name, data_type) in hive.names().iter().zip(hive.types()) {
+            if let Some(&at) = self.index.get(name) {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "the column {name:?} is both in this file and in the dataset's {name}=... directories; read the files alone, or name the directories otherwise"
+                    ),
+                )
+                .in_file(&self.first_files[at]));
+            }
+            self.index.insert(name.clone(), self.all.len());
+            self.all.push(name.clone());
+            self.types.push(ColumnType::Plain(data_type.clone()));
+            self.files.push(files.len());
+            self.first_files
+                .push(files.first().cloned().unwrap_or_default());
+        }
+        Ok(())
+    }
+
     /// Adds the columns of `file`: those not seen before, and the type of
     /// those seen, which must agree with it. Returns the index of each of
     /// the file's columns, in the file's order.
@@ -202,6 +231,11 @@ impl Dataset {
         let mut files = storage.find(input)?;
         files.sort();
         files.dedup();
+        let root = root_of(input);
+        let hive = match files.as_slice() {
+            [only] if only == input => None,
+            _ => HiveColumns::find(&root, &files)?,
+        };
         if files.is_empty() {
             let why = match is_glob(&input.to_string_lossy()) && !input.exists() {
                 true => {
@@ -211,7 +245,9 @@ impl Dataset {
             };
             return Err(Error::new(ErrorKind::Usage, why).in_file(input));
         }
-        Ok(Dataset::from_files(files).with_storage(storage))
+        Ok(Dataset::from_files(files)
+            .with_storage(storage)
+            .with_hive_columns(hive))
     }
 
     /// A dataset of these local files, in this order.
@@ -223,7 +259,21 @@ impl Dataset {
             layouts: Layouts::default(),
             footer_budget: FOOTER_CACHE_BYTES,
             numbering: None,
+            hive: None,
         }
+    }
+
+    /// The dataset with `hive`'s columns, whose values each file's
+    /// `key=value` directories give ([`hive`]); [`Dataset::find`] finds
+    /// them.
+    pub fn with_hive_columns(mut self, hive: Option<HiveColumns>) -> Dataset {
+        self.hive = hive.map(Arc::new);
+        self
+    }
+
+    /// The columns its `key=value` directories hold, if any.
+    pub fn hive_columns(&self) -> Option<&HiveColumns> {
+        self.hive.as_deref()
     }
 
     /// The dataset with its files read from `storage` (which names them).
@@ -323,6 +373,9 @@ impl Dataset {
                 .push((kept_bytes <= self.footer_budget).then_some(footer));
             Ok(())
         })?;
+        if let Some(hive) = &self.hive {
+            footers.columns.add_hive(hive, &self.files)?;
+        }
         Ok(self.footers.get_or_init(|| footers))
     }
 
@@ -340,6 +393,7 @@ impl Dataset {
             None => ParquetFile::open_in(source, path, &self.layouts)?,
         };
         Ok(PlannedFile {
+            index: i,
             plan: plan(&file).map_err(|e| e.in_file(path))?,
             variants: file.variant_columns(),
             file,
@@ -379,15 +433,20 @@ impl Dataset {
     pub fn schema(&self) -> Result<DatasetSchema> {
         let mut builder = schema::Builder::default();
         self.each_file(&ScanOptions::default(), |file| builder.add(file))?;
+        if let Some(hive) = &self.hive {
+            builder.add_hive(hive, &self.files)?;
+        }
         Ok(builder.finish())
     }
 
     /// The second pass: one scan over all files, each planned by `plan`
     /// when its turn comes and its batches turned into `T`s by `map` on the
-    /// workers; `sink` gets them in order. Returns what was read.
+    /// workers; `sink` gets them in order. A file whose directories rule
+    /// out one of `filters` is not opened. Returns what was read.
     fn scan<T: Send>(
         &self,
         options: &ScanOptions,
+        filters: &[&Predicate],
         plan: impl Fn(&ParquetFile) -> Result<ScanPlan> + Sync,
         map: impl Fn(&PlannedFile, RecordBatch) -> Result<T> + Sync,
         sink: impl FnMut(T) -> Result<()>,
@@ -419,6 +478,14 @@ impl Dataset {
             if next_file == self.files.len() {
                 return Ok(None);
             }
+            if self.ruled_out_by_directories(next_file, filters)? {
+                stats.files_skipped += 1;
+                stats
+                    .read
+                    .skip_by_directories(footers.file_row_groups[next_file]);
+                next_file += 1;
+                continue;
+            }
             let planned = self.open_planned(footers, next_file, &plan)?;
             next_file += 1;
             if planned.plan.stats().row_groups_read == 0 {
@@ -445,6 +512,55 @@ impl Dataset {
             .map(|c| c.load(std::sync::atomic::Ordering::Relaxed))
             .sum();
         Ok(stats)
+    }
+
+    /// Whether file `i`'s `key=value` directories rule out one of
+    /// `filters`.
+    fn ruled_out_by_directories(&self, i: usize, filters: &[&Predicate]) -> Result<bool> {
+        let Some(hive) = &self.hive else {
+            return Ok(false);
+        };
+        for filter in filters {
+            if hive.rules_out(&self.files[i], filter)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `batch`, of file `i`, with the columns of its `key=value`
+    /// directories that `wanted` names added.
+    fn with_hive_columns_of(
+        &self,
+        i: usize,
+        batch: RecordBatch,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<RecordBatch> {
+        let Some(hive) = &self.hive else {
+            return Ok(batch);
+        };
+        let added = hive.arrays(&self.files[i], batch.num_rows(), wanted)?;
+        if added.is_empty() {
+            return Ok(batch);
+        }
+        let mut fields: Vec<_> = batch.schema().fields().iter().cloned().collect();
+        let mut columns = batch.columns().to_vec();
+        for (name, array) in added {
+            fields.push(Arc::new(arrow::datatypes::Field::new(
+                name,
+                array.data_type().clone(),
+                true,
+            )));
+            columns.push(array);
+        }
+        let options =
+            arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        RecordBatch::try_new_with_options(
+            Arc::new(arrow::datatypes::Schema::new(fields)),
+            columns,
+            &options,
+        )
+        .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))
     }
 
     /// The Variant column a command works on, as
@@ -520,8 +636,14 @@ impl Dataset {
         };
         self.scan(
             options,
+            &[],
             |file| file.plan_present_columns(&chosen),
-            |planned, batch| json_lines_of_batch(batch, Some(&chosen), &planned.variants),
+            |planned, batch| {
+                let batch = self.with_hive_columns_of(planned.index, batch, |name| {
+                    chosen.iter().any(|c| c == name)
+                })?;
+                json_lines_of_batch(batch, Some(&chosen), &planned.variants)
+            },
             sink,
         )?;
         Ok(())
@@ -547,13 +669,38 @@ impl Dataset {
         if !known.variants.contains(&request.column) {
             return Err(self.no_column(&request.column, "Variant column", &known.variants));
         }
+        let filter_columns: Vec<&str> = request
+            .filter
+            .iter()
+            .flat_map(|f| f.operands())
+            .filter_map(Operand::column)
+            .collect();
         self.scan(
             options,
+            &request.filter.iter().collect::<Vec<_>>(),
             |file| file.plan_get_present(request, with),
-            |_, batch| get_of_batch(request, with, &batch),
+            |planned, batch| {
+                let batch = self.with_hive_columns_of(planned.index, batch, |name| {
+                    with.iter().any(|c| c == name) || filter_columns.contains(&name)
+                })?;
+                get_of_batch(request, with, &batch)
+            },
             |(values, with)| sink(&values, &with),
         )
     }
+}
+
+/// The directory a dataset's `key=value` directories are counted from:
+/// the directory named, or a glob's directories before its first wildcard.
+fn root_of(input: &Path) -> PathBuf {
+    let mut root = PathBuf::new();
+    for component in input.components() {
+        if is_glob(&component.as_os_str().to_string_lossy()) {
+            break;
+        }
+        root.push(component);
+    }
+    root
 }
 
 impl Dataset {

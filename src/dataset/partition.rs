@@ -75,6 +75,22 @@ impl Partition {
 }
 
 impl Dataset {
+    /// `batch`, of file `i`, with the `key=value` directories' columns
+    /// that `projection` outputs.
+    fn with_projected_hive_columns(
+        &self,
+        projection: &Projection,
+        i: usize,
+        batch: RecordBatch,
+    ) -> Result<RecordBatch> {
+        self.with_hive_columns_of(i, batch, |name| {
+            projection
+                .outputs
+                .iter()
+                .any(|(_, o)| matches!(o, crate::parquet::Projected::Column(c) if c == name))
+        })
+    }
+
     /// The files holding some row group of any of `partitions`, each with
     /// the number of its first row group: a dataset
     /// ([`Dataset::from_numbered_files`]) from which those partitions read
@@ -92,7 +108,8 @@ impl Dataset {
             .collect();
         Ok(Dataset::from_numbered_files(files)
             .with_footer_budget(self.footer_budget)
-            .with_storage(self.storage.clone()))
+            .with_storage(self.storage.clone())
+            .with_hive_columns(self.hive_columns().cloned()))
     }
 
     /// The batches of the whole dataset's projection, each of `schema`,
@@ -112,8 +129,10 @@ impl Dataset {
         self.check_projection(projection, schema)?;
         self.scan(
             options,
+            &projection.filters(),
             |file| file.plan_projection(projection, |_| true),
             |planned, batch| {
+                let batch = self.with_projected_hive_columns(projection, planned.index, batch)?;
                 projection_of_batch(projection, schema, &batch)
                     .map_err(|e| e.in_file(planned.file.path()))
             },
@@ -209,6 +228,11 @@ impl PartitionBatches {
                 if let Some((batches, rows)) = reader
                     && let Some(batch) = crate::parquet::next_batch(path, batches)?
                 {
+                    let batch = self.dataset.with_projected_hive_columns(
+                        &self.projection,
+                        planned.index,
+                        batch,
+                    )?;
                     let projected = projection_of_batch(&self.projection, &self.schema, &batch)
                         .map_err(|e| rows.in_file(e).in_file(path))?;
                     rows.advance(batch.num_rows());
@@ -246,6 +270,19 @@ impl PartitionBatches {
             self.next_file += 1;
             let (first, row_groups) = footers.row_groups_of(i);
             if !self.partition.holds_any(first, row_groups) {
+                continue;
+            }
+            if self
+                .dataset
+                .ruled_out_by_directories(i, &self.projection.filters())?
+            {
+                let mine = (first..first + row_groups)
+                    .filter(|&g| self.partition.holds(g))
+                    .count();
+                self.stats.files += 1;
+                self.stats.files_skipped += 1;
+                self.files_planned.push(i);
+                self.stats.read.skip_by_directories(mine);
                 continue;
             }
             let partition = self.partition;

@@ -364,6 +364,16 @@ impl Builder {
         }
     }
 
+    /// Adds the columns of `hive`, which `files` hold in their
+    /// directories.
+    pub(super) fn add_hive(
+        &mut self,
+        hive: &super::HiveColumns,
+        files: &[std::path::PathBuf],
+    ) -> Result<()> {
+        self.columns.add_hive(hive, files)
+    }
+
     pub(super) fn finish(mut self) -> DatasetSchema {
         let DatasetColumns {
             all, types, files, ..

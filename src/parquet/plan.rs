@@ -58,7 +58,14 @@ impl ReadStats {
         self.skipped_by_bloom_filters += other.skipped_by_bloom_filters;
         self.skipped_by_page_index += other.skipped_by_page_index;
         self.skipped_by_runtime_filter += other.skipped_by_runtime_filter;
+        self.skipped_by_directories += other.skipped_by_directories;
         self.bytes_read += other.bytes_read;
+    }
+
+    /// Counts a file's `row_groups` as ruled out by its directories.
+    pub(crate) fn skip_by_directories(&mut self, row_groups: usize) {
+        self.row_groups += row_groups;
+        self.skipped_by_directories += row_groups;
     }
 }
 
@@ -142,6 +149,9 @@ pub struct ReadStats {
     pub skipped_by_page_index: usize,
     /// Row groups that the runtime filter ruled out, after the filter.
     pub skipped_by_runtime_filter: usize,
+    /// Row groups of a dataset's files that a filter ruled out by their
+    /// `key=value` directories, unopened.
+    pub skipped_by_directories: usize,
     /// Bytes read from the files (column chunks, bloom filters, page
     /// indexes; not the footers a dataset reads once to know its columns):
     /// known once a scan is done, 0 in a plan.

@@ -68,6 +68,15 @@ pub struct Projection {
 }
 
 impl Projection {
+    /// Its filters: the filter, then the runtime filter.
+    pub fn filters(&self) -> Vec<&Predicate> {
+        [&self.filter, &self.runtime_filter]
+            .into_iter()
+            .flatten()
+            .map(|(_, p)| p)
+            .collect()
+    }
+
     /// The schema of the batches: `types` gives each ordinary column's type
     /// (`None` for a Variant column).
     pub fn schema(&self, types: impl Fn(&str) -> Option<DataType>) -> SchemaRef {

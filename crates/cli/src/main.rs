@@ -1158,8 +1158,13 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
     }
     if let (true, Some(stats)) = (args.stats, stats) {
         let read = &stats.read;
+        // Only a dataset of key=value directories skips by them.
+        let by_directories = match read.skipped_by_directories {
+            0 => String::new(),
+            n => format!("{n} by directories, "),
+        };
         eprintln!(
-            "vshred: read {} of {}, {} of {} ({}); skipped {} by statistics, {} by bloom filters, {} by the column index, which ruled out {}",
+            "vshred: read {} of {}, {} of {} ({}); skipped {by_directories}{} by statistics, {} by bloom filters, {} by the column index, which ruled out {}",
             stats.files - stats.files_skipped,
             count(stats.files as u64, "file"),
             read.row_groups_read,

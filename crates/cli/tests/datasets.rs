@@ -123,17 +123,21 @@ fn rows_have_the_columns_of_every_file_null_where_a_file_lacks_one() {
     assert!(out.status.success(), "{}", stderr(&out));
     let lines: Vec<&str> = stdout(&out).lines().collect();
     assert_eq!(lines.len(), 152);
-    // Columns in the order they first appear: id, v (part-2), then note.
+    // Columns in the order they first appear: id, v (part-2), then note;
+    // last, the day=2 directory's, null for the files beside it.
     assert_eq!(
         lines[0],
-        r#"{"id":100,"v":{"a":"s100","b":"x100"},"note":null}"#
+        r#"{"id":100,"v":{"a":"s100","b":"x100"},"note":null,"day":2}"#
     );
-    assert_eq!(lines[50], r#"{"id":0,"v":{"a":0,"b":"x0"},"note":null}"#);
+    assert_eq!(
+        lines[50],
+        r#"{"id":0,"v":{"a":0,"b":"x0"},"note":null,"day":null}"#
+    );
     assert_eq!(
         lines[100],
-        r#"{"id":50,"v":{"a":50.5,"b":"x50"},"note":null}"#
+        r#"{"id":50,"v":{"a":50.5,"b":"x50"},"note":null,"day":null}"#
     );
-    assert_eq!(lines[151], r#"{"id":151,"v":null,"note":"n2"}"#);
+    assert_eq!(lines[151], r#"{"id":151,"v":null,"note":"n2","day":null}"#);
     // Columns beside the result, and a filter on a column, that files
     // lack: null there (a Variant one and the filter were errors).
     for (with, filter, printed) in [
@@ -322,5 +326,144 @@ fn a_filter_is_warned_about_only_when_no_file_can_pass_it() {
             && stderr(&out).contains(r#"warning: no row can pass `$.code == "E250"`"#),
         "{}",
         stderr(&out)
+    );
+}
+
+/// What `COPY ... PARTITIONED BY` keeps in its directories comes back as
+/// columns, in `cat`, `get` and SQL; a filter on one opens only the files
+/// whose directories it passes. The README's example runs as shown.
+#[test]
+fn key_value_directories_are_columns_and_a_filter_on_them_skips_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..40)
+        .map(|i| {
+            format!(
+                "{{\"day\":\"2024-03-{:02}\",\"n\":{},\"v\":{{\"a\":{i}}}}}\n",
+                i % 4 + 1,
+                i % 3
+            )
+        })
+        .collect();
+    std::fs::write(dir.path().join("in.jsonl"), lines).unwrap();
+    let copy = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "COPY (SELECT * FROM read_jsonl('in.jsonl', 'v')) TO 'out/' PARTITIONED BY (day, n)",
+        ],
+    );
+    assert!(copy.status.success(), "{}", stderr(&copy));
+    assert!(dir.path().join("out/day=2024-03-01/n=0").is_dir());
+    // Every row back, with the values its path gives.
+    let cat = vshred_in(dir.path(), &["cat", "out"]);
+    let mut rows: Vec<&str> = stdout(&cat).lines().collect();
+    rows.sort();
+    assert_eq!(rows.len(), 40, "{}", stderr(&cat));
+    assert_eq!(rows[0], r#"{"v":{"a":0},"day":"2024-03-01","n":0}"#);
+    let get = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "out",
+            "$.a",
+            "--with",
+            "n",
+            "--where",
+            r#"day == "2024-03-02" and n == 1"#,
+            "--stats",
+        ],
+    );
+    let mut found: Vec<&str> = stdout(&get).lines().collect();
+    found.sort();
+    // i % 4 == 1 and i % 3 == 1: 1, 13, 25, 37 (sorted as text).
+    assert_eq!(
+        found,
+        [
+            r#"{"n":1,"$.a":13}"#,
+            r#"{"n":1,"$.a":1}"#,
+            r#"{"n":1,"$.a":25}"#,
+            r#"{"n":1,"$.a":37}"#
+        ]
+    );
+    assert!(
+        stderr(&get)
+            .contains("read 1 of 12 files, 1 of 12 row groups (4 rows); skipped 11 by directories"),
+        "{}",
+        stderr(&get)
+    );
+    // A glob's root is before its first wildcard.
+    let glob = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "out/day=*/n=2",
+            "$.a",
+            "--with",
+            "day,n",
+            "--limit",
+            "1",
+        ],
+    );
+    assert_eq!(
+        stdout(&glob),
+        "{\"day\":\"2024-03-01\",\"n\":2,\"$.a\":8}\n",
+        "{}",
+        stderr(&glob)
+    );
+    let sql = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "SELECT day, sum(n) AS n, count(*) AS rows FROM 'out' WHERE day >= '2024-03-03' GROUP BY day ORDER BY day",
+        ],
+    );
+    assert_eq!(
+        stdout(&sql),
+        // Days 3 and 4 are rows 2, 6, .. 38 and 3, 7, .. 39; n is i % 3.
+        "+------------+----+------+\n| day        | n  | rows |\n+------------+----+------+\n| 2024-03-03 | 11 | 10   |\n| 2024-03-04 | 9  | 10   |\n+------------+----+------+\n",
+        "{}",
+        stderr(&sql)
+    );
+    let explain = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "EXPLAIN ANALYZE SELECT count(*) FROM 'out' WHERE day = '2024-03-01'",
+        ],
+    );
+    assert!(
+        stdout(&explain).contains("row_groups_pruned_directories=9"),
+        "{}",
+        stdout(&explain)
+    );
+    assert_eq!(
+        readme_console_block("$ vshred cat testdata/datasets/by-event"),
+        2
+    );
+}
+
+/// Files under other keys, or a column a directory names too, are refused
+/// naming the files; nothing is read.
+#[test]
+fn directories_that_disagree_with_each_other_or_with_the_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = rows(0, 3, |i| i.to_string());
+    encoded(dir.path(), "a/day=1/f.parquet", &one, &[]);
+    encoded(dir.path(), "a/hour=1/f.parquet", &one, &[]);
+    fails_with(
+        dir.path(),
+        &["cat", "a"],
+        "a/day=1/f.parquet is under directories day=..., a/hour=1/f.parquet under directories hour=...",
+    );
+    encoded(
+        dir.path(),
+        "b/id=1/f.parquet",
+        &one,
+        &["--variant-field", "v"],
+    );
+    fails_with(
+        dir.path(),
+        &["cat", "b"],
+        "b/id=1/f.parquet: invalid arguments: the column \"id\" is both in this file and in the dataset's id=... directories",
     );
 }

@@ -109,7 +109,7 @@ fn cluster_dir() -> tempfile::TempDir {
         let shred = if file % 2 == 0 { "auto" } else { "none" };
         encoded(
             dir.path(),
-            &format!("data/events/part-{file}.parquet"),
+            &format!("data/events/half={}/part-{file}.parquet", file % 2),
             &rows,
             &[
                 "--variant-field",
@@ -136,12 +136,14 @@ fn cluster_dir() -> tempfile::TempDir {
 
 /// The queries the issue names: aggregates over many files (one through a
 /// CAST of a sub-Variant), a struct `variant_get`, a GROUP BY on a Variant
-/// path, a join of two Variant tables.
-const QUERIES: [&str; 4] = [
+/// path, a join of two Variant tables; and one on the column of the files'
+/// `half=N` directories, which the workers give too.
+const QUERIES: [&str; 5] = [
     "SELECT count(*) AS n, sum(variant_get(v, '$.k', 'bigint')) AS k, max(CAST(variant_get(v, '$.k') AS INT)) AS top, sum(id) AS ids, count(*) FILTER (WHERE variant_get(v, '$.k', 'bigint') > 50) AS big FROM 'data/events/'",
     "SELECT id, variant_get(v, '$.p', 'struct<x:bigint,y:string>') AS p FROM 'data/events/' WHERE id % 401 = 0 ORDER BY id",
     "SELECT variant_get(v, '$.g', 'string') AS g, count(*) AS n, sum(id) AS ids FROM 'data/events/' GROUP BY g ORDER BY g",
     "SELECT variant_get(k.v, '$.name', 'string') AS name, count(*) AS n FROM 'data/events/' e JOIN 'data/keys/' k ON variant_get(e.v, '$.k', 'bigint') = k.key GROUP BY name ORDER BY name",
+    "SELECT half, count(*) AS n, sum(variant_get(v, '$.k', 'bigint')) AS k FROM 'data/events/' WHERE half = 1 OR id < 10 GROUP BY half ORDER BY half",
 ];
 
 fn sql(dir: &Path, workers: Option<&[Worker]>, query: &str) -> std::process::Output {
@@ -213,11 +215,15 @@ fn a_relative_path_is_the_clients_file_on_the_workers_too() {
     std::fs::copy(dir.path().join("token"), data.join("token")).unwrap();
     std::fs::create_dir(data.join("data")).unwrap();
     std::fs::copy(
-        data.join("events/part-1.parquet"),
+        data.join("events/half=1/part-1.parquet"),
         data.join("data/x.parquet"),
     )
     .unwrap();
-    std::fs::copy(data.join("events/part-0.parquet"), data.join("x.parquet")).unwrap();
+    std::fs::copy(
+        data.join("events/half=0/part-0.parquet"),
+        data.join("x.parquet"),
+    )
+    .unwrap();
     let query = "SELECT count(*) AS n, sum(id) AS ids FROM 'data/x.parquet'";
     let here = sql(&data, None, query);
     assert_eq!(

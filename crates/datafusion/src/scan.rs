@@ -270,6 +270,10 @@ fn record(scan: &ScanMetrics, batches: &PartitionBatches) {
         "row_groups_pruned_runtime_filter",
         stats.read.skipped_by_runtime_filter,
     );
+    count(
+        "row_groups_pruned_directories",
+        stats.read.skipped_by_directories,
+    );
     count("pages_pruned", stats.read.pages_skipped);
     count("rows_read", stats.read.rows_read as usize);
     count("bytes_read", stats.read.bytes_read as usize);

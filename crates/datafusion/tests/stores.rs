@@ -276,3 +276,28 @@ async fn copy_to_a_store_writes_files_that_read_back_the_same() {
         );
     }
 }
+
+/// A `COPY ... PARTITIONED BY` to a store reads back with its
+/// `key=value` directories as a column, as on the local file system.
+#[tokio::test]
+async fn a_partitioned_copy_to_a_store_reads_back_with_its_directories_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = seed(dir.path()).await;
+    text(
+        &ctx,
+        "COPY (SELECT id % 4 AS k, id, v FROM 'memory:///events/') TO 'memory:///parts/' STORED AS PARQUET PARTITIONED BY (k)",
+    )
+    .await;
+    let back = text(
+        &ctx,
+        "SELECT k, count(*) AS n, sum(id) AS ids FROM 'memory:///parts/' WHERE k > 0 GROUP BY k ORDER BY k",
+    )
+    .await;
+    let source = text(
+        &ctx,
+        "SELECT id % 4 AS k, count(*) AS n, sum(id) AS ids FROM 'memory:///events/' WHERE id % 4 > 0 GROUP BY k ORDER BY k",
+    )
+    .await;
+    assert_eq!(back, source);
+    assert_eq!(back.lines().count(), 7, "{back}");
+}

@@ -53,6 +53,7 @@ use prost::Message as _;
 use serde::{Deserialize, Serialize};
 use url::Url;
 use vshred::dataset::Dataset;
+use vshred::dataset::hive::HiveColumns;
 use vshred::encode::ShredMode;
 use vshred::parquet::{Projected, Projection};
 use vshred::predicate::Predicate;
@@ -279,6 +280,10 @@ struct ScanMessage {
     /// row group in the whole.
     #[serde(default)]
     numbering: Option<Vec<usize>>,
+    /// The columns of the dataset's `key=value` directories: names and
+    /// types (`int64`, `string`); each file's path gives its values.
+    #[serde(default)]
+    hive: Option<(Vec<String>, Vec<String>)>,
 }
 
 #[derive(Serialize, Deserialize, PartialEq)]
@@ -444,6 +449,10 @@ impl VariantCodec {
             task,
             runtime_filters,
             numbering: dataset.numbering().map(<[usize]>::to_vec),
+            hive: dataset.hive_columns().map(|hive| {
+                let types = (0..hive.names().len()).map(|i| hive.type_name(i).to_string());
+                (hive.names().to_vec(), types.collect())
+            }),
         });
         framed(&message, &schema_bytes(&scan.schema())?)
     }
@@ -535,6 +544,14 @@ impl VariantCodec {
             Some(storage) => dataset.with_storage(Arc::new(storage)),
             None => dataset,
         };
+        let hive = match message.hive {
+            Some((names, types)) => Some(
+                HiveColumns::new(names, &types)
+                    .map_err(|e| refused(format!("directory columns: {e}")))?,
+            ),
+            None => None,
+        };
+        let dataset = dataset.with_hive_columns(hive);
         let scan = VariantScanExec::from_parts(
             Arc::new(dataset),
             projection,
