@@ -177,7 +177,8 @@ impl PartReport {
 /// What [`encode_dataset`] did.
 #[derive(Clone, Debug)]
 pub struct DatasetReport {
-    /// The files written, in order.
+    /// The files written, in order: none when an input of no rows was
+    /// appended.
     pub files: Vec<PartReport>,
     /// Bad lines skipped and inexact numbers, over all files.
     pub lines: LineCounts,
@@ -233,6 +234,11 @@ pub fn encode_dataset(
         &complete,
         progress,
     )
+    .inspect(|report| {
+        if made && report.files.is_empty() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    })
     .map_err(|e| {
         if made {
             // Only if empty: a directory this run made and wrote nothing
@@ -271,9 +277,10 @@ fn write_parts(
     loop {
         let mut sample = Lines::default();
         source.fill(&mut sample, sample_rows)?;
-        // Empty input still makes one (empty) file, as `encode` does;
-        // input whose every line is bad makes none.
-        if sample.is_empty() && (!files.is_empty() || tallies.bad_lines() > 0) {
+        // Empty input still makes one (empty) file, as `encode` does,
+        // unless appended to files that are there; input whose every line
+        // is bad makes none.
+        if sample.is_empty() && (!files.is_empty() || tallies.bad_lines() > 0 || split.append) {
             break;
         }
         // The bad lines of this sample, counted as it is planned, are the
@@ -346,7 +353,7 @@ fn write_parts(
         });
         number += 1;
     }
-    if files.is_empty() {
+    if files.is_empty() && !(split.append && tallies.bad_lines() == 0) {
         return Err(every_line_bad(&tallies));
     }
     Ok(DatasetReport {

@@ -850,6 +850,14 @@ fn print_dataset(dir: &Path, report: &DatasetReport) {
             );
         }
     }
+    if report.files.is_empty() {
+        // Appended from an input of no rows: no file of none.
+        eprintln!(
+            "vshred: appended nothing to {}: the input has no rows",
+            dir.display()
+        );
+        return;
+    }
     let (mut rows, mut bytes, mut typed) = (0, 0, TypedValues::default());
     for part in &report.files {
         rows += part.written.rows;

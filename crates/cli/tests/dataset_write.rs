@@ -228,6 +228,44 @@ fn a_directory_that_holds_a_dataset_is_refused_and_append_numbers_on() {
     assert!(stderr(&out).contains("--max-file-rows"), "{}", stderr(&out));
 }
 
+/// An input of no rows appended adds no file (an empty part would be one
+/// more file for every reader), and makes no directory.
+#[test]
+fn appending_an_input_of_no_rows_writes_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(4, &[])).unwrap();
+    std::fs::write(dir.path().join("empty.jsonl"), "").unwrap();
+    let args = ["encode", "in.jsonl", "out", "--max-file-rows", "2"];
+    assert!(vshred_in(dir.path(), &args).status.success());
+    for target in ["out", "new"] {
+        let appended = vshred_in(
+            dir.path(),
+            &[
+                "encode",
+                "empty.jsonl",
+                target,
+                "--max-file-rows",
+                "2",
+                "--append",
+            ],
+        );
+        assert!(appended.status.success(), "{}", stderr(&appended));
+        assert_eq!(
+            stderr(&appended),
+            format!("vshred: appended nothing to {target}: the input has no rows\n")
+        );
+    }
+    assert_eq!(names(&dir.path().join("out")).len(), 2);
+    assert!(!dir.path().join("new").exists());
+    // Not appended, an empty input is an empty dataset, as an empty file.
+    let made = vshred_in(
+        dir.path(),
+        &["encode", "empty.jsonl", "new", "--max-file-rows", "2"],
+    );
+    assert!(made.status.success(), "{}", stderr(&made));
+    assert_eq!(names(&dir.path().join("new")), ["part-00000.parquet"]);
+}
+
 /// Two runs appending to one dataset at once each take their own part
 /// numbers: neither renames a file over the other's.
 #[test]
