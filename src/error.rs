@@ -73,6 +73,10 @@ pub enum ErrorKind {
     /// Several Variant columns, and none chosen: each front end says how
     /// to choose one (`--column`, `column=`).
     AmbiguousColumn,
+    /// A value of the input, valid JSON, that does not fit the ordinary
+    /// column its field is written to (a text in an `int64` column that
+    /// the sample chose).
+    ColumnMismatch,
 }
 
 /// Which of the two Variant byte strings an offset refers to.
@@ -281,6 +285,7 @@ impl fmt::Display for Error {
             ErrorKind::Incompatible => "incompatible files",
             ErrorKind::DatasetExists => "dataset exists",
             ErrorKind::AmbiguousColumn => "several Variant columns",
+            ErrorKind::ColumnMismatch => "value does not fit its column",
         };
         if let Some(file) = &self.0.file {
             write!(f, "{}: ", file.display())?;

@@ -9,7 +9,7 @@ use arrow::datatypes::DataType;
 
 use super::lines::{LineTallies, Lines};
 use super::{EncodeOptions, ShredMode};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::json::{JsonNumber, JsonParser, JsonReader, Peek};
 use crate::parquet::ColumnSpec;
 use crate::shred::{ShredPolicy, Shredder, ShreddingSchema};
@@ -383,7 +383,10 @@ fn append_field(
     if ok {
         return Ok(());
     }
-    Err(r.error_at(at, not_of_column_type(column)))
+    // Valid JSON, of another type than its column.
+    Err(r
+        .error_at(at, not_of_column_type(column))
+        .of_kind(ErrorKind::ColumnMismatch))
 }
 
 /// The error for a value that does not fit the ordinary column chosen

@@ -375,7 +375,9 @@ fn every_file_keeps_the_column_types_of_the_files_before() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("line 1, column 7 (byte 6): field \"id\" is a column of int64"),
+        err.contains(
+            "value does not fit its column at row 0, line 1, column 7 (byte 6): field \"id\" is a column of int64"
+        ),
         "{err}"
     );
     let skipping = EncodeOptions {
