@@ -159,7 +159,11 @@ pub fn parse_json_column(
             continue;
         };
         if options.strict || check.is_some() {
-            return Err(e.with_row(row as u64));
+            // The row is the array's; a query engine's batches number
+            // theirs from 0, so the text itself says which it is.
+            return Err(e
+                .with_row(row as u64)
+                .with_note(&text_excerpt(text.value(row))));
         }
         for earlier in 0..row {
             match text.is_null(earlier) {
@@ -174,6 +178,16 @@ pub fn parse_json_column(
         ));
     }
     Ok(shredder.finish())
+}
+
+/// The first characters of a text that is not JSON, for its error.
+#[cold]
+fn text_excerpt(text: &str) -> String {
+    const SHOWN: usize = 60;
+    match text.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("the text: {:?}...", &text[..end]),
+        None => format!("the text: {text:?}"),
+    }
 }
 
 /// Which values may go into a typed column.
