@@ -35,7 +35,7 @@ use arrow::datatypes::DataType;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::predicate::{Operand, Predicate};
-use crate::variant::VariantRef;
+use crate::variant::{Kind, VariantRef};
 
 /// The value Hive and Spark write for a null.
 const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
@@ -60,9 +60,9 @@ impl HiveColumns {
         let mut values: Vec<Vec<Option<String>>> = Vec::new();
         for file in files {
             let file = file.as_ref();
-            let pairs = match file.strip_prefix(root) {
-                Ok(below) => pairs_of(below)?,
-                Err(_) => Vec::new(),
+            let pairs = match below(root, file) {
+                Some(below) => pairs_of(&below).map_err(|e| e.in_file(file))?,
+                None => Vec::new(),
             };
             let keys: Vec<String> = pairs.iter().map(|(k, _)| k.clone()).collect();
             if keys.is_empty() {
@@ -148,7 +148,7 @@ impl HiveColumns {
     /// The values of `file`'s columns, from the nearest directory of each
     /// key above it; null for a file under none of them.
     fn values(&self, file: &Path) -> Result<Vec<Value>> {
-        let pairs = pairs_of(file)?;
+        let pairs = pairs_of(file).map_err(|e| e.in_file(file))?;
         if !pairs.iter().any(|(key, _)| self.names.contains(key)) {
             return Ok(self
                 .types
@@ -207,6 +207,33 @@ impl HiveColumns {
                 (name.clone(), array)
             })
             .collect())
+    }
+
+    /// Warnings for comparisons of a column here that no row can pass: a
+    /// literal of another kind than the column's values (`n == "7"` where
+    /// `n` is an integer), as a file's reader warns of its own columns.
+    pub(crate) fn never_matching(&self, filter: &Predicate) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for comparison in filter.comparisons() {
+            let Operand::Column(name) = &comparison.operand else {
+                continue;
+            };
+            let Some(i) = self.names.iter().position(|n| n == name) else {
+                continue;
+            };
+            let kind = match self.types[i] {
+                DataType::Int64 => Kind::Number,
+                _ => Kind::String,
+            };
+            if kind != comparison.literal.kind() {
+                warnings.push(format!(
+                    "no row can pass `{comparison}`: {name}, from the dataset's {name}=... directories, holds {}, and {} is not one (the filter compares values of one kind)",
+                    kind.plural(),
+                    comparison.literal,
+                ));
+            }
+        }
+        warnings
     }
 
     /// Whether `filter` can pass no row of `file` by its directories
@@ -273,8 +300,23 @@ fn type_of(values: &[Option<String>]) -> DataType {
     }
 }
 
+/// `file`'s path below `root`, if it is beneath it; a leading `./` on
+/// either is no part of it (a glob's matches have none).
+fn below(root: &Path, file: &Path) -> Option<std::path::PathBuf> {
+    let named = |path: &Path| -> std::path::PathBuf {
+        path.components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect()
+    };
+    named(file)
+        .strip_prefix(named(root))
+        .ok()
+        .map(Path::to_path_buf)
+}
+
 /// The `key=value` directories of `path` (its last part is the file's
-/// name), decoded, outermost first.
+/// name), decoded, outermost first. An error names no file: the caller
+/// knows which it is.
 fn pairs_of(path: &Path) -> Result<Vec<(String, Option<String>)>> {
     let mut dirs: Vec<&std::ffi::OsStr> = path
         .components()
@@ -299,7 +341,6 @@ fn pairs_of(path: &Path) -> Result<Vec<(String, Option<String>)>> {
                     ErrorKind::Usage,
                     format!("the directory {dir:?} is not percent-encoded UTF-8"),
                 )
-                .in_file(path)
             })
         };
         let value = decode(value)?;
@@ -415,7 +456,10 @@ mod tests {
             assert_eq!(arrays[0].1.null_count(), 3, "{null}");
         }
         let bad = columns(&["d/k=%FF/f.parquet"]).unwrap_err().to_string();
-        assert!(bad.contains("not percent-encoded UTF-8"), "{bad}");
+        assert!(
+            bad.starts_with("d/k=%FF/f.parquet: ") && bad.contains("not percent-encoded UTF-8"),
+            "{bad}"
+        );
     }
 
     #[test]
@@ -424,6 +468,12 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(found.names(), ["y"]);
+        for (root, file) in [("./d", "d/k=1/f.parquet"), ("d", "./d/k=1/f.parquet")] {
+            let found = HiveColumns::find(Path::new(root), &[file])
+                .unwrap()
+                .unwrap();
+            assert_eq!(found.names(), ["k"], "{root} {file}");
+        }
         assert_eq!(columns(&["d/f.parquet", "d/sub/g.parquet"]).unwrap(), None);
         let file = "d/k=1/f.parquet";
         assert_eq!(HiveColumns::find(Path::new(file), &[file]).unwrap(), None);

@@ -675,7 +675,7 @@ impl Dataset {
             .flat_map(|f| f.operands())
             .filter_map(Operand::column)
             .collect();
-        self.scan(
+        let mut stats = self.scan(
             options,
             &request.filter.iter().collect::<Vec<_>>(),
             |file| file.plan_get_present(request, with),
@@ -686,7 +686,11 @@ impl Dataset {
                 get_of_batch(request, with, &batch)
             },
             |(values, with)| sink(&values, &with),
-        )
+        )?;
+        if let (Some(hive), Some(filter)) = (&self.hive, &request.filter) {
+            stats.read.warnings.extend(hive.never_matching(filter));
+        }
+        Ok(stats)
     }
 }
 

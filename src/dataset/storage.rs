@@ -32,7 +32,7 @@ pub trait Storage: Send + Sync {
 /// Whether a file at `relative` beneath a dataset's directory is one of
 /// its files: a `*.parquet` file, with no name on the way (nor its own)
 /// starting with `_` or `.`, as Spark and Hive skip `_SUCCESS` and `.crc`
-/// files.
+/// files; but for a `_key=value` directory, which Spark reads too.
 pub fn is_dataset_file(relative: &str) -> bool {
     relative.ends_with(".parquet")
         && relative
@@ -42,7 +42,12 @@ pub fn is_dataset_file(relative: &str) -> bool {
 }
 
 fn skipped(name: &str) -> bool {
-    name.starts_with('_') || name.starts_with('.')
+    underscored(name) || name.starts_with('.')
+}
+
+/// Whether `name` starts with `_` and is not a `_key=value` directory.
+fn underscored(name: &str) -> bool {
+    name.starts_with('_') && !name.contains('=')
 }
 
 /// The characters that make a name a glob pattern.
@@ -123,7 +128,7 @@ fn wildcard_matched_skipped_name(pattern: &Path, path: &Path) -> bool {
         && named(path)
             .iter()
             .skip(first_wildcard)
-            .any(|c| c.starts_with('_'))
+            .any(|c| underscored(c))
 }
 
 /// The `*.parquet` files beneath `dir` that [`Dataset::find`] would read,

@@ -391,25 +391,44 @@ fn key_value_directories_are_columns_and_a_filter_on_them_skips_files() {
         "{}",
         stderr(&get)
     );
-    // A glob's root is before its first wildcard.
-    let glob = vshred_in(
+    // A literal of another kind than a directory's column: warned of.
+    let other = vshred_in(dir.path(), &["get", "out", "$.a", "--where", r#"n == "1""#]);
+    assert_eq!(
+        (stdout(&other), stderr(&other)),
+        (
+            "",
+            "vshred: warning: no row can pass `n == \"1\"`: n, from the dataset's n=... directories, holds numbers, and \"1\" is not one (the filter compares values of one kind)\n"
+        )
+    );
+    // A glob's root is before its first wildcard; a leading ./ is none of it.
+    for glob in ["out/day=*/n=2", "./out/day=*/n=2"] {
+        let found = vshred_in(
+            dir.path(),
+            &["get", glob, "$.a", "--with", "day,n", "--limit", "1"],
+        );
+        assert_eq!(
+            stdout(&found),
+            "{\"day\":\"2024-03-01\",\"n\":2,\"$.a\":8}\n",
+            "{glob}: {}",
+            stderr(&found)
+        );
+    }
+    // A _key=value directory is read, as Spark reads it.
+    let underscored = vshred_in(
         dir.path(),
         &[
-            "get",
-            "out/day=*/n=2",
-            "$.a",
-            "--with",
-            "day,n",
-            "--limit",
-            "1",
+            "sql",
+            "COPY (SELECT n AS _n, v FROM 'out') TO 'under/' PARTITIONED BY (_n)",
         ],
     );
-    assert_eq!(
-        stdout(&glob),
-        "{\"day\":\"2024-03-01\",\"n\":2,\"$.a\":8}\n",
-        "{}",
-        stderr(&glob)
+    assert!(underscored.status.success(), "{}", stderr(&underscored));
+    let back = vshred_in(
+        dir.path(),
+        &[
+            "get", "under", "$.a", "--where", "_n == 2", "--agg", "count",
+        ],
     );
+    assert_eq!(stdout(&back), "13\n", "{}", stderr(&back));
     let sql = vshred_in(
         dir.path(),
         &[

@@ -55,6 +55,7 @@ use datafusion::execution::TaskContext;
 use datafusion::object_store::{ObjectMeta, ObjectStore};
 use datafusion::physical_expr::LexRequirement;
 use datafusion::physical_plan::empty::EmptyExec;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
 };
@@ -416,8 +417,42 @@ impl DataSink for VariantParquetSink {
         data: SendableRecordBatchStream,
         context: &Arc<TaskContext>,
     ) -> Result<u64> {
+        let data = refuse_null_partition_values(data, &self.config);
         FileSink::write_all(self, data, context).await
     }
+}
+
+/// `data`, failing at the first null in a `PARTITIONED BY` column:
+/// DataFusion 55's demuxer writes it as the type's zero (`n=0`, `b=false`;
+/// a string's as `k=`), so a null read back would be a zero. DataFusion
+/// refuses them since (apache/datafusion#24951); so does this.
+pub(crate) fn refuse_null_partition_values(
+    data: SendableRecordBatchStream,
+    config: &FileSinkConfig,
+) -> SendableRecordBatchStream {
+    let columns: Vec<String> = config
+        .table_partition_cols
+        .iter()
+        .map(|(name, _)| name.clone())
+        .collect();
+    if columns.is_empty() {
+        return data;
+    }
+    let schema = data.schema();
+    let checked = futures::StreamExt::map(data, move |batch| {
+        let batch = batch?;
+        for name in &columns {
+            if let Some(column) = batch.column_by_name(name)
+                && column.logical_null_count() > 0
+            {
+                return Err(DataFusionError::Execution(format!(
+                    "COPY ... PARTITIONED BY ({name}): {name} is null in some row, which DataFusion 55 would write under {name}=0 (a string under {name}=), not as a null; filter those rows out, or COALESCE({name}, ...) gives them a value"
+                )));
+            }
+        }
+        Ok(batch)
+    });
+    Box::pin(RecordBatchStreamAdapter::new(schema, checked))
 }
 
 #[async_trait]

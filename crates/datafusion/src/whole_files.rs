@@ -102,6 +102,7 @@ impl DataSink for WholeFiles {
         data: SendableRecordBatchStream,
         context: &Arc<TaskContext>,
     ) -> Result<u64> {
+        let data = crate::copy::refuse_null_partition_values(data, self.config());
         FileSink::write_all(self, data, context).await
     }
 }

@@ -199,6 +199,32 @@ async fn copy_to_a_directory_partitions_as_datafusion_does_and_reads_back_whole(
     assert_reads_back(&ctx, &format!("{}/", out.display()), &lines).await;
 }
 
+/// A null in a `PARTITIONED BY` column is refused, with or without
+/// Variant columns, and nothing is written: DataFusion 55 wrote it under
+/// `n=0`, which reads back as 0.
+#[tokio::test]
+async fn a_null_partition_value_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    for (name, columns) in [("variant", "n, parse_json('{}') AS v"), ("plain", "n, id")] {
+        let out = dir.path().join(name);
+        let sql = format!(
+            "COPY (SELECT {columns} FROM (VALUES (1, 1), (NULL, 2), (3, 3)) t(n, id)) \
+             TO '{}/' STORED AS PARQUET PARTITIONED BY (n)",
+            out.display()
+        );
+        let e = run(&ctx, &sql).await.unwrap_err().to_string();
+        assert!(
+            e.contains("COPY ... PARTITIONED BY (n): n is null in some row"),
+            "{name}: {e}"
+        );
+        assert!(!out.exists(), "{name}: {:?}", parquet_files(&out));
+        // Without the nulls, written.
+        run(&ctx, &sql.replace("(NULL, 2), ", "")).await.unwrap();
+        assert_eq!(parquet_files(&out).len(), 2, "{name}");
+    }
+}
+
 #[tokio::test]
 async fn copy_options_choose_the_layout_decimals_and_bloom_filters() {
     let dir = tempfile::tempdir().unwrap();
