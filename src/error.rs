@@ -285,7 +285,7 @@ impl fmt::Display for Error {
             ErrorKind::Incompatible => "incompatible files",
             ErrorKind::DatasetExists => "dataset exists",
             ErrorKind::AmbiguousColumn => "several Variant columns",
-            ErrorKind::ColumnMismatch => "value does not fit its column",
+            ErrorKind::ColumnMismatch => "value of another type than its column",
         };
         if let Some(file) = &self.0.file {
             write!(f, "{}: ", file.display())?;

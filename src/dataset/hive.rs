@@ -14,25 +14,28 @@
 //! directories must be under the same keys in the same order, as Spark and
 //! DuckDB require: a dataset whose files disagree is refused, naming two of
 //! them. A file under none (beside them, in the root) reads them as null,
-//! as a file that lacks a column does. Names and values
+//! as a file that lacks a column does; so does a directory of the same
+//! key above the root, which is no part of the dataset. Names and values
 //! are percent-decoded (`a%2Fb` is `a/b`), as writers encode them; an
-//! empty value and Hive's `__HIVE_DEFAULT_PARTITION__` are null. A column
-//! is an `int64` where every value is an integer written as such (`7`,
-//! not `07`, so that each prints back as its directory spells it), and
-//! otherwise a `string`. Dates stay strings, unlike Spark's: a filter
+//! empty value and Hive's `__HIVE_DEFAULT_PARTITION__` are null; a name
+//! that is not UTF-8 is refused. A column is an `int64` where every value
+//! is an integer written as such (`7`, not `07`, so that each prints back
+//! as its directory spells it), and otherwise (all null too) a `string`. Dates stay strings, unlike Spark's: a filter
 //! compares a string literal with strings (`day >= "2024-03-01"`, in
 //! order as ISO dates are), where a date column would compare with none.
 //!
-//! A filter on such a column rules out whole files by their paths alone,
-//! before any is opened, and counts their row groups as skipped by
+//! A filter on such a column rules out whole files by their paths: no
+//! row group of theirs is read (their footers are, with every file's, to
+//! know the dataset's columns), and their row groups count as skipped by
 //! directories; the rows of the files it leaves are filtered as ever.
 
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Int64Array, StringArray};
 use arrow::datatypes::DataType;
 
+use super::storage::without_leading_dot;
 use crate::error::{Error, ErrorKind, Result};
 use crate::predicate::{Operand, Predicate};
 use crate::variant::{Kind, VariantRef};
@@ -40,19 +43,61 @@ use crate::variant::{Kind, VariantRef};
 /// The value Hive and Spark write for a null.
 const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
 
-/// The columns a dataset's `key=value` directories hold.
+/// The type of a column of `key=value` directories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HiveType {
+    /// Every value an integer written as one.
+    Int64,
+    /// Any other values.
+    String,
+}
+
+impl HiveType {
+    /// Its name: `int64` or `string`.
+    pub fn name(self) -> &'static str {
+        match self {
+            HiveType::Int64 => "int64",
+            HiveType::String => "string",
+        }
+    }
+
+    /// The type [`name`](Self::name)d so.
+    pub fn from_name(name: &str) -> Option<HiveType> {
+        [HiveType::Int64, HiveType::String]
+            .into_iter()
+            .find(|t| t.name() == name)
+    }
+
+    /// Its Arrow type.
+    pub fn data_type(self) -> DataType {
+        match self {
+            HiveType::Int64 => DataType::Int64,
+            HiveType::String => DataType::Utf8,
+        }
+    }
+
+    /// The kind of value it holds, as a filter's literal is of one.
+    fn kind(self) -> Kind {
+        match self {
+            HiveType::Int64 => Kind::Number,
+            HiveType::String => Kind::String,
+        }
+    }
+}
+
+/// The columns a dataset's `key=value` directories hold, beneath its root.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HiveColumns {
-    /// The keys, outermost first.
-    names: Vec<String>,
-    /// Their types: `Int64` or `Utf8`.
-    types: Vec<DataType>,
+    /// The directory the keys are counted from.
+    root: PathBuf,
+    /// The keys, outermost first, with their types.
+    columns: Vec<(String, HiveType)>,
 }
 
 impl HiveColumns {
     /// The columns of `files`, beneath `root`: `None` when no file is
     /// under a `key=value` directory. Fails when the files disagree on
-    /// their keys.
+    /// their keys, or one repeats a key.
     pub fn find(root: &Path, files: &[impl AsRef<Path>]) -> Result<Option<HiveColumns>> {
         // The first file under keys, and its keys, which every other file
         // under keys must have.
@@ -70,6 +115,17 @@ impl HiveColumns {
             }
             match &first {
                 None => {
+                    if let Some(twice) = keys
+                        .iter()
+                        .enumerate()
+                        .find(|(i, k)| keys[..*i].contains(k))
+                    {
+                        return Err(Error::new(
+                            ErrorKind::Usage,
+                            format!("the key {:?} names two directories of one path", twice.1),
+                        )
+                        .in_file(file));
+                    }
                     values = pairs.iter().map(|_| Vec::new()).collect();
                     first = Some((file, keys));
                 }
@@ -82,92 +138,82 @@ impl HiveColumns {
                 column.push(value);
             }
         }
-        let Some((_, names)) = first.filter(|(_, keys)| !keys.is_empty()) else {
+        let Some((_, names)) = first else {
             return Ok(None);
         };
-        if let Some(twice) = names
-            .iter()
-            .enumerate()
-            .find(|(i, n)| names[..*i].contains(n))
-        {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!("the key {:?} names two directories of one path", twice.1),
-            )
-            .in_file(files[0].as_ref()));
-        }
-        let types = values.iter().map(|column| type_of(column)).collect();
-        Ok(Some(HiveColumns { names, types }))
+        let columns = names
+            .into_iter()
+            .zip(&values)
+            .map(|(name, values)| (name, type_of(values)))
+            .collect();
+        Ok(Some(HiveColumns {
+            root: root.to_path_buf(),
+            columns,
+        }))
     }
 
-    /// Columns of these names and types, each `int64` or `string`
-    /// ([`type_name`](Self::type_name)): as a distributed scan sends them.
-    pub fn new(names: Vec<String>, type_names: &[String]) -> Result<HiveColumns> {
-        let types = type_names
-            .iter()
-            .map(|name| match name.as_str() {
-                "int64" => Ok(DataType::Int64),
-                "string" => Ok(DataType::Utf8),
-                other => Err(Error::new(
-                    ErrorKind::Usage,
-                    format!("{other:?} is not a type of directory column"),
-                )),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        if names.is_empty() || names.len() != types.len() {
+    /// Columns of these names and types beneath `root`, as a distributed
+    /// scan sends them: at least one, each name given once and not empty.
+    pub fn new(root: PathBuf, columns: Vec<(String, HiveType)>) -> Result<HiveColumns> {
+        let refused = |why: String| Err(Error::new(ErrorKind::Usage, why));
+        if columns.is_empty() {
+            return refused("no directory columns".into());
+        }
+        for (i, (name, _)) in columns.iter().enumerate() {
+            if name.is_empty() || columns[..i].iter().any(|(n, _)| n == name) {
+                return refused(format!("{name:?} names no directory column, or two"));
+            }
+        }
+        Ok(HiveColumns { root, columns })
+    }
+
+    /// The directory the keys are counted from.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The columns' names and types, outermost directory first.
+    pub fn columns(&self) -> &[(String, HiveType)] {
+        &self.columns
+    }
+
+    /// Whether `file` is under the keys' directories (not beside them).
+    pub(crate) fn holds(&self, file: &Path) -> bool {
+        below(&self.root, file)
+            .and_then(|below| pairs_of(&below).ok())
+            .is_some_and(|pairs| !pairs.is_empty())
+    }
+
+    /// The values of `file`'s columns, from its directories below the
+    /// root; null for a file under none of them.
+    pub(crate) fn values(&self, file: &Path) -> Result<HiveValues> {
+        let pairs = match below(&self.root, file) {
+            Some(below) => pairs_of(&below).map_err(|e| e.in_file(file))?,
+            None => Vec::new(),
+        };
+        if pairs.is_empty() {
+            return Ok(HiveValues(
+                self.columns.iter().map(|(_, t)| Value::null(*t)).collect(),
+            ));
+        }
+        let keys: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+        let names: Vec<&str> = self.columns.iter().map(|(n, _)| n.as_str()).collect();
+        if keys != names {
             return Err(Error::new(
                 ErrorKind::Usage,
                 format!(
-                    "{} directory columns with {} types",
-                    names.len(),
-                    types.len()
+                    "this file is under directories {}=..., the dataset's are {}=...",
+                    keys.join("=.../"),
+                    names.join("=.../")
                 ),
-            ));
+            )
+            .in_file(file));
         }
-        Ok(HiveColumns { names, types })
-    }
-
-    /// The columns' names, outermost directory first.
-    pub fn names(&self) -> &[String] {
-        &self.names
-    }
-
-    /// Their Arrow types.
-    pub fn types(&self) -> &[DataType] {
-        &self.types
-    }
-
-    /// The name of column `i`'s type, as [`new`](Self::new) takes it.
-    pub fn type_name(&self, i: usize) -> &'static str {
-        match self.types[i] {
-            DataType::Int64 => "int64",
-            _ => "string",
-        }
-    }
-
-    /// The values of `file`'s columns, from the nearest directory of each
-    /// key above it; null for a file under none of them.
-    fn values(&self, file: &Path) -> Result<Vec<Value>> {
-        let pairs = pairs_of(file).map_err(|e| e.in_file(file))?;
-        if !pairs.iter().any(|(key, _)| self.names.contains(key)) {
-            return Ok(self
-                .types
-                .iter()
-                .map(|t| Value::parse(None, t).expect("null"))
-                .collect());
-        }
-        self.names
+        self.columns
             .iter()
-            .zip(&self.types)
-            .map(|(name, data_type)| {
-                let Some((_, text)) = pairs.iter().rev().find(|(key, _)| key == name) else {
-                    return Err(Error::new(
-                        ErrorKind::Usage,
-                        format!("no {name}=... directory above this file"),
-                    )
-                    .in_file(file));
-                };
-                Value::parse(text.as_deref(), data_type).ok_or_else(|| {
+            .zip(pairs)
+            .map(|((name, hive_type), (_, text))| {
+                Value::parse(text.as_deref(), *hive_type).ok_or_else(|| {
                     Error::new(
                         ErrorKind::Usage,
                         format!(
@@ -178,35 +224,8 @@ impl HiveColumns {
                     .in_file(file)
                 })
             })
-            .collect()
-    }
-
-    /// Each column of `file`, `rows` long, for the columns `wanted`
-    /// asks for: the names and arrays to add to its batches.
-    pub(crate) fn arrays(
-        &self,
-        file: &Path,
-        rows: usize,
-        wanted: impl Fn(&str) -> bool,
-    ) -> Result<Vec<(String, ArrayRef)>> {
-        let values = self.values(file)?;
-        Ok(self
-            .names
-            .iter()
-            .zip(values)
-            .filter(|(name, _)| wanted(name))
-            .map(|(name, value)| {
-                let array: ArrayRef = match value {
-                    Value::Int64(v) => Arc::new(Int64Array::from(vec![v; rows])),
-                    // One copy of the text per row, no String each.
-                    Value::String(v) => Arc::new(StringArray::from_iter(std::iter::repeat_n(
-                        v.as_deref(),
-                        rows,
-                    ))),
-                };
-                (name.clone(), array)
-            })
-            .collect())
+            .collect::<Result<_>>()
+            .map(HiveValues)
     }
 
     /// Warnings for comparisons of a column here that no row can pass: a
@@ -218,40 +237,67 @@ impl HiveColumns {
             let Operand::Column(name) = &comparison.operand else {
                 continue;
             };
-            let Some(i) = self.names.iter().position(|n| n == name) else {
+            let Some((_, hive_type)) = self.columns.iter().find(|(n, _)| n == name) else {
                 continue;
             };
-            let kind = match self.types[i] {
-                DataType::Int64 => Kind::Number,
-                _ => Kind::String,
-            };
-            if kind != comparison.literal.kind() {
+            if hive_type.kind() != comparison.literal.kind() {
                 warnings.push(format!(
                     "no row can pass `{comparison}`: {name}, from the dataset's {name}=... directories, holds {}, and {} is not one (the filter compares values of one kind)",
-                    kind.plural(),
+                    hive_type.kind().plural(),
                     comparison.literal,
                 ));
             }
         }
         warnings
     }
+}
 
-    /// Whether `filter` can pass no row of `file` by its directories
-    /// alone: a comparison of a column here that its value fails, or
-    /// that is unknown (a null value), where every row would need it.
-    pub(crate) fn rules_out(&self, file: &Path, filter: &Predicate) -> Result<bool> {
-        let values = self.values(file)?;
-        Ok(!filter.may_match(&mut |leaf| {
+/// The values of one file's directory columns, in the columns' order.
+pub(crate) struct HiveValues(Vec<Value>);
+
+impl HiveValues {
+    /// Each of `columns` that `wanted` asks for, `rows` long: the names
+    /// and arrays to add to the file's batches.
+    pub(crate) fn arrays(
+        &self,
+        columns: &HiveColumns,
+        rows: usize,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Vec<(String, ArrayRef)> {
+        columns
+            .columns
+            .iter()
+            .zip(&self.0)
+            .filter(|((name, _), _)| wanted(name))
+            .map(|((name, _), value)| {
+                let array: ArrayRef = match value {
+                    Value::Int64(v) => Arc::new(Int64Array::from(vec![*v; rows])),
+                    // One copy of the text per row, no String each.
+                    Value::String(v) => Arc::new(StringArray::from_iter(std::iter::repeat_n(
+                        v.as_deref(),
+                        rows,
+                    ))),
+                };
+                (name.clone(), array)
+            })
+            .collect()
+    }
+
+    /// Whether `filter` can pass no row of the file by these values: a
+    /// comparison of one of `columns` that its value fails, or that is
+    /// unknown (a null value), where every row would need it.
+    pub(crate) fn rules_out(&self, columns: &HiveColumns, filter: &Predicate) -> bool {
+        !filter.may_match(&mut |leaf| {
             let Operand::Column(name) = leaf.operand() else {
                 return true;
             };
-            let Some(i) = self.names.iter().position(|n| n == name) else {
+            let Some(i) = columns.columns.iter().position(|(n, _)| n == name) else {
                 return true;
             };
-            let value = values[i].as_variant();
+            let value = self.0[i].as_variant();
             // A comparison with null is unknown: no row passes it.
             !matches!(value, VariantRef::Null) && leaf.may_match(Some(&value), Some(&value))
-        }))
+        })
     }
 }
 
@@ -262,12 +308,19 @@ enum Value {
 }
 
 impl Value {
-    /// `text` read as `data_type`; `None` when it is not one.
-    fn parse(text: Option<&str>, data_type: &DataType) -> Option<Value> {
-        Some(match (data_type, text) {
-            (DataType::Int64, None) => Value::Int64(None),
-            (DataType::Int64, Some(t)) => Value::Int64(Some(integer(t)?)),
-            (_, text) => Value::String(text.map(str::to_string)),
+    fn null(hive_type: HiveType) -> Value {
+        match hive_type {
+            HiveType::Int64 => Value::Int64(None),
+            HiveType::String => Value::String(None),
+        }
+    }
+
+    /// `text` read as `hive_type`; `None` when it is not one.
+    fn parse(text: Option<&str>, hive_type: HiveType) -> Option<Value> {
+        Some(match (hive_type, text) {
+            (_, None) => Value::null(hive_type),
+            (HiveType::Int64, Some(t)) => Value::Int64(Some(integer(t)?)),
+            (HiveType::String, Some(t)) => Value::String(Some(t.to_string())),
         })
     }
 
@@ -290,26 +343,20 @@ fn integer(text: &str) -> Option<i64> {
     canonical.then(|| text.parse().ok()).flatten()
 }
 
-/// The narrowest type every value reads as.
-fn type_of(values: &[Option<String>]) -> DataType {
-    let present = || values.iter().flatten();
-    if present().all(|v| integer(v).is_some()) {
-        DataType::Int64
-    } else {
-        DataType::Utf8
+/// The narrowest type every value reads as: a string where none is
+/// known.
+fn type_of(values: &[Option<String>]) -> HiveType {
+    let mut present = values.iter().flatten().peekable();
+    match present.peek().is_some() && present.all(|v| integer(v).is_some()) {
+        true => HiveType::Int64,
+        false => HiveType::String,
     }
 }
 
-/// `file`'s path below `root`, if it is beneath it; a leading `./` on
-/// either is no part of it (a glob's matches have none).
-fn below(root: &Path, file: &Path) -> Option<std::path::PathBuf> {
-    let named = |path: &Path| -> std::path::PathBuf {
-        path.components()
-            .filter(|c| !matches!(c, Component::CurDir))
-            .collect()
-    };
-    named(file)
-        .strip_prefix(named(root))
+/// `file`'s path below `root`, if it is beneath it.
+fn below(root: &Path, file: &Path) -> Option<PathBuf> {
+    without_leading_dot(file)
+        .strip_prefix(without_leading_dot(root))
         .ok()
         .map(Path::to_path_buf)
 }
@@ -328,21 +375,20 @@ fn pairs_of(path: &Path) -> Result<Vec<(String, Option<String>)>> {
     dirs.pop();
     let mut pairs = Vec::new();
     for dir in dirs {
-        let dir = dir.to_string_lossy();
+        let refused = |what: &str| {
+            Error::new(
+                ErrorKind::Usage,
+                format!("the directory {dir:?} is not {what}"),
+            )
+        };
+        let dir = dir.to_str().ok_or_else(|| refused("named in UTF-8"))?;
         let Some((key, value)) = dir.split_once('=') else {
             continue;
         };
         if key.is_empty() {
             continue;
         }
-        let decode = |text: &str| {
-            decoded(text).ok_or_else(|| {
-                Error::new(
-                    ErrorKind::Usage,
-                    format!("the directory {dir:?} is not percent-encoded UTF-8"),
-                )
-            })
-        };
+        let decode = |text: &str| decoded(text).ok_or_else(|| refused("percent-encoded UTF-8"));
         let value = decode(value)?;
         let value = (!value.is_empty() && value != HIVE_NULL).then_some(value);
         pairs.push((decode(key)?, value));
@@ -399,9 +445,24 @@ fn disagree(first: &Path, first_keys: &[String], other: &Path, other_keys: &[Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use HiveType::{Int64, String as Text};
 
     fn columns(files: &[&str]) -> Result<Option<HiveColumns>> {
         HiveColumns::find(Path::new("d"), files)
+    }
+
+    fn names(found: &HiveColumns) -> Vec<&str> {
+        found.columns().iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// The arrays `found` gives `file`'s batches of `rows` rows.
+    fn arrays(found: &HiveColumns, file: &str, rows: usize) -> Result<Vec<ArrayRef>> {
+        let values = found.values(Path::new(file))?;
+        Ok(values
+            .arrays(found, rows, |_| true)
+            .into_iter()
+            .map(|(_, a)| a)
+            .collect())
     }
 
     #[test]
@@ -413,47 +474,57 @@ mod tests {
         ])
         .unwrap()
         .unwrap();
-        assert_eq!(found.names(), ["day", "n", "region"]);
         assert_eq!(
-            found.types(),
-            [DataType::Utf8, DataType::Int64, DataType::Utf8]
+            found.columns(),
+            [
+                ("day".into(), Text),
+                ("n".into(), Int64),
+                ("region".into(), Text)
+            ]
         );
     }
 
     #[test]
     fn values_that_would_not_print_back_stay_strings() {
         for (values, expected) in [
-            (["07", "8"], DataType::Utf8),
-            (["+7", "8"], DataType::Utf8),
-            (["-0", "8"], DataType::Utf8),
-            (["99999999999999999999", "8"], DataType::Utf8),
-            (["1.5", "7"], DataType::Utf8),
-            (["__HIVE_DEFAULT_PARTITION__", "7"], DataType::Int64),
-            (["", "-3"], DataType::Int64),
+            (["07", "8"], Text),
+            (["+7", "8"], Text),
+            (["-0", "8"], Text),
+            (["99999999999999999999", "8"], Text),
+            (["1.5", "7"], Text),
+            (["__HIVE_DEFAULT_PARTITION__", "7"], Int64),
+            (["", "-3"], Int64),
+            (["", "__HIVE_DEFAULT_PARTITION__"], Text),
         ] {
             let files = values.map(|v| format!("d/k={v}/f.parquet"));
             let found = HiveColumns::find(Path::new("d"), &files).unwrap().unwrap();
-            assert_eq!(found.types(), std::slice::from_ref(&expected), "{values:?}");
+            assert_eq!(found.columns()[0].1, expected, "{values:?}");
         }
     }
 
     #[test]
     fn names_and_values_are_percent_decoded_and_null_where_hive_writes_null() {
-        let found = columns(&["d/a%3Db=x%2Fy%20%C3%A9/f.parquet"])
-            .unwrap()
-            .unwrap();
-        assert_eq!(found.names(), ["a=b"]);
-        let arrays = found
-            .arrays(Path::new("d/a%3Db=x%2Fy%20%C3%A9/f.parquet"), 2, |_| true)
-            .unwrap();
-        let strings = arrays[0].1.as_any().downcast_ref::<StringArray>().unwrap();
-        assert_eq!(strings.value(1), "x/y é");
+        let file = "d/a%3Db=x%2Fy%20%C3%A9/f.parquet";
+        let found = columns(&[file]).unwrap().unwrap();
+        assert_eq!(names(&found), ["a=b"]);
+        let strings = arrays(&found, file, 2).unwrap();
+        assert_eq!(
+            strings[0]
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .unwrap()
+                .value(1),
+            "x/y é"
+        );
         for null in [
             "d/a%3Db=/f.parquet",
             "d/a%3Db=__HIVE_DEFAULT_PARTITION__/f.parquet",
         ] {
-            let arrays = found.arrays(Path::new(null), 3, |_| true).unwrap();
-            assert_eq!(arrays[0].1.null_count(), 3, "{null}");
+            assert_eq!(
+                arrays(&found, null, 3).unwrap()[0].null_count(),
+                3,
+                "{null}"
+            );
         }
         let bad = columns(&["d/k=%FF/f.parquet"]).unwrap_err().to_string();
         assert!(
@@ -462,21 +533,45 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_name_that_is_not_utf8_is_refused() {
+        use std::os::unix::ffi::OsStrExt;
+        let file = Path::new(std::ffi::OsStr::from_bytes(b"d/k=\xff/f.parquet"));
+        let e = HiveColumns::find(Path::new("d"), &[file])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not named in UTF-8"), "{e}");
+    }
+
     #[test]
     fn only_directories_below_the_root_count_and_a_file_alone_has_none() {
         let found = HiveColumns::find(Path::new("x=1/d"), &["x=1/d/y=2/f.parquet"])
             .unwrap()
             .unwrap();
-        assert_eq!(found.names(), ["y"]);
+        assert_eq!(names(&found), ["y"]);
         for (root, file) in [("./d", "d/k=1/f.parquet"), ("d", "./d/k=1/f.parquet")] {
             let found = HiveColumns::find(Path::new(root), &[file])
                 .unwrap()
                 .unwrap();
-            assert_eq!(found.names(), ["k"], "{root} {file}");
+            assert_eq!(names(&found), ["k"], "{root} {file}");
         }
         assert_eq!(columns(&["d/f.parquet", "d/sub/g.parquet"]).unwrap(), None);
         let file = "d/k=1/f.parquet";
         assert_eq!(HiveColumns::find(Path::new(file), &[file]).unwrap(), None);
+        // A root file of a dataset beneath a directory of the same key.
+        let found = HiveColumns::find(
+            Path::new("k=9/d"),
+            &["k=9/d/k=1/f.parquet", "k=9/d/g.parquet"],
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            arrays(&found, "k=9/d/g.parquet", 2).unwrap()[0].null_count(),
+            2
+        );
+        assert!(found.holds(Path::new("k=9/d/k=1/f.parquet")));
+        assert!(!found.holds(Path::new("k=9/d/g.parquet")));
     }
 
     #[test]
@@ -484,9 +579,8 @@ mod tests {
         let found = columns(&["d/g.parquet", "d/day=1/f.parquet"])
             .unwrap()
             .unwrap();
-        assert_eq!(found.names(), ["day"]);
-        let arrays = found.arrays(Path::new("d/g.parquet"), 2, |_| true).unwrap();
-        assert_eq!(arrays[0].1.null_count(), 2);
+        assert_eq!(names(&found), ["day"]);
+        assert_eq!(arrays(&found, "d/g.parquet", 2).unwrap()[0].null_count(), 2);
         for files in [
             ["d/day=1/f.parquet", "d/hour=1/f.parquet"],
             ["d/day=1/hour=2/f.parquet", "d/day=1/f.parquet"],
@@ -497,52 +591,50 @@ mod tests {
                 "{e}"
             );
         }
-        let e = columns(&["d/k=1/k=2/f.parquet"]).unwrap_err().to_string();
-        assert!(e.contains("names two directories"), "{e}");
-    }
-
-    #[test]
-    fn columns_sent_by_name_take_only_the_types_found() {
-        let sent = HiveColumns::new(
-            vec!["a".into(), "b".into()],
-            &["int64".into(), "string".into()],
-        )
-        .unwrap();
-        assert_eq!(sent.types(), [DataType::Int64, DataType::Utf8]);
-        assert_eq!((sent.type_name(0), sent.type_name(1)), ("int64", "string"));
-        for (names, types) in [
-            (vec!["a".to_string()], vec!["date".to_string()]),
-            (vec!["a".to_string()], vec![]),
-            (vec![], vec![]),
-        ] {
-            assert!(HiveColumns::new(names, &types).is_err());
-        }
-        // A value that is not of the type sent is an error naming the file.
-        let e = sent
-            .arrays(Path::new("d/a=x/b=y/f.parquet"), 1, |_| true)
+        let e = columns(&["d/a.parquet", "d/k=1/k=2/f.parquet"])
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("d/a=x/b=y/f.parquet") && e.contains("a=x is not an integer"),
+            e.starts_with("d/k=1/k=2/f.parquet: ") && e.contains("names two directories"),
             "{e}"
         );
-        let e = sent
-            .arrays(Path::new("d/a=1/f.parquet"), 1, |_| true)
+    }
+
+    #[test]
+    fn columns_sent_are_checked_and_a_path_that_disagrees_is_an_error_naming_it() {
+        let root = PathBuf::from("d");
+        let sent =
+            HiveColumns::new(root.clone(), vec![("a".into(), Int64), ("b".into(), Text)]).unwrap();
+        assert_eq!(HiveType::from_name("int64"), Some(Int64));
+        assert_eq!(HiveType::from_name(Text.name()), Some(Text));
+        assert_eq!(HiveType::from_name("date"), None);
+        for columns in [
+            vec![],
+            vec![("".to_string(), Int64)],
+            vec![("a".to_string(), Int64), ("a".to_string(), Text)],
+        ] {
+            assert!(HiveColumns::new(root.clone(), columns).is_err());
+        }
+        let e = arrays(&sent, "d/a=x/b=y/f.parquet", 1)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("no b=... directory above this file"), "{e}");
+        assert!(
+            e.starts_with("d/a=x/b=y/f.parquet: ") && e.contains("a=x is not an integer"),
+            "{e}"
+        );
+        let e = arrays(&sent, "d/a=1/f.parquet", 1).unwrap_err().to_string();
+        assert!(
+            e.contains("this file is under directories a=..., the dataset's are a=.../b=..."),
+            "{e}"
+        );
     }
 
     #[test]
     fn a_filter_rules_out_a_file_by_its_directories() {
-        let found = columns(&[
-            "d/day=2024-03-01/n=1/f.parquet",
-            "d/day=2024-03-02/n=/f.parquet",
-        ])
-        .unwrap()
-        .unwrap();
-        let first = Path::new("d/day=2024-03-01/n=1/f.parquet");
-        let null_n = Path::new("d/day=2024-03-02/n=/f.parquet");
+        let first = "d/day=2024-03-01/n=1/f.parquet";
+        let null_n = "d/day=2024-03-02/n=/f.parquet";
+        let found = columns(&[first, null_n]).unwrap().unwrap();
+        let values = |file: &str| found.values(Path::new(file)).unwrap();
         for (filter, first_out, second_out) in [
             ("day == \"2024-03-01\"", false, true),
             ("day > \"2024-03-01\"", true, false),
@@ -555,8 +647,10 @@ mod tests {
             ("other == 1", false, false),
         ] {
             let p: Predicate = filter.parse().unwrap();
-            assert_eq!(found.rules_out(first, &p).unwrap(), first_out, "{filter}");
-            assert_eq!(found.rules_out(null_n, &p).unwrap(), second_out, "{filter}");
+            assert_eq!(values(first).rules_out(&found, &p), first_out, "{filter}");
+            assert_eq!(values(null_n).rules_out(&found, &p), second_out, "{filter}");
         }
+        let warned = found.never_matching(&"n == \"1\" and day == 3 and n == 1".parse().unwrap());
+        assert_eq!(warned.len(), 2, "{warned:?}");
     }
 }

@@ -51,10 +51,10 @@ use crate::parquet::{
     ScanPlan, get_of_batch, json_lines_of_batch, run_ordered,
 };
 use crate::predicate::{Operand, Predicate};
-use hive::HiveColumns;
+use hive::{HiveColumns, HiveValues};
 use schema::{ColumnType, DatasetSchema};
 pub(crate) use storage::parquet_files_beneath;
-use storage::{LocalFiles, Storage, is_glob};
+use storage::{LocalFiles, Storage, glob_root, is_glob};
 
 /// The most memory the footers kept between a dataset's passes take; the
 /// footers of more files than fit are read again when their file is
@@ -108,8 +108,8 @@ impl Footers {
 
 /// A file being scanned, with its plan.
 struct PlannedFile {
-    /// Its index among the dataset's files.
-    index: usize,
+    /// The values of its `key=value` directories' columns.
+    hive: Option<HiveValues>,
     file: ParquetFile,
     plan: ScanPlan,
     /// Its Variant columns.
@@ -160,7 +160,8 @@ impl DatasetColumns {
     /// Adds the columns of `hive`, which `files` hold in their
     /// directories: a column some file holds too is an error.
     pub(super) fn add_hive(&mut self, hive: &HiveColumns, files: &[PathBuf]) -> Result<()> {
-        for (name, data_type) in hive.names().iter().zip(hive.types()) {
+        let under = files.iter().filter(|f| hive.holds(f)).count();
+        for (name, hive_type) in hive.columns() {
             if let Some(&at) = self.index.get(name) {
                 return Err(Error::new(
                     ErrorKind::Usage,
@@ -172,8 +173,8 @@ impl DatasetColumns {
             }
             self.index.insert(name.clone(), self.all.len());
             self.all.push(name.clone());
-            self.types.push(ColumnType::Plain(data_type.clone()));
-            self.files.push(files.len());
+            self.types.push(ColumnType::Plain(hive_type.data_type()));
+            self.files.push(under);
             self.first_files
                 .push(files.first().cloned().unwrap_or_default());
         }
@@ -231,10 +232,11 @@ impl Dataset {
         let mut files = storage.find(input)?;
         files.sort();
         files.dedup();
-        let root = root_of(input);
+        // Counted from the directory named, or a glob's before its first
+        // wildcard.
         let hive = match files.as_slice() {
             [only] if only == input => None,
-            _ => HiveColumns::find(&root, &files)?,
+            _ => HiveColumns::find(&glob_root(input), &files)?,
         };
         if files.is_empty() {
             let why = match is_glob(&input.to_string_lossy()) && !input.exists() {
@@ -392,8 +394,9 @@ impl Dataset {
             Some(footer) => ParquetFile::open_with_footer(source, path, footer, &self.layouts)?,
             None => ParquetFile::open_in(source, path, &self.layouts)?,
         };
+        let hive = self.hive.as_ref().map(|h| h.values(path)).transpose()?;
         Ok(PlannedFile {
-            index: i,
+            hive,
             plan: plan(&file).map_err(|e| e.in_file(path))?,
             variants: file.variant_columns(),
             file,
@@ -517,29 +520,25 @@ impl Dataset {
     /// Whether file `i`'s `key=value` directories rule out one of
     /// `filters`.
     fn ruled_out_by_directories(&self, i: usize, filters: &[&Predicate]) -> Result<bool> {
-        let Some(hive) = &self.hive else {
+        let (Some(hive), false) = (&self.hive, filters.is_empty()) else {
             return Ok(false);
         };
-        for filter in filters {
-            if hive.rules_out(&self.files[i], filter)? {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        let values = hive.values(&self.files[i])?;
+        Ok(filters.iter().any(|f| values.rules_out(hive, f)))
     }
 
-    /// `batch`, of file `i`, with the columns of its `key=value`
+    /// `batch`, of `planned`, with the columns of its `key=value`
     /// directories that `wanted` names added.
     fn with_hive_columns_of(
         &self,
-        i: usize,
+        planned: &PlannedFile,
         batch: RecordBatch,
         wanted: impl Fn(&str) -> bool,
     ) -> Result<RecordBatch> {
-        let Some(hive) = &self.hive else {
+        let (Some(hive), Some(values)) = (&self.hive, &planned.hive) else {
             return Ok(batch);
         };
-        let added = hive.arrays(&self.files[i], batch.num_rows(), wanted)?;
+        let added = values.arrays(hive, batch.num_rows(), wanted);
         if added.is_empty() {
             return Ok(batch);
         }
@@ -639,7 +638,7 @@ impl Dataset {
             &[],
             |file| file.plan_present_columns(&chosen),
             |planned, batch| {
-                let batch = self.with_hive_columns_of(planned.index, batch, |name| {
+                let batch = self.with_hive_columns_of(planned, batch, |name| {
                     chosen.iter().any(|c| c == name)
                 })?;
                 json_lines_of_batch(batch, Some(&chosen), &planned.variants)
@@ -680,7 +679,7 @@ impl Dataset {
             &request.filter.iter().collect::<Vec<_>>(),
             |file| file.plan_get_present(request, with),
             |planned, batch| {
-                let batch = self.with_hive_columns_of(planned.index, batch, |name| {
+                let batch = self.with_hive_columns_of(planned, batch, |name| {
                     with.iter().any(|c| c == name) || filter_columns.contains(&name)
                 })?;
                 get_of_batch(request, with, &batch)
@@ -692,19 +691,6 @@ impl Dataset {
         }
         Ok(stats)
     }
-}
-
-/// The directory a dataset's `key=value` directories are counted from:
-/// the directory named, or a glob's directories before its first wildcard.
-fn root_of(input: &Path) -> PathBuf {
-    let mut root = PathBuf::new();
-    for component in input.components() {
-        if is_glob(&component.as_os_str().to_string_lossy()) {
-            break;
-        }
-        root.push(component);
-    }
-    root
 }
 
 impl Dataset {

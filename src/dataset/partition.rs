@@ -75,15 +75,15 @@ impl Partition {
 }
 
 impl Dataset {
-    /// `batch`, of file `i`, with the `key=value` directories' columns
+    /// `batch`, of `planned`, with the `key=value` directories' columns
     /// that `projection` outputs.
     fn with_projected_hive_columns(
         &self,
         projection: &Projection,
-        i: usize,
+        planned: &PlannedFile,
         batch: RecordBatch,
     ) -> Result<RecordBatch> {
-        self.with_hive_columns_of(i, batch, |name| {
+        self.with_hive_columns_of(planned, batch, |name| {
             projection
                 .outputs
                 .iter()
@@ -132,7 +132,7 @@ impl Dataset {
             &projection.filters(),
             |file| file.plan_projection(projection, |_| true),
             |planned, batch| {
-                let batch = self.with_projected_hive_columns(projection, planned.index, batch)?;
+                let batch = self.with_projected_hive_columns(projection, planned, batch)?;
                 projection_of_batch(projection, schema, &batch)
                     .map_err(|e| e.in_file(planned.file.path()))
             },
@@ -230,7 +230,7 @@ impl PartitionBatches {
                 {
                     let batch = self.dataset.with_projected_hive_columns(
                         &self.projection,
-                        planned.index,
+                        planned,
                         batch,
                     )?;
                     let projected = projection_of_batch(&self.projection, &self.schema, &batch)

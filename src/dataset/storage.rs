@@ -112,17 +112,19 @@ impl Storage for LocalFiles {
 /// skips is read only where the pattern spells its first character
 /// (`dir/_tmp/*`, `dir/_*/`).
 fn wildcard_matched_skipped_name(pattern: &Path, path: &Path) -> bool {
-    // The glob crate drops a leading `./` from the paths it gives.
     let named = |path: &Path| -> Vec<String> {
-        path.components()
-            .filter(|c| !matches!(c, std::path::Component::CurDir))
+        without_leading_dot(path)
+            .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect()
     };
+    let first_wildcard = without_leading_dot(&glob_root(pattern))
+        .components()
+        .count();
     let pattern = named(pattern);
-    let Some(first_wildcard) = pattern.iter().position(|c| is_glob(c)) else {
+    if first_wildcard == pattern.len() {
         return false;
-    };
+    }
     let spelled = pattern[first_wildcard..].iter().any(|c| c.starts_with('_'));
     !spelled
         && named(path)
@@ -131,10 +133,29 @@ fn wildcard_matched_skipped_name(pattern: &Path, path: &Path) -> bool {
             .any(|c| underscored(c))
 }
 
-/// The `*.parquet` files beneath `dir` that [`Dataset::find`] would read,
-/// in path order (none: an empty list, not an error).
-///
-/// [`Dataset::find`]: crate::dataset::Dataset::find
+/// `path` without the `./` it may start with: the glob crate drops it
+/// from the paths it gives, and a name compared with them must too.
+pub(crate) fn without_leading_dot(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
+}
+
+/// A glob pattern's directories before its first wildcard, as written
+/// (`logs/` of `logs/day=*/*.parquet`; a URL's `//` kept): where its
+/// matches are found (`.` when it starts with one). A path without
+/// wildcards is its own.
+pub fn glob_root(pattern: &Path) -> PathBuf {
+    let text = pattern.to_string_lossy();
+    match text.find(GLOB_CHARACTERS) {
+        Some(at) => match text[..at].rfind('/') {
+            Some(slash) => PathBuf::from(&text[..=slash]),
+            None => PathBuf::from("."),
+        },
+        None => pattern.to_path_buf(),
+    }
+}
+
 pub(crate) fn parquet_files_beneath(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     walk(dir, &mut files)?;

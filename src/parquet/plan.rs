@@ -130,6 +130,7 @@ pub enum SkipReason {
 
 /// What a [`ParquetFile::get`] read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReadStats {
     /// Row groups in the file (those of a partition, in its plan).
     pub row_groups: usize,
@@ -150,7 +151,7 @@ pub struct ReadStats {
     /// Row groups that the runtime filter ruled out, after the filter.
     pub skipped_by_runtime_filter: usize,
     /// Row groups of a dataset's files that a filter ruled out by their
-    /// `key=value` directories, unopened.
+    /// `key=value` directories: none of theirs was read.
     pub skipped_by_directories: usize,
     /// Bytes read from the files (column chunks, bloom filters, page
     /// indexes; not the footers a dataset reads once to know its columns):

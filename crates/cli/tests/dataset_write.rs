@@ -376,7 +376,7 @@ fn every_file_keeps_the_column_types_of_the_files_before() {
         .to_string();
     assert!(
         err.contains(
-            "value does not fit its column at row 0, line 1, column 7 (byte 6): field \"id\" is a column of int64"
+            "value of another type than its column at row 0, line 1, column 7 (byte 6): field \"id\" is a column of int64"
         ),
         "{err}"
     );

@@ -442,17 +442,40 @@ pub(crate) fn refuse_null_partition_values(
     let checked = futures::StreamExt::map(data, move |batch| {
         let batch = batch?;
         for name in &columns {
-            if let Some(column) = batch.column_by_name(name)
-                && column.logical_null_count() > 0
-            {
+            let Some(column) = batch.column_by_name(name) else {
+                continue;
+            };
+            if column.logical_null_count() > 0 {
                 return Err(DataFusionError::Execution(format!(
                     "COPY ... PARTITIONED BY ({name}): {name} is null in some row, which DataFusion 55 would write under {name}=0 (a string under {name}=), not as a null; filter those rows out, or COALESCE({name}, ...) gives them a value"
+                )));
+            }
+            if has_empty_text(column)? {
+                return Err(DataFusionError::Execution(format!(
+                    "COPY ... PARTITIONED BY ({name}): {name} is the empty string in some row, written under {name}=, which vshred reads back as null (DuckDB as ''); filter those rows out, or give them a value"
                 )));
             }
         }
         Ok(batch)
     });
     Box::pin(RecordBatchStreamAdapter::new(schema, checked))
+}
+
+/// Whether `column`, if of strings, holds an empty one.
+fn has_empty_text(column: &arrow::array::ArrayRef) -> Result<bool> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::DataType;
+    let strings =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    let is_text = match column.data_type() {
+        DataType::Dictionary(_, values) => strings(values),
+        t => strings(t),
+    };
+    if !is_text {
+        return Ok(false);
+    }
+    let texts = arrow::compute::cast(column, &DataType::Utf8View)?;
+    Ok(texts.as_string_view().iter().any(|t| t == Some("")))
 }
 
 #[async_trait]

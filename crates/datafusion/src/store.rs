@@ -55,7 +55,7 @@ use datafusion::object_store::path::Path as Location;
 use datafusion::object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use futures::TryStreamExt;
 use url::{Position, Url};
-use vshred::dataset::storage::{GLOB_CHARACTERS, Storage, is_dataset_file, is_glob};
+use vshred::dataset::storage::{Storage, glob_root, is_dataset_file, is_glob};
 use vshred::parquet::ByteSource;
 
 /// Threads of the runtime the stores' requests run on: they wait on the
@@ -198,8 +198,8 @@ impl Storage for StoreFiles {
         let mut files = Vec::new();
         if is_glob(&text) {
             // The listing starts at the last `/` before the first wildcard.
-            let literal = &text[..text.find(GLOB_CHARACTERS).unwrap_or(text.len())];
-            let literal = &literal[..literal.rfind('/').map_or(0, |i| i + 1)];
+            let literal = glob_root(input);
+            let literal = literal.to_string_lossy();
             let pattern = glob::Pattern::new(&text).map_err(|e| {
                 vshred::Error::from_message(format!("not a glob pattern: {e}")).in_file(input)
             })?;
@@ -209,7 +209,7 @@ impl Storage for StoreFiles {
             };
             let mut beneath = Vec::new();
             self.files_beneath(
-                &self.location(Path::new(literal)).map_err(at)?,
+                &self.location(Path::new(&*literal)).map_err(at)?,
                 &mut beneath,
             )
             .map_err(at)?;

@@ -301,9 +301,20 @@ struct Staged {
 
 impl Staged {
     /// Waits for the stagings and renames under way, and lets no other
-    /// start: the process is about to exit. Off the runtime's threads.
+    /// start: the process is about to exit. It waits 2 seconds at most,
+    /// so that a rename that hangs (a network disk) cannot keep a signal
+    /// from ending the process; the cleanup then goes on without it.
     fn close(&self) {
-        std::mem::forget(self.gate.blocking_write());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        loop {
+            match self.gate.try_write() {
+                Ok(closed) => return std::mem::forget(closed),
+                Err(_) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(2))
+                }
+                Err(_) => return,
+            }
+        }
     }
 }
 

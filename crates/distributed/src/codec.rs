@@ -53,7 +53,7 @@ use prost::Message as _;
 use serde::{Deserialize, Serialize};
 use url::Url;
 use vshred::dataset::Dataset;
-use vshred::dataset::hive::HiveColumns;
+use vshred::dataset::hive::{HiveColumns, HiveType};
 use vshred::encode::ShredMode;
 use vshred::parquet::{Projected, Projection};
 use vshred::predicate::Predicate;
@@ -280,10 +280,11 @@ struct ScanMessage {
     /// row group in the whole.
     #[serde(default)]
     numbering: Option<Vec<usize>>,
-    /// The columns of the dataset's `key=value` directories: names and
-    /// types (`int64`, `string`); each file's path gives its values.
+    /// The columns of the dataset's `key=value` directories: the root
+    /// they are counted from, and each one's name and type (`int64`,
+    /// `string`); each file's path gives its values.
     #[serde(default)]
-    hive: Option<(Vec<String>, Vec<String>)>,
+    hive: Option<(String, Vec<(String, String)>)>,
 }
 
 #[derive(Serialize, Deserialize, PartialEq)]
@@ -449,10 +450,15 @@ impl VariantCodec {
             task,
             runtime_filters,
             numbering: dataset.numbering().map(<[usize]>::to_vec),
-            hive: dataset.hive_columns().map(|hive| {
-                let types = (0..hive.names().len()).map(|i| hive.type_name(i).to_string());
-                (hive.names().to_vec(), types.collect())
-            }),
+            hive: match dataset.hive_columns() {
+                Some(hive) => {
+                    let columns = hive.columns().iter();
+                    let columns = columns.map(|(name, t)| (name.clone(), t.name().to_string()));
+                    // Sent as the files are, so that they are beneath it.
+                    Some((sent_file(hive.root())?, columns.collect()))
+                }
+                None => None,
+            },
         });
         framed(&message, &schema_bytes(&scan.schema())?)
     }
@@ -545,10 +551,18 @@ impl VariantCodec {
             None => dataset,
         };
         let hive = match message.hive {
-            Some((names, types)) => Some(
-                HiveColumns::new(names, &types)
-                    .map_err(|e| refused(format!("directory columns: {e}")))?,
-            ),
+            Some((root, columns)) => {
+                let columns = columns
+                    .into_iter()
+                    .map(|(name, t)| match HiveType::from_name(&t) {
+                        Some(t) => Ok((name, t)),
+                        None => Err(refused(format!("a directory column of type {t:?}"))),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let hive = HiveColumns::new(PathBuf::from(root), columns)
+                    .map_err(|e| refused(format!("directory columns: {e}")))?;
+                Some(hive)
+            }
             None => None,
         };
         let dataset = dataset.with_hive_columns(hive);

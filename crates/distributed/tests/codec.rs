@@ -255,6 +255,22 @@ fn crafted_counts_and_nesting_are_refused() {
         ),
         ("version", edited(&bytes, |m| m["version"] = 99.into())),
         (
+            "directory column type",
+            edited(&bytes, |m| {
+                m["hive"] = serde_json::json!(["/d", [["k", "date"]]])
+            }),
+        ),
+        (
+            "directory columns twice",
+            edited(&bytes, |m| {
+                m["hive"] = serde_json::json!(["/d", [["k", "int64"], ["k", "string"]]])
+            }),
+        ),
+        (
+            "no directory columns",
+            edited(&bytes, |m| m["hive"] = serde_json::json!(["/d", []])),
+        ),
+        (
             "filter",
             edited(&bytes, |m| m["filter"] = serde_json::json!(["v", nested])),
         ),
