@@ -202,14 +202,16 @@ def load_lines(path):
         return {i: parse(line.rstrip("\n")) for i, line in enumerate(f)}
 
 
-def load_cat(path):
-    """`vshred cat`: one object per row with every column; key by the id column if there is one."""
+def load_cat(path, whole=False):
+    """`vshred cat`: one object per row with every column; key by the id column if there is one.
+    The value compared is v, or with `whole` the row without its id (v and the columns of a
+    partitioned dataset's key=value directories)."""
     out = {}
     with open(path, encoding="utf-8") as f:
         for i, line in enumerate(f):
             row = parse(line)
             key = int(row["id"].dec) if isinstance(row.get("id"), Num) else i
-            out[key] = row.get("v")
+            out[key] = {k: x for k, x in row.items() if k != "id"} if whole else row.get("v")
     return out
 
 
@@ -252,7 +254,10 @@ READERS_1 = [("vshred cat", "vshred.jsonl", load_cat),
 
 WRITERS = {"spark": ("spark 4.3", "spark.tsv", "default (inference on)"),
            "sparklegacy": ("spark 4.3", "spark.tsv", "writeLegacyFormat=true"),
-           "duckdb": ("duckdb 2.0", "duckdb.tsv", "json::VARIANT, auto shredding")}
+           "duckdb": ("duckdb 2.0", "duckdb.tsv", "json::VARIANT, auto shredding"),
+           # Directories of files: v and two columns in key=value directories.
+           "sparkparts": ("spark 4.3", "spark.tsv", "partitionBy, key=value directories"),
+           "duckdbparts": ("duckdb 2.0", "duckdb.tsv", "PARTITION_BY, key=value directories")}
 
 def main():
     global WORK, SHOW
@@ -309,7 +314,11 @@ def main():
             continue
         if ds not in sources:
             sources[ds] = load_source(ds)
-        compare_rows(s, stem, load_tsv(eng_out), load_cat(cat_out), sources[ds])
+        guide = sources[ds]
+        whole = prefix.endswith("parts")
+        if whole:
+            guide = {rid: {"v": g} for rid, g in guide.items()}
+        compare_rows(s, stem, load_tsv(eng_out), load_cat(cat_out, whole), guide)
 
     # ---------------------------------------------------------------- report
 

@@ -18,6 +18,9 @@ usage: duckdb_side.py WORK
      an explicit SHREDDING schema that types those fields, and every 10th row
      holding a different type in some fields (goes to the residual `value`).
    Then reads each back with DuckDB -> WORK/read/<stem>.duckdb.tsv ("<id>\t<json>").
+3. Writes data.jsonl partitioned as spark_side.py does (PARTITION_COLUMNS),
+   with PARTITION_BY -> the directory WORK/written/duckdbparts_data.parquet,
+   and reads it back with hive_partitioning -> WORK/read/duckdbparts_data.duckdb.tsv.
 A failure is written to the .err file beside the expected output, with DuckDB's message.
 """
 import glob
@@ -26,6 +29,8 @@ import sys
 import time
 
 import duckdb
+
+from partitioned import PARTITION_COLUMNS, row_with_partitions
 
 WORK = sys.argv[1]
 READ = os.path.join(WORK, "read")
@@ -135,7 +140,35 @@ def main():
         f"(FORMAT parquet, COMPRESSION zstd, SHREDDING {{v: {sql_str(TYPED_SHREDDING)}}})"))
     if os.path.exists(out):
         read_file(con, out, os.path.join(READ, "duckdb_typed.duckdb.tsv"), id_col="id")
+    write_partitioned(con)
     print(f"duckdb_side: done in {time.time() - t0:.1f}s", file=sys.stderr)
+
+
+def write_partitioned(con):
+    src = os.path.join(WORK, "input", "data.jsonl")
+    out_dir = os.path.join(WRITTEN, "duckdbparts_data.parquet")
+    out_tsv = os.path.join(READ, "duckdbparts_data.duckdb.tsv")
+
+    def write():
+        con.execute(f"""
+            COPY (
+              SELECT id, line::JSON::VARIANT AS v, {", ".join(PARTITION_COLUMNS)}
+              FROM (SELECT generate_subscripts(s, 1) - 1 AS id, unnest(s) AS line
+                    FROM (SELECT string_split(rtrim(content, chr(10)), chr(10)) AS s
+                          FROM read_text({sql_str(src)})))
+            ) TO {sql_str(out_dir)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (p_int, p_str))""")
+    guarded(out_dir, write)
+    if not os.path.exists(out_dir):
+        return
+
+    def read():
+        rows = con.execute(
+            "SELECT id, CAST(v AS JSON)::VARCHAR, p_int, p_str FROM read_parquet("
+            f"{sql_str(out_dir + '/**/*.parquet')}, hive_partitioning = true) ORDER BY id").fetchall()
+        with open(out_tsv, "w", encoding="utf-8") as f:
+            for rid, j, p_int, p_str in rows:
+                f.write(f"{rid}\t{row_with_partitions(j, p_int, p_str)}\n")
+    guarded(out_tsv, read)
 
 
 if __name__ == "__main__":

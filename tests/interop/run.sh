@@ -28,7 +28,10 @@
 #     and writeLegacyFormat=true) and DuckDB (json::VARIANT with shredding forced on;
 #     and SQL-typed values with an explicit SHREDDING schema incl. decimals, dates,
 #     timestamps, uuid) write shredded files (id BIGINT, v VARIANT); `vshred cat`
-#     reads them and every row is compared with the engine's own reading.
+#     reads them and every row is compared with the engine's own reading. Both
+#     also write data.jsonl partitioned (partitionBy, PARTITION_BY) by an integer
+#     and a string (partitioned.py: nulls, escaped characters): `vshred cat` of
+#     the directory gives v and the two key=value columns as the engine reads them.
 #  6. Prints the summary table (engine, direction, mode, files, rows, mismatches) and
 #     the first mismatches / errors; exits 1 if anything mismatched or failed.
 #

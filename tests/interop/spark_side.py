@@ -12,6 +12,11 @@ usage: spark_side.py WORK
    WORK/written/spark_<ds>.parquet; and the same with
    spark.sql.parquet.writeLegacyFormat=true -> WORK/written/sparklegacy_<ds>.parquet.
    Then reads each back with Spark -> WORK/read/<stem>.spark.tsv ("<id>\t<json>").
+3. Writes data.jsonl partitioned by an integer and a string (PARTITION_COLUMNS:
+   nulls, and characters that directory names escape) with partitionBy ->
+   the directory WORK/written/sparkparts_data.parquet, and reads it back ->
+   WORK/read/sparkparts_data.spark.tsv, each row's json an object of v and
+   the two columns.
 A failure is written to the .err file beside the expected output, with Spark's message.
 """
 import glob
@@ -22,6 +27,8 @@ import time
 import traceback
 
 from pyspark.sql import SparkSession
+
+from partitioned import PARTITION_COLUMNS, row_with_partitions
 
 WORK = sys.argv[1]
 READ = os.path.join(WORK, "read")
@@ -88,6 +95,28 @@ def write_file(spark, ds, prefix, legacy):
         read_file(spark, out_file, out_tsv, id_col="id")
 
 
+def write_partitioned(spark):
+    out_dir = os.path.join(WRITTEN, "sparkparts_data.parquet")
+    out_tsv = os.path.join(READ, "sparkparts_data.spark.tsv")
+
+    def go():
+        with open(os.path.join(WORK, "input", "data.jsonl"), encoding="utf-8") as f:
+            lines = [(i, line.rstrip("\n")) for i, line in enumerate(f)]
+        df = spark.createDataFrame(lines, "id BIGINT, line STRING")
+        df = df.selectExpr("id", "parse_json(line) AS v", *PARTITION_COLUMNS)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        df.write.mode("overwrite").partitionBy("p_int", "p_str").parquet(out_dir)
+    guarded(out_dir, go)
+    if not os.path.exists(out_dir):
+        return
+
+    def read():
+        rows = (spark.read.parquet(out_dir)
+                .selectExpr("id", "to_json(v) AS j", "p_int", "p_str").collect())
+        dump(sorted((r.id, row_with_partitions(r.j, r.p_int, r.p_str)) for r in rows), out_tsv)
+    guarded(out_tsv, read)
+
+
 def main():
     t0 = time.time()
     spark = (SparkSession.builder.master("local[2]")
@@ -104,6 +133,7 @@ def main():
     for ds in ("data", "events", "mixed"):
         write_file(spark, ds, "spark", legacy=False)
         write_file(spark, ds, "sparklegacy", legacy=True)
+    write_partitioned(spark)
     spark.stop()
     print(f"spark_side: done in {time.time() - t0:.1f}s", file=sys.stderr)
 
