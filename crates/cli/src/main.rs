@@ -1160,9 +1160,14 @@ fn run_get(args: GetArgs) -> Result<(), Failure> {
             eprintln!("vshred: {note}");
         }
     }
+    let stopped = out.done;
     out.finish(Ok(()))?;
     for warning in stats.iter().flat_map(|s| &s.read.warnings) {
         eprintln!("vshred: warning: {warning}");
+    }
+    if args.stats && stats.is_none() && stopped {
+        // The read ends at the limit, its files part read.
+        eprintln!("vshred: no read counts: the read stopped at the --limit");
     }
     if let (true, Some(stats)) = (args.stats, stats) {
         let read = &stats.read;

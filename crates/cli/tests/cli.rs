@@ -585,6 +585,36 @@ fn get_stats_counts_in_the_singular_when_one() {
     );
 }
 
+/// `--stats` with a `--limit` that stops the read says why it has no
+/// counts, instead of nothing.
+#[test]
+fn get_stats_stopped_by_a_limit_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("two.jsonl"), "{\"a\":1}\n{\"a\":2}\n").unwrap();
+    let out = vshred_in(dir.path(), &["encode", "two.jsonl", "two.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = vshred_in(
+        dir.path(),
+        &["get", "two.parquet", "$.a", "--stats", "--limit", "1"],
+    );
+    assert_eq!(
+        (stdout(&out), stderr(&out)),
+        (
+            "1\n",
+            "vshred: no read counts: the read stopped at the --limit\n"
+        )
+    );
+    let out = vshred_in(
+        dir.path(),
+        &["get", "two.parquet", "$.a", "--stats", "--limit", "5"],
+    );
+    assert!(
+        stderr(&out).starts_with("vshred: read 1 of 1 file"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// Issue #11: `--as timestamp` reads ISO-8601 strings as Spark's cast does,
 /// a string without a zone in UTC.
 #[test]
