@@ -629,6 +629,42 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Any values, percent-encoded as writers encode them, read back
+        /// as themselves: integers as integers where all are, and null
+        /// where Hive writes null.
+        #[test]
+        fn any_value_written_in_a_directory_reads_back(
+            values in proptest::collection::vec("[0-9]{1,3}|-?[0-9]{1,20}|\\PC{0,8}", 1..6)
+        ) {
+            let encoded = |v: &str| -> std::string::String {
+                v.bytes().map(|b| match b.is_ascii_alphanumeric() {
+                    true => (b as char).to_string(),
+                    false => format!("%{b:02X}"),
+                }).collect()
+            };
+            let files: Vec<std::string::String> = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| format!("d/k={}/f{i}.parquet", encoded(v)))
+                .collect();
+            let found = HiveColumns::find(Path::new("d"), &files).unwrap().unwrap();
+            for (file, value) in files.iter().zip(&values) {
+                let array = arrays(&found, file, 1).unwrap().remove(0);
+                let null = value.is_empty() || value == HIVE_NULL;
+                proptest::prop_assert_eq!(array.is_null(0), null, "{}", file);
+                if null {
+                    continue;
+                }
+                let shown = match found.columns()[0].1 {
+                    Int64 => array.as_any().downcast_ref::<Int64Array>().unwrap().value(0).to_string(),
+                    Text => array.as_any().downcast_ref::<StringArray>().unwrap().value(0).to_string(),
+                };
+                proptest::prop_assert_eq!(&shown, value);
+            }
+        }
+    }
+
     #[test]
     fn a_filter_rules_out_a_file_by_its_directories() {
         let first = "d/day=2024-03-01/n=1/f.parquet";
