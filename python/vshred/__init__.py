@@ -211,7 +211,9 @@ def read(source, columns=None):
     """The rows of ``source`` (a file, a directory or a glob) as a ``pyarrow.Table``.
 
     ``columns`` (all when ``None``) are read in the order the files have
-    them, null where a file lacks one. A Variant column is read whole,
+    them, null where a file lacks one; the ``key=value`` directories of a
+    partitioned dataset (``day=2024-03-01/``) are columns after them, as
+    ``get``'s ``where`` can name. A Variant column is read whole,
     whatever its layout in each file, as a struct of ``metadata`` and
     ``value`` whose field carries the ``arrow.parquet.variant`` extension
     name; :func:`to_json` gives its JSON text, :func:`get` a typed column.
