@@ -450,9 +450,9 @@ pub(crate) fn refuse_null_partition_values(
                     "COPY ... PARTITIONED BY ({name}): {name} is null in some row, which DataFusion 55 would write under {name}=0 (a string under {name}=), not as a null; filter those rows out, or COALESCE({name}, ...) gives them a value"
                 )));
             }
-            if has_empty_text(column)? {
+            if let Some(why) = unreadable_text(column)? {
                 return Err(DataFusionError::Execution(format!(
-                    "COPY ... PARTITIONED BY ({name}): {name} is the empty string in some row, written under {name}=, which vshred reads back as null (DuckDB as ''); filter those rows out, or give them a value"
+                    "COPY ... PARTITIONED BY ({name}): {name} is {why} in some row; filter those rows out, or give them another value"
                 )));
             }
         }
@@ -461,8 +461,11 @@ pub(crate) fn refuse_null_partition_values(
     Box::pin(RecordBatchStreamAdapter::new(schema, checked))
 }
 
-/// Whether `column`, if of strings, holds an empty one.
-fn has_empty_text(column: &arrow::array::ArrayRef) -> Result<bool> {
+/// Why a string of `column` would not read back from its directory as
+/// itself, if one would not: DataFusion 55 writes `{name}={value}` with
+/// `=` unescaped, which DuckDB cannot read, and readers take an empty
+/// value and Hive's null as null.
+fn unreadable_text(column: &arrow::array::ArrayRef) -> Result<Option<&'static str>> {
     use arrow::array::AsArray;
     use arrow::datatypes::DataType;
     let strings =
@@ -472,10 +475,21 @@ fn has_empty_text(column: &arrow::array::ArrayRef) -> Result<bool> {
         t => strings(t),
     };
     if !is_text {
-        return Ok(false);
+        return Ok(None);
     }
     let texts = arrow::compute::cast(column, &DataType::Utf8View)?;
-    Ok(texts.as_string_view().iter().any(|t| t == Some("")))
+    Ok(texts
+        .as_string_view()
+        .iter()
+        .flatten()
+        .find_map(|text| match text {
+            "" => Some("the empty string, which reads back as null (DuckDB's reading: '')"),
+            "__HIVE_DEFAULT_PARTITION__" => Some("Hive's name for null, which reads back as null"),
+            t if t.contains('=') => Some(
+                "a text with '=', which DataFusion 55 writes unescaped and DuckDB then cannot read",
+            ),
+            _ => None,
+        }))
 }
 
 #[async_trait]

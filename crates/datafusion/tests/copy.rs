@@ -203,7 +203,7 @@ async fn copy_to_a_directory_partitions_as_datafusion_does_and_reads_back_whole(
 /// Variant columns, and nothing is written: DataFusion 55 wrote it under
 /// `n=0`, which reads back as 0.
 #[tokio::test]
-async fn a_null_or_empty_partition_value_is_refused_and_nothing_is_written() {
+async fn a_partition_value_that_would_not_read_back_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = vshred_datafusion::context(Default::default());
     for (name, columns) in [("variant", "n, parse_json('{}') AS v"), ("plain", "n, id")] {
@@ -223,15 +223,21 @@ async fn a_null_or_empty_partition_value_is_refused_and_nothing_is_written() {
         run(&ctx, &sql.replace("(NULL, 2), ", "")).await.unwrap();
         assert_eq!(parquet_files(&out).len(), 2, "{name}");
     }
-    // An empty string would be read back as a null.
-    let out = dir.path().join("empty");
-    let sql = format!(
-        "COPY (SELECT k, id FROM (VALUES ('a', 1), ('', 2)) t(k, id)) TO '{}/' STORED AS PARQUET PARTITIONED BY (k)",
-        out.display()
-    );
-    let e = run(&ctx, &sql).await.unwrap_err().to_string();
-    assert!(e.contains("k is the empty string in some row"), "{e}");
-    assert!(!out.exists());
+    // Texts that would not read back as themselves, or not in DuckDB.
+    for (text, why) in [
+        ("", "the empty string"),
+        ("__HIVE_DEFAULT_PARTITION__", "Hive's name for null"),
+        ("x=y", "a text with '='"),
+    ] {
+        let out = dir.path().join("texts");
+        let sql = format!(
+            "COPY (SELECT k, id FROM (VALUES ('a', 1), ('{text}', 2)) t(k, id)) TO '{}/' STORED AS PARQUET PARTITIONED BY (k)",
+            out.display()
+        );
+        let e = run(&ctx, &sql).await.unwrap_err().to_string();
+        assert!(e.contains(&format!("k is {why}")), "{text}: {e}");
+        assert!(!out.exists(), "{text}");
+    }
 }
 
 #[tokio::test]
