@@ -283,20 +283,110 @@ impl HiveValues {
             .collect()
     }
 
-    /// Whether `filter` can pass no row of the file by these values: a
-    /// comparison of one of `columns` that its value fails, or that is
-    /// unknown (a null value), where every row would need it.
+    /// Whether `filter` can pass no row of the file by these values: its
+    /// parts on `columns` have one value in every row, and with them no
+    /// outcome of the others makes it true.
     pub(crate) fn rules_out(&self, columns: &HiveColumns, filter: &Predicate) -> bool {
-        !filter.may_match(&mut |leaf| {
-            let Operand::Column(name) = leaf.operand() else {
-                return true;
+        !self.outcomes(columns, filter).may_be_true()
+    }
+
+    /// What `filter` may come to in the file's rows, in SQL's
+    /// three-valued logic: one outcome where it reads only `columns`, any
+    /// where it reads the rows.
+    fn outcomes(&self, columns: &HiveColumns, filter: &Predicate) -> Outcomes {
+        let value = |operand: &Operand| {
+            let Operand::Column(name) = operand else {
+                return None;
             };
-            let Some(i) = columns.columns.iter().position(|(n, _)| n == name) else {
-                return true;
-            };
-            let value = self.0[i].as_variant();
-            // A comparison with null is unknown: no row passes it.
-            !matches!(value, VariantRef::Null) && leaf.may_match(Some(&value), Some(&value))
+            let i = columns.columns.iter().position(|(n, _)| n == name)?;
+            Some(self.0[i].as_variant())
+        };
+        match filter {
+            Predicate::Compare(c) => match value(&c.operand) {
+                Some(VariantRef::Null) => Outcomes::UNKNOWN,
+                Some(v) => Outcomes::of(c.test(&v)),
+                None => Outcomes::ANY,
+            },
+            Predicate::IsNull(operand) => match value(operand) {
+                Some(v) => Outcomes::of(Some(v.is_null())),
+                None => Outcomes::ANY,
+            },
+            Predicate::Not(p) => self.outcomes(columns, p).not(),
+            Predicate::And(ps) => ps
+                .iter()
+                .map(|p| self.outcomes(columns, p))
+                .fold(Outcomes::of(Some(true)), Outcomes::and),
+            Predicate::Or(ps) => ps
+                .iter()
+                .map(|p| self.outcomes(columns, p))
+                .fold(Outcomes::of(Some(false)), Outcomes::or),
+        }
+    }
+}
+
+/// The outcomes a filter may have: true, false and unknown (SQL's null),
+/// a bit each.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Outcomes(u8);
+
+impl Outcomes {
+    const TRUE: u8 = 1;
+    const FALSE: u8 = 2;
+    const UNKNOWN_BIT: u8 = 4;
+    const UNKNOWN: Outcomes = Outcomes(Self::UNKNOWN_BIT);
+    const ANY: Outcomes = Outcomes(Self::TRUE | Self::FALSE | Self::UNKNOWN_BIT);
+
+    fn of(outcome: Option<bool>) -> Outcomes {
+        Outcomes(match outcome {
+            Some(true) => Self::TRUE,
+            Some(false) => Self::FALSE,
+            None => Self::UNKNOWN_BIT,
+        })
+    }
+
+    fn may_be_true(self) -> bool {
+        self.0 & Self::TRUE != 0
+    }
+
+    /// Each outcome as one, for combining them.
+    fn each(self) -> impl Iterator<Item = Option<bool>> {
+        [Some(true), Some(false), None]
+            .into_iter()
+            .filter(move |o| self.0 & Outcomes::of(*o).0 != 0)
+    }
+
+    /// Every outcome of `op` on one of each.
+    fn combine(
+        self,
+        other: Outcomes,
+        op: impl Fn(Option<bool>, Option<bool>) -> Option<bool>,
+    ) -> Outcomes {
+        let mut all = 0;
+        for a in self.each() {
+            for b in other.each() {
+                all |= Outcomes::of(op(a, b)).0;
+            }
+        }
+        Outcomes(all)
+    }
+
+    fn not(self) -> Outcomes {
+        self.combine(Outcomes::of(Some(true)), |a, _| a.map(|a| !a))
+    }
+
+    fn and(self, other: Outcomes) -> Outcomes {
+        self.combine(other, |a, b| match (a, b) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        })
+    }
+
+    fn or(self, other: Outcomes) -> Outcomes {
+        self.combine(other, |a, b| match (a, b) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
         })
     }
 }
@@ -676,10 +766,14 @@ mod tests {
             ("day > \"2024-03-01\"", true, false),
             ("n in (1, 2)", false, true),
             ("n == 2", true, true),
-            ("n is null", false, false),
+            ("n is null", true, false),
+            ("n is not null", false, true),
             ("n == 1 or $.a == 1", false, false),
             ("n == 1 and $.a == 1", false, true),
-            ("not n == 1", false, false),
+            ("not n == 1", true, true),
+            ("not (n == 1 and $.a == 1)", false, false),
+            ("not (n == 1 or $.a == 1)", true, true),
+            ("n is null or day == \"2024-03-01\"", false, false),
             ("other == 1", false, false),
         ] {
             let p: Predicate = filter.parse().unwrap();
