@@ -486,3 +486,66 @@ fn directories_that_disagree_with_each_other_or_with_the_files_are_refused() {
         "b/id=1/f.parquet: invalid arguments: the column \"id\" is both in this file and in the dataset's id=... directories",
     );
 }
+
+/// A filter on a directory's column passes the rows it passes where the
+/// column is in the files: pruning by directories follows SQL's
+/// three-valued logic, `not` and `is null` included.
+#[test]
+fn filters_on_directories_pass_what_they_pass_on_columns_in_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let row = |i: i64, n: &str| {
+        let a = if i == 3 {
+            "null".to_string()
+        } else {
+            i.to_string()
+        };
+        format!("{{\"id\":{i},\"n\":{n},\"v\":{{\"a\":{a}}}}}\n")
+    };
+    let mut all = String::new();
+    for (n, name) in [
+        ("1", "1"),
+        ("2", "2"),
+        ("null", "__HIVE_DEFAULT_PARTITION__"),
+    ] {
+        let rows: String = (0..4).map(|i| row(i, n)).collect();
+        let without_n: String = rows
+            .lines()
+            .map(|l| l.replace(&format!("\"n\":{n},"), "") + "\n")
+            .collect();
+        encoded(
+            dir.path(),
+            &format!("h/n={name}/f.parquet"),
+            &without_n,
+            &["--variant-field", "v"],
+        );
+        all.push_str(&rows);
+    }
+    encoded(
+        dir.path(),
+        "flat/f.parquet",
+        &all,
+        &["--variant-field", "v"],
+    );
+    for filter in [
+        "n == 1",
+        "n is null",
+        "not n == 1",
+        "not (n == 1 or $.a == 1)",
+        "not (n is null or $.a == 2)",
+        "n in (1, 2) or not $.a > 1",
+        "not ($.a is null and n is null)",
+    ] {
+        let read = |data: &str| {
+            let out = vshred_in(
+                dir.path(),
+                &["get", data, "$.a", "--with", "id,n", "--where", filter],
+            );
+            let mut rows: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+            rows.sort();
+            rows
+        };
+        let flat = read("flat");
+        assert!(!flat.is_empty(), "{filter}");
+        assert_eq!(read("h"), flat, "{filter}");
+    }
+}
