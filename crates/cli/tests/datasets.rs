@@ -455,6 +455,28 @@ fn key_value_directories_are_columns_and_a_filter_on_them_skips_files() {
         "{}",
         stdout(&explain)
     );
+    // PARTITIONED BY may name the directories' columns, all and in order.
+    let declared = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "CREATE EXTERNAL TABLE t STORED AS PARQUET PARTITIONED BY (day, n) LOCATION 'out/'; SELECT count(*) AS rows FROM t WHERE n = 2",
+        ],
+    );
+    assert_eq!(
+        stdout(&declared),
+        "+------+\n| rows |\n+------+\n| 13   |\n+------+\n",
+        "{}",
+        stderr(&declared)
+    );
+    fails_with(
+        dir.path(),
+        &[
+            "sql",
+            "CREATE EXTERNAL TABLE t STORED AS PARQUET PARTITIONED BY (n) LOCATION 'out/'",
+        ],
+        "PARTITIONED BY (n): the key=value directories of out/ are day, n, which the table has as its last columns",
+    );
     assert_eq!(
         readme_console_block("$ vshred cat testdata/datasets/by-event"),
         2

@@ -148,16 +148,29 @@ impl TableProviderFactory for VariantTableFactory {
         state: &dyn Session,
         cmd: &CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
-        if !cmd.table_partition_cols.is_empty() {
-            return plan_err!("PARTITIONED BY is not supported for Variant tables yet");
-        }
         let [location] = cmd.locations.as_slice() else {
             return plan_err!("a Variant table has one location (a file, a directory or a glob)");
         };
-        Ok(Arc::new(VariantTable::open_location(
-            location,
-            state.runtime_env(),
-        )?))
+        let table = VariantTable::open_location(location, state.runtime_env())?;
+        // The directories' columns are found, not declared: PARTITIONED BY
+        // may only name them, as they nest.
+        let found: Vec<&str> = match table.dataset.hive_columns() {
+            Some(hive) => hive.columns().iter().map(|(n, _)| n.as_str()).collect(),
+            None => Vec::new(),
+        };
+        if !cmd.table_partition_cols.is_empty() && cmd.table_partition_cols != found {
+            let declared = cmd.table_partition_cols.join(", ");
+            if found.is_empty() {
+                return plan_err!(
+                    "PARTITIONED BY ({declared}): {location} has no key=value directories"
+                );
+            }
+            return plan_err!(
+                "PARTITIONED BY ({declared}): the key=value directories of {location} are {}, which the table has as its last columns; name them all, in order, or none",
+                found.join(", ")
+            );
+        }
+        Ok(Arc::new(table))
     }
 }
 
