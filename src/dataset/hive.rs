@@ -725,12 +725,18 @@ mod tests {
         /// where Hive writes null.
         #[test]
         fn any_value_written_in_a_directory_reads_back(
-            values in proptest::collection::vec("[0-9]{1,3}|-?[0-9]{1,20}|\\PC{0,8}", 1..6)
+            values in proptest::collection::vec(
+                "[0-9]{1,3}|-?[0-9]{1,20}|__HIVE_DEFAULT_PARTITION__|\\PC{0,8}",
+                1..6,
+            )
         ) {
+            // As writers escape: the separator and the escape character
+            // always, the rest raw (`=`, `:`, unicode) or escaped alike.
             let encoded = |v: &str| -> std::string::String {
-                v.bytes().map(|b| match b.is_ascii_alphanumeric() {
-                    true => (b as char).to_string(),
-                    false => format!("%{b:02X}"),
+                v.chars().enumerate().map(|(i, c)| match c {
+                    '/' | '%' => format!("%{:02X}", c as u32),
+                    c if i % 2 == 0 => c.to_string(),
+                    c => c.to_string().bytes().map(|b| format!("%{b:02X}")).collect(),
                 }).collect()
             };
             let files: Vec<std::string::String> = values

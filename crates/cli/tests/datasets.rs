@@ -477,6 +477,22 @@ fn key_value_directories_are_columns_and_a_filter_on_them_skips_files() {
         ],
         "PARTITIONED BY (n): the key=value directories of out/ are day, n, which the table has as its last columns",
     );
+    let quoted = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            r#"CREATE EXTERNAL TABLE t (day VARCHAR, n BIGINT) STORED AS PARQUET PARTITIONED BY ("day", n) LOCATION 'out/'; SELECT count(*) AS rows FROM t"#,
+        ],
+    );
+    assert!(stdout(&quoted).contains("| 40   |"), "{}", stderr(&quoted));
+    fails_with(
+        dir.path(),
+        &[
+            "sql",
+            "CREATE EXTERNAL TABLE t STORED AS PARQUET PARTITIONED BY (day STRING, n STRING) LOCATION 'out/'",
+        ],
+        "PARTITIONED BY (day, n): n is declared Utf8View, and its directories hold int64 values",
+    );
     assert_eq!(
         readme_console_block("$ vshred cat testdata/datasets/by-event"),
         2

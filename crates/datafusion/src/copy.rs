@@ -452,7 +452,7 @@ pub(crate) fn refuse_null_partition_values(
             }
             if let Some(why) = unreadable_text(column)? {
                 return Err(DataFusionError::Execution(format!(
-                    "COPY ... PARTITIONED BY ({name}): {name} is {why} in some row; filter those rows out, or give them another value"
+                    "COPY ... PARTITIONED BY ({name}): in some row, {name} is {why}; filter those rows out, or give them another value"
                 )));
             }
         }
@@ -461,10 +461,10 @@ pub(crate) fn refuse_null_partition_values(
     Box::pin(RecordBatchStreamAdapter::new(schema, checked))
 }
 
-/// Why a string of `column` would not read back from its directory as
-/// itself, if one would not: DataFusion 55 writes `{name}={value}` with
-/// `=` unescaped, which DuckDB cannot read, and readers take an empty
-/// value and Hive's null as null.
+/// Why a string of `column` would not come back from its directory, if
+/// one would not: readers take an empty value and Hive's null as null,
+/// and DataFusion 55 writes `{name}={value}` with `=` unescaped, which
+/// DuckDB cannot read.
 fn unreadable_text(column: &arrow::array::ArrayRef) -> Result<Option<&'static str>> {
     use arrow::array::AsArray;
     use arrow::datatypes::DataType;

@@ -23,6 +23,7 @@ use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use vshred::dataset::Dataset;
+use vshred::dataset::hive::HiveType;
 use vshred::dataset::storage::is_glob;
 use vshred::parquet::{Projected, Projection, magic_of, starts_as_parquet};
 
@@ -152,26 +153,73 @@ impl TableProviderFactory for VariantTableFactory {
             return plan_err!("a Variant table has one location (a file, a directory or a glob)");
         };
         let table = VariantTable::open_location(location, state.runtime_env())?;
-        // The directories' columns are found, not declared: PARTITIONED BY
-        // may only name them, as they nest.
-        let found: Vec<&str> = match table.dataset.hive_columns() {
-            Some(hive) => hive.columns().iter().map(|(n, _)| n.as_str()).collect(),
-            None => Vec::new(),
-        };
-        if !cmd.table_partition_cols.is_empty() && cmd.table_partition_cols != found {
-            let declared = cmd.table_partition_cols.join(", ");
-            if found.is_empty() {
-                return plan_err!(
-                    "PARTITIONED BY ({declared}): {location} has no key=value directories"
-                );
-            }
-            return plan_err!(
-                "PARTITIONED BY ({declared}): the key=value directories of {location} are {}, which the table has as its last columns; name them all, in order, or none",
-                found.join(", ")
-            );
-        }
+        check_partition_columns(cmd, &table, location)?;
         Ok(Arc::new(table))
     }
+}
+
+/// The directories' columns are found, not declared: `PARTITIONED BY` may
+/// only name them, all and as they nest, with their types if it gives any.
+fn check_partition_columns(
+    cmd: &CreateExternalTable,
+    table: &VariantTable,
+    location: &str,
+) -> Result<()> {
+    if cmd.table_partition_cols.is_empty() {
+        return Ok(());
+    }
+    // DataFusion 55 keeps a quoted name's quotes.
+    let declared: Vec<&str> = cmd
+        .table_partition_cols
+        .iter()
+        .map(|name| {
+            name.strip_prefix('"')
+                .and_then(|n| n.strip_suffix('"'))
+                .unwrap_or(name)
+        })
+        .collect();
+    let listed = declared.join(", ");
+    let found = table
+        .dataset
+        .hive_columns()
+        .map_or(&[][..], |h| h.columns());
+    if found.is_empty() {
+        return plan_err!("PARTITIONED BY ({listed}): {location} has no key=value directories");
+    }
+    if found
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .ne(declared.iter().copied())
+    {
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        return plan_err!(
+            "PARTITIONED BY ({listed}): the key=value directories of {location} are {}, which the table has as its last columns; name them all, in order, or none",
+            names.join(", ")
+        );
+    }
+    for (name, hive_type) in found {
+        use datafusion::arrow::datatypes::DataType;
+        let fits = |declared: &DataType| match hive_type {
+            HiveType::Int64 => *declared == DataType::Int64,
+            // VARCHAR is Utf8View in DataFusion 55.
+            HiveType::String => {
+                matches!(
+                    declared,
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                )
+            }
+        };
+        if let Ok(field) = cmd.schema.field_with_unqualified_name(name)
+            && !fits(field.data_type())
+        {
+            return plan_err!(
+                "PARTITIONED BY ({listed}): {name} is declared {}, and its directories hold {} values",
+                field.data_type(),
+                hive_type.name()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `SELECT ... FROM 'path'`: a Parquet file, directory or glob as a
