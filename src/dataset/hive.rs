@@ -105,10 +105,11 @@ impl HiveColumns {
         let mut values: Vec<Vec<Option<String>>> = Vec::new();
         for file in files {
             let file = file.as_ref();
-            let pairs = match below(root, file) {
-                Some(below) => pairs_of(&below).map_err(|e| e.in_file(file))?,
-                None => Vec::new(),
-            };
+            let pairs =
+                match dirs_below(root, file).and_then(|dirs| pairs_of(&dirs.unwrap_or_default())) {
+                    Ok(pairs) => pairs,
+                    Err(e) => return Err(e.in_file(file)),
+                };
             let keys: Vec<String> = pairs.iter().map(|(k, _)| k.clone()).collect();
             if keys.is_empty() {
                 continue;
@@ -179,18 +180,17 @@ impl HiveColumns {
 
     /// Whether `file` is under the keys' directories (not beside them).
     pub(crate) fn holds(&self, file: &Path) -> bool {
-        below(&self.root, file)
-            .and_then(|below| pairs_of(&below).ok())
-            .is_some_and(|pairs| !pairs.is_empty())
+        dirs_below(&self.root, file)
+            .and_then(|dirs| pairs_of(&dirs.unwrap_or_default()))
+            .is_ok_and(|pairs| !pairs.is_empty())
     }
 
     /// The values of `file`'s columns, from its directories below the
     /// root; null for a file under none of them.
     pub(crate) fn values(&self, file: &Path) -> Result<HiveValues> {
-        let pairs = match below(&self.root, file) {
-            Some(below) => pairs_of(&below).map_err(|e| e.in_file(file))?,
-            None => Vec::new(),
-        };
+        let pairs = dirs_below(&self.root, file)
+            .and_then(|dirs| pairs_of(&dirs.unwrap_or_default()))
+            .map_err(|e| e.in_file(file))?;
         if pairs.is_empty() {
             return Ok(HiveValues(
                 self.columns.iter().map(|(_, t)| Value::null(*t)).collect(),
@@ -443,42 +443,60 @@ fn type_of(values: &[Option<String>]) -> HiveType {
     }
 }
 
-/// `file`'s path below `root`, if it is beneath it.
-fn below(root: &Path, file: &Path) -> Option<PathBuf> {
-    without_leading_dot(file)
-        .strip_prefix(without_leading_dot(root))
-        .ok()
-        .map(Path::to_path_buf)
+/// The names of the directories of `file` below `root` (not its own
+/// name), if it is beneath it. In an object store's URL (a root with
+/// `://`) a name is percent-encoded as the URL's path is, so it is decoded
+/// here, before the directory's own encoding is. An error names no file:
+/// the caller knows which it is.
+fn dirs_below(root: &Path, file: &Path) -> Result<Option<Vec<String>>> {
+    let url = root.to_string_lossy().contains("://");
+    let names = |path: &Path| -> Result<Vec<String>> {
+        without_leading_dot(path)
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(name) => Some(name),
+                _ => None,
+            })
+            .map(|name| {
+                let name = name
+                    .to_str()
+                    .ok_or_else(|| refused(name, "named in UTF-8"))?;
+                match url {
+                    true => decoded(name).ok_or_else(|| refused(name, "a URL's UTF-8")),
+                    false => Ok(name.to_string()),
+                }
+            })
+            .collect()
+    };
+    let (root, mut file) = (names(root)?, names(file)?);
+    if !file.starts_with(&root) {
+        return Ok(None);
+    }
+    file.pop();
+    Ok(Some(file.split_off(root.len().min(file.len()))))
 }
 
-/// The `key=value` directories of `path` (its last part is the file's
-/// name), decoded, outermost first. An error names no file: the caller
-/// knows which it is.
-fn pairs_of(path: &Path) -> Result<Vec<(String, Option<String>)>> {
-    let mut dirs: Vec<&std::ffi::OsStr> = path
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(name) => Some(name),
-            _ => None,
-        })
-        .collect();
-    dirs.pop();
+#[cold]
+fn refused(dir: &(impl AsRef<std::ffi::OsStr> + ?Sized), what: &str) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!("the directory {:?} is not {what}", dir.as_ref()),
+    )
+}
+
+/// The `key=value` directories among `dirs`, decoded, outermost first.
+fn pairs_of(dirs: &[String]) -> Result<Vec<(String, Option<String>)>> {
     let mut pairs = Vec::new();
     for dir in dirs {
-        let refused = |what: &str| {
-            Error::new(
-                ErrorKind::Usage,
-                format!("the directory {dir:?} is not {what}"),
-            )
-        };
-        let dir = dir.to_str().ok_or_else(|| refused("named in UTF-8"))?;
         let Some((key, value)) = dir.split_once('=') else {
             continue;
         };
         if key.is_empty() {
             continue;
         }
-        let decode = |text: &str| decoded(text).ok_or_else(|| refused("percent-encoded UTF-8"));
+        let decode = |text: &str| {
+            decoded(text).ok_or_else(|| refused(dir.as_str(), "percent-encoded UTF-8"))
+        };
         let value = decode(value)?;
         let value = (!value.is_empty() && value != HIVE_NULL).then_some(value);
         pairs.push((decode(key)?, value));

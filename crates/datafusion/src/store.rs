@@ -136,10 +136,12 @@ impl StoreFiles {
         Ok(location)
     }
 
-    /// The name (URL) of `location`.
+    /// The name (URL) of `location`: its path percent-encoded, `%` too,
+    /// so that [`location`](Self::location), which decodes a URL's path,
+    /// gives it back (a directory named `k=a%2Fb` was `k=a/b`).
     fn name(&self, location: &Location) -> PathBuf {
         let mut url = self.base.clone();
-        url.set_path(location.as_ref());
+        url.set_path(&location.as_ref().replace('%', "%25"));
         PathBuf::from(url.as_str())
     }
 
