@@ -1022,19 +1022,20 @@ impl<W: Write> RowOutput<W> {
         self.left.map_or(n, |left| n.min(left as usize))
     }
 
-    /// Writes `rows` rows as `text`; an error stops the reader once the
-    /// limit is reached or the output is closed.
+    /// Writes `rows` rows as `text`; an error stops the reader when rows
+    /// come after the limit, or the output is closed. A read whose rows
+    /// end at the limit ends as it would without one, its counts whole.
     fn write(&mut self, text: &[u8], rows: usize) -> vshred::Result<()> {
+        if self.done {
+            return Err(vshred::Error::from_message("limit reached".into()));
+        }
         if let Err(e) = self.out.write_all(text) {
             self.closed = Some(e);
             return Err(vshred::Error::from_message("output closed".into()));
         }
         if let Some(left) = &mut self.left {
             *left -= rows as u64;
-            if *left == 0 {
-                self.done = true;
-                return Err(vshred::Error::from_message("limit reached".into()));
-            }
+            self.done = *left == 0;
         }
         Ok(())
     }
@@ -1061,7 +1062,7 @@ fn run_cat(args: CatArgs) -> Result<(), Failure> {
     let columns = (!args.columns.is_empty()).then_some(args.columns.as_slice());
     let outcome = file
         .json_lines(columns, &args.scan.options(), |text| {
-            if out.left.is_none() {
+            if out.left.is_none() || out.done {
                 return out.write(&text, 0);
             }
             // Only a limit needs the block's lines counted.

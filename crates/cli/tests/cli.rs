@@ -586,17 +586,43 @@ fn get_stats_counts_in_the_singular_when_one() {
 }
 
 /// `--stats` with a `--limit` that stops the read says why it has no
-/// counts, instead of nothing.
+/// counts, instead of nothing; a limit the rows end at stops nothing.
 #[test]
 fn get_stats_stopped_by_a_limit_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("two.jsonl"), "{\"a\":1}\n{\"a\":2}\n").unwrap();
-    let out = vshred_in(dir.path(), &["encode", "two.jsonl", "two.parquet"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(
+        dir.path().join("three.jsonl"),
+        "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n",
+    )
+    .unwrap();
+    // A row group, so a batch, each.
     let out = vshred_in(
         dir.path(),
-        &["get", "two.parquet", "$.a", "--stats", "--limit", "1"],
+        &[
+            "encode",
+            "three.jsonl",
+            "three.parquet",
+            "--row-group-rows",
+            "1",
+        ],
     );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let get = |limit: &str| {
+        vshred_in(
+            dir.path(),
+            &[
+                "get",
+                "three.parquet",
+                "$.a",
+                "--stats",
+                "--threads",
+                "1",
+                "--limit",
+                limit,
+            ],
+        )
+    };
+    let out = get("1");
     assert_eq!(
         (stdout(&out), stderr(&out)),
         (
@@ -604,15 +630,15 @@ fn get_stats_stopped_by_a_limit_says_so() {
             "vshred: no read counts: the read stopped at the --limit\n"
         )
     );
-    let out = vshred_in(
-        dir.path(),
-        &["get", "two.parquet", "$.a", "--stats", "--limit", "5"],
-    );
-    assert!(
-        stderr(&out).starts_with("vshred: read 1 of 1 file"),
-        "{}",
-        stderr(&out)
-    );
+    for limit in ["3", "5"] {
+        let out = get(limit);
+        assert_eq!(stdout(&out), "1\n2\n3\n", "{limit}");
+        assert!(
+            stderr(&out).starts_with("vshred: read 1 of 1 file, 3 of 3 row groups (3 rows)"),
+            "{limit}: {}",
+            stderr(&out)
+        );
+    }
 }
 
 /// Issue #11: `--as timestamp` reads ISO-8601 strings as Spark's cast does,
