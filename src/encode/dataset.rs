@@ -300,6 +300,19 @@ fn write_parts(
         if columns == fresh {
             priced = leaf_encodings(&plan.priced);
         }
+        // A file that brings a column the dataset lacks is written under
+        // the directory's lock, the columns agreed again once it is held:
+        // another writer may have brought the same column, of another
+        // type, since they were read.
+        let new_columns = columns.iter().any(|c| !agreed.has(c.field().name()));
+        let columns_lock = match new_columns {
+            true => {
+                let lock = lock_columns(dir)?;
+                agreed = AgreedColumns::of_dataset_in(dir)?;
+                Some(lock)
+            }
+            false => None,
+        };
         let columns = agreed.keep(columns, &options.variant_fields)?;
         let mut left_out = Vec::new();
         let first = layout == LayoutChoice::First;
@@ -343,6 +356,7 @@ fn write_parts(
         };
         // The file is in place under its name.
         drop(claim);
+        drop(columns_lock);
         agreed.add(&columns);
         files.push(PartReport {
             path,
@@ -363,12 +377,26 @@ fn write_parts(
     })
 }
 
+/// Holds the lock of `dir` (an advisory lock on the directory itself)
+/// until dropped: other writers of the dataset that bring new columns
+/// wait for it. A process that ends releases it.
+fn lock_columns(dir: &Path) -> Result<std::fs::File> {
+    let handle = std::fs::File::open(dir).map_err(|e| Error::io(dir, e))?;
+    handle.lock().map_err(|e| Error::io(dir, e))?;
+    Ok(handle)
+}
+
 /// What each top-level column of the dataset is, from the files written
 /// so far (see the [module docs](self)).
 #[derive(Default)]
 struct AgreedColumns(Vec<(String, ColumnType)>);
 
 impl AgreedColumns {
+    /// Whether the dataset has a column `name`.
+    fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|(n, _)| n == name)
+    }
+
     /// The columns of the Parquet files in `dir`, if any.
     fn of_dataset_in(dir: &Path) -> Result<AgreedColumns> {
         let files = crate::dataset::parquet_files_beneath(dir)?;

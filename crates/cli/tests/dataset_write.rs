@@ -313,6 +313,87 @@ fn appends_at_the_same_time_write_every_file_under_a_name_of_its_own() {
     assert_eq!(cat(dir.path(), "out").lines().count(), 10_000);
 }
 
+/// Two appends at once that bring the same new column, of two types: the
+/// second waits for the first's file, then takes its type (its texts are
+/// bad lines), and the dataset stays readable as one. Each file that
+/// brings a column is written under the directory's lock.
+#[test]
+fn appends_at_once_that_bring_a_column_agree_on_its_type() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let rows = |x: &dyn Fn(i64) -> String| -> String {
+        (0..10)
+            .map(|i| format!("{{\"i\":{i},\"x\":{},\"v\":{{}}}}\n", x(i)))
+            .collect()
+    };
+    std::fs::write(dir.path().join("first.jsonl"), "{\"i\":0,\"v\":{}}\n").unwrap();
+    std::fs::write(
+        dir.path().join("texts.jsonl"),
+        rows(&|i| format!("\"s{i}\"")),
+    )
+    .unwrap();
+    let append = [
+        "--append",
+        "--variant-field",
+        "v",
+        "--max-file-rows",
+        "1000",
+    ];
+    let out = vshred_in(
+        dir.path(),
+        &[&["encode", "first.jsonl", "out"][..], &append[1..]].concat(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Integers, from a pipe left open: its file is written, under the
+    // lock, while the pipe is.
+    let mut integers = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args([&["encode", "-", "out", "--sample-rows", "5"][..], &append].concat())
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = integers.stdin.take().unwrap();
+    pipe.write_all(rows(&|i| i.to_string()).as_bytes()).unwrap();
+    pipe.flush().unwrap();
+    let started = std::time::Instant::now();
+    while !names(&dir.path().join("out"))
+        .iter()
+        .any(|n| n.ends_with(".claim"))
+    {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the first append never claimed a file"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut texts = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args([&["encode", "texts.jsonl", "out"][..], &append].concat())
+        .current_dir(dir.path())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        texts.try_wait().unwrap().is_none(),
+        "the second append did not wait"
+    );
+    drop(pipe);
+    let integers = integers.wait_with_output().unwrap();
+    assert!(integers.status.success(), "{}", stderr(&integers));
+    let texts = texts.wait_with_output().unwrap();
+    assert!(
+        stderr(&texts).contains("value of another type than its column")
+            && stderr(&texts).contains("field \"x\" is a column of int64"),
+        "{}",
+        stderr(&texts)
+    );
+    let cat = vshred_in(dir.path(), &["cat", "out"]);
+    assert!(cat.status.success(), "{}", stderr(&cat));
+    assert_eq!(stdout(&cat).lines().count(), 11);
+}
+
 /// A column's type is the dataset's, not each file's sample's: `p` null
 /// in the first file's lines (a Variant column) and numbers in the
 /// second's stays a Variant column, and `id`, numbers in the first file,
