@@ -308,7 +308,7 @@ fn write_parts(
         let columns_lock = match new_columns {
             true => {
                 let lock = lock_columns(dir)?;
-                agreed = AgreedColumns::of_dataset_in(dir)?;
+                agreed.read_new(dir)?;
                 Some(lock)
             }
             false => None,
@@ -357,7 +357,7 @@ fn write_parts(
         // The file is in place under its name.
         drop(claim);
         drop(columns_lock);
-        agreed.add(&columns);
+        agreed.add(&path, &columns);
         files.push(PartReport {
             path,
             columns,
@@ -389,28 +389,52 @@ fn lock_columns(dir: &Path) -> Result<std::fs::File> {
 /// What each top-level column of the dataset is, from the files written
 /// so far (see the [module docs](self)).
 #[derive(Default)]
-struct AgreedColumns(Vec<(String, ColumnType)>);
+struct AgreedColumns {
+    columns: Vec<(String, ColumnType)>,
+    /// The files whose columns are in: read, or written by this run.
+    known: std::collections::HashSet<PathBuf>,
+}
 
 impl AgreedColumns {
     /// Whether the dataset has a column `name`.
     fn has(&self, name: &str) -> bool {
-        self.0.iter().any(|(n, _)| n == name)
+        self.columns.iter().any(|(n, _)| n == name)
     }
 
     /// The columns of the Parquet files in `dir`, if any.
     fn of_dataset_in(dir: &Path) -> Result<AgreedColumns> {
-        let files = crate::dataset::parquet_files_beneath(dir)?;
+        let mut agreed = AgreedColumns::default();
+        agreed.read_new(dir)?;
+        Ok(agreed)
+    }
+
+    /// Adds the columns of the files in `dir` not known yet: those other
+    /// writers completed since. Each file's footer is read once a run.
+    fn read_new(&mut self, dir: &Path) -> Result<()> {
+        let files: Vec<PathBuf> = crate::dataset::parquet_files_beneath(dir)?
+            .into_iter()
+            .filter(|f| !self.known.contains(f))
+            .collect();
         if files.is_empty() {
-            return Ok(AgreedColumns::default());
+            return Ok(());
         }
-        let dataset = Dataset::from_files(files);
+        let dataset = Dataset::from_files(files.clone());
         let columns = dataset.columns()?;
-        let agreed = columns
-            .all
-            .iter()
-            .cloned()
-            .zip(columns.types.iter().cloned());
-        Ok(AgreedColumns(agreed.collect()))
+        for (name, column_type) in columns.all.iter().zip(&columns.types) {
+            self.agree(name, column_type.clone());
+        }
+        self.known.extend(files);
+        Ok(())
+    }
+
+    /// Takes `column_type` for `name` where the dataset has no type for it
+    /// yet (not the column, or only nulls).
+    fn agree(&mut self, name: &str, column_type: ColumnType) {
+        match self.columns.iter_mut().find(|(n, _)| n == name) {
+            Some((_, agreed @ ColumnType::Plain(DataType::Null))) => *agreed = column_type,
+            Some(_) => {}
+            None => self.columns.push((name.to_string(), column_type)),
+        }
     }
 
     /// `columns`, each as the dataset has it; `variant_fields`, the
@@ -421,7 +445,7 @@ impl AgreedColumns {
             .into_iter()
             .map(|column| {
                 let name = column.field().name().clone();
-                let Some((_, agreed)) = self.0.iter().find(|(n, _)| *n == name) else {
+                let Some((_, agreed)) = self.columns.iter().find(|(n, _)| *n == name) else {
                     return Ok(column);
                 };
                 Ok(match (agreed, column_type(&column)) {
@@ -468,17 +492,11 @@ impl AgreedColumns {
 
     /// Adds the columns of a file written, those the dataset lacked or had
     /// only as nulls.
-    fn add(&mut self, columns: &[ColumnSpec]) {
+    fn add(&mut self, file: &Path, columns: &[ColumnSpec]) {
         for column in columns {
-            let name = column.field().name().clone();
-            match self.0.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, agreed @ ColumnType::Plain(DataType::Null))) => {
-                    *agreed = column_type(column)
-                }
-                Some(_) => {}
-                None => self.0.push((name, column_type(column))),
-            }
+            self.agree(column.field().name(), column_type(column));
         }
+        self.known.insert(file.to_path_buf());
     }
 }
 
