@@ -13,4 +13,8 @@ export PATH="$PWD/$venv/bin:$PATH"
 "$venv/bin/pip" install --quiet -r python/requirements-test.txt
 "$venv/bin/pip" install --quiet --force-reinstall --no-deps --no-build-isolation \
     -C build-args="--profile dev" ./python
+# The docstrings' and the README's examples make temporary directories
+# they leave, as a reader's would: under target/, not the machine's /tmp.
+export TMPDIR="$PWD/target/python-tmp"
+rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
 "$venv/bin/python" -m pytest -q python/tests --doctest-modules "$venv"/lib/python3*/site-packages/vshred/__init__.py
