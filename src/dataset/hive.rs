@@ -303,7 +303,7 @@ impl HiveValues {
         };
         match filter {
             Predicate::Compare(c) => match value(&c.operand) {
-                Some(VariantRef::Null) => Outcomes::UNKNOWN,
+                // A null value's comparison is unknown, as a row's is.
                 Some(v) => Outcomes::of(c.test(&v)),
                 None => Outcomes::ANY,
             },
@@ -332,15 +332,14 @@ struct Outcomes(u8);
 impl Outcomes {
     const TRUE: u8 = 1;
     const FALSE: u8 = 2;
-    const UNKNOWN_BIT: u8 = 4;
-    const UNKNOWN: Outcomes = Outcomes(Self::UNKNOWN_BIT);
-    const ANY: Outcomes = Outcomes(Self::TRUE | Self::FALSE | Self::UNKNOWN_BIT);
+    const UNKNOWN: u8 = 4;
+    const ANY: Outcomes = Outcomes(Self::TRUE | Self::FALSE | Self::UNKNOWN);
 
     fn of(outcome: Option<bool>) -> Outcomes {
         Outcomes(match outcome {
             Some(true) => Self::TRUE,
             Some(false) => Self::FALSE,
-            None => Self::UNKNOWN_BIT,
+            None => Self::UNKNOWN,
         })
     }
 

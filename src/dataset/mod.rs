@@ -381,11 +381,13 @@ impl Dataset {
         Ok(self.footers.get_or_init(|| footers))
     }
 
-    /// Opens file `i`, with its kept footer if there is one, and plans it.
+    /// Opens file `i`, with its kept footer if there is one, and plans it;
+    /// `hive` is its directories' values ([`hive_values`](Self::hive_values)).
     fn open_planned(
         &self,
         footers: &Footers,
         i: usize,
+        hive: Option<HiveValues>,
         plan: impl Fn(&ParquetFile) -> Result<ScanPlan>,
     ) -> Result<PlannedFile> {
         let path = &self.files[i];
@@ -394,7 +396,6 @@ impl Dataset {
             Some(footer) => ParquetFile::open_with_footer(source, path, footer, &self.layouts)?,
             None => ParquetFile::open_in(source, path, &self.layouts)?,
         };
-        let hive = self.hive.as_ref().map(|h| h.values(path)).transpose()?;
         Ok(PlannedFile {
             hive,
             plan: plan(&file).map_err(|e| e.in_file(path))?,
@@ -481,7 +482,8 @@ impl Dataset {
             if next_file == self.files.len() {
                 return Ok(None);
             }
-            if self.ruled_out_by_directories(next_file, filters)? {
+            let hive = self.hive_values(next_file)?;
+            if self.ruled_out_by_directories(hive.as_ref(), filters) {
                 stats.files_skipped += 1;
                 stats
                     .read
@@ -489,7 +491,7 @@ impl Dataset {
                 next_file += 1;
                 continue;
             }
-            let planned = self.open_planned(footers, next_file, &plan)?;
+            let planned = self.open_planned(footers, next_file, hive, &plan)?;
             next_file += 1;
             if planned.plan.stats().row_groups_read == 0 {
                 stats.files_skipped += 1;
@@ -517,14 +519,26 @@ impl Dataset {
         Ok(stats)
     }
 
-    /// Whether file `i`'s `key=value` directories rule out one of
+    /// The values of file `i`'s `key=value` directories, if the dataset
+    /// has such columns.
+    fn hive_values(&self, i: usize) -> Result<Option<HiveValues>> {
+        self.hive
+            .as_ref()
+            .map(|hive| hive.values(&self.files[i]))
+            .transpose()
+    }
+
+    /// Whether a file's directories, of `values`, rule out one of
     /// `filters`.
-    fn ruled_out_by_directories(&self, i: usize, filters: &[&Predicate]) -> Result<bool> {
-        let (Some(hive), false) = (&self.hive, filters.is_empty()) else {
-            return Ok(false);
+    fn ruled_out_by_directories(
+        &self,
+        values: Option<&HiveValues>,
+        filters: &[&Predicate],
+    ) -> bool {
+        let (Some(hive), Some(values)) = (&self.hive, values) else {
+            return false;
         };
-        let values = hive.values(&self.files[i])?;
-        Ok(filters.iter().any(|f| values.rules_out(hive, f)))
+        filters.iter().any(|f| values.rules_out(hive, f))
     }
 
     /// `batch`, of `planned`, with the columns of its `key=value`

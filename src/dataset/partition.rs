@@ -272,9 +272,10 @@ impl PartitionBatches {
             if !self.partition.holds_any(first, row_groups) {
                 continue;
             }
+            let hive = self.dataset.hive_values(i)?;
             if self
                 .dataset
-                .ruled_out_by_directories(i, &self.projection.filters())?
+                .ruled_out_by_directories(hive.as_ref(), &self.projection.filters())
             {
                 let mine = (first..first + row_groups)
                     .filter(|&g| self.partition.holds(g))
@@ -286,7 +287,7 @@ impl PartitionBatches {
                 continue;
             }
             let partition = self.partition;
-            let planned = self.dataset.open_planned(footers, i, |file| {
+            let planned = self.dataset.open_planned(footers, i, hive, |file| {
                 file.plan_projection(&self.projection, |rg| partition.holds(first + rg))
             })?;
             let plan = planned.plan.stats();

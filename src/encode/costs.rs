@@ -11,10 +11,10 @@
 
 use std::io::{BufRead, Write};
 
-use super::lines::{LineTallies, Lines, Source};
-use super::plan::{MeasuredLayouts, leaf_encodings, plan_columns};
+use super::lines::{LineTallies, Source};
+use super::plan::leaf_encodings;
 use super::rows::RowEncoder;
-use super::{EncodeOptions, sample_size};
+use super::{EncodeOptions, plan_first_sample};
 use crate::error::Result;
 use crate::infer::LeafEstimate;
 use crate::parquet::{LeafSize, WriteOptions, encode_in_memory};
@@ -61,15 +61,8 @@ pub struct LayoutCosts {
 /// # Ok::<(), vshred::Error>(())
 /// ```
 pub fn layout_costs(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<LayoutCosts> {
-    let mut sample = Lines::default();
-    Source::new(input).fill(&mut sample, sample_size(options))?;
     let mut tallies = LineTallies::new(options.skip_bad_lines);
-    let plan = plan_columns(
-        &sample,
-        options,
-        &mut tallies,
-        &mut MeasuredLayouts::default(),
-    )?;
+    let (sample, plan) = plan_first_sample(&mut Source::new(input), options, &mut tallies)?;
     let names = RowEncoder::starting_names(&sample, &plan.columns, options);
     let arrays =
         RowEncoder::new(&plan.columns, options, &names).encode_batch(&sample, &mut tallies)?;

@@ -211,15 +211,8 @@ pub fn encode(
     // Opened first: an output that cannot be written fails before any work.
     let output = open_output(output.into())?;
     let mut source = Source::new(input);
-    let mut sample = Lines::default();
-    source.fill(&mut sample, sample_size(options))?;
     let mut tallies = LineTallies::new(options.skip_bad_lines);
-    let plan = plan_columns(
-        &sample,
-        options,
-        &mut tallies,
-        &mut MeasuredLayouts::default(),
-    )?;
+    let (sample, plan) = plan_first_sample(&mut source, options, &mut tallies)?;
     let write = WriteOptions {
         leaf_encodings: leaf_encodings(&plan.priced),
         ..write_options(&plan.columns, options, None)?
@@ -276,14 +269,8 @@ pub struct Inferred {
 /// Chooses the columns from the first lines of `input`, as [`encode`] would:
 /// for `vshred infer`.
 pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<Inferred> {
-    let mut sample = Lines::default();
-    Source::new(input).fill(&mut sample, sample_size(options))?;
-    let plan = plan_columns(
-        &sample,
-        options,
-        &mut LineTallies::new(options.skip_bad_lines),
-        &mut MeasuredLayouts::default(),
-    )?;
+    let mut tallies = LineTallies::new(options.skip_bad_lines);
+    let (_, plan) = plan_first_sample(&mut Source::new(input), options, &mut tallies)?;
     Ok(Inferred {
         columns: plan.columns,
         unsampled_variant_fields: plan.unsampled,
@@ -315,6 +302,20 @@ pub fn layout_json(columns: &[ColumnSpec]) -> String {
             format!("{{{}}}", body.join(","))
         }
     }
+}
+
+/// The first sample of `source`, and its columns as a file of its own
+/// chooses them (a dataset's writer plans each of its files, and remembers
+/// the layouts it measured).
+fn plan_first_sample(
+    source: &mut Source<'_>,
+    options: &EncodeOptions,
+    tallies: &mut LineTallies,
+) -> Result<(Lines, plan::Plan)> {
+    let mut sample = Lines::default();
+    source.fill(&mut sample, sample_size(options))?;
+    let plan = plan_columns(&sample, options, tallies, &mut MeasuredLayouts::default())?;
+    Ok((sample, plan))
 }
 
 fn sample_size(options: &EncodeOptions) -> usize {

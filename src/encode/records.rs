@@ -11,9 +11,8 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::{Schema, SchemaRef};
 
 use super::lines::{LineTallies, Lines, Source};
-use super::plan::{MeasuredLayouts, plan_columns};
 use super::rows::RowEncoder;
-use super::{EncodeOptions, ShredMode, sample_size};
+use super::{EncodeOptions, ShredMode, plan_first_sample};
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::ColumnSpec;
 
@@ -62,16 +61,9 @@ impl<'r> JsonRecords<'r> {
             ..options.clone()
         };
         let mut source = Source::new(input);
-        let mut sample = Lines::default();
-        source.fill(&mut sample, sample_size(&options))?;
         let mut tallies = LineTallies::new(options.skip_bad_lines);
-        let columns = plan_columns(
-            &sample,
-            &options,
-            &mut tallies,
-            &mut MeasuredLayouts::default(),
-        )?
-        .columns;
+        let (sample, plan) = plan_first_sample(&mut source, &options, &mut tallies)?;
+        let columns = plan.columns;
         let schema = Arc::new(Schema::new(
             columns.iter().map(ColumnSpec::field).collect::<Vec<_>>(),
         ));
