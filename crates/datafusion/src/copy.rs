@@ -417,16 +417,17 @@ impl DataSink for VariantParquetSink {
         data: SendableRecordBatchStream,
         context: &Arc<TaskContext>,
     ) -> Result<u64> {
-        let data = refuse_null_partition_values(data, &self.config);
+        let data = refuse_unreadable_partition_values(data, &self.config);
         FileSink::write_all(self, data, context).await
     }
 }
 
-/// `data`, failing at the first null in a `PARTITIONED BY` column:
-/// DataFusion 55's demuxer writes it as the type's zero (`n=0`, `b=false`;
-/// a string's as `k=`), so a null read back would be a zero. DataFusion
-/// refuses them since (apache/datafusion#24951); so does this.
-pub(crate) fn refuse_null_partition_values(
+/// `data`, failing at the first value of a `PARTITIONED BY` column that
+/// would not come back from its directory: a null, which DataFusion 55's
+/// demuxer writes as the type's zero (`n=0`, `b=false`; a string's as
+/// `k=`), as DataFusion refuses since apache/datafusion#24951; and the
+/// texts of [`unreadable_text`].
+pub(crate) fn refuse_unreadable_partition_values(
     data: SendableRecordBatchStream,
     config: &FileSinkConfig,
 ) -> SendableRecordBatchStream {

@@ -102,7 +102,7 @@ impl DataSink for WholeFiles {
         data: SendableRecordBatchStream,
         context: &Arc<TaskContext>,
     ) -> Result<u64> {
-        let data = crate::copy::refuse_null_partition_values(data, self.config());
+        let data = crate::copy::refuse_unreadable_partition_values(data, self.config());
         FileSink::write_all(self, data, context).await
     }
 }
