@@ -601,13 +601,30 @@ impl Dataset {
             1 => "the file".to_string(),
             n => format!("any of the {n} files"),
         };
-        Error::new(
-            ErrorKind::Usage,
-            format!(
-                "no {what} {name:?} in {files} (they have: {})",
-                have.join(", ")
-            ),
-        )
+        // Directory columns are named apart: they are not in the files.
+        let in_directories = |c: &String| {
+            self.hive
+                .as_ref()
+                .is_some_and(|hive| hive.columns().iter().any(|(name, _)| name == c))
+        };
+        let (directories, in_files): (Vec<&String>, Vec<&String>) =
+            have.iter().partition(|c| in_directories(c));
+        let join = |names: &[&String]| {
+            names
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut message = format!(
+            "no {what} {name:?} in {files} (they have: {}",
+            join(&in_files)
+        );
+        if !directories.is_empty() {
+            message += &format!("; their key=value directories: {}", join(&directories));
+        }
+        message.push(')');
+        Error::new(ErrorKind::Usage, message)
     }
 
     /// Fails unless every name is a column of some file.

@@ -400,6 +400,12 @@ fn key_value_directories_are_columns_and_a_filter_on_them_skips_files() {
             "vshred: warning: no row can pass `n == \"1\"`: n, from the dataset's n=... directories, holds numbers, and \"1\" is not one (the filter compares values of one kind)\n"
         )
     );
+    // A name no file and no directory has: the two kinds are named apart.
+    fails_with(
+        dir.path(),
+        &["get", "out", "$.a", "--with", "hour"],
+        "no column \"hour\" in any of the 12 files (they have: v; their key=value directories: day, n)",
+    );
     // A glob's root is before its first wildcard; a leading ./ is none of it.
     for glob in ["out/day=*/n=2", "./out/day=*/n=2"] {
         let found = vshred_in(
