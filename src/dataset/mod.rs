@@ -229,7 +229,17 @@ impl Dataset {
     /// The files `input` names in `storage` ([`Storage::find`]), in path
     /// order, read from there. An input that matches no file is an error.
     pub fn find_in(input: &Path, storage: Arc<dyn Storage>) -> Result<Dataset> {
-        let mut files = storage.find(input)?;
+        let files = storage.find(input)?;
+        Dataset::of_found(input, files, storage)
+    }
+
+    /// The dataset of `files`, which `storage` found for `input`
+    /// ([`Storage::find`]): for a caller that looks at them first.
+    pub fn of_found(
+        input: &Path,
+        mut files: Vec<PathBuf>,
+        storage: Arc<dyn Storage>,
+    ) -> Result<Dataset> {
         files.sort();
         files.dedup();
         // Counted from the directory named, or a glob's before its first

@@ -166,20 +166,34 @@ impl StoreFiles {
     }
 
     /// The files beneath `prefix` that a dataset reads.
-    fn files_beneath(&self, prefix: &Location, files: &mut Vec<PathBuf>) -> io::Result<()> {
-        for location in self.list(prefix)? {
+    fn files_beneath(&self, prefix: &Location) -> io::Result<Vec<Location>> {
+        let mut files = self.list(prefix)?;
+        files.retain(|location| {
             let relative = location.prefix_match(prefix).map(|parts| {
                 parts
                     .map(|part| part.as_ref().to_string())
                     .collect::<Vec<_>>()
                     .join("/")
             });
-            if relative.is_some_and(|r| is_dataset_file(&r)) {
-                files.push(self.name(&location));
-            }
-        }
-        Ok(())
+            relative.is_some_and(|r| is_dataset_file(&r))
+        });
+        Ok(files)
     }
+}
+
+/// The path of the URL `glob` (what follows its scheme and authority),
+/// its escapes decoded as a URL's path is ([`StoreFiles::location`]), and
+/// without its leading `/`: a pattern for the names the store lists. Not
+/// parsed as a URL: a wildcard `?` would start its query.
+fn glob_in_store(glob: &str) -> Result<String, String> {
+    let after_scheme = glob.split_once("://").map_or(glob, |(_, rest)| rest);
+    let path = after_scheme
+        .find('/')
+        .map_or("", |at| &after_scheme[at + 1..]);
+    percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .map(|path| path.into_owned())
+        .map_err(|e| format!("its escapes decode to no UTF-8 text: {e}"))
 }
 
 impl Storage for StoreFiles {
@@ -200,35 +214,38 @@ impl Storage for StoreFiles {
         let mut files = Vec::new();
         if is_glob(&text) {
             // The listing starts at the last `/` before the first wildcard.
-            let literal = glob_root(input);
-            let literal = literal.to_string_lossy();
-            let pattern = glob::Pattern::new(&text).map_err(|e| {
-                vshred::Error::from_message(format!("not a glob pattern: {e}")).in_file(input)
-            })?;
+            let root = self.location(&glob_root(input)).map_err(at)?;
+            // Matched against the names as the store has them, not their
+            // URLs: `k=a b` is `k=a%20b` in a URL, and either form of a
+            // glob matches it.
+            let pattern = glob_in_store(&text)
+                .and_then(|p| glob::Pattern::new(&p).map_err(|e| e.to_string()))
+                .map_err(|e| {
+                    vshred::Error::from_message(format!("not a glob pattern: {e}")).in_file(input)
+                })?;
             let options = glob::MatchOptions {
                 require_literal_separator: true,
                 ..glob::MatchOptions::new()
             };
-            let mut beneath = Vec::new();
-            self.files_beneath(
-                &self.location(Path::new(&*literal)).map_err(at)?,
-                &mut beneath,
-            )
-            .map_err(at)?;
+            let mut beneath = self.files_beneath(&root).map_err(at)?;
             // A file the pattern matches, or one in a directory it matches.
-            files.extend(beneath.into_iter().filter(|name| {
-                let name = name.to_string_lossy();
-                std::iter::successors(Some(&*name), |n| n.rfind('/').map(|i| &n[..i]))
-                    .take_while(|n| n.len() >= literal.len())
+            beneath.retain(|location| {
+                std::iter::successors(Some(location.as_ref()), |n| n.rfind('/').map(|i| &n[..i]))
+                    .take_while(|n| n.len() >= root.as_ref().len())
                     .any(|n| pattern.matches_with(n, options))
-            }));
-            return Ok(files);
+            });
+            return Ok(beneath.iter().map(|l| self.name(l)).collect());
         }
         let location = self.location(input).map_err(at)?;
         match self.head(&location) {
             Ok(_) => files.push(self.name(&location)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                self.files_beneath(&location, &mut files).map_err(at)?;
+                files.extend(
+                    self.files_beneath(&location)
+                        .map_err(at)?
+                        .iter()
+                        .map(|l| self.name(l)),
+                );
             }
             Err(e) => return Err(at(e)),
         }

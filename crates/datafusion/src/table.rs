@@ -24,7 +24,7 @@ use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPus
 use datafusion::physical_plan::ExecutionPlan;
 use vshred::dataset::Dataset;
 use vshred::dataset::hive::HiveType;
-use vshred::dataset::storage::is_glob;
+use vshred::dataset::storage::{LocalFiles, Storage, is_glob};
 use vshred::parquet::{Projected, Projection, magic_of, starts_as_parquet};
 
 use crate::filter::{combine, to_predicate};
@@ -51,11 +51,22 @@ impl VariantTable {
     /// [`open`](Self::open) takes, or a URL of an object store `runtime`
     /// has registered ([`StoreFiles`]).
     pub fn open_location(location: &str, runtime: &RuntimeEnv) -> Result<VariantTable> {
-        let dataset = match StoreFiles::of_location(location, runtime)? {
-            Some(store) => Dataset::find_in(Path::new(location), Arc::new(store)),
-            None => Dataset::find(Path::new(location)),
-        };
+        let dataset = Dataset::find_in(Path::new(location), storage_of(location, runtime)?);
         VariantTable::new(dataset.map_err(external)?)
+    }
+
+    /// The table of the glob `location` if every file it matches is a
+    /// Parquet file (`.parquet`), `None` if one is not; an error naming
+    /// the pattern if it matches none.
+    fn of_parquet_glob(location: &str, runtime: &RuntimeEnv) -> Result<Option<VariantTable>> {
+        let storage = storage_of(location, runtime)?;
+        let files = storage.find(Path::new(location)).map_err(external)?;
+        let parquet = |f: &std::path::PathBuf| f.extension().is_some_and(|e| e == "parquet");
+        if !files.iter().all(parquet) {
+            return Ok(None);
+        }
+        let dataset = Dataset::of_found(Path::new(location), files, storage);
+        VariantTable::new(dataset.map_err(external)?).map(Some)
     }
 
     /// The table of `dataset`.
@@ -222,6 +233,15 @@ fn check_partition_columns(
     Ok(())
 }
 
+/// The storage of `location`: the store the session registered for its
+/// URL, or the local filesystem.
+fn storage_of(location: &str, runtime: &RuntimeEnv) -> Result<Arc<dyn Storage>> {
+    Ok(match StoreFiles::of_location(location, runtime)? {
+        Some(store) => Arc::new(store),
+        None => Arc::new(LocalFiles),
+    })
+}
+
 /// `SELECT ... FROM 'path'`: a Parquet file, directory or glob as a
 /// [`VariantTable`]; other files as DataFusion reads them.
 #[derive(Debug)]
@@ -267,12 +287,27 @@ impl UrlTableFactory for VariantUrlTables {
                 }
             }
         };
+        let runtime = || -> Result<Arc<RuntimeEnv>> {
+            match self.others.session_store().get_session().upgrade() {
+                Some(session) => Ok(session.read().runtime_env().clone()),
+                None => plan_err!("the session of {url} has ended"),
+            }
+        };
         if is_parquet || (is_glob(url) && url.ends_with(".parquet")) {
-            let Some(session) = self.others.session_store().get_session().upgrade() else {
-                return plan_err!("the session of {url} has ended");
-            };
-            let runtime = session.read().runtime_env().clone();
-            return Ok(Some(Arc::new(VariantTable::open_location(url, &runtime)?)));
+            return Ok(Some(Arc::new(VariantTable::open_location(
+                url,
+                runtime()?.as_ref(),
+            )?)));
+        }
+        // A glob whose last part has no extension (`logs/*`, `logs/day=*`)
+        // is ours when it matches Parquet files alone, and DataFusion's
+        // otherwise (CSV files, say).
+        let last = url.rsplit('/').next().unwrap_or(url);
+        if is_glob(url)
+            && !last.contains('.')
+            && let Some(table) = VariantTable::of_parquet_glob(url, runtime()?.as_ref())?
+        {
+            return Ok(Some(Arc::new(table)));
         }
         let other = self.others.try_new(url).await?;
         if other.is_none() && store_url(url).is_none() && Path::new(url).is_file() {

@@ -217,6 +217,45 @@ async fn variant_get_sums_a_path_and_reads_only_its_leaves() {
     assert!(path > 0.0 && path < whole / 2.0, "{path} of {whole}");
 }
 
+/// A glob whose last part has no extension (`logs/*`, `logs/day=*`) is a
+/// Variant table of the Parquet files it matches, `key=value` columns
+/// and all; one that matches other files is DataFusion's to read.
+#[tokio::test]
+async fn a_glob_without_an_extension_reads_its_parquet_files_as_a_variant_table() {
+    let dir = tempfile::tempdir().unwrap();
+    for (day, rows) in [("2024-03-01", 3000), ("2024-03-02", 2000)] {
+        let part = dir.path().join("logs").join(format!("day={day}"));
+        std::fs::create_dir_all(&part).unwrap();
+        seed_file(&part, rows);
+    }
+    let csv = dir.path().join("csv");
+    std::fs::create_dir_all(&csv).unwrap();
+    std::fs::write(csv.join("a.csv"), "x,y\n1,2\n3,4\n").unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let root = dir.path().display();
+    for (glob, rows) in [
+        ("logs/*", 5000),
+        ("logs/day=*", 5000),
+        ("logs/day=*02", 2000),
+    ] {
+        let sql = format!(
+            "SELECT count(*), count(DISTINCT day), sum(variant_get(v, '$.n.a', 'bigint')) FROM '{root}/{glob}'"
+        );
+        let batches = query(&ctx, &sql).await;
+        assert_eq!(int(&batches, 0), rows, "{glob}");
+        assert_eq!(int(&batches, 1), 1 + i64::from(rows == 5000), "{glob}");
+        let plan = text(&query(&ctx, &format!("EXPLAIN {sql}")).await);
+        assert!(plan.contains("VariantScanExec: files="), "{glob}: {plan}");
+    }
+    let other = query(&ctx, &format!("SELECT sum(y) FROM '{root}/csv/*'")).await;
+    assert_eq!(int(&other, 0), 6);
+    let none = planning_failure(&ctx, &format!("SELECT * FROM '{root}/logs/day=9*'")).await;
+    assert!(
+        none.contains("no Parquet file matches this pattern"),
+        "{none}"
+    );
+}
+
 #[tokio::test]
 async fn filters_on_a_path_prune_row_groups_and_rows_are_still_filtered() {
     let dir = tempfile::tempdir().unwrap();

@@ -323,4 +323,28 @@ async fn a_directory_named_with_escapes_reads_the_same_by_url_and_by_path() {
     assert!(by_path.contains("| b=c    | 3000 |"), "{by_path}");
     let by_url = format!("file://{}/parts/", dir.path().display());
     assert_eq!(text(&ctx, &sql.replace("{}", &by_url)).await, by_path);
+    // A glob is a URL too: its escapes decoded (`%20` a space, `%25` a
+    // `%`) as a path's are, it matches the names as the store lists them.
+    for (glob, rows) in [
+        ("k=sp ace/*.parquet", 2000),
+        ("k=sp%20ace/*.parquet", 2000),
+        ("k=sp*/*.parquet", 2000),
+        ("k=sp*", 2000),
+        ("k=b%253Dc/*.parquet", 3000),
+        ("k=b%3Dc/*.parquet", 0),
+        ("k=*/*.parquet", 10_000),
+        ("*", 10_000),
+    ] {
+        let url = format!("file://{}/parts/{glob}", dir.path().display());
+        let counted = try_query(&ctx, &format!("SELECT count(*) AS n FROM '{url}'")).await;
+        match counted {
+            Ok(batches) => {
+                let n = arrow::util::pretty::pretty_format_batches(&batches)
+                    .unwrap()
+                    .to_string();
+                assert!(n.contains(&format!("| {rows} ")), "{glob}: {n}");
+            }
+            Err(e) => assert_eq!(rows, 0, "{glob}: {e}"),
+        }
+    }
 }
