@@ -166,7 +166,10 @@ fn write_string(out: &mut impl Write, v: &VariantRef<'_>) -> std::fmt::Result {
         V::Int8(_) | V::Int16(_) | V::Int32(_) | V::Int64(_) => {
             write!(out, "{}", v.as_i64().unwrap_or_default())
         }
-        V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) => write!(out, "{d}"),
+        // Spark's text of a Variant decimal has no trailing zeros, whatever
+        // scale it was stored at (`19.90` and a DECIMAL(18,2) `20.00` are
+        // `19.9` and `20`), so that equal numbers are equal strings.
+        V::Decimal4(d) | V::Decimal8(d) | V::Decimal16(d) => write!(out, "{}", d.normalized()),
         V::Double(x) => write_java(out, *x, shortest(*x)),
         V::Float(x) => write_java(out, f64::from(*x), shortest(*x)),
         V::String(s) => out.write_str(s),

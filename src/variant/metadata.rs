@@ -4,7 +4,7 @@ use std::convert::Infallible;
 
 use crate::error::{Error, Result, VariantPart};
 use crate::path::PathSegment;
-use crate::variant::{binary_search, read_uint};
+use crate::variant::{ascending_in_java_order, find_name, read_uint};
 
 const VERSION: u8 = 1;
 const SORTED_STRINGS: u8 = 0b1_0000;
@@ -103,6 +103,9 @@ impl<'a> Metadata<'a> {
         })?;
         let mut prev_end = 0;
         let mut prev_name: Option<&str> = None;
+        // The first name out of byte order, with where it starts and the
+        // one before.
+        let mut unsorted = None;
         for i in 1..=len {
             let at = offsets_at + i * w;
             let o = offset(i);
@@ -122,17 +125,24 @@ impl<'a> Metadata<'a> {
             if sorted {
                 if let Some(p) = prev_name
                     && p >= name
+                    && unsorted.is_none()
                 {
-                    return Err(err(
-                        names_at + prev_end,
-                        format!(
-                            "dictionary is marked sorted but {name:?} follows {p:?} (strings must be unique and ascending)"
-                        ),
-                    ));
+                    unsorted = Some((names_at + prev_end, p, name));
                 }
                 prev_name = Some(name);
             }
             prev_end = o;
+        }
+        if let Some((at, p, name)) = unsorted {
+            let names = (0..len).map(|i| &names[offset(i)..offset(i + 1)]);
+            if !ascending_in_java_order(names) {
+                return Err(err(
+                    at,
+                    format!(
+                        "dictionary is marked sorted but {name:?} follows {p:?} (strings must be unique and ascending)"
+                    ),
+                ));
+            }
         }
         let metadata = Metadata {
             bytes: &bytes[..end],
@@ -184,8 +194,7 @@ impl<'a> Metadata<'a> {
     /// otherwise.
     pub fn find(&self, name: &str) -> Option<usize> {
         if self.sorted {
-            let Ok(found) =
-                binary_search(self.len(), |i| Ok::<_, Infallible>(self.name(i).cmp(name)));
+            let Ok(found) = find_name(self.len(), |i| Ok::<_, Infallible>(self.name(i)), name);
             found
         } else {
             (0..self.len()).find(|&i| self.name(i) == name)

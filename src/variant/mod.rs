@@ -116,24 +116,55 @@ pub(crate) fn write_uint(out: &mut [u8], v: usize, width: u8) {
     out[..width as usize].copy_from_slice(&(v as u32).to_le_bytes()[..width as usize]);
 }
 
-/// The index in `0..len` at which `compare` (of the item at an index with
-/// the one sought) says `Equal`, by binary search over items in ascending
-/// order: dictionary names, an object's field names.
+/// The index in `0..len` of `name`, where `name_at(i)` is the `i`-th of
+/// names in ascending order (dictionary names, an object's field names):
+/// by binary search, then, for a name it missed that may sort otherwise,
+/// by a scan.
+///
+/// Ascending is the spec's order, UTF-8 bytes, or Java's, UTF-16 code
+/// units, which Spark writes ([`ascending_in_java_order`]). The two
+/// differ only between characters from U+E000 up, so a binary search in
+/// either order finds a name without such characters.
 #[inline]
-pub(crate) fn binary_search<E>(
+pub(crate) fn find_name<'n, E>(
     len: usize,
-    mut compare: impl FnMut(usize) -> Result<std::cmp::Ordering, E>,
+    name_at: impl Fn(usize) -> Result<&'n str, E>,
+    name: &str,
 ) -> Result<Option<usize>, E> {
     let (mut lo, mut hi) = (0, len);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        match compare(mid)? {
+        match name_at(mid)?.cmp(name) {
             std::cmp::Ordering::Less => lo = mid + 1,
             std::cmp::Ordering::Greater => hi = mid,
             std::cmp::Ordering::Equal => return Ok(Some(mid)),
         }
     }
+    // UTF-8 lead bytes from 0xEE start the characters from U+E000 up.
+    if name.bytes().any(|b| b >= 0xEE) {
+        for i in 0..len {
+            if name_at(i)? == name {
+                return Ok(Some(i));
+            }
+        }
+    }
     Ok(None)
+}
+
+/// Whether `names` ascend in Java's `String` order, by UTF-16 code units:
+/// the order Spark sorts object keys and dictionaries by, which puts
+/// characters above U+FFFF before those from U+E000 to U+FFFF. Checked
+/// where names do not ascend in the spec's order, UTF-8 bytes, so that
+/// Spark's values with such keys read.
+pub(crate) fn ascending_in_java_order<'n>(names: impl Iterator<Item = &'n str>) -> bool {
+    let mut previous: Option<&str> = None;
+    for name in names {
+        if previous.is_some_and(|p| p.encode_utf16().cmp(name.encode_utf16()).is_ge()) {
+            return false;
+        }
+        previous = Some(name);
+    }
+    true
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::variant::decode::{
 };
 use crate::variant::metadata::{Metadata, PathStep};
 use crate::variant::value::{MICROS_PER_DAY, VariantRef, VariantType};
-use crate::variant::{basic_type, binary_search, read_uint, type_id};
+use crate::variant::{ascending_in_java_order, basic_type, find_name, read_uint, type_id};
 
 /// Where the parts of a container lie, its sizes checked.
 struct Bounds {
@@ -237,9 +237,11 @@ impl<'m, 'a, V: Visit> Validator<'m, 'a, V> {
             let index = match step {
                 PathStep::Key(id) => self.find_field(&c, |i| i == *id)?,
                 PathStep::Absent => self.find_field(&c, |_| false)?,
-                PathStep::Name(name) => binary_search(c.len, |i| {
-                    Ok(self.metadata.name(self.field_id(&c, i)?).cmp(name))
-                })?,
+                PathStep::Name(name) => find_name(
+                    c.len,
+                    |i| Ok(self.metadata.name(self.field_id(&c, i)?)),
+                    name,
+                )?,
                 PathStep::Index(k) => (*k < c.len).then_some(*k),
             };
             let Some(i) = index else {
@@ -366,11 +368,23 @@ impl<'m, 'a, V: Visit> Validator<'m, 'a, V> {
                 None => self.metadata.name(p).as_bytes() < self.metadata.name(id).as_bytes(),
             };
             let mut prev = None;
+            // The first field out of order: its index, the id before it, its id.
+            let mut unsorted = None;
             for i in 0..c.len {
                 let id = self.field_id(&c, i)?;
                 if let Some(p) = prev
                     && !before(p, id)
+                    && unsorted.is_none()
                 {
+                    unsorted = Some((i, p, id));
+                }
+                prev = Some(id);
+            }
+            if let Some((i, p, id)) = unsorted {
+                let ids = (0..c.len)
+                    .map(|i| self.field_id(&c, i))
+                    .collect::<Result<Vec<_>>>()?;
+                if !ascending_in_java_order(ids.iter().map(|&id| self.metadata.name(id))) {
                     let (p, name) = (self.metadata.name(p), self.metadata.name(id));
                     let problem = if p == name { "duplicate" } else { "unsorted" };
                     return Err(err(
@@ -380,7 +394,6 @@ impl<'m, 'a, V: Visit> Validator<'m, 'a, V> {
                         ),
                     ));
                 }
-                prev = Some(id);
             }
         }
 

@@ -10,7 +10,7 @@ use crate::variant::decimal::VariantDecimal;
 use crate::variant::decode::{decode, exact};
 use crate::variant::metadata::{Metadata, PathStep};
 use crate::variant::validate::{Scratch, Validator, validate_with};
-use crate::variant::{binary_search, read_uint};
+use crate::variant::{find_name, read_uint};
 
 /// The default limit on nested objects and arrays: deeper values are
 /// rejected rather than risking the stack (serde_json uses the same).
@@ -484,9 +484,11 @@ impl<'a> ObjectRef<'a> {
 
     /// The index of the field called `name`, by binary search on names.
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        let Ok(found) = binary_search(self.len(), |i| {
-            Ok::<_, Infallible>(self.field_name(i).cmp(name))
-        });
+        let Ok(found) = find_name(
+            self.len(),
+            |i| Ok::<_, Infallible>(self.field_name(i)),
+            name,
+        );
         found
     }
 
@@ -624,6 +626,59 @@ mod tests {
             let found = VariantRef::try_at_path(m, &value, &steps, DEFAULT_MAX_DEPTH).unwrap();
             assert_eq!(found.and_then(|v| decode(m, v).as_i64()), want, "{path}");
         }
+    }
+
+    /// Spark sorts keys by UTF-16 code units, which puts "😀" (above
+    /// U+FFFF) before U+FEFF; the spec's order, UTF-8 bytes, puts it after.
+    /// Values in either order read, their fields found by name.
+    #[test]
+    fn objects_and_dictionaries_in_javas_order_read_and_find_their_fields() {
+        let names = ["a", "\u{1F600}", "\u{FEFF}"];
+        let mut dictionary = vec![3u8, 0];
+        let mut text = Vec::new();
+        for name in names {
+            text.extend_from_slice(name.as_bytes());
+            dictionary.push(text.len() as u8);
+        }
+        dictionary.extend_from_slice(&text);
+        // {"a": 1, "😀": 2, "\u{feff}": 3}, ids 0, 1, 2 in that order.
+        let value = [0x02, 3, 0, 1, 2, 0, 2, 4, 6, 0x0C, 1, 0x0C, 2, 0x0C, 3];
+        for sorted in [0x11, 0x01] {
+            let metadata = [&[sorted][..], &dictionary].concat();
+            let v = VariantRef::try_new(&metadata, &value).unwrap();
+            let object = v.as_object().unwrap();
+            for (name, want) in names.iter().zip(1..) {
+                assert_eq!(
+                    object.get(name).and_then(|f| f.as_i64()),
+                    Some(want),
+                    "{name}"
+                );
+            }
+            for missing in ["b", "\u{FFFE}", "\u{1F601}"] {
+                assert!(object.get(missing).is_none(), "{missing}");
+            }
+            let m = Metadata::try_new(&metadata).unwrap();
+            let mut steps = Vec::new();
+            m.resolve(
+                VariantPath::parse("$['\u{1F600}']").unwrap().segments(),
+                &mut steps,
+            );
+            let found = VariantRef::try_at_path(m, &value, &steps, DEFAULT_MAX_DEPTH).unwrap();
+            assert_eq!(found.and_then(|f| decode(m, f).as_i64()), Some(2));
+            let by_name = [PathStep::by_name(&crate::path::PathSegment::Field(
+                "\u{FEFF}".into(),
+            ))];
+            let found = VariantRef::try_at_path(m, &value, &by_name, DEFAULT_MAX_DEPTH).unwrap();
+            assert_eq!(found.and_then(|f| decode(m, f).as_i64()), Some(3));
+        }
+        // In neither order: refused.
+        let metadata = [&[0x01][..], &dictionary].concat();
+        let value = [0x02, 3, 1, 0, 2, 0, 2, 4, 6, 0x0C, 1, 0x0C, 2, 0x0C, 3];
+        let err = VariantRef::try_new(&metadata, &value).unwrap_err();
+        assert!(err.message().contains("unsorted field name \"a\""), "{err}");
+        let unsorted = [0x11, 2, 0, 1, 2, b'b', b'a'];
+        let err = Metadata::try_new(&unsorted).unwrap_err();
+        assert!(err.message().contains("marked sorted"), "{err}");
     }
 
     #[test]
