@@ -2,7 +2,8 @@
 # The Python package's tests: builds the module into a virtual environment
 # of its own (target/python-venv; the Rust build in the workspace's target
 # directory, debug, as `cargo test` builds), with pytest, pyarrow, DuckDB
-# and polars, then runs the tests and the examples of the docstrings.
+# and polars, and moto's S3 server for test_s3.py, then runs the tests and
+# the examples of the docstrings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/python-venv
@@ -13,6 +14,10 @@ export PATH="$PWD/$venv/bin:$PATH"
 "$venv/bin/pip" install --quiet -r python/requirements-test.txt
 "$venv/bin/pip" install --quiet --force-reinstall --no-deps --no-build-isolation \
     -C build-args="--profile dev" ./python
+# test_s3.py runs the command too, as built for `cargo test` (which the
+# README's test command runs first: nothing new to compile then).
+cargo build --quiet --bin vshred
+export VSHRED_CLI="${CARGO_TARGET_DIR:-$PWD/target}/debug/vshred"
 # The docstrings' and the README's examples make temporary directories
 # they leave, as a reader's would: under target/, not the machine's /tmp.
 export TMPDIR="$PWD/target/python-tmp"

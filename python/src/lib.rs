@@ -25,7 +25,6 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use vshred::dataset::Dataset;
 use vshred::encode::{
     DatasetReport, DatasetSplit, EncodeOptions, EncodeReport, LayoutChoice, ShredMode,
     encode_dataset, infer_columns, layout_json,
@@ -35,6 +34,7 @@ use vshred::parquet::{Compression, GetRequest, Projected, Projection, ScanOption
 use vshred::predicate::Predicate;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
 use vshred::unshred::json_strings;
+use vshred_datafusion::store::find_dataset;
 
 use lines::{ArrowItems, Interruptible, Items, Lines, PyItems, Raised};
 
@@ -339,7 +339,7 @@ fn get(
     let signals = raised.clone();
     let (values, warnings) = py
         .detach(move || -> vshred::Result<(ArrayRef, Vec<String>)> {
-            let dataset = Dataset::find(&source)?;
+            let dataset = find_dataset(&source, &vshred_datafusion::runtime_env())?;
             let request = GetRequest {
                 column: dataset.choose_variant_column(column.as_deref())?,
                 path: path.parse()?,
@@ -390,7 +390,7 @@ fn read(
     let signals = raised.clone();
     let (batches, schema) = py
         .detach(move || -> vshred::Result<_> {
-            let dataset = Dataset::find(&source)?;
+            let dataset = find_dataset(&source, &vshred_datafusion::runtime_env())?;
             let names = match columns {
                 Some(names) => names,
                 None => dataset.columns()?.all.clone(),

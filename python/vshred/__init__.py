@@ -76,14 +76,6 @@ def _shred(shred):
     return _json.dumps(shred) if isinstance(shred, (dict, list)) else shred
 
 
-def _local(source):
-    """``source``, refused if it is a URL: get and read take local paths."""
-    if isinstance(source, str) and "://" in source:
-        raise ValueError("get and read take a local file, directory or glob, not a "
-                         "URL (sql reads object stores: FROM '%s')" % source)
-    return source
-
-
 def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
            compression="zstd", row_group_rows=None, sample_rows=None,
            bloom_filters=None, inexact_numbers="error", duplicate_keys="error",
@@ -185,7 +177,9 @@ def get(source, path, as_type="variant", where=None, *, column=None, strict=Fals
     """The value at ``path`` of every row of ``source``, as a ``pyarrow.Array``.
 
     ``source`` is a Parquet file, a directory of them or a glob, whatever
-    their layouts; ``path`` a JSON path (``"$.user.id"``, ``"$.tags[0]"``);
+    their layouts, by path or by a ``file://`` or ``s3://`` URL (a bucket's
+    store made from the ``AWS_*`` environment, as ``vshred sql`` makes it);
+    ``path`` a JSON path (``"$.user.id"``, ``"$.tags[0]"``);
     ``as_type`` a type name (``"int64"``, ``"string"``, ``"decimal(10,2)"``,
     ``"struct<id:bigint,name:string>"``, ``"array<string>"``) or
     ``"variant"`` for the values themselves. Only the leaves the path needs
@@ -201,14 +195,15 @@ def get(source, path, as_type="variant", where=None, *, column=None, strict=Fals
     if where is not None and not isinstance(where, str):
         # The native function would name its own parameter.
         raise TypeError("where must be a filter string, not %s" % type(where).__name__)
-    values, said = _vshred.get(_local(source), path, as_type, where, column, strict)
+    values, said = _vshred.get(source, path, as_type, where, column, strict)
     for warning in said:
         _warnings.warn(warning, stacklevel=2)
     return values
 
 
 def read(source, columns=None):
-    """The rows of ``source`` (a file, a directory or a glob) as a ``pyarrow.Table``.
+    """The rows of ``source`` (a file, a directory or a glob, by path or URL, as
+    :func:`get` takes it) as a ``pyarrow.Table``.
 
     ``columns`` (all when ``None``) are read in the order the files have
     them, null where a file lacks one; the ``key=value`` directories of a
@@ -221,7 +216,7 @@ def read(source, columns=None):
     names = _names(columns)
     # A column named twice is read once, as `vshred cat --columns` reads it.
     names = None if names is None else list(dict.fromkeys(names))
-    return _vshred.read(_local(source), names)
+    return _vshred.read(source, names)
 
 
 def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="error"):
@@ -264,7 +259,8 @@ class Session(_vshred.Session):
 
     ``settings`` are DataFusion's (``{"datafusion.execution.batch_size":
     8192}``). ``register(name, source)`` makes ``source`` the table
-    ``name``: a Parquet file, directory, glob or object store URL, or any
+    ``name``: a Parquet file, directory, glob or ``file://`` or ``s3://``
+    URL (as :func:`get` takes it), or any
     Arrow table or stream of record batches (an object with
     ``__arrow_c_stream__``: a pyarrow Table, a polars DataFrame, a DuckDB
     relation), read once into memory; one column (a polars Series) is not

@@ -645,7 +645,10 @@ impl ParquetInput {
         if is_stream(path) {
             return Ok(ParquetInput::Stream(open_parquet(path)?));
         }
-        Ok(ParquetInput::Files(Box::new(Dataset::find(path)?)))
+        let runtime = vshred_datafusion::runtime_env();
+        Ok(ParquetInput::Files(Box::new(
+            vshred_datafusion::store::find_dataset(path, &runtime)?,
+        )))
     }
 
     fn choose_variant_column(&self, requested: Option<&str>) -> vshred::Result<String> {

@@ -27,6 +27,10 @@
 //!   writer, for a `COPY` without Variant columns, from leaving a failed
 //!   query's rows at the target.
 //!
+//! - [`store`]: datasets in object stores, named by URL; with the `s3`
+//!   feature, [`s3`] makes an `s3://` bucket's store from the
+//!   environment when a query first names it ([`runtime_env`]).
+//!
 //! [`settings`] holds vshred's own (`SET vshred.inexact_numbers =
 //! 'double'`). [`context`] makes a `SessionContext` with all of it
 //! registered;
@@ -53,6 +57,8 @@ pub mod field_access;
 pub mod filter;
 pub mod functions;
 pub mod jsonl;
+#[cfg(feature = "s3")]
+pub mod s3;
 pub mod scan;
 pub mod schema_of;
 pub mod settings;
@@ -67,6 +73,7 @@ use std::sync::Arc;
 use datafusion::catalog::DynamicFileCatalog;
 use datafusion::catalog::UrlTableFactory;
 use datafusion::datasource::dynamic_file::DynamicListTableFactory;
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::{FunctionRegistry, SessionStateBuilder};
 use datafusion::logical_expr::planner::ExprPlanner;
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -85,6 +92,19 @@ pub const RUNTIME_FILTER_KEYS: usize = 10_000;
 /// it before it makes a [`context`].
 pub fn session_config() -> SessionConfig {
     SessionConfig::new().with_option_extension(VshredSettings::default())
+}
+
+/// DataFusion's runtime, whose object stores, with the `s3` feature,
+/// include a store made from the environment for an `s3://` bucket none
+/// was registered for ([`s3::StoresFromEnv`]); [`context`]'s, and a
+/// distributed worker's.
+pub fn runtime_env() -> Arc<RuntimeEnv> {
+    let builder = RuntimeEnvBuilder::new();
+    #[cfg(feature = "s3")]
+    let builder = builder.with_object_store_registry(Arc::new(s3::StoresFromEnv::default()));
+    builder
+        .build_arc()
+        .expect("a runtime of DataFusion's defaults builds")
 }
 
 /// A session with the Variant functions, Parquet tables read by
@@ -122,6 +142,7 @@ pub fn context_with(
     }
     let mut builder = SessionStateBuilder::new()
         .with_config(config)
+        .with_runtime_env(runtime_env())
         .with_default_features();
     // Ahead of DataFusion's own, which plan comparisons and brackets on a
     // Variant as on any struct.

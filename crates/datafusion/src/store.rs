@@ -48,14 +48,15 @@ use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use bytes::Bytes;
-use datafusion::common::{Result, plan_err};
+use datafusion::common::{DataFusionError, Result, plan_err};
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::object_store::path::Path as Location;
 use datafusion::object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use futures::TryStreamExt;
 use url::{Position, Url};
-use vshred::dataset::storage::{Storage, glob_root, is_dataset_file, is_glob};
+use vshred::dataset::Dataset;
+use vshred::dataset::storage::{LocalFiles, Storage, glob_root, is_dataset_file, is_glob};
 use vshred::parquet::ByteSource;
 
 /// Threads of the runtime the stores' requests run on: they wait on the
@@ -68,6 +69,33 @@ pub struct StoreFiles {
     store: Arc<dyn ObjectStore>,
     /// The store's URL: scheme and authority, path `/`.
     base: Url,
+}
+
+/// The storage of `location`: the store `runtime` has for its URL, or the
+/// local filesystem for a path.
+pub fn storage_of(location: &str, runtime: &RuntimeEnv) -> Result<Arc<dyn Storage>> {
+    Ok(match StoreFiles::of_location(location, runtime)? {
+        Some(store) => Arc::new(store),
+        None => Arc::new(LocalFiles),
+    })
+}
+
+/// The dataset `location` names, a file, directory or glob by its path or
+/// by a URL of a store `runtime` has ([`crate::runtime_env`]'s: `file://`,
+/// and `s3://` with the `s3` feature): for what reads datasets outside a
+/// session (the CLI's `get` and `cat`, Python's `get` and `read`).
+pub fn find_dataset(location: &Path, runtime: &RuntimeEnv) -> vshred::Result<Dataset> {
+    let Some(text) = location.to_str() else {
+        return Dataset::find(location);
+    };
+    let storage = storage_of(text, runtime).map_err(|e| {
+        let message = match e {
+            DataFusionError::Plan(message) => message,
+            e => e.to_string(),
+        };
+        vshred::Error::from_message(message).in_file(location)
+    })?;
+    Dataset::find_in(location, storage)
 }
 
 /// The store's URL of `location` when it names one (`scheme://...`), not
@@ -116,9 +144,13 @@ impl StoreFiles {
         };
         // DataFusion's own error calls this a bug of its own.
         let Ok(store) = runtime.object_store(&url) else {
+            let ours = match cfg!(feature = "s3") {
+                true => "file:// and s3://",
+                false => "file://",
+            };
             return plan_err!(
-                "no object store is registered for {} (a session registers one with \
-                 SessionContext::register_object_store)",
+                "no object store for {}: vshred reads {ours} URLs (a program registers \
+                 other stores with SessionContext::register_object_store)",
                 url.as_str()
             );
         };

@@ -24,13 +24,13 @@ use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPus
 use datafusion::physical_plan::ExecutionPlan;
 use vshred::dataset::Dataset;
 use vshred::dataset::hive::HiveType;
-use vshred::dataset::storage::{LocalFiles, Storage, is_glob};
+use vshred::dataset::storage::is_glob;
 use vshred::parquet::{Projected, Projection, magic_of, starts_as_parquet};
 
 use crate::filter::{combine, to_predicate};
 use crate::functions::external;
 use crate::scan::VariantScanExec;
-use crate::store::{StoreFiles, store_url};
+use crate::store::{storage_of, store_url};
 
 /// A dataset of Parquet files with Variant columns, as a table.
 pub struct VariantTable {
@@ -231,15 +231,6 @@ fn check_partition_columns(
         }
     }
     Ok(())
-}
-
-/// The storage of `location`: the store the session registered for its
-/// URL, or the local filesystem.
-fn storage_of(location: &str, runtime: &RuntimeEnv) -> Result<Arc<dyn Storage>> {
-    Ok(match StoreFiles::of_location(location, runtime)? {
-        Some(store) => Arc::new(store),
-        None => Arc::new(LocalFiles),
-    })
 }
 
 /// `SELECT ... FROM 'path'`: a Parquet file, directory or glob as a

@@ -150,8 +150,8 @@ async fn a_missing_or_corrupt_object_is_an_error_naming_its_url() {
         ),
         ("memory:///bad/x.parquet", "memory:///bad/x.parquet"),
         (
-            "s3://nobody/x.parquet",
-            "no object store is registered for s3://nobody/",
+            "gs://nobody/x.parquet",
+            "no object store for gs://nobody/: vshred reads",
         ),
     ] {
         let e = try_query(&ctx, &format!("SELECT count(*) FROM '{url}'"))

@@ -80,6 +80,9 @@ pub async fn serve(
             Ok::<SessionState, DataFusionError>(state)
         }
     })
+    // One runtime for all its queries: its object stores (an `s3://`
+    // bucket's made from the environment once) and its channels.
+    .with_runtime_env(vshred_datafusion::runtime_env())
     .with_version(env!("CARGO_PKG_VERSION"))
     .with_max_message_size(MAX_MESSAGE_BYTES);
     let token = options.token.clone();
