@@ -1569,3 +1569,23 @@ fn paths_asked_for_typed_are_shredded_whatever_they_cost() {
         r#"{"rare":{"k":"int32"},"user":{"id":"string","plan":"string"}}"#
     );
 }
+
+/// A key `""` would name a Parquet column with nothing, which DuckDB 2.0
+/// refuses to read: neither preset shreds it, and a layout that asks for
+/// it is refused.
+#[test]
+fn a_field_named_empty_is_never_shredded() {
+    let lines = rows(5000, |i| format!(r#"{{"": {i}, "a": {i}}}"#));
+    assert_eq!(spark(&lines), r#"{"a":"int64"}"#);
+    assert_eq!(ours(&lines), r#"{"a":"int32"}"#);
+    let asked = vshred::shred::ShreddingSchema::object([(
+        String::new(),
+        vshred::shred::ShreddingSchema::Variant,
+    )]);
+    assert!(
+        asked
+            .unwrap_err()
+            .to_string()
+            .contains("a field named \"\" is not shredded")
+    );
+}

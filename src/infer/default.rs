@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use super::stats::{Class, ClassStats, Node, Presence, Stats};
 use super::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, MOSTLY_DISTINCT, min_count};
 use crate::path::PathSegment;
-use crate::shred::ShreddingSchema;
+use crate::shred::{ShreddingSchema, is_shreddable_name};
 
 /// Fixed bytes a Parquet leaf column costs per row group (its column chunk
 /// metadata in the footer, page and dictionary page headers), charged as
@@ -335,7 +335,11 @@ impl Planner<'_> {
         }
         let field_slot = slot.field();
         let min_occurrences = min_count(slot.entries as u64, self.options.min_frequency);
-        let mut names: Vec<&String> = node.children.keys().collect();
+        let mut names: Vec<&String> = node
+            .children
+            .keys()
+            .filter(|name| is_shreddable_name(name))
+            .collect();
         names.sort();
         let mut candidates = Vec::new();
         for name in names {

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::hash::BytesHasher;
-use crate::shred::ShreddingSchema;
+use crate::shred::{ShreddingSchema, is_shreddable_name};
 use crate::variant::{VariantDecimal, VariantRef};
 
 /// Spark keeps at most this many fields per struct before the budget.
@@ -410,7 +410,7 @@ fn finalize(dt: &SparkType, remaining: &mut i64) -> ShreddingSchema {
         T::Struct(fields) => {
             let mut out = Vec::new();
             // In Spark's (alphabetical) order, which decides who gets the budget.
-            for (name, t) in fields {
+            for (name, t) in fields.iter().filter(|(name, _)| is_shreddable_name(name)) {
                 if *remaining <= 0 {
                     break;
                 }

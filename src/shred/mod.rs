@@ -41,7 +41,9 @@ use arrow::buffer::{NullBuffer, OffsetBuffer};
 use arrow::datatypes::{DataType, Field, Fields};
 
 pub(crate) use cast::cast_as;
-pub use schema::{ShreddingSchema, VARIANT_EXTENSION_NAME, is_variant_field, variant_field};
+pub use schema::{
+    ShreddingSchema, VARIANT_EXTENSION_NAME, is_shreddable_name, is_variant_field, variant_field,
+};
 
 use crate::error::Result;
 use crate::json::{InexactNumbers, JsonNumber, JsonParser, JsonReader, Peek};

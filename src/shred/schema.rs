@@ -114,13 +114,26 @@ pub enum ShreddingSchema {
     Array(Box<ShreddingSchema>),
 }
 
+/// Whether a field called `name` may have a column of its own: not `""`,
+/// which would name a Parquet column with nothing, a file DuckDB 2.0
+/// refuses to read.
+pub fn is_shreddable_name(name: &str) -> bool {
+    !name.is_empty()
+}
+
 impl ShreddingSchema {
-    /// An object layout from fields in any order; fails on a duplicate name
-    /// and on no fields (Parquet has no empty group).
+    /// An object layout from fields in any order; fails on a duplicate name,
+    /// on no fields (Parquet has no empty group) and on a field named `""`
+    /// ([`is_shreddable_name`]).
     pub fn object(fields: impl IntoIterator<Item = (String, ShreddingSchema)>) -> Result<Self> {
         let mut fields: Vec<_> = fields.into_iter().collect();
         if fields.is_empty() {
             return Err(no_fields_error());
+        }
+        if fields.iter().any(|(name, _)| !is_shreddable_name(name)) {
+            return Err(schema_error(
+                "a field named \"\" is not shredded: DuckDB reads no Parquet column without a name (its values stay in `value`)".into(),
+            ));
         }
         fields.sort_by(|a, b| a.0.cmp(&b.0));
         if let Some(w) = fields.windows(2).find(|w| w[0].0 == w[1].0) {

@@ -208,10 +208,7 @@ async fn a_scan_of_a_store_reads_from_the_workers_store_beneath_its_url_roots() 
         )
         .unwrap_err()
         .to_string();
-    assert!(
-        error.contains("no object store for memory:///"),
-        "{error}"
-    );
+    assert!(error.contains("no object store for memory:///"), "{error}");
 }
 
 fn edited(bytes: &[u8], edit: impl Fn(&mut serde_json::Value)) -> Vec<u8> {
