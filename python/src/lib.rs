@@ -426,12 +426,12 @@ fn read(
 #[pyfunction]
 fn parse_json(
     py: Python<'_>,
-    text: PyArrowType<ArrayData>,
+    chunks: Vec<PyArrowType<ArrayData>>,
     strict: bool,
     inexact_numbers: String,
     duplicate_keys: String,
-) -> PyResult<PyArrowType<ArrayData>> {
-    let text = make_array(text.0);
+) -> PyResult<Vec<PyArrowType<ArrayData>>> {
+    let chunks: Vec<ArrayRef> = chunks.into_iter().map(|c| make_array(c.0)).collect();
     let raised = Raised::default();
     let signals = raised.clone();
     let variants = py
@@ -441,18 +441,21 @@ fn parse_json(
                 inexact_numbers: choice("inexact_numbers", &inexact_numbers)?,
                 duplicate_keys: choice("duplicate_keys", &duplicate_keys)?,
             };
-            in_chunks(&text, &signals, |chunk| {
-                Ok(Arc::new(parse_json_column(chunk, options)?))
+            in_parts(&chunks, &signals, |part| {
+                Ok(Arc::new(parse_json_column(part, options)?))
             })
         })
         .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
-    Ok(PyArrowType(variants.to_data()))
+    Ok(variants.iter().map(|v| PyArrowType(v.to_data())).collect())
 }
 
-/// The JSON text of each Variant of a Variant array (shredded or not).
+/// The JSON text of each Variant of a Variant array (shredded or not),
+/// given as its chunks.
 #[pyfunction]
-fn to_json(py: Python<'_>, variants: PyArrowType<ArrayData>) -> PyResult<PyArrowType<ArrayData>> {
-    let variants = make_array(variants.0);
+fn to_json(
+    py: Python<'_>,
+    chunks: Vec<PyArrowType<ArrayData>>,
+) -> PyResult<Vec<PyArrowType<ArrayData>>> {
     // The core's reader takes a column that lacks them as one whose
     // projection left them out, each row's JSON `null`: a struct without
     // `metadata`, or without both `value` and `typed_value`, is refused
@@ -461,52 +464,59 @@ fn to_json(py: Python<'_>, variants: PyArrowType<ArrayData>) -> PyResult<PyArrow
         let has = |name| column.column_by_name(name).is_some();
         has("metadata") && (has("value") || has("typed_value"))
     };
-    let Some(variants) = variants.as_struct_opt().filter(shaped).cloned() else {
-        return Err(failed(format!(
-            "to_json takes a Variant array (a struct of binary metadata and value, and \
-             optionally typed_value), not {}",
-            variants.data_type()
-        )));
-    };
+    let mut variants = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
+        let chunk = make_array(chunk.0);
+        let Some(struct_array) = chunk.as_struct_opt().filter(shaped) else {
+            return Err(failed(format!(
+                "to_json takes a Variant array (a struct of binary metadata and value, and \
+                 optionally typed_value), not {}",
+                chunk.data_type()
+            )));
+        };
+        variants.push(Arc::new(struct_array.clone()) as ArrayRef);
+    }
     let raised = Raised::default();
     let signals = raised.clone();
-    let variants: ArrayRef = Arc::new(variants);
     let text = py
         .detach(move || {
-            in_chunks(&variants, &signals, |chunk| {
-                Ok(Arc::new(json_strings(chunk.as_struct())?))
+            in_parts(&variants, &signals, |part| {
+                Ok(Arc::new(json_strings(part.as_struct())?))
             })
         })
         .map_err(|e| raised.take().unwrap_or_else(|| failed(e)))?;
-    Ok(PyArrowType(text.to_data()))
+    Ok(text.iter().map(|t| PyArrowType(t.to_data())).collect())
 }
 
-/// Rows that [`in_chunks`] works on between checks for signals: a
+/// Rows that [`in_parts`] works on between checks for signals: a
 /// fraction of a second of `parse_json` or `to_json`.
-const CHUNK_ROWS: usize = 1 << 16;
+const PART_ROWS: usize = 1 << 16;
 
-/// `f` over `array`, a chunk of [`CHUNK_ROWS`] at a time, checking for
-/// signals (Ctrl-C) between chunks; the chunks' results concatenated, an
-/// error naming its row in the whole array.
-fn in_chunks(
-    array: &ArrayRef,
+/// `f` over the rows of `chunks`, [`PART_ROWS`] at a time, checking for
+/// signals (Ctrl-C) between parts: the parts' results, not concatenated
+/// (a column of more than 2 GiB of text or bytes is several arrays), an
+/// error naming its row among all the chunks'.
+fn in_parts(
+    chunks: &[ArrayRef],
     raised: &Raised,
     f: impl Fn(&ArrayRef) -> vshred::Result<ArrayRef>,
-) -> vshred::Result<ArrayRef> {
-    if array.len() <= CHUNK_ROWS {
-        return f(array);
+) -> vshred::Result<Vec<ArrayRef>> {
+    let mut parts = Vec::new();
+    let mut first_row = 0;
+    for chunk in chunks {
+        // An empty chunk gives an empty result, of the result's type.
+        for start in (0..chunk.len().max(1)).step_by(PART_ROWS) {
+            raised.interrupted()?;
+            let part = chunk.slice(start, PART_ROWS.min(chunk.len() - start));
+            let at = first_row + start as u64;
+            parts.push(f(&part).map_err(|e| match e.row() {
+                Some(row) => e.with_row(at + row),
+                None => e,
+            })?);
+        }
+        first_row += chunk.len() as u64;
     }
-    let mut parts = Vec::with_capacity(array.len().div_ceil(CHUNK_ROWS));
-    for start in (0..array.len()).step_by(CHUNK_ROWS) {
-        raised.interrupted()?;
-        let chunk = array.slice(start, CHUNK_ROWS.min(array.len() - start));
-        let part = f(&chunk).map_err(|e| match e.row() {
-            Some(row) => e.with_row(start as u64 + row),
-            None => e,
-        })?;
-        parts.push(part);
-    }
-    concatenated(&parts, || array.data_type().clone())
+    Ok(parts)
 }
 
 #[pymodule]

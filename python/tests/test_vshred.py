@@ -144,6 +144,22 @@ def test_parse_json_and_to_json_go_both_ways():
     assert vshred.to_json(vshred.parse_json(pa.array([b"[1]"]))).to_pylist() == ["[1]"]
 
 
+def test_a_chunked_array_is_converted_chunk_by_chunk():
+    # Never one array of all chunks: a column of more than 2 GiB of text
+    # is several, and its conversion too.
+    texts = pa.chunked_array([['{"a":1}', "[2]"], [], ['"x"', None, "3.50"]])
+    variants = vshred.parse_json(texts)
+    assert isinstance(variants, pa.ChunkedArray) and variants.num_chunks == 3
+    back = vshred.to_json(variants)
+    assert isinstance(back, pa.ChunkedArray)
+    assert [c.to_pylist() for c in back.chunks] == [c.to_pylist() for c in texts.chunks]
+    # A bad text's row is counted over all the chunks.
+    with pytest.raises(vshred.VshredError, match="row 3"):
+        vshred.parse_json(pa.chunked_array([["1", "2"], ["3", "{"]]))
+    empty = vshred.to_json(vshred.parse_json(pa.chunked_array([], type=pa.string())))
+    assert empty.type == pa.string() and len(empty) == 0
+
+
 def test_a_wrong_argument_is_named_by_its_keyword(tmp_path):
     for call, keyword in (
             (lambda: vshred.encode(['{"a":1}'], tmp_path / "a.parquet", duplicate_keys=None),

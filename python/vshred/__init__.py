@@ -58,16 +58,28 @@ def _input(input):
 
 def _array(array):
     """An Arrow array of another library (a polars Series, anything with
-    ``__arrow_c_array__`` or ``__arrow_c_stream__``) as a pyarrow one, its
-    chunks combined; a pyarrow array as it is; anything else as it is."""
+    ``__arrow_c_array__`` or ``__arrow_c_stream__``) as a pyarrow one; a
+    pyarrow array or chunked array as it is; anything else as it is."""
     if not isinstance(array, (_pa.Array, _pa.ChunkedArray)):
         if hasattr(array, "__arrow_c_array__"):
             array = _pa.array(array)
         elif hasattr(array, "__arrow_c_stream__"):
             array = _pa.chunked_array(array)
-    if isinstance(array, _pa.ChunkedArray):
-        array = array.combine_chunks()
     return array
+
+
+def _chunk_by_chunk(native, array, *args):
+    """``native`` over the chunks of ``array`` (a pyarrow array or chunked
+    array), whose results come in parts: a chunked array of them for a
+    chunked array, so that a column of more than 2 GiB never has to be one
+    array; one array for an array."""
+    chunked = isinstance(array, _pa.ChunkedArray)
+    # A chunked array of no chunks: one empty chunk, for the result's type.
+    chunks = (array.chunks or [_pa.array([], type=array.type)]) if chunked else [array]
+    parts = native(chunks, *args)
+    if chunked:
+        return _pa.chunked_array(parts)
+    return parts[0] if len(parts) == 1 else _pa.concat_arrays(parts)
 
 
 def _shred(shred):
@@ -220,7 +232,8 @@ def read(source, columns=None):
 
 
 def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="error"):
-    """The Variant of each JSON text of a string array, as a Variant array.
+    """The Variant of each JSON text of a string array, as a Variant array
+    (a chunked array of a chunked array, chunk by chunk).
 
     A text that is not JSON is an error naming its row, or null when not
     ``strict``; so is a number written without an exponent that no decimal
@@ -236,19 +249,20 @@ def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="e
         raise TypeError("parse_json takes an array or a list of JSON texts; "
                         "for one text, pass [text]")
     array = _array(array)
-    if not isinstance(array, _pa.Array):
+    if not isinstance(array, (_pa.Array, _pa.ChunkedArray)):
         array = _pa.array(array, type=_pa.string())
-    return _vshred.parse_json(array, strict, inexact_numbers, duplicate_keys)
+    return _chunk_by_chunk(_vshred.parse_json, array, strict, inexact_numbers, duplicate_keys)
 
 
 def to_json(array):
-    """The JSON text of each value of a Variant array (shredded or not).
+    """The JSON text of each value of a Variant array (shredded or not), as
+    a string array (a chunked array of a chunked array, chunk by chunk).
 
     A Variant array is a struct of binary ``metadata`` and ``value``, and
     optionally ``typed_value`` (as :func:`read` and :func:`parse_json`
     give it); any other array is an error.
     """
-    return _vshred.to_json(_array(array))
+    return _chunk_by_chunk(_vshred.to_json, _array(array))
 
 
 class Session(_vshred.Session):
