@@ -277,6 +277,9 @@ fn encode<'py>(
         }
     };
     written.set_item("bad_lines", lines.bad_lines)?;
+    written.set_item("first_bad_line", lines.first_bad_line)?;
+    written.set_item("inexact_numbers", lines.inexact_numbers)?;
+    written.set_item("first_inexact_line", lines.first_inexact_line)?;
     written.set_item("unsampled_variant_fields", unsampled)?;
     Ok(written)
 }

@@ -278,7 +278,9 @@ def test_a_number_no_decimal_holds_is_an_error_unless_a_double_is_asked_for(tmp_
     with pytest.raises(vshred.VshredError, match="line 2") as raised:
         vshred.encode(texts, out)
     assert hint in str(raised.value) and not out.exists()
-    assert vshred.encode(texts, out, inexact_numbers="double")["rows"] == 2
+    with pytest.warns(UserWarning, match=r"^1 number that no decimal holds .* \(the first on line 2\)"):
+        written = vshred.encode(texts, out, inexact_numbers="double")
+    assert (written["rows"], written["inexact_numbers"], written["first_inexact_line"]) == (2, 1, 2)
     with pytest.raises(vshred.VshredError, match='inexact_numbers "nearest" is not error or double'):
         vshred.parse_json(texts, inexact_numbers="nearest")
     # In SQL, the session setting.
@@ -401,8 +403,10 @@ def test_a_dataset_of_files_is_written_as_the_command_line_writes_it(tmp_path):
     texts = [json.dumps({"id": i}) for i in range(10)]
     texts[4] = '{"id": 4]'  # skipped
     out = tmp_path / "events"
-    written = vshred.encode(texts, out, max_file_rows=3, skip_bad_lines=True)
+    with pytest.warns(UserWarning, match=r"^skipped 1 bad line; the first: invalid JSON at row 4"):
+        written = vshred.encode(texts, out, max_file_rows=3, skip_bad_lines=True)
     assert written["rows"] == 9 and written["bad_lines"] == 1
+    assert written["first_bad_line"].startswith("invalid JSON at row 4")
     assert [os.path.basename(f["path"]) for f in written["files"]] == [
         "part-00000.parquet", "part-00001.parquet", "part-00002.parquet", "part-00003.parquet"]
     assert [f["rows"] for f in written["files"]] == [3, 2, 3, 1]
@@ -416,8 +420,9 @@ def test_a_dataset_of_files_is_written_as_the_command_line_writes_it(tmp_path):
     assert os.path.basename(more["files"][0]["path"]) == "part-00004.parquet"
     assert len(vshred.get(out, "$.id", "int64")) == 11
     # A file whose every line is bad is not written; the next takes its number.
-    skipped = vshred.encode(texts[:3] + ["{"] * 3 + texts[6:8], tmp_path / "skipped",
-                            max_file_rows=3, skip_bad_lines=True)
+    with pytest.warns(UserWarning, match="skipped 3 bad lines"):
+        skipped = vshred.encode(texts[:3] + ["{"] * 3 + texts[6:8], tmp_path / "skipped",
+                                max_file_rows=3, skip_bad_lines=True)
     assert [os.path.basename(f["path"]) for f in skipped["files"]] == [
         "part-00000.parquet", "part-00001.parquet"]
     assert skipped["bad_lines"] == 3

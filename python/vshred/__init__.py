@@ -116,18 +116,23 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     ``inexact_numbers="double"`` stores the nearest double (as Spark's
     ``parse_json`` does); an object that gives a key twice, which a Variant
     cannot hold, is an error unless ``duplicate_keys="last"`` keeps the value
-    given last. A line that is not JSON is an error naming it, unless
-    ``skip_bad_lines`` counts and skips it (an input whose every line is bad
-    is still an error).
+    given last. A bad line is an error naming it, unless ``skip_bad_lines``
+    counts and skips it (an input whose every line is bad is still an
+    error): one that is not JSON, or whose JSON the file cannot hold as
+    asked (a key given twice, a number no decimal holds, nesting deeper
+    than 128, a value of another type than its typed column's, a field of
+    a typed column first met after the sample).
 
     The file is written to a temporary file and renamed into place once
     complete: a failed encode leaves no output, and a file ``output``
     already held stays as it was. Ctrl-C stops an encode, and an exception
     the iterable raises stops it and comes out as itself. Returns what was written:
     ``rows``, ``row_groups``, ``bytes``, the ``layout`` chosen (as
-    :func:`infer` gives it), ``bad_lines`` and the
-    ``unsampled_variant_fields`` (names no sampled line has, each also
-    warned about: misspelt, perhaps).
+    :func:`infer` gives it), ``bad_lines`` skipped and the
+    ``first_bad_line`` with its error, ``inexact_numbers`` stored as
+    doubles and the ``first_inexact_line`` (each warned about, as the
+    command line warns), and the ``unsampled_variant_fields`` (names no
+    sampled line has, each also warned about: misspelt, perhaps).
 
     With ``max_file_rows`` (lines per file) or ``max_file_bytes`` (a file
     ends with the first batch that takes it to that size), ``output`` is a
@@ -161,6 +166,16 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
         for path in file.get("bloom_filters_left_out", []):
             _warnings.warn("%s: no bloom filter for %s: its layout does not shred it"
                            % (_os.path.basename(file["path"]), path), stacklevel=2)
+    if written["bad_lines"]:
+        _warnings.warn("skipped %d bad line%s; the first: %s" % (
+            written["bad_lines"], "" if written["bad_lines"] == 1 else "s",
+            written["first_bad_line"]), stacklevel=2)
+    if written["inexact_numbers"]:
+        _warnings.warn("%d number%s that no decimal holds (more than 38 digits) stored as the "
+                       "nearest double (the first on line %d)" % (
+                           written["inexact_numbers"],
+                           "" if written["inexact_numbers"] == 1 else "s",
+                           written["first_inexact_line"]), stacklevel=2)
     for name in written["unsampled_variant_fields"]:
         _warnings.warn('variant_fields: no sampled line has "%s"; its column is null '
                        "(misspelt?)" % name, stacklevel=2)
