@@ -1589,3 +1589,52 @@ fn a_field_named_empty_is_never_shredded() {
             .contains("a field named \"\" is not shredded")
     );
 }
+
+/// With several Variant columns, `infer` writes the layout by name; given
+/// back, each column takes its own entry (each took the whole object), and
+/// a column it leaves out is not shredded. One layout that names no column
+/// is every column's, as before.
+#[test]
+fn a_layout_by_name_as_infer_writes_it_gives_each_column_its_own() {
+    let text: String = (0..5000)
+        .map(|i| format!("{{\"a\":{{\"x\":{i}}},\"b\":{{\"c\":\"s{i}\"}},\"m\":{i}}}\n"))
+        .collect();
+    let variant_fields = vec!["a".to_string(), "b".to_string()];
+    let layouts = |shred: ShredMode| {
+        let options = EncodeOptions {
+            variant_fields: variant_fields.clone(),
+            shred,
+            ..EncodeOptions::default()
+        };
+        let columns = infer_columns(&mut text.as_bytes(), &options)
+            .unwrap()
+            .columns;
+        vshred::encode::layout_json(&columns)
+    };
+    let inferred = layouts(ShredMode::Infer(InferOptions::default()));
+    assert_eq!(inferred, r#"{"a":{"x":"int32"},"b":{"c":"string"}}"#);
+    assert_eq!(
+        layouts(ShredMode::Schema(inferred.parse().unwrap())),
+        inferred
+    );
+    assert_eq!(
+        layouts(ShredMode::Schema(
+            r#"{"b":{"c":"string"}}"#.parse().unwrap()
+        )),
+        r#"{"a":"variant","b":{"c":"string"}}"#
+    );
+    assert_eq!(
+        layouts(ShredMode::Schema(r#"{"x":"int64"}"#.parse().unwrap())),
+        r#"{"a":{"x":"int64"},"b":{"x":"int64"}}"#
+    );
+    // The file written takes the same layouts.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ab.parquet");
+    let options = EncodeOptions {
+        variant_fields,
+        shred: ShredMode::Schema(inferred.parse().unwrap()),
+        ..EncodeOptions::default()
+    };
+    let written = encode(&mut text.as_bytes(), &out, &options, &mut |_| {}).unwrap();
+    assert_eq!(vshred::encode::layout_json(&written.columns), inferred);
+}

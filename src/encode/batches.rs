@@ -11,7 +11,7 @@ use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, SchemaRef};
 
 use super::plan::{FieldPlan, MEASURED_BYTES, MeasuredLayouts, ShredSample, leaf_encodings};
-use super::{EncodeOptions, ShredMode, sample_size, write_options};
+use super::{EncodeOptions, ShredMode, given_layout, sample_size, write_options};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::LeafEstimate;
 use crate::output::{Completion, OpenOutput, Output};
@@ -168,6 +168,13 @@ impl BatchEncoder {
         let (sample, output) = self.sampling.take().expect("sampling until writing");
         let mut columns = Vec::with_capacity(self.input.fields().len());
         let mut priced = Vec::new();
+        let variant_columns: Vec<&str> = self
+            .input
+            .fields()
+            .iter()
+            .filter(|f| is_variant_field(f))
+            .map(|f| f.name().as_str())
+            .collect();
         for (i, field) in self.input.fields().iter().enumerate() {
             columns.push(if is_variant_field(field) {
                 let variants = sample
@@ -178,7 +185,8 @@ impl BatchEncoder {
                         Some(variant_column(batch.column(i), field.name(), first))
                     })
                     .collect::<Result<Vec<_>>>()?;
-                let (schema, mut leaves) = self.layout(field.name(), &variants)?;
+                let (schema, mut leaves) =
+                    self.layout(field.name(), &variant_columns, &variants)?;
                 priced.append(&mut leaves);
                 ColumnSpec::Variant {
                     schema,
@@ -217,12 +225,15 @@ impl BatchEncoder {
     fn layout(
         &self,
         name: &str,
+        variant_columns: &[&str],
         sample: &[StructArray],
     ) -> Result<(ShreddingSchema, Vec<LeafEstimate>)> {
         let infer = match &self.options.shred {
             ShredMode::Infer(infer) => infer,
             ShredMode::None => return Ok((ShreddingSchema::Variant, Vec::new())),
-            ShredMode::Schema(schema) => return Ok((schema.clone(), Vec::new())),
+            ShredMode::Schema(schema) => {
+                return Ok((given_layout(schema, name, variant_columns), Vec::new()));
+            }
         };
         let mut plan = FieldPlan::new(name.to_string(), Some(infer), &self.options.bloom_filters);
         // The rows measured: up to MEASURED_BYTES of Variant bytes.

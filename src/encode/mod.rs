@@ -53,8 +53,35 @@ pub enum ShredMode {
     Infer(InferOptions),
     /// Not shredded: `metadata` and `value` only.
     None,
-    /// This layout, for every Variant column.
+    /// This layout ([`ShredMode::given_layout`]): every Variant column's,
+    /// or each column's by name.
     Schema(ShreddingSchema),
+}
+
+/// The layout `schema` gives Variant column `column`, one of
+/// `variant_columns`: with several, a layout by name, as `infer` writes it
+/// (an object whose keys are all among the columns' names), gives each
+/// column its entry, and one it leaves out is not shredded; otherwise
+/// `schema` is every column's.
+fn given_layout(
+    schema: &ShreddingSchema,
+    column: &str,
+    variant_columns: &[&str],
+) -> ShreddingSchema {
+    match schema {
+        ShreddingSchema::Object(by_name)
+            if variant_columns.len() > 1
+                && by_name
+                    .iter()
+                    .all(|(name, _)| variant_columns.contains(&name.as_str())) =>
+        {
+            by_name
+                .iter()
+                .find(|(name, _)| name == column)
+                .map_or(ShreddingSchema::Variant, |(_, layout)| layout.clone())
+        }
+        _ => schema.clone(),
+    }
 }
 
 impl ShredMode {

@@ -10,7 +10,7 @@ use arrow::datatypes::{DataType, Field};
 
 use super::lines::{LineTallies, Lines};
 use super::rows::not_an_object;
-use super::{DEFAULT_COLUMN, EncodeOptions, ShredMode, bloom_filter_column};
+use super::{DEFAULT_COLUMN, EncodeOptions, ShredMode, bloom_filter_column, given_layout};
 use crate::error::Result;
 use crate::infer::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, Preset, SchemaInferrer};
 use crate::json::{InexactNumbers, JsonParser, JsonReader, Peek};
@@ -539,11 +539,17 @@ pub(super) fn plan_columns(
             unsampled.push(name.clone());
         }
     }
+    let forced_variant = |field: &FieldPlan| !split || options.variant_fields.contains(&field.name);
+    let variant_names: Vec<String> = fields
+        .iter()
+        .filter(|f| forced_variant(f) || f.kinds.plain_type().is_none())
+        .map(|f| f.name.clone())
+        .collect();
+    let variant_columns: Vec<&str> = variant_names.iter().map(String::as_str).collect();
     let mut columns = Vec::with_capacity(fields.len());
     let mut priced = Vec::new();
     for field in fields {
-        let forced_variant = !split || options.variant_fields.contains(&field.name);
-        if let Some(t) = field.kinds.plain_type().filter(|_| !forced_variant) {
+        if let Some(t) = field.kinds.plain_type().filter(|_| !forced_variant(&field)) {
             columns.push(ColumnSpec::Plain(Field::new(field.name, t, true)));
             continue;
         }
@@ -554,7 +560,7 @@ pub(super) fn plan_columns(
                 plan.schema
             }
             ShredMode::None => ShreddingSchema::Variant,
-            ShredMode::Schema(s) => s.clone(),
+            ShredMode::Schema(s) => given_layout(s, &field.name, &variant_columns),
         };
         columns.push(ColumnSpec::Variant {
             schema,
