@@ -147,8 +147,20 @@ impl Session {
                 }
             })?;
             let schema = stream.schema();
-            let batches = py
-                .detach(|| stream.collect::<Result<Vec<RecordBatch>, _>>())
+            // arrow-rs 59 panics importing some slices of nested arrays
+            // (apache/arrow-rs#9235; the module copies pyarrow's first):
+            // an error, not a PanicException.
+            let collected = py.detach(|| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    stream.collect::<Result<Vec<RecordBatch>, _>>()
+                }))
+            });
+            let batches = collected
+                .map_err(|_| {
+                    failed(format!(
+                        "table {name}: its Arrow batches could not be imported (a slice of a nested array, which arrow-rs 59 imports wrongly: pass a copy)"
+                    ))
+                })?
                 .map_err(|e| failed(format!("table {name}: {e}")))?;
             Arc::new(MemTable::try_new(schema, vec![batches]).map_err(failed)?)
         } else {

@@ -68,6 +68,29 @@ def _array(array):
     return array
 
 
+def _unsliced(array):
+    """``array``, a copy of it where it is a slice (at an offset) of a
+    nested type: arrow-rs 59 imports such a slice of structs wrongly and
+    panics (apache/arrow-rs#9235)."""
+    if array.offset and array.type.num_fields:
+        return _pa.concat_arrays([array])
+    return array
+
+
+def _unsliced_source(source):
+    """A pyarrow table, batch or reader as a reader whose batches have no
+    sliced nested column (:func:`_unsliced`); any other source as it is."""
+    if isinstance(source, _pa.Table):
+        source = source.to_reader()
+    elif isinstance(source, _pa.RecordBatch):
+        source = _pa.RecordBatchReader.from_batches(source.schema, [source])
+    if not isinstance(source, _pa.RecordBatchReader):
+        return source
+    batches = (_pa.RecordBatch.from_arrays([_unsliced(c) for c in batch.columns],
+                                           schema=batch.schema) for batch in source)
+    return _pa.RecordBatchReader.from_batches(source.schema, batches)
+
+
 def _chunk_by_chunk(native, array, *args):
     """``native`` over the chunks of ``array`` (a pyarrow array or chunked
     array), whose results come in parts: a chunked array of them for a
@@ -76,7 +99,7 @@ def _chunk_by_chunk(native, array, *args):
     chunked = isinstance(array, _pa.ChunkedArray)
     # A chunked array of no chunks: one empty chunk, for the result's type.
     chunks = (array.chunks or [_pa.array([], type=array.type)]) if chunked else [array]
-    parts = native(chunks, *args)
+    parts = native([_unsliced(chunk) for chunk in chunks], *args)
     if chunked:
         return _pa.chunked_array(parts)
     return parts[0] if len(parts) == 1 else _pa.concat_arrays(parts)
@@ -308,6 +331,9 @@ class Session(_vshred.Session):
     >>> session.sql("SELECT sum(variant_get(v, '$.a', 'double')) AS a FROM v").to_pylist()
     [{'a': 3.5}]
     """
+
+    def register(self, name, source):
+        super().register(name, _unsliced_source(source))
 
 
 def sql(query, *, tables=None, settings=None):
