@@ -539,17 +539,27 @@ impl FileSink for VariantParquetSink {
             files.spawn(async move {
                 let uploading = async {
                     while let Some(chunk) = chunks.recv().await {
-                        upload.write_all(&chunk).await?;
+                        if let Err(e) = upload.write_all(&chunk).await {
+                            // The encoder may be waiting to send its next
+                            // chunk (a full disk left it waiting for ever):
+                            // closed, the channel tells it the upload stopped.
+                            chunks.close();
+                            return Err(e);
+                        }
                     }
                     Ok::<_, std::io::Error>(())
                 };
                 let (encoded, uploaded) = tokio::join!(encoding, uploading);
+                // A failed upload stops the encoder: its error is the cause.
+                uploaded.map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?;
                 let rows = encoded
                     .map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?
                     .map_err(|e| external(e.in_file(&name)))?;
-                uploaded?;
                 // Held by the store until every file is written.
-                upload.shutdown().await?;
+                upload
+                    .shutdown()
+                    .await
+                    .map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?;
                 Ok::<_, DataFusionError>(rows)
             });
         }

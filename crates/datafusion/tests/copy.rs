@@ -473,3 +473,144 @@ async fn copy_without_variant_columns_is_datafusion_s_own() {
     .await;
     assert_eq!(strings(&back), ["a", "b"]);
 }
+
+/// A store whose uploads fail once `room` bytes are taken, as a full disk
+/// fails them.
+#[derive(Debug)]
+struct FullStore {
+    inner: datafusion::object_store::memory::InMemory,
+    room: u64,
+}
+
+impl std::fmt::Display for FullStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FullStore")
+    }
+}
+
+mod full_store {
+    use super::FullStore;
+    use async_trait::async_trait;
+    use datafusion::object_store::path::Path;
+    use datafusion::object_store::{
+        CopyOptions, Error, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta,
+        ObjectStore, PutMultipartOptions, PutOptions, PutPayload, PutResult, Result, UploadPart,
+    };
+    use futures::stream::BoxStream;
+
+    #[derive(Debug)]
+    struct FullUpload {
+        inner: Box<dyn MultipartUpload>,
+        left: u64,
+    }
+
+    #[async_trait]
+    impl MultipartUpload for FullUpload {
+        fn put_part(&mut self, data: PutPayload) -> UploadPart {
+            let bytes = data.content_length() as u64;
+            if bytes > self.left {
+                // As a disk's write does: after a while, so that parts are
+                // under way when the writer waits for one to end.
+                return Box::pin(async {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    Err(Error::Generic {
+                        store: "FullStore",
+                        source: "No space left on device".into(),
+                    })
+                });
+            }
+            self.left -= bytes;
+            self.inner.put_part(data)
+        }
+        async fn complete(&mut self) -> Result<PutResult> {
+            self.inner.complete().await
+        }
+        async fn abort(&mut self) -> Result<()> {
+            self.inner.abort().await
+        }
+    }
+
+    #[async_trait]
+    impl ObjectStore for FullStore {
+        async fn put_opts(
+            &self,
+            at: &Path,
+            payload: PutPayload,
+            opts: PutOptions,
+        ) -> Result<PutResult> {
+            self.inner.put_opts(at, payload, opts).await
+        }
+        async fn put_multipart_opts(
+            &self,
+            at: &Path,
+            opts: PutMultipartOptions,
+        ) -> Result<Box<dyn MultipartUpload>> {
+            Ok(Box::new(FullUpload {
+                inner: self.inner.put_multipart_opts(at, opts).await?,
+                left: self.room,
+            }))
+        }
+        async fn get_opts(&self, at: &Path, options: GetOptions) -> Result<GetResult> {
+            self.inner.get_opts(at, options).await
+        }
+        fn delete_stream(
+            &self,
+            locations: BoxStream<'static, Result<Path>>,
+        ) -> BoxStream<'static, Result<Path>> {
+            self.inner.delete_stream(locations)
+        }
+        fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
+            self.inner.list(prefix)
+        }
+        async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
+            self.inner.list_with_delimiter(prefix).await
+        }
+        async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
+            self.inner.copy_opts(from, to, options).await
+        }
+    }
+}
+
+/// An upload that fails (a full disk) fails the COPY with its error; the
+/// encoder, which waited for the upload to take its next bytes, hung for
+/// ever before.
+#[tokio::test]
+async fn a_copy_whose_upload_fails_ends_with_the_upload_s_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // Texts with no pattern, uncompressed: megabytes of file.
+    let mut state = 1u64;
+    let lines: Vec<String> = (0..120_000)
+        .map(|i| {
+            let text: String = (0..8)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    format!("{state:016x}")
+                })
+                .collect();
+            format!(r#"{{"id":{i},"text":"{text}"}}"#)
+        })
+        .collect();
+    let input = write_lines(dir.path(), &lines);
+    let ctx = vshred_datafusion::context(Default::default());
+    let full = std::sync::Arc::new(FullStore {
+        inner: datafusion::object_store::memory::InMemory::new(),
+        room: 0,
+    });
+    ctx.register_object_store(&url::Url::parse("full://").unwrap(), full);
+    run(
+        &ctx,
+        "SET datafusion.execution.objectstore_writer_buffer_size = 1048576",
+    )
+    .await
+    .unwrap();
+    let copy = format!(
+        "COPY (SELECT * FROM read_jsonl('{}')) TO 'full:///out.parquet' OPTIONS (compression 'uncompressed')",
+        input.display()
+    );
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(60), run(&ctx, &copy)).await;
+    let error = ended.expect("the COPY ended").unwrap_err().to_string();
+    assert!(error.contains("No space left on device"), "{error}");
+    assert!(error.contains("full:///out.parquet"), "{error}");
+}
