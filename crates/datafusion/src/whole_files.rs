@@ -16,8 +16,8 @@
 //! cancelled (its task dropped) is undone on the runtime; on the local file
 //! system, one whose process is interrupted is undone by the core's signal
 //! handler (the staged files and the directories made removed), and one
-//! killed outright leaves the staged files (`x.parquet#1`, which readers
-//! skip). The files of a `COPY` that
+//! killed outright leaves the staged files, under hidden names that
+//! readers skip (`.x.parquet.vshred-12-0#1`). The files of a `COPY` that
 //! ended well appear one after another: a store that then fails one (a
 //! rename refused) leaves those before it in place.
 
@@ -34,6 +34,7 @@ use datafusion::datasource::file_format::write::demux::DemuxedStreamReceiver;
 use datafusion::datasource::physical_plan::{FileSink, FileSinkConfig};
 use datafusion::datasource::sink::{DataSink, DataSinkExec};
 use datafusion::execution::TaskContext;
+use datafusion::object_store::ObjectStoreExt;
 use datafusion::object_store::path::Path;
 use datafusion::object_store::{
     CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
@@ -216,7 +217,8 @@ impl Drop for CopyWrites {
 }
 
 /// Removes the files the local file system stages for uploads to `dests`
-/// (`{dest}#{n}`, renamed to `dest` when complete).
+/// (`{dest}#{n}`, renamed to `dest` when complete; each `dest` a hidden
+/// name, [`hidden_beside`]).
 fn remove_staged(dests: &[PathBuf]) {
     for dest in dests {
         let (Some(dir), Some(name)) = (dest.parent(), dest.file_name()) else {
@@ -344,6 +346,24 @@ struct Upload {
     upload: Option<Box<dyn MultipartUpload>>,
     /// Whether the sink completed it.
     finished: bool,
+    /// For the local file system: the file's hidden name while it is
+    /// written, and its own ([`hidden_beside`]).
+    renamed: Option<(Path, Path)>,
+}
+
+/// Where the local file system writes the file `location` until it is
+/// complete: beside it, under a hidden name (`.x.parquet.vshred-12-0`),
+/// so that a process killed outright leaves nothing a reader takes for a
+/// file of the dataset. The store's own staging of `location` itself,
+/// `x.parquet#1`, Spark reads, and fails on.
+fn hidden_beside(location: &Path) -> Path {
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = location.filename().unwrap_or_default();
+    let hidden = format!(".{name}.vshred-{}-{n}", std::process::id());
+    let parts: Vec<_> = location.parts().collect();
+    let parent = parts[..parts.len().saturating_sub(1)].iter().cloned();
+    Path::from_iter(parent).join(hidden)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -374,14 +394,19 @@ impl Deferred {
                     self.store.put_opts(&path, payload, options).await.map(drop)
                 }
                 Write::Upload(slot) => {
-                    let (upload, finished) = {
+                    let (upload, finished, renamed) = {
                         let mut slot = lock(&slot);
-                        (slot.upload.take(), slot.finished)
+                        (slot.upload.take(), slot.finished, slot.renamed.take())
                     };
                     match (upload, finished) {
                         (Some(mut upload), true) => {
                             let _open = self.open_gate().await;
-                            upload.complete().await.map(drop)
+                            match (upload.complete().await, renamed) {
+                                (Ok(_), Some((hidden, own))) => {
+                                    self.store.rename(&hidden, &own).await
+                                }
+                                (done, _) => done.map(drop),
+                            }
                         }
                         (Some(mut upload), false) => {
                             unfinished = true;
@@ -438,13 +463,19 @@ impl Deferred {
         opts: PutMultipartOptions,
     ) -> datafusion::object_store::Result<DeferredUpload> {
         let _open = self.open_gate().await;
+        let renamed = self
+            .staged
+            .is_some()
+            .then(|| (hidden_beside(location), location.clone()));
+        let written = renamed.as_ref().map_or(location, |(hidden, _)| hidden);
         if let Some(staged) = &self.staged {
-            lock(&staged.paths).push(PathBuf::from("/").join(location.as_ref()));
+            lock(&staged.paths).push(PathBuf::from("/").join(written.as_ref()));
         }
-        let upload = self.store.put_multipart_opts(location, opts).await?;
+        let upload = self.store.put_multipart_opts(written, opts).await?;
         let slot = Arc::new(Mutex::new(Upload {
             upload: Some(upload),
             finished: false,
+            renamed,
         }));
         lock(&self.writes).push(Write::Upload(slot.clone()));
         Ok(DeferredUpload(slot))
@@ -561,7 +592,9 @@ impl DeferredUpload {
 impl MultipartUpload for DeferredUpload {
     fn put_part(&mut self, data: PutPayload) -> UploadPart {
         let mut slot = lock(&self.0);
-        let Upload { upload, finished } = &mut *slot;
+        let Upload {
+            upload, finished, ..
+        } = &mut *slot;
         match upload {
             Some(upload) if !*finished => upload.put_part(data),
             _ => Box::pin(futures::future::ready(Err(DeferredUpload::ended()))),
@@ -614,7 +647,14 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        assert_eq!(names, ["before.parquet#1"]);
+        // Staged under a hidden name, which readers skip.
+        let [name] = names.as_slice() else {
+            panic!("{names:?}")
+        };
+        assert!(
+            name.starts_with(".before.parquet.vshred-") && name.ends_with("#1"),
+            "{name}"
+        );
         assert_eq!(lock(&staged.paths).len(), 1);
     }
 }
