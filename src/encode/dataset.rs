@@ -105,6 +105,7 @@ use super::plan::{MeasuredLayouts, leaf_encodings, plan_columns};
 use super::rows::{RowEncoder, StartingNames};
 use super::{EncodeOptions, LineCounts, sample_size, write_options};
 use crate::dataset::Dataset;
+use crate::dataset::hive::HiveColumns;
 use crate::dataset::schema::{ColumnType, normalized};
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{Claim, DatasetFiles, Output};
@@ -539,6 +540,22 @@ fn prepare_dir(dir: &Path, append: bool) -> Result<(u64, bool)> {
                 "holds a dataset already ({} Parquet file{plural}, such as {}): new files would mix with it; choose another directory",
                 existing.len(),
                 example.display()
+            ),
+        )
+        .in_file(dir));
+    }
+    // New files go in `dir` itself, beside the key=value directories of a
+    // partitioned dataset: they would read null there, and Spark skips
+    // such files without a word.
+    if let Some(hive) = HiveColumns::find(dir, &existing)? {
+        let keys: Vec<&str> = hive.columns().iter().map(|(k, _)| k.as_str()).collect();
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "holds a dataset under {}=... directories (such as {}): append to the directory of a partition (.../{}=VALUE/), where its files belong",
+                keys.join("=.../"),
+                example.display(),
+                keys.join("=.../")
             ),
         )
         .in_file(dir));

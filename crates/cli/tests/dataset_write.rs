@@ -228,6 +228,44 @@ fn a_directory_that_holds_a_dataset_is_refused_and_append_numbers_on() {
     assert!(stderr(&out).contains("--max-file-rows"), "{}", stderr(&out));
 }
 
+/// Appending to the root of a dataset of key=value directories is
+/// refused: the file would sit beside them, reading null there, and Spark
+/// skips such a file without a word. A partition's directory takes it.
+#[test]
+fn an_append_beside_key_value_directories_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(2, &[])).unwrap();
+    let write = |to: &str| {
+        vshred_in(
+            dir.path(),
+            &[
+                "encode",
+                "in.jsonl",
+                to,
+                "--max-file-rows",
+                "10",
+                "--append",
+            ],
+        )
+    };
+    assert!(write("lake/day=2024-03-01").status.success());
+    let refused = write("lake");
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        stderr(&refused),
+        "vshred: lake: invalid arguments: holds a dataset under day=... directories (such as \
+         lake/day=2024-03-01/part-00000.parquet): append to the directory of a partition \
+         (.../day=VALUE/), where its files belong\n"
+    );
+    assert!(write("lake/day=2024-03-02").status.success());
+    assert!(write("lake/day=2024-03-01").status.success());
+    assert_eq!(
+        names(&dir.path().join("lake")),
+        ["day=2024-03-01", "day=2024-03-02"]
+    );
+    assert_eq!(cat(dir.path(), "lake").lines().count(), 6);
+}
+
 /// An input of no rows appended adds no file (an empty part would be one
 /// more file for every reader), and makes no directory.
 #[test]
