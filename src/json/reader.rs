@@ -225,7 +225,19 @@ impl<'a> JsonReader<'a> {
                 } else {
                     format!("byte 0x{b:02x}")
                 };
-                self.error_at(self.pos, format!("expected {expected}, found {found}"))
+                // What a file of another kind starts with, named.
+                let rest = &self.text[self.pos..];
+                let kind = if rest.starts_with(&[0x1f, 0x8b]) {
+                    " (gzip-compressed data: decompress it first, as zcat does)"
+                } else if rest.starts_with(b"PAR1") {
+                    " (a Parquet file, which is read, not encoded)"
+                } else {
+                    ""
+                };
+                self.error_at(
+                    self.pos,
+                    format!("expected {expected}, found {found}{kind}"),
+                )
             }
         }
     }

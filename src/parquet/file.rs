@@ -724,6 +724,13 @@ fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
         "the file is empty".to_string()
     } else if head {
         "it starts as one but does not end with the PAR1 footer magic (cut short?)".to_string()
+    } else if file
+        .get_bytes(0, 1)
+        .is_ok_and(|b| matches!(b.first(), Some(b'{' | b'[')))
+    {
+        format!(
+            "it does not start with the PAR1 magic bytes ({length} bytes) but as JSON text (`vshred encode` makes Parquet of JSON lines)"
+        )
     } else {
         format!("it does not start with the PAR1 magic bytes ({length} bytes)")
     };

@@ -287,6 +287,37 @@ fn input_that_is_not_json_lines_gets_a_hint() {
     }
 }
 
+/// A gzip-compressed input or a Parquet file given to `encode`, and JSON
+/// Lines given to `cat`, are named for what they are.
+#[test]
+fn a_file_of_another_kind_is_named_for_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    encoded(dir.path(), "f.parquet", "{\"a\":1}\n", &[]);
+    // gzip's magic bytes, then deflated data.
+    std::fs::write(
+        dir.path().join("in.jsonl.gz"),
+        [0x1f, 0x8b, 8, 0, 0, 0, 0, 0],
+    )
+    .unwrap();
+    for (args, said) in [
+        (
+            ["encode", "in.jsonl.gz", "out.parquet"],
+            "expected a JSON value, found byte 0x1f (gzip-compressed data: decompress it first, as zcat does)",
+        ),
+        (
+            ["encode", "f.parquet", "out.parquet"],
+            "expected a JSON value, found 'P' (a Parquet file, which is read, not encoded)",
+        ),
+    ] {
+        fails_with(dir.path(), &args, said);
+    }
+    fails_with(
+        dir.path(),
+        &["cat", "in.jsonl"],
+        "not a Parquet file: it does not start with the PAR1 magic bytes (8 bytes) but as JSON text (`vshred encode` makes Parquet of JSON lines)",
+    );
+}
+
 /// A line cut short after lines of JSON Lines is only that: no hint that
 /// the file is something else (the README shows this error).
 #[test]
