@@ -783,13 +783,16 @@ fn default_never_makes_value_only_columns() {
     );
 }
 
+/// Every faithful scalar class is typed but those Spark 4.3's reader
+/// refuses a file for (UUID, TIME, nanosecond timestamps), which stay in
+/// `value`; a layout given may still ask for them.
 #[test]
-fn default_types_every_faithful_scalar_class() {
+fn default_types_every_faithful_scalar_class_that_spark_reads() {
     assert_eq!(
         infer_rows(&typed_rows(4096), &InferOptions::default()),
         concat!(
-            r#"{"bin":"binary","date":"date","flag":"boolean","float":"float","time":"time","#,
-            r#""ts":"timestamp","ts_nanos":"timestamp_nanos","ts_ntz":"timestamp_ntz","uuid":"uuid"}"#
+            r#"{"bin":"binary","date":"date","flag":"boolean","float":"float","#,
+            r#""ts":"timestamp","ts_ntz":"timestamp_ntz"}"#
         )
     );
 }

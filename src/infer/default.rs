@@ -532,7 +532,9 @@ fn leaf_path(path: &[Step]) -> Vec<String> {
 }
 
 /// The narrowest faithful typed layout for a scalar class, and its
-/// storage; `None` for objects and arrays.
+/// storage; `None` for objects and arrays, and for the types Spark 4.3's
+/// reader refuses to read a file with (UUID, TIME, nanosecond timestamps):
+/// their values stay in `value`, where every engine reads them.
 fn scalar_layout(best: &ClassStats) -> Option<(ShreddingSchema, Storage)> {
     use ShreddingSchema as S;
     Some(match best.class {
@@ -555,9 +557,10 @@ fn scalar_layout(best: &ClassStats) -> Option<(ShreddingSchema, Storage)> {
         Class::String => (S::String, Storage::Bytes),
         Class::Binary => (S::Binary, Storage::Bytes),
         Class::Date => (S::Date, Storage::Fixed(4.0)),
-        Class::Time => (S::Time, Storage::Fixed(8.0)),
-        Class::Timestamp { utc, nanos } => (S::Timestamp { utc, nanos }, Storage::Fixed(8.0)),
-        Class::Uuid => (S::Uuid, Storage::Fixed(16.0)),
+        Class::Timestamp { utc, nanos: false } => {
+            (S::Timestamp { utc, nanos: false }, Storage::Fixed(8.0))
+        }
+        Class::Time | Class::Timestamp { nanos: true, .. } | Class::Uuid => return None,
         Class::Object | Class::Array => return None,
     })
 }
