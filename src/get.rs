@@ -83,11 +83,19 @@ pub fn variant_get(
     }
     let reader = ShreddedColumn::try_new(column)?;
     let segments = path.segments();
+    // A nanosecond timestamp (SQL's TIMESTAMP in DataFusion) holds fewer
+    // years than the microseconds Spark counts in.
+    let range = match as_type {
+        ShreddingSchema::Timestamp { nanos: true, .. } => {
+            " (a nanosecond timestamp holds the years 1677 to 2262; `timestamp`, in microseconds, years 1 to 9999)"
+        }
+        _ => "",
+    };
     let failed = |row: usize, v: &VariantRef<'_>| {
         Error::new(
             ErrorKind::Conversion,
             format!(
-                "{path}: {} does not convert to {}",
+                "{path}: {} does not convert to {}{range}",
                 crate::json::variant_to_json_string(v),
                 as_type.type_name()
             ),

@@ -85,13 +85,13 @@ impl TypedBuilder {
             }),
             TypedBuilder::Float(_) => V::Float(match v {
                 V::Bool(b) => f32::from(u8::from(*b)),
-                V::String(s) => trimmed(s).parse().ok()?,
+                V::String(s) => java_number(s)?,
                 V::Float(x) => *x,
                 _ => (seconds(v).or_else(|| number(v)))? as f32,
             }),
             TypedBuilder::Double(_) => V::Double(match v {
                 V::Bool(b) => f64::from(u8::from(*b)),
-                V::String(s) => trimmed(s).parse().ok()?,
+                V::String(s) => java_number(s)?,
                 _ => seconds(v).or_else(|| number(v))?,
             }),
             TypedBuilder::Decimal(_, _, scale) => V::Decimal16(match v {
@@ -212,6 +212,19 @@ fn spark_bool(s: &str) -> Option<bool> {
 /// Spark reads a number or boolean from it.
 fn trimmed(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace() || c.is_control())
+}
+
+/// A string as a double or float, as Spark's cast reads one: Java's
+/// `parseDouble` takes a type suffix after the digits (`1d`, `1.5F`).
+fn java_number<T: std::str::FromStr>(s: &str) -> Option<T> {
+    let s = trimmed(s);
+    s.parse().ok().or_else(|| {
+        let digits = s.strip_suffix(['d', 'D', 'f', 'F'])?;
+        // Never after `Infinity` or `NaN`, which Java gives no suffix.
+        digits
+            .ends_with(|c: char| c.is_ascii_digit() || c == '.')
+            .then(|| digits.parse().ok())?
+    })
 }
 
 /// A timestamp with a zone as seconds since the epoch, as Spark reads one
@@ -381,6 +394,26 @@ mod tests {
         assert_eq!(java(-0.0), "-0.0");
         assert_eq!(java(f64::NAN), "NaN");
         assert_eq!(java(f64::NEG_INFINITY), "-Infinity");
+    }
+
+    /// What Spark 4.3 gives for these strings cast to a double (and to a
+    /// float): Java's number syntax, a type suffix included.
+    #[test]
+    fn strings_read_as_numbers_with_javas_suffixes() {
+        for (text, want) in [
+            ("1d", Some(1.0)),
+            ("1f", Some(1.0)),
+            (" 1.5F ", Some(1.5)),
+            ("2.D", Some(2.0)),
+            ("1e3d", Some(1000.0)),
+            ("1dd", None),
+            ("d", None),
+            ("Infinityd", None),
+            ("1x", None),
+        ] {
+            assert_eq!(java_number::<f64>(text), want, "{text}");
+            assert_eq!(java_number::<f32>(text), want.map(|x| x as f32), "{text}");
+        }
     }
 
     #[test]
