@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use arrow::array::{RecordBatch, RecordBatchReader};
@@ -27,6 +27,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBool;
 use tokio::runtime::Runtime;
 use vshred_datafusion::functions::error_message;
+use vshred_datafusion::process_runtime::ProcessRuntime;
 use vshred_datafusion::statements::{execute, in_statement, parse_statements};
 use vshred_datafusion::table::VariantTable;
 
@@ -36,18 +37,16 @@ use crate::failed;
 /// for signals.
 const SIGNAL_CHECKS: Duration = Duration::from_millis(50);
 
-/// The runtime every session's statements run on, made by the first.
+/// The runtime every session's statements run on, made by the first in
+/// each process (a forked child makes its own: [`ProcessRuntime`]).
 fn runtime() -> PyResult<&'static Runtime> {
-    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
-    if let Some(runtime) = RUNTIME.get() {
-        return Ok(runtime);
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .thread_name("vshred-sql")
-        .enable_all()
-        .build()
-        .map_err(failed)?;
-    Ok(RUNTIME.get_or_init(|| runtime))
+    static RUNTIME: ProcessRuntime = ProcessRuntime::new(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .thread_name("vshred-sql")
+            .enable_all()
+            .build()
+    });
+    RUNTIME.get().map_err(failed)
 }
 
 /// Runs `work` on the runtime to its end, the interpreter released; a

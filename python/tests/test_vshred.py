@@ -723,3 +723,24 @@ def test_slices_of_nested_arrays_read_as_their_rows(tmp_path):
     import pyarrow.dataset as ds
     reader = ds.dataset(path).scanner(batch_size=1000).to_reader()
     assert vshred.sql("SELECT count(*) AS n FROM t", tables={"t": reader}).to_pylist() == [{"n": 5000}]
+
+
+def _query_in_child(queue):
+    queue.put(vshred.sql("SELECT 1 AS x").to_pylist())
+
+
+def test_a_forked_child_runs_queries_of_its_own():
+    # A child forked after the parent ran a query has the parent's runtime
+    # but none of its threads: it makes its own (it waited for ever).
+    import multiprocessing
+    assert vshred.sql("SELECT 1 AS x").to_pylist() == [{"x": 1}]
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_query_in_child, args=(queue,))
+    child.start()
+    child.join(60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the child's query did not end"
+    assert queue.get(timeout=5) == [{"x": 1}]

@@ -57,6 +57,7 @@ pub mod field_access;
 pub mod filter;
 pub mod functions;
 pub mod jsonl;
+pub mod process_runtime;
 #[cfg(feature = "s3")]
 pub mod s3;
 pub mod scan;

@@ -44,7 +44,7 @@ use std::future::Future;
 use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use bytes::Bytes;
@@ -56,6 +56,8 @@ use datafusion::object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use futures::TryStreamExt;
 use url::{Position, Url};
 use vshred::dataset::Dataset;
+
+use crate::process_runtime::ProcessRuntime;
 use vshred::dataset::storage::{LocalFiles, Storage, glob_root, is_dataset_file, is_glob};
 use vshred::parquet::ByteSource;
 
@@ -353,21 +355,16 @@ fn wait<T: Send + 'static>(
 
 /// The runtime of the stores' requests, started when first needed.
 fn io_runtime() -> io::Result<&'static tokio::runtime::Runtime> {
-    static RUNTIME: OnceLock<std::result::Result<tokio::runtime::Runtime, String>> =
-        OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(IO_THREADS)
-                .thread_name("vshred-io")
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| {
-            io::Error::other(format!(
-                "starting the runtime of object store requests: {e}"
-            ))
-        })
+    static RUNTIME: ProcessRuntime = ProcessRuntime::new(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(IO_THREADS)
+            .thread_name("vshred-io")
+            .enable_all()
+            .build()
+    });
+    RUNTIME.get().map_err(|e| {
+        io::Error::other(format!(
+            "starting the runtime of object store requests: {e}"
+        ))
+    })
 }
