@@ -103,7 +103,7 @@ use super::lines::{LineTallies, Lines, Source};
 use super::pipeline::{FileLimit, every_line_bad, write_lines};
 use super::plan::{MeasuredLayouts, leaf_encodings, plan_columns};
 use super::rows::{RowEncoder, StartingNames};
-use super::{EncodeOptions, LineCounts, sample_size, write_options};
+use super::{DEFAULT_COLUMN, EncodeOptions, LineCounts, sample_size, write_options};
 use crate::dataset::Dataset;
 use crate::dataset::hive::HiveColumns;
 use crate::dataset::schema::{ColumnType, normalized};
@@ -269,6 +269,7 @@ fn write_parts(
         sample_size(options).min(usize::try_from(rows).unwrap_or(usize::MAX))
     });
     let mut agreed = AgreedColumns::of_dataset_in(dir)?;
+    agreed.refuse_whole_rows_beside_columns(options)?;
     let mut source = Source::new(input);
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let mut files: Vec<PartReport> = Vec::new();
@@ -436,6 +437,44 @@ impl AgreedColumns {
             Some(_) => {}
             None => self.columns.push((name.to_string(), column_type)),
         }
+    }
+
+    /// Refuses to write whole rows as one Variant column (no Variant
+    /// fields named) into a dataset whose files hold other columns beside
+    /// it: they were written with Variant fields, and the column would
+    /// hold a field there and whole rows here.
+    fn refuse_whole_rows_beside_columns(&self, options: &EncodeOptions) -> Result<()> {
+        let others: Vec<&str> = self
+            .columns
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| *name != DEFAULT_COLUMN)
+            .collect();
+        if !options.variant_fields.is_empty() || others.is_empty() {
+            return Ok(());
+        }
+        let variants: Vec<&str> = self
+            .columns
+            .iter()
+            .filter(|(_, t)| *t == ColumnType::Variant)
+            .map(|(name, _)| name.as_str())
+            .collect();
+        Err(Error::new(
+            ErrorKind::Incompatible,
+            format!(
+                "the dataset's files hold the columns {} (Variant: {}): they were written with Variant fields, and without them each row would be one Variant column {DEFAULT_COLUMN:?} here (give the Variant fields they were written with: --variant-field, variant_fields)",
+                self.columns
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if variants.is_empty() {
+                    "none".to_string()
+                } else {
+                    variants.join(", ")
+                }
+            ),
+        ))
     }
 
     /// `columns`, each as the dataset has it; `variant_fields`, the

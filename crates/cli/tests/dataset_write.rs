@@ -266,6 +266,33 @@ fn an_append_beside_key_value_directories_is_refused() {
     assert_eq!(cat(dir.path(), "lake").lines().count(), 6);
 }
 
+/// Rows appended whole (no Variant field named) to a dataset written with
+/// Variant fields are refused: its column `v` would hold a field in the
+/// files before and whole rows in the new one.
+#[test]
+fn an_append_without_the_variant_fields_the_files_were_written_with_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: String = (0..4)
+        .map(|i| format!("{{\"id\":{i},\"v\":{{\"a\":{i}}}}}\n"))
+        .collect();
+    std::fs::write(dir.path().join("in.jsonl"), rows).unwrap();
+    let args = ["encode", "in.jsonl", "ds", "--max-file-rows", "10"];
+    let with_field = [&args[..], &["--variant-field", "v"]].concat();
+    assert!(vshred_in(dir.path(), &with_field).status.success());
+    let refused = vshred_in(dir.path(), &[&args[..], &["--append"]].concat());
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains(
+            "the dataset's files hold the columns id, v (Variant: v): they were written with Variant fields"
+        ),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(names(&dir.path().join("ds")), ["part-00000.parquet"]);
+    let appended = vshred_in(dir.path(), &[&with_field[..], &["--append"]].concat());
+    assert!(appended.status.success(), "{}", stderr(&appended));
+}
+
 /// An input of no rows appended adds no file (an empty part would be one
 /// more file for every reader), and makes no directory.
 #[test]
