@@ -525,6 +525,7 @@ fn in_parts(
 #[pymodule]
 fn _vshred(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("VshredError", module.py().get_type::<VshredError>())?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_function(wrap_pyfunction!(encode, module)?)?;
     module.add_function(wrap_pyfunction!(infer, module)?)?;
     module.add_function(wrap_pyfunction!(get, module)?)?;

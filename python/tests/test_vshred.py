@@ -85,6 +85,20 @@ def test_an_exception_of_an_iterables_iter_comes_out_as_itself(tmp_path):
     assert not out.exists()
 
 
+def test_a_dataset_stopped_by_the_iterable_says_which_files_it_left(tmp_path):
+    def rows():
+        yield from ['{"a": %d}' % i for i in range(12)]
+        raise RuntimeError("the source failed")
+
+    out = tmp_path / "ds"
+    with pytest.raises(RuntimeError, match="the source failed") as raised:
+        vshred.encode(rows(), out, max_file_rows=5)
+    assert getattr(raised.value, "__notes__", None) == [
+        "2 complete files written to %s before it stopped: part-00000.parquet, "
+        "part-00001.parquet (append=True adds to them)" % out]
+    assert vshred.get(out, "$.a", "int64").to_pylist() == list(range(10))
+
+
 def test_get_gives_a_typed_array_and_where_keeps_its_rows(events):
     ids = vshred.get(events, "$.user.id", "int64")
     assert ids.type == pa.int64()
@@ -124,6 +138,10 @@ def test_duckdb_and_polars_query_the_table(events):
     assert total == (sum(1000 + i for i in range(300)), 100)
     frame = pl.from_arrow(rows)
     assert frame.filter(pl.col("id") < 3)["user_id"].to_list() == [1000, 1001, 1002]
+
+
+def test_the_version_is_the_crates():
+    assert re.fullmatch(r"\d+\.\d+\.\d+", vshred.__version__)
 
 
 def test_parse_json_and_to_json_go_both_ways():

@@ -22,11 +22,11 @@ import warnings as _warnings
 
 import pyarrow as _pa
 
-from ._vshred import VshredError
+from ._vshred import VshredError, __version__
 from . import _vshred
 
 __all__ = ["VshredError", "encode", "infer", "get", "read", "parse_json", "to_json",
-           "sql", "Session"]
+           "sql", "Session", "__version__"]
 
 
 def _names(names):
@@ -89,6 +89,14 @@ def _unsliced_source(source):
     batches = (_pa.RecordBatch.from_arrays([_unsliced(c) for c in batch.columns],
                                            schema=batch.schema) for batch in source)
     return _pa.RecordBatchReader.from_batches(source.schema, batches)
+
+
+def _parquet_files(directory):
+    """The names of the Parquet files in ``directory``, if it is one."""
+    try:
+        return {name for name in _os.listdir(directory) if name.endswith(".parquet")}
+    except OSError:
+        return set()
 
 
 def _chunk_by_chunk(native, array, *args):
@@ -180,10 +188,23 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
         raise ValueError("output is a file's path ('-', standard output, is the "
                          "command line's)")
     variant_fields, bloom_filters = _names(variant_fields), _names(bloom_filters)
-    written = _vshred.encode(input, output, variant_fields, shred, decimal,
-                             compression, row_group_rows, sample_rows,
-                             bloom_filters, inexact_numbers, duplicate_keys,
-                             skip_bad_lines, max_file_rows, max_file_bytes, append)
+    dataset = max_file_rows is not None or max_file_bytes is not None
+    before = _parquet_files(output) if dataset else set()
+    try:
+        written = _vshred.encode(input, output, variant_fields, shred, decimal,
+                                 compression, row_group_rows, sample_rows,
+                                 bloom_filters, inexact_numbers, duplicate_keys,
+                                 skip_bad_lines, max_file_rows, max_file_bytes, append)
+    except BaseException as stopped:
+        # A VshredError says which files it left; the iterable's own
+        # exception and Ctrl-C's are told here.
+        made = sorted(_parquet_files(output) - before) if dataset else []
+        if made and not isinstance(stopped, VshredError) and hasattr(stopped, "add_note"):
+            stopped.add_note("%d complete file%s written to %s before it stopped: %s "
+                             "(append=True adds to them)" % (
+                                 len(made), "" if len(made) == 1 else "s", output,
+                                 ", ".join(made)))
+        raise
     for file in written.get("files", [written]):
         file["layout"] = _json.loads(file["layout"])
         for path in file.get("bloom_filters_left_out", []):
@@ -207,7 +228,8 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
 
 def infer(input, *, variant_fields=None, shred="auto", sample_rows=None,
           inexact_numbers="error", duplicate_keys="error"):
-    """The layout :func:`encode` would choose for ``input``, as a dict.
+    """The layout :func:`encode` would choose for ``input``, as a dict (or
+    ``"variant"`` for a column left unshredded).
 
     The layout is the JSON a schema file holds (``vshred infer`` prints the
     same): of the one Variant column, or an object of them by name.
@@ -255,8 +277,9 @@ def read(source, columns=None):
     """The rows of ``source`` (a file, a directory or a glob, by path or URL, as
     :func:`get` takes it) as a ``pyarrow.Table``.
 
-    ``columns`` (all when ``None``) are read in the order the files have
-    them, null where a file lacks one; the ``key=value`` directories of a
+    ``columns`` are read in the order given (all when ``None``, in the
+    order the files have them), null where a file lacks one; the
+    ``key=value`` directories of a
     partitioned dataset (``day=2024-03-01/``) are columns after them, as
     ``get``'s ``where`` can name. A Variant column is read whole,
     whatever its layout in each file, as a struct of ``metadata`` and
