@@ -335,7 +335,8 @@ class Session(_vshred.Session):
     ``settings`` are DataFusion's (``{"datafusion.execution.batch_size":
     8192}``). ``register(name, source)`` makes ``source`` the table
     ``name``: a Parquet file, directory, glob or ``file://`` or ``s3://``
-    URL (as :func:`get` takes it), or any
+    URL (as :func:`get` takes it; its files are those there when it is
+    registered: register it again to read files added since), or any
     Arrow table or stream of record batches (an object with
     ``__arrow_c_stream__``: a pyarrow Table, a polars DataFrame, a DuckDB
     relation), read once into memory; one column (a polars Series) is not

@@ -3,10 +3,10 @@
 //! lines skipped or refused.
 
 use std::collections::VecDeque;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use super::LineCounts;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::json::UTF8_BOM;
 
 /// A line held in [`Lines`].
@@ -108,6 +108,11 @@ impl<'r> Source<'r> {
     }
 }
 
+/// The longest line read: Parquet holds no value longer (nor its Variant,
+/// which is no shorter), and a line without end (a device, a binary file)
+/// stops here, not where memory runs out.
+const MAX_LINE_BYTES: u64 = i32::MAX as u64;
+
 /// Reads the input into [`Lines`], counting lines and bytes.
 struct LineReader<'r> {
     input: &'r mut dyn BufRead,
@@ -132,12 +137,22 @@ impl<'r> LineReader<'r> {
         let target = batch.lines.len() + n;
         while batch.lines.len() < target {
             let start = batch.text.len();
-            let read = self
-                .input
+            let read = (&mut *self.input)
+                .take(MAX_LINE_BYTES + 1)
                 .read_until(b'\n', &mut batch.text)
                 .map_err(Error::reading_input)?;
             if read == 0 {
                 break;
+            }
+            if read as u64 > MAX_LINE_BYTES {
+                return Err(Error::new(
+                    ErrorKind::Json,
+                    format!(
+                        "line {} (from byte {}) is longer than 2 GiB, the most a Parquet value holds (is the input JSON Lines?)",
+                        self.line_no + 1,
+                        self.consumed
+                    ),
+                ));
             }
             let mut offset = self.consumed;
             self.consumed += read as u64;
