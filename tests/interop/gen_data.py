@@ -10,7 +10,8 @@ Writes
                        form, strings (short, long, unicode, escapes), booleans,
                        nulls, nested objects, arrays of strings / objects /
                        arrays, a field that is an int in some rows and a string
-                       in others, fields missing from most rows, empty {} / [].
+                       in others, fields missing from most rows, empty {} / [],
+                       objects whose keys sort otherwise in UTF-16 (Spark's).
   OUT_DIR/mixed.jsonl  300 top-level values that are not all objects
                        (ints, decimals, doubles, strings, arrays, objects, null),
                        mostly ints so that shredders pick a typed top level.
@@ -122,6 +123,10 @@ def row(i):
         r["mixed_arr"] = [1, "a", None, {"k": 1}, raw("2.50"), True]
     if rng.random() < 0.1:
         r["deep"] = {"a": {"b": {"c": {"d": [{"e": rng.randint(0, 9)}]}}}}
+    if i % 50 == 7:
+        # Keys whose order differs in UTF-8 bytes (the spec's, ours) and in
+        # UTF-16 code units (Java's, Spark's): U+FEFF against an emoji.
+        r["keyed"] = {"\ufeff": i, "\U0001F600": i + 1, "a": i + 2, "\uff21": i + 3}
     keys = list(r)
     rng.shuffle(keys)                             # key order varies; the encoding sorts
     return {k: r[k] for k in keys}
