@@ -53,8 +53,9 @@ pub enum ShredMode {
     Infer(InferOptions),
     /// Not shredded: `metadata` and `value` only.
     None,
-    /// This layout ([`ShredMode::given_layout`]): every Variant column's,
-    /// or each column's by name.
+    /// This layout: every Variant column's, or, with several, a layout by
+    /// name as `infer` writes it (an object whose keys are all their
+    /// names) gives each its own entry.
     Schema(ShreddingSchema),
 }
 

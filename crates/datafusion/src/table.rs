@@ -49,7 +49,7 @@ impl VariantTable {
 
     /// The table of the files `location` names: a local path as
     /// [`open`](Self::open) takes, or a URL of an object store `runtime`
-    /// has registered ([`StoreFiles`]).
+    /// has registered ([`StoreFiles`](crate::store::StoreFiles)).
     pub fn open_location(location: &str, runtime: &RuntimeEnv) -> Result<VariantTable> {
         let dataset = Dataset::find_in(Path::new(location), storage_of(location, runtime)?);
         VariantTable::new(dataset.map_err(external)?)
