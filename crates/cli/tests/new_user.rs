@@ -367,7 +367,7 @@ fn a_file_that_is_not_parquet_says_so_once() {
         let out = vshred_in(dir.path(), &[command, "x.parquet"]);
         assert_eq!(
             stderr(&out),
-            "vshred: x.parquet: Parquet error: not a Parquet file: it does not start with the PAR1 magic bytes (8 bytes)\n"
+            "vshred: x.parquet: Parquet error: not a Parquet file: it does not start with the PAR1 magic bytes (8 bytes) but as JSON text (`vshred encode` makes Parquet of JSON lines)\n"
         );
     }
 }
