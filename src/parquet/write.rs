@@ -779,8 +779,9 @@ impl ParquetWriter {
 
     /// An error of the parquet crate or of the output, naming the file.
     #[cold]
-    fn failed(&self, doing: &str, e: impl std::fmt::Display) -> Error {
-        let e = Error::parquet(doing, e);
+    fn failed(&self, doing: &str, e: impl std::error::Error + Send + Sync + 'static) -> Error {
+        // The cause kept: a front end tells a closed pipe from a failure.
+        let e = Error::parquet(doing, &e).with_source(e);
         match self.completion.target() {
             Some(target) => e.in_file(target),
             None => e,

@@ -427,7 +427,8 @@ fn main() -> ExitCode {
     });
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // A reader that closed the output early (`| head`) asked for no more.
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("vshred: {e}");
             ExitCode::from(1)
@@ -511,6 +512,22 @@ fn usage_error(e: clap::Error) -> ExitCode {
 enum Failure {
     Vshred(vshred::Error),
     Io(io::Error),
+}
+
+impl Failure {
+    /// Whether this is a write to a pipe whose reader has gone, from this
+    /// binary or from the library (`encode ... -`).
+    fn is_broken_pipe(&self) -> bool {
+        let first: &(dyn std::error::Error + 'static) = match self {
+            Failure::Io(e) => e,
+            Failure::Vshred(e) => e,
+        };
+        // Through the parquet crate's errors too, which wrap the writer's.
+        std::iter::successors(Some(first), |e| e.source()).any(|e| {
+            e.downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+        })
+    }
 }
 
 impl std::fmt::Display for Failure {

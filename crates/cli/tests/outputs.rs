@@ -200,3 +200,28 @@ fn a_signal_while_encoding_leaves_no_temporary_file() {
         );
     }
 }
+
+/// `encode IN -` into a reader that stops early (`| head -c 100`) ends as
+/// `cat` does then: quietly, with success, not an error naming the input.
+#[test]
+fn encoding_to_a_reader_that_stops_early_ends_quietly() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..200_000)
+        .map(|i| format!("{{\"id\":{i},\"s\":\"text {}\"}}\n", i * 7919 % 100_003))
+        .collect();
+    std::fs::write(dir.path().join("in.jsonl"), lines).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["encode", "in.jsonl", "-"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut start = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut start).unwrap();
+    // The pipe's reader is gone: the rest cannot be written.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&start[..4], b"PAR1");
+    assert_eq!((out.status.code(), stderr(&out)), (Some(0), ""));
+}
