@@ -342,7 +342,7 @@ fn get(
     let signals = raised.clone();
     let (values, warnings) = py
         .detach(move || -> vshred::Result<(ArrayRef, Vec<String>)> {
-            let dataset = find_dataset(&source, &vshred_datafusion::runtime_env())?;
+            let dataset = find_dataset(&source)?;
             let request = GetRequest {
                 column: dataset.choose_variant_column(column.as_deref())?,
                 path: path.parse()?,
@@ -393,7 +393,7 @@ fn read(
     let signals = raised.clone();
     let (batches, schema) = py
         .detach(move || -> vshred::Result<_> {
-            let dataset = find_dataset(&source, &vshred_datafusion::runtime_env())?;
+            let dataset = find_dataset(&source)?;
             let names = match columns {
                 Some(names) => names,
                 None => dataset.columns()?.all.clone(),

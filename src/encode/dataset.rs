@@ -444,34 +444,28 @@ impl AgreedColumns {
     /// it: they were written with Variant fields, and the column would
     /// hold a field there and whole rows here.
     fn refuse_whole_rows_beside_columns(&self, options: &EncodeOptions) -> Result<()> {
-        let others: Vec<&str> = self
-            .columns
-            .iter()
-            .map(|(name, _)| name.as_str())
-            .filter(|name| *name != DEFAULT_COLUMN)
-            .collect();
-        if !options.variant_fields.is_empty() || others.is_empty() {
+        let beside = self.columns.iter().any(|(name, _)| name != DEFAULT_COLUMN);
+        if !options.variant_fields.is_empty() || !beside {
             return Ok(());
         }
-        let variants: Vec<&str> = self
-            .columns
-            .iter()
-            .filter(|(_, t)| *t == ColumnType::Variant)
-            .map(|(name, _)| name.as_str())
-            .collect();
+        let names = |of: &dyn Fn(&ColumnType) -> bool| {
+            self.columns
+                .iter()
+                .filter(|(_, t)| of(t))
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let variants = names(&|t| *t == ColumnType::Variant);
         Err(Error::new(
             ErrorKind::Incompatible,
             format!(
                 "the dataset's files hold the columns {} (Variant: {}): they were written with Variant fields, and without them each row would be one Variant column {DEFAULT_COLUMN:?} here (give the Variant fields they were written with: --variant-field, variant_fields)",
-                self.columns
-                    .iter()
-                    .map(|(n, _)| n.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                names(&|_| true),
                 if variants.is_empty() {
-                    "none".to_string()
+                    "none"
                 } else {
-                    variants.join(", ")
+                    &variants
                 }
             ),
         ))

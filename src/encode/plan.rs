@@ -539,17 +539,25 @@ pub(super) fn plan_columns(
             unsampled.push(name.clone());
         }
     }
-    let forced_variant = |field: &FieldPlan| !split || options.variant_fields.contains(&field.name);
+    // Each field's ordinary column type; none for a Variant column.
+    let plain_types: Vec<_> = fields
+        .iter()
+        .map(|f| {
+            let forced_variant = !split || options.variant_fields.contains(&f.name);
+            f.kinds.plain_type().filter(|_| !forced_variant)
+        })
+        .collect();
     let variant_names: Vec<String> = fields
         .iter()
-        .filter(|f| forced_variant(f) || f.kinds.plain_type().is_none())
-        .map(|f| f.name.clone())
+        .zip(&plain_types)
+        .filter(|(_, plain)| plain.is_none())
+        .map(|(f, _)| f.name.clone())
         .collect();
     let variant_columns: Vec<&str> = variant_names.iter().map(String::as_str).collect();
     let mut columns = Vec::with_capacity(fields.len());
     let mut priced = Vec::new();
-    for field in fields {
-        if let Some(t) = field.kinds.plain_type().filter(|_| !forced_variant(&field)) {
+    for (field, plain) in fields.into_iter().zip(plain_types) {
+        if let Some(t) = plain {
             columns.push(ColumnSpec::Plain(Field::new(field.name, t, true)));
             continue;
         }

@@ -662,9 +662,8 @@ impl ParquetInput {
         if is_stream(path) {
             return Ok(ParquetInput::Stream(open_parquet(path)?));
         }
-        let runtime = vshred_datafusion::runtime_env();
         Ok(ParquetInput::Files(Box::new(
-            vshred_datafusion::store::find_dataset(path, &runtime)?,
+            vshred_datafusion::store::find_dataset(path)?,
         )))
     }
 

@@ -549,17 +549,17 @@ impl FileSink for VariantParquetSink {
                     }
                     Ok::<_, std::io::Error>(())
                 };
+                let writing = |e: &dyn std::fmt::Display| {
+                    DataFusionError::Execution(format!("writing {name}: {e}"))
+                };
                 let (encoded, uploaded) = tokio::join!(encoding, uploading);
                 // A failed upload stops the encoder: its error is the cause.
-                uploaded.map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?;
+                uploaded.map_err(|e| writing(&e))?;
                 let rows = encoded
-                    .map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?
+                    .map_err(|e| writing(&e))?
                     .map_err(|e| external(e.in_file(&name)))?;
                 // Held by the store until every file is written.
-                upload
-                    .shutdown()
-                    .await
-                    .map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?;
+                upload.shutdown().await.map_err(|e| writing(&e))?;
                 Ok::<_, DataFusionError>(rows)
             });
         }

@@ -56,10 +56,10 @@ use datafusion::object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use futures::TryStreamExt;
 use url::{Position, Url};
 use vshred::dataset::Dataset;
-
-use crate::process_runtime::ProcessRuntime;
 use vshred::dataset::storage::{LocalFiles, Storage, glob_root, is_dataset_file, is_glob};
 use vshred::parquet::ByteSource;
+
+use crate::process_runtime::ProcessRuntime;
 
 /// Threads of the runtime the stores' requests run on: they wait on the
 /// network, not the CPU.
@@ -83,14 +83,14 @@ pub fn storage_of(location: &str, runtime: &RuntimeEnv) -> Result<Arc<dyn Storag
 }
 
 /// The dataset `location` names, a file, directory or glob by its path or
-/// by a URL of a store `runtime` has ([`crate::runtime_env`]'s: `file://`,
-/// and `s3://` with the `s3` feature): for what reads datasets outside a
-/// session (the CLI's `get` and `cat`, Python's `get` and `read`).
-pub fn find_dataset(location: &Path, runtime: &RuntimeEnv) -> vshred::Result<Dataset> {
+/// by a URL of a store [`crate::runtime_env`] has (`file://`, and `s3://`
+/// with the `s3` feature): for what reads datasets outside a session (the
+/// CLI's `get` and `cat`, Python's `get` and `read`).
+pub fn find_dataset(location: &Path) -> vshred::Result<Dataset> {
     let Some(text) = location.to_str() else {
         return Dataset::find(location);
     };
-    let storage = storage_of(text, runtime).map_err(|e| {
+    let storage = storage_of(text, &crate::runtime_env()).map_err(|e| {
         let message = match e {
             DataFusionError::Plan(message) => message,
             e => e.to_string(),
