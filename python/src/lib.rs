@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 
+mod exiting;
 mod lines;
 mod sql;
 
@@ -78,9 +79,9 @@ fn choice<T: FromStr<Err = vshred::Error>>(name: &str, choice: &str) -> vshred::
 
 /// What `input` is: a path, or JSON texts given one per item (by an Arrow
 /// array or a Python iterable). Each is read checking for signals
-/// (`lines.rs`); a path's signal's exception goes to its [`lines::Raised`].
+/// (`lines.rs`); a path's signal's exception goes to its [`Raised`].
 enum Input {
-    Path(PathBuf, lines::Raised),
+    Path(PathBuf, Raised),
     Items(Lines<Box<dyn Items + Send>>),
 }
 
@@ -92,7 +93,7 @@ impl Input {
     /// other iterable gives one JSON text per item.
     fn of(input: &Bound<'_, PyAny>) -> PyResult<Input> {
         if let Ok(path) = input.extract::<PathBuf>() {
-            return Ok(Input::Path(path, lines::Raised::default()));
+            return Ok(Input::Path(path, Raised::new(input.py())));
         }
         let items: Box<dyn Items + Send> =
             if let Some(chunks) = input.getattr_opt("_vshred_arrow_chunks")? {
@@ -112,11 +113,11 @@ impl Input {
                     "the input is a path or an iterable of JSON strings, not {given}"
                 )));
             };
-        Ok(Input::Items(Lines::new(items)))
+        Ok(Input::Items(Lines::new(items, Raised::new(input.py()))))
     }
 
     /// Where a signal's exception, or an iterable's own, goes.
-    fn raised(&self) -> lines::Raised {
+    fn raised(&self) -> Raised {
         match self {
             Input::Path(_, raised) => raised.clone(),
             Input::Items(lines) => lines.raised(),
@@ -338,7 +339,7 @@ fn get(
     column: Option<String>,
     strict: bool,
 ) -> PyResult<(PyArrowType<ArrayData>, Vec<String>)> {
-    let raised = Raised::default();
+    let raised = Raised::new(py);
     let signals = raised.clone();
     let (values, warnings) = py
         .detach(move || -> vshred::Result<(ArrayRef, Vec<String>)> {
@@ -389,7 +390,7 @@ fn read(
     source: PathBuf,
     columns: Option<Vec<String>>,
 ) -> PyResult<PyArrowType<Table>> {
-    let raised = Raised::default();
+    let raised = Raised::new(py);
     let signals = raised.clone();
     let (batches, schema) = py
         .detach(move || -> vshred::Result<_> {
@@ -435,7 +436,7 @@ fn parse_json(
     duplicate_keys: String,
 ) -> PyResult<Vec<PyArrowType<ArrayData>>> {
     let chunks: Vec<ArrayRef> = chunks.into_iter().map(|c| make_array(c.0)).collect();
-    let raised = Raised::default();
+    let raised = Raised::new(py);
     let signals = raised.clone();
     let variants = py
         .detach(move || {
@@ -479,7 +480,7 @@ fn to_json(
         };
         variants.push(Arc::new(struct_array.clone()) as ArrayRef);
     }
-    let raised = Raised::default();
+    let raised = Raised::new(py);
     let signals = raised.clone();
     let text = py
         .detach(move || {
@@ -533,5 +534,8 @@ fn _vshred(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(parse_json, module)?)?;
     module.add_function(wrap_pyfunction!(to_json, module)?)?;
     module.add_class::<sql::Session>()?;
+    // Run before the interpreter finalizes: `exiting.rs` says why.
+    let atexit = module.py().import("atexit")?;
+    atexit.call_method1("register", (wrap_pyfunction!(exiting::drain, module)?,))?;
     Ok(())
 }

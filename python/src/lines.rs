@@ -24,6 +24,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyIterator, PyString};
 use vshred::shred::is_text_type;
 
+use crate::exiting::Attach;
+
 /// Bytes of JSON text gathered at a time, and of a file read at a time.
 pub const BLOCK: usize = 1 << 20;
 
@@ -99,17 +101,28 @@ fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError
 /// The exception the iterator raised, or a signal's, if one came: raised
 /// again in place of the reader's error that it ended, so that a
 /// `KeyboardInterrupt` or the caller's own exception comes out as itself.
-#[derive(Clone, Default)]
-pub struct Raised(Arc<Mutex<Option<PyErr>>>);
+#[derive(Clone)]
+pub struct Raised {
+    exception: Arc<Mutex<Option<PyErr>>>,
+    interpreter: Attach,
+}
 
 impl Raised {
+    /// For a call from the thread calling now.
+    pub fn new(py: Python<'_>) -> Raised {
+        Raised {
+            exception: Arc::default(),
+            interpreter: Attach::new(py),
+        }
+    }
+
     /// The exception, once.
     pub fn take(&self) -> Option<PyErr> {
-        self.0.lock().ok()?.take()
+        self.exception.lock().ok()?.take()
     }
 
     fn set(&self, e: PyErr) {
-        if let Ok(mut slot) = self.0.lock() {
+        if let Ok(mut slot) = self.exception.lock() {
             *slot = Some(e);
         }
     }
@@ -126,7 +139,8 @@ impl Raised {
     /// As [`check_signals`](Self::check_signals), for work that is not a
     /// reader (a scan's batches).
     pub fn interrupted(&self) -> vshred::Result<()> {
-        Python::attach(|py| py.check_signals()).map_err(|e| {
+        let checked = self.interpreter.attach(|py| py.check_signals());
+        checked.map_err(|e| {
             self.set(e);
             vshred::Error::from_message("interrupted by a signal".into())
         })
@@ -168,14 +182,14 @@ pub struct Lines<I> {
 }
 
 impl<I: Items> Lines<I> {
-    pub fn new(items: I) -> Self {
+    pub fn new(items: I, raised: Raised) -> Self {
         Lines {
             items,
             block: Vec::with_capacity(BLOCK),
             at: 0,
             ended: false,
             pending: None,
-            raised: Raised::default(),
+            raised,
         }
     }
 
@@ -231,6 +245,7 @@ pub struct PyItems {
     iterator: Py<PyIterator>,
     /// Items taken so far, for errors.
     taken: usize,
+    interpreter: Attach,
 }
 
 impl PyItems {
@@ -238,16 +253,19 @@ impl PyItems {
         Ok(PyItems {
             iterator: iterable.try_iter()?.unbind(),
             taken: 0,
+            interpreter: Attach::new(iterable.py()),
         })
     }
 }
 
 impl Items for PyItems {
-    /// Takes the interpreter for the block.
+    /// Takes the interpreter for the block (short of it if the
+    /// interpreter begins to exit: `exiting.rs`).
     fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError> {
-        Python::attach(|py| {
+        let interpreter = &self.interpreter;
+        interpreter.attach(|py| {
             let iterator = self.iterator.bind(py);
-            while block.len() < BLOCK {
+            while block.len() < BLOCK && !interpreter.stopping() {
                 let Some(item) = iterator.clone().next() else {
                     return Ok(true);
                 };
@@ -279,8 +297,8 @@ impl Items for PyItems {
 /// by the encoder, as a file's are.
 pub struct ArrowItems {
     /// The chunks not yet taken, objects with `__arrow_c_array__` (none
-    /// for one array).
-    chunks: Option<Py<PyIterator>>,
+    /// for one array), and how to take them.
+    chunks: Option<(Py<PyIterator>, Attach)>,
     /// The array being read.
     array: Option<ArrayRef>,
     /// The index of its next value.
@@ -303,7 +321,7 @@ impl ArrowItems {
     /// The texts of the arrays `chunks` gives, in turn.
     pub fn of_chunks(chunks: &Bound<'_, PyAny>) -> PyResult<ArrowItems> {
         Ok(ArrowItems {
-            chunks: Some(chunks.try_iter()?.unbind()),
+            chunks: Some((chunks.try_iter()?.unbind(), Attach::new(chunks.py()))),
             array: None,
             next: 0,
             before: 0,
@@ -312,10 +330,10 @@ impl ArrowItems {
 
     /// The next chunk's texts, if there is one.
     fn next_chunk(&mut self) -> Result<Option<ArrayRef>, ItemError> {
-        let Some(chunks) = &self.chunks else {
+        let Some((chunks, interpreter)) = &self.chunks else {
             return Ok(None);
         };
-        Python::attach(|py| {
+        interpreter.attach(|py| {
             let Some(chunk) = chunks.bind(py).clone().next() else {
                 return Ok(None);
             };

@@ -6,6 +6,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -762,3 +764,56 @@ def test_a_forked_child_runs_queries_of_its_own():
         child.kill()
     assert not alive, "the child's query did not end"
     assert queue.get(timeout=5) == [{"x": 1}]
+
+
+# A program that ends while a daemon thread encodes a generator: the
+# generator waits, so the interpreter finalizes while the encoder's reader
+# is in its Python code (the process aborted with "Fatal Python error:
+# PyGILState_Release").
+_EXIT_DURING_ENCODE = """
+import sys, threading, time
+import vshred
+
+started = threading.Event()
+def lines():
+    for i in range(100_000):
+        if i == 100:
+            started.set()
+        if i >= 100:
+            time.sleep(0.01)
+        yield '{"a": %d}' % i
+
+out = sys.argv[1]
+threading.Thread(target=lambda: vshred.encode(lines(), out), daemon=True).start()
+started.wait()
+"""
+
+
+def test_a_program_ends_while_a_daemon_thread_encodes_a_generator(tmp_path):
+    out = tmp_path / "x.parquet"
+    ended = subprocess.run([sys.executable, "-c", _EXIT_DURING_ENCODE, str(out)],
+                           capture_output=True, text=True, timeout=60)
+    assert (ended.returncode, ended.stderr) == (0, "")
+    # The encode was stopped, as the thread was: no file in place.
+    assert not out.exists()
+
+
+# An `atexit` function registered before vshred's own (so run after it)
+# encodes on the main thread: it is not held as a daemon thread's reader.
+_ENCODE_AT_EXIT = """
+import atexit, sys
+def encode_at_exit():
+    import vshred
+    written = vshred.encode(('{"a": %d}' % i for i in range(10)), sys.argv[1])
+    print(written["rows"])
+atexit.register(encode_at_exit)
+import vshred
+"""
+
+
+def test_an_atexit_function_on_the_main_thread_still_encodes(tmp_path):
+    out = tmp_path / "x.parquet"
+    ended = subprocess.run([sys.executable, "-c", _ENCODE_AT_EXIT, str(out)],
+                           capture_output=True, text=True, timeout=60)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (0, "10\n", "")
+    assert pq.read_table(out).num_rows == 10

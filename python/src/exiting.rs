@@ -1,0 +1,120 @@
+//! How the module's threads meet the interpreter's exit.
+//!
+//! The core works with the interpreter released, on threads of its own
+//! and on the caller's. They take the interpreter back now and then: to
+//! check for signals (Ctrl-C), and `encode`'s reader to take a Python
+//! iterable's items or a chunked array's chunks, running the iterator's
+//! Python code. When the program ends while a daemon thread's call works
+//! (Python stops daemon threads abruptly at exit), such a thread met the
+//! finalizing interpreter:
+//! - in Python code, CPython ends the thread with `pthread_exit` the next
+//!   time it takes the interpreter back (a generator's `time.sleep`
+//!   returning, say). The unwinding runs PyO3's guard, which releases an
+//!   interpreter the thread no longer holds: "Fatal Python error:
+//!   PyGILState_Release", and the process aborts;
+//! - once the interpreter is gone, taking it back crashes in CPython
+//!   (a segmentation fault in `PyGILState_Ensure`).
+//!
+//! So the module registers [`drain`] with `atexit`, which runs before the
+//! interpreter finalizes. From then on, such threads no longer take the
+//! interpreter: they wait until the process ends, as the daemon thread
+//! does. `drain` waits for those in Python code to come out of it, for
+//! [`DRAIN_LIMIT`] at most. The work of a call from the main thread is
+//! never held: it is all that runs once `atexit` has begun (another
+//! `atexit` function encoding), and holding it would hang the exit.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use pyo3::prelude::*;
+
+/// How long [`drain`] waits for threads to release the interpreter: an
+/// iterator blocked on its own input (a socket) must not hold the exit.
+const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+
+/// Set once [`drain`] has run; read by readers between items.
+static EXITING: AtomicBool = AtomicBool::new(false);
+/// The threads, working for calls from other threads than the main one,
+/// that hold the interpreter now. Counted under the lock under which
+/// `EXITING` is set: a thread either is counted before `drain` waits or
+/// sees that it must not take the interpreter.
+static ATTACHED: Mutex<usize> = Mutex::new(0);
+static LEFT: Condvar = Condvar::new();
+
+fn attached() -> MutexGuard<'static, usize> {
+    ATTACHED.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Registered with `atexit` by the module: threads working for calls from
+/// other threads than the main one stop taking the interpreter, and those
+/// that hold it are waited for.
+#[pyfunction]
+pub fn drain(py: Python<'_>) {
+    py.detach(|| {
+        let count = attached();
+        EXITING.store(true, Ordering::SeqCst);
+        let _ = LEFT.wait_timeout_while(count, DRAIN_LIMIT, |count| *count > 0);
+    });
+}
+
+/// How the threads working for one call take the interpreter back.
+#[derive(Clone, Copy)]
+pub struct Attach {
+    /// Whether the call came from the main thread, whose work is never
+    /// held.
+    for_main_thread: bool,
+}
+
+impl Attach {
+    /// For a call from the thread calling now.
+    pub fn new(py: Python<'_>) -> Attach {
+        let on_main = || -> PyResult<bool> {
+            let threading = py.import("threading")?;
+            let current = threading.call_method0("current_thread")?;
+            Ok(current.is(&threading.call_method0("main_thread")?))
+        };
+        // Unknown: never held.
+        Attach {
+            for_main_thread: on_main().unwrap_or(true),
+        }
+    }
+
+    /// `f` with the interpreter; once the interpreter is exiting (and the
+    /// caller is not the main thread), waits for the process's end
+    /// instead.
+    pub fn attach<R>(&self, f: impl FnOnce(Python<'_>) -> R) -> R {
+        if self.for_main_thread {
+            return Python::attach(f);
+        }
+        {
+            let mut count = attached();
+            if EXITING.load(Ordering::SeqCst) {
+                drop(count);
+                loop {
+                    std::thread::park();
+                }
+            }
+            *count += 1;
+        }
+        // Declared first, so dropped after the interpreter is released.
+        let _left = Left;
+        Python::attach(f)
+    }
+
+    /// Whether a thread in Python code (a reader between items) should
+    /// come out of it now.
+    pub fn stopping(&self) -> bool {
+        !self.for_main_thread && EXITING.load(Ordering::Relaxed)
+    }
+}
+
+/// Uncounts a thread that released the interpreter, waking [`drain`].
+struct Left;
+
+impl Drop for Left {
+    fn drop(&mut self) {
+        *attached() -= 1;
+        LEFT.notify_all();
+    }
+}
