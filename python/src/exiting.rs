@@ -30,8 +30,9 @@ use std::time::Duration;
 use pyo3::prelude::*;
 
 /// How long [`drain`] waits for threads to release the interpreter: an
-/// iterator blocked on its own input (a socket) must not hold the exit.
-const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+/// iterator blocked on its own input (a socket, a queue) must not hold
+/// the exit long.
+const DRAIN_LIMIT: Duration = Duration::from_secs(1);
 
 /// Set once [`drain`] has run; read by readers between items.
 static EXITING: AtomicBool = AtomicBool::new(false);

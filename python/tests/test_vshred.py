@@ -798,6 +798,30 @@ def test_a_program_ends_while_a_daemon_thread_encodes_a_generator(tmp_path):
     assert not out.exists()
 
 
+_EXIT_DURING_BLOCKED_ENCODE = """
+import sys, threading
+import vshred
+
+started = threading.Event()
+def lines():
+    yield '{"a": 1}'
+    started.set()
+    threading.Event().wait()  # an input that never comes
+    yield '{"a": 2}'
+
+threading.Thread(target=lambda: vshred.encode(lines(), sys.argv[1]), daemon=True).start()
+started.wait()
+"""
+
+
+def test_a_program_ends_while_a_daemon_thread_encodes_a_generator_that_waits_for_ever(tmp_path):
+    # The module waits a second at most for the generator to yield.
+    ended = subprocess.run([sys.executable, "-c", _EXIT_DURING_BLOCKED_ENCODE,
+                            str(tmp_path / "x.parquet")],
+                           capture_output=True, text=True, timeout=30)
+    assert (ended.returncode, ended.stderr) == (0, "")
+
+
 # An `atexit` function registered before vshred's own (so run after it)
 # encodes on the main thread: it is not held as a daemon thread's reader.
 _ENCODE_AT_EXIT = """
