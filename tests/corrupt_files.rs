@@ -122,6 +122,13 @@ fn files_the_fuzzer_found_are_errors() {
             "Required field codec is missing",
         ),
         ("negative-row-count.parquet", "row group 0 claims -3 rows"),
+        // Found by a probe: a footer whose row group says 1 row over
+        // chunks of 3 values was read as 3 rows unfiltered, 1 when a
+        // filter read statistics.
+        (
+            "row-count-below-values.parquet",
+            "row group 0, column \"v.metadata\": 3 values for 1 rows",
+        ),
     ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("testdata/corrupt")
@@ -290,6 +297,70 @@ fn an_invalid_variant_in_a_file_is_an_error_naming_the_file() {
     let e = file.get(&request, 64, |_| Ok(())).unwrap_err();
     assert_eq!(e.file(), Some(path.as_path()), "{e}");
     assert_eq!(e.row(), Some(1), "{e}");
+}
+
+/// A shredded field's group whose `typed_value` is misnamed (one flipped
+/// bit in a footer can do it) was read as if the field were missing from
+/// every row: the file is refused, naming the stray column.
+#[test]
+fn a_shredded_group_with_a_stray_child_is_an_error_naming_it() {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, BinaryArray, Int64Array, RecordBatch, StructArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use parquet::arrow::ArrowWriter;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stray.parquet");
+    let binary = |values: Vec<Option<&[u8]>>| Arc::new(BinaryArray::from(values)) as ArrayRef;
+    // Field `a`'s int64 stored under `typed_valu`.
+    let field_a = StructArray::from(vec![
+        (
+            Arc::new(Field::new("value", DataType::Binary, true)),
+            binary(vec![None]),
+        ),
+        (
+            Arc::new(Field::new("typed_valu", DataType::Int64, true)),
+            Arc::new(Int64Array::from(vec![1])) as ArrayRef,
+        ),
+    ]);
+    let typed = StructArray::from(vec![(
+        Arc::new(Field::new("a", field_a.data_type().clone(), false)),
+        Arc::new(field_a) as ArrayRef,
+    )]);
+    let column = StructArray::from(vec![
+        (
+            Arc::new(Field::new("metadata", DataType::Binary, false)),
+            binary(vec![Some(&[1u8, 1, 0, 1, b'a'][..])]),
+        ),
+        (
+            Arc::new(Field::new("value", DataType::Binary, true)),
+            binary(vec![None]),
+        ),
+        (
+            Arc::new(Field::new("typed_value", typed.data_type().clone(), true)),
+            Arc::new(typed) as ArrayRef,
+        ),
+    ]);
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "v",
+        column.data_type().clone(),
+        true,
+    )]));
+    let mut writer =
+        ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), None).unwrap();
+    writer
+        .write(&RecordBatch::try_new(schema, vec![Arc::new(column)]).unwrap())
+        .unwrap();
+    writer.close().unwrap();
+
+    let e = ParquetFile::open(&path).err().expect("the file is refused");
+    assert_eq!(e.file(), Some(path.as_path()), "{e}");
+    assert!(
+        e.to_string()
+            .contains("v.typed_value.a.typed_valu is not a part of a shredded Variant"),
+        "{e}"
+    );
 }
 
 /// A directory given as a file is named as one, not as a file that does

@@ -29,6 +29,7 @@ use crate::parquet::arrow_hint::readable_hint;
 use crate::parquet::scan::guarded;
 use crate::parquet::schema::is_variant_field;
 use crate::parquet::shared_file::{ByteSource, LocalFile, SharedFile};
+use crate::shred::check_variant_shape;
 
 /// `schema` with the binary leaves of the `variants` columns read as
 /// [`DataType::BinaryView`](arrow::datatypes::DataType::BinaryView).
@@ -462,6 +463,15 @@ impl ParquetFile {
             ArrowReaderOptions::new().with_schema(schema),
         )
         .map_err(|e| Error::parquet_in(name, e))?;
+        let (parquet_schema, arrow_schema) = (
+            metadata.metadata().file_metadata().schema_descr(),
+            metadata.schema(),
+        );
+        for column in variant_columns_of(parquet_schema, arrow_schema) {
+            if let Ok(field) = arrow_schema.field_with_name(&column) {
+                check_variant_shape(&column, field.data_type()).map_err(|e| e.in_file(name))?;
+            }
+        }
         Ok(ParquetFile {
             path: name.to_path_buf(),
             file,
@@ -741,8 +751,12 @@ fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
 }
 
 /// Checks that every column chunk lies inside the file, which the parquet
-/// crate assumes (it panics on negative offsets), and that the row counts
-/// add up without overflow.
+/// crate assumes (it panics on negative offsets), that the row counts add
+/// up without overflow, and that each chunk holds values for its row
+/// group's rows: one per row where the column repeats nowhere, at least
+/// one otherwise. A reader trusts the row count where it reads no values
+/// (a count) and the values where it does, so a row count that disagrees
+/// with them answers one query with the one and the next with the other.
 fn check_chunks(
     metadata: &::parquet::file::metadata::ParquetMetaData,
     length: u64,
@@ -759,7 +773,20 @@ fn check_chunks(
                     group.num_rows()
                 )
             })?;
-        for chunk in group.columns() {
+        for (leaf, chunk) in group.columns().iter().enumerate() {
+            let repeated = metadata
+                .file_metadata()
+                .schema_descr()
+                .columns()
+                .get(leaf)
+                .is_some_and(|c| c.max_rep_level() > 0);
+            let (values, rows) = (chunk.num_values(), group.num_rows());
+            if values != rows && !(repeated && values > rows) {
+                return Err(format!(
+                    "row group {rg}, column {}: {values} values for {rows} rows",
+                    chunk.column_path()
+                ));
+            }
             let start = chunk
                 .dictionary_page_offset()
                 .unwrap_or(chunk.data_page_offset());

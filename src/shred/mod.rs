@@ -42,7 +42,8 @@ use arrow::datatypes::{DataType, Field, Fields};
 
 pub(crate) use cast::cast_as;
 pub use schema::{
-    ShreddingSchema, VARIANT_EXTENSION_NAME, is_shreddable_name, is_variant_field, variant_field,
+    ShreddingSchema, VARIANT_EXTENSION_NAME, check_variant_shape, is_shreddable_name,
+    is_variant_field, variant_field,
 };
 
 use crate::error::Result;

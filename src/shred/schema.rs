@@ -43,7 +43,75 @@ pub fn is_variant_field(field: &Field) -> bool {
         .is_some_and(|n| n == VARIANT_EXTENSION_NAME)
         || matches!(field.data_type(), DataType::Struct(children)
             if binary(children, "metadata")
-                && (binary(children, "value") || children.find("typed_value").is_some()))
+                && (binary(children, "value") || children.find("typed_value").is_some())
+                && children.iter().all(|c| VARIANT_PARTS.contains(&c.name().as_str())))
+}
+
+/// The children of a Variant column's group.
+const VARIANT_PARTS: [&str; 3] = ["metadata", "value", "typed_value"];
+
+/// Checks that a Variant column `name` of this Arrow type has the shape
+/// `VariantShredding.md` gives it: its group holds `metadata`, and it and
+/// every object field's and array element's group hold `value` and
+/// `typed_value` and nothing else (a reader that looked for `typed_value`
+/// by name would read a field stored under any other name as missing).
+/// The error names the first child out of place.
+pub fn check_variant_shape(name: &str, data_type: &DataType) -> Result<()> {
+    let DataType::Struct(children) = data_type else {
+        return Err(shape_error(format!(
+            "{name} is a {data_type}, not a group of metadata, value and typed_value"
+        )));
+    };
+    if children.find("metadata").is_none() {
+        return Err(shape_error(format!("{name} has no metadata")));
+    }
+    check_slot(name, children, &VARIANT_PARTS)
+}
+
+/// Checks a group of `value` and `typed_value` (and, for the column's own,
+/// `metadata`) at `path`.
+fn check_slot(path: &str, children: &Fields, parts: &[&str]) -> Result<()> {
+    if let Some(stray) = children
+        .iter()
+        .find(|c| !parts.contains(&c.name().as_str()))
+    {
+        return Err(shape_error(format!(
+            "{path}.{} is not a part of a shredded Variant (its groups hold value and typed_value)",
+            stray.name()
+        )));
+    }
+    let typed = children.find("typed_value");
+    if typed.is_none() && children.find("value").is_none() {
+        return Err(shape_error(format!(
+            "{path} has neither value nor typed_value"
+        )));
+    }
+    let Some((_, typed)) = typed else {
+        return Ok(());
+    };
+    let slot = |path: String, t: &DataType| match t {
+        DataType::Struct(children) => check_slot(&path, children, &["value", "typed_value"]),
+        other => Err(shape_error(format!(
+            "{path} is a {other}, not a group of value and typed_value"
+        ))),
+    };
+    match typed.data_type() {
+        DataType::Struct(fields) => fields
+            .iter()
+            .try_for_each(|f| slot(format!("{path}.typed_value.{}", f.name()), f.data_type())),
+        DataType::List(element) | DataType::LargeList(element) => slot(
+            format!("{path}.typed_value.list.{}", element.name()),
+            element.data_type(),
+        ),
+        _ => Ok(()),
+    }
+}
+
+fn shape_error(message: String) -> Error {
+    Error::new(
+        ErrorKind::Parquet,
+        format!("not a shredded Variant column: {message}"),
+    )
 }
 
 /// The `typed_value` layout of one Variant slot (a column, an object field
@@ -618,6 +686,56 @@ fn schema_error(message: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_variant_column_holds_value_and_typed_value_and_nothing_else() {
+        let layout: ShreddingSchema = r#"{"a":"int64","tags":[{"x":"string"}]}"#.parse().unwrap();
+        assert!(check_variant_shape("v", &layout.column_type()).is_ok());
+        // The element's group of `tags`, with a stray child.
+        let text = layout.column_type().to_string();
+        let strayed: DataType = match layout.column_type() {
+            DataType::Struct(top) => {
+                let mut top: Vec<Field> = top.iter().map(|f| f.as_ref().clone()).collect();
+                let DataType::Struct(fields) = top[2].data_type().clone() else {
+                    panic!("{text}")
+                };
+                let mut fields: Vec<Field> = fields.iter().map(|f| f.as_ref().clone()).collect();
+                let element = Field::new(
+                    "element",
+                    DataType::Struct(Fields::from(vec![Field::new(
+                        "typed",
+                        DataType::Utf8,
+                        true,
+                    )])),
+                    false,
+                );
+                let tags = Field::new("typed_value", DataType::List(Arc::new(element)), true);
+                let tags_group =
+                    Field::new("tags", DataType::Struct(Fields::from(vec![tags])), false);
+                fields[1] = tags_group;
+                top[2] = Field::new("typed_value", DataType::Struct(Fields::from(fields)), true);
+                DataType::Struct(Fields::from(top))
+            }
+            other => panic!("{other}"),
+        };
+        let e = check_variant_shape("v", &strayed).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("v.typed_value.tags.typed_value.list.element.typed is not a part"),
+            "{e}"
+        );
+        let bare = DataType::Struct(Fields::from(vec![Field::new(
+            "metadata",
+            DataType::Binary,
+            false,
+        )]));
+        let e = check_variant_shape("v", &bare).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("v has neither value nor typed_value"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn json_form_round_trips_every_type() {
