@@ -355,6 +355,38 @@ fn files_outside_the_data_roots_are_refused_symlinks_included() {
     assert_eq!(stdout(&keys), format!("{{\"k\":{expected}}}\n"));
 }
 
+/// DataFusion's own scans (a CSV table's) are decoded by datafusion-proto,
+/// which checks no path: the workers' stores hold them to the data roots
+/// (a worker read `/etc/passwd` as a CSV table).
+#[test]
+fn a_csv_table_outside_the_data_roots_is_refused_and_one_inside_is_read() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    let rows: String = (0..97).map(|k| format!("{k},{}\n", k * 10)).collect();
+    std::fs::write(dir.path().join("outside.csv"), format!("key,ten\n{rows}")).unwrap();
+    std::fs::write(data.join("inside.csv"), format!("key,ten\n{rows}")).unwrap();
+    // A join with the events, whose scan is split among the workers, puts
+    // the table's scan in a task of theirs.
+    let query = |csv: &str| {
+        format!(
+            "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{csv}' OPTIONS ('format.has_header' 'true'); \
+             SELECT sum(t.ten) AS s FROM 'data/events/' e JOIN t ON variant_get(e.v, '$.k', 'bigint') = t.key"
+        )
+    };
+    let refused = sql(dir.path(), Some(&workers), &query("outside.csv"));
+    assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
+    let error = stderr(&refused);
+    assert!(
+        error.contains("outside.csv, which is outside this worker's data roots"),
+        "{error}"
+    );
+    let read = sql(dir.path(), Some(&workers), &query("data/inside.csv"));
+    assert!(read.status.success(), "{}", stderr(&read));
+    let expected: i64 = (0..3000).map(|i| i % 97 * 10).sum();
+    assert_eq!(stdout(&read), format!("{{\"s\":{expected}}}\n"));
+}
+
 #[test]
 fn a_worker_that_is_not_there_is_named() {
     let dir = cluster_dir();

@@ -74,6 +74,9 @@ use std::sync::Arc;
 use datafusion::catalog::DynamicFileCatalog;
 use datafusion::catalog::UrlTableFactory;
 use datafusion::datasource::dynamic_file::DynamicListTableFactory;
+#[cfg(not(feature = "s3"))]
+use datafusion::execution::object_store::DefaultObjectStoreRegistry;
+use datafusion::execution::object_store::ObjectStoreRegistry;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::{FunctionRegistry, SessionStateBuilder};
 use datafusion::logical_expr::planner::ExprPlanner;
@@ -97,15 +100,23 @@ pub fn session_config() -> SessionConfig {
 
 /// DataFusion's runtime, whose object stores, with the `s3` feature,
 /// include a store made from the environment for an `s3://` bucket none
-/// was registered for ([`s3::StoresFromEnv`]); [`context`]'s, and a
-/// distributed worker's.
+/// was registered for ([`s3::StoresFromEnv`]): [`context`]'s. A
+/// distributed worker's holds [`object_store_registry`] to its data roots.
 pub fn runtime_env() -> Arc<RuntimeEnv> {
-    let builder = RuntimeEnvBuilder::new();
-    #[cfg(feature = "s3")]
-    let builder = builder.with_object_store_registry(Arc::new(s3::StoresFromEnv::default()));
-    builder
+    RuntimeEnvBuilder::new()
+        .with_object_store_registry(object_store_registry())
         .build_arc()
         .expect("a runtime of DataFusion's defaults builds")
+}
+
+/// The object stores of [`runtime_env`]: DataFusion's registry, and with
+/// the `s3` feature a bucket's store made from the environment
+/// ([`s3::StoresFromEnv`]).
+pub fn object_store_registry() -> Arc<dyn ObjectStoreRegistry> {
+    #[cfg(feature = "s3")]
+    return Arc::new(s3::StoresFromEnv::default());
+    #[cfg(not(feature = "s3"))]
+    return Arc::new(DefaultObjectStoreRegistry::new());
 }
 
 /// A session with the Variant functions, Parquet tables read by

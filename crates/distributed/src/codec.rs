@@ -41,8 +41,6 @@ use std::sync::Arc;
 use arrow::datatypes::SchemaRef;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
-use datafusion::execution::object_store::ObjectStoreUrl;
-use datafusion::object_store::path::Path as Location;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion_distributed::DistributedTaskContext;
 use datafusion_proto::physical_plan::{
@@ -51,7 +49,6 @@ use datafusion_proto::physical_plan::{
 use datafusion_proto::protobuf::PhysicalExprNode;
 use prost::Message as _;
 use serde::{Deserialize, Serialize};
-use url::Url;
 use vshred::dataset::Dataset;
 use vshred::dataset::hive::{HiveColumns, HiveType};
 use vshred::encode::ShredMode;
@@ -60,8 +57,10 @@ use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
 use vshred_datafusion::copy::{CopyOptions, OUR_OPTIONS, SHARED_OPTIONS};
 use vshred_datafusion::scan::VariantScanExec;
-use vshred_datafusion::store::{StoreFiles, store_location, store_url};
+use vshred_datafusion::store::{StoreFiles, store_url};
 use vshred_datafusion::write_partitions::WritePartitionsExec;
+
+use crate::data_roots::DataRoots;
 
 /// The codec of our plans: the coordinator's (which sends) and a
 /// worker's (which checks what it receives against its data roots).
@@ -70,15 +69,6 @@ pub struct VariantCodec {
     /// Where a worker reads; `None` on the coordinator, which reads what
     /// its user names.
     data_roots: Option<Arc<DataRoots>>,
-}
-
-/// A worker's data roots.
-#[derive(Debug, Default)]
-struct DataRoots {
-    /// Local directories, resolved.
-    dirs: Vec<PathBuf>,
-    /// Prefixes in object stores: the store's URL, and the prefix in it.
-    stores: Vec<(ObjectStoreUrl, Location)>,
 }
 
 /// Most files, outputs, partitions and tasks a scan may have.
@@ -107,114 +97,30 @@ impl VariantCodec {
     /// root is a directory, which must exist, or the URL of a prefix in
     /// an object store (`s3://bucket/logs/`; `file://` names a directory).
     pub fn with_data_roots(roots: &[PathBuf]) -> Result<VariantCodec> {
-        let mut data_roots = DataRoots::default();
-        for root in roots {
-            let unusable = |why: String| {
-                DataFusionError::Configuration(format!("data root {}: {why}", root.display()))
-            };
-            match object_of(root).map_err(unusable)? {
-                Some((url, location)) => data_roots.stores.push((url, location)),
-                None => {
-                    let dir = local_path(root).map_err(unusable)?;
-                    let dir = dir.canonicalize().map_err(|e| unusable(e.to_string()))?;
-                    data_roots.dirs.push(dir);
-                }
-            }
-        }
-        Ok(VariantCodec {
-            data_roots: Some(Arc::new(data_roots)),
-        })
+        Ok(VariantCodec::with_roots(Arc::new(DataRoots::new(roots)?)))
     }
 
-    /// Fails unless `file`, its symlinks resolved, is beneath a data root.
+    /// A worker's codec, of roots its stores share.
+    pub(crate) fn with_roots(roots: Arc<DataRoots>) -> VariantCodec {
+        VariantCodec {
+            data_roots: Some(roots),
+        }
+    }
+
+    /// Fails unless `file` is beneath a data root (on a worker).
     fn check_file(&self, file: &Path) -> Result<()> {
-        let Some(roots) = &self.data_roots else {
-            return Ok(());
-        };
-        let outside = || {
-            refused(format!(
-                "a plan names {}, which is outside this worker's data roots",
-                file.display()
-            ))
-        };
-        let unreadable = |e: String| {
-            refused(format!(
-                "a plan names {}, which cannot be read: {e}",
-                file.display()
-            ))
-        };
-        if let Some((url, location)) = object_of(file).map_err(unreadable)? {
-            let beneath = roots
-                .stores
-                .iter()
-                .any(|(root, prefix)| *root == url && location.prefix_matches(prefix));
-            return if beneath { Ok(()) } else { Err(outside()) };
-        }
-        let resolved = local_path(file)
-            .map_err(unreadable)?
-            .canonicalize()
-            .map_err(|e| unreadable(e.to_string()))?;
-        if roots.dirs.iter().any(|root| resolved.starts_with(root)) {
-            Ok(())
-        } else {
-            Err(outside())
+        match &self.data_roots {
+            Some(roots) => roots.check_file(file).map_err(refused),
+            None => Ok(()),
         }
     }
 
-    /// Fails unless a write may make `dir`: an absolute path whose nearest
-    /// existing ancestor, its symlinks resolved, is beneath a data root,
-    /// and whose rest has no `..`.
+    /// Fails unless a write may make `dir` (on a worker).
     fn check_dir(&self, dir: &Path) -> Result<()> {
-        if self.data_roots.is_none() {
-            return Ok(());
+        match &self.data_roots {
+            Some(roots) => roots.check_dir(dir).map_err(refused),
+            None => Ok(()),
         }
-        if !dir.is_absolute()
-            || dir
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
-            return Err(refused(format!(
-                "a write to {}, which is not an absolute path without ..",
-                dir.display()
-            )));
-        }
-        let existing = dir
-            .ancestors()
-            .find(|a| a.exists())
-            .unwrap_or(Path::new("/"));
-        self.check_file(existing).map_err(|_| {
-            refused(format!(
-                "a write to {}, which is outside this worker's data roots",
-                dir.display()
-            ))
-        })
-    }
-}
-
-/// The path a local name means: itself, or a `file://` URL's path.
-fn local_path(name: &Path) -> std::result::Result<PathBuf, String> {
-    let text = name.to_string_lossy();
-    match store_url(&text) {
-        Some(_) => Url::parse(&text)
-            .ok()
-            .and_then(|url| url.to_file_path().ok())
-            .ok_or_else(|| "not a local file URL".to_string()),
-        None => Ok(name.to_path_buf()),
-    }
-}
-
-/// The store and location a name means when it is a URL of an object
-/// store other than the local filesystem (`file://` names a path).
-fn object_of(name: &Path) -> std::result::Result<Option<(ObjectStoreUrl, Location)>, String> {
-    let text = name.to_string_lossy();
-    match store_url(&text) {
-        Some(store) if store != ObjectStoreUrl::local_filesystem() => {
-            match store_location(Path::new(&*text)) {
-                Some(found) => found.map(Some).map_err(|e| e.to_string()),
-                None => Ok(None),
-            }
-        }
-        _ => Ok(None),
     }
 }
 

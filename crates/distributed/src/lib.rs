@@ -14,6 +14,8 @@
 //!   own files.
 //! - [`codec`]: how a Variant scan and a write travel in a task's plan,
 //!   and how a worker checks one it receives.
+//! - `data_roots`: where a worker may read and write, for our scans and
+//!   writes and, through the stores its tasks get, DataFusion's own.
 //!
 //! Why datafusion-distributed and not Ballista: it is a library. Our own
 //! session plans, our binary is the worker, and there is no scheduler
@@ -23,6 +25,7 @@
 pub mod cluster;
 pub mod codec;
 pub mod copy;
+mod data_roots;
 pub mod worker;
 
 /// The request header that carries the cluster's shared secret.

@@ -9,10 +9,12 @@
 
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::SessionState;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion_distributed::{DistributedExt, Worker, WorkerQueryContext};
 use tokio::net::TcpListener;
 use tonic::service::interceptor::InterceptedService;
@@ -23,6 +25,7 @@ use vshred_datafusion::settings::VshredSettings;
 use crate::TOKEN_HEADER;
 use crate::cluster::{KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT, TokenChannels};
 use crate::codec::VariantCodec;
+use crate::data_roots::{DataRoots, RootedStores};
 
 /// What a worker answers a request without its token; the client names
 /// the worker that refused by it.
@@ -56,7 +59,8 @@ pub async fn serve(
             "a worker needs a data root (--data-root DIR)".into(),
         ));
     }
-    let codec = VariantCodec::with_data_roots(&options.data_roots)?;
+    let roots = Arc::new(DataRoots::new(&options.data_roots)?);
+    let codec = VariantCodec::with_roots(roots.clone());
     let channels = TokenChannels::new(&options.token)?;
     let worker = Worker::from_session_builder(move |query: WorkerQueryContext| {
         let codec = codec.clone();
@@ -81,8 +85,16 @@ pub async fn serve(
         }
     })
     // One runtime for all its queries: its object stores (an `s3://`
-    // bucket's made from the environment once) and its channels.
-    .with_runtime_env(vshred_datafusion::runtime_env())
+    // bucket's made from the environment once), held to the data roots
+    // for DataFusion's own scans and writes, and its channels.
+    .with_runtime_env(
+        RuntimeEnvBuilder::new()
+            .with_object_store_registry(Arc::new(RootedStores::new(
+                vshred_datafusion::object_store_registry(),
+                roots,
+            )))
+            .build_arc()?,
+    )
     .with_version(env!("CARGO_PKG_VERSION"))
     .with_max_message_size(MAX_MESSAGE_BYTES);
     let token = options.token.clone();
