@@ -363,6 +363,23 @@ fn a_shredded_group_with_a_stray_child_is_an_error_naming_it() {
     );
 }
 
+/// Spark stores each page's CRC: a flipped bit in a page is an error, not
+/// a value read otherwise (here a field left out of every row).
+#[test]
+fn a_page_whose_checksum_fails_is_an_error() {
+    let spark =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/datasets/engines/spark.parquet");
+    let mut bytes = std::fs::read(&spark).unwrap();
+    read_all(&spark).expect("the original reads");
+    bytes[472] ^= 0x10;
+    let dir = tempfile::tempdir().unwrap();
+    let flipped = dir.path().join("flipped.parquet");
+    std::fs::write(&flipped, &bytes).unwrap();
+    let e = read_all(&flipped).expect_err("the page's checksum fails");
+    assert!(e.to_string().contains("Page CRC checksum mismatch"), "{e}");
+    assert_eq!(e.file(), Some(flipped.as_path()), "{e}");
+}
+
 /// A directory given as a file is named as one, not as a file that does
 /// not start with Parquet's magic bytes.
 #[test]
