@@ -609,9 +609,13 @@ impl ParquetFile {
             let Some(as_type) = bounds_as(leaf.operand(), &descr) else {
                 return true;
             };
-            let min = converted(bound(&descr, statistics_bound(statistics, true)), as_type);
-            let max = converted(bound(&descr, statistics_bound(statistics, false)), as_type)
-                .filter(|_| !max_leaves_out(&leaf, &descr));
+            let (min, max) = compared_bounds(
+                &descr,
+                statistics_bound(statistics, true),
+                statistics_bound(statistics, false),
+                as_type,
+                &leaf,
+            );
             if !leaf.may_match(min.as_ref(), max.as_ref()) {
                 return false;
             }
@@ -711,9 +715,13 @@ impl ParquetFile {
                 return None;
             }
             let empty = index.is_null_page(page);
-            let min = converted(bound(&descr, page_bound(index, page, true)), as_type);
-            let max = converted(bound(&descr, page_bound(index, page, false)), as_type)
-                .filter(|_| !max_leaves_out(leaf, &descr));
+            let (min, max) = compared_bounds(
+                &descr,
+                page_bound(index, page, true),
+                page_bound(index, page, false),
+                as_type,
+                leaf,
+            );
             if empty || !leaf.may_match(min.as_ref(), max.as_ref()) {
                 pages_skipped += 1;
             } else {
@@ -929,6 +937,29 @@ fn kind_of(as_type: &ShreddingSchema) -> Option<Kind> {
 
 /// A bound converted as [`bounds_as`] says; one that does not convert
 /// (out of range) bounds nothing.
+/// A leaf's min and max as `leaf` compares them ([`converted`] to the type
+/// its operand reads): none where the writer stored none, and none where
+/// they cannot be right, the min above the max (a corrupt footer), which
+/// would rule out rows that are there.
+fn compared_bounds<'a>(
+    descr: &::parquet::schema::types::ColumnDescriptor,
+    min: Option<RawBound<'a>>,
+    max: Option<RawBound<'a>>,
+    as_type: Option<&ShreddingSchema>,
+    leaf: &Leaf<'_>,
+) -> (Option<VariantRef<'a>>, Option<VariantRef<'a>>) {
+    let (min, max) = (bound(descr, min), bound(descr, max));
+    if let (Some(low), Some(high)) = (&min, &max)
+        && crate::variant::compare(low, high) == std::cmp::Ordering::Greater
+    {
+        return (None, None);
+    }
+    (
+        converted(min, as_type),
+        converted(max, as_type).filter(|_| !max_leaves_out(leaf, descr)),
+    )
+}
+
 fn converted<'a>(
     bound: Option<VariantRef<'a>>,
     as_type: Option<&ShreddingSchema>,
