@@ -324,6 +324,7 @@ impl FileFormat for VariantParquetFormat {
                 );
             }
         }
+        refuse_a_dataset_in_place(state, &conf).await?;
         if !conf
             .output_schema()
             .fields()
@@ -427,6 +428,42 @@ impl DataSink for VariantParquetSink {
 /// demuxer writes as the type's zero (`n=0`, `b=false`; a string's as
 /// `k=`), as DataFusion refuses since apache/datafusion#24951; and the
 /// texts of [`unreadable_text`].
+/// Refuses a `COPY` to a directory that holds Parquet files already, as
+/// `encode` refuses it: its files would mix with them, and a `COPY` run
+/// twice would hold every row twice. Files a reader skips (names that
+/// begin with `.` or `_`) do not count.
+async fn refuse_a_dataset_in_place(state: &dyn Session, conf: &FileSinkConfig) -> Result<()> {
+    let Some(target) = conf.table_paths.first() else {
+        return Ok(());
+    };
+    if conf.file_output_mode.single_file_output(target) {
+        return Ok(());
+    }
+    let store = state.runtime_env().object_store(&conf.object_store_url)?;
+    let mut listed = store.list(Some(target.prefix()));
+    while let Some(object) = futures::StreamExt::next(&mut listed).await {
+        let location = match object {
+            Ok(object) => object.location,
+            // A directory not made yet holds nothing.
+            Err(datafusion::object_store::Error::NotFound { .. }) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        };
+        let Some(beneath) = location.prefix_match(target.prefix()) else {
+            continue;
+        };
+        let beneath: Vec<String> = beneath.map(|part| part.as_ref().to_string()).collect();
+        let hidden = beneath.iter().any(|part| part.starts_with(['.', '_']));
+        if location.extension() == Some("parquet") && !hidden {
+            return plan_err!(
+                "{}: the COPY target holds Parquet files already (such as {}): new files would mix with them; remove them first, or choose another directory",
+                conf.original_url,
+                beneath.join("/")
+            );
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn refuse_unreadable_partition_values(
     data: SendableRecordBatchStream,
     config: &FileSinkConfig,

@@ -453,6 +453,43 @@ async fn a_copy_onto_a_file_that_is_not_parquet_is_refused() {
     }
 }
 
+/// A `COPY` run twice into one directory held every row twice: a
+/// directory with Parquet files is refused, as `encode` refuses it,
+/// whether the columns are Variants or not; one with only files a reader
+/// skips is not.
+#[tokio::test]
+async fn a_copy_into_a_directory_that_holds_parquet_files_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), &events(10));
+    let ctx = vshred_datafusion::context(Default::default());
+    for columns in ["*", "to_json(v) AS j"] {
+        let out = dir.path().join(format!("out-{}/", columns.len()));
+        let sql = format!(
+            "COPY (SELECT {columns} FROM read_jsonl('{}')) TO '{}' STORED AS PARQUET",
+            input.display(),
+            out.display()
+        );
+        run(&ctx, &sql).await.expect(&sql);
+        let written = parquet_files(&out);
+        let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+        assert!(
+            err.contains("the COPY target holds Parquet files already (such as"),
+            "{err}"
+        );
+        assert_eq!(parquet_files(&out), written, "{sql}: files were added");
+    }
+    let skipped = dir.path().join("skipped/");
+    std::fs::create_dir_all(skipped.join("_temporary")).unwrap();
+    std::fs::write(skipped.join("_temporary/part.parquet"), b"").unwrap();
+    std::fs::write(skipped.join(".hidden.parquet"), b"").unwrap();
+    let sql = format!(
+        "COPY (SELECT * FROM read_jsonl('{}')) TO '{}' STORED AS PARQUET",
+        input.display(),
+        skipped.display()
+    );
+    run(&ctx, &sql).await.expect(&sql);
+}
+
 #[tokio::test]
 async fn copy_without_variant_columns_is_datafusion_s_own() {
     let dir = tempfile::tempdir().unwrap();
