@@ -138,7 +138,15 @@ fn worker_url(worker: &str) -> Result<url::Url, Failure> {
     } else {
         format!("http://{worker}")
     };
-    url::Url::parse(&text).map_err(|e| failure(format!("--workers {worker}: {e}")))
+    let url = url::Url::parse(&text).map_err(|e| failure(format!("--workers {worker}: {e}")))?;
+    // The channel speaks plain HTTP/2 whatever the URL says: `https://`
+    // would send the token in the clear to one who thinks it is not.
+    if url.scheme() != "http" {
+        return Err(failure(format!(
+            "--workers {worker}: a worker is reached by http:// (TLS between machines is not built in)"
+        )));
+    }
+    Ok(url)
 }
 
 /// Runs each statement of `text` in turn, printing the rows of those that
@@ -250,11 +258,18 @@ fn print(batches: &[RecordBatch], format: Format, out: &mut impl Write) -> Resul
             )?;
         }
         Format::Csv => {
-            let mut writer = arrow::csv::WriterBuilder::new()
-                .with_header(true)
-                .build(out);
-            for batch in batches {
+            // A batch at a time into memory, then out: the CSV writer's
+            // errors keep no cause, and a closed pipe (`| head`) must be
+            // told from a failure.
+            let mut text = Vec::new();
+            for (i, batch) in batches.iter().enumerate() {
+                text.clear();
+                let mut writer = arrow::csv::WriterBuilder::new()
+                    .with_header(i == 0)
+                    .build(&mut text);
                 writer.write(&variants_as_json(batch)?).map_err(failure)?;
+                drop(writer);
+                out.write_all(&text)?;
             }
         }
     }

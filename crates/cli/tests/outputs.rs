@@ -225,3 +225,29 @@ fn encoding_to_a_reader_that_stops_early_ends_quietly() {
     assert_eq!(&start[..4], b"PAR1");
     assert_eq!((out.status.code(), stderr(&out)), (Some(0), ""));
 }
+
+/// `sql` into a reader that stops early ends quietly in every format: CSV
+/// ended with "Csv error: Broken pipe" and status 1.
+#[test]
+fn sql_to_a_reader_that_stops_early_ends_quietly() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["csv", "json", "table"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+            .args([
+                "sql",
+                "--format",
+                format,
+                "SELECT value AS n, 'some text' AS s FROM range(2000000)",
+            ])
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut start = [0u8; 100];
+        child.stdout.take().unwrap().read_exact(&mut start).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!((out.status.code(), stderr(&out)), (Some(0), ""), "{format}");
+    }
+}
