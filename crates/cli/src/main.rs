@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use arrow::array::{Array, RecordBatch};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use vshred::dataset::storage::is_glob;
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::encode::{
@@ -173,7 +173,8 @@ struct LayoutArgs {
     max_depth: Option<usize>,
     /// Share of sampled rows a field must appear in to get a column, from
     /// 0 to 1 (0.1 is 10%).
-    #[arg(long, value_name = "F", value_parser = share)]
+    // A negative value is a value, refused as one, not an option.
+    #[arg(long, value_name = "F", value_parser = share, allow_negative_numbers = true)]
     min_frequency: Option<f64>,
     #[command(flatten)]
     json: JsonArgs,
@@ -495,12 +496,20 @@ fn usage_error(e: clap::Error) -> ExitCode {
             let expanded = e.kind() == ErrorKind::UnknownArgument
                 && (Path::new(&unexpected).is_file()
                     || (!unexpected.starts_with('-') && files >= 2));
+            // The help that lists the options: the command's own.
+            let help = match std::env::args()
+                .nth(1)
+                .filter(|name| Cli::command().find_subcommand(name).is_some())
+            {
+                Some(command) => format!("vshred {command} --help"),
+                None => "vshred --help".to_string(),
+            };
             if expanded {
                 eprintln!(
-                    "vshred: {message} (a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see vshred --help)"
+                    "vshred: {message} (a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see {help})"
                 );
             } else {
-                eprintln!("vshred: {message} (see vshred --help)");
+                eprintln!("vshred: {message} (see {help})");
             }
             ExitCode::from(1)
         }

@@ -74,6 +74,10 @@ fn usage_errors_are_one_line_with_exit_code_1() {
             &["encode", "a", "b", "--row-group-rows", "many"],
             "invalid value 'many' for '--row-group-rows <N>': not a count",
         ),
+        (
+            &["infer", "a", "--min-frequency", "-0.1"],
+            "invalid value '-0.1' for '--min-frequency <F>'",
+        ),
     ] {
         let out = vshred(args, b"");
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
@@ -83,6 +87,12 @@ fn usage_errors_are_one_line_with_exit_code_1() {
             "{args:?}: {err}"
         );
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        // The help that lists a command's options is its own.
+        let help = match args[0] {
+            "bogus" => "(see vshred --help)".to_string(),
+            command => format!("(see vshred {command} --help)"),
+        };
+        assert!(err.ends_with(&format!("{help}\n")), "{args:?}: {err}");
         assert!(stdout(&out).is_empty(), "{args:?}");
     }
     for help in [&["--help"][..], &["encode", "--help"], &["--version"]] {

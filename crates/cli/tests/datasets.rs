@@ -230,7 +230,10 @@ fn a_glob_skips_hidden_and_underscore_names_as_a_directory_does() {
         fails_with(
             dir.path(),
             expanded,
-            "(a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see vshred --help)",
+            &format!(
+                "(a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see vshred {} --help)",
+                expanded[0]
+            ),
         );
     }
 }
