@@ -387,6 +387,33 @@ fn a_csv_table_outside_the_data_roots_is_refused_and_one_inside_is_read() {
     assert_eq!(stdout(&read), format!("{{\"s\":{expected}}}\n"));
 }
 
+/// The channel speaks plain HTTP/2: `https://` (which sent the token in
+/// the clear) and other schemes are refused before anything is sent.
+#[test]
+fn a_worker_url_of_another_scheme_than_http_is_refused() {
+    let dir = cluster_dir();
+    for worker in ["https://127.0.0.1:7400", "ftp://127.0.0.1:7400"] {
+        let out = vshred_in(
+            dir.path(),
+            &[
+                "sql",
+                "--workers",
+                worker,
+                "--token-file",
+                "token",
+                "SELECT 1",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "vshred: --workers {worker}: a worker is reached by http:// (TLS between machines is not built in)\n"
+            )
+        );
+    }
+}
+
 #[test]
 fn a_worker_that_is_not_there_is_named() {
     let dir = cluster_dir();
