@@ -525,6 +525,13 @@ fn in_parts(
 
 #[pymodule]
 fn _vshred(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The core turns the parquet crate's panics on corrupt files into
+    // errors (a `VshredError`), and a panic of the module's own code
+    // reaches Python as PyO3's `PanicException`, its message in it: the
+    // default hook would print each on stderr besides, with a backtrace
+    // header. The hook is this module's alone (each extension module
+    // links its own standard library).
+    std::panic::set_hook(Box::new(|_| {}));
     module.add("VshredError", module.py().get_type::<VshredError>())?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_function(wrap_pyfunction!(encode, module)?)?;
