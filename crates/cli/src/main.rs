@@ -1336,11 +1336,16 @@ fn run_report(args: ReportArgs) -> Result<(), Failure> {
 }
 
 /// Whether `input`, not a stream, names Parquet files: a directory or a
-/// glob (a dataset), or a file that starts as Parquet does.
+/// glob (a dataset), or a file that starts as Parquet does or is named
+/// `.parquet` (a damaged one is then an error that says it is not
+/// Parquet, not a JSON error at its first byte).
 fn is_parquet_file_or_dataset(input: &Path) -> bool {
     input.is_dir()
         || (!input.exists() && is_glob(&input.to_string_lossy()))
         || magic_of(input).is_some_and(|m| starts_as_parquet(&m))
+        || input
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }
 
 fn run_roundtrip(input: &Path, json: &JsonArgs, sizes: bool) -> Result<(), Failure> {
