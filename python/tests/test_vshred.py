@@ -841,3 +841,23 @@ def test_an_atexit_function_on_the_main_thread_still_encodes(tmp_path):
                            capture_output=True, text=True, timeout=60)
     assert (ended.returncode, ended.stdout, ended.stderr) == (0, "10\n", "")
     assert pq.read_table(out).num_rows == 10
+
+
+def test_a_corrupt_file_is_a_vshred_error_and_nothing_on_stderr():
+    # The parquet crate panics on this dictionary page header (a division
+    # by zero); the core turns that into an error, and the default panic
+    # hook printed the panic and a backtrace header on stderr besides.
+    corrupt = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "corrupt",
+                           "dictionary-page-header-divides-by-zero.parquet")
+    script = """
+import sys, vshred
+for read in (lambda: vshred.read(sys.argv[1]),
+             lambda: vshred.sql("SELECT * FROM '%s'" % sys.argv[1])):
+    try:
+        read()
+    except vshred.VshredError as e:
+        print("divide by zero" in str(e))
+"""
+    ended = subprocess.run([sys.executable, "-c", script, os.path.abspath(corrupt)],
+                           capture_output=True, text=True, timeout=60)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (0, "True\nTrue\n", "")
