@@ -292,6 +292,11 @@ pub struct Inferred {
     /// Names given as [`EncodeOptions::variant_fields`] that no sampled
     /// line has (misspelt, perhaps).
     pub unsampled_variant_fields: Vec<String>,
+    /// Numbers of the sampled lines that no decimal holds, read as the
+    /// nearest double ([`InexactNumbers::Double`](crate::json::InexactNumbers)).
+    pub inexact_numbers: u64,
+    /// The line of the first of them.
+    pub first_inexact_line: Option<u64>,
 }
 
 /// Chooses the columns from the first lines of `input`, as [`encode`] would:
@@ -302,6 +307,8 @@ pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result
     Ok(Inferred {
         columns: plan.columns,
         unsampled_variant_fields: plan.unsampled,
+        inexact_numbers: plan.inexact.0,
+        first_inexact_line: plan.inexact.1,
     })
 }
 

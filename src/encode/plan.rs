@@ -452,6 +452,10 @@ pub(super) struct Plan {
     pub(super) priced: Vec<LeafEstimate>,
     /// The named Variant fields that no sampled line has.
     pub(super) unsampled: Vec<String>,
+    /// Numbers of the sample that no decimal holds, read as doubles, and
+    /// the line of the first: for `infer`, which reads the sample alone
+    /// (an encode counts them as it writes each line).
+    pub(super) inexact: (u64, Option<u64>),
 }
 
 /// The paths of Variant column `column` that `bloom_filters` read (`$.a`
@@ -489,11 +493,16 @@ pub(super) fn plan_columns(
     if !split {
         fields.push(field_plan(DEFAULT_COLUMN.into()));
     }
+    let mut inexact = (0, None);
     for (line, text) in lines.iter() {
         builder.reset();
-        if let Err(e) = parser.parse(text, &mut builder) {
-            tallies.record_sample(line, text, e)?;
-            continue;
+        match parser.parse(text, &mut builder) {
+            Ok(0) => {}
+            Ok(n) => inexact = (inexact.0 + u64::from(n), inexact.1.or(Some(line.number))),
+            Err(e) => {
+                tallies.record_sample(line, text, e)?;
+                continue;
+            }
         }
         let (m, v) = builder.finish();
         let variant = VariantRef::try_new(m, v)?;
@@ -579,6 +588,7 @@ pub(super) fn plan_columns(
         columns,
         priced,
         unsampled,
+        inexact,
     })
 }
 

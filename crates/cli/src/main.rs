@@ -973,6 +973,7 @@ fn run_infer(args: InferArgs) -> Result<(), Failure> {
     let inferred = infer_columns(&mut input, &options).context(&args.input)?;
     warn_unsampled_variant_fields(&inferred.unsampled_variant_fields);
     writeln!(io::stdout().lock(), "{}", layout_json(&inferred.columns))?;
+    warn_inexact_numbers(inferred.inexact_numbers, inferred.first_inexact_line);
     Ok(())
 }
 

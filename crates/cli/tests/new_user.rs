@@ -72,6 +72,17 @@ fn a_number_no_decimal_holds_is_an_error_unless_doubles_are_asked_for() {
         let out = vshred_in(dir.path(), &args);
         assert!(out.status.success(), "{command:?}: {}", stderr(&out));
     }
+    // infer reads the sample alone, and warns of its numbers too.
+    let out = vshred_in(
+        dir.path(),
+        &["infer", "in.jsonl", "--inexact-numbers", "double"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: 2 numbers that no decimal holds"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
