@@ -354,7 +354,9 @@ fn a_shredded_group_with_a_stray_child_is_an_error_naming_it() {
         .unwrap();
     writer.close().unwrap();
 
-    let e = ParquetFile::open(&path).err().expect("the file is refused");
+    let Err(e) = ParquetFile::open(&path) else {
+        panic!("the file is refused")
+    };
     assert_eq!(e.file(), Some(path.as_path()), "{e}");
     assert!(
         e.to_string()
