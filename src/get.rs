@@ -898,7 +898,10 @@ impl Accumulator {
         }
         let kinds: Vec<String> = (0..KINDS)
             .filter(|&k| self.kinds[k] > 0)
-            .map(|k| format!("{} {}", self.kinds[k], KIND_ORDER[k].plural()))
+            .map(|k| match self.kinds[k] {
+                1 => format!("1 {}", KIND_ORDER[k].singular()),
+                n => format!("{n} {}", KIND_ORDER[k].plural()),
+            })
             .collect();
         (kinds.len() > 1).then(|| {
             format!(

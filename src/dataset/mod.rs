@@ -626,10 +626,11 @@ impl Dataset {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let mut message = format!(
-            "no {what} {name:?} in {files} (they have: {}",
-            join(&in_files)
-        );
+        let they = match self.files.len() {
+            1 => "it has",
+            _ => "they have",
+        };
+        let mut message = format!("no {what} {name:?} in {files} ({they}: {}", join(&in_files));
         if !directories.is_empty() {
             message += &format!("; their key=value directories: {}", join(&directories));
         }

@@ -70,6 +70,22 @@ impl Kind {
         }
     }
 
+    /// The kind's name: "number", "string".
+    pub fn singular(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Boolean => "boolean",
+            Kind::Number => "number",
+            Kind::String => "string",
+            Kind::Binary => "binary",
+            Kind::Uuid => "UUID",
+            Kind::Instant => "date or timestamp",
+            Kind::Time => "time",
+            Kind::Array => "array",
+            Kind::Object => "object",
+        }
+    }
+
     /// The kind's name, in the plural: "numbers", "strings".
     pub fn plural(self) -> &'static str {
         match self {

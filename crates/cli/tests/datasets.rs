@@ -409,6 +409,18 @@ fn key_value_directories_are_columns_and_a_filter_on_them_skips_files() {
         &["get", "out", "$.a", "--with", "hour"],
         "no column \"hour\" in any of the 12 files (they have: v; their key=value directories: day, n)",
     );
+    let one = "out/day=2024-03-01/n=0";
+    let file = std::fs::read_dir(dir.path().join(one))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fails_with(
+        dir.path(),
+        &["cat", file.to_str().unwrap(), "--columns", "hour"],
+        "no column \"hour\" in the file (it has: v)",
+    );
     // A glob's root is before its first wildcard; a leading ./ is none of it.
     for glob in ["out/day=*/n=2", "./out/day=*/n=2"] {
         let found = vshred_in(

@@ -195,6 +195,15 @@ fn min_and_max_of_mixed_kinds_follow_one_order_and_say_so() {
             && note.contains("null < boolean < number < string"),
         "{note}"
     );
+    // One of a kind is said in the singular.
+    let one = "{\"t\":\"b\"}\n{\"t\":3}\n{\"t\":4}\n";
+    encoded(dir.path(), "one.parquet", one, &["--shred", "none"]);
+    let max = vshred_in(dir.path(), &["get", "one.parquet", "$.t", "--agg", "max"]);
+    assert!(
+        stderr(&max).contains("the values were of 2 kinds (2 numbers, 1 string)"),
+        "{}",
+        stderr(&max)
+    );
     assert!(!note.contains("not numbers"), "{note}");
     assert_eq!(stdout(&agg("max")), "\"b\"\n");
     let sum = agg("sum");
