@@ -731,6 +731,17 @@ async fn a_cast_of_a_variant_is_variant_get_and_reads_only_the_path() {
     // A type no Variant casts to is refused while planning, by name.
     let err = run_failure(&ctx, "SELECT CAST(parse_json('1') AS INTERVAL)").await;
     assert!(err.contains("cannot cast a Variant to Interval"), "{err}");
+    // As the CLI and Python say it: without the name of DataFusion's rule
+    // that ran the rewrite (`apply_function_rewrites: ...`).
+    let e = match ctx.sql("SELECT CAST(parse_json('1') AS INTERVAL)").await {
+        Err(e) => e,
+        Ok(frame) => frame.collect().await.expect_err("refused"),
+    };
+    let message = vshred_datafusion::functions::error_message(&e);
+    assert!(
+        message.starts_with("Error during planning: cannot cast a Variant to Interval"),
+        "{message}"
+    );
 }
 
 /// Comparing Variant values is refused while planning, in each form
