@@ -340,7 +340,7 @@ fn files_outside_the_data_roots_are_refused_symlinks_included() {
         assert_eq!(out.status.code(), Some(1), "{table}: {}", stdout(&out));
         let error = stderr(&out);
         assert!(
-            error.contains("outside this worker's data roots"),
+            error.contains("outside this worker's data roots (worker 127.0.0.1:"),
             "{table}: {error}"
         );
         assert_eq!(error.lines().count(), 1, "{error}");
@@ -378,7 +378,7 @@ fn a_csv_table_outside_the_data_roots_is_refused_and_one_inside_is_read() {
     assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
     let error = stderr(&refused);
     assert!(
-        error.contains("outside.csv, which is outside this worker's data roots"),
+        error.contains("outside.csv, which is outside this worker's data roots (worker 127.0.0.1:"),
         "{error}"
     );
     let read = sql(dir.path(), Some(&workers), &query("data/inside.csv"));

@@ -35,6 +35,9 @@ pub(crate) struct DataRoots {
     dirs: Vec<PathBuf>,
     /// Prefixes in object stores: the store's URL, and the prefix in it.
     stores: Vec<(ObjectStoreUrl, Location)>,
+    /// The worker's address, once it listens: its refusals name it, to
+    /// the client (which has several workers) and on its own stderr.
+    worker: Option<String>,
 }
 
 impl DataRoots {
@@ -58,15 +61,30 @@ impl DataRoots {
         Ok(data_roots)
     }
 
+    /// These roots, a worker's that listens on `address`.
+    pub(crate) fn of_worker(self, address: String) -> DataRoots {
+        DataRoots {
+            worker: Some(address),
+            ..self
+        }
+    }
+
+    /// `what` is outside the roots: the refusal, said by the worker and
+    /// logged on its stderr.
+    fn outside(&self, what: String) -> String {
+        let Some(worker) = &self.worker else {
+            return format!("{what}, which is outside this worker's data roots");
+        };
+        let refusal =
+            format!("{what}, which is outside this worker's data roots (worker {worker})");
+        eprintln!("vshred worker: refused: {refusal}");
+        refusal
+    }
+
     /// Why a plan may not read `file`, unless it is, its symlinks
     /// resolved, beneath a data root.
     pub(crate) fn check_file(&self, file: &Path) -> std::result::Result<(), String> {
-        let outside = || {
-            format!(
-                "a plan names {}, which is outside this worker's data roots",
-                file.display()
-            )
-        };
+        let outside = || self.outside(format!("a plan names {}", file.display()));
         let unreadable =
             |e: String| format!("a plan names {}, which cannot be read: {e}", file.display());
         if let Some((url, location)) = object_of(file).map_err(unreadable)? {
@@ -103,12 +121,13 @@ impl DataRoots {
             .ancestors()
             .find(|a| a.exists())
             .unwrap_or(Path::new("/"));
-        self.check_file(existing).map_err(|_| {
-            format!(
-                "a write to {}, which is outside this worker's data roots",
-                dir.display()
-            )
-        })
+        let beneath = existing
+            .canonicalize()
+            .is_ok_and(|resolved| self.dirs.iter().any(|root| resolved.starts_with(root)));
+        match beneath {
+            true => Ok(()),
+            false => Err(self.outside(format!("a write to {}", dir.display()))),
+        }
     }
 
     /// Whether `location` in the store of `url` is beneath a root given as
@@ -212,10 +231,9 @@ impl RootedStore {
             }
             false => match self.roots.holds_object(&self.url, location) {
                 true => Ok(()),
-                false => Err(format!(
-                    "{}{location} is outside this worker's data roots",
-                    self.url.as_str()
-                )),
+                false => Err(self
+                    .roots
+                    .outside(format!("a plan names {}{location}", self.url.as_str()))),
             },
         };
         allowed.map_err(|why| datafusion::object_store::Error::PermissionDenied {

@@ -59,7 +59,8 @@ pub async fn serve(
             "a worker needs a data root (--data-root DIR)".into(),
         ));
     }
-    let roots = Arc::new(DataRoots::new(&options.data_roots)?);
+    let address = listener.local_addr()?;
+    let roots = Arc::new(DataRoots::new(&options.data_roots)?.of_worker(address.to_string()));
     let codec = VariantCodec::with_roots(roots.clone());
     let channels = TokenChannels::new(&options.token)?;
     let worker = Worker::from_session_builder(move |query: WorkerQueryContext| {
@@ -116,7 +117,6 @@ pub async fn serve(
     };
     // Once the options are known to be usable: whoever waits for this line
     // (a script, a test) may send queries.
-    let address = listener.local_addr()?;
     eprintln!("vshred worker: listening on {address}");
     Server::builder()
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
