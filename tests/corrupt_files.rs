@@ -256,13 +256,33 @@ fn a_malformed_arrow_schema_hint_is_ignored() {
 /// A Variant value that is not valid, read from a file by path, is an
 /// error naming the file (with its row and path), as a dataset's read
 /// names it.
+/// Writes `column` as the file's one column, `v`, with the parquet crate.
+fn write_column(path: &Path, column: arrow::array::StructArray) {
+    use std::sync::Arc;
+
+    use arrow::array::RecordBatch;
+    use arrow::datatypes::{Field, Schema};
+    use parquet::arrow::ArrowWriter;
+
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "v",
+        column.data_type().clone(),
+        true,
+    )]));
+    let mut writer =
+        ArrowWriter::try_new(std::fs::File::create(path).unwrap(), schema.clone(), None).unwrap();
+    writer
+        .write(&RecordBatch::try_new(schema, vec![Arc::new(column)]).unwrap())
+        .unwrap();
+    writer.close().unwrap();
+}
+
 #[test]
 fn an_invalid_variant_in_a_file_is_an_error_naming_the_file() {
     use std::sync::Arc;
 
-    use arrow::array::{ArrayRef, BinaryArray, RecordBatch, StructArray};
-    use arrow::datatypes::{DataType, Field, Schema};
-    use parquet::arrow::ArrowWriter;
+    use arrow::array::{ArrayRef, BinaryArray, StructArray};
+    use arrow::datatypes::{DataType, Field};
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("invalid.parquet");
@@ -274,17 +294,7 @@ fn an_invalid_variant_in_a_file_is_an_error_naming_the_file() {
     // An int8, then a decimal4 without its bytes.
     let value: ArrayRef = Arc::new(BinaryArray::from(vec![&[3u8 << 2, 7][..], &[8 << 2][..]]));
     let column = StructArray::new(fields.into(), vec![metadata, value], None);
-    let schema = Arc::new(Schema::new(vec![Field::new(
-        "v",
-        column.data_type().clone(),
-        true,
-    )]));
-    let mut writer =
-        ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), None).unwrap();
-    writer
-        .write(&RecordBatch::try_new(schema, vec![Arc::new(column)]).unwrap())
-        .unwrap();
-    writer.close().unwrap();
+    write_column(&path, column);
 
     let file = ParquetFile::open(&path).unwrap();
     let request = GetRequest {
@@ -306,9 +316,8 @@ fn an_invalid_variant_in_a_file_is_an_error_naming_the_file() {
 fn a_shredded_group_with_a_stray_child_is_an_error_naming_it() {
     use std::sync::Arc;
 
-    use arrow::array::{ArrayRef, BinaryArray, Int64Array, RecordBatch, StructArray};
-    use arrow::datatypes::{DataType, Field, Schema};
-    use parquet::arrow::ArrowWriter;
+    use arrow::array::{ArrayRef, BinaryArray, Int64Array, StructArray};
+    use arrow::datatypes::{DataType, Field};
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("stray.parquet");
@@ -342,17 +351,7 @@ fn a_shredded_group_with_a_stray_child_is_an_error_naming_it() {
             Arc::new(typed) as ArrayRef,
         ),
     ]);
-    let schema = Arc::new(Schema::new(vec![Field::new(
-        "v",
-        column.data_type().clone(),
-        true,
-    )]));
-    let mut writer =
-        ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), None).unwrap();
-    writer
-        .write(&RecordBatch::try_new(schema, vec![Arc::new(column)]).unwrap())
-        .unwrap();
-    writer.close().unwrap();
+    write_column(&path, column);
 
     let Err(e) = ParquetFile::open(&path) else {
         panic!("the file is refused")

@@ -2,6 +2,7 @@
 //! device or link replaced, nothing left behind when interrupted.
 
 use std::io::Read;
+use std::path::Path;
 use std::process::Command;
 
 const LINES: &str = "{\"id\":1,\"v\":{\"a\":1}}\n{\"id\":2,\"v\":{\"a\":2}}\n";
@@ -205,23 +206,12 @@ fn a_signal_while_encoding_leaves_no_temporary_file() {
 /// `cat` does then: quietly, with success, not an error naming the input.
 #[test]
 fn encoding_to_a_reader_that_stops_early_ends_quietly() {
-    use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
     let lines: String = (0..200_000)
         .map(|i| format!("{{\"id\":{i},\"s\":\"text {}\"}}\n", i * 7919 % 100_003))
         .collect();
     std::fs::write(dir.path().join("in.jsonl"), lines).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
-        .args(["encode", "in.jsonl", "-"])
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut start = [0u8; 100];
-    child.stdout.take().unwrap().read_exact(&mut start).unwrap();
-    // The pipe's reader is gone: the rest cannot be written.
-    let out = child.wait_with_output().unwrap();
+    let (start, out) = read_100_bytes(dir.path(), &["encode", "in.jsonl", "-"]);
     assert_eq!(&start[..4], b"PAR1");
     assert_eq!((out.status.code(), stderr(&out)), (Some(0), ""));
 }
@@ -230,24 +220,25 @@ fn encoding_to_a_reader_that_stops_early_ends_quietly() {
 /// ended with "Csv error: Broken pipe" and status 1.
 #[test]
 fn sql_to_a_reader_that_stops_early_ends_quietly() {
-    use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
     for format in ["csv", "json", "table"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
-            .args([
-                "sql",
-                "--format",
-                format,
-                "SELECT value AS n, 'some text' AS s FROM range(2000000)",
-            ])
-            .current_dir(dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut start = [0u8; 100];
-        child.stdout.take().unwrap().read_exact(&mut start).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let query = "SELECT value AS n, 'some text' AS s FROM range(2000000)";
+        let (_, out) = read_100_bytes(dir.path(), &["sql", "--format", format, query]);
         assert_eq!((out.status.code(), stderr(&out)), (Some(0), ""), "{format}");
     }
+}
+
+/// Runs vshred with `args` in `dir`, reads the first 100 bytes of its
+/// output and closes the pipe: the rest cannot be written.
+fn read_100_bytes(dir: &Path, args: &[&str]) -> ([u8; 100], std::process::Output) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut start = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut start).unwrap();
+    (start, child.wait_with_output().unwrap())
 }
