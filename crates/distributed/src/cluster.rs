@@ -15,15 +15,21 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use arrow::record_batch::RecordBatch;
 use async_trait::async_trait;
 use datafusion::common::{DataFusionError, Result};
+use datafusion::execution::TaskContext;
 use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_distributed::{
-    ChannelResolver, DesiredTaskCountEvent, DesiredTaskCountEventResponse, DistributedExt,
-    DistributedLeafExec, GetWorkerInfoRequest, ScaleUpLeafNodeEvent, ScaleUpLeafNodeEventResponse,
-    SessionStateBuilderExt, WorkerChannel, WorkerResolver, grpc,
+    ChannelResolver, CoordinatorToWorkerMsg, DesiredTaskCountEvent, DesiredTaskCountEventResponse,
+    DistributedExt, DistributedLeafExec, ExecuteTaskRequest, GetWorkerInfoRequest,
+    GetWorkerInfoResponse, ScaleUpLeafNodeEvent, ScaleUpLeafNodeEventResponse,
+    SessionStateBuilderExt, SetPlanRequest, WorkerChannel, WorkerResolver, WorkerToCoordinatorMsg,
+    grpc,
 };
+use futures::stream::{BoxStream, StreamExt};
 use http::HeaderValue;
 use http_body_util::BodyExt;
 use tonic::transport::Channel;
@@ -101,7 +107,102 @@ impl TokenChannels {
 #[async_trait]
 impl ChannelResolver for TokenChannels {
     async fn get_worker_client_for_url(&self, url: &Url) -> Result<Box<dyn WorkerChannel>> {
-        Ok(grpc::create_worker_client(self.channel(url)?))
+        Ok(Box::new(NamedWorker {
+            client: grpc::create_worker_client(self.channel(url)?),
+            url: url.to_string(),
+        }))
+    }
+}
+
+/// A worker's client whose failures to connect name it: a worker that
+/// stops listening mid-query (SIGTERM) refused a later stage's connection
+/// with tonic's whole error and no name. (A stream that breaks off is
+/// named by the channel: [`lost`].)
+struct NamedWorker {
+    client: Box<dyn WorkerChannel>,
+    url: String,
+}
+
+impl NamedWorker {
+    fn named(&self, e: DataFusionError) -> DataFusionError {
+        name_unreachable(&self.url, e)
+    }
+}
+
+/// The status of a connection refused, reset or closed (tonic's
+/// transport's error, or `Unavailable`), unless it names a worker already.
+fn unreachable_status(e: &DataFusionError) -> Option<&tonic::Status> {
+    let DataFusionError::External(inner) = e else {
+        return None;
+    };
+    let transport = |s: &tonic::Status| {
+        std::iter::successors(std::error::Error::source(s), |e| e.source())
+            .any(|e| e.is::<tonic::transport::Error>())
+    };
+    inner.downcast_ref::<tonic::Status>().filter(|s| {
+        (s.code() == tonic::Code::Unavailable || transport(s))
+            && !s.message().starts_with("worker ")
+    })
+}
+
+#[async_trait]
+impl WorkerChannel for NamedWorker {
+    async fn coordinator_channel(
+        &mut self,
+        headers: http::HeaderMap,
+        set_plan_request: SetPlanRequest,
+        c2w_stream: BoxStream<'static, CoordinatorToWorkerMsg>,
+        metrics: ExecutionPlanMetricsSet,
+        task_ctx: &Arc<TaskContext>,
+    ) -> Result<BoxStream<'static, Result<WorkerToCoordinatorMsg>>> {
+        let stream = self
+            .client
+            .coordinator_channel(headers, set_plan_request, c2w_stream, metrics, task_ctx)
+            .await
+            .map_err(|e| self.named(e))?;
+        let url = self.url.clone();
+        Ok(stream
+            .map(move |item| item.map_err(|e| name_unreachable(&url, e)))
+            .boxed())
+    }
+
+    async fn execute_task(
+        &mut self,
+        headers: http::HeaderMap,
+        request: ExecuteTaskRequest,
+        metrics: ExecutionPlanMetricsSet,
+        task_ctx: &Arc<TaskContext>,
+    ) -> Result<Vec<BoxStream<'static, Result<RecordBatch>>>> {
+        let streams = self
+            .client
+            .execute_task(headers, request, metrics, task_ctx)
+            .await
+            .map_err(|e| self.named(e))?;
+        Ok(streams
+            .into_iter()
+            .map(|stream| {
+                let url = self.url.clone();
+                stream
+                    .map(move |item| item.map_err(|e| name_unreachable(&url, e)))
+                    .boxed()
+            })
+            .collect())
+    }
+
+    async fn get_worker_info(
+        &mut self,
+        request: GetWorkerInfoRequest,
+    ) -> Result<GetWorkerInfoResponse> {
+        let info = self.client.get_worker_info(request).await;
+        info.map_err(|e| self.named(e))
+    }
+}
+
+/// `e`, named as the worker at `url`'s if it is a connection's failure.
+fn name_unreachable(url: &str, e: DataFusionError) -> DataFusionError {
+    match unreachable_status(&e) {
+        Some(status) => DataFusionError::External(Box::new(lost(url, status))),
+        None => e,
     }
 }
 
@@ -212,4 +313,30 @@ fn lost(worker: &str, error: &tonic::Status) -> tonic::Status {
 
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connection_a_worker_refused_names_the_worker() {
+        let refused =
+            || DataFusionError::External(Box::new(tonic::Status::unavailable("tcp connect error")));
+        let named = name_unreachable("http://127.0.0.1:7412/", refused());
+        assert!(
+            named
+                .to_string()
+                .contains("\"worker http://127.0.0.1:7412/ stopped answering: tcp connect error\""),
+            "{named}"
+        );
+        // Named once, not again by another layer; other errors as they are.
+        let again = name_unreachable("http://127.0.0.1:7413/", named);
+        assert!(again.to_string().contains("7412"), "{again}");
+        let other = DataFusionError::External(Box::new(tonic::Status::internal("no")));
+        assert_eq!(
+            name_unreachable("http://127.0.0.1:7412/", other).to_string(),
+            DataFusionError::External(Box::new(tonic::Status::internal("no"))).to_string()
+        );
+    }
 }
