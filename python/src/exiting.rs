@@ -16,12 +16,14 @@
 //!   (a segmentation fault in `PyGILState_Ensure`).
 //!
 //! So the module registers [`drain`] with `atexit`, which runs before the
-//! interpreter finalizes. From then on, such threads no longer take the
-//! interpreter: they wait until the process ends, as the daemon thread
-//! does. `drain` waits for those in Python code to come out of it, for
-//! [`DRAIN_LIMIT`] at most. The work of a call from the main thread is
+//! interpreter finalizes. From then on, such threads, and a call's own
+//! thread coming back from its work ([`detach`]), no longer take the
+//! interpreter: they are held for [`HOLD`], by when the process has
+//! normally ended, as the daemon thread would have, and their call then
+//! fails. `drain` waits for those holding the interpreter to release it,
+//! for [`DRAIN_LIMIT`] at most. The work of a call from the main thread is
 //! never held: it is all that runs once `atexit` has begun (another
-//! `atexit` function encoding), and holding it would hang the exit.
+//! `atexit` function encoding).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -33,6 +35,12 @@ use pyo3::prelude::*;
 /// iterator blocked on its own input (a socket, a queue) must not hold
 /// the exit long.
 const DRAIN_LIMIT: Duration = Duration::from_secs(1);
+
+/// How long a thread that would take the interpreter back once it is
+/// exiting is held before its call fails: long enough for the process to
+/// end first (Python stops daemon threads abruptly at exit), short enough
+/// that an `atexit` function that joins the thread does not hang.
+const HOLD: Duration = Duration::from_secs(1);
 
 /// Set once [`drain`] has run; read by readers between items.
 static EXITING: AtomicBool = AtomicBool::new(false);
@@ -81,26 +89,34 @@ impl Attach {
         }
     }
 
-    /// `f` with the interpreter; once the interpreter is exiting (and the
-    /// caller is not the main thread), waits for the process's end
-    /// instead.
-    pub fn attach<R>(&self, f: impl FnOnce(Python<'_>) -> R) -> R {
+    /// `f` with the interpreter; `None` once the interpreter is exiting
+    /// (and the call is not the main thread's), after holding the thread
+    /// for [`HOLD`]: the caller's call then fails. The process normally
+    /// ends first.
+    pub fn attach<R>(&self, f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
         if self.for_main_thread {
-            return Python::attach(f);
-        }
-        {
-            let mut count = attached();
-            if EXITING.load(Ordering::SeqCst) {
-                drop(count);
-                loop {
-                    std::thread::park();
-                }
-            }
-            *count += 1;
+            return Some(Python::attach(f));
         }
         // Declared first, so dropped after the interpreter is released.
-        let _left = Left;
-        Python::attach(f)
+        let _entered = self.enter()?;
+        Some(Python::attach(f))
+    }
+
+    /// Counts this thread as one about to hold the interpreter, unless
+    /// the interpreter is exiting: then holds it for [`HOLD`] and gives
+    /// `None`. Nothing for a main thread's call.
+    fn enter(&self) -> Option<Option<Entered>> {
+        if self.for_main_thread {
+            return Some(None);
+        }
+        let mut count = attached();
+        if EXITING.load(Ordering::SeqCst) {
+            drop(count);
+            std::thread::sleep(HOLD);
+            return None;
+        }
+        *count += 1;
+        Some(Some(Entered))
     }
 
     /// Whether a thread in Python code (a reader between items) should
@@ -110,10 +126,29 @@ impl Attach {
     }
 }
 
-/// Uncounts a thread that released the interpreter, waking [`drain`].
-struct Left;
+/// Runs `f` with the interpreter released, as `py.detach` does, for a
+/// call of the module: the interpreter is taken back through the gate, so
+/// that [`drain`] waits for a call that ends as the program does, and one
+/// that ends after it is held for [`HOLD`] first.
+pub fn detach<T, F>(py: Python<'_>, f: F) -> T
+where
+    // PyO3's `Ungil` is `Send` on a stable compiler.
+    F: Send + FnOnce() -> T,
+    T: Send,
+{
+    let gate = Attach::new(py);
+    let (result, _entered) = py.detach(move || {
+        let result = f();
+        (result, gate.enter().flatten())
+    });
+    result
+}
 
-impl Drop for Left {
+/// A thread counted as holding the interpreter; uncounts it when dropped,
+/// waking [`drain`].
+struct Entered;
+
+impl Drop for Entered {
     fn drop(&mut self) {
         *attached() -= 1;
         LEFT.notify_all();

@@ -209,45 +209,43 @@ fn encode<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::of(input)?;
     let raised = input.raised();
-    let encoded = py
-        .detach(move || -> vshred::Result<_> {
-            let mut options = encode_options(
-                variant_fields,
-                &shred,
-                sample_rows,
-                &inexact_numbers,
-                &duplicate_keys,
-            )?;
-            options.write.decimals = decimal.parse().map_err(|e: vshred::Error| {
-                vshred::Error::from_message(format!("decimal {}", e.message()))
-            })?;
-            options.write.compression = compression.parse::<Compression>()?;
-            if let Some(rows) = at_least_one("row_group_rows", row_group_rows)? {
-                options.write.row_group_rows = rows;
+    let encoded = exiting::detach(py, move || -> vshred::Result<_> {
+        let mut options = encode_options(
+            variant_fields,
+            &shred,
+            sample_rows,
+            &inexact_numbers,
+            &duplicate_keys,
+        )?;
+        options.write.decimals = decimal.parse().map_err(|e: vshred::Error| {
+            vshred::Error::from_message(format!("decimal {}", e.message()))
+        })?;
+        options.write.compression = compression.parse::<Compression>()?;
+        if let Some(rows) = at_least_one("row_group_rows", row_group_rows)? {
+            options.write.row_group_rows = rows;
+        }
+        options.bloom_filters = bloom_filters.unwrap_or_default();
+        options.skip_bad_lines = skip_bad_lines;
+        let split = DatasetSplit {
+            max_file_rows: at_least_one("max_file_rows", max_file_rows)?,
+            max_file_bytes: at_least_one("max_file_bytes", max_file_bytes)?,
+            append,
+        };
+        if split.max_file_rows.is_none() && split.max_file_bytes.is_none() {
+            if append {
+                return Err(vshred::Error::from_message(
+                    "append adds files to a dataset: give max_file_rows or max_file_bytes".into(),
+                ));
             }
-            options.bloom_filters = bloom_filters.unwrap_or_default();
-            options.skip_bad_lines = skip_bad_lines;
-            let split = DatasetSplit {
-                max_file_rows: at_least_one("max_file_rows", max_file_rows)?,
-                max_file_bytes: at_least_one("max_file_bytes", max_file_bytes)?,
-                append,
-            };
-            if split.max_file_rows.is_none() && split.max_file_bytes.is_none() {
-                if append {
-                    return Err(vshred::Error::from_message(
-                        "append adds files to a dataset: give max_file_rows or max_file_bytes"
-                            .into(),
-                    ));
-                }
-                return input
-                    .read(|reader| vshred::encode::encode(reader, &output, &options, &mut |_| {}))
-                    .map(Encoded::File);
-            }
-            input
-                .read(|reader| encode_dataset(reader, &output, &options, &split, &mut |_| {}))
-                .map(Encoded::Dataset)
-        })
-        .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
+            return input
+                .read(|reader| vshred::encode::encode(reader, &output, &options, &mut |_| {}))
+                .map(Encoded::File);
+        }
+        input
+            .read(|reader| encode_dataset(reader, &output, &options, &split, &mut |_| {}))
+            .map(Encoded::Dataset)
+    })
+    .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
     let written = PyDict::new(py);
     let (lines, unsampled) = match encoded {
         Encoded::File(report) => {
@@ -311,7 +309,7 @@ fn infer(
 ) -> PyResult<String> {
     let input = Input::of(input)?;
     let raised = input.raised();
-    py.detach(move || -> vshred::Result<_> {
+    exiting::detach(py, move || -> vshred::Result<_> {
         let options = encode_options(
             variant_fields,
             &shred,
@@ -341,8 +339,8 @@ fn get(
 ) -> PyResult<(PyArrowType<ArrayData>, Vec<String>)> {
     let raised = Raised::new(py);
     let signals = raised.clone();
-    let (values, warnings) = py
-        .detach(move || -> vshred::Result<(ArrayRef, Vec<String>)> {
+    let (values, warnings) =
+        exiting::detach(py, move || -> vshred::Result<(ArrayRef, Vec<String>)> {
             let dataset = find_dataset(&source)?;
             let request = GetRequest {
                 column: dataset.choose_variant_column(column.as_deref())?,
@@ -392,35 +390,34 @@ fn read(
 ) -> PyResult<PyArrowType<Table>> {
     let raised = Raised::new(py);
     let signals = raised.clone();
-    let (batches, schema) = py
-        .detach(move || -> vshred::Result<_> {
-            let dataset = find_dataset(&source)?;
-            let names = match columns {
-                Some(names) => names,
-                None => dataset.columns()?.all.clone(),
-            };
-            let projection = Projection {
-                outputs: names
-                    .into_iter()
-                    .map(|name| (name.clone(), Projected::Column(name)))
-                    .collect(),
-                ..Projection::default()
-            };
-            let schema = dataset.projection_schema(&projection)?;
-            let mut batches: Vec<RecordBatch> = Vec::new();
-            dataset.project(
-                &projection,
-                &schema,
-                &ScanOptions::new(BATCH_ROWS),
-                |batch| {
-                    signals.interrupted()?;
-                    batches.push(batch);
-                    Ok(())
-                },
-            )?;
-            Ok((batches, schema))
-        })
-        .map_err(|e| raised.take().unwrap_or_else(|| failed(e)))?;
+    let (batches, schema) = exiting::detach(py, move || -> vshred::Result<_> {
+        let dataset = find_dataset(&source)?;
+        let names = match columns {
+            Some(names) => names,
+            None => dataset.columns()?.all.clone(),
+        };
+        let projection = Projection {
+            outputs: names
+                .into_iter()
+                .map(|name| (name.clone(), Projected::Column(name)))
+                .collect(),
+            ..Projection::default()
+        };
+        let schema = dataset.projection_schema(&projection)?;
+        let mut batches: Vec<RecordBatch> = Vec::new();
+        dataset.project(
+            &projection,
+            &schema,
+            &ScanOptions::new(BATCH_ROWS),
+            |batch| {
+                signals.interrupted()?;
+                batches.push(batch);
+                Ok(())
+            },
+        )?;
+        Ok((batches, schema))
+    })
+    .map_err(|e| raised.take().unwrap_or_else(|| failed(e)))?;
     Ok(PyArrowType(
         Table::try_new(batches, schema).map_err(failed)?,
     ))
@@ -438,18 +435,17 @@ fn parse_json(
     let chunks: Vec<ArrayRef> = chunks.into_iter().map(|c| make_array(c.0)).collect();
     let raised = Raised::new(py);
     let signals = raised.clone();
-    let variants = py
-        .detach(move || {
-            let options = ParseJsonOptions {
-                strict,
-                inexact_numbers: choice("inexact_numbers", &inexact_numbers)?,
-                duplicate_keys: choice("duplicate_keys", &duplicate_keys)?,
-            };
-            in_parts(&chunks, &signals, |part| {
-                Ok(Arc::new(parse_json_column(part, options)?))
-            })
+    let variants = exiting::detach(py, move || {
+        let options = ParseJsonOptions {
+            strict,
+            inexact_numbers: choice("inexact_numbers", &inexact_numbers)?,
+            duplicate_keys: choice("duplicate_keys", &duplicate_keys)?,
+        };
+        in_parts(&chunks, &signals, |part| {
+            Ok(Arc::new(parse_json_column(part, options)?))
         })
-        .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
+    })
+    .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
     Ok(variants.iter().map(|v| PyArrowType(v.to_data())).collect())
 }
 
@@ -482,13 +478,12 @@ fn to_json(
     }
     let raised = Raised::new(py);
     let signals = raised.clone();
-    let text = py
-        .detach(move || {
-            in_parts(&variants, &signals, |part| {
-                Ok(Arc::new(json_strings(part.as_struct())?))
-            })
+    let text = exiting::detach(py, move || {
+        in_parts(&variants, &signals, |part| {
+            Ok(Arc::new(json_strings(part.as_struct())?))
         })
-        .map_err(|e| raised.take().unwrap_or_else(|| failed(e)))?;
+    })
+    .map_err(|e| raised.take().unwrap_or_else(|| failed(e)))?;
     Ok(text.iter().map(|t| PyArrowType(t.to_data())).collect())
 }
 

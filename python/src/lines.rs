@@ -69,6 +69,12 @@ fn item_error(i: usize, what: &str) -> ItemError {
     .into()
 }
 
+/// Why a call in a thread other than the main one fails when the program
+/// ends under it (`exiting.rs`).
+fn exiting() -> vshred::Error {
+    vshred::Error::from_message("the Python interpreter is exiting".into())
+}
+
 /// Appends item `i`'s text and a line break. A text that breaks its line
 /// would be read as two rows, and an empty or blank one as none (the
 /// reader skips blank lines, as JSON lines allow): either would shift the
@@ -132,18 +138,19 @@ impl Raised {
     /// on another thread is not stopped, as Python code there is not.
     fn check_signals(&self) -> io::Result<()> {
         // Not `ErrorKind::Interrupted`: readers retry on that.
-        self.interrupted()
-            .map_err(|_| io::Error::other("interrupted by a signal"))
+        self.interrupted().map_err(io::Error::other)
     }
 
     /// As [`check_signals`](Self::check_signals), for work that is not a
     /// reader (a scan's batches).
     pub fn interrupted(&self) -> vshred::Result<()> {
-        let checked = self.interpreter.attach(|py| py.check_signals());
-        checked.map_err(|e| {
-            self.set(e);
-            vshred::Error::from_message("interrupted by a signal".into())
-        })
+        match self.interpreter.attach(|py| py.check_signals()) {
+            Some(checked) => checked.map_err(|e| {
+                self.set(e);
+                vshred::Error::from_message("interrupted by a signal".into())
+            }),
+            None => Err(exiting()),
+        }
     }
 }
 
@@ -263,7 +270,7 @@ impl Items for PyItems {
     /// interpreter begins to exit: `exiting.rs`).
     fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError> {
         let interpreter = &self.interpreter;
-        interpreter.attach(|py| {
+        let filled = interpreter.attach(|py| {
             let iterator = self.iterator.bind(py);
             while block.len() < BLOCK && !interpreter.stopping() {
                 let Some(item) = iterator.clone().next() else {
@@ -286,7 +293,8 @@ impl Items for PyItems {
                 push_text(block, i, text.as_bytes())?;
             }
             Ok(false)
-        })
+        });
+        filled.unwrap_or_else(|| Err(io::Error::other(exiting()).into()))
     }
 }
 
@@ -333,7 +341,7 @@ impl ArrowItems {
         let Some((chunks, interpreter)) = &self.chunks else {
             return Ok(None);
         };
-        interpreter.attach(|py| {
+        let taken = interpreter.attach(|py| {
             let Some(chunk) = chunks.bind(py).clone().next() else {
                 return Ok(None);
             };
@@ -345,7 +353,8 @@ impl ArrowItems {
             texts(make_array(data.0))
                 .map(Some)
                 .map_err(|e| io::Error::other(e).into())
-        })
+        });
+        taken.unwrap_or_else(|| Err(io::Error::other(exiting()).into()))
     }
 }
 

@@ -31,7 +31,7 @@ use vshred_datafusion::process_runtime::ProcessRuntime;
 use vshred_datafusion::statements::{execute, in_statement, parse_statements};
 use vshred_datafusion::table::VariantTable;
 
-use crate::failed;
+use crate::{exiting, failed};
 
 /// How long the caller's thread waits for a statement between checks
 /// for signals.
@@ -63,7 +63,7 @@ fn run<T: Send + 'static>(
     loop {
         // The receiver is not `Sync`: it goes to the waiting closure and back.
         let outcome;
-        (result, outcome) = py.detach(move || {
+        (result, outcome) = exiting::detach(py, move || {
             let outcome = result.recv_timeout(SIGNAL_CHECKS);
             (result, outcome)
         });
@@ -130,7 +130,7 @@ impl Session {
             let runtime = self.ctx.runtime_env();
             let location = location.to_string_lossy().into_owned();
             Arc::new(
-                py.detach(|| VariantTable::open_location(&location, &runtime))
+                exiting::detach(py, || VariantTable::open_location(&location, &runtime))
                     .map_err(failed)?,
             )
         } else if source.hasattr("__arrow_c_stream__")? {
@@ -149,7 +149,7 @@ impl Session {
             // arrow-rs 59 panics importing some slices of nested arrays
             // (apache/arrow-rs#9235; the module copies pyarrow's first):
             // an error, not a PanicException.
-            let collected = py.detach(|| {
+            let collected = exiting::detach(py, || {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     stream.collect::<Result<Vec<RecordBatch>, _>>()
                 }))

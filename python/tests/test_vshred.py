@@ -861,3 +861,38 @@ for read in (lambda: vshred.read(sys.argv[1]),
     ended = subprocess.run([sys.executable, "-c", script, os.path.abspath(corrupt)],
                            capture_output=True, text=True, timeout=60)
     assert (ended.returncode, ended.stdout, ended.stderr) == (0, "True\nTrue\n", "")
+
+
+# An `atexit` function registered before vshred's (so run after its own)
+# stops a daemon thread's encode and joins the thread: the thread, held
+# once the program is ending, must not hang the join; its call fails.
+_JOIN_AT_EXIT = """
+import atexit, sys, threading, time
+stop = threading.Event()
+def lines():
+    i = 0
+    while not stop.is_set():
+        time.sleep(0.01)
+        yield '{"a": %d}' % i
+        i += 1
+def join():
+    stop.set()
+    worker.join()
+    print("joined")
+atexit.register(join)
+import vshred
+def work():
+    try:
+        vshred.encode(lines(), sys.argv[1])
+    except vshred.VshredError as e:
+        print("failed:", "the Python interpreter is exiting" in str(e))
+worker = threading.Thread(target=work, daemon=True)
+worker.start()
+time.sleep(0.3)
+"""
+
+
+def test_an_atexit_function_that_joins_a_daemon_thread_encoding_does_not_hang(tmp_path):
+    ended = subprocess.run([sys.executable, "-c", _JOIN_AT_EXIT, str(tmp_path / "x.parquet")],
+                           capture_output=True, text=True, timeout=30)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (0, "failed: True\njoined\n", "")
