@@ -935,8 +935,6 @@ fn kind_of(as_type: &ShreddingSchema) -> Option<Kind> {
     })
 }
 
-/// A bound converted as [`bounds_as`] says; one that does not convert
-/// (out of range) bounds nothing.
 /// A leaf's min and max as `leaf` compares them ([`converted`] to the type
 /// its operand reads): none where the writer stored none, and none where
 /// they cannot be right, the min above the max (a corrupt footer), which
@@ -960,6 +958,8 @@ fn compared_bounds<'a>(
     )
 }
 
+/// A bound converted as [`bounds_as`] says; one that does not convert
+/// (out of range) bounds nothing.
 fn converted<'a>(
     bound: Option<VariantRef<'a>>,
     as_type: Option<&ShreddingSchema>,

@@ -423,11 +423,6 @@ impl DataSink for VariantParquetSink {
     }
 }
 
-/// `data`, failing at the first value of a `PARTITIONED BY` column that
-/// would not come back from its directory: a null, which DataFusion 55's
-/// demuxer writes as the type's zero (`n=0`, `b=false`; a string's as
-/// `k=`), as DataFusion refuses since apache/datafusion#24951; and the
-/// texts of [`unreadable_text`].
 /// Refuses a `COPY` to a directory that holds Parquet files already, as
 /// `encode` refuses it: its files would mix with them, and a `COPY` run
 /// twice would hold every row twice. Files a reader skips (names that
@@ -436,16 +431,24 @@ async fn refuse_a_dataset_in_place(state: &dyn Session, conf: &FileSinkConfig) -
     let Some(target) = conf.table_paths.first() else {
         return Ok(());
     };
+    // One file (DataFusion makes a partitioned target a directory).
     if conf.file_output_mode.single_file_output(target) {
         return Ok(());
     }
     let store = state.runtime_env().object_store(&conf.object_store_url)?;
     let mut listed = store.list(Some(target.prefix()));
     while let Some(object) = futures::StreamExt::next(&mut listed).await {
+        use datafusion::object_store::Error as StoreError;
         let location = match object {
             Ok(object) => object.location,
-            // A directory not made yet holds nothing.
-            Err(datafusion::object_store::Error::NotFound { .. }) => return Ok(()),
+            // A directory not made yet holds nothing; credentials that may
+            // write but not list (S3 without `s3:ListBucket`) cannot tell,
+            // and write as before.
+            Err(
+                StoreError::NotFound { .. }
+                | StoreError::PermissionDenied { .. }
+                | StoreError::Unauthenticated { .. },
+            ) => return Ok(()),
             Err(e) => return Err(e.into()),
         };
         let Some(beneath) = location.prefix_match(target.prefix()) else {
@@ -464,6 +467,11 @@ async fn refuse_a_dataset_in_place(state: &dyn Session, conf: &FileSinkConfig) -
     Ok(())
 }
 
+/// `data`, failing at the first value of a `PARTITIONED BY` column that
+/// would not come back from its directory: a null, which DataFusion 55's
+/// demuxer writes as the type's zero (`n=0`, `b=false`; a string's as
+/// `k=`), as DataFusion refuses since apache/datafusion#24951; and the
+/// texts of [`unreadable_text`].
 pub(crate) fn refuse_unreadable_partition_values(
     data: SendableRecordBatchStream,
     config: &FileSinkConfig,

@@ -478,6 +478,21 @@ async fn a_copy_into_a_directory_that_holds_parquet_files_is_refused() {
         );
         assert_eq!(parquet_files(&out), written, "{sql}: files were added");
     }
+    // A target named as a file is a directory when partitioned, and
+    // checked as one.
+    let partitioned = dir.path().join("by-kind.parquet");
+    let sql = format!(
+        "COPY (SELECT variant_get(v, '$.kind', 'string') AS kind, v FROM read_jsonl('{}')) \
+         TO '{}' STORED AS PARQUET PARTITIONED BY (kind)",
+        input.display(),
+        partitioned.display()
+    );
+    run(&ctx, &sql).await.expect(&sql);
+    let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+    assert!(
+        err.contains("the COPY target holds Parquet files already"),
+        "{err}"
+    );
     let skipped = dir.path().join("skipped/");
     std::fs::create_dir_all(skipped.join("_temporary")).unwrap();
     std::fs::write(skipped.join("_temporary/part.parquet"), b"").unwrap();

@@ -11,9 +11,12 @@
 //!
 //! It applies to a `COPY` to a local directory, not Hive-partitioned
 //! (`PARTITIONED BY` keeps DataFusion's demuxer, which decides the files
-//! by value) and not to one file (which one process must write). Each
-//! `COPY` gets a prefix of its own, so files of earlier ones stay; the
-//! worker adds its task's number ([`crate::codec`]).
+//! by value) and not to one file (which one process must write). A
+//! directory that holds Parquet files already is refused while planning
+//! (the coordinator sees the files the workers see: one filesystem, or
+//! the same mounts). Each `COPY` gets a prefix of its own, and the worker
+//! adds its task's number ([`crate::codec`]), so that tasks write files of
+//! their own.
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
