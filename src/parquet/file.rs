@@ -762,6 +762,7 @@ fn check_chunks(
     length: u64,
 ) -> std::result::Result<(), String> {
     let mut rows: i64 = 0;
+    let leaves = metadata.file_metadata().schema_descr().columns();
     for (rg, group) in metadata.row_groups().iter().enumerate() {
         // The parquet crate adds the row groups' row counts up unchecked.
         rows = rows
@@ -774,12 +775,7 @@ fn check_chunks(
                 )
             })?;
         for (leaf, chunk) in group.columns().iter().enumerate() {
-            let repeated = metadata
-                .file_metadata()
-                .schema_descr()
-                .columns()
-                .get(leaf)
-                .is_some_and(|c| c.max_rep_level() > 0);
+            let repeated = leaves.get(leaf).is_some_and(|c| c.max_rep_level() > 0);
             let (values, rows) = (chunk.num_values(), group.num_rows());
             if values != rows && !(repeated && values > rows) {
                 return Err(format!(

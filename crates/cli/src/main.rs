@@ -497,8 +497,9 @@ fn usage_error(e: clap::Error) -> ExitCode {
                 && (Path::new(&unexpected).is_file()
                     || (!unexpected.starts_with('-') && files >= 2));
             // The help that lists the options: the command's own.
-            let help = match std::env::args()
+            let help = match std::env::args_os()
                 .nth(1)
+                .and_then(|name| name.into_string().ok())
                 .filter(|name| Cli::command().find_subcommand(name).is_some())
             {
                 Some(command) => format!("vshred {command} --help"),

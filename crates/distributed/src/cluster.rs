@@ -263,7 +263,8 @@ pub fn context(config: SessionConfig, workers: Vec<Url>, token: &str) -> Result<
 pub async fn check_workers(workers: &[Url], token: &str) -> Result<()> {
     let channels = TokenChannels::new(token)?;
     for url in workers {
-        let mut client = channels.get_worker_client_for_url(url).await?;
+        // The raw client: its errors are named here, as not reachable.
+        let mut client = grpc::create_worker_client(channels.channel(url)?);
         let answer = tokio::time::timeout(
             CONNECT_TIMEOUT,
             client.get_worker_info(GetWorkerInfoRequest {}),
