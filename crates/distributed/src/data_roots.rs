@@ -72,11 +72,16 @@ impl DataRoots {
     /// `what` is outside the roots: the refusal, said by the worker and
     /// logged on its stderr.
     fn outside(&self, what: String) -> String {
+        self.refusal(format!("{what}, which is outside this worker's data roots"))
+    }
+
+    /// `refusal`, naming the worker and logged on its stderr once it
+    /// listens.
+    fn refusal(&self, refusal: String) -> String {
         let Some(worker) = &self.worker else {
-            return format!("{what}, which is outside this worker's data roots");
+            return refusal;
         };
-        let refusal =
-            format!("{what}, which is outside this worker's data roots (worker {worker})");
+        let refusal = format!("{refusal} (worker {worker})");
         eprintln!("vshred worker: refused: {refusal}");
         refusal
     }
@@ -85,8 +90,12 @@ impl DataRoots {
     /// resolved, beneath a data root.
     pub(crate) fn check_file(&self, file: &Path) -> std::result::Result<(), String> {
         let outside = || self.outside(format!("a plan names {}", file.display()));
-        let unreadable =
-            |e: String| format!("a plan names {}, which cannot be read: {e}", file.display());
+        let unreadable = |e: String| {
+            self.refusal(format!(
+                "a plan names {}, which cannot be read: {e}",
+                file.display()
+            ))
+        };
         if let Some((url, location)) = object_of(file).map_err(unreadable)? {
             return match self.holds_object(&url, &location) {
                 true => Ok(()),
@@ -247,6 +256,40 @@ impl RootedStore {
     fn check_prefix(&self, prefix: Option<&Location>) -> datafusion::object_store::Result<()> {
         self.check(prefix.unwrap_or(&Location::default()))
     }
+
+    /// Whether a listed local entry is, its symlinks resolved, beneath a
+    /// data root: the local store follows symlinks as it lists, and one
+    /// inside a root may point outside it.
+    fn beneath_roots(&self, location: &Location) -> bool {
+        let path = Path::new("/").join(location.as_ref());
+        path.canonicalize().is_ok_and(|resolved| {
+            self.roots
+                .dirs
+                .iter()
+                .any(|root| resolved.starts_with(root))
+        })
+    }
+
+    /// A listing of the local store without the entries outside the
+    /// roots; another store's as it is (its prefix was checked).
+    fn within_roots(
+        &self,
+        listed: BoxStream<'static, datafusion::object_store::Result<ObjectMeta>>,
+    ) -> BoxStream<'static, datafusion::object_store::Result<ObjectMeta>> {
+        if !self.local {
+            return listed;
+        }
+        let store = self.clone();
+        listed
+            .filter(move |entry| {
+                let keep = match entry {
+                    Ok(object) => store.beneath_roots(&object.location),
+                    Err(_) => true,
+                };
+                futures::future::ready(keep)
+            })
+            .boxed()
+    }
 }
 
 impl fmt::Display for RootedStore {
@@ -321,7 +364,7 @@ impl ObjectStore for RootedStore {
         prefix: Option<&Location>,
     ) -> BoxStream<'static, datafusion::object_store::Result<ObjectMeta>> {
         match self.check_prefix(prefix) {
-            Ok(()) => self.store.list(prefix),
+            Ok(()) => self.within_roots(self.store.list(prefix)),
             Err(e) => refused_stream(e),
         }
     }
@@ -332,7 +375,7 @@ impl ObjectStore for RootedStore {
         offset: &Location,
     ) -> BoxStream<'static, datafusion::object_store::Result<ObjectMeta>> {
         match self.check_prefix(prefix) {
-            Ok(()) => self.store.list_with_offset(prefix, offset),
+            Ok(()) => self.within_roots(self.store.list_with_offset(prefix, offset)),
             Err(e) => refused_stream(e),
         }
     }
@@ -342,7 +385,12 @@ impl ObjectStore for RootedStore {
         prefix: Option<&Location>,
     ) -> datafusion::object_store::Result<ListResult> {
         self.check_prefix(prefix)?;
-        self.store.list_with_delimiter(prefix).await
+        let mut listed = self.store.list_with_delimiter(prefix).await?;
+        if self.local {
+            listed.objects.retain(|o| self.beneath_roots(&o.location));
+            listed.common_prefixes.retain(|p| self.beneath_roots(p));
+        }
+        Ok(listed)
     }
 
     async fn copy_opts(
@@ -365,5 +413,67 @@ impl ObjectStore for RootedStore {
         self.check(from)?;
         self.check(to)?;
         self.store.rename_opts(from, to, options).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use datafusion::object_store::ObjectStoreExt;
+    use datafusion::object_store::local::LocalFileSystem;
+
+    use super::*;
+
+    /// A store held to `root`, over the local filesystem.
+    fn rooted(root: &Path) -> Arc<dyn ObjectStore> {
+        let roots = Arc::new(DataRoots::new(&[root.to_path_buf()]).unwrap());
+        let registry =
+            Arc::new(datafusion::execution::object_store::DefaultObjectStoreRegistry::new());
+        registry.register_store(
+            &Url::parse("file:///").unwrap(),
+            Arc::new(LocalFileSystem::new()),
+        );
+        RootedStores::new(registry, roots)
+            .get_store(&Url::parse("file:///").unwrap())
+            .unwrap()
+    }
+
+    fn location(path: &Path) -> Location {
+        Location::from_absolute_path(path).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_store_serves_only_what_is_beneath_the_roots_symlinks_resolved() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("in.csv"), "a\n1\n").unwrap();
+        std::fs::write(outside.join("secret.csv"), "a\n2\n").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
+        let store = rooted(&root);
+
+        assert!(store.get(&location(&root.join("in.csv"))).await.is_ok());
+        for refused in [outside.join("secret.csv"), root.join("link/secret.csv")] {
+            let e = store.get(&location(&refused)).await.unwrap_err();
+            assert!(
+                e.to_string().contains("outside this worker's data roots"),
+                "{e}"
+            );
+        }
+        // A listing of the root leaves out what its symlink reaches.
+        let listed: Vec<String> = store
+            .list(Some(&location(&root)))
+            .map(|o| o.unwrap().location.filename().unwrap().to_string())
+            .collect()
+            .await;
+        assert_eq!(listed, ["in.csv"]);
+        // Writes beneath the root go through; elsewhere they are refused.
+        let put = |path: PathBuf| {
+            let store = store.clone();
+            async move { store.put(&location(&path), "x".into()).await }
+        };
+        assert!(put(root.join("new/out.csv")).await.is_ok());
+        assert!(put(outside.join("out.csv")).await.is_err());
+        assert!(!outside.join("out.csv").exists());
     }
 }
