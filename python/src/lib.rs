@@ -525,8 +525,11 @@ fn _vshred(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // reaches Python as PyO3's `PanicException`, its message in it: the
     // default hook would print each on stderr besides, with a backtrace
     // header. The hook is this module's alone (each extension module
-    // links its own standard library).
-    std::panic::set_hook(Box::new(|_| {}));
+    // links its own standard library). `RUST_BACKTRACE` set keeps the
+    // default, to see where a panic the module turned into an error was.
+    if std::env::var_os("RUST_BACKTRACE").is_none() {
+        std::panic::set_hook(Box::new(|_| {}));
+    }
     module.add("VshredError", module.py().get_type::<VshredError>())?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_function(wrap_pyfunction!(encode, module)?)?;
