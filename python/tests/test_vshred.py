@@ -858,9 +858,15 @@ for read in (lambda: vshred.read(sys.argv[1]),
     except vshred.VshredError as e:
         print("divide by zero" in str(e))
 """
+    quiet = {k: v for k, v in os.environ.items() if k != "RUST_BACKTRACE"}
     ended = subprocess.run([sys.executable, "-c", script, os.path.abspath(corrupt)],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=60, env=quiet)
     assert (ended.returncode, ended.stdout, ended.stderr) == (0, "True\nTrue\n", "")
+    # RUST_BACKTRACE set keeps Rust's default hook: the panic is shown.
+    traced = subprocess.run([sys.executable, "-c", script, os.path.abspath(corrupt)],
+                            capture_output=True, text=True, timeout=60,
+                            env={**quiet, "RUST_BACKTRACE": "1"})
+    assert traced.stdout == "True\nTrue\n" and "panicked at" in traced.stderr, traced.stderr
 
 
 # An `atexit` function registered before vshred's (so run after its own)
