@@ -374,11 +374,17 @@ impl Error {
 /// The parquet crate's text for an error, without the "Parquet error: "
 /// it starts with, which ours says already.
 fn parquet_text(e: &impl fmt::Display) -> String {
+    // The crate wraps its errors in each other, each with its prefix:
+    // "Parquet argument error: Parquet error: ..." says one thing.
     let text = e.to_string();
-    match text.strip_prefix("Parquet error: ") {
-        Some(rest) => rest.to_string(),
-        None => text,
+    let mut rest = text.as_str();
+    while let Some(inner) = ["Parquet error: ", "Parquet argument error: "]
+        .iter()
+        .find_map(|prefix| rest.strip_prefix(prefix))
+    {
+        rest = inner;
     }
+    rest.to_string()
 }
 
 /// `Result` with [`Error`].

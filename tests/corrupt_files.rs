@@ -377,7 +377,11 @@ fn a_page_whose_checksum_fails_is_an_error() {
     let flipped = dir.path().join("flipped.parquet");
     std::fs::write(&flipped, &bytes).unwrap();
     let e = read_all(&flipped).expect_err("the page's checksum fails");
-    assert!(e.to_string().contains("Page CRC checksum mismatch"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("Parquet error: reading: Page CRC checksum mismatch"),
+        "{e}"
+    );
     assert_eq!(e.file(), Some(flipped.as_path()), "{e}");
 }
 

@@ -226,7 +226,8 @@ impl PartitionBatches {
             if let Some((planned, next, reader)) = &mut self.file {
                 let path = planned.file.path();
                 if let Some((batches, rows)) = reader
-                    && let Some(batch) = crate::parquet::next_batch(path, batches)?
+                    && let Some(batch) =
+                        crate::parquet::next_batch(path, batches, Some(rows.row_group))?
                 {
                     let batch = self.dataset.with_projected_hive_columns(
                         &self.projection,

@@ -42,7 +42,7 @@ impl ParquetFile {
         let path = self.path.clone();
         let mut reader = reader;
         Ok(std::iter::from_fn(move || {
-            next_batch(&path, &mut reader).transpose()
+            next_batch(&path, &mut reader, None).transpose()
         }))
     }
 

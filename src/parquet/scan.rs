@@ -242,7 +242,7 @@ impl ParquetFile {
             return Ok(());
         };
         let mut rows = FileRows::of(self, row_group);
-        while let Some(batch) = next_batch(&self.path, &mut reader)? {
+        while let Some(batch) = next_batch(&self.path, &mut reader, Some(row_group.row_group))? {
             let read = batch.num_rows();
             let result = map(batch).map_err(|e| rows.in_file(e).in_file(&self.path))?;
             rows.advance(read);
@@ -285,7 +285,9 @@ impl ParquetFile {
 /// the file's row, counting the rows of the row groups before and the
 /// rows the selection skips.
 pub(crate) struct FileRows {
-    /// The row group's first row in the file.
+    /// The row group's index in the file.
+    pub(crate) row_group: usize,
+    /// Its first row in the file.
     first: u64,
     selection: Option<RowSelection>,
     /// Rows read from the row group before the next batch.
@@ -303,6 +305,7 @@ impl FileRows {
             Decision::Skip(_) => None,
         };
         FileRows {
+            row_group: row_group.row_group,
             first,
             selection,
             read: 0,
@@ -355,12 +358,23 @@ pub(super) fn guarded<T>(path: &Path, f: impl FnOnce() -> T) -> Result<T> {
     })
 }
 
-/// The reader's next batch, with its errors and panics as our errors.
+/// The reader's next batch, with its errors and panics as our errors,
+/// naming the row group read when one is (the parquet crate's errors name
+/// neither it nor the column).
 pub(crate) fn next_batch(
     path: &Path,
     reader: &mut ParquetRecordBatchReader,
+    row_group: Option<usize>,
 ) -> Result<Option<RecordBatch>> {
-    guarded(path, || reader.next())?
+    let context = || match row_group {
+        Some(rg) => format!("reading row group {rg}"),
+        None => "reading".to_string(),
+    };
+    guarded(path, || reader.next())
+        .map_err(|e| {
+            let message = format!("{}: {}", context(), e.message());
+            Error::new(ErrorKind::Parquet, message).in_file(path)
+        })?
         .transpose()
-        .map_err(|e| Error::parquet("reading", &e).in_file(path).with_source(e))
+        .map_err(|e| Error::parquet(&context(), &e).in_file(path).with_source(e))
 }

@@ -393,6 +393,22 @@ fn a_file_that_is_not_parquet_says_so_once() {
     }
 }
 
+/// A damaged page's error names the row group read, with one prefix: the
+/// parquet crate's errors name neither, and nest their prefixes.
+#[test]
+fn a_damaged_page_is_an_error_naming_its_row_group() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/corrupt/dictionary-page-header-divides-by-zero.parquet");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&fixture, dir.path().join("damaged.parquet")).unwrap();
+    let out = vshred_in(dir.path(), &["cat", "damaged.parquet"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "vshred: damaged.parquet: Parquet error: reading row group 0: corrupt data: attempt to divide by zero\n"
+    );
+}
+
 #[test]
 fn schema_prints_the_variant_annotation_as_the_spec_writes_it() {
     let dir = tempfile::tempdir().unwrap();
