@@ -61,6 +61,7 @@ use datafusion::physical_plan::{
 };
 use datafusion::sql::parser::Statement;
 use tokio::io::AsyncWriteExt;
+use vshred::dataset::storage::is_dataset_file;
 use vshred::encode::{BatchEncoder, EncodeOptions, ShredMode};
 use vshred::infer::InferOptions;
 use vshred::output::Output;
@@ -425,8 +426,9 @@ impl DataSink for VariantParquetSink {
 
 /// Refuses a `COPY` to a directory that holds Parquet files already, as
 /// `encode` refuses it: its files would mix with them, and a `COPY` run
-/// twice would hold every row twice. Files a reader skips (names that
-/// begin with `.` or `_`) do not count.
+/// twice would hold every row twice. Files a reader skips
+/// ([`is_dataset_file`]: names that begin with `.` or `_`, but for
+/// `_key=value` directories) do not count.
 async fn refuse_a_dataset_in_place(state: &dyn Session, conf: &FileSinkConfig) -> Result<()> {
     let Some(target) = conf.table_paths.first() else {
         return Ok(());
@@ -454,13 +456,15 @@ async fn refuse_a_dataset_in_place(state: &dyn Session, conf: &FileSinkConfig) -
         let Some(beneath) = location.prefix_match(target.prefix()) else {
             continue;
         };
-        let beneath: Vec<String> = beneath.map(|part| part.as_ref().to_string()).collect();
-        let hidden = beneath.iter().any(|part| part.starts_with(['.', '_']));
-        if location.extension() == Some("parquet") && !hidden {
+        let relative = beneath
+            .map(|part| part.as_ref().to_string())
+            .collect::<Vec<_>>()
+            .join("/");
+        // A file a reader of the directory reads, as `encode` counts them.
+        if is_dataset_file(&relative) {
             return plan_err!(
-                "{}: the COPY target holds Parquet files already (such as {}): new files would mix with them; remove them first, or choose another directory",
-                conf.original_url,
-                beneath.join("/")
+                "{}: the COPY target holds Parquet files already (such as {relative}): new files would mix with them; remove them first, or choose another directory",
+                conf.original_url
             );
         }
     }

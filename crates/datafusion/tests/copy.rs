@@ -503,6 +503,17 @@ async fn a_copy_into_a_directory_that_holds_parquet_files_is_refused() {
         skipped.display()
     );
     run(&ctx, &sql).await.expect(&sql);
+    // A `_key=value` directory is read, as Spark reads it: its files count.
+    let keyed = dir.path().join("keyed/");
+    std::fs::create_dir_all(keyed.join("_k=1")).unwrap();
+    std::fs::write(keyed.join("_k=1/part.parquet"), b"").unwrap();
+    let sql = format!(
+        "COPY (SELECT * FROM read_jsonl('{}')) TO '{}' STORED AS PARQUET",
+        input.display(),
+        keyed.display()
+    );
+    let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+    assert!(err.contains("(such as _k=1/part.parquet)"), "{err}");
 }
 
 #[tokio::test]
