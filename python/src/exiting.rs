@@ -94,9 +94,6 @@ impl Attach {
     /// for [`HOLD`]: the caller's call then fails. The process normally
     /// ends first.
     pub fn attach<R>(&self, f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
-        if self.for_main_thread {
-            return Some(Python::attach(f));
-        }
         // Declared first, so dropped after the interpreter is released.
         let _entered = self.enter()?;
         Some(Python::attach(f))

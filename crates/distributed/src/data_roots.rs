@@ -106,10 +106,23 @@ impl DataRoots {
             .map_err(unreadable)?
             .canonicalize()
             .map_err(|e| unreadable(e.to_string()))?;
-        match self.dirs.iter().any(|root| resolved.starts_with(root)) {
+        match self.holds_resolved(&resolved) {
             true => Ok(()),
             false => Err(outside()),
         }
+    }
+
+    /// Whether a local path, its symlinks resolved already, is beneath a
+    /// root.
+    fn holds_resolved(&self, resolved: &Path) -> bool {
+        self.dirs.iter().any(|root| resolved.starts_with(root))
+    }
+
+    /// Whether an existing local path, its symlinks resolved, is beneath a
+    /// root.
+    fn holds_local(&self, path: &Path) -> bool {
+        path.canonicalize()
+            .is_ok_and(|resolved| self.holds_resolved(&resolved))
     }
 
     /// Why a write may not make `dir`, unless it is an absolute path
@@ -130,10 +143,7 @@ impl DataRoots {
             .ancestors()
             .find(|a| a.exists())
             .unwrap_or(Path::new("/"));
-        let beneath = existing
-            .canonicalize()
-            .is_ok_and(|resolved| self.dirs.iter().any(|root| resolved.starts_with(root)));
-        match beneath {
+        match self.holds_local(existing) {
             true => Ok(()),
             false => Err(self.outside(format!("a write to {}", dir.display()))),
         }
@@ -232,7 +242,7 @@ impl RootedStore {
     fn check(&self, location: &Location) -> datafusion::object_store::Result<()> {
         let allowed = match self.local {
             true => {
-                let path = Path::new("/").join(location.as_ref());
+                let path = local_file(location);
                 match path.exists() {
                     true => self.roots.check_file(&path),
                     false => self.roots.check_dir(&path),
@@ -261,13 +271,7 @@ impl RootedStore {
     /// data root: the local store follows symlinks as it lists, and one
     /// inside a root may point outside it.
     fn beneath_roots(&self, location: &Location) -> bool {
-        let path = Path::new("/").join(location.as_ref());
-        path.canonicalize().is_ok_and(|resolved| {
-            self.roots
-                .dirs
-                .iter()
-                .any(|root| resolved.starts_with(root))
-        })
+        self.roots.holds_local(&local_file(location))
     }
 
     /// A listing of the local store without the entries outside the
@@ -296,6 +300,11 @@ impl fmt::Display for RootedStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Rooted({})", self.store)
     }
+}
+
+/// The file a location of the local store (rooted at `/`) names.
+fn local_file(location: &Location) -> PathBuf {
+    Path::new("/").join(location.as_ref())
 }
 
 /// A listing's stream that fails at once.
