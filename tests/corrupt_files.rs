@@ -194,6 +194,51 @@ fn an_overflowing_offset_index_is_an_error() {
     );
 }
 
+/// The parquet crate reserves what a page header declares before it reads
+/// the page (apache/arrow-rs#10734): up to 2 GB a page, from a damaged
+/// header. Each file is a good one with one varint of a dictionary page's
+/// header raised, still the same length: its uncompressed size to 1 MB
+/// (the crate allocated it, then found the size wrong), or its value count
+/// to 8,127 (the crate read the file as if it were sound). Both are
+/// refused before the crate reads the page, by whole reads and by a
+/// filter's reads through the offset index, naming the column and byte.
+#[test]
+fn page_headers_past_their_footers_bounds_are_refused() {
+    let chunk = "row group 0, column \"v.typed_value.s.typed_value\": the page header at byte 230";
+    for (file, declares) in [
+        (
+            "page-header-declares-more-than-its-chunk.parquet",
+            "declares 1040319 bytes uncompressed, where its column chunk holds 18802",
+        ),
+        (
+            "dictionary-page-header-declares-too-many-values.parquet",
+            "declares a dictionary of 8127 values in 15000 bytes",
+        ),
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/corrupt")
+            .join(file);
+        let whole = read_all(&path)
+            .expect_err("the file is corrupt")
+            .to_string();
+        let request = GetRequest {
+            column: "v".into(),
+            path: "$.s".parse().unwrap(),
+            as_type: ShreddingSchema::Variant,
+            strict: false,
+            filter: Some(r#"$.s = "value-00007""#.parse().unwrap()),
+        };
+        let file_ = ParquetFile::open(&path).unwrap();
+        let filtered = file_.get(&request, 64, |_| Ok(())).unwrap_err().to_string();
+        for error in [whole, filtered] {
+            assert!(
+                error.contains(file) && error.contains(chunk) && error.contains(declares),
+                "{file}: {error}"
+            );
+        }
+    }
+}
+
 /// An `ARROW:schema` hint whose field has no type (NONE): arrow-ipc 59
 /// panics converting it, so the hint is dropped and the file read with the
 /// types of its Parquet schema.

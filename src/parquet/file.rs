@@ -15,6 +15,7 @@ use ::parquet::arrow::arrow_reader::{
 };
 use ::parquet::arrow::{ARROW_SCHEMA_META_KEY, parquet_to_arrow_schema};
 use ::parquet::basic::LogicalType;
+use ::parquet::bloom_filter::Sbbf;
 use ::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 use ::parquet::file::reader::Length;
 use ::parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
@@ -26,6 +27,7 @@ use arrow::datatypes::{DataType, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::arrow_hint::readable_hint;
+use crate::parquet::page_headers::Chunks;
 use crate::parquet::scan::guarded;
 use crate::parquet::schema::is_variant_field;
 use crate::parquet::shared_file::{ByteSource, LocalFile, SharedFile};
@@ -526,8 +528,18 @@ impl ParquetFile {
         leaf_sizes(self.metadata())
     }
 
-    pub(super) fn builder(&self) -> Result<ParquetRecordBatchReaderBuilder<SharedFile>> {
-        self.builder_with(&self.metadata)
+    /// A reader of the whole file, its page headers checked.
+    pub(super) fn builder(&self) -> ParquetRecordBatchReaderBuilder<SharedFile> {
+        let metadata = self.metadata.metadata();
+        let chunks = Chunks::of(
+            metadata,
+            0..metadata.num_row_groups(),
+            &ProjectionMask::all(),
+        );
+        ParquetRecordBatchReaderBuilder::new_with_metadata(
+            self.file.clone().checking(chunks),
+            self.metadata.clone(),
+        )
     }
 
     /// A reader of row group `rg`: the leaves of `mask`, the rows of
@@ -580,6 +592,7 @@ impl ParquetFile {
             true => self.file.clone(),
             false => self.file.holding(ranges).map_err(|e| self.error(e))?,
         };
+        let file = file.checking(Chunks::of(metadata.metadata(), [rg], &mask));
         let mut builder =
             ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata.clone())
                 .with_row_groups(vec![rg])
@@ -591,14 +604,11 @@ impl ParquetFile {
         builder.build().map_err(|e| self.error(e))
     }
 
-    pub(super) fn builder_with(
-        &self,
-        metadata: &ArrowReaderMetadata,
-    ) -> Result<ParquetRecordBatchReaderBuilder<SharedFile>> {
-        Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
-            self.file.clone(),
-            metadata.clone(),
-        ))
+    /// The bloom filter of row group `rg`'s leaf `leaf`, if it has one.
+    pub(super) fn bloom_filter(&self, rg: usize, leaf: usize) -> Result<Option<Sbbf>> {
+        ParquetRecordBatchReaderBuilder::new_with_metadata(self.file.clone(), self.metadata.clone())
+            .get_row_group_column_bloom_filter(rg, leaf)
+            .map_err(|e| self.error(e))
     }
 
     /// The footer again, with the column and offset indexes (where the

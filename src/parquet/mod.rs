@@ -8,6 +8,7 @@
 
 mod arrow_hint;
 mod file;
+mod page_headers;
 mod parallel_writer;
 mod plan;
 mod projection;

@@ -760,10 +760,7 @@ impl ParquetFile {
         let i = match blooms.iter().position(|(l, _)| *l == leaf) {
             Some(i) => i,
             None => {
-                let bloom = self
-                    .builder()?
-                    .get_row_group_column_bloom_filter(rg, leaf)
-                    .map_err(|e| self.error(e))?;
+                let bloom = self.bloom_filter(rg, leaf)?;
                 blooms.push((leaf, bloom));
                 blooms.len() - 1
             }

@@ -35,7 +35,7 @@ impl ParquetFile {
     /// row, as [`get`](Self::get) reads: a size of 0 read nothing).
     pub fn batches(&self, batch_size: usize) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
         let reader = self
-            .builder()?
+            .builder()
             .with_batch_size(batch_size.max(1))
             .build()
             .map_err(|e| self.error(e))?;

@@ -14,13 +14,17 @@
 //! `parquet_file` fuzz target). A reader that keeps reading at the end of
 //! the file gets an error instead.
 //!
+//! It checks each page header against the footer before the parquet crate
+//! reads it ([`page_headers`](super::page_headers)), when it knows the
+//! column chunks being read ([`SharedFile::checking`]).
+//!
 //! A row group's column chunks are read in one read each
 //! ([`SharedFile::holding`]) and its pages served from them: the parquet
 //! crate's synchronous reader would read each page header and each page by
 //! itself, tens of small reads and as many fresh buffers per chunk.
 
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,6 +33,8 @@ use std::time::SystemTime;
 use bytes::Bytes;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::reader::{ChunkReader, Length};
+
+use super::page_headers::Chunks;
 
 /// The bytes of one file, read at offsets by several threads at once.
 pub trait ByteSource: Send + Sync {
@@ -106,6 +112,8 @@ pub(crate) struct SharedFile {
     read: Arc<AtomicU64>,
     /// Ranges read ahead, by offset: reads within one are served from it.
     held: Arc<[Held]>,
+    /// The column chunks whose page headers are checked as they are read.
+    chunks: Arc<Chunks>,
 }
 
 /// Bytes of the file read ahead.
@@ -120,7 +128,15 @@ impl SharedFile {
             source,
             read: Arc::new(AtomicU64::new(0)),
             held: Arc::new([]),
+            chunks: Arc::default(),
         }
+    }
+
+    /// This file with the page headers of `chunks` checked as the parquet
+    /// crate reads them.
+    pub(crate) fn checking(mut self, chunks: Chunks) -> SharedFile {
+        self.chunks = Arc::new(chunks);
+        self
     }
 
     /// This file with `ranges` read ahead, one read each, and reads within
@@ -147,6 +163,7 @@ impl SharedFile {
             source: self.source.clone(),
             read: self.read.clone(),
             held: held.into(),
+            chunks: self.chunks.clone(),
         })
     }
 
@@ -241,17 +258,22 @@ impl ChunkReader for SharedFile {
     /// buffer read many times what small pages hold.
     fn get_read(&self, start: u64) -> Result<Self::T> {
         if let Some(held) = self.held_from(start) {
+            self.chunks.check_header(start, &held)?;
             return Ok(HeaderRead::Held(bytes::Buf::reader(held)));
         }
-        Ok(HeaderRead::File(BufReader::with_capacity(
-            PAGE_HEADER_READ,
-            ReadFrom::new(self, start),
-        )))
+        let mut read = BufReader::with_capacity(PAGE_HEADER_READ, ReadFrom::new(self, start));
+        if !self.chunks.is_empty() {
+            // The header is checked from what the crate will read it from.
+            self.chunks.check_header(start, read.fill_buf()?)?;
+        }
+        Ok(HeaderRead::File(read))
     }
 
     fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {
         if let Some(held) = self.held_from(start).filter(|h| h.len() >= length) {
-            return Ok(held.slice(..length));
+            let bytes = held.slice(..length);
+            self.chunks.check_page(start, &bytes)?;
+            return Ok(bytes);
         }
         // A corrupt length past the end allocates no more than the file.
         let end = start.saturating_add(length as u64).min(self.len());
@@ -263,6 +285,7 @@ impl ChunkReader for SharedFile {
                 bytes.len()
             )));
         }
+        self.chunks.check_page(start, &bytes)?;
         Ok(bytes)
     }
 }

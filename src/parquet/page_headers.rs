@@ -1,0 +1,535 @@
+//! Page headers checked against the footer before the parquet crate acts
+//! on them.
+//!
+//! The parquet crate reserves the uncompressed size a page header declares
+//! before it decompresses the page, and a dictionary's decoder room for the
+//! values its header counts (apache/arrow-rs#10734, open): a damaged header
+//! asks for gigabytes, and a 24 KB file took 16.5 GB of memory or aborted
+//! the process. The footer bounds both. No page holds more than its column
+//! chunk's uncompressed bytes, and a dictionary's values are PLAIN-encoded,
+//! each taking at least its type's width ([`min_value_bits`]), so its
+//! bytes bound its count. A file made to lie in its footer too is held to
+//! its bytes where the codec allows: snappy, LZ4 and gzip expand what they
+//! compress by at most a known factor ([`max_expansion`]).
+//!
+//! A reader that knows the column chunks it reads ([`Chunks`]) parses each
+//! header where the crate is about to read one (see
+//! [`SharedFile`](super::shared_file::SharedFile)), before the crate does,
+//! and refuses one past those bounds, naming its column and byte. A header
+//! this parser cannot read is left to the crate, whose own error is as
+//! good; what is refused here is only what reads as a header.
+
+use std::ops::Range;
+
+use ::parquet::arrow::ProjectionMask;
+use ::parquet::basic::{Compression, Type as PhysicalType};
+use ::parquet::errors::ParquetError;
+use ::parquet::file::metadata::ParquetMetaData;
+
+/// The column chunks a reader reads, by position in the file.
+#[derive(Default)]
+pub(crate) struct Chunks {
+    /// Sorted by start.
+    chunks: Vec<Chunk>,
+}
+
+/// One column chunk: where it lies and what bounds its pages.
+struct Chunk {
+    bytes: Range<u64>,
+    /// Its dotted path, for errors.
+    column: String,
+    row_group: usize,
+    /// `total_uncompressed_size` from the footer: its pages and headers.
+    uncompressed: i64,
+    /// The fewest bits a PLAIN value of its type takes.
+    value_bits: u64,
+    /// Its codec, and the most it expands what it compresses, if bounded.
+    codec: Compression,
+    expansion: Option<u64>,
+    /// Where its pages start, from the offset index, the dictionary page
+    /// first (a reader that reads a page with its header at once, as the
+    /// crate does by the index, starts at one of these).
+    pages: Vec<u64>,
+}
+
+impl Chunks {
+    /// The chunks of the leaves in `mask`, in `row_groups`.
+    pub(crate) fn of(
+        metadata: &ParquetMetaData,
+        row_groups: impl IntoIterator<Item = usize>,
+        mask: &ProjectionMask,
+    ) -> Chunks {
+        let mut chunks = Vec::new();
+        for rg in row_groups {
+            let offsets = metadata.offset_index().and_then(|o| o.get(rg));
+            for (leaf, meta) in metadata.row_group(rg).columns().iter().enumerate() {
+                if !mask.leaf_included(leaf) {
+                    continue;
+                }
+                let (start, length) = meta.byte_range();
+                let mut pages = vec![start];
+                if let Some(locations) = offsets.and_then(|o| o.get(leaf)) {
+                    pages.extend(
+                        locations
+                            .page_locations()
+                            .iter()
+                            .filter_map(|p| u64::try_from(p.offset).ok()),
+                    );
+                }
+                pages.sort_unstable();
+                pages.dedup();
+                let descr = meta.column_descr();
+                chunks.push(Chunk {
+                    bytes: start..start.saturating_add(length),
+                    column: meta.column_path().string(),
+                    row_group: rg,
+                    uncompressed: meta.uncompressed_size(),
+                    value_bits: min_value_bits(descr.physical_type(), descr.type_length()),
+                    codec: meta.compression(),
+                    expansion: max_expansion(meta.compression()),
+                    pages,
+                });
+            }
+        }
+        chunks.sort_by_key(|c| c.bytes.start);
+        Chunks { chunks }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    fn containing(&self, offset: u64) -> Option<&Chunk> {
+        let after = self.chunks.partition_point(|c| c.bytes.start <= offset);
+        let chunk = &self.chunks[after.checked_sub(1)?];
+        chunk.bytes.contains(&offset).then_some(chunk)
+    }
+
+    /// Checks the header at `offset` if one starts there for certain: the
+    /// crate reads a page's header by [`check_header`](Self::check_header)'s
+    /// path, and reads a page whole, header first, only from where the
+    /// offset index places it.
+    pub(crate) fn check_page(&self, offset: u64, bytes: &[u8]) -> Result<(), ParquetError> {
+        match self.containing(offset) {
+            Some(chunk) if chunk.pages.binary_search(&offset).is_ok() => chunk.check(offset, bytes),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks the page header at `offset`, whose bytes (as many as are at
+    /// hand) `bytes` begins with, if `offset` lies in one of the chunks.
+    pub(crate) fn check_header(&self, offset: u64, bytes: &[u8]) -> Result<(), ParquetError> {
+        match self.containing(offset) {
+            Some(chunk) => chunk.check(offset, bytes),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Chunk {
+    fn check(&self, offset: u64, bytes: &[u8]) -> Result<(), ParquetError> {
+        let Some(header) = PageHeader::parse(bytes) else {
+            return Ok(());
+        };
+        let refuse = |what: String| {
+            ParquetError::General(format!(
+                "row group {}, column \"{}\": the page header at byte {offset} declares {what}",
+                self.row_group, self.column
+            ))
+        };
+        let size = i64::from(header.uncompressed_size);
+        if size < 0 || size > self.uncompressed {
+            return Err(refuse(format!(
+                "{size} bytes uncompressed, where its column chunk holds {}",
+                self.uncompressed
+            )));
+        }
+        let compressed = u64::try_from(header.compressed_size).unwrap_or(0);
+        if let Some(factor) = self.expansion
+            && size as u64 > compressed.saturating_mul(factor) + EXPANSION_SLACK
+        {
+            return Err(refuse(format!(
+                "{size} bytes uncompressed from {compressed}, more than {:?} expands to",
+                self.codec
+            )));
+        }
+        if let Some(values) = header.dictionary_values {
+            let fits = u64::try_from(values)
+                .ok()
+                .filter(|&v| v.saturating_mul(self.value_bits) <= size as u64 * 8);
+            if fits.is_none() {
+                return Err(refuse(format!(
+                    "a dictionary of {values} values in {size} bytes"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fewest bits a PLAIN-encoded value of a type takes: a byte array's
+/// length alone takes 4 bytes.
+fn min_value_bits(physical: PhysicalType, type_length: i32) -> u64 {
+    match physical {
+        PhysicalType::BOOLEAN => 1,
+        PhysicalType::INT32 | PhysicalType::FLOAT | PhysicalType::BYTE_ARRAY => 32,
+        PhysicalType::INT64 | PhysicalType::DOUBLE => 64,
+        PhysicalType::INT96 => 96,
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => 8 * u64::try_from(type_length).unwrap_or(0).max(1),
+    }
+}
+
+/// The most `codec` expands what it compresses, where that is bounded and
+/// the parquet crate allocates for it: a snappy copy writes at most 64
+/// bytes for 3, an LZ4 sequence 255 for each byte of its length, deflate
+/// 258 for a code of 2 bits. Uncompressed pages are not copied; zstd and
+/// brotli have no useful bound.
+fn max_expansion(codec: Compression) -> Option<u64> {
+    match codec {
+        Compression::SNAPPY => Some(32),
+        Compression::LZ4 | Compression::LZ4_RAW => Some(256),
+        Compression::GZIP(_) => Some(1040),
+        _ => None,
+    }
+}
+
+/// Bytes past [`max_expansion`]'s factor a page may hold: a stream's
+/// headers, and what rounding loses on a tiny page.
+const EXPANSION_SLACK: u64 = 64;
+
+/// What a page header says that bounds what reading its page allocates.
+#[derive(Debug, PartialEq)]
+struct PageHeader {
+    uncompressed_size: i32,
+    compressed_size: i32,
+    /// The value count of a dictionary page.
+    dictionary_values: Option<i32>,
+}
+
+/// Structs deeper than this are not a page header's.
+const MAX_DEPTH: u32 = 16;
+
+impl PageHeader {
+    /// The header `bytes` begins with, in Thrift's compact protocol, if it
+    /// is all there and reads as one. Every field read takes at least a
+    /// byte, so this ends within `bytes`, whatever they are.
+    fn parse(bytes: &[u8]) -> Option<PageHeader> {
+        let mut input = Compact { bytes, at: 0 };
+        let mut uncompressed_size = None;
+        let mut compressed_size = None;
+        let mut dictionary_values = None;
+        let mut last_id = 0;
+        while let Some((id, kind)) = input.field_header(&mut last_id)? {
+            match (id, kind) {
+                (2, I32) => uncompressed_size = Some(input.i32()?),
+                (3, I32) => compressed_size = Some(input.i32()?),
+                (7, STRUCT) => dictionary_values = input.first_i32_of_struct()?,
+                _ => input.skip(kind, 0)?,
+            }
+        }
+        Some(PageHeader {
+            uncompressed_size: uncompressed_size?,
+            compressed_size: compressed_size?,
+            dictionary_values,
+        })
+    }
+}
+
+/// Thrift compact protocol types.
+const BOOL_TRUE: u8 = 1;
+const BOOL_FALSE: u8 = 2;
+const BYTE: u8 = 3;
+const I16: u8 = 4;
+const I32: u8 = 5;
+const I64: u8 = 6;
+const DOUBLE: u8 = 7;
+const BINARY: u8 = 8;
+const LIST: u8 = 9;
+const SET: u8 = 10;
+const MAP: u8 = 11;
+const STRUCT: u8 = 12;
+const UUID: u8 = 13;
+
+/// A reader of Thrift's compact protocol over bytes, skipping what it does
+/// not need without allocating.
+struct Compact<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Compact<'_> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn advance(&mut self, n: usize) -> Option<()> {
+        self.at = self.at.checked_add(n).filter(|&e| e <= self.bytes.len())?;
+        Some(())
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..70).step_by(7) {
+            let b = self.byte()?;
+            value |= u64::from(b & 0x7f).checked_shl(shift)?;
+            if b & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    fn i32(&mut self) -> Option<i32> {
+        let v = u32::try_from(self.varint()?).ok()?;
+        Some(((v >> 1) as i32) ^ -((v & 1) as i32))
+    }
+
+    /// The next field's id and type; `Some(None)` at the struct's end.
+    fn field_header(&mut self, last_id: &mut i16) -> Option<Option<(i16, u8)>> {
+        let b = self.byte()?;
+        if b == 0 {
+            return Some(None);
+        }
+        let (delta, kind) = (b >> 4, b & 0x0f);
+        *last_id = if delta == 0 {
+            let v = u16::try_from(self.varint()?).ok()?;
+            ((v >> 1) as i16) ^ -((v & 1) as i16)
+        } else {
+            last_id.checked_add(i16::from(delta))?
+        };
+        Some(Some((*last_id, kind)))
+    }
+
+    /// The first field of a struct if it is an `i32` numbered 1 (a page
+    /// type's header starts with its value count), the rest skipped.
+    fn first_i32_of_struct(&mut self) -> Option<Option<i32>> {
+        let mut last_id = 0;
+        let mut first = None;
+        let mut at_first = true;
+        while let Some((id, kind)) = self.field_header(&mut last_id)? {
+            if at_first && id == 1 && kind == I32 {
+                first = Some(self.i32()?);
+            } else {
+                self.skip(kind, 1)?;
+            }
+            at_first = false;
+        }
+        Some(first)
+    }
+
+    /// Skips a value of type `kind` at nesting `depth`.
+    fn skip(&mut self, kind: u8, depth: u32) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match kind {
+            BOOL_TRUE | BOOL_FALSE => Some(()),
+            BYTE => self.advance(1),
+            I16 | I32 | I64 => self.varint().map(drop),
+            DOUBLE => self.advance(8),
+            UUID => self.advance(16),
+            BINARY => {
+                let n = usize::try_from(self.varint()?).ok()?;
+                self.advance(n)
+            }
+            LIST | SET => {
+                let b = self.byte()?;
+                let n = match b >> 4 {
+                    15 => self.varint()?,
+                    n => u64::from(n),
+                };
+                let element = b & 0x0f;
+                for _ in 0..n {
+                    // Booleans in a list take a byte each.
+                    match element {
+                        BOOL_TRUE | BOOL_FALSE => self.advance(1)?,
+                        _ => self.skip(element, depth + 1)?,
+                    }
+                }
+                Some(())
+            }
+            MAP => {
+                let n = self.varint()?;
+                if n == 0 {
+                    return Some(());
+                }
+                let b = self.byte()?;
+                let (key, value) = (b >> 4, b & 0x0f);
+                for _ in 0..n {
+                    for kind in [key, value] {
+                        match kind {
+                            BOOL_TRUE | BOOL_FALSE => self.advance(1)?,
+                            _ => self.skip(kind, depth + 1)?,
+                        }
+                    }
+                }
+                Some(())
+            }
+            STRUCT => {
+                let mut last_id = 0;
+                while let Some((_, kind)) = self.field_header(&mut last_id)? {
+                    self.skip(kind, depth + 1)?;
+                }
+                Some(())
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    /// A zigzag `i32` field `delta` after the last.
+    fn i32_field(delta: u8, v: i32, out: &mut Vec<u8>) {
+        out.push(delta << 4 | I32);
+        varint(u64::from(((v << 1) ^ (v >> 31)) as u32), out);
+    }
+
+    /// A dictionary page's header, with a CRC, and, where a data page's
+    /// header would be, a struct of a list of structs and a map: fields
+    /// of every kind to skip.
+    fn dictionary_header(uncompressed: i32, compressed: i32, values: i32) -> Vec<u8> {
+        let mut out = Vec::new();
+        i32_field(1, 2, &mut out);
+        i32_field(1, uncompressed, &mut out);
+        i32_field(1, compressed, &mut out);
+        i32_field(1, -12345678, &mut out);
+        // Field 5: a struct holding a list of two structs and a map.
+        out.push(1 << 4 | STRUCT);
+        out.push(1 << 4 | LIST);
+        out.push(2 << 4 | STRUCT);
+        out.extend([1 << 4 | BINARY, 3, b'a', b'b', b'c', 0]);
+        out.extend([1 << 4 | BOOL_TRUE, 0]);
+        out.push(1 << 4 | MAP);
+        varint(1, &mut out);
+        out.push(BINARY << 4 | DOUBLE);
+        out.extend([1, b'k']);
+        out.extend(1.5f64.to_le_bytes());
+        out.push(0);
+        // Field 7, the dictionary page's header.
+        out.push(2 << 4 | STRUCT);
+        i32_field(1, values, &mut out);
+        i32_field(1, 0, &mut out);
+        out.extend([1 << 4 | BOOL_FALSE, 0]);
+        out.push(0);
+        out
+    }
+
+    #[test]
+    fn a_header_reads_past_fields_it_does_not_need() {
+        let header = dictionary_header(16000, 8010, 2000);
+        assert_eq!(
+            PageHeader::parse(&header),
+            Some(PageHeader {
+                uncompressed_size: 16000,
+                compressed_size: 8010,
+                dictionary_values: Some(2000),
+            })
+        );
+        // What follows a header is not read.
+        let mut followed = header.clone();
+        followed.extend([0xff; 8]);
+        assert_eq!(PageHeader::parse(&followed), PageHeader::parse(&header));
+    }
+
+    #[test]
+    fn a_header_cut_short_or_declaring_more_than_its_bytes_reads_as_none() {
+        let header = dictionary_header(16000, 8010, 2000);
+        for end in 0..header.len() {
+            assert_eq!(PageHeader::parse(&header[..end]), None, "{end} bytes");
+        }
+        // A list of 2^32 - 1 integers in four bytes.
+        let mut list = Vec::new();
+        i32_field(2, 100, &mut list);
+        list.push(1 << 4 | LIST);
+        list.push(15 << 4 | I32);
+        varint(u64::from(u32::MAX), &mut list);
+        list.extend([2, 4, 6, 8]);
+        assert_eq!(PageHeader::parse(&list), None);
+        // Structs nested past any page header's depth.
+        let mut deep = vec![1 << 4 | STRUCT; 64];
+        deep.extend([0; 65]);
+        assert_eq!(PageHeader::parse(&deep), None);
+    }
+
+    fn chunk(codec: Compression, uncompressed: i64) -> Chunk {
+        Chunk {
+            bytes: 100..200,
+            column: "v.typed_value.s.typed_value".into(),
+            row_group: 3,
+            uncompressed,
+            value_bits: min_value_bits(PhysicalType::BYTE_ARRAY, -1),
+            codec,
+            expansion: max_expansion(codec),
+            pages: vec![100],
+        }
+    }
+
+    #[test]
+    fn a_page_is_held_to_its_chunk_its_codec_and_its_values_widths() {
+        let snappy = chunk(Compression::SNAPPY, 1 << 30);
+        let check =
+            |chunk: &Chunk, header: Vec<u8>| chunk.check(120, &header).map_err(|e| e.to_string());
+        assert_eq!(
+            check(&snappy, dictionary_header(32 * 100 + 64, 100, 10)),
+            Ok(())
+        );
+        let error = check(&snappy, dictionary_header(32 * 100 + 65, 100, 10)).unwrap_err();
+        assert!(
+            error.contains("row group 3, column \"v.typed_value.s.typed_value\": the page header at byte 120 declares 3265 bytes uncompressed from 100, more than SNAPPY expands to"),
+            "{error}"
+        );
+        // Zstd has no bound but the chunk's.
+        let zstd = chunk(Compression::ZSTD(Default::default()), 5000);
+        assert_eq!(check(&zstd, dictionary_header(5000, 10, 10)), Ok(()));
+        let error = check(&zstd, dictionary_header(5001, 10, 10)).unwrap_err();
+        assert!(
+            error.contains("declares 5001 bytes uncompressed, where its column chunk holds 5000"),
+            "{error}"
+        );
+        let error = check(&zstd, dictionary_header(-1, 10, 10)).unwrap_err();
+        assert!(error.contains("declares -1 bytes uncompressed"), "{error}");
+        // Byte arrays take 4 bytes each at least.
+        assert_eq!(check(&zstd, dictionary_header(400, 10, 100)), Ok(()));
+        let error = check(&zstd, dictionary_header(400, 10, 101)).unwrap_err();
+        assert!(
+            error.contains("declares a dictionary of 101 values in 400 bytes"),
+            "{error}"
+        );
+        let error = check(&zstd, dictionary_header(400, 10, -1)).unwrap_err();
+        assert!(
+            error.contains("declares a dictionary of -1 values"),
+            "{error}"
+        );
+        // What does not read as a header is left to the parquet crate.
+        assert_eq!(check(&zstd, vec![0xff, 0xff]), Ok(()));
+    }
+
+    #[test]
+    fn only_offsets_within_a_chunk_and_pages_known_to_start_there_are_checked() {
+        let chunks = Chunks {
+            chunks: vec![chunk(Compression::ZSTD(Default::default()), 10)],
+        };
+        let header = dictionary_header(5000, 10, 10);
+        assert!(chunks.check_header(100, &header).is_err());
+        assert!(chunks.check_header(199, &header).is_err());
+        assert_eq!(chunks.check_header(99, &header).ok(), Some(()));
+        assert_eq!(chunks.check_header(200, &header).ok(), Some(()));
+        assert!(chunks.check_page(100, &header).is_err());
+        // Within the chunk but not where the offset index puts a page: a
+        // page's data, read after its header.
+        assert_eq!(chunks.check_page(150, &header).ok(), Some(()));
+    }
+}
