@@ -604,11 +604,23 @@ impl ParquetFile {
         builder.build().map_err(|e| self.error(e))
     }
 
-    /// The bloom filter of row group `rg`'s leaf `leaf`, if it has one.
+    /// The bloom filter of row group `rg`'s leaf `leaf`, if it has one that
+    /// can be trusted. One with no bit set holds no value: a writer writes
+    /// it only for a chunk of nulls alone, which its statistics rule out
+    /// anyway, so it is taken for damaged (it would rule out every row).
     pub(super) fn bloom_filter(&self, rg: usize, leaf: usize) -> Result<Option<Sbbf>> {
-        ParquetRecordBatchReaderBuilder::new_with_metadata(self.file.clone(), self.metadata.clone())
-            .get_row_group_column_bloom_filter(rg, leaf)
-            .map_err(|e| self.error(e))
+        let bloom = ParquetRecordBatchReaderBuilder::new_with_metadata(
+            self.file.clone(),
+            self.metadata.clone(),
+        )
+        .get_row_group_column_bloom_filter(rg, leaf)
+        .map_err(|e| self.error(e))?;
+        let Some(bloom) = bloom else {
+            return Ok(None);
+        };
+        let mut bits = Vec::with_capacity(bloom.num_blocks() * 32);
+        bloom.write_bitset(&mut bits).map_err(|e| self.error(e))?;
+        Ok(bits.iter().any(|&b| b != 0).then_some(bloom))
     }
 
     /// The footer again, with the column and offset indexes (where the
