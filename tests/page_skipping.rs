@@ -93,7 +93,8 @@ fn pages_are_not_skipped_where_values_escape_the_typed_column() {
 }
 
 /// An error names the row of the file, however many row groups, pages
-/// and batches were skipped or read before it.
+/// and batches were skipped or read before it, and only a row the filter
+/// keeps can fail.
 #[test]
 fn an_error_names_the_files_row_after_skipped_pages_and_row_groups() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,6 +131,16 @@ fn an_error_names_the_files_row_after_skipped_pages_and_row_groups() {
                 .get(&request("$.x", filter), 4096, |_| Ok(()))
                 .unwrap_err();
             assert_eq!(err.row(), Some(97_000), "{filter:?}: {err}");
+        }
+        // A row the filter leaves out does not fail, though it is read.
+        for filter in ["$.id != 97000", "$.id < 97000 or $.id > 97000"] {
+            let mut rows = 0;
+            file.get(&request("$.x", Some(filter)), 4096, |values| {
+                rows += values.len();
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{filter}: {e}"));
+            assert_eq!(rows, ROWS as usize - 1, "{filter}");
         }
         // That filter skips pages of one row group, row groups of several.
         let stats = file

@@ -180,34 +180,46 @@ pub(crate) fn get_of_batch(
         // Not in this file: every row is null.
         None => null_variants(batch.num_rows()),
     };
-    let result = variant_get(&variant, &request.path, &request.as_type, request.strict)?;
     let with_batch = with_columns(batch, with)?;
-    match &request.filter {
-        Some(filter) => {
-            let mut names: Vec<String> = filter
-                .operands()
-                .into_iter()
-                .filter_map(|o| o.column().map(str::to_string))
-                .collect();
-            let mut read = with_columns(batch, &names)?;
-            names.push(request.column.clone());
-            let columns: Vec<ArrayRef> = read
-                .columns()
-                .iter()
-                .cloned()
-                .chain([Arc::new(variant) as ArrayRef])
-                .collect();
-            read = record_batch(&names, columns, batch.num_rows())?;
-            let keep = filter.evaluate(&read, &request.column)?;
-            let filtered = arrow::compute::filter(&result, &keep)
-                .and_then(|r| {
-                    arrow::compute::filter_record_batch(&with_batch, &keep).map(|w| (r, w))
-                })
-                .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))?;
-            Ok(filtered)
-        }
-        None => Ok((result, with_batch)),
+    let get = |variant: &StructArray| {
+        variant_get(variant, &request.path, &request.as_type, request.strict)
+    };
+    let Some(filter) = &request.filter else {
+        return Ok((get(&variant)?, with_batch));
+    };
+    let mut names: Vec<String> = filter
+        .operands()
+        .into_iter()
+        .filter_map(|o| o.column().map(str::to_string))
+        .collect();
+    let mut read = with_columns(batch, &names)?;
+    names.push(request.column.clone());
+    let columns: Vec<ArrayRef> = read
+        .columns()
+        .iter()
+        .cloned()
+        .chain([Arc::new(variant.clone()) as ArrayRef])
+        .collect();
+    read = record_batch(&names, columns, batch.num_rows())?;
+    let keep = filter.evaluate(&read, &request.column)?;
+    let filter_error = |e: arrow::error::ArrowError| Error::new(ErrorKind::Schema, e.to_string());
+    let with_batch =
+        arrow::compute::filter_record_batch(&with_batch, &keep).map_err(filter_error)?;
+    if request.strict {
+        // A value that does not convert fails a row the filter keeps, not
+        // one it leaves out: the rows are filtered first, and an error's
+        // row is moved back to the batch's.
+        let kept = arrow::compute::filter(&variant, &keep).map_err(filter_error)?;
+        let result = get(kept.as_struct()).map_err(|e| {
+            e.map_row(|r| {
+                let mut kept_rows = keep.iter().enumerate().filter(|(_, k)| *k == Some(true));
+                kept_rows.nth(r as usize).map_or(r, |(row, _)| row as u64)
+            })
+        })?;
+        return Ok((result, with_batch));
     }
+    let result = arrow::compute::filter(&get(&variant)?, &keep).map_err(filter_error)?;
+    Ok((result, with_batch))
 }
 
 /// The columns `names` of `batch`, in that order; one it does not have is
