@@ -74,10 +74,112 @@ pub fn variant_get(
     strict: bool,
 ) -> Result<ArrayRef> {
     match as_type {
-        ShreddingSchema::Object(fields) => return struct_get(column, path, fields, strict),
-        ShreddingSchema::Array(element) => return list_get(column, path, element, strict),
-        _ => {}
+        ShreddingSchema::Object(fields) => struct_get(column, path, fields, strict),
+        ShreddingSchema::Array(element) => list_get(column, path, element, strict),
+        _ => {
+            let mut failures = if strict {
+                Failures::Fail
+            } else {
+                Failures::Null
+            };
+            primitive_get(column, path, as_type, &mut failures)
+        }
     }
+}
+
+/// [`variant_get`], `strict`, with the failures kept as data: a struct of
+/// the `value` (null where a value does not convert) and the `failure`,
+/// the error's text in a row whose value does not convert
+/// ([`failure_field`]). An engine that computes the value where it reads
+/// the path, below a filter, fails only the rows that reach where the
+/// conversion was asked for. `place` puts an error in its context (a
+/// file, its row) before its text is taken. Object and array types fail
+/// at once, as `variant_get` does.
+pub fn variant_get_or_failure(
+    column: &StructArray,
+    path: &VariantPath,
+    as_type: &ShreddingSchema,
+    place: &dyn Fn(Error) -> Error,
+) -> Result<ArrayRef> {
+    let mut failed = Vec::new();
+    let value = match as_type {
+        ShreddingSchema::Object(_) | ShreddingSchema::Array(_) => {
+            variant_get(column, path, as_type, true)?
+        }
+        _ => primitive_get(column, path, as_type, &mut Failures::Record(&mut failed))?,
+    };
+    let failure: ArrayRef = if failed.is_empty() {
+        arrow::array::new_null_array(&DataType::Utf8, column.len())
+    } else {
+        let mut texts = arrow::array::StringBuilder::new();
+        let mut failed = failed.into_iter().peekable();
+        for row in 0..column.len() {
+            match failed.next_if(|(r, _)| *r == row) {
+                Some((_, e)) => texts.append_value(place(e).to_string()),
+                None => texts.append_null(),
+            }
+        }
+        Arc::new(texts.finish())
+    };
+    let DataType::Struct(fields) = failure_field("", as_type).data_type().clone() else {
+        unreachable!("a failure field is a struct")
+    };
+    StructArray::try_new(fields, vec![value, failure], None)
+        .map(|a| Arc::new(a) as ArrayRef)
+        .map_err(|e| Error::new(ErrorKind::Schema, format!("{path}: {e}")))
+}
+
+/// What a `variant_get` gives where a value does not convert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnFailure {
+    /// Null (`try_variant_get`).
+    Null,
+    /// An error naming the row (`variant_get`).
+    Error,
+    /// Null, with the error's text beside it ([`variant_get_or_failure`]).
+    Defer,
+}
+
+/// The Arrow field of a [`variant_get_or_failure`] result named `name`: a
+/// struct of the `value` ([`result_field`]) and the `failure` text.
+pub fn failure_field(name: &str, as_type: &ShreddingSchema) -> Field {
+    let fields = vec![
+        result_field("value", as_type),
+        Field::new("failure", DataType::Utf8, true),
+    ];
+    Field::new(name, DataType::Struct(fields.into()), false)
+}
+
+/// What a value that does not convert to a primitive type gives.
+enum Failures<'a> {
+    /// Null.
+    Null,
+    /// An error, at once.
+    Fail,
+    /// Null, and the row's error kept, in row order.
+    Record(&'a mut Vec<(usize, Error)>),
+}
+
+impl Failures<'_> {
+    fn failed(&mut self, row: usize, error: impl FnOnce() -> Error) -> Result<()> {
+        match self {
+            Failures::Null => Ok(()),
+            Failures::Fail => Err(error()),
+            Failures::Record(failed) => {
+                failed.push((row, error()));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// [`variant_get`] of a primitive type or the sub-Variant.
+fn primitive_get(
+    column: &StructArray,
+    path: &VariantPath,
+    as_type: &ShreddingSchema,
+    failures: &mut Failures<'_>,
+) -> Result<ArrayRef> {
     if let Some(array) = typed_passthrough(column, path, as_type)? {
         return Ok(array);
     }
@@ -128,8 +230,8 @@ pub fn variant_get(
                         continue;
                     }
                     // The Variant null is SQL null, never a failure.
-                    if strict && !v.is_null() {
-                        return Err(failed(row, &v));
+                    if !v.is_null() {
+                        failures.failed(row, || failed(row, &v))?;
                     }
                     out.append_null();
                     continue;
@@ -138,8 +240,13 @@ pub fn variant_get(
         };
         match value {
             Some(v) if out.try_append(&v, Conversion::Cast) => {}
-            Some(v) if strict && !v.is_null() => return Err(failed(row, &v)),
-            _ => out.append_null(),
+            Some(v) => {
+                if !v.is_null() {
+                    failures.failed(row, || failed(row, &v))?;
+                }
+                out.append_null();
+            }
+            None => out.append_null(),
         }
     }
     Ok(out.finish(as_type))

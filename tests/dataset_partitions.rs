@@ -11,6 +11,7 @@ use arrow::datatypes::Int64Type;
 use vshred::dataset::partition::Partition;
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::encode::{EncodeOptions, ShredMode, encode};
+use vshred::get::OnFailure;
 use vshred::parquet::{Projected, Projection, ScanOptions, WriteOptions};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
@@ -56,7 +57,7 @@ fn projection(filter: Option<&str>) -> Projection {
                 column: "v".into(),
                 path: "$.n".parse().unwrap(),
                 as_type: ShreddingSchema::Int64,
-                strict: true,
+                on_failure: OnFailure::Error,
             },
         )],
         filter: filter.map(|f| ("v".into(), Predicate::parse(f).unwrap())),

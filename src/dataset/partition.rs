@@ -133,8 +133,13 @@ impl Dataset {
             |file| file.plan_projection(projection, |_| true),
             |planned, batch| {
                 let batch = self.with_projected_hive_columns(projection, planned, batch)?;
-                projection_of_batch(projection, schema, &batch)
-                    .map_err(|e| e.in_file(planned.file.path()))
+                // The executor moves an error to the file's row; a failure
+                // kept as data is not moved, so names no row.
+                let path = planned.file.path();
+                projection_of_batch(projection, schema, &batch, &|e| {
+                    e.without_row().in_file(path)
+                })
+                .map_err(|e| e.in_file(path))
             },
             sink,
         )
@@ -234,8 +239,10 @@ impl PartitionBatches {
                         planned,
                         batch,
                     )?;
-                    let projected = projection_of_batch(&self.projection, &self.schema, &batch)
-                        .map_err(|e| rows.in_file(e).in_file(path))?;
+                    let place = |e| rows.in_file(e).in_file(path);
+                    let projected =
+                        projection_of_batch(&self.projection, &self.schema, &batch, &place)
+                            .map_err(place)?;
                     rows.advance(batch.num_rows());
                     return Ok(Some(projected));
                 }

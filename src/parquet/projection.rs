@@ -15,7 +15,7 @@ use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, ne
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::get::{result_field, variant_get};
+use crate::get::{OnFailure, failure_field, result_field, variant_get, variant_get_or_failure};
 use crate::parquet::ScanPlan;
 use crate::parquet::file::ParquetFile;
 use crate::parquet::plan::{resolve, root_leaves};
@@ -42,8 +42,8 @@ pub enum Projected {
         /// The type of the result ([`ShreddingSchema::Variant`]: the
         /// sub-value).
         as_type: ShreddingSchema,
-        /// A value that does not convert is an error, not null.
-        strict: bool,
+        /// What a value that does not convert gives.
+        on_failure: OnFailure,
     },
     /// A Variant column as JSON text, rendered from its shredded columns
     /// as `cat` renders them (no Variant is rebuilt).
@@ -88,6 +88,11 @@ impl Projection {
                     Some(t) => Field::new(name, t, true),
                     None => variant_field(name, &ShreddingSchema::Variant),
                 },
+                Projected::Path {
+                    as_type,
+                    on_failure: OnFailure::Defer,
+                    ..
+                } => failure_field(name, as_type),
                 Projected::Path { as_type, .. } => result_field(name, as_type),
                 Projected::Json(_) => Field::new(name, DataType::Utf8, true),
             })
@@ -162,6 +167,7 @@ pub(crate) fn projection_of_batch(
     projection: &Projection,
     schema: &SchemaRef,
     batch: &RecordBatch,
+    place: &dyn Fn(Error) -> Error,
 ) -> Result<RecordBatch> {
     let rows = batch.num_rows();
     let variant = |name: &str| match batch.column_by_name(name).and_then(|c| c.as_struct_opt()) {
@@ -185,8 +191,14 @@ pub(crate) fn projection_of_batch(
                     column,
                     path,
                     as_type,
-                    strict,
-                } => variant_get(&variant(column), path, as_type, *strict)?,
+                    on_failure,
+                } => match on_failure {
+                    OnFailure::Null => variant_get(&variant(column), path, as_type, false)?,
+                    OnFailure::Error => variant_get(&variant(column), path, as_type, true)?,
+                    OnFailure::Defer => {
+                        variant_get_or_failure(&variant(column), path, as_type, place)?
+                    }
+                },
                 Projected::Json(column) => Arc::new(json_strings(&variant(column))?),
             };
             if array.data_type() == field.data_type() {

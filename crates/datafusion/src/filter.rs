@@ -27,18 +27,18 @@ use std::sync::Arc;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator, expr::InList};
-use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr::expressions::{
     BinaryExpr as PhysicalBinary, CastExpr, Column as PhysicalColumn, DynamicFilterPhysicalExpr,
     InListExpr, Literal as PhysicalLiteral,
 };
+use datafusion::physical_expr::{PhysicalExpr, ScalarFunctionExpr};
 use vshred::parquet::Projected;
 use vshred::path::VariantPath;
 use vshred::predicate::{Comparison, Literal, Op, Operand, Predicate};
 use vshred::shred::ShreddingSchema;
 use vshred::variant::VariantDecimal;
 
-use crate::functions::{VariantGet, path_and_type};
+use crate::functions::{RaiseVariantFailure, VariantGet, path_and_type};
 
 /// A filter as a predicate on paths of one Variant column (named first,
 /// `None` when it reads ordinary columns alone), if it translates.
@@ -191,6 +191,11 @@ fn runtime_operand(
         return matches!(&operand, Operand::PathAs(_, t) if keeps_values(t, cast.cast_type()))
             .then_some(operand);
     }
+    if let Some(call) = expr.downcast_ref::<ScalarFunctionExpr>()
+        && call.fun().inner().is::<RaiseVariantFailure>()
+    {
+        return runtime_operand(call.args().first()?, outputs, variant);
+    }
     let index = expr.downcast_ref::<PhysicalColumn>()?.index();
     match &outputs.get(index)?.1 {
         Projected::Column(name) => Some(Operand::Column(name.clone())),
@@ -273,6 +278,11 @@ fn operand(expr: &Expr, variant: &mut Option<String>) -> Option<Operand> {
                 .then_some(operand)
         }
         Expr::Column(c) => Some(Operand::Column(c.name.clone())),
+        // `variant_get` to a type a value may fail to convert to, as the
+        // optimizer writes it.
+        Expr::ScalarFunction(call) if call.func.inner().is::<RaiseVariantFailure>() => {
+            operand(call.args.first()?, variant)
+        }
         Expr::ScalarFunction(call) if call.func.inner().is::<VariantGet>() => {
             let [Expr::Column(c), constants @ ..] = call.args.as_slice() else {
                 return None;

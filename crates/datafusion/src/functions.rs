@@ -15,18 +15,30 @@
 //! `variant_get` of a column with a constant path and type is marked cheap
 //! ([`ExpressionPlacement::MoveTowardsLeafNodes`]): DataFusion moves it
 //! down to the scan, which then reads the path's leaves alone
-//! ([`crate::scan`]).
+//! ([`crate::scan`]). Moved below a filter, a join or a limit, a
+//! conversion that fails would fail rows the query leaves out, which Spark
+//! and DuckDB never convert. So in what a query returns (its projections
+//! and aggregates), `variant_get` to a type a value can fail to convert
+//! to is written as two calls ([`DeferVariantFailures`]): the one that
+//! moves, `variant_get_or_failure`, keeps a failure as data beside the
+//! value, and `raise_variant_failure`, which stays where the conversion
+//! was asked for, fails a row that reaches it. Filters and join keys
+//! convert every row they are given, as they do in Spark, and keep
+//! `variant_get` (DataFusion 55 cannot plan a join on a computed key).
 
 use std::sync::{Arc, LazyLock};
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanBuilder, StructArray};
 use arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err, internal_err, plan_err};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{
-    ColumnarValue, ExpressionPlacement, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
-    ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Expr, ExpressionPlacement, LogicalPlan, ReturnFieldArgs, ScalarFunctionArgs,
+    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
-use vshred::get::{result_field, variant_get};
+use datafusion::optimizer::{ApplyOrder, OptimizerConfig, OptimizerRule};
+use vshred::get::{OnFailure, failure_field, result_field, variant_get, variant_get_or_failure};
 use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
@@ -39,6 +51,8 @@ pub fn all() -> Vec<Arc<ScalarUDF>> {
     vec![
         VARIANT_GET.clone(),
         TRY_VARIANT_GET.clone(),
+        VARIANT_GET_OR_FAILURE.clone(),
+        Arc::new(ScalarUDF::from(RaiseVariantFailure)),
         Arc::new(ScalarUDF::from(ParseJson { strict: true })),
         Arc::new(ScalarUDF::from(ParseJson { strict: false })),
         Arc::new(ScalarUDF::from(ToJson)),
@@ -50,10 +64,13 @@ pub fn all() -> Vec<Arc<ScalarUDF>> {
 
 /// `variant_get`, one instance for the scan to recognise.
 pub static VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
-    LazyLock::new(|| Arc::new(ScalarUDF::from(VariantGet::new(true))));
+    LazyLock::new(|| Arc::new(ScalarUDF::from(VariantGet::new(OnFailure::Error))));
 /// `try_variant_get`.
 pub static TRY_VARIANT_GET: LazyLock<Arc<ScalarUDF>> =
-    LazyLock::new(|| Arc::new(ScalarUDF::from(VariantGet::new(false))));
+    LazyLock::new(|| Arc::new(ScalarUDF::from(VariantGet::new(OnFailure::Null))));
+/// `variant_get_or_failure`.
+pub static VARIANT_GET_OR_FAILURE: LazyLock<Arc<ScalarUDF>> =
+    LazyLock::new(|| Arc::new(ScalarUDF::from(VariantGet::new(OnFailure::Defer))));
 
 /// The core error as DataFusion's, its message kept, with the way out
 /// where there is one (a setting, or `try_variant_get`).
@@ -96,6 +113,9 @@ pub fn error_message(e: &DataFusionError) -> String {
     match e.find_root() {
         DataFusionError::External(inner) => {
             if let Some(e) = inner.downcast_ref::<vshred::Error>() {
+                return e.to_string();
+            }
+            if let Some(e) = inner.downcast_ref::<RaisedFailure>() {
                 return e.to_string();
             }
         }
@@ -197,37 +217,51 @@ pub(crate) fn check_variant(function: &str, field: &Field) -> Result<()> {
     }
 }
 
-/// `variant_get` and `try_variant_get`.
+/// `variant_get`, `try_variant_get` and `variant_get_or_failure`, which
+/// differ in what a value that does not convert gives.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct VariantGet {
     signature: Signature,
-    /// A value that does not convert is an error (`variant_get`), not null.
-    strict: bool,
+    on_failure: OnFailure,
 }
 
 impl VariantGet {
-    fn new(strict: bool) -> VariantGet {
+    fn new(on_failure: OnFailure) -> VariantGet {
         VariantGet {
             // Checked by `coerce_types`: DataFusion reports a count that
             // fits none of several signatures as its own internal error.
             signature: Signature::user_defined(Volatility::Immutable),
-            strict,
+            on_failure,
         }
     }
 
-    /// Whether this is `variant_get` (an error where a value does not
-    /// convert) rather than `try_variant_get`.
-    pub fn strict(&self) -> bool {
-        self.strict
+    /// What a value that does not convert gives: null (`try_variant_get`),
+    /// an error (`variant_get`) or its failure beside it
+    /// (`variant_get_or_failure`).
+    pub fn on_failure(&self) -> OnFailure {
+        self.on_failure
     }
+}
+
+/// Whether a value can fail to convert to `as_type`: any converts to a
+/// string or the sub-Variant; struct and array types are left to fail
+/// where they are read.
+fn can_fail(as_type: &ShreddingSchema) -> bool {
+    !matches!(
+        as_type,
+        ShreddingSchema::Variant
+            | ShreddingSchema::String
+            | ShreddingSchema::Object(_)
+            | ShreddingSchema::Array(_)
+    )
 }
 
 impl ScalarUDFImpl for VariantGet {
     fn name(&self) -> &str {
-        if self.strict {
-            "variant_get"
-        } else {
-            "try_variant_get"
+        match self.on_failure {
+            OnFailure::Null => "try_variant_get",
+            OnFailure::Error => "variant_get",
+            OnFailure::Defer => "variant_get_or_failure",
         }
     }
 
@@ -256,7 +290,10 @@ impl ScalarUDFImpl for VariantGet {
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
         check_variant(self.name(), &args.arg_fields[0])?;
         let (_, as_type) = path_and_type(self.name(), &args.scalar_arguments[1..])?;
-        Ok(Arc::new(result_field(self.name(), &as_type)))
+        Ok(Arc::new(match self.on_failure {
+            OnFailure::Defer => failure_field(self.name(), &as_type),
+            _ => result_field(self.name(), &as_type),
+        }))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -269,8 +306,14 @@ impl ScalarUDFImpl for VariantGet {
             })
             .collect();
         let (path, as_type) = path_and_type(self.name(), &constants)?;
-        let result = variant_get(&column, &path, &as_type, self.strict).map_err(batch_external)?;
-        Ok(ColumnarValue::Array(result))
+        let result = match self.on_failure {
+            OnFailure::Null => variant_get(&column, &path, &as_type, false),
+            OnFailure::Error => variant_get(&column, &path, &as_type, true),
+            OnFailure::Defer => {
+                variant_get_or_failure(&column, &path, &as_type, &|e| e.without_row())
+            }
+        };
+        Ok(ColumnarValue::Array(result.map_err(batch_external)?))
     }
 
     fn placement(&self, args: &[ExpressionPlacement]) -> ExpressionPlacement {
@@ -285,6 +328,163 @@ impl ScalarUDFImpl for VariantGet {
             _ => ExpressionPlacement::KeepInPlace,
         }
     }
+}
+
+/// `raise_variant_failure`.
+static RAISE_VARIANT_FAILURE: LazyLock<Arc<ScalarUDF>> =
+    LazyLock::new(|| Arc::new(ScalarUDF::from(RaiseVariantFailure)));
+
+/// `raise_variant_failure(variant_get_or_failure(...))`: the value, or the
+/// first failure among the rows that reach it, as an error.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct RaiseVariantFailure;
+
+/// A failure kept as data ([`variant_get_or_failure`]), raised: its text
+/// as the core wrote it where the value was read (the file and its row).
+#[derive(Debug)]
+pub(crate) struct RaisedFailure(String);
+
+impl std::fmt::Display for RaisedFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RaisedFailure {}
+
+/// The `value` and `failure` of a `variant_get_or_failure` result.
+fn value_and_failure(function: &str, field: &Field) -> Result<(FieldRef, FieldRef)> {
+    match field.data_type() {
+        DataType::Struct(fields)
+            if fields.len() == 2
+                && fields[0].name() == "value"
+                && fields[1].name() == "failure"
+                && fields[1].data_type() == &DataType::Utf8 =>
+        {
+            Ok((fields[0].clone(), fields[1].clone()))
+        }
+        other => plan_err!("{function} takes the result of variant_get_or_failure, not {other}"),
+    }
+}
+
+impl ScalarUDFImpl for RaiseVariantFailure {
+    fn name(&self) -> &str {
+        "raise_variant_failure"
+    }
+
+    fn signature(&self) -> &Signature {
+        &ONE_ARGUMENT
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        internal_err!(
+            "{}: the return field comes from return_field_from_args",
+            self.name()
+        )
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let (value, _) = value_and_failure(self.name(), &args.arg_fields[0])?;
+        Ok(Arc::new(value.as_ref().clone().with_name(self.name())))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let array = args.args[0].to_array(args.number_rows)?;
+        let Some(result) = array.as_struct_opt() else {
+            return exec_err!("{} takes a struct, not {}", self.name(), array.data_type());
+        };
+        let failures = result.column(1).as_string::<i32>();
+        // A row an outer join made null is no row that was read.
+        let failure = (0..result.len())
+            .filter(|&row| result.is_valid(row) && failures.is_valid(row))
+            .map(|row| failures.value(row))
+            .next();
+        if let Some(failure) = failure {
+            let hint =
+                hint(vshred::ErrorKind::Conversion).map_or(String::new(), |h| format!(" ({h})"));
+            return Err(DataFusionError::External(Box::new(RaisedFailure(format!(
+                "{failure}{hint}"
+            )))));
+        }
+        let value = result.column(0);
+        if result.null_count() == 0 {
+            return Ok(ColumnarValue::Array(value.clone()));
+        }
+        let nulls = arrow::buffer::NullBuffer::union(result.nulls(), value.nulls());
+        let data = value.to_data().into_builder().nulls(nulls).build()?;
+        Ok(ColumnarValue::Array(arrow::array::make_array(data)))
+    }
+}
+
+/// The rewrite the module's documentation describes, run before
+/// DataFusion moves cheap expressions toward the scan.
+#[derive(Debug)]
+pub struct DeferVariantFailures;
+
+impl OptimizerRule for DeferVariantFailures {
+    fn name(&self) -> &str {
+        "defer_variant_failures"
+    }
+
+    fn apply_order(&self) -> Option<ApplyOrder> {
+        Some(ApplyOrder::TopDown)
+    }
+
+    fn supports_rewrite(&self) -> bool {
+        true
+    }
+
+    fn rewrite(
+        &self,
+        plan: LogicalPlan,
+        _: &dyn OptimizerConfig,
+    ) -> Result<Transformed<LogicalPlan>> {
+        if !matches!(plan, LogicalPlan::Projection(_) | LogicalPlan::Aggregate(_)) {
+            return Ok(Transformed::no(plan));
+        }
+        let names = NamePreserver::new(&plan);
+        plan.map_expressions(|expr| {
+            // DataFusion's own projections of what it moves out of filters,
+            // joins and sorts (its reserved prefix), which convert every
+            // row they are given.
+            if matches!(&expr, Expr::Alias(alias) if alias.name.starts_with("__datafusion_extracted"))
+            {
+                return Ok(Transformed::no(expr));
+            }
+            let name = names.save(&expr);
+            Ok(expr
+                .transform_up(deferred)?
+                .update_data(|e| name.restore(e)))
+        })
+    }
+}
+
+/// `expr` as the module's documentation describes, if it is a
+/// `variant_get` whose conversion may fail.
+fn deferred(expr: Expr) -> Result<Transformed<Expr>> {
+    let Expr::ScalarFunction(call) = &expr else {
+        return Ok(Transformed::no(expr));
+    };
+    let Some(get) = call.func.inner().downcast_ref::<VariantGet>() else {
+        return Ok(Transformed::no(expr));
+    };
+    let constants: Vec<Option<&ScalarValue>> = call
+        .args
+        .iter()
+        .skip(1)
+        .map(|e| match e {
+            Expr::Literal(value, _) => Some(value),
+            _ => None,
+        })
+        .collect();
+    let defer = get.on_failure == OnFailure::Error
+        && path_and_type(get.name(), &constants).is_ok_and(|(_, t)| can_fail(&t));
+    if !defer {
+        return Ok(Transformed::no(expr));
+    }
+    Ok(Transformed::yes(RAISE_VARIANT_FAILURE.call(vec![
+        VARIANT_GET_OR_FAILURE.call(call.args.clone()),
+    ])))
 }
 
 /// `parse_json` and `try_parse_json`.

@@ -205,6 +205,26 @@ pub fn context_with(
             .rules
             .insert(at, Arc::new(field_access::VariantEncoding));
     }
+    if let Some(optimizer) = builder.optimizer() {
+        let at = optimizer
+            .rules
+            .iter()
+            .position(|rule| rule.name() == "extract_leaf_expressions")
+            .unwrap_or(0);
+        optimizer
+            .rules
+            .insert(at, Arc::new(functions::DeferVariantFailures));
+    }
+    if let Some(optimizer) = builder.physical_optimizers() {
+        let at = optimizer
+            .rules
+            .iter()
+            .position(|rule| rule.name() == "EnsureRequirements")
+            .unwrap_or(0);
+        optimizer
+            .rules
+            .insert(at, Arc::new(scan::ProjectionsIntoScans));
+    }
     let ctx: SessionContext = builder.build().into();
     others.session_store().with_state(ctx.state_weak_ref());
     ctx.register_udtf("read_jsonl", Arc::new(jsonl::ReadJsonl));

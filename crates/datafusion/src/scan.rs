@@ -33,17 +33,18 @@ use std::sync::{Arc, Mutex};
 use arrow::datatypes::SchemaRef;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::stats::Precision;
-use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{DataFusionError, Result, Statistics};
 use datafusion::execution::TaskContext;
 use datafusion::physical_expr::expressions::{Column, DynamicFilterPhysicalExpr, Literal};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr, ScalarFunctionExpr};
+use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::filter_pushdown::{
     ChildPushdownResult, FilterPushdownPhase, FilterPushdownPropagation,
 };
 use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder, MetricsSet};
-use datafusion::physical_plan::projection::ProjectionExec;
+use datafusion::physical_plan::projection::{ProjectionExec, ProjectionExpr};
 use datafusion::physical_plan::statistics::StatisticsArgs;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
@@ -56,7 +57,7 @@ use vshred::dataset::{Dataset, DatasetStats};
 use vshred::parquet::{Projected, Projection, ScanOptions};
 
 use crate::filter::runtime_predicate;
-use crate::functions::{ToJson, VariantGet, external, path_and_type};
+use crate::functions::{RaiseVariantFailure, ToJson, VariantGet, external, path_and_type};
 
 /// A scan of a [`Dataset`] by a [`Projection`].
 /// The dataset is shown by its number of files.
@@ -221,7 +222,7 @@ impl VariantScanExec {
             column: column.clone(),
             path,
             as_type,
-            strict: get.strict(),
+            on_failure: get.on_failure(),
         })
     }
 }
@@ -480,11 +481,33 @@ impl ExecutionPlan for VariantScanExec {
         projection: &ProjectionExec,
     ) -> Result<Option<Arc<dyn ExecutionPlan>>> {
         let mut outputs = Vec::with_capacity(projection.expr().len());
-        for expr in projection.expr() {
-            match self.absorb(&expr.expr) {
-                Some(output) => outputs.push((expr.alias.clone(), output)),
-                None => return Ok(None),
+        let mut fields = Vec::with_capacity(projection.expr().len());
+        // `raise_variant_failure(x)` of an `x` the scan computes stays above
+        // it, over the scan's `x`.
+        let mut raised = Vec::new();
+        for (i, expr) in projection.expr().iter().enumerate() {
+            if let Some(output) = self.absorb(&expr.expr) {
+                outputs.push((expr.alias.clone(), output));
+                fields.push(projection.schema().field(i).clone());
+                continue;
             }
+            let Some(call) = expr.expr.downcast_ref::<ScalarFunctionExpr>() else {
+                return Ok(None);
+            };
+            let Some(inner) = call
+                .args()
+                .first()
+                .filter(|_| call.fun().inner().is::<RaiseVariantFailure>())
+            else {
+                return Ok(None);
+            };
+            let Some(output) = self.absorb(inner) else {
+                return Ok(None);
+            };
+            outputs.push((expr.alias.clone(), output));
+            let field = inner.return_field(&self.schema)?;
+            fields.push(field.as_ref().clone().with_name(&expr.alias));
+            raised.push(i);
         }
         // Runtime filters are over the old outputs: not carried over (the
         // filters are pushed after projections are).
@@ -493,9 +516,28 @@ impl ExecutionPlan for VariantScanExec {
             filter: self.projection.filter.clone(),
             runtime_filter: None,
         };
-        Ok(Some(Arc::new(
-            self.with_projection(absorbed, projection.schema()),
-        )))
+        let schema = Arc::new(arrow::datatypes::Schema::new_with_metadata(
+            fields,
+            projection.schema().metadata().clone(),
+        ));
+        let scan: Arc<dyn ExecutionPlan> = Arc::new(self.with_projection(absorbed, schema));
+        if raised.is_empty() {
+            return Ok(Some(scan));
+        }
+        let exprs = projection
+            .expr()
+            .iter()
+            .enumerate()
+            .map(|(i, expr)| {
+                let column: Arc<dyn PhysicalExpr> = Arc::new(Column::new(&expr.alias, i));
+                let expr_above = match raised.contains(&i) {
+                    true => expr.expr.clone().with_new_children(vec![column])?,
+                    false => column,
+                };
+                Ok(ProjectionExpr::new(expr_above, expr.alias.clone()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(Arc::new(ProjectionExec::try_new(exprs, scan)?)))
     }
 
     /// Partitions as many as DataFusion asks, up to one per row group,
@@ -523,5 +565,45 @@ impl ExecutionPlan for VariantScanExec {
         )?
         .with_runtime_filters(self.runtime_filters.clone());
         Ok(Some(Arc::new(scan)))
+    }
+}
+
+/// Moves a projection into the [`VariantScanExec`] beneath it before
+/// DataFusion distributes the plan's work. DataFusion's own projection
+/// pushdown runs after that, when a projection that computes anything
+/// (`raise_variant_failure`, see [`crate::functions`]) has a repartition
+/// beneath it, through which it is not pushed: the scan would read every
+/// leaf of the Variant instead of a path's.
+#[derive(Debug, Default)]
+pub struct ProjectionsIntoScans;
+
+impl PhysicalOptimizerRule for ProjectionsIntoScans {
+    fn optimize(
+        &self,
+        plan: Arc<dyn ExecutionPlan>,
+        _: &ConfigOptions,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        plan.transform_up(|node| {
+            let absorbed = match node.downcast_ref::<ProjectionExec>() {
+                Some(projection) => match projection.input().downcast_ref::<VariantScanExec>() {
+                    Some(scan) => scan.try_swapping_with_projection(projection)?,
+                    None => None,
+                },
+                None => None,
+            };
+            Ok(match absorbed {
+                Some(plan) => Transformed::yes(plan),
+                None => Transformed::no(node),
+            })
+        })
+        .map(|t| t.data)
+    }
+
+    fn name(&self) -> &str {
+        "projections_into_variant_scans"
+    }
+
+    fn schema_check(&self) -> bool {
+        true
     }
 }

@@ -1452,6 +1452,65 @@ async fn errors_name_the_files_row_or_none() {
     );
 }
 
+/// A value that does not convert fails only a row the query keeps:
+/// DataFusion moves `variant_get` below the filter to the scan, and a
+/// value in a row the filter left out failed the query, where Spark and
+/// DuckDB give the kept rows (found by a probe). The scan still reads the
+/// path alone, and a kept row that fails is named by its file and row.
+#[tokio::test]
+async fn a_value_that_does_not_convert_fails_only_a_row_the_query_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.parquet");
+    let text_rows = "{\"id\":0,\"a\":\"x\",\"b\":0}\n{\"id\":1,\"a\":\"5\",\"b\":1}\n";
+    encode(
+        &mut text_rows.as_bytes(),
+        &path,
+        &EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let jsonl = dir.path().join("m.jsonl");
+    std::fs::write(&jsonl, text_rows).unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let (file, lines) = (path.display(), jsonl.display());
+    for sql in [
+        format!(
+            "SELECT variant_get(v, '$.a', 'bigint') FROM '{file}' WHERE variant_get(v, '$.id', 'bigint') = 1"
+        ),
+        format!(
+            "SELECT CAST(variant_get(v, '$.a') AS BIGINT) FROM '{file}' WHERE variant_get(v, '$.b', 'int') = 1"
+        ),
+        format!(
+            "SELECT sum(variant_get(v, '$.a', 'bigint')) FROM '{file}' WHERE variant_get(v, '$.b', 'int') = 1"
+        ),
+        format!(
+            "SELECT a FROM (SELECT variant_get(v, '$.a', 'bigint') AS a, variant_get(v, '$.b', 'int') AS b FROM '{file}') WHERE b = 1"
+        ),
+        format!(
+            "SELECT variant_get(v, '$.a', 'bigint') FROM read_jsonl('{lines}') WHERE variant_get(v, '$.b', 'int') = 1"
+        ),
+    ] {
+        assert_eq!(int(&query(&ctx, &sql).await, 0), 5, "{sql}");
+    }
+    let plan = text(&query(&ctx, &format!("EXPLAIN SELECT variant_get(v, '$.a', 'bigint') FROM '{file}' WHERE variant_get(v, '$.id', 'bigint') = 1")).await);
+    let scan = plan
+        .lines()
+        .find(|l| l.contains("VariantScanExec"))
+        .unwrap();
+    assert!(
+        scan.contains("v:$.a::int64") && !scan.contains("[v]") && !scan.contains(", v]"),
+        "{plan}"
+    );
+    let failed = run_failure(&ctx, &format!("SELECT variant_get(v, '$.a', 'bigint') FROM '{file}' WHERE variant_get(v, '$.b', 'int') >= 0")).await;
+    assert!(
+        failed.ends_with(&format!(
+            "{file}: conversion failed at row 0: $.a: \"x\" does not convert to int64 \
+             (try_variant_get or TRY_CAST gives null instead)"
+        )),
+        "{failed}"
+    );
+}
+
 /// SQL's NULL where a Variant goes is a Variant column of nulls, as Spark
 /// takes it, not a planning error.
 #[tokio::test]

@@ -52,6 +52,7 @@ use serde::{Deserialize, Serialize};
 use vshred::dataset::Dataset;
 use vshred::dataset::hive::{HiveColumns, HiveType};
 use vshred::encode::ShredMode;
+use vshred::get::OnFailure;
 use vshred::parquet::{Projected, Projection};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
@@ -209,8 +210,17 @@ enum OutputMessage {
         column: String,
         path: String,
         as_type: String,
-        strict: bool,
+        on_failure: OnFailureMessage,
     },
+}
+
+/// [`OnFailure`], as a message spells it.
+#[derive(Serialize, Deserialize, PartialEq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum OnFailureMessage {
+    Null,
+    Error,
+    Defer,
 }
 
 impl OutputMessage {
@@ -229,13 +239,17 @@ impl OutputMessage {
                 column,
                 path,
                 as_type,
-                strict,
+                on_failure,
             } => OutputMessage::Path {
                 name,
                 column: column.clone(),
                 path: path.to_string(),
                 as_type: as_type.type_name(),
-                strict: *strict,
+                on_failure: match on_failure {
+                    OnFailure::Null => OnFailureMessage::Null,
+                    OnFailure::Error => OnFailureMessage::Error,
+                    OnFailure::Defer => OnFailureMessage::Defer,
+                },
             },
         }
     }
@@ -249,7 +263,7 @@ impl OutputMessage {
                 column,
                 path,
                 as_type,
-                strict,
+                on_failure,
             } => {
                 nested_at_most(&path)?;
                 nested_at_most(&as_type)?;
@@ -262,7 +276,11 @@ impl OutputMessage {
                         column,
                         path,
                         as_type,
-                        strict,
+                        on_failure: match on_failure {
+                            OnFailureMessage::Null => OnFailure::Null,
+                            OnFailureMessage::Error => OnFailure::Error,
+                            OnFailureMessage::Defer => OnFailure::Defer,
+                        },
                     },
                 )
             }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use vshred::dataset::Dataset;
 use vshred::encode::{EncodeOptions, encode};
+use vshred::get::OnFailure;
 use vshred::parquet::{Projected, Projection};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
@@ -45,7 +46,7 @@ fn scan(files: Vec<std::path::PathBuf>, filter: Option<&str>) -> VariantScanExec
                         "struct<c:string,`odd name`:decimal(9,2)>",
                     )
                     .unwrap(),
-                    strict: true,
+                    on_failure: OnFailure::Error,
                 },
             ),
             (
@@ -54,7 +55,7 @@ fn scan(files: Vec<std::path::PathBuf>, filter: Option<&str>) -> VariantScanExec
                     column: "v".into(),
                     path: "$.a".parse().unwrap(),
                     as_type: ShreddingSchema::Int64,
-                    strict: false,
+                    on_failure: OnFailure::Null,
                 },
             ),
         ],
