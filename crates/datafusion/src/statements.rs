@@ -18,10 +18,13 @@
 //! # Ok(()) }
 //! ```
 
-use datafusion::common::{DataFusionError, Result, plan_datafusion_err};
+use std::ops::ControlFlow;
+
+use datafusion::common::{DataFusionError, Result, plan_datafusion_err, plan_err};
 use datafusion::dataframe::DataFrame;
 use datafusion::prelude::SessionContext;
-use datafusion::sql::parser::{DFParserBuilder, Statement};
+use datafusion::sql::parser::{CopyToSource, DFParserBuilder, Statement};
+use datafusion::sql::sqlparser::ast::{Query, SetExpr, SetOperator, SetQuantifier, Visit, Visitor};
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 
 use crate::copy;
@@ -52,6 +55,69 @@ pub fn in_statement(e: DataFusionError, index: usize, count: usize) -> DataFusio
 /// Plans `statement` and runs it as far as DataFusion runs a statement
 /// before its rows are asked for (DDL and `SET` take effect here).
 pub async fn execute(ctx: &SessionContext, statement: Statement) -> Result<DataFrame> {
+    refuse_miscounted_set_operations(&statement)?;
     let plan = ctx.state().statement_to_plan(statement).await?;
     ctx.execute_logical_plan(plan).await
+}
+
+/// Refuses `INTERSECT ALL` and `EXCEPT ALL`, anywhere in `statement`:
+/// DataFusion 55 gives a row the wrong number of times (every copy on the
+/// left for `INTERSECT ALL`, none of a row the right has for `EXCEPT
+/// ALL`), a wrong answer without a word.
+fn refuse_miscounted_set_operations(statement: &Statement) -> Result<()> {
+    /// The first such operation found.
+    struct Miscounted(Option<(&'static str, &'static str)>);
+
+    impl Visitor for Miscounted {
+        type Break = ();
+
+        fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+            self.0 = miscounted(&query.body);
+            match self.0 {
+                Some(_) => ControlFlow::Break(()),
+                None => ControlFlow::Continue(()),
+            }
+        }
+    }
+
+    fn miscounted(body: &SetExpr) -> Option<(&'static str, &'static str)> {
+        let SetExpr::SetOperation {
+            op,
+            set_quantifier,
+            left,
+            right,
+        } = body
+        else {
+            return None;
+        };
+        let all = matches!(
+            set_quantifier,
+            SetQuantifier::All | SetQuantifier::AllByName
+        );
+        match op {
+            SetOperator::Intersect if all => Some(("INTERSECT", "12955")),
+            SetOperator::Except | SetOperator::Minus if all => Some(("EXCEPT", "12956")),
+            _ => miscounted(left).or_else(|| miscounted(right)),
+        }
+    }
+
+    let mut found = Miscounted(None);
+    match statement {
+        Statement::Statement(statement) => {
+            let _ = statement.visit(&mut found);
+        }
+        Statement::CopyTo(copy) => {
+            if let CopyToSource::Query(query) = &copy.source {
+                let _ = query.visit(&mut found);
+            }
+        }
+        Statement::Explain(explain) => return refuse_miscounted_set_operations(&explain.statement),
+        Statement::CreateExternalTable(_) | Statement::Reset(_) => {}
+    }
+    match found.0 {
+        Some((op, issue)) => plan_err!(
+            "{op} ALL is refused: DataFusion 55 gives rows the wrong number of times (apache/datafusion#{issue}); {op} without ALL gives each row once"
+        ),
+        None => Ok(()),
+    }
 }

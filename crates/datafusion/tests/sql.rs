@@ -1720,3 +1720,52 @@ async fn a_lookup_by_a_variant_key_in_a_map_read_from_a_file_is_refused() {
     )
     .await;
 }
+
+/// `INTERSECT ALL` and `EXCEPT ALL` are refused wherever they are in a
+/// statement: DataFusion 55 gave `1, 1, 1, 2` for the first below and no
+/// row for the second, where the standard (and DuckDB) gives `1, 2` and
+/// `1, 1` (found by a probe). Without `ALL`, and `UNION ALL`, they run.
+#[tokio::test]
+async fn set_operations_datafusion_miscounts_are_refused() {
+    use vshred_datafusion::statements::{execute, parse_statements};
+    let ctx = vshred_datafusion::context(Default::default());
+    let run = |sql: String| {
+        let ctx = ctx.clone();
+        async move {
+            let mut rows = 0;
+            for statement in parse_statements(&ctx, &sql)? {
+                rows = execute(&ctx, statement)
+                    .await?
+                    .collect()
+                    .await?
+                    .iter()
+                    .map(|b| b.num_rows())
+                    .sum::<usize>();
+            }
+            datafusion::common::Result::Ok(rows)
+        }
+    };
+    let left = "SELECT column1 AS k FROM (VALUES (1), (1), (1), (2))";
+    let right = "SELECT column1 FROM (VALUES (1), (2), (2))";
+    for (op, issue) in [("INTERSECT", "12955"), ("EXCEPT", "12956")] {
+        for sql in [
+            format!("{left} {op} ALL {right}"),
+            format!("SELECT count(*) FROM ({left} {op} ALL {right})"),
+            format!("EXPLAIN {left} {op} ALL {right}"),
+            format!("SELECT 1 WHERE 2 IN ({left} UNION ALL ({left} {op} ALL {right}))"),
+        ] {
+            let error: datafusion::common::DataFusionError =
+                run(sql.clone()).await.expect_err(&sql);
+            let error = error.to_string();
+            assert!(
+                error.contains(&format!(
+                    "{op} ALL is refused: DataFusion 55 gives rows the wrong number of times (apache/datafusion#{issue})"
+                )),
+                "{sql}: {error}"
+            );
+        }
+    }
+    assert_eq!(run(format!("{left} INTERSECT {right}")).await.unwrap(), 2);
+    assert_eq!(run(format!("{left} EXCEPT {right}")).await.unwrap(), 0);
+    assert_eq!(run(format!("{left} UNION ALL {right}")).await.unwrap(), 7);
+}
