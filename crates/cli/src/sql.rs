@@ -158,9 +158,18 @@ async fn run_statements(ctx: &SessionContext, text: &str, args: &SqlArgs) -> Res
     let mut out = io::stdout().lock();
     for (index, statement) in statements.into_iter().enumerate() {
         let started = Instant::now();
-        let batches = async { execute(ctx, statement).await?.collect().await }
-            .await
-            .map_err(|e| failed(in_statement(e, index, count)))?;
+        let batches = async {
+            let frame = execute(ctx, statement).await?;
+            let schema = Arc::new(frame.schema().as_arrow().clone());
+            let batches = frame.collect().await?;
+            // No rows still have their columns, for a header to name.
+            Ok(match batches.is_empty() {
+                true => vec![RecordBatch::new_empty(schema)],
+                false => batches,
+            })
+        }
+        .await
+        .map_err(|e| failed(in_statement(e, index, count)))?;
         print(&batches, args.format, &mut out)?;
         out.flush()?;
         if args.timing {

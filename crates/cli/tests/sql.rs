@@ -62,6 +62,33 @@ fn tables_and_csv_show_variants_as_json_text() {
     assert_eq!(lines[1], r#"1,1,1.50,"{""a"":1,""d"":1.50,""s"":""x""}""#);
 }
 
+/// No rows still name their columns, so that a script tells an empty
+/// result from a query that returns nothing (it printed nothing at all);
+/// a statement that returns no columns (DDL, `SET`) prints nothing.
+#[test]
+fn an_empty_result_prints_its_header() {
+    let dir = dataset();
+    let query = "SELECT id, v FROM 't.parquet' WHERE id > 100";
+    let csv = vshred_in(dir.path(), &["sql", "--format", "csv", query]);
+    assert_eq!(stdout(&csv), "id,v\n");
+    let table = vshred_in(dir.path(), &["sql", query]);
+    assert_eq!(
+        stdout(&table),
+        "+----+---+\n| id | v |\n+----+---+\n+----+---+\n"
+    );
+    let json = vshred_in(dir.path(), &["sql", "--format", "json", query]);
+    assert_eq!(stdout(&json), "");
+    let ddl = vshred_in(
+        dir.path(),
+        &["sql", "--format", "csv", "CREATE VIEW w AS SELECT 1 AS a"],
+    );
+    assert!(
+        ddl.status.success() && stdout(&ddl).is_empty(),
+        "{}",
+        stdout(&ddl)
+    );
+}
+
 #[test]
 fn statements_run_in_turn_from_a_file_with_settings_and_timing() {
     let dir = dataset();
