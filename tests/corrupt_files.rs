@@ -470,3 +470,73 @@ fn a_directory_opened_as_a_file_is_named_a_directory() {
     assert_eq!(e.file(), Some(dir.path()), "{e}");
     assert!(e.to_string().contains("is a directory"), "{e}");
 }
+
+/// A valid file whose page data reads as a page header that declares too
+/// much is read: the parquet crate peeks at a list column's next page
+/// header, then reads from the page's data through the same call, and only
+/// where a header starts for certain is one checked (found by a review:
+/// this file was refused). The second page's repetition levels, packed
+/// uncompressed into a V2 page, begin with the bytes of the damaged header
+/// above (`15 .. fe fe 7e`).
+#[test]
+fn page_data_that_reads_as_a_header_is_not_checked_as_one() {
+    use arrow::array::{Int32Array, Int64Array, ListArray, RecordBatch};
+    use arrow::buffer::OffsetBuffer;
+    use arrow::datatypes::{DataType, Field, Schema};
+    use parquet::file::properties::{WriterProperties, WriterVersion};
+    use std::sync::Arc;
+
+    let element = Arc::new(Field::new("item", DataType::Int32, false));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("l", DataType::List(element.clone()), false),
+    ]));
+    let batch = |lengths: &[usize], first_id: i64| {
+        let values: usize = lengths.iter().sum();
+        let list = ListArray::new(
+            element.clone(),
+            OffsetBuffer::from_lengths(lengths.iter().copied()),
+            Arc::new(Int32Array::from_iter_values(0..values as i32)),
+            None,
+        );
+        let ids = Int64Array::from_iter_values((0..lengths.len() as i64).map(|i| i + first_id));
+        RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), Arc::new(list)]).unwrap()
+    };
+    // Repetition levels whose bit-packed run is these bytes.
+    let mut packed = vec![0xfe, 0xfe, 0x7e, 0x15, 0x02];
+    packed.extend([0x11; 13]);
+    let mut levels: Vec<u8> = packed
+        .iter()
+        .flat_map(|b| (0..8).map(move |i| (b >> i) & 1))
+        .collect();
+    levels.extend([0; 9]);
+    levels.extend([1, 0, 1, 1, 0, 1]);
+    let mut lengths: Vec<usize> = Vec::new();
+    for level in levels {
+        match (level, lengths.last_mut()) {
+            (1, Some(last)) => *last += 1,
+            _ => lengths.push(1),
+        }
+    }
+    let properties = WriterProperties::builder()
+        .set_writer_version(WriterVersion::PARQUET_2_0)
+        .set_compression(parquet::basic::Compression::UNCOMPRESSED)
+        .set_dictionary_enabled(false)
+        .set_data_page_row_count_limit(3)
+        .set_write_batch_size(100_000)
+        .build();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lists.parquet");
+    let out = std::fs::File::create(&path).unwrap();
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(out, schema.clone(), Some(properties)).unwrap();
+    writer.write(&batch(&[2, 3, 1], 0)).unwrap();
+    writer.write(&batch(&lengths, 3)).unwrap();
+    writer.close().unwrap();
+    let file = ParquetFile::open(&path).unwrap();
+    let mut rows = 0;
+    for batch in file.batches(1024).unwrap() {
+        rows += batch.unwrap().num_rows();
+    }
+    assert_eq!(rows, 3 + lengths.len());
+}

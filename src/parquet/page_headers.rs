@@ -15,11 +15,21 @@
 //! A reader that knows the column chunks it reads ([`Chunks`]) parses each
 //! header where the crate is about to read one (see
 //! [`SharedFile`](super::shared_file::SharedFile)), before the crate does,
-//! and refuses one past those bounds, naming its column and byte. A header
-//! this parser cannot read is left to the crate, whose own error is as
-//! good; what is refused here is only what reads as a header.
+//! and refuses one past those bounds, naming its column and byte. Only
+//! where a header starts for certain: a chunk's start, a page the offset
+//! index places, or where the last header checked says the next one is;
+//! the crate also reads from a page's data through the same call, after
+//! it has peeked at the header. A header this parser cannot read is left
+//! to the crate, whose own error is as good.
+//!
+//! The chunk's bound takes the footer's `total_uncompressed_size` to count
+//! every page, its dictionary's too, as the format says. A writer that left
+//! the dictionary out of it (fastparquet before 2018, dask/fastparquet#305)
+//! also got `total_compressed_size` wrong, which the parquet crate already
+//! refuses.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ::parquet::arrow::ProjectionMask;
 use ::parquet::basic::{Compression, Type as PhysicalType};
@@ -50,6 +60,21 @@ struct Chunk {
     /// first (a reader that reads a page with its header at once, as the
     /// crate does by the index, starts at one of these).
     pages: Vec<u64>,
+    /// Where the next page's header starts, as the last header checked
+    /// says (at first, the chunk's start; [`UNKNOWN`] past a header that
+    /// did not read).
+    next_header: AtomicU64,
+}
+
+const UNKNOWN: u64 = u64::MAX;
+
+/// What was found at an offset.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Found {
+    /// A header, within bounds; or no header is known to start there.
+    Checked,
+    /// A header longer than the bytes given: more are needed to check it.
+    CutShort,
 }
 
 impl Chunks {
@@ -88,6 +113,7 @@ impl Chunks {
                     codec: meta.compression(),
                     expansion: max_expansion(meta.compression()),
                     pages,
+                    next_header: AtomicU64::new(start),
                 });
             }
         }
@@ -105,31 +131,36 @@ impl Chunks {
         chunk.bytes.contains(&offset).then_some(chunk)
     }
 
-    /// Checks the header at `offset` if one starts there for certain: the
-    /// crate reads a page's header by [`check_header`](Self::check_header)'s
-    /// path, and reads a page whole, header first, only from where the
-    /// offset index places it.
-    pub(crate) fn check_page(&self, offset: u64, bytes: &[u8]) -> Result<(), ParquetError> {
+    /// Checks the page header at `offset`, whose bytes (as many as are at
+    /// hand) `bytes` begins with, if a header starts there for certain (see
+    /// the module's documentation).
+    pub(crate) fn check(&self, offset: u64, bytes: &[u8]) -> Result<Found, ParquetError> {
         match self.containing(offset) {
-            Some(chunk) if chunk.pages.binary_search(&offset).is_ok() => chunk.check(offset, bytes),
-            _ => Ok(()),
+            Some(chunk)
+                if chunk.next_header.load(Ordering::Relaxed) == offset
+                    || chunk.pages.binary_search(&offset).is_ok() =>
+            {
+                chunk.check(offset, bytes)
+            }
+            _ => Ok(Found::Checked),
         }
     }
 
-    /// Checks the page header at `offset`, whose bytes (as many as are at
-    /// hand) `bytes` begins with, if `offset` lies in one of the chunks.
-    pub(crate) fn check_header(&self, offset: u64, bytes: &[u8]) -> Result<(), ParquetError> {
-        match self.containing(offset) {
-            Some(chunk) => chunk.check(offset, bytes),
-            None => Ok(()),
-        }
+    /// The end of the chunk holding `offset`, if one does.
+    pub(crate) fn chunk_end(&self, offset: u64) -> Option<u64> {
+        self.containing(offset).map(|c| c.bytes.end)
     }
 }
 
 impl Chunk {
-    fn check(&self, offset: u64, bytes: &[u8]) -> Result<(), ParquetError> {
-        let Some(header) = PageHeader::parse(bytes) else {
-            return Ok(());
+    fn check(&self, offset: u64, bytes: &[u8]) -> Result<Found, ParquetError> {
+        let (header, length) = match PageHeader::parse(bytes) {
+            Ok(parsed) => parsed,
+            Err(Unread::CutShort) => return Ok(Found::CutShort),
+            Err(Unread::Invalid) => {
+                self.next_header.store(UNKNOWN, Ordering::Relaxed);
+                return Ok(Found::Checked);
+            }
         };
         let refuse = |what: String| {
             ParquetError::General(format!(
@@ -163,7 +194,11 @@ impl Chunk {
                 )));
             }
         }
-        Ok(())
+        let next = offset
+            .saturating_add(length as u64)
+            .saturating_add(compressed);
+        self.next_header.store(next, Ordering::Relaxed);
+        Ok(Found::Checked)
     }
 }
 
@@ -175,7 +210,7 @@ fn min_value_bits(physical: PhysicalType, type_length: i32) -> u64 {
         PhysicalType::INT32 | PhysicalType::FLOAT | PhysicalType::BYTE_ARRAY => 32,
         PhysicalType::INT64 | PhysicalType::DOUBLE => 64,
         PhysicalType::INT96 => 96,
-        PhysicalType::FIXED_LEN_BYTE_ARRAY => 8 * u64::try_from(type_length).unwrap_or(0).max(1),
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => 8 * u64::try_from(type_length).unwrap_or(0),
     }
 }
 
@@ -209,12 +244,30 @@ struct PageHeader {
 /// Structs deeper than this are not a page header's.
 const MAX_DEPTH: u32 = 16;
 
+/// Why bytes did not read as a page header.
+#[derive(Debug, PartialEq)]
+enum Unread {
+    /// They end before it does.
+    CutShort,
+    /// They are not one.
+    Invalid,
+}
+
 impl PageHeader {
-    /// The header `bytes` begins with, in Thrift's compact protocol, if it
-    /// is all there and reads as one. Every field read takes at least a
-    /// byte, so this ends within `bytes`, whatever they are.
-    fn parse(bytes: &[u8]) -> Option<PageHeader> {
+    /// The header `bytes` begins with, in Thrift's compact protocol, and
+    /// its length. Every field read takes at least a byte, so this ends
+    /// within `bytes`, whatever they are.
+    fn parse(bytes: &[u8]) -> Result<(PageHeader, usize), Unread> {
         let mut input = Compact { bytes, at: 0 };
+        let header = Self::read(&mut input);
+        match header {
+            Some(header) => Ok((header, input.at)),
+            None if input.at >= bytes.len() => Err(Unread::CutShort),
+            None => Err(Unread::Invalid),
+        }
+    }
+
+    fn read(input: &mut Compact<'_>) -> Option<PageHeader> {
         let mut uncompressed_size = None;
         let mut compressed_size = None;
         let mut dictionary_values = None;
@@ -264,9 +317,19 @@ impl Compact<'_> {
         Some(b)
     }
 
+    /// Skips `n` bytes; past the end, stops there (what ran out is told
+    /// by where the reader stopped).
     fn advance(&mut self, n: usize) -> Option<()> {
-        self.at = self.at.checked_add(n).filter(|&e| e <= self.bytes.len())?;
-        Some(())
+        match self.at.checked_add(n).filter(|&e| e <= self.bytes.len()) {
+            Some(end) => {
+                self.at = end;
+                Some(())
+            }
+            None => {
+                self.at = self.bytes.len();
+                None
+            }
+        }
     }
 
     fn varint(&mut self) -> Option<u64> {
@@ -432,11 +495,14 @@ mod tests {
         let header = dictionary_header(16000, 8010, 2000);
         assert_eq!(
             PageHeader::parse(&header),
-            Some(PageHeader {
-                uncompressed_size: 16000,
-                compressed_size: 8010,
-                dictionary_values: Some(2000),
-            })
+            Ok((
+                PageHeader {
+                    uncompressed_size: 16000,
+                    compressed_size: 8010,
+                    dictionary_values: Some(2000),
+                },
+                header.len()
+            ))
         );
         // What follows a header is not read.
         let mut followed = header.clone();
@@ -445,10 +511,14 @@ mod tests {
     }
 
     #[test]
-    fn a_header_cut_short_or_declaring_more_than_its_bytes_reads_as_none() {
+    fn a_header_cut_short_or_declaring_more_than_its_bytes_does_not_read() {
         let header = dictionary_header(16000, 8010, 2000);
         for end in 0..header.len() {
-            assert_eq!(PageHeader::parse(&header[..end]), None, "{end} bytes");
+            assert_eq!(
+                PageHeader::parse(&header[..end]),
+                Err(Unread::CutShort),
+                "{end} bytes"
+            );
         }
         // A list of 2^32 - 1 integers in four bytes.
         let mut list = Vec::new();
@@ -457,16 +527,18 @@ mod tests {
         list.push(15 << 4 | I32);
         varint(u64::from(u32::MAX), &mut list);
         list.extend([2, 4, 6, 8]);
-        assert_eq!(PageHeader::parse(&list), None);
+        assert_eq!(PageHeader::parse(&list), Err(Unread::CutShort));
         // Structs nested past any page header's depth.
         let mut deep = vec![1 << 4 | STRUCT; 64];
         deep.extend([0; 65]);
-        assert_eq!(PageHeader::parse(&deep), None);
+        assert_eq!(PageHeader::parse(&deep), Err(Unread::Invalid));
+        // A field of no type Thrift has.
+        assert_eq!(PageHeader::parse(&[0x1e, 0, 0]), Err(Unread::Invalid));
     }
 
     fn chunk(codec: Compression, uncompressed: i64) -> Chunk {
         Chunk {
-            bytes: 100..200,
+            bytes: 100..20_000,
             column: "v.typed_value.s.typed_value".into(),
             row_group: 3,
             uncompressed,
@@ -474,14 +546,19 @@ mod tests {
             codec,
             expansion: max_expansion(codec),
             pages: vec![100],
+            next_header: AtomicU64::new(100),
         }
     }
 
     #[test]
     fn a_page_is_held_to_its_chunk_its_codec_and_its_values_widths() {
         let snappy = chunk(Compression::SNAPPY, 1 << 30);
-        let check =
-            |chunk: &Chunk, header: Vec<u8>| chunk.check(120, &header).map_err(|e| e.to_string());
+        let check = |chunk: &Chunk, header: Vec<u8>| {
+            chunk
+                .check(120, &header)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        };
         assert_eq!(
             check(&snappy, dictionary_header(32 * 100 + 64, 100, 10)),
             Ok(())
@@ -501,7 +578,7 @@ mod tests {
         );
         let error = check(&zstd, dictionary_header(-1, 10, 10)).unwrap_err();
         assert!(error.contains("declares -1 bytes uncompressed"), "{error}");
-        // Byte arrays take 4 bytes each at least.
+        // Byte arrays take 4 bytes each at least; a zero-width FLBA none.
         assert_eq!(check(&zstd, dictionary_header(400, 10, 100)), Ok(()));
         let error = check(&zstd, dictionary_header(400, 10, 101)).unwrap_err();
         assert!(
@@ -513,23 +590,36 @@ mod tests {
             error.contains("declares a dictionary of -1 values"),
             "{error}"
         );
+        let empty = Chunk {
+            value_bits: min_value_bits(PhysicalType::FIXED_LEN_BYTE_ARRAY, 0),
+            ..chunk(Compression::ZSTD(Default::default()), 5000)
+        };
+        assert_eq!(check(&empty, dictionary_header(0, 10, 1000)), Ok(()));
         // What does not read as a header is left to the parquet crate.
         assert_eq!(check(&zstd, vec![0xff, 0xff]), Ok(()));
     }
 
     #[test]
-    fn only_offsets_within_a_chunk_and_pages_known_to_start_there_are_checked() {
+    fn only_where_a_header_starts_for_certain_is_it_checked() {
         let chunks = Chunks {
-            chunks: vec![chunk(Compression::ZSTD(Default::default()), 10)],
+            chunks: vec![chunk(Compression::ZSTD(Default::default()), 100_000)],
         };
-        let header = dictionary_header(5000, 10, 10);
-        assert!(chunks.check_header(100, &header).is_err());
-        assert!(chunks.check_header(199, &header).is_err());
-        assert_eq!(chunks.check_header(99, &header).ok(), Some(()));
-        assert_eq!(chunks.check_header(200, &header).ok(), Some(()));
-        assert!(chunks.check_page(100, &header).is_err());
-        // Within the chunk but not where the offset index puts a page: a
-        // page's data, read after its header.
-        assert_eq!(chunks.check_page(150, &header).ok(), Some(()));
+        let too_big = dictionary_header(200_000, 10, 10);
+        // Outside the chunk, or inside it where no header is known to start.
+        for offset in [99, 20_000, 150] {
+            assert_eq!(chunks.check(offset, &too_big).ok(), Some(Found::Checked));
+        }
+        assert!(chunks.check(100, &too_big).is_err());
+        // The first header says where the next starts: after its page.
+        let first = dictionary_header(5000, 1000, 10);
+        assert_eq!(chunks.check(100, &first).ok(), Some(Found::Checked));
+        let next = 100 + first.len() as u64 + 1000;
+        // The crate reads from the page's data after peeking at its header:
+        // those bytes are not a header.
+        let data = 100 + first.len() as u64;
+        assert_eq!(chunks.check(data, &too_big).ok(), Some(Found::Checked));
+        assert!(chunks.check(next, &too_big).is_err());
+        // A header longer than the bytes at hand asks for more.
+        assert_eq!(chunks.check(next, &first[..4]).ok(), Some(Found::CutShort));
     }
 }

@@ -34,7 +34,7 @@ use bytes::Bytes;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::reader::{ChunkReader, Length};
 
-use super::page_headers::Chunks;
+use super::page_headers::{Chunks, Found};
 
 /// The bytes of one file, read at offsets by several threads at once.
 pub trait ByteSource: Send + Sync {
@@ -195,6 +195,11 @@ const EMPTY_READS_AT_EOF: u32 = 16;
 /// (statistics of long strings) takes another read.
 const PAGE_HEADER_READ: usize = 1024;
 
+/// The most read at once to check a page header longer than
+/// [`PAGE_HEADER_READ`]; one longer still goes to the parquet crate
+/// unchecked.
+const LONG_PAGE_HEADER_READ: u64 = 1 << 20;
+
 /// Sequential reads from an offset of a [`SharedFile`].
 pub(crate) struct ReadFrom {
     file: SharedFile,
@@ -258,13 +263,19 @@ impl ChunkReader for SharedFile {
     /// buffer read many times what small pages hold.
     fn get_read(&self, start: u64) -> Result<Self::T> {
         if let Some(held) = self.held_from(start) {
-            self.chunks.check_header(start, &held)?;
+            self.chunks.check(start, &held)?;
             return Ok(HeaderRead::Held(bytes::Buf::reader(held)));
         }
         let mut read = BufReader::with_capacity(PAGE_HEADER_READ, ReadFrom::new(self, start));
-        if !self.chunks.is_empty() {
-            // The header is checked from what the crate will read it from.
-            self.chunks.check_header(start, read.fill_buf()?)?;
+        if !self.chunks.is_empty() && self.chunks.check(start, read.fill_buf()?)? == Found::CutShort
+        {
+            // A long header (statistics of long strings): read as much as
+            // its chunk holds, up to a bound.
+            let end = self.chunks.chunk_end(start).unwrap_or(start);
+            let length = end.saturating_sub(start).min(LONG_PAGE_HEADER_READ);
+            let header = self.source.read_range(start..start + length)?;
+            self.read.fetch_add(header.len() as u64, Ordering::Relaxed);
+            self.chunks.check(start, &header)?;
         }
         Ok(HeaderRead::File(read))
     }
@@ -272,7 +283,7 @@ impl ChunkReader for SharedFile {
     fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {
         if let Some(held) = self.held_from(start).filter(|h| h.len() >= length) {
             let bytes = held.slice(..length);
-            self.chunks.check_page(start, &bytes)?;
+            self.chunks.check(start, &bytes)?;
             return Ok(bytes);
         }
         // A corrupt length past the end allocates no more than the file.
@@ -285,7 +296,7 @@ impl ChunkReader for SharedFile {
                 bytes.len()
             )));
         }
-        self.chunks.check_page(start, &bytes)?;
+        self.chunks.check(start, &bytes)?;
         Ok(bytes)
     }
 }
