@@ -193,41 +193,49 @@ pub fn context_with(
     // Ahead of type coercion, which may wrap a Variant in a cast to a
     // struct type that no longer says it is one.
     if let Some(analyzer) = builder.analyzer() {
-        let at = analyzer
-            .rules
-            .iter()
-            .position(|rule| rule.name() == "type_coercion")
-            .unwrap_or(analyzer.rules.len());
-        analyzer
-            .rules
-            .insert(at, Arc::new(compare::VariantComparisons));
-        analyzer
-            .rules
-            .insert(at, Arc::new(field_access::VariantEncoding));
+        let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 2] = [
+            Arc::new(field_access::VariantEncoding),
+            Arc::new(compare::VariantComparisons),
+        ];
+        for rule in rules {
+            insert_before(&mut analyzer.rules, "type_coercion", |r| r.name(), rule);
+        }
     }
+    // Ahead of DataFusion's move of cheap expressions toward the scans.
     if let Some(optimizer) = builder.optimizer() {
-        let at = optimizer
-            .rules
-            .iter()
-            .position(|rule| rule.name() == "extract_leaf_expressions")
-            .unwrap_or(0);
-        optimizer
-            .rules
-            .insert(at, Arc::new(functions::DeferVariantFailures));
+        let rule = Arc::new(functions::DeferVariantFailures);
+        insert_before(
+            &mut optimizer.rules,
+            "extract_leaf_expressions",
+            |r| r.name(),
+            rule,
+        );
     }
+    // Ahead of the repartitions DataFusion adds to spread the work.
     if let Some(optimizer) = builder.physical_optimizers() {
-        let at = optimizer
-            .rules
-            .iter()
-            .position(|rule| rule.name() == "EnsureRequirements")
-            .unwrap_or(0);
-        optimizer
-            .rules
-            .insert(at, Arc::new(scan::ProjectionsIntoScans));
+        let rule = Arc::new(scan::ProjectionsIntoScans);
+        insert_before(
+            &mut optimizer.rules,
+            "EnsureRequirements",
+            |r| r.name(),
+            rule,
+        );
     }
     let ctx: SessionContext = builder.build().into();
     others.session_store().with_state(ctx.state_weak_ref());
     ctx.register_udtf("read_jsonl", Arc::new(jsonl::ReadJsonl));
     ctx.register_udtf("variant_explode", Arc::new(explode::VariantExplodeTable));
     ctx
+}
+
+/// Puts `rule` ahead of the rule named `before` in `rules`, or first if
+/// there is none so named.
+fn insert_before<R: ?Sized>(
+    rules: &mut Vec<Arc<R>>,
+    before: &str,
+    name: impl Fn(&R) -> &str,
+    rule: Arc<R>,
+) {
+    let at = rules.iter().position(|r| name(r) == before).unwrap_or(0);
+    rules.insert(at, rule);
 }
