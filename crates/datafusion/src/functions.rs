@@ -17,27 +17,20 @@
 //! down to the scan, which then reads the path's leaves alone
 //! ([`crate::scan`]). Moved below a filter, a join or a limit, a
 //! conversion that fails would fail rows the query leaves out, which Spark
-//! and DuckDB never convert. So in what a query returns (its projections
-//! and aggregates), `variant_get` to a type a value can fail to convert
-//! to is written as two calls ([`DeferVariantFailures`]): the one that
-//! moves, `variant_get_or_failure`, keeps a failure as data beside the
-//! value, and `raise_variant_failure`, which stays where the conversion
-//! was asked for, fails a row that reaches it. Filters and join keys
-//! convert every row they are given, as they do in Spark, and keep
-//! `variant_get` (DataFusion 55 cannot plan a join on a computed key).
+//! and DuckDB never convert: [`crate::defer`] writes such a call as two,
+//! `variant_get_or_failure`, which moves and keeps a failure as data
+//! beside the value, and `raise_variant_failure`, which fails a row that
+//! reaches it.
 
 use std::sync::{Arc, LazyLock};
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanBuilder, StructArray};
 use arrow::datatypes::{DataType, Field, FieldRef};
-use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DataFusionError, Result, ScalarValue, exec_err, internal_err, plan_err};
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{
-    ColumnarValue, Expr, ExpressionPlacement, LogicalPlan, ReturnFieldArgs, ScalarFunctionArgs,
-    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ExpressionPlacement, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, Volatility,
 };
-use datafusion::optimizer::{ApplyOrder, OptimizerConfig, OptimizerRule};
 use vshred::get::{OnFailure, failure_field, result_field, variant_get, variant_get_or_failure};
 use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
@@ -246,7 +239,7 @@ impl VariantGet {
 /// Whether a value can fail to convert to `as_type`: any converts to a
 /// string or the sub-Variant; struct and array types are left to fail
 /// where they are read.
-fn can_fail(as_type: &ShreddingSchema) -> bool {
+pub(crate) fn can_fail(as_type: &ShreddingSchema) -> bool {
     !matches!(
         as_type,
         ShreddingSchema::Variant
@@ -331,7 +324,7 @@ impl ScalarUDFImpl for VariantGet {
 }
 
 /// `raise_variant_failure`.
-static RAISE_VARIANT_FAILURE: LazyLock<Arc<ScalarUDF>> =
+pub(crate) static RAISE_VARIANT_FAILURE: LazyLock<Arc<ScalarUDF>> =
     LazyLock::new(|| Arc::new(ScalarUDF::from(RaiseVariantFailure)));
 
 /// `raise_variant_failure(variant_get_or_failure(...))`: the value, or the
@@ -414,77 +407,6 @@ impl ScalarUDFImpl for RaiseVariantFailure {
         let data = value.to_data().into_builder().nulls(nulls).build()?;
         Ok(ColumnarValue::Array(arrow::array::make_array(data)))
     }
-}
-
-/// The rewrite the module's documentation describes, run before
-/// DataFusion moves cheap expressions toward the scan.
-#[derive(Debug)]
-pub struct DeferVariantFailures;
-
-impl OptimizerRule for DeferVariantFailures {
-    fn name(&self) -> &str {
-        "defer_variant_failures"
-    }
-
-    fn apply_order(&self) -> Option<ApplyOrder> {
-        Some(ApplyOrder::TopDown)
-    }
-
-    fn supports_rewrite(&self) -> bool {
-        true
-    }
-
-    fn rewrite(
-        &self,
-        plan: LogicalPlan,
-        _: &dyn OptimizerConfig,
-    ) -> Result<Transformed<LogicalPlan>> {
-        if !matches!(plan, LogicalPlan::Projection(_) | LogicalPlan::Aggregate(_)) {
-            return Ok(Transformed::no(plan));
-        }
-        let names = NamePreserver::new(&plan);
-        plan.map_expressions(|expr| {
-            // DataFusion's own projections of what it moves out of filters,
-            // joins and sorts (its reserved prefix), which convert every
-            // row they are given.
-            if matches!(&expr, Expr::Alias(alias) if alias.name.starts_with("__datafusion_extracted"))
-            {
-                return Ok(Transformed::no(expr));
-            }
-            let name = names.save(&expr);
-            Ok(expr
-                .transform_up(deferred)?
-                .update_data(|e| name.restore(e)))
-        })
-    }
-}
-
-/// `expr` as the module's documentation describes, if it is a
-/// `variant_get` whose conversion may fail.
-fn deferred(expr: Expr) -> Result<Transformed<Expr>> {
-    let Expr::ScalarFunction(call) = &expr else {
-        return Ok(Transformed::no(expr));
-    };
-    let Some(get) = call.func.inner().downcast_ref::<VariantGet>() else {
-        return Ok(Transformed::no(expr));
-    };
-    let constants: Vec<Option<&ScalarValue>> = call
-        .args
-        .iter()
-        .skip(1)
-        .map(|e| match e {
-            Expr::Literal(value, _) => Some(value),
-            _ => None,
-        })
-        .collect();
-    let defer = get.on_failure == OnFailure::Error
-        && path_and_type(get.name(), &constants).is_ok_and(|(_, t)| can_fail(&t));
-    if !defer {
-        return Ok(Transformed::no(expr));
-    }
-    Ok(Transformed::yes(RAISE_VARIANT_FAILURE.call(vec![
-        VARIANT_GET_OR_FAILURE.call(call.args.clone()),
-    ])))
 }
 
 /// `parse_json` and `try_parse_json`.

@@ -52,6 +52,7 @@
 pub mod cast;
 pub mod compare;
 pub mod copy;
+pub mod defer;
 pub mod explode;
 pub mod field_access;
 pub mod filter;
@@ -203,7 +204,7 @@ pub fn context_with(
     }
     // Ahead of DataFusion's move of cheap expressions toward the scans.
     if let Some(optimizer) = builder.optimizer() {
-        let rule = Arc::new(functions::DeferVariantFailures);
+        let rule = Arc::new(defer::DeferVariantFailures);
         insert_before(
             &mut optimizer.rules,
             "extract_leaf_expressions",

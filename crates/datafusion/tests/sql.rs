@@ -1489,6 +1489,26 @@ async fn a_value_that_does_not_convert_fails_only_a_row_the_query_keeps() {
         format!(
             "SELECT variant_get(v, '$.a', 'bigint') FROM read_jsonl('{lines}') WHERE variant_get(v, '$.b', 'int') = 1"
         ),
+        // The rows a filter, a sort's limit or a join outside a subquery
+        // drops (found by a review).
+        format!(
+            "WITH e AS (SELECT variant_get(v, '$.a', 'bigint') AS a, variant_get(v, '$.b', 'int') AS b FROM '{file}') SELECT a FROM e WHERE b = 1"
+        ),
+        format!(
+            "WITH e AS (SELECT variant_get(v, '$.a', 'bigint') AS a, variant_get(v, '$.b', 'string') AS b FROM '{file}') SELECT a FROM e WHERE b = '1'"
+        ),
+        format!(
+            "SELECT a + 1 - 1 FROM (SELECT variant_get(v, '$.a', 'bigint') AS a, variant_get(v, '$.b', 'int') AS b FROM '{file}') WHERE b = 1"
+        ),
+        format!(
+            "SELECT a FROM (SELECT variant_get(v, '$.a', 'bigint') AS a, variant_get(v, '$.id', 'bigint') AS id FROM '{file}') ORDER BY id DESC LIMIT 1"
+        ),
+        format!(
+            "SELECT variant_get(v, '$.a', 'bigint') FROM '{file}' ORDER BY variant_get(v, '$.id', 'bigint') DESC LIMIT 1"
+        ),
+        format!(
+            "SELECT sum(x.a) FROM (SELECT variant_get(v, '$.id', 'bigint') AS id FROM '{file}' WHERE variant_get(v, '$.b', 'int') = 1) k JOIN (SELECT variant_get(v, '$.id', 'bigint') AS id, variant_get(v, '$.a', 'bigint') AS a FROM '{file}') x ON x.id = k.id"
+        ),
     ] {
         assert_eq!(int(&query(&ctx, &sql).await, 0), 5, "{sql}");
     }
@@ -1502,6 +1522,15 @@ async fn a_value_that_does_not_convert_fails_only_a_row_the_query_keeps() {
         "{plan}"
     );
     let failed = run_failure(&ctx, &format!("SELECT variant_get(v, '$.a', 'bigint') FROM '{file}' WHERE variant_get(v, '$.b', 'int') >= 0")).await;
+    // A filter that reads the value converts every row it is given.
+    let filtered = run_failure(
+        &ctx,
+        &format!(
+            "SELECT a FROM (SELECT variant_get(v, '$.a', 'bigint') AS a FROM '{file}') WHERE a > 0"
+        ),
+    )
+    .await;
+    assert!(filtered.contains("does not convert to int64"), "{filtered}");
     assert!(
         failed.ends_with(&format!(
             "{file}: conversion failed at row 0: $.a: \"x\" does not convert to int64 \
