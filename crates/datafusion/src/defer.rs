@@ -238,8 +238,16 @@ fn raised_columns(plan: &LogicalPlan, read: &[Column]) -> Option<(LogicalPlan, V
                         && args.len() == 1
                         && !read.contains(&Column::from((qualifier, field))) =>
                 {
-                    columns.push(Column::from((qualifier, field)));
-                    Expr::Alias(Alias::new(args[0].clone(), relation.clone(), name.clone()))
+                    let column = Column::from((qualifier, field));
+                    columns.push(column.clone());
+                    match &args[0] {
+                        // No alias of a column to itself, which DataFusion's
+                        // rules take for a second column of that name.
+                        Expr::Column(c) if *c == column => args[0].clone(),
+                        _ => {
+                            Expr::Alias(Alias::new(args[0].clone(), relation.clone(), name.clone()))
+                        }
+                    }
                 }
                 _ => expr.clone(),
             },

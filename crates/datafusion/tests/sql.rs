@@ -1513,6 +1513,12 @@ async fn a_value_that_does_not_convert_fails_only_a_row_the_query_keeps() {
         assert_eq!(int(&query(&ctx, &sql).await, 0), 5, "{sql}");
     }
     let plan = text(&query(&ctx, &format!("EXPLAIN SELECT variant_get(v, '$.a', 'bigint') FROM '{file}' WHERE variant_get(v, '$.id', 'bigint') = 1")).await);
+    // A raised column beside a Variant one that the filter outside reads
+    // (planning failed with a duplicate column `id` once).
+    let aliased = format!(
+        "SELECT x.id FROM (SELECT variant_get(v, '$.id', 'bigint') AS id, variant_get(v, '$.a') AS u FROM '{file}') x WHERE try_variant_get(x.u, '$', 'bigint') = 5"
+    );
+    assert_eq!(int(&query(&ctx, &aliased).await, 0), 1, "{aliased}");
     let scan = plan
         .lines()
         .find(|l| l.contains("VariantScanExec"))
