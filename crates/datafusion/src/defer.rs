@@ -11,30 +11,26 @@
 //! `raise_variant_failure`, which stays where the conversion was asked for
 //! and fails a row that reaches it.
 //!
-//! A projection is not always above what drops rows: a subquery's, a
-//! view's or a `WITH` clause's columns are computed before the filter, the
-//! join or the limit outside it reads them, and DataFusion computes a
-//! query's columns before its `ORDER BY ... LIMIT`. So a
-//! `raise_variant_failure` is lifted above a filter, a limit, a sort, an
-//! alias or a join that does not read its column, node by node, until it
-//! meets one that does or the top.
+//! A subquery's, a view's or a `WITH` clause's columns are computed before
+//! a filter, a join or a limit outside it reads them, and DataFusion
+//! computes a query's columns before its `ORDER BY ... LIMIT`: there a
+//! value that does not convert still fails the query. (Lifting the raise
+//! above such nodes was tried: DataFusion 55's rule that pushes cheap
+//! expressions toward the scans then dropped the raise in some plans,
+//! which read the value and its failure as one struct.)
 //!
 //! Filters and join keys convert every row they are given, as Spark's do,
 //! and keep `variant_get`.
 
-use std::sync::Arc;
-
 use datafusion::common::tree_node::{Transformed, TreeNode};
-use datafusion::common::{Column, Result, ScalarValue};
-use datafusion::logical_expr::expr::{Alias, ScalarFunction};
+use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
-use datafusion::logical_expr::{Expr, JoinType, LogicalPlan, Projection};
+use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::optimizer::{ApplyOrder, OptimizerConfig, OptimizerRule};
 use vshred::get::OnFailure;
 
 use crate::functions::{
-    RAISE_VARIANT_FAILURE, RaiseVariantFailure, VARIANT_GET_OR_FAILURE, VariantGet, can_fail,
-    path_and_type,
+    RAISE_VARIANT_FAILURE, VARIANT_GET_OR_FAILURE, VariantGet, can_fail, path_and_type,
 };
 
 /// The rewrite the module's documentation describes, run before
@@ -48,7 +44,7 @@ impl OptimizerRule for DeferVariantFailures {
     }
 
     fn apply_order(&self) -> Option<ApplyOrder> {
-        Some(ApplyOrder::BottomUp)
+        Some(ApplyOrder::TopDown)
     }
 
     fn supports_rewrite(&self) -> bool {
@@ -61,13 +57,7 @@ impl OptimizerRule for DeferVariantFailures {
         _: &dyn OptimizerConfig,
     ) -> Result<Transformed<LogicalPlan>> {
         match plan {
-            LogicalPlan::Projection(_) => defer_in(plan)?.transform_data(raise_from_input),
-            LogicalPlan::Aggregate(_) => defer_in(plan),
-            LogicalPlan::Filter(_)
-            | LogicalPlan::Limit(_)
-            | LogicalPlan::Sort(_)
-            | LogicalPlan::SubqueryAlias(_)
-            | LogicalPlan::Join(_) => lift_over(plan),
+            LogicalPlan::Projection(_) | LogicalPlan::Aggregate(_) => defer_in(plan),
             _ => Ok(Transformed::no(plan)),
         }
     }
@@ -116,147 +106,4 @@ fn deferred(expr: Expr) -> Result<Transformed<Expr>> {
     Ok(Transformed::yes(RAISE_VARIANT_FAILURE.call(vec![
         VARIANT_GET_OR_FAILURE.call(call.args.clone()),
     ])))
-}
-
-/// The input of `node` at `index` with its projection's raised columns
-/// lifted above it: `Projection(raise(x) AS x, ...)` under a node that
-/// does not read `x` becomes a projection of the node's output over the
-/// node over `Projection(x_or_failure AS x, ...)`.
-fn lift_over(node: LogicalPlan) -> Result<Transformed<LogicalPlan>> {
-    let inputs: Vec<LogicalPlan> = node.inputs().into_iter().cloned().collect();
-    // The columns of `node`'s output that come from each input: for a
-    // semi or anti join, one side's alone.
-    let passes = |i: usize| match &node {
-        LogicalPlan::Join(join) => match join.join_type {
-            JoinType::LeftSemi | JoinType::LeftAnti | JoinType::LeftMark => i == 0,
-            JoinType::RightSemi | JoinType::RightAnti | JoinType::RightMark => i == 1,
-            _ => true,
-        },
-        _ => true,
-    };
-    let read: Vec<Column> = node
-        .expressions()
-        .iter()
-        .flat_map(|e| e.column_refs().into_iter().cloned().collect::<Vec<_>>())
-        .collect();
-    let mut lifted = Vec::new();
-    let mut new_inputs = Vec::with_capacity(inputs.len());
-    for (i, input) in inputs.iter().enumerate() {
-        match raised_columns(input, &read).filter(|_| passes(i)) {
-            Some((below, columns)) => {
-                new_inputs.push(below);
-                lifted.extend(columns);
-            }
-            None => new_inputs.push(input.clone()),
-        }
-    }
-    if lifted.is_empty() {
-        return Ok(Transformed::no(node));
-    }
-    // An alias names its input's columns anew.
-    if let LogicalPlan::SubqueryAlias(alias) = &node {
-        for column in &mut lifted {
-            column.relation = Some(alias.alias.clone());
-        }
-    }
-    let expressions = node.expressions();
-    let below = node.with_new_exprs(expressions, new_inputs)?;
-    // Above: the node's output, each lifted column raised.
-    let schema = below.schema().clone();
-    let above = schema
-        .iter()
-        .map(|(qualifier, field)| {
-            let column = Column::from((qualifier, field));
-            let raised = lifted.contains(&column);
-            let column = Expr::Column(column);
-            match raised {
-                true => Expr::Alias(Alias::new(
-                    RAISE_VARIANT_FAILURE.call(vec![column]),
-                    qualifier.cloned(),
-                    field.name(),
-                )),
-                false => column,
-            }
-        })
-        .collect();
-    Ok(Transformed::yes(LogicalPlan::Projection(
-        Projection::try_new(above, Arc::new(below))?,
-    )))
-}
-
-/// A projection whose input projection raises columns, with the raise
-/// moved into its own expressions (nothing between them drops a row), so
-/// that it can be lifted on.
-fn raise_from_input(plan: LogicalPlan) -> Result<Transformed<LogicalPlan>> {
-    let LogicalPlan::Projection(projection) = &plan else {
-        return Ok(Transformed::no(plan));
-    };
-    let Some((below, columns)) = raised_columns(&projection.input, &[]) else {
-        return Ok(Transformed::no(plan));
-    };
-    let names = NamePreserver::new(&plan);
-    let exprs = projection
-        .expr
-        .iter()
-        .map(|expr| {
-            let name = names.save(expr);
-            let raised = expr.clone().transform_up(|e| match &e {
-                Expr::Column(c) if columns.contains(c) => {
-                    Ok(Transformed::yes(RAISE_VARIANT_FAILURE.call(vec![e])))
-                }
-                _ => Ok(Transformed::no(e)),
-            })?;
-            Ok(name.restore(raised.data))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Transformed::yes(LogicalPlan::Projection(
-        Projection::try_new(exprs, Arc::new(below))?,
-    )))
-}
-
-/// `plan` without the raise of its top-level `raise_variant_failure(x) AS
-/// name` expressions whose columns are not among `read`, and the columns
-/// they name, if it is a projection with some.
-fn raised_columns(plan: &LogicalPlan, read: &[Column]) -> Option<(LogicalPlan, Vec<Column>)> {
-    let LogicalPlan::Projection(projection) = plan else {
-        return None;
-    };
-    let mut columns = Vec::new();
-    let exprs: Vec<Expr> = projection
-        .expr
-        .iter()
-        .zip(projection.schema.iter())
-        .map(|(expr, (qualifier, field))| match expr {
-            Expr::Alias(Alias {
-                expr: raised,
-                relation,
-                name,
-                ..
-            }) => match raised.as_ref() {
-                Expr::ScalarFunction(ScalarFunction { func, args })
-                    if func.inner().is::<RaiseVariantFailure>()
-                        && args.len() == 1
-                        && !read.contains(&Column::from((qualifier, field))) =>
-                {
-                    let column = Column::from((qualifier, field));
-                    columns.push(column.clone());
-                    match &args[0] {
-                        // No alias of a column to itself, which DataFusion's
-                        // rules take for a second column of that name.
-                        Expr::Column(c) if *c == column => args[0].clone(),
-                        _ => {
-                            Expr::Alias(Alias::new(args[0].clone(), relation.clone(), name.clone()))
-                        }
-                    }
-                }
-                _ => expr.clone(),
-            },
-            _ => expr.clone(),
-        })
-        .collect();
-    if columns.is_empty() {
-        return None;
-    }
-    let below = Projection::try_new(exprs, projection.input.clone()).ok()?;
-    Some((LogicalPlan::Projection(below), columns))
 }

@@ -54,6 +54,7 @@ use datafusion::physical_plan::{
 use futures::StreamExt;
 use vshred::dataset::partition::{Partition, PartitionBatches};
 use vshred::dataset::{Dataset, DatasetStats};
+use vshred::get::OnFailure;
 use vshred::parquet::{Projected, Projection, ScanOptions};
 
 use crate::filter::runtime_predicate;
@@ -313,11 +314,15 @@ impl DisplayAs for VariantScanExec {
                     column,
                     path,
                     as_type,
-                    ..
+                    on_failure,
                 } => write!(
                     f,
-                    "{column}:{path}::{} AS {name}",
-                    as_type.to_string().trim_matches('"')
+                    "{column}:{path}::{}{} AS {name}",
+                    as_type.to_string().trim_matches('"'),
+                    match on_failure {
+                        OnFailure::Defer => " or failure",
+                        OnFailure::Null | OnFailure::Error => "",
+                    }
                 )?,
             }
         }
