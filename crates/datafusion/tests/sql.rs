@@ -1452,6 +1452,18 @@ async fn errors_name_the_files_row_or_none() {
     );
 }
 
+/// Two rows: `a` is `"x"` in the first (no number), `"5"` in the second.
+const ONE_VALUE_THAT_DOES_NOT_CONVERT: &str =
+    "{\"id\":0,\"a\":\"x\",\"b\":0}\n{\"id\":1,\"a\":\"5\",\"b\":1}\n";
+
+/// [`ONE_VALUE_THAT_DOES_NOT_CONVERT`] encoded in `dir`.
+fn one_value_that_does_not_convert(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("m.parquet");
+    let mut rows = ONE_VALUE_THAT_DOES_NOT_CONVERT.as_bytes();
+    encode(&mut rows, &path, &EncodeOptions::default(), &mut |_| {}).unwrap();
+    path
+}
+
 /// A value that does not convert fails only a row the query keeps:
 /// DataFusion moves `variant_get` below the filter to the scan, and a
 /// value in a row the filter left out failed the query, where Spark and
@@ -1460,17 +1472,9 @@ async fn errors_name_the_files_row_or_none() {
 #[tokio::test]
 async fn a_value_that_does_not_convert_fails_only_a_row_the_query_keeps() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("m.parquet");
-    let text_rows = "{\"id\":0,\"a\":\"x\",\"b\":0}\n{\"id\":1,\"a\":\"5\",\"b\":1}\n";
-    encode(
-        &mut text_rows.as_bytes(),
-        &path,
-        &EncodeOptions::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let path = one_value_that_does_not_convert(dir.path());
     let jsonl = dir.path().join("m.jsonl");
-    std::fs::write(&jsonl, text_rows).unwrap();
+    std::fs::write(&jsonl, ONE_VALUE_THAT_DOES_NOT_CONVERT).unwrap();
     let ctx = vshred_datafusion::context(Default::default());
     let (file, lines) = (path.display(), jsonl.display());
     for sql in [
@@ -1752,15 +1756,7 @@ async fn a_lookup_by_a_variant_key_in_a_map_read_from_a_file_is_refused() {
 #[tokio::test]
 async fn deferred_conversions_beside_their_variant_plan_and_answer() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("m.parquet");
-    let rows = "{\"id\":0,\"a\":\"x\",\"b\":0}\n{\"id\":1,\"a\":\"5\",\"b\":1}\n";
-    encode(
-        &mut rows.as_bytes(),
-        &path,
-        &EncodeOptions::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let path = one_value_that_does_not_convert(dir.path());
     let ctx = vshred_datafusion::context(Default::default());
     let file = path.display();
     for (sql, expected) in [
