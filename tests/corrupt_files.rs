@@ -540,3 +540,56 @@ fn page_data_that_reads_as_a_header_is_not_checked_as_one() {
     }
     assert_eq!(rows, 3 + lengths.len());
 }
+
+/// A page that does not decode is named by its column: the parquet
+/// crate's errors name none, and a reader reads every leaf of a row group
+/// at once, so each is read again alone to find it. Here the middle of a
+/// string leaf's compressed data page is zeroed.
+#[test]
+fn a_page_that_does_not_decode_is_named_by_its_column() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.parquet");
+    let text: String = (0..3000)
+        .map(|i| format!("{{\"id\":{i},\"s\":\"value-{:05}\"}}\n", i * 7 % 3000))
+        .collect();
+    let options = EncodeOptions {
+        shred: ShredMode::Schema(r#"{"id":"int64","s":"string"}"#.parse().unwrap()),
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let footer = SerializedFileReader::new(bytes::Bytes::from(bytes.clone())).unwrap();
+    let chunk = footer
+        .metadata()
+        .row_group(0)
+        .columns()
+        .iter()
+        .find(|c| c.column_path().string() == "v.typed_value.s.typed_value")
+        .unwrap()
+        .clone();
+    let data = chunk.data_page_offset() as usize;
+    let end = (chunk.byte_range().0 + chunk.byte_range().1) as usize;
+    let middle = data + (end - data) / 2;
+    bytes[middle - 8..middle + 8].fill(0);
+    std::fs::write(&path, &bytes).unwrap();
+    let file = ParquetFile::open(&path).unwrap();
+    for request_path in ["$.s", "$"] {
+        let request = GetRequest {
+            column: "v".into(),
+            path: request_path.parse().unwrap(),
+            as_type: ShreddingSchema::Variant,
+            strict: false,
+            filter: None,
+        };
+        let error = file
+            .get(&request, 1024, |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("reading row group 0, column \"v.typed_value.s.typed_value\": "),
+            "{request_path}: {error}"
+        );
+    }
+}

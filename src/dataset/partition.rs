@@ -232,7 +232,12 @@ impl PartitionBatches {
                 let path = planned.file.path();
                 if let Some((batches, rows)) = reader
                     && let Some(batch) =
-                        crate::parquet::next_batch(path, batches, Some(rows.row_group))?
+                        crate::parquet::next_batch(path, batches, Some(rows.row_group)).map_err(
+                            |e| {
+                                let row_group = &planned.plan.row_groups()[*next - 1];
+                                planned.file.naming_the_column(&planned.plan, row_group, e)
+                            },
+                        )?
                 {
                     let batch = self.dataset.with_projected_hive_columns(
                         &self.projection,

@@ -242,7 +242,9 @@ impl ParquetFile {
             return Ok(());
         };
         let mut rows = FileRows::of(self, row_group);
-        while let Some(batch) = next_batch(&self.path, &mut reader, Some(row_group.row_group))? {
+        while let Some(batch) = next_batch(&self.path, &mut reader, Some(row_group.row_group))
+            .map_err(|e| self.naming_the_column(plan, row_group, e))?
+        {
             let read = batch.num_rows();
             let result = map(batch).map_err(|e| rows.in_file(e).in_file(&self.path))?;
             rows.advance(read);
@@ -251,6 +253,45 @@ impl ParquetFile {
             }
         }
         Ok(())
+    }
+
+    /// `e`, an error reading `row_group` as `plan` says, naming the column
+    /// whose pages it comes from: each leaf is read again alone, and the
+    /// first that fails gives its own error. The parquet crate's errors
+    /// name no column, and the reader reads every leaf at once. `e` as it
+    /// is when no leaf fails alone.
+    #[cold]
+    pub(crate) fn naming_the_column(
+        &self,
+        plan: &ScanPlan,
+        row_group: &RowGroupPlan,
+        e: Error,
+    ) -> Error {
+        let Decision::Read { leaves, selection } = &row_group.decision else {
+            return e;
+        };
+        let schema = self.parquet_schema();
+        let rg = row_group.row_group;
+        for &leaf in leaves {
+            let column = schema.column(leaf).path().string();
+            let context = || format!("reading row group {rg}, column \"{column}\"");
+            let failed = self
+                .row_group_reader(
+                    plan.paged.as_ref().unwrap_or(&self.metadata),
+                    rg,
+                    ROWS_PER_CHECK,
+                    ProjectionMask::leaves(schema, [leaf]),
+                    selection.clone(),
+                )
+                .and_then(|mut reader| {
+                    while next_batch_in(&self.path, &mut reader, &context)?.is_some() {}
+                    Ok(())
+                });
+            if let Err(alone) = failed {
+                return alone;
+            }
+        }
+        e
     }
 
     /// The reader of one row group as `plan` says; `None` if it is skipped.
@@ -370,6 +411,19 @@ pub(crate) fn next_batch(
         Some(rg) => format!("reading row group {rg}"),
         None => "reading".to_string(),
     };
+    next_batch_in(path, reader, &context)
+}
+
+/// Rows read at a time when each leaf of a row group is read again alone
+/// ([`ParquetFile::naming_the_column`]).
+const ROWS_PER_CHECK: usize = 8192;
+
+/// [`next_batch`], its errors beginning with what `context` says.
+fn next_batch_in(
+    path: &Path,
+    reader: &mut ParquetRecordBatchReader,
+    context: &dyn Fn() -> String,
+) -> Result<Option<RecordBatch>> {
     guarded(path, || reader.next())
         .map_err(|e| {
             let message = format!("{}: {}", context(), e.message());

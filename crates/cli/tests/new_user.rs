@@ -393,10 +393,11 @@ fn a_file_that_is_not_parquet_says_so_once() {
     }
 }
 
-/// A damaged page's error names the row group read, with one prefix: the
-/// parquet crate's errors name neither, and nest their prefixes.
+/// A damaged page's error names the row group and the column read, with
+/// one prefix: the parquet crate's errors name neither, and nest their
+/// prefixes.
 #[test]
-fn a_damaged_page_is_an_error_naming_its_row_group() {
+fn a_damaged_page_is_an_error_naming_its_row_group_and_column() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata/corrupt/dictionary-page-header-divides-by-zero.parquet");
     let dir = tempfile::tempdir().unwrap();
@@ -405,7 +406,7 @@ fn a_damaged_page_is_an_error_naming_its_row_group() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        "vshred: damaged.parquet: Parquet error: reading row group 0: corrupt data: attempt to divide by zero\n"
+        "vshred: damaged.parquet: Parquet error: reading row group 0, column \"v.typed_value.user.typed_value.plan.typed_value\": corrupt data: attempt to divide by zero\n"
     );
 }
 
