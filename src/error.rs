@@ -356,10 +356,14 @@ impl Error {
     /// A parquet crate error, with what we were doing.
     #[cold]
     pub(crate) fn parquet(context: &str, e: impl fmt::Display) -> Error {
-        Error::new(
-            ErrorKind::Parquet,
-            format!("{context}: {}", parquet_text(&e)),
-        )
+        let text = parquet_text(&e);
+        // Our own checks, run inside the crate's reads, name the row group
+        // and the column already.
+        let message = match text.starts_with("row group ") {
+            true => text,
+            false => format!("{context}: {text}"),
+        };
+        Error::new(ErrorKind::Parquet, message)
     }
 
     /// A parquet crate error met while reading or writing `file`.

@@ -270,6 +270,9 @@ impl ParquetFile {
         let Decision::Read { leaves, selection } = &row_group.decision else {
             return e;
         };
+        if e.message().contains(", column \"") {
+            return e;
+        }
         let schema = self.parquet_schema();
         let rg = row_group.row_group;
         for &leaf in leaves {
