@@ -778,3 +778,28 @@ fn a_stopping_worker_waits_for_an_orphaned_task_only_its_grace() {
         assert!(log.ends_with("vshred worker: stopping\n"), "{log}");
     }
 }
+
+/// A value that does not convert on a worker is named as in one process:
+/// the file, its row and the way out, without the "External error: " that
+/// DataFusion puts before an error the distributed engine relays.
+#[test]
+fn a_conversion_failure_on_a_worker_reads_as_in_one_process() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    let query = "SELECT count(*) AS n FROM 'data/events/' WHERE variant_get(v, '$.g', 'int') > 0";
+    for cluster in [None, Some(&workers[..])] {
+        let out = sql(dir.path(), cluster, query);
+        assert_eq!(out.status.code(), Some(1));
+        let error = stderr(&out);
+        assert!(
+            error.starts_with("vshred: ")
+                && !error.contains("External error")
+                && error.contains(".parquet: conversion failed at row ")
+                && error.contains(
+                    "does not convert to int32 (try_variant_get or TRY_CAST gives null instead)"
+                ),
+            "{error}"
+        );
+    }
+}

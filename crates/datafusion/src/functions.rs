@@ -82,11 +82,11 @@ pub(crate) fn batch_external(e: vshred::Error) -> DataFusionError {
     external(e.without_row())
 }
 
-/// A DataFusion error as its user reads it: the vshred error underneath,
-/// if it is one, as it says itself (what, and where: file, row, line,
-/// byte, and the setting that is the way out), without DataFusion's
-/// "External error: " before it; a syntax error as the parser words it;
-/// any other as DataFusion does.
+/// A DataFusion error as its user reads it: the error underneath, if it
+/// is another crate's (a vshred error, a worker's relayed), as it says
+/// itself (what, and where: file, row, line, byte, and the setting that is
+/// the way out), without DataFusion's "External error: " before it; a
+/// syntax error as the parser words it; any other as DataFusion does.
 pub fn error_message(e: &DataFusionError) -> String {
     use datafusion::sql::sqlparser::parser::ParserError;
     if let DataFusionError::Context(what, inner) = e {
@@ -105,12 +105,10 @@ pub fn error_message(e: &DataFusionError) -> String {
     }
     match e.find_root() {
         DataFusionError::External(inner) => {
-            if let Some(e) = inner.downcast_ref::<vshred::Error>() {
-                return e.to_string();
-            }
-            if let Some(e) = inner.downcast_ref::<RaisedFailure>() {
-                return e.to_string();
-            }
+            // Ours (a vshred error, a raised failure) or another's, such as
+            // a worker's error relayed by the distributed engine: each says
+            // what it is without DataFusion's "External error: ".
+            return inner.to_string();
         }
         // DataFusion prints the parser's error in its Debug form.
         DataFusionError::SQL(parser, _) => {
