@@ -129,6 +129,30 @@ pub fn variant_get_or_failure(
         .map_err(|e| Error::new(ErrorKind::Schema, format!("{path}: {e}")))
 }
 
+/// [`variant_get`] (`strict` for [`OnFailure::Error`]) or
+/// [`variant_get_or_failure`], as `on_failure` says.
+pub fn variant_get_on(
+    column: &StructArray,
+    path: &VariantPath,
+    as_type: &ShreddingSchema,
+    on_failure: OnFailure,
+    place: &dyn Fn(Error) -> Error,
+) -> Result<ArrayRef> {
+    match on_failure {
+        OnFailure::Null => variant_get(column, path, as_type, false),
+        OnFailure::Error => variant_get(column, path, as_type, true),
+        OnFailure::Defer => variant_get_or_failure(column, path, as_type, place),
+    }
+}
+
+/// The Arrow field of a [`variant_get_on`] result named `name`.
+pub fn result_field_on(name: &str, as_type: &ShreddingSchema, on_failure: OnFailure) -> Field {
+    match on_failure {
+        OnFailure::Defer => failure_field(name, as_type),
+        OnFailure::Null | OnFailure::Error => result_field(name, as_type),
+    }
+}
+
 /// What a `variant_get` gives where a value does not convert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OnFailure {

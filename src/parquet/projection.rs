@@ -15,7 +15,7 @@ use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, ne
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::get::{OnFailure, failure_field, result_field, variant_get, variant_get_or_failure};
+use crate::get::{OnFailure, result_field_on, variant_get_on};
 use crate::parquet::ScanPlan;
 use crate::parquet::file::ParquetFile;
 use crate::parquet::plan::{resolve, root_leaves};
@@ -90,10 +90,9 @@ impl Projection {
                 },
                 Projected::Path {
                     as_type,
-                    on_failure: OnFailure::Defer,
+                    on_failure,
                     ..
-                } => failure_field(name, as_type),
-                Projected::Path { as_type, .. } => result_field(name, as_type),
+                } => result_field_on(name, as_type, *on_failure),
                 Projected::Json(_) => Field::new(name, DataType::Utf8, true),
             })
             .collect();
@@ -192,13 +191,7 @@ pub(crate) fn projection_of_batch(
                     path,
                     as_type,
                     on_failure,
-                } => match on_failure {
-                    OnFailure::Null => variant_get(&variant(column), path, as_type, false)?,
-                    OnFailure::Error => variant_get(&variant(column), path, as_type, true)?,
-                    OnFailure::Defer => {
-                        variant_get_or_failure(&variant(column), path, as_type, place)?
-                    }
-                },
+                } => variant_get_on(&variant(column), path, as_type, *on_failure, place)?,
                 Projected::Json(column) => Arc::new(json_strings(&variant(column))?),
             };
             if array.data_type() == field.data_type() {

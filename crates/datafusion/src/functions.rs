@@ -31,7 +31,7 @@ use datafusion::logical_expr::{
     ColumnarValue, ExpressionPlacement, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
     ScalarUDFImpl, Signature, Volatility,
 };
-use vshred::get::{OnFailure, failure_field, result_field, variant_get, variant_get_or_failure};
+use vshred::get::{OnFailure, result_field, result_field_on, variant_get_on};
 use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
@@ -281,10 +281,11 @@ impl ScalarUDFImpl for VariantGet {
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
         check_variant(self.name(), &args.arg_fields[0])?;
         let (_, as_type) = path_and_type(self.name(), &args.scalar_arguments[1..])?;
-        Ok(Arc::new(match self.on_failure {
-            OnFailure::Defer => failure_field(self.name(), &as_type),
-            _ => result_field(self.name(), &as_type),
-        }))
+        Ok(Arc::new(result_field_on(
+            self.name(),
+            &as_type,
+            self.on_failure,
+        )))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -297,14 +298,11 @@ impl ScalarUDFImpl for VariantGet {
             })
             .collect();
         let (path, as_type) = path_and_type(self.name(), &constants)?;
-        let result = match self.on_failure {
-            OnFailure::Null => variant_get(&column, &path, &as_type, false),
-            OnFailure::Error => variant_get(&column, &path, &as_type, true),
-            OnFailure::Defer => {
-                variant_get_or_failure(&column, &path, &as_type, &|e| e.without_row())
-            }
-        };
-        Ok(ColumnarValue::Array(result.map_err(batch_external)?))
+        // A batch's row would mislead (see `batch_external`).
+        let place = |e: vshred::Error| e.without_row();
+        let result = variant_get_on(&column, &path, &as_type, self.on_failure, &place)
+            .map_err(batch_external)?;
+        Ok(ColumnarValue::Array(result))
     }
 
     fn placement(&self, args: &[ExpressionPlacement]) -> ExpressionPlacement {
