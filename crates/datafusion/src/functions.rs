@@ -45,7 +45,7 @@ pub fn all() -> Vec<Arc<ScalarUDF>> {
         VARIANT_GET.clone(),
         TRY_VARIANT_GET.clone(),
         VARIANT_GET_OR_FAILURE.clone(),
-        Arc::new(ScalarUDF::from(RaiseVariantFailure)),
+        RAISE_VARIANT_FAILURE.clone(),
         Arc::new(ScalarUDF::from(ParseJson { strict: true })),
         Arc::new(ScalarUDF::from(ParseJson { strict: false })),
         Arc::new(ScalarUDF::from(ToJson)),
@@ -328,21 +328,8 @@ pub(crate) static RAISE_VARIANT_FAILURE: LazyLock<Arc<ScalarUDF>> =
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct RaiseVariantFailure;
 
-/// A failure kept as data ([`variant_get_or_failure`]), raised: its text
-/// as the core wrote it where the value was read (the file and its row).
-#[derive(Debug)]
-pub(crate) struct RaisedFailure(String);
-
-impl std::fmt::Display for RaisedFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RaisedFailure {}
-
-/// The `value` and `failure` of a `variant_get_or_failure` result.
-fn value_and_failure(function: &str, field: &Field) -> Result<(FieldRef, FieldRef)> {
+/// The `value` field of a `variant_get_or_failure` result.
+fn value_of_failure_field(function: &str, field: &Field) -> Result<FieldRef> {
     match field.data_type() {
         DataType::Struct(fields)
             if fields.len() == 2
@@ -350,7 +337,7 @@ fn value_and_failure(function: &str, field: &Field) -> Result<(FieldRef, FieldRe
                 && fields[1].name() == "failure"
                 && fields[1].data_type() == &DataType::Utf8 =>
         {
-            Ok((fields[0].clone(), fields[1].clone()))
+            Ok(fields[0].clone())
         }
         other => plan_err!("{function} takes the result of variant_get_or_failure, not {other}"),
     }
@@ -373,7 +360,7 @@ impl ScalarUDFImpl for RaiseVariantFailure {
     }
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-        let (value, _) = value_and_failure(self.name(), &args.arg_fields[0])?;
+        let value = value_of_failure_field(self.name(), &args.arg_fields[0])?;
         Ok(Arc::new(value.as_ref().clone().with_name(self.name())))
     }
 
@@ -391,9 +378,9 @@ impl ScalarUDFImpl for RaiseVariantFailure {
         if let Some(failure) = failure {
             let hint =
                 hint(vshred::ErrorKind::Conversion).map_or(String::new(), |h| format!(" ({h})"));
-            return Err(DataFusionError::External(Box::new(RaisedFailure(format!(
-                "{failure}{hint}"
-            )))));
+            // Its text as the core wrote it where the value was read (the
+            // file and its row).
+            return Err(DataFusionError::External(format!("{failure}{hint}").into()));
         }
         let value = result.column(0);
         if result.null_count() == 0 {

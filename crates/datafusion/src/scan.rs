@@ -576,7 +576,7 @@ impl ExecutionPlan for VariantScanExec {
 /// Moves a projection into the [`VariantScanExec`] beneath it before
 /// DataFusion distributes the plan's work. DataFusion's own projection
 /// pushdown runs after that, when a projection that computes anything
-/// (`raise_variant_failure`, see [`crate::functions`]) has a repartition
+/// (`raise_variant_failure`, see [`crate::defer`]) has a repartition
 /// beneath it, through which it is not pushed: the scan would read every
 /// leaf of the Variant instead of a path's.
 #[derive(Debug, Default)]

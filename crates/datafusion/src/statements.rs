@@ -65,16 +65,15 @@ pub async fn execute(ctx: &SessionContext, statement: Statement) -> Result<DataF
 /// left for `INTERSECT ALL`, none of a row the right has for `EXCEPT
 /// ALL`), a wrong answer without a word.
 fn refuse_miscounted_set_operations(statement: &Statement) -> Result<()> {
-    /// The first such operation found.
-    struct Miscounted(Option<(&'static str, &'static str)>);
+    /// Stops at the first such operation: its name and DataFusion's issue.
+    struct Miscounted;
 
     impl Visitor for Miscounted {
-        type Break = ();
+        type Break = (&'static str, &'static str);
 
-        fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
-            self.0 = miscounted(&query.body);
-            match self.0 {
-                Some(_) => ControlFlow::Break(()),
+        fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<Self::Break> {
+            match miscounted(&query.body) {
+                Some(found) => ControlFlow::Break(found),
                 None => ControlFlow::Continue(()),
             }
         }
@@ -101,23 +100,19 @@ fn refuse_miscounted_set_operations(statement: &Statement) -> Result<()> {
         }
     }
 
-    let mut found = Miscounted(None);
-    match statement {
-        Statement::Statement(statement) => {
-            let _ = statement.visit(&mut found);
-        }
-        Statement::CopyTo(copy) => {
-            if let CopyToSource::Query(query) = &copy.source {
-                let _ = query.visit(&mut found);
-            }
-        }
+    let found = match statement {
+        Statement::Statement(statement) => statement.visit(&mut Miscounted),
+        Statement::CopyTo(copy) => match &copy.source {
+            CopyToSource::Query(query) => query.visit(&mut Miscounted),
+            CopyToSource::Relation(_) => ControlFlow::Continue(()),
+        },
         Statement::Explain(explain) => return refuse_miscounted_set_operations(&explain.statement),
-        Statement::CreateExternalTable(_) | Statement::Reset(_) => {}
-    }
-    match found.0 {
-        Some((op, issue)) => plan_err!(
+        Statement::CreateExternalTable(_) | Statement::Reset(_) => ControlFlow::Continue(()),
+    };
+    match found {
+        ControlFlow::Break((op, issue)) => plan_err!(
             "{op} ALL is refused: DataFusion 55 gives rows the wrong number of times (apache/datafusion#{issue}); {op} without ALL gives each row once"
         ),
-        None => Ok(()),
+        ControlFlow::Continue(()) => Ok(()),
     }
 }
