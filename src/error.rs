@@ -357,13 +357,18 @@ impl Error {
     #[cold]
     pub(crate) fn parquet(context: &str, e: impl fmt::Display) -> Error {
         let text = parquet_text(&e);
-        // Our own checks, run inside the crate's reads, name the row group
-        // and the column already.
-        let message = match text.starts_with("row group ") {
+        let message = match names_its_row_group(&text) {
             true => text,
             false => format!("{context}: {text}"),
         };
         Error::new(ErrorKind::Parquet, message)
+    }
+
+    /// Whether the message names the row group and column it is about:
+    /// one of our own checks' errors, raised inside the parquet crate's
+    /// reads.
+    pub(crate) fn names_its_row_group(&self) -> bool {
+        names_its_row_group(&self.0.message)
     }
 
     /// A parquet crate error met while reading or writing `file`.
@@ -373,6 +378,12 @@ impl Error {
             .in_file(file)
             .with_source(e)
     }
+}
+
+/// Whether `text` is one of our own checks' errors, which begin with the
+/// row group and column they are about (`row group 0, column "v.x": ...`).
+fn names_its_row_group(text: &str) -> bool {
+    text.starts_with("row group ")
 }
 
 /// The parquet crate's text for an error, without the "Parquet error: "

@@ -270,7 +270,7 @@ impl ParquetFile {
         let Decision::Read { leaves, selection } = &row_group.decision else {
             return e;
         };
-        if e.message().contains(", column \"") {
+        if e.names_its_row_group() {
             return e;
         }
         let schema = self.parquet_schema();
