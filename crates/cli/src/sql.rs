@@ -18,7 +18,7 @@ use vshred::unshred::{JsonRows, column_json_strings};
 use vshred_datafusion::functions::error_message;
 use vshred_datafusion::statements::{execute, in_statement, parse_statements};
 
-use crate::{Context, Failure};
+use crate::failure::{Context, Failure};
 
 #[derive(Args)]
 pub struct SqlArgs {

@@ -11,8 +11,8 @@ use std::time::Duration;
 use clap::Args;
 use vshred_distributed::worker::{WorkerOptions, serve};
 
+use crate::failure::{Context, Failure};
 use crate::sql::failure;
-use crate::{Context, Failure};
 
 /// How long a stopping worker waits for the tasks under way.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);

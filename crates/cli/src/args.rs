@@ -1,0 +1,129 @@
+//! Groups of arguments that several commands share, and what they become
+//! in the library's options.
+
+use clap::{Args, ValueEnum};
+use vshred::infer::{InferOptions, Preset};
+use vshred::json::InexactNumbers;
+use vshred::parquet::ScanOptions;
+use vshred::variant::DuplicateKeys;
+
+/// How JSON text is read.
+#[derive(Args)]
+pub(crate) struct JsonArgs {
+    /// Keep the last value of a key given twice in one object instead of
+    /// failing (each line is then parsed whole before it is shredded,
+    /// which is slower).
+    #[arg(long)]
+    keep_last_duplicate: bool,
+    /// What becomes of a number written without an exponent that no
+    /// decimal holds (more than 38 digits): `error` names its line and
+    /// column; `double` stores the nearest double, as Spark's parse_json
+    /// does, and the run ends with a warning that counts them.
+    #[arg(long, value_enum, value_name = "error|double", default_value_t = InexactArg::Error)]
+    inexact_numbers: InexactArg,
+}
+
+impl JsonArgs {
+    pub(crate) fn duplicate_keys(&self) -> DuplicateKeys {
+        if self.keep_last_duplicate {
+            DuplicateKeys::KeepLast
+        } else {
+            DuplicateKeys::Error
+        }
+    }
+
+    pub(crate) fn inexact_numbers(&self) -> InexactNumbers {
+        match self.inexact_numbers {
+            InexactArg::Error => InexactNumbers::Error,
+            InexactArg::Double => InexactNumbers::Double,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum InexactArg {
+    Error,
+    Double,
+}
+
+/// How files are read.
+#[derive(Args)]
+pub(crate) struct ScanArgs {
+    /// Worker threads that read row groups (default: one per core).
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
+    threads: Option<usize>,
+}
+
+impl ScanArgs {
+    pub(crate) fn options(&self) -> ScanOptions {
+        ScanOptions {
+            threads: self.threads.and_then(std::num::NonZeroUsize::new),
+            ..ScanOptions::default()
+        }
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct LayoutArgs {
+    /// Top-level field to store as a Variant column (repeatable); each line
+    /// must then be an object whose other fields become ordinary columns.
+    /// Without it, each whole line is a Variant column named `v`.
+    #[arg(long = "variant-field", value_name = "NAME")]
+    pub(crate) variant_fields: Vec<String>,
+    /// Lines used to choose column types and shredding (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = at_least_one::<usize>)]
+    pub(crate) sample_rows: usize,
+    /// Most Parquet columns a Variant column may shred into (at least 1).
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
+    max_columns: Option<usize>,
+    /// Deepest nesting that gets typed columns.
+    #[arg(long, value_name = "N")]
+    max_depth: Option<usize>,
+    /// Share of sampled rows a field must appear in to get a column, from
+    /// 0 to 1 (0.1 is 10%).
+    // A negative value is a value, refused as one, not an option.
+    #[arg(long, value_name = "F", value_parser = share, allow_negative_numbers = true)]
+    min_frequency: Option<f64>,
+    #[command(flatten)]
+    pub(crate) json: JsonArgs,
+}
+
+impl LayoutArgs {
+    /// The inference options these arguments set, on top of `preset`.
+    pub(crate) fn infer_options(&self, preset: Preset) -> InferOptions {
+        let mut options = InferOptions::new(preset).with_sample_rows(self.sample_rows);
+        if let Some(n) = self.max_columns {
+            options = options.with_max_columns(n);
+        }
+        if let Some(n) = self.max_depth {
+            options = options.with_max_depth(n);
+        }
+        if let Some(f) = self.min_frequency {
+            options = options.with_min_frequency(f);
+        }
+        options
+    }
+}
+
+/// A count that must be at least 1 (clap's range check would print the
+/// largest u64 as the bound).
+pub(crate) fn at_least_one<T>(text: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + Default + PartialEq,
+    T::Err: std::fmt::Display,
+{
+    match text.parse::<T>() {
+        Ok(n) if n == T::default() => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("not a count ({e})")),
+    }
+}
+
+/// A share: a number from 0 to 1.
+pub(crate) fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        Ok(_) => Err(format!("{text} is not from 0 to 1 (0.1 is 10%)")),
+        Err(_) => Err(format!("{text} is not a number from 0 to 1")),
+    }
+}
