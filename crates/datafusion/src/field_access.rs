@@ -1,22 +1,31 @@
 //! SQL that would read a Variant's encoding instead of its value is
 //! refused, naming `variant_get` or `variant_explode`: brackets on a
-//! Variant (`v['a']`, `v[0]`, planned by [`FieldAccess`]), and a field of it
-//! however written (`v.value`, `get_field(v, 'metadata')`) or `unnest(v)`
-//! ([`VariantEncoding`], an analyzer rule). Each would read the struct that
+//! Variant (`v['a']`, `v[0]`) and a dotted name under one (`v.a`, planned
+//! by [`FieldAccess`]), and a field of it however written (`v.value`,
+//! `get_field(v, 'metadata')`) or `unnest(v)` ([`VariantEncoding`], an
+//! analyzer rule). Each would read the struct that
 //! holds the Variant: its `metadata` and `value` bytes, or a field it does
 //! not have. Other brackets, a struct's field (`s['a']`) and a list's
 //! elements (`l[1]`, `l[1:2]`), are DataFusion's own.
 
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field};
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::{DFSchema, Result, plan_err};
+use datafusion::common::{DFSchema, Result, TableReference, exec_err, plan_err};
+use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawFieldAccessExpr};
-use datafusion::logical_expr::{Expr, ExprSchemable, GetFieldAccess, LogicalPlan};
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, ExprSchemable, GetFieldAccess, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, Volatility,
+};
 use datafusion::optimizer::AnalyzerRule;
 use vshred::parquet::is_variant_field;
 
 use crate::compare::check_every;
 
-/// Refuses brackets on a Variant; leaves other brackets to DataFusion.
+/// Refuses brackets and dotted names on a Variant; leaves others to
+/// DataFusion.
 #[derive(Debug)]
 pub struct FieldAccess;
 
@@ -43,6 +52,56 @@ impl ExprPlanner for FieldAccess {
             }
             _ => Ok(PlannerResult::Original(expr)),
         }
+    }
+
+    fn plan_compound_identifier(
+        &self,
+        field: &Field,
+        qualifier: Option<&TableReference>,
+        nested_names: &[String],
+    ) -> Result<PlannerResult<Vec<Expr>>> {
+        if !is_variant_field(field) {
+            return Ok(PlannerResult::Original(vec![]));
+        }
+        let column = Expr::Column((qualifier, field).into());
+        let what = format!("{column}.{}", nested_names.join("."));
+        // DataFusion's planner takes a planner's error here for "not
+        // planned" and goes on to plan a struct's field, whose error ("Field
+        // a not found in struct") says nothing of Variants: the refusal is
+        // planned instead, as a call whose type is the error.
+        let refusal = RefusedField {
+            message: field_refusal(&what, &nested_names.join(".")),
+            signature: Signature::any(1, Volatility::Immutable),
+        };
+        Ok(PlannerResult::Planned(Expr::ScalarFunction(
+            ScalarFunction::new_udf(Arc::new(ScalarUDF::from(refusal)), vec![column]),
+        )))
+    }
+}
+
+/// `v.a` on a Variant, refused where the plan is built: its return type is
+/// the error.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct RefusedField {
+    message: String,
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for RefusedField {
+    fn name(&self) -> &str {
+        "refused_variant_field"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        plan_err!("{}", self.message)
+    }
+
+    fn invoke_with_args(&self, _: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        exec_err!("{}", self.message)
     }
 }
 
@@ -101,7 +160,11 @@ fn refuse_get_field(expr: &Expr, schema: &DFSchema) -> Result<()> {
 
 /// The error for `what`, a Variant's field `name` read as a struct's.
 fn refuse_field<T>(what: &str, name: &str) -> Result<T> {
-    plan_err!(
+    plan_err!("{}", field_refusal(what, name))
+}
+
+fn field_refusal(what: &str, name: &str) -> String {
+    format!(
         "{what}: a Variant's field is read by variant_get(x, '$.{name}') (or with a type, variant_get(x, '$.{name}', 'bigint')); this would read the Variant's own encoding"
     )
 }

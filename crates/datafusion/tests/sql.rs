@@ -1575,8 +1575,8 @@ async fn a_struct_shaped_like_a_variant_but_not_one_prints_as_a_struct() {
 }
 
 /// `s['a']` reads a struct's field as `s.a` does, and `l[1]` a list's
-/// first element (DataFusion's brackets); on a Variant, brackets are
-/// refused naming `variant_get`.
+/// first element (DataFusion's brackets); on a Variant, brackets and dotted
+/// names are refused naming `variant_get`.
 #[tokio::test]
 async fn brackets_read_fields_and_elements_and_refuse_a_variants_field() {
     let ctx = vshred_datafusion::context(Default::default());
@@ -1612,6 +1612,15 @@ async fn brackets_read_fields_and_elements_and_refuse_a_variants_field() {
         (
             format!("SELECT x.value FROM (SELECT {v} AS x)"),
             "a Variant's field is read by variant_get(x, '$.value')",
+        ),
+        // DataFusion said "Field a not found in struct".
+        (
+            format!("SELECT t.x.a.b FROM (SELECT {v} AS x) t"),
+            "t.x.a.b: a Variant's field is read by variant_get(x, '$.a.b')",
+        ),
+        (
+            format!("SELECT 1 FROM (SELECT {v} AS x) WHERE x.a IS NULL"),
+            "a Variant's field is read by variant_get(x, '$.a')",
         ),
         (
             format!("SELECT get_field({v}, 'metadata')"),
