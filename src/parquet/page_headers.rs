@@ -9,8 +9,8 @@
 //! chunk's uncompressed bytes, and a dictionary's values are PLAIN-encoded,
 //! each taking at least its type's width ([`min_value_bits`]), so its
 //! bytes bound its count. A file made to lie in its footer too is held to
-//! its bytes where the codec allows: snappy, LZ4 and gzip expand what they
-//! compress by at most a known factor ([`max_expansion`]).
+//! its bytes where the codec allows: snappy, LZ4, gzip and zstd expand what
+//! they compress by at most a known factor ([`max_expansion`]).
 //!
 //! A reader that knows the column chunks it reads ([`Chunks`]) parses each
 //! header where the crate is about to read one (see
@@ -217,13 +217,15 @@ fn min_value_bits(physical: PhysicalType, type_length: i32) -> u64 {
 /// The most `codec` expands what it compresses, where that is bounded and
 /// the parquet crate allocates for it: a snappy copy writes at most 64
 /// bytes for 3, an LZ4 sequence 255 for each byte of its length, deflate
-/// 258 for a code of 2 bits. Uncompressed pages are not copied; zstd and
-/// brotli have no useful bound.
+/// 258 for a code of 2 bits, and a zstd block at most 128 KiB for the 4
+/// bytes of the smallest (a run: its 3-byte header and the byte repeated).
+/// Uncompressed pages are not copied; brotli has no useful bound.
 fn max_expansion(codec: Compression) -> Option<u64> {
     match codec {
         Compression::SNAPPY => Some(32),
         Compression::LZ4 | Compression::LZ4_RAW => Some(256),
         Compression::GZIP(_) => Some(1040),
+        Compression::ZSTD(_) => Some(32 * 1024),
         _ => None,
     }
 }
@@ -568,7 +570,18 @@ mod tests {
             error.contains("row group 3, column \"v.typed_value.s.typed_value\": the page header at byte 120 declares 3265 bytes uncompressed from 100, more than SNAPPY expands to"),
             "{error}"
         );
-        // Zstd has no bound but the chunk's.
+        // Zstd expands at most 32,768 times; a page within that is held to
+        // its chunk.
+        let zstd = chunk(Compression::ZSTD(Default::default()), 1 << 30);
+        assert_eq!(
+            check(&zstd, dictionary_header(32_768 * 10 + 64, 10, 10)),
+            Ok(())
+        );
+        let error = check(&zstd, dictionary_header(32_768 * 10 + 65, 10, 10)).unwrap_err();
+        assert!(
+            error.contains("declares 327745 bytes uncompressed from 10, more than ZSTD"),
+            "{error}"
+        );
         let zstd = chunk(Compression::ZSTD(Default::default()), 5000);
         assert_eq!(check(&zstd, dictionary_header(5000, 10, 10)), Ok(()));
         let error = check(&zstd, dictionary_header(5001, 10, 10)).unwrap_err();
