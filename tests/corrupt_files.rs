@@ -115,7 +115,7 @@ fn files_the_fuzzer_found_are_errors() {
     for (file, message) in [
         (
             "page-header-list-past-eof.parquet",
-            "a page header runs past the end of the file",
+            "reading row group 0, column \"var.metadata\": External: a page header runs past the end of its column chunk",
         ),
         (
             "footer-long-list-of-skipped-fields.parquet",
@@ -424,7 +424,7 @@ fn a_page_whose_checksum_fails_is_an_error() {
     let e = read_all(&flipped).expect_err("the page's checksum fails");
     assert!(
         e.to_string()
-            .contains("Parquet error: reading: Page CRC checksum mismatch"),
+            .contains("Parquet error: reading row group 0, column \"v.typed_value.n.value\": Page CRC checksum mismatch"),
         "{e}"
     );
     assert_eq!(e.file(), Some(flipped.as_path()), "{e}");

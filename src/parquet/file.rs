@@ -528,20 +528,6 @@ impl ParquetFile {
         leaf_sizes(self.metadata())
     }
 
-    /// A reader of the whole file, its page headers checked.
-    pub(super) fn builder(&self) -> ParquetRecordBatchReaderBuilder<SharedFile> {
-        let metadata = self.metadata.metadata();
-        let chunks = Chunks::of(
-            metadata,
-            0..metadata.num_row_groups(),
-            &ProjectionMask::all(),
-        );
-        ParquetRecordBatchReaderBuilder::new_with_metadata(
-            self.file.clone().checking(chunks),
-            self.metadata.clone(),
-        )
-    }
-
     /// A reader of row group `rg`: the leaves of `mask`, the rows of
     /// `selection` (all when `None`).
     pub(super) fn row_group_reader(

@@ -32,17 +32,43 @@ pub struct GetRequest {
 }
 impl ParquetFile {
     /// Reads whole rows, in file order, a batch at a time (of at least one
-    /// row, as [`get`](Self::get) reads: a size of 0 read nothing).
-    pub fn batches(&self, batch_size: usize) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
-        let reader = self
-            .builder()
-            .with_batch_size(batch_size.max(1))
-            .build()
-            .map_err(|e| self.error(e))?;
-        let path = self.path.clone();
-        let mut reader = reader;
+    /// row, as [`get`](Self::get) reads: a size of 0 read nothing), on this
+    /// thread. An error names the row group and, where the parquet crate's
+    /// does not, the column; it ends the rows.
+    pub fn batches(
+        &self,
+        batch_size: usize,
+    ) -> Result<impl Iterator<Item = Result<RecordBatch>> + '_> {
+        let plan = self.plan_columns(None)?;
+        let batch_size = batch_size.max(1);
+        let mut row_groups = 0..plan.row_groups().len();
+        let mut reading = None;
         Ok(std::iter::from_fn(move || {
-            next_batch(&path, &mut reader, None).transpose()
+            loop {
+                let (i, reader) = match &mut reading {
+                    Some(read) => read,
+                    None => {
+                        let i = row_groups.next()?;
+                        match self.row_group_batches(&plan, &plan.row_groups()[i], batch_size) {
+                            Ok(Some(reader)) => reading.insert((i, reader)),
+                            Ok(None) => continue,
+                            Err(e) => {
+                                row_groups = 0..0;
+                                return Some(Err(e));
+                            }
+                        }
+                    }
+                };
+                let row_group = &plan.row_groups()[*i];
+                match next_batch(&self.path, reader, Some(row_group.row_group)) {
+                    Ok(Some(batch)) => return Some(Ok(batch)),
+                    Ok(None) => reading = None,
+                    Err(e) => {
+                        (row_groups, reading) = (0..0, None);
+                        return Some(Err(self.naming_the_column(&plan, row_group, e)));
+                    }
+                }
+            }
         }))
     }
 

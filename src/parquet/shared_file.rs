@@ -8,11 +8,12 @@
 //! by whole ranges, so that a store gets one request per column chunk.
 //!
 //! It also stops one denial of service: the parquet crate's page header
-//! parser skips unknown Thrift fields without stopping at the end of the
-//! file, so a corrupt header that declares a list of two billion elements
+//! parser skips unknown Thrift fields without stopping at the end of its
+//! bytes, so a corrupt header that declares a list of two billion elements
 //! past the end would spin for minutes on empty reads (found by the
 //! `parquet_file` fuzz target). A reader that keeps reading at the end of
-//! the file gets an error instead.
+//! the file, or of the column chunk read ahead, gets an error instead
+//! ([`StopAtEnd`]).
 //!
 //! It checks each page header against the footer before the parquet crate
 //! reads it ([`page_headers`](super::page_headers)), when it knows the
@@ -187,9 +188,43 @@ impl SharedFile {
     }
 }
 
-/// Empty reads at the end of the file tolerated from one reader: a sound
-/// consumer stops at the first.
-const EMPTY_READS_AT_EOF: u32 = 16;
+/// Empty reads at the end tolerated from one reader: a sound consumer
+/// stops at the first.
+const EMPTY_READS_AT_END: u32 = 16;
+
+/// A page header's reader that fails once it is read again and again at
+/// its end, which it names ("the file", "its column chunk").
+pub(crate) struct StopAtEnd<R> {
+    read: R,
+    end: &'static str,
+    empty_reads: u32,
+}
+
+impl<R> StopAtEnd<R> {
+    fn new(read: R, end: &'static str) -> StopAtEnd<R> {
+        StopAtEnd {
+            read,
+            end,
+            empty_reads: 0,
+        }
+    }
+}
+
+impl<R: Read> Read for StopAtEnd<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.read.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            self.empty_reads += 1;
+            if self.empty_reads > EMPTY_READS_AT_END {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("a page header runs past the end of {}", self.end),
+                ));
+            }
+        }
+        Ok(n)
+    }
+}
 
 /// Bytes read at a time for a page header: most fit, and a longer one
 /// (statistics of long strings) takes another read.
@@ -204,32 +239,12 @@ const LONG_PAGE_HEADER_READ: u64 = 1 << 20;
 pub(crate) struct ReadFrom {
     file: SharedFile,
     offset: u64,
-    empty_reads: u32,
-}
-
-impl ReadFrom {
-    fn new(file: &SharedFile, offset: u64) -> ReadFrom {
-        ReadFrom {
-            file: file.clone(),
-            offset,
-            empty_reads: 0,
-        }
-    }
 }
 
 impl Read for ReadFrom {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.file.read_at(buf, self.offset)?;
         self.offset += n as u64;
-        if n == 0 && !buf.is_empty() {
-            self.empty_reads += 1;
-            if self.empty_reads > EMPTY_READS_AT_EOF {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "a page header runs past the end of the file",
-                ));
-            }
-        }
         Ok(n)
     }
 }
@@ -242,8 +257,8 @@ impl Length for SharedFile {
 
 /// A page header's reader: from held bytes, or from the file.
 pub(crate) enum HeaderRead {
-    Held(bytes::buf::Reader<Bytes>),
-    File(BufReader<ReadFrom>),
+    Held(StopAtEnd<bytes::buf::Reader<Bytes>>),
+    File(BufReader<StopAtEnd<ReadFrom>>),
 }
 
 impl Read for HeaderRead {
@@ -264,9 +279,14 @@ impl ChunkReader for SharedFile {
     fn get_read(&self, start: u64) -> Result<Self::T> {
         if let Some(held) = self.held_from(start) {
             self.chunks.check(start, &held)?;
-            return Ok(HeaderRead::Held(bytes::Buf::reader(held)));
+            let held = StopAtEnd::new(bytes::Buf::reader(held), "its column chunk");
+            return Ok(HeaderRead::Held(held));
         }
-        let mut read = BufReader::with_capacity(PAGE_HEADER_READ, ReadFrom::new(self, start));
+        let from = ReadFrom {
+            file: self.clone(),
+            offset: start,
+        };
+        let mut read = BufReader::with_capacity(PAGE_HEADER_READ, StopAtEnd::new(from, "the file"));
         if !self.chunks.is_empty() && self.chunks.check(start, read.fill_buf()?)? == Found::CutShort
         {
             // A long header (statistics of long strings): read as much as
