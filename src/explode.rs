@@ -4,7 +4,9 @@
 //! spec keeps fields in name order, as Spark does) or the element's index,
 //! `key` the field's name (null for an element), `value` a Variant. Rows
 //! that are not an object or an array (SQL null, the Variant null, a
-//! scalar) give an empty list, as Spark's give no row.
+//! scalar) give an empty list, as Spark's give no row; with
+//! [`variant_explode_outer`], as with Spark's, they and empty ones give
+//! one entry of nulls.
 //!
 //! The values share their row's metadata: each one's `metadata` is a view
 //! of the row's bytes, not a copy (an object used as a map may have
@@ -26,20 +28,22 @@ use crate::unshred::{ShreddedColumn, unshred};
 use crate::variant::VariantRef;
 
 /// The type of each exploded entry: `struct<pos int, key string, value
-/// variant>`.
-pub fn entry_fields() -> Fields {
+/// variant>`; `pos` and `value` are null only in the entry that
+/// [`variant_explode_outer`] gives a row without entries.
+pub fn entry_fields(outer: bool) -> Fields {
     Fields::from(vec![
-        Field::new("pos", DataType::Int32, false),
+        Field::new("pos", DataType::Int32, outer),
         Field::new("key", DataType::Utf8, true),
-        value_field(),
+        value_field().with_nullable(outer),
     ])
 }
 
-/// The list type [`variant_explode`] returns.
-pub fn exploded_type() -> DataType {
+/// The list type [`variant_explode`] (or, when `outer`,
+/// [`variant_explode_outer`]) returns.
+pub fn exploded_type(outer: bool) -> DataType {
     DataType::List(Arc::new(Field::new(
         "item",
-        DataType::Struct(entry_fields()),
+        DataType::Struct(entry_fields(outer)),
         false,
     )))
 }
@@ -57,6 +61,17 @@ fn value_field() -> Field {
 /// The fields or elements of each Variant of `column` (a Variant struct,
 /// shredded or not), one list per row ([`exploded_type`]).
 pub fn variant_explode(column: &StructArray) -> Result<ListArray> {
+    explode(column, false)
+}
+
+/// As [`variant_explode`], but a row with no fields or elements (null, a
+/// scalar, an empty object or array) gives one entry of nulls, as Spark's
+/// `variant_explode_outer` gives one row of them.
+pub fn variant_explode_outer(column: &StructArray) -> Result<ListArray> {
+    explode(column, true)
+}
+
+fn explode(column: &StructArray, outer: bool) -> Result<ListArray> {
     let unshredded;
     let column = if column.column_by_name("typed_value").is_some() {
         unshredded = unshred(column)?;
@@ -78,6 +93,8 @@ pub fn variant_explode(column: &StructArray) -> Result<ListArray> {
     let mut values = BinaryViewBuilder::new();
     // Each entry's metadata is its row's view, repeated.
     let mut metadata_views: Vec<u128> = Vec::new();
+    // Where an outer explode put an entry of nulls, when it did.
+    let mut null_entries: Vec<bool> = Vec::new();
     for row in 0..column.len() {
         let mut entries = 0usize;
         let mut entry = |key: Option<&str>, bytes: &[u8]| {
@@ -89,6 +106,17 @@ pub fn variant_explode(column: &StructArray) -> Result<ListArray> {
         };
         if let Some(v) = reader.unshredded_value(row)? {
             explode_one(&v, &mut entry);
+        }
+        if outer {
+            null_entries.resize(metadata_views.len(), false);
+            if entries == 0 {
+                pos.append_null();
+                keys.append_null();
+                values.append_value([]);
+                metadata_views.push(0); // an empty view
+                null_entries.push(true);
+                entries = 1;
+            }
         }
         let end = i32::try_from(offsets[offsets.len() - 1] as usize + entries).map_err(|_| {
             Error::new(
@@ -108,13 +136,15 @@ pub fn variant_explode(column: &StructArray) -> Result<ListArray> {
     let DataType::Struct(value_fields) = value_field().data_type().clone() else {
         unreachable!("a Variant field is a struct")
     };
+    let valid = (outer && null_entries.contains(&true))
+        .then(|| NullBuffer::from_iter(null_entries.iter().map(|null| !null)));
     let value = StructArray::new(
         value_fields,
         vec![Arc::new(metadata) as ArrayRef, Arc::new(values.finish())],
-        None,
+        valid,
     );
     let entries = StructArray::new(
-        entry_fields(),
+        entry_fields(outer),
         vec![
             Arc::new(pos.finish()),
             Arc::new(keys.finish()),
@@ -122,7 +152,7 @@ pub fn variant_explode(column: &StructArray) -> Result<ListArray> {
         ],
         None,
     );
-    let DataType::List(item) = exploded_type() else {
+    let DataType::List(item) = exploded_type(outer) else {
         unreachable!("exploded_type is a list")
     };
     Ok(ListArray::new(

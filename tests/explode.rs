@@ -1,11 +1,12 @@
 //! `variant_explode`: an object's fields in name order with their keys, an
-//! array's elements with null keys, nothing for anything else; the same
+//! array's elements with null keys, nothing for anything else (one entry
+//! of nulls for `variant_explode_outer`); the same
 //! whether the column is shredded or not; the values' metadata shared with
 //! their row's, not copied.
 
 use arrow::array::{Array, AsArray, ListArray, StructArray};
 use arrow::datatypes::Int32Type;
-use vshred::explode::{exploded_type, variant_explode};
+use vshred::explode::{exploded_type, variant_explode, variant_explode_outer};
 use vshred::shred::{Shredder, ShreddingSchema};
 use vshred::unshred::json_strings;
 
@@ -56,7 +57,7 @@ const ROWS: [Option<&str>; 7] = [
 #[test]
 fn objects_give_their_fields_in_name_order_and_arrays_their_elements() {
     let exploded = variant_explode(&column(&ROWS, &ShreddingSchema::Variant)).unwrap();
-    assert_eq!(exploded.data_type(), &exploded_type());
+    assert_eq!(exploded.data_type(), &exploded_type(false));
     let key = |k: &str| Some(k.to_string());
     assert_eq!(
         entries(&exploded),
@@ -78,6 +79,27 @@ fn objects_give_their_fields_in_name_order_and_arrays_their_elements() {
             vec![(0, key("a"), "1".to_string())],
         ]
     );
+}
+
+#[test]
+fn outer_gives_a_row_without_fields_or_elements_one_entry_of_nulls() {
+    let input = column(&ROWS, &ShreddingSchema::Variant);
+    let outer = variant_explode_outer(&input).unwrap();
+    assert_eq!(outer.data_type(), &exploded_type(true));
+    let plain = variant_explode(&input).unwrap();
+    let (outer_entries, plain_entries) = (entries(&outer), entries(&plain));
+    for (row, text) in ROWS.iter().enumerate() {
+        if plain.value_length(row) > 0 {
+            assert_eq!(outer_entries[row], plain_entries[row], "{text:?}");
+            continue;
+        }
+        let entries = outer.value(row);
+        let entries = entries.as_struct();
+        assert_eq!(entries.len(), 1, "{text:?}");
+        for (field, column) in entries.fields().iter().zip(entries.columns()) {
+            assert!(column.is_null(0), "{text:?}: {}", field.name());
+        }
+    }
 }
 
 #[test]

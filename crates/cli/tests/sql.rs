@@ -355,7 +355,7 @@ fn comparing_variants_is_an_error_and_the_readme_shows_what_to_compare() {
 fn the_readme_shows_what_variant_explode_gives() {
     assert_eq!(
         binary::readme_console_block("$ vshred sql \"SELECT * FROM variant_explode"),
-        2
+        3
     );
 }
 

@@ -51,7 +51,12 @@ pub fn all() -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(ToJson)),
         Arc::new(ScalarUDF::from(IsVariantNull)),
         crate::schema_of::schema_of_variant(),
-        Arc::new(ScalarUDF::from(crate::explode::VariantExplode)),
+        Arc::new(ScalarUDF::from(crate::explode::VariantExplode {
+            outer: false,
+        })),
+        Arc::new(ScalarUDF::from(crate::explode::VariantExplode {
+            outer: true,
+        })),
     ]
 }
 

@@ -225,7 +225,10 @@ pub fn context_with(
     let ctx: SessionContext = builder.build().into();
     others.session_store().with_state(ctx.state_weak_ref());
     ctx.register_udtf("read_jsonl", Arc::new(jsonl::ReadJsonl));
-    ctx.register_udtf("variant_explode", Arc::new(explode::VariantExplodeTable));
+    for outer in [false, true] {
+        let table = explode::VariantExplodeTable { outer };
+        ctx.register_udtf(table.name(), Arc::new(table));
+    }
     ctx
 }
 

@@ -1394,6 +1394,27 @@ async fn variant_explode_gives_rows_of_a_constant_in_from_and_of_a_column_throug
         .unwrap_err()
         .to_string();
     assert!(error.contains("unnest(variant_explode(v))"), "{error}");
+    // The outer form gives a row without fields or elements one of nulls,
+    // in both places.
+    let outer = query(
+        &ctx,
+        "SELECT count(*), count(pos), count(value) FROM variant_explode_outer(parse_json('{}'))",
+    )
+    .await;
+    assert_eq!((int(&outer, 0), int(&outer, 1), int(&outer, 2)), (1, 0, 0));
+    let sql = format!(
+        "SELECT count(*), count(e.pos) FROM (SELECT unnest(variant_explode_outer(variant_get(v, '$.n'))) AS e FROM '{}')",
+        file.display()
+    );
+    let batches = query(&ctx, &sql).await;
+    // `n` is an object of one field: no row is without one.
+    assert_eq!((int(&batches, 0), int(&batches, 1)), (30, 30));
+    let sql = format!(
+        "SELECT count(*), count(e.pos) FROM (SELECT unnest(variant_explode_outer(variant_get(v, '$.f0'))) AS e FROM '{}')",
+        file.display()
+    );
+    let batches = query(&ctx, &sql).await;
+    assert_eq!((int(&batches, 0), int(&batches, 1)), (30, 0));
 }
 
 /// A value that does not convert is named by the row of its file where
