@@ -14,15 +14,23 @@
 //! result the rest of the way. SQL's `TIMESTAMP`, without a zone, is read
 //! as Spark's, the instant, and shown in UTC, as DataFusion casts a text
 //! with an offset.
+//!
+//! [`SparkTypeNames`] gives `CAST` the names Spark has and DataFusion's SQL
+//! does not: `BINARY` and `TIMESTAMP_NTZ`.
 
-use arrow::datatypes::{DataType, TimeUnit};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::expr_rewriter::FunctionRewrite;
+use datafusion::logical_expr::planner::TypePlanner;
 use datafusion::logical_expr::{Cast, Expr, ExprSchemable, TryCast};
 use datafusion::prelude::lit;
+use datafusion::sql::sqlparser::ast::DataType as SqlType;
 use vshred::get::{result_field, result_layout};
 use vshred::parquet::is_variant_field;
 use vshred::shred::ShreddingSchema;
@@ -58,9 +66,9 @@ impl FunctionRewrite for VariantCast {
         if !is_variant_field(&source) || is_variant_field(target) {
             return Ok(Transformed::no(expr));
         }
-        let Some(as_type) = layout_for(target.data_type()) else {
+        let Some(as_type) = layout_for(target) else {
             return plan_err!(
-                "cannot cast a Variant to {}: a cast takes a type variant_get takes (boolean, tinyint to bigint, float, double, decimal(p,s), string, binary, date, timestamp, struct<...>, array<...>)",
+                "cannot cast a Variant to {}: a cast takes a type variant_get takes (boolean, tinyint to bigint, float, double, decimal(p,s), string, binary, date, timestamp, timestamp_ntz, struct<...>, array<...>)",
                 target.data_type()
             );
         };
@@ -91,9 +99,13 @@ impl FunctionRewrite for VariantCast {
 /// as the instant, Spark's `TIMESTAMP`, whose zone Arrow's cast then drops
 /// leaving its time in UTC: DataFusion casts the text
 /// `2024-03-01T12:30:00.5+01:00` to `11:30:00.5`, and reading it as a
-/// `timestamp_ntz` would drop the offset instead.
-fn layout_for(target: &DataType) -> Option<ShreddingSchema> {
-    let near = match target {
+/// `timestamp_ntz` would drop the offset instead. Spark's `TIMESTAMP_NTZ`
+/// ([`SparkTypeNames`]) is read as `timestamp_ntz`.
+fn layout_for(target: &Field) -> Option<ShreddingSchema> {
+    if target.metadata().contains_key(LOCAL_TIME) {
+        return result_layout(target.data_type());
+    }
+    let near = match target.data_type() {
         DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => DataType::Int64,
         DataType::Float16 => DataType::Float32,
         DataType::Date64 => DataType::Date32,
@@ -141,5 +153,33 @@ fn sub_variant(expr: &Expr) -> Option<(Expr, Expr)> {
             Some((variant.clone(), path.clone()))
         }
         _ => None,
+    }
+}
+
+/// Spark's type names that DataFusion's SQL does not know, in any `CAST`:
+/// `BINARY` (and `VARBINARY`, `BLOB`) is Arrow's binary, and
+/// `TIMESTAMP_NTZ` microseconds without a zone, marked as Spark's local
+/// date-time, so that a Variant's cast reads it as `timestamp_ntz` and not
+/// as the instant SQL's `TIMESTAMP` is (registered by [`crate::context`]).
+#[derive(Debug)]
+pub struct SparkTypeNames;
+
+/// The mark of a [`SparkTypeNames`] `TIMESTAMP_NTZ`, in its field's
+/// metadata.
+const LOCAL_TIME: &str = "vshred.timestamp_ntz";
+
+impl TypePlanner for SparkTypeNames {
+    fn plan_type_field(&self, sql_type: &SqlType) -> Result<Option<FieldRef>> {
+        Ok(match sql_type {
+            SqlType::Binary(None) | SqlType::Varbinary(None) | SqlType::Blob(None) => {
+                Some(Arc::new(Field::new("", DataType::Binary, true)))
+            }
+            SqlType::TimestampNtz(None) => {
+                let local = DataType::Timestamp(TimeUnit::Microsecond, None);
+                let mark = HashMap::from([(LOCAL_TIME.to_string(), "true".to_string())]);
+                Some(Arc::new(Field::new("", local, true).with_metadata(mark)))
+            }
+            _ => None,
+        })
     }
 }

@@ -156,7 +156,8 @@ pub fn context_with(
     let mut builder = SessionStateBuilder::new()
         .with_config(config)
         .with_runtime_env(runtime_env())
-        .with_default_features();
+        .with_default_features()
+        .with_type_planner(Arc::new(cast::SparkTypeNames));
     // Ahead of DataFusion's own, which plan comparisons and brackets on a
     // Variant as on any struct.
     let ours: [Arc<dyn ExprPlanner>; 2] = [

@@ -1275,6 +1275,48 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
          | 2024-03-01T00:00:00     |\n\
          +-------------------------+"
     );
+    // Spark's TIMESTAMP_NTZ, which DataFusion's SQL does not name, is the
+    // local date-time: an offset is dropped, not applied; a Variant
+    // timestamp_ntz is as it is.
+    let local = text(&query(&ctx, "SELECT CAST(v AS TIMESTAMP_NTZ) AS t FROM times").await);
+    assert!(local.contains("| 2024-03-01T12:30:00.500 |"), "{local}");
+    let wall = r#"SELECT CAST(parse_json('"2024-03-01T12:30:00.5+01:00"') AS TIMESTAMP_NTZ) AS t"#;
+    assert_eq!(
+        text(&query(&ctx, wall).await),
+        "+-------------------------+\n\
+         | t                       |\n\
+         +-------------------------+\n\
+         | 2024-03-01T12:30:00.500 |\n\
+         +-------------------------+"
+    );
+}
+
+/// `BINARY` (also `VARBINARY`, `BLOB`) and `TIMESTAMP_NTZ`, Spark's names
+/// that DataFusion's SQL does not know, cast a Variant as `variant_get`'s
+/// `'binary'` and `'timestamp_ntz'` read it, and other values as Arrow's
+/// binary and microseconds without a zone.
+#[tokio::test]
+async fn sparks_binary_and_timestamp_ntz_are_types_a_cast_takes() {
+    let ctx = vshred_datafusion::context(Default::default());
+    for (cast, get) in [
+        (
+            r#"CAST(parse_json('"ab"') AS BINARY)"#,
+            r#"variant_get(parse_json('"ab"'), '$', 'binary')"#,
+        ),
+        (
+            r#"TRY_CAST(parse_json('"2024-03-01 12:30:00.25"') AS TIMESTAMP_NTZ)"#,
+            r#"try_variant_get(parse_json('"2024-03-01 12:30:00.25"'), '$', 'timestamp_ntz')"#,
+        ),
+        ("CAST('ab' AS VARBINARY)", "CAST('ab' AS BYTEA)"),
+        (
+            "CAST('2024-03-01 12:30:00' AS TIMESTAMP_NTZ)",
+            "CAST('2024-03-01 12:30:00' AS TIMESTAMP(6))",
+        ),
+    ] {
+        let batches = query(&ctx, &format!("SELECT {cast} AS c, {get} AS g")).await;
+        let (c, g) = (batches[0].column(0), batches[0].column(1));
+        assert_eq!(c, g, "{cast}: {}", text(&batches));
+    }
 }
 
 #[tokio::test]
