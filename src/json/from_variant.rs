@@ -281,7 +281,8 @@ static ESCAPE: [u8; 256] = {
     table
 };
 
-/// Writes `s` as a JSON string, escaping only what JSON requires.
+/// Writes `s` as a JSON string, escaping only what JSON requires
+/// (`\u001F`).
 #[inline]
 pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
@@ -296,7 +297,9 @@ pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
         out.push(b'\\');
         out.push(escape);
         if escape == b'u' {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
+            // Upper case, as Spark's `to_json` (Jackson) writes it, so that
+            // texts compare equal across engines.
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
             out.extend_from_slice(&[b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 0xF) as usize]]);
         }
         start = i + 1;
@@ -480,8 +483,8 @@ mod tests {
     #[test]
     fn escapes_only_what_json_requires() {
         assert_eq!(
-            json(VariantRef::String("a\"b\\c\n\u{1}/é")),
-            r#""a\"b\\c\n\u0001/é""#
+            json(VariantRef::String("a\"b\\c\n\u{1}/é\u{1f}")),
+            r#""a\"b\\c\n\u0001/é\u001F""#
         );
     }
 }
