@@ -13,6 +13,7 @@
 //! - [`field_access`]: `s['a']` of the structs `variant_get` gives.
 //! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of
 //!   Variants.
+//! - [`nvl`]: `nvl` and `ifnull` of any type, as `coalesce`.
 //! - [`table`]: files and datasets as tables (`SELECT ... FROM 'dir/'`,
 //!   `CREATE EXTERNAL TABLE ... STORED AS PARQUET`), Variant columns typed
 //!   `arrow.parquet.variant` whatever each file's layout.
@@ -58,6 +59,7 @@ pub mod field_access;
 pub mod filter;
 pub mod functions;
 pub mod jsonl;
+pub mod nvl;
 pub mod process_runtime;
 #[cfg(feature = "s3")]
 pub mod s3;
@@ -169,7 +171,7 @@ pub fn context_with(
         .get_or_insert_default()
         .splice(0..0, ours);
     let mut state = customize(builder).build();
-    for function in functions::all() {
+    for function in functions::all().into_iter().chain([nvl::nvl()]) {
         state
             .register_udf(function)
             .expect("registering a function does not fail");

@@ -1319,6 +1319,29 @@ async fn sparks_binary_and_timestamp_ntz_are_types_a_cast_takes() {
     }
 }
 
+/// `nvl` and `ifnull` are `coalesce`, of any type: DataFusion's took only
+/// numbers, booleans and strings, and failed on a Variant (Spark's takes
+/// one) and on a date.
+#[tokio::test]
+async fn nvl_and_ifnull_take_variants_and_dates_as_coalesce_does() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let batches = query(
+        &ctx,
+        "SELECT to_json(nvl(NULL, parse_json('[3]'))) AS a, \
+         to_json(ifnull(parse_json('null'), parse_json('1'))) AS b, \
+         CAST(nvl(NULL, DATE '2024-03-01') AS VARCHAR) AS c, nvl(NULL, 2) AS d",
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        "+-----+------+------------+---+\n\
+         | a   | b    | c          | d |\n\
+         +-----+------+------------+---+\n\
+         | [3] | null | 2024-03-01 | 2 |\n\
+         +-----+------+------------+---+"
+    );
+}
+
 #[tokio::test]
 async fn read_jsonl_with_variant_fields_types_the_others_as_encode_does() {
     let dir = tempfile::tempdir().unwrap();
