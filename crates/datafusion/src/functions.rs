@@ -35,7 +35,7 @@ use vshred::get::{OnFailure, result_field, result_field_on, variant_get_on};
 use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
-use vshred::unshred::json_strings;
+use vshred::unshred::{column_json_strings, json_strings};
 
 use crate::settings::{VshredSettings, hint};
 
@@ -464,14 +464,30 @@ impl ScalarUDFImpl for ToJson {
     }
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-        check_variant(self.name(), &args.arg_fields[0])?;
+        let field = &args.arg_fields[0];
+        if check_variant(self.name(), field).is_err() && !has_json_form(field.data_type()) {
+            return plan_err!(
+                "to_json takes a Variant, a struct, an array or a map (as Spark's does), not {}",
+                field.data_type()
+            );
+        }
         Ok(Arc::new(Field::new(self.name(), DataType::Utf8, true)))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let column = variant_arg(self.name(), &args.args[0], args.number_rows)?;
-        let text = json_strings(&column).map_err(batch_external)?;
-        Ok(ColumnarValue::Array(Arc::new(text) as ArrayRef))
+        let field = &args.arg_fields[0];
+        let text = if check_variant(self.name(), field).is_ok() {
+            let column = variant_arg(self.name(), &args.args[0], args.number_rows)?;
+            json_strings(&column)
+        } else {
+            // Structs as objects, lists as arrays, maps as objects, and
+            // the Variants inside them as their JSON, as `cat` prints them.
+            let array = args.args[0].to_array(args.number_rows)?;
+            column_json_strings(field, &array)
+        };
+        Ok(ColumnarValue::Array(
+            Arc::new(text.map_err(batch_external)?) as ArrayRef,
+        ))
     }
 
     fn placement(&self, args: &[ExpressionPlacement]) -> ExpressionPlacement {
@@ -481,6 +497,21 @@ impl ScalarUDFImpl for ToJson {
             _ => ExpressionPlacement::KeepInPlace,
         }
     }
+}
+
+/// Whether `to_json` takes a value of `data_type` that is not a Variant:
+/// Spark's takes structs, arrays and maps.
+fn has_json_form(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Struct(_)
+            | DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::ListView(_)
+            | DataType::LargeListView(_)
+            | DataType::FixedSizeList(..)
+            | DataType::Map(..)
+    )
 }
 
 /// `is_variant_null`.

@@ -55,7 +55,7 @@ use futures::StreamExt;
 use vshred::dataset::partition::{Partition, PartitionBatches};
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::get::OnFailure;
-use vshred::parquet::{Projected, Projection, ScanOptions};
+use vshred::parquet::{Projected, Projection, ScanOptions, is_variant_field};
 
 use crate::filter::runtime_predicate;
 use crate::functions::{RaiseVariantFailure, ToJson, VariantGet, external, path_and_type};
@@ -205,6 +205,11 @@ impl VariantScanExec {
         }
         let call = expr.downcast_ref::<ScalarFunctionExpr>()?;
         if call.fun().inner().is::<ToJson>() {
+            // Of a Variant column; `to_json` of another runs on its values.
+            let argument = call.args().first()?.downcast_ref::<Column>()?;
+            if !is_variant_field(self.schema.field(argument.index())) {
+                return None;
+            }
             return match output(call.args().first()?)? {
                 Projected::Column(column) => Some(Projected::Json(column.clone())),
                 _ => None,

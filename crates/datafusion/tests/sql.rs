@@ -469,6 +469,55 @@ async fn to_json_of_a_column_is_rendered_by_the_scan() {
     assert!(a > 3000 * 20, "{a}");
 }
 
+/// `to_json` of a struct, a list or a map, as Spark's: objects and arrays,
+/// the Variants in them as their JSON; of a file's struct column too,
+/// which the scan leaves to the function (it renders Variant columns).
+#[tokio::test]
+async fn to_json_of_structs_lists_and_maps_renders_the_variants_in_them() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let batches = query(
+        &ctx,
+        r#"SELECT to_json(named_struct('x', parse_json('{"b":1.50}'), 'd', DATE '2024-03-01')) AS s, to_json(variant_get(parse_json('[1,"a"]'), '$', 'array<variant>')) AS l, to_json(map(['k'], [2])) AS m"#,
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        "+-----------------------------------+---------+---------+\n\
+         | s                                 | l       | m       |\n\
+         +-----------------------------------+---------+---------+\n\
+         | {\"x\":{\"b\":1.50},\"d\":\"2024-03-01\"} | [1,\"a\"] | {\"k\":2} |\n\
+         +-----------------------------------+---------+---------+"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.parquet");
+    query(
+        &ctx,
+        &format!(
+            r#"COPY (SELECT named_struct('a', 1, 'v', parse_json('[true]')) AS s) TO '{}'"#,
+            file.display()
+        ),
+    )
+    .await;
+    let batches = query(
+        &ctx,
+        &format!("SELECT to_json(s) AS j FROM '{}'", file.display()),
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        "+--------------------+\n\
+         | j                  |\n\
+         +--------------------+\n\
+         | {\"a\":1,\"v\":[true]} |\n\
+         +--------------------+"
+    );
+    let error = planning_failure(&ctx, "SELECT to_json(1)").await;
+    assert!(
+        error.contains("to_json takes a Variant, a struct, an array or a map"),
+        "{error}"
+    );
+}
+
 /// A filter on a typed path holds of the value as converted (`0.125`
 /// read as a `bigint` is `0`, `"12"` is `12`), so the statistics it
 /// prunes by are converted too: compared as stored, they dropped row
