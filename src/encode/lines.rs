@@ -39,6 +39,12 @@ impl Lines {
         self.lines.len()
     }
 
+    /// Whether the batch holds [`MAX_BATCH_BYTES`] of text and at least a
+    /// line: a fill stops there, short of its count.
+    fn is_full(&self) -> bool {
+        !self.lines.is_empty() && self.text.len() >= MAX_BATCH_BYTES
+    }
+
     /// Moves the first `n` lines of `from` to the end of these.
     fn move_front(&mut self, from: &mut Lines, n: usize) {
         for line in from.lines.drain(..n) {
@@ -79,10 +85,12 @@ impl<'r> Source<'r> {
         }
     }
 
-    /// Adds up to `n` more lines to `lines`, the pending ones first.
+    /// Adds up to `n` more lines to `lines`, the pending ones first, or
+    /// fewer once it holds [`MAX_BATCH_BYTES`].
     pub(super) fn fill(&mut self, lines: &mut Lines, n: usize) -> Result<()> {
         let target = lines.len() + n;
         while lines.len() < target
+            && !lines.is_full()
             && let Some(front) = self.pending.front_mut()
         {
             let moved = (target - lines.len()).min(front.len());
@@ -113,6 +121,12 @@ impl<'r> Source<'r> {
 /// stops here, not where memory runs out.
 const MAX_LINE_BYTES: u64 = i32::MAX as u64;
 
+/// The text a batch holds before it is cut short of its lines: a batch's
+/// values go into one Arrow array each, whose offsets end at 2 GiB, and
+/// encoding a batch takes a few times its text in memory. 8,192 lines of
+/// 270 kB (documents with HTML or base64 bodies) failed at 9 GB.
+const MAX_BATCH_BYTES: usize = 64 << 20;
+
 /// Reads the input into [`Lines`], counting lines and bytes.
 struct LineReader<'r> {
     input: &'r mut dyn BufRead,
@@ -135,7 +149,7 @@ impl<'r> LineReader<'r> {
     /// Reads up to `n` more non-blank lines into `batch`.
     fn fill(&mut self, batch: &mut Lines, n: usize) -> Result<()> {
         let target = batch.lines.len() + n;
-        while batch.lines.len() < target {
+        while batch.lines.len() < target && !batch.is_full() {
             let start = batch.text.len();
             let read = (&mut *self.input)
                 .take(MAX_LINE_BYTES + 1)
@@ -293,4 +307,33 @@ pub(super) fn locate(e: Error, line: Line, text: &[u8]) -> Error {
         text,
     }
     .locate(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_of_long_lines_ends_at_its_bytes_and_the_next_goes_on() {
+        // 70 lines of 1 MiB: 64 fill a batch, the rest come next.
+        let line = format!("\"{}\"\n", "x".repeat((1 << 20) - 3));
+        let text = line.repeat(70);
+        let mut input = text.as_bytes();
+        let mut source = Source::new(&mut input);
+        let mut batch = Lines::default();
+        source.fill(&mut batch, 8192).unwrap();
+        assert_eq!(batch.len(), 64);
+        let mut next = Lines::default();
+        source.fill(&mut next, 8192).unwrap();
+        assert_eq!(next.len(), 6);
+        assert_eq!(next.lines[0].row, 64);
+        assert_eq!(next.lines[0].offset, 64 << 20);
+        // A line longer than a batch's bytes is a batch of its own.
+        let long = format!("\"{}\"\n1\n", "y".repeat(MAX_BATCH_BYTES));
+        let mut input = long.as_bytes();
+        let mut source = Source::new(&mut input);
+        let mut batch = Lines::default();
+        source.fill(&mut batch, 8192).unwrap();
+        assert_eq!(batch.len(), 1);
+    }
 }
