@@ -118,8 +118,9 @@ pub struct WriteOptions {
     pub compression: Compression,
     /// Rows per row group (at least one: 0 is taken as 1).
     pub row_group_rows: usize,
-    /// Bytes a row group may grow to in memory before it is written out,
-    /// whatever its rows (128 MiB): a row group is held whole until then,
+    /// Bytes a row group's pages may take in memory (compressed) before it
+    /// is written out, whatever its rows (128 MiB): a row group is held
+    /// whole until then,
     /// and rows of long texts fill one long before `row_group_rows`.
     pub row_group_bytes: usize,
     /// Parquet leaf columns that get a bloom filter, as dotted paths

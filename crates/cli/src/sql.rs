@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow::array::{ArrayRef, RecordBatch};
+use arrow::array::{ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
 use datafusion::error::DataFusionError;
@@ -256,15 +256,21 @@ fn print(batches: &[RecordBatch], format: Format, out: &mut impl Write) -> Resul
             }
         }
         Format::Table => {
+            let mut cut = 0;
             let shown = batches
                 .iter()
-                .map(variants_as_json)
+                .map(|batch| cut_long_texts(variants_as_json(batch)?, &mut cut))
                 .collect::<Result<Vec<_>, _>>()?;
             writeln!(
                 out,
                 "{}",
                 arrow::util::pretty::pretty_format_batches(&shown).map_err(failure)?
             )?;
+            if cut > 0 {
+                eprintln!(
+                    "vshred: {cut} of the values shown are cut to {MAX_TABLE_TEXT} characters (…); --format json or csv prints them whole"
+                );
+            }
         }
         Format::Csv => {
             // A batch at a time into memory, then out: the CSV writer's
@@ -283,6 +289,55 @@ fn print(batches: &[RecordBatch], format: Format, out: &mut impl Write) -> Resul
         }
     }
     Ok(())
+}
+
+/// The most characters of one text a table shows: the table printer's
+/// time grows with the square of a text's length (8 MB took 7 s, 64 MB
+/// more than 5 minutes).
+const MAX_TABLE_TEXT: usize = 4096;
+
+/// `batch` with each text longer than [`MAX_TABLE_TEXT`] characters cut
+/// there and marked `…`, counted in `cut`.
+fn cut_long_texts(batch: RecordBatch, cut: &mut usize) -> Result<RecordBatch, Failure> {
+    let schema = batch.schema();
+    let mut fields = Vec::with_capacity(schema.fields().len());
+    let mut columns = Vec::with_capacity(schema.fields().len());
+    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+        let is_text = matches!(
+            column.data_type(),
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+        );
+        let text = is_text
+            .then(|| arrow::compute::cast(column, &DataType::Utf8))
+            .transpose()
+            .map_err(failure)?;
+        // A text of fewer bytes than the limit has fewer characters.
+        let long = |s: &&str| s.len() > MAX_TABLE_TEXT && s.chars().nth(MAX_TABLE_TEXT).is_some();
+        match text {
+            Some(text) if text.as_string::<i32>().iter().flatten().any(|s| long(&s)) => {
+                let shown: StringArray = text
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|s| {
+                        s.map(|s| match s.char_indices().nth(MAX_TABLE_TEXT) {
+                            Some((end, _)) => {
+                                *cut += 1;
+                                format!("{}…", &s[..end])
+                            }
+                            None => s.to_string(),
+                        })
+                    })
+                    .collect();
+                fields.push(Field::new(field.name(), DataType::Utf8, true));
+                columns.push(Arc::new(shown) as ArrayRef);
+            }
+            _ => {
+                fields.push(field.as_ref().clone());
+                columns.push(column.clone());
+            }
+        }
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(failure)
 }
 
 /// `batch` with each Variant column, and each nested column (a struct,
