@@ -475,6 +475,10 @@ impl ShreddingSchema {
     /// );
     /// assert_eq!(ShreddingSchema::parse_type_name("BIGINT")?, ShreddingSchema::Int64);
     /// assert_eq!(ShreddingSchema::parse_type_name("str")?, ShreddingSchema::String);
+    /// assert_eq!(
+    ///     ShreddingSchema::parse_type_name("dec(5)")?,
+    ///     ShreddingSchema::Decimal { precision: 5, scale: 0 }
+    /// );
     /// let err = ShreddingSchema::parse_type_name("decimal(40,2)").unwrap_err();
     /// assert!(err.message().contains("precision 40 is over 38"), "{err}");
     /// # Ok::<(), vshred::Error>(())
@@ -516,7 +520,7 @@ impl ShreddingSchema {
             "string" | "str" | "text" | "varchar" => S::String,
             "uuid" => S::Uuid,
             // Spark's default decimal.
-            "decimal" | "numeric" => S::Decimal {
+            "decimal" | "numeric" | "dec" => S::Decimal {
                 precision: 10,
                 scale: 0,
             },
@@ -529,8 +533,6 @@ impl ShreddingSchema {
     }
 }
 
-/// `decimal(P,S)` (or `numeric(P,S)`): `None` when the text is not of that
-/// form, an error when P or S is out of range.
 /// Spark's `struct<name:type, ...>` (names as given, or in backquotes)
 /// and `array<type>`, if `text` is one of them.
 fn nested_type(text: &str) -> Option<Result<ShreddingSchema>> {
@@ -612,14 +614,18 @@ fn split_top_level(text: &str) -> Vec<&str> {
     parts
 }
 
+/// `decimal(P,S)` (or `numeric(P,S)`, `dec(P,S)`; `decimal(P)` is
+/// `decimal(P,0)`, as in Spark): `None` when the text is not of that form,
+/// an error when P or S is out of range.
 fn decimal_type(text: &str) -> Option<Result<ShreddingSchema>> {
-    let args = text
-        .strip_prefix("decimal")
-        .or_else(|| text.strip_prefix("numeric"))?
+    let args = ["decimal", "numeric", "dec"]
+        .iter()
+        .find_map(|name| text.strip_prefix(name))?
         .trim_start()
         .strip_prefix('(')?
         .strip_suffix(')')?;
-    let (p, s) = args.split_once(',')?;
+    // `decimal(5)` has no digits after the point, as in Spark.
+    let (p, s) = args.split_once(',').unwrap_or((args, "0"));
     let precision: u32 = p.trim().parse().ok()?;
     let scale: u32 = s.trim().parse().ok()?;
     Some(match (precision, scale) {
