@@ -59,6 +59,37 @@ fn rows_keep_the_input_order_across_encoding_threads() {
     assert_eq!(ids(&out), (1..=500).collect::<Vec<_>>());
 }
 
+/// Long lines are encoded in batches of 64 MiB of text, not of 8,192
+/// lines (whose values overflowed an Arrow array's 2 GiB), but the sample
+/// that chooses the columns is still `sample_rows` lines: a field first
+/// met past the first batch's lines is a column, and every row is there.
+#[test]
+fn a_sample_of_long_lines_is_whole_and_encoded_a_batch_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.parquet");
+    let pad = "p".repeat(20_000);
+    let text: String = (0..4000)
+        .map(|i| match i < 3400 {
+            true => format!("{{\"pad\":\"{pad}\",\"x\":{i}}}\n"),
+            false => format!("{{\"pad\":\"{pad}\",\"y\":{i}}}\n"),
+        })
+        .collect();
+    let options = EncodeOptions {
+        variant_fields: vec!["pad".into()],
+        ..EncodeOptions::default()
+    };
+    let report = encode(&mut text.as_bytes(), &out, &options, &mut |_| {}).unwrap();
+    assert_eq!(report.written.rows, 4000);
+    let file = ParquetFile::open(&out).unwrap();
+    let names: Vec<String> = file
+        .arrow_schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(names, ["pad", "x", "y"]);
+}
+
 #[test]
 fn the_earliest_bad_line_fails_the_run_whichever_thread_meets_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -278,7 +278,7 @@ fn write_parts(
     let mut measured = MeasuredLayouts::default();
     loop {
         let mut sample = Lines::default();
-        source.fill(&mut sample, sample_rows)?;
+        source.fill_sample(&mut sample, sample_rows)?;
         // Empty input still makes one (empty) file, as `encode` does,
         // unless appended to files that are there; input whose every line
         // is bad makes none.

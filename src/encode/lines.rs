@@ -39,10 +39,39 @@ impl Lines {
         self.lines.len()
     }
 
-    /// Whether the batch holds [`MAX_BATCH_BYTES`] of text and at least a
-    /// line: a fill stops there, short of its count.
-    fn is_full(&self) -> bool {
-        !self.lines.is_empty() && self.text.len() >= MAX_BATCH_BYTES
+    /// Whether the batch holds `max_bytes` of text and at least a line: a
+    /// fill stops there, short of its count.
+    fn holds(&self, max_bytes: usize) -> bool {
+        !self.lines.is_empty() && self.text.len() >= max_bytes
+    }
+
+    /// The first batch of these lines, of [`MAX_BATCH_BYTES`] at most (or
+    /// one line), and the lines after it: a sample, read whole to choose
+    /// the columns, is encoded a batch at a time as any lines are.
+    pub(super) fn split_first_batch(mut self) -> (Lines, Lines) {
+        let mut first = Lines::default();
+        let n = self.fitting(self.len(), &first, MAX_BATCH_BYTES);
+        if n == self.len() {
+            return (self, first);
+        }
+        first.move_front(&mut self, n);
+        (first, self)
+    }
+
+    /// How many of the first `n` of these lines `batch` takes before it
+    /// holds `max_bytes`.
+    fn fitting(&self, n: usize, batch: &Lines, max_bytes: usize) -> usize {
+        let (mut bytes, mut taken) = (batch.text.len(), batch.len());
+        let mut count = 0;
+        for line in &self.lines[..n] {
+            if taken > 0 && bytes >= max_bytes {
+                break;
+            }
+            bytes += line.end - line.start;
+            taken += 1;
+            count += 1;
+        }
+        count
     }
 
     /// Moves the first `n` lines of `from` to the end of these.
@@ -86,20 +115,31 @@ impl<'r> Source<'r> {
     }
 
     /// Adds up to `n` more lines to `lines`, the pending ones first, or
-    /// fewer once it holds [`MAX_BATCH_BYTES`].
+    /// fewer once it holds [`MAX_BATCH_BYTES`]: a batch to encode.
     pub(super) fn fill(&mut self, lines: &mut Lines, n: usize) -> Result<()> {
+        self.fill_up_to(lines, n, MAX_BATCH_BYTES)
+    }
+
+    /// Adds `n` more lines to `lines`, however long (fewer at the end of
+    /// the input): the sample the columns are chosen from, which
+    /// [`Lines::split_first_batch`] then cuts into batches.
+    pub(super) fn fill_sample(&mut self, lines: &mut Lines, n: usize) -> Result<()> {
+        self.fill_up_to(lines, n, usize::MAX)
+    }
+
+    fn fill_up_to(&mut self, lines: &mut Lines, n: usize, max_bytes: usize) -> Result<()> {
         let target = lines.len() + n;
         while lines.len() < target
-            && !lines.is_full()
+            && !lines.holds(max_bytes)
             && let Some(front) = self.pending.front_mut()
         {
-            let moved = (target - lines.len()).min(front.len());
+            let moved = front.fitting((target - lines.len()).min(front.len()), lines, max_bytes);
             lines.move_front(front, moved);
             if front.is_empty() {
                 self.pending.pop_front();
             }
         }
-        self.reader.fill(lines, target - lines.len())
+        self.reader.fill(lines, target - lines.len(), max_bytes)
     }
 
     /// Puts batches read past the end of a file back, before the pending
@@ -147,9 +187,9 @@ impl<'r> LineReader<'r> {
     }
 
     /// Reads up to `n` more non-blank lines into `batch`.
-    fn fill(&mut self, batch: &mut Lines, n: usize) -> Result<()> {
+    fn fill(&mut self, batch: &mut Lines, n: usize, max_bytes: usize) -> Result<()> {
         let target = batch.lines.len() + n;
-        while batch.lines.len() < target && !batch.is_full() {
+        while batch.lines.len() < target && !batch.holds(max_bytes) {
             let start = batch.text.len();
             let read = (&mut *self.input)
                 .take(MAX_LINE_BYTES + 1)
@@ -316,7 +356,7 @@ mod tests {
     #[test]
     fn a_batch_of_long_lines_ends_at_its_bytes_and_the_next_goes_on() {
         // 70 lines of 1 MiB: 64 fill a batch, the rest come next.
-        let line = format!("\"{}\"\n", "x".repeat((1 << 20) - 3));
+        let line = format!("\"{}\"\n", "x".repeat((1 << 20) - 2));
         let text = line.repeat(70);
         let mut input = text.as_bytes();
         let mut source = Source::new(&mut input);
@@ -327,7 +367,18 @@ mod tests {
         source.fill(&mut next, 8192).unwrap();
         assert_eq!(next.len(), 6);
         assert_eq!(next.lines[0].row, 64);
-        assert_eq!(next.lines[0].offset, 64 << 20);
+        assert_eq!(next.lines[0].offset, 64 * ((1 << 20) + 1));
+        // A sample takes its lines however long, and goes out a batch at a
+        // time.
+        let mut input = text.as_bytes();
+        let mut sample = Lines::default();
+        Source::new(&mut input)
+            .fill_sample(&mut sample, 8192)
+            .unwrap();
+        assert_eq!(sample.len(), 70);
+        let (first, rest) = sample.split_first_batch();
+        assert_eq!((first.len(), rest.len()), (64, 6));
+        assert_eq!(rest.lines[0].row, 64);
         // A line longer than a batch's bytes is a batch of its own.
         let long = format!("\"{}\"\n1\n", "y".repeat(MAX_BATCH_BYTES));
         let mut input = long.as_bytes();

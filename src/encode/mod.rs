@@ -348,7 +348,7 @@ fn plan_first_sample(
     tallies: &mut LineTallies,
 ) -> Result<(Lines, plan::Plan)> {
     let mut sample = Lines::default();
-    source.fill(&mut sample, sample_size(options))?;
+    source.fill_sample(&mut sample, sample_size(options))?;
     let plan = plan_columns(&sample, options, tallies, &mut MeasuredLayouts::default())?;
     Ok((sample, plan))
 }

@@ -411,7 +411,7 @@ mod tests {
         let mut input = text.as_bytes();
         let mut lines = Lines::default();
         Source::new(&mut input)
-            .fill(&mut lines, usize::MAX)
+            .fill_sample(&mut lines, usize::MAX)
             .unwrap();
         lines
     }
