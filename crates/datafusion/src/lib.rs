@@ -13,7 +13,7 @@
 //! - [`field_access`]: `s['a']` of the structs `variant_get` gives.
 //! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of
 //!   Variants.
-//! - [`nvl`]: `nvl` and `ifnull` of any type, as `coalesce`.
+//! - [`nvl`]: `nvl` and `ifnull` of any type, as Spark's.
 //! - [`table`]: files and datasets as tables (`SELECT ... FROM 'dir/'`,
 //!   `CREATE EXTERNAL TABLE ... STORED AS PARQUET`), Variant columns typed
 //!   `arrow.parquet.variant` whatever each file's layout.
@@ -171,7 +171,13 @@ pub fn context_with(
         .get_or_insert_default()
         .splice(0..0, ours);
     let mut state = customize(builder).build();
-    for function in functions::all().into_iter().chain([nvl::nvl()]) {
+    for function in
+        functions::all()
+            .into_iter()
+            .chain([Arc::new(datafusion::logical_expr::ScalarUDF::from(
+                nvl::Nvl::default(),
+            ))])
+    {
         state
             .register_udf(function)
             .expect("registering a function does not fail");

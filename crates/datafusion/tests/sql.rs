@@ -1368,11 +1368,12 @@ async fn sparks_binary_and_timestamp_ntz_are_types_a_cast_takes() {
     }
 }
 
-/// `nvl` and `ifnull` are `coalesce`, of any type: DataFusion's took only
-/// numbers, booleans and strings, and failed on a Variant (Spark's takes
-/// one) and on a date.
+/// `nvl` and `ifnull` take any type, as Spark's: DataFusion's took only
+/// numbers, booleans and strings, and failed on a Variant and on a date.
+/// A number and a string still give a string, as DataFusion's and Spark's
+/// do (as `coalesce` they failed), and two arguments it is.
 #[tokio::test]
-async fn nvl_and_ifnull_take_variants_and_dates_as_coalesce_does() {
+async fn nvl_and_ifnull_take_variants_and_dates_and_mix_numbers_with_strings() {
     let ctx = vshred_datafusion::context(Default::default());
     let batches = query(
         &ctx,
@@ -1389,6 +1390,19 @@ async fn nvl_and_ifnull_take_variants_and_dates_as_coalesce_does() {
          | [3] | null | 2024-03-01 | 2 |\n\
          +-----+------+------------+---+"
     );
+    let mixed = query(
+        &ctx,
+        "SELECT nvl(a, b) AS r FROM (VALUES (1, 'x'), (NULL, 'y')) AS t(a, b)",
+    )
+    .await;
+    assert_eq!(
+        text(&mixed),
+        "+---+\n| r |\n+---+\n| 1 |\n| y |\n+---+"
+    );
+    for sql in ["SELECT nvl(1)", "SELECT ifnull(1, 2, 3)"] {
+        let error = planning_failure(&ctx, sql).await;
+        assert!(error.contains("nvl takes two arguments"), "{sql}: {error}");
+    }
 }
 
 #[tokio::test]
