@@ -276,6 +276,60 @@ fn primitive_get(
     Ok(out.finish(as_type))
 }
 
+/// Texts converted to `as_type`, a primitive type, as [`variant_get`]
+/// converts a Variant string: Spark's `CAST` of a string, where its rules
+/// are not Arrow's (a `timestamp_ntz` keeps the text's wall time and drops
+/// its offset, which Arrow's cast applies). Null where a text does not
+/// convert, or, when `strict`, an error naming its row.
+///
+/// ```
+/// use arrow::array::{Array, AsArray};
+/// use arrow::datatypes::TimestampMicrosecondType;
+/// use vshred::get::cast_texts;
+/// use vshred::shred::ShreddingSchema;
+///
+/// let ntz = ShreddingSchema::Timestamp { utc: false, nanos: false };
+/// let times = cast_texts([Some("2024-03-01T12:30:00+01:00"), Some("noon"), None], &ntz, false)?;
+/// let times = times.as_primitive::<TimestampMicrosecondType>();
+/// assert_eq!(times.value(0), 1_709_296_200_000_000); // 12:30, the offset dropped
+/// assert!(times.is_null(1) && times.is_null(2));
+/// assert!(cast_texts([Some("noon")], &ntz, true).is_err());
+/// # Ok::<(), vshred::Error>(())
+/// ```
+pub fn cast_texts<'t>(
+    texts: impl IntoIterator<Item = Option<&'t str>>,
+    as_type: &ShreddingSchema,
+    strict: bool,
+) -> Result<ArrayRef> {
+    let mut out = TypedBuilder::new(as_type).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Usage,
+            format!(
+                "texts convert to a primitive type, not {}",
+                as_type.type_name()
+            ),
+        )
+    })?;
+    for (row, text) in texts.into_iter().enumerate() {
+        match text.map(VariantRef::String) {
+            Some(v) if out.try_append(&v, Conversion::Cast) => {}
+            Some(v) if strict => {
+                return Err(Error::new(
+                    ErrorKind::Conversion,
+                    format!(
+                        "{} does not convert to {}",
+                        crate::json::variant_to_json_string(&v),
+                        as_type.type_name()
+                    ),
+                )
+                .with_row(row as u64));
+            }
+            _ => out.append_null(),
+        }
+    }
+    Ok(out.finish(as_type))
+}
+
 /// The Arrow field of a [`variant_get`] result of `as_type` named `name`:
 /// the primitive type, or an unshredded Variant (the `arrow.parquet.variant`
 /// extension type) for [`ShreddingSchema::Variant`].

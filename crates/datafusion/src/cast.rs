@@ -16,11 +16,16 @@
 //! with an offset.
 //!
 //! [`SparkTypeNames`] gives `CAST` the names Spark has and DataFusion's SQL
-//! does not: `BINARY` and `TIMESTAMP_NTZ`.
+//! does not: `BINARY` and `TIMESTAMP_NTZ`. A cast to `TIMESTAMP_NTZ` is
+//! rewritten whatever it casts: a text as Spark reads one
+//! ([`TO_TIMESTAMP_NTZ`], its offset dropped, where Arrow's cast applies
+//! it), a date or a timestamp by Arrow's cast, and a number refused as
+//! Spark refuses it; so the type's mark never reaches an output.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
+use arrow::array::AsArray;
 use arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
@@ -28,14 +33,17 @@ use datafusion::common::{DFSchema, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::expr_rewriter::FunctionRewrite;
 use datafusion::logical_expr::planner::TypePlanner;
-use datafusion::logical_expr::{Cast, Expr, ExprSchemable, TryCast};
+use datafusion::logical_expr::{
+    Cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, TryCast, Volatility,
+};
 use datafusion::prelude::lit;
 use datafusion::sql::sqlparser::ast::DataType as SqlType;
-use vshred::get::{result_field, result_layout};
+use vshred::get::{cast_texts, result_field, result_layout};
 use vshred::parquet::is_variant_field;
 use vshred::shred::ShreddingSchema;
 
-use crate::functions::{TRY_VARIANT_GET, VARIANT_GET, VariantGet, parse_type};
+use crate::functions::{TRY_VARIANT_GET, VARIANT_GET, VariantGet, batch_external, parse_type};
 
 /// Rewrites `CAST` and `TRY_CAST` of a Variant into `variant_get` and
 /// `try_variant_get` (registered by [`crate::context`]).
@@ -63,6 +71,9 @@ impl FunctionRewrite for VariantCast {
         let Ok((_, source)) = inner.to_field(schema) else {
             return Ok(Transformed::no(expr));
         };
+        if target.metadata().contains_key(LOCAL_TIME) && !is_variant_field(&source) {
+            return local_time_cast(inner, source.data_type(), strict).map(Transformed::yes);
+        }
         if !is_variant_field(&source) || is_variant_field(target) {
             return Ok(Transformed::no(expr));
         }
@@ -181,5 +192,86 @@ impl TypePlanner for SparkTypeNames {
             }
             _ => None,
         })
+    }
+}
+
+/// A cast to Spark's `TIMESTAMP_NTZ` of `inner`, of type `source`, not a
+/// Variant.
+fn local_time_cast(inner: &Expr, source: &DataType, strict: bool) -> Result<Expr> {
+    let local = DataType::Timestamp(TimeUnit::Microsecond, None);
+    let inner = Box::new(inner.clone());
+    Ok(match source {
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => {
+            let function = if strict {
+                &TO_TIMESTAMP_NTZ
+            } else {
+                &TRY_TO_TIMESTAMP_NTZ
+            };
+            function.call(vec![*inner])
+        }
+        DataType::Null | DataType::Date32 | DataType::Date64 | DataType::Timestamp(..) => {
+            match strict {
+                true => Expr::Cast(Cast::new(inner, local)),
+                false => Expr::TryCast(TryCast::new(inner, local)),
+            }
+        }
+        other => {
+            return plan_err!(
+                "cannot cast {other} to TIMESTAMP_NTZ, as Spark cannot: a text, a date, a timestamp or a Variant casts to it"
+            );
+        }
+    })
+}
+
+/// `to_timestamp_ntz(text)`, Spark's: the text's date and time, its zone
+/// or offset checked and dropped; an error where a text is not one.
+pub static TO_TIMESTAMP_NTZ: LazyLock<Arc<ScalarUDF>> =
+    LazyLock::new(|| Arc::new(ScalarUDF::from(ToTimestampNtz::new(true))));
+/// `try_to_timestamp_ntz(text)`: null where a text is not one.
+pub static TRY_TO_TIMESTAMP_NTZ: LazyLock<Arc<ScalarUDF>> =
+    LazyLock::new(|| Arc::new(ScalarUDF::from(ToTimestampNtz::new(false))));
+
+/// [`TO_TIMESTAMP_NTZ`] and [`TRY_TO_TIMESTAMP_NTZ`].
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct ToTimestampNtz {
+    strict: bool,
+    signature: Signature,
+}
+
+impl ToTimestampNtz {
+    fn new(strict: bool) -> ToTimestampNtz {
+        ToTimestampNtz {
+            strict,
+            signature: Signature::string(1, Volatility::Immutable),
+        }
+    }
+}
+
+impl ScalarUDFImpl for ToTimestampNtz {
+    fn name(&self) -> &str {
+        match self.strict {
+            true => "to_timestamp_ntz",
+            false => "try_to_timestamp_ntz",
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Timestamp(TimeUnit::Microsecond, None))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let texts = args.args[0].to_array(args.number_rows)?;
+        let texts = arrow::compute::cast(&texts, &DataType::Utf8)?;
+        let local = ShreddingSchema::Timestamp {
+            utc: false,
+            nanos: false,
+        };
+        let times = cast_texts(texts.as_string::<i32>().iter(), &local, self.strict)
+            .map_err(batch_external)?;
+        Ok(ColumnarValue::Array(times))
     }
 }

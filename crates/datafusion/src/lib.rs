@@ -171,13 +171,13 @@ pub fn context_with(
         .get_or_insert_default()
         .splice(0..0, ours);
     let mut state = customize(builder).build();
-    for function in
-        functions::all()
-            .into_iter()
-            .chain([Arc::new(datafusion::logical_expr::ScalarUDF::from(
-                nvl::Nvl::default(),
-            ))])
-    {
+    for function in functions::all().into_iter().chain([
+        Arc::new(datafusion::logical_expr::ScalarUDF::from(
+            nvl::Nvl::default(),
+        )),
+        cast::TO_TIMESTAMP_NTZ.clone(),
+        cast::TRY_TO_TIMESTAMP_NTZ.clone(),
+    ]) {
         state
             .register_udf(function)
             .expect("registering a function does not fail");

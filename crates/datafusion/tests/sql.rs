@@ -1366,6 +1366,28 @@ async fn sparks_binary_and_timestamp_ntz_are_types_a_cast_takes() {
         let (c, g) = (batches[0].column(0), batches[0].column(1));
         assert_eq!(c, g, "{cast}: {}", text(&batches));
     }
+    // A text's offset is dropped, as Spark drops it (Arrow's cast applied
+    // it: 11:30), and the type's mark does not reach the output.
+    let batches = query(
+        &ctx,
+        "SELECT CAST('2024-03-01T12:30:00.5+01:00' AS TIMESTAMP_NTZ) AS t, \
+         arrow_metadata(CAST('2024-03-01' AS TIMESTAMP_NTZ)) AS m, \
+         TRY_CAST('noon' AS TIMESTAMP_NTZ) AS n",
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        "+-------------------------+----+---+\n\
+         | t                       | m  | n |\n\
+         +-------------------------+----+---+\n\
+         | 2024-03-01T12:30:00.500 | {} |   |\n\
+         +-------------------------+----+---+"
+    );
+    let error = planning_failure(&ctx, "SELECT CAST(1 AS TIMESTAMP_NTZ)").await;
+    assert!(
+        error.contains("cannot cast Int64 to TIMESTAMP_NTZ, as Spark cannot"),
+        "{error}"
+    );
 }
 
 /// `nvl` and `ifnull` take any type, as Spark's: DataFusion's took only
@@ -1395,10 +1417,7 @@ async fn nvl_and_ifnull_take_variants_and_dates_and_mix_numbers_with_strings() {
         "SELECT nvl(a, b) AS r FROM (VALUES (1, 'x'), (NULL, 'y')) AS t(a, b)",
     )
     .await;
-    assert_eq!(
-        text(&mixed),
-        "+---+\n| r |\n+---+\n| 1 |\n| y |\n+---+"
-    );
+    assert_eq!(text(&mixed), "+---+\n| r |\n+---+\n| 1 |\n| y |\n+---+");
     for sql in ["SELECT nvl(1)", "SELECT ifnull(1, 2, 3)"] {
         let error = planning_failure(&ctx, sql).await;
         assert!(error.contains("nvl takes two arguments"), "{sql}: {error}");
