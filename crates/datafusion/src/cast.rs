@@ -38,7 +38,7 @@ use datafusion::logical_expr::{
     Signature, TryCast, Volatility,
 };
 use datafusion::prelude::lit;
-use datafusion::sql::sqlparser::ast::DataType as SqlType;
+use datafusion::sql::sqlparser::ast::{DataType as SqlType, ExactNumberInfo};
 use vshred::get::{cast_texts, result_field, result_layout};
 use vshred::parquet::is_variant_field;
 use vshred::shred::ShreddingSchema;
@@ -185,6 +185,12 @@ impl TypePlanner for SparkTypeNames {
             SqlType::Binary(None) | SqlType::Varbinary(None) | SqlType::Blob(None) => {
                 Some(Arc::new(Field::new("", DataType::Binary, true)))
             }
+            // DataFusion's SQL knows DECIMAL(P,S) and NUMERIC(P,S), not
+            // Spark's DEC(P,S); DEC(P) has no digits after the point.
+            SqlType::Dec(ExactNumberInfo::Precision(p)) => Some(decimal(*p, 0)?),
+            SqlType::Dec(ExactNumberInfo::PrecisionAndScale(p, s)) => {
+                Some(decimal(*p, u64::try_from(*s).unwrap_or(u64::MAX))?)
+            }
             SqlType::TimestampNtz(None) => {
                 let local = DataType::Timestamp(TimeUnit::Microsecond, None);
                 let mark = HashMap::from([(LOCAL_TIME.to_string(), "true".to_string())]);
@@ -192,6 +198,18 @@ impl TypePlanner for SparkTypeNames {
             }
             _ => None,
         })
+    }
+}
+
+/// `DEC(precision, scale)`.
+fn decimal(precision: u64, scale: u64) -> Result<FieldRef> {
+    match (u8::try_from(precision), i8::try_from(scale)) {
+        (Ok(p @ 1..=38), Ok(s)) if u64::from(p) >= scale => {
+            Ok(Arc::new(Field::new("", DataType::Decimal128(p, s), true)))
+        }
+        _ => plan_err!(
+            "DEC({precision},{scale}): a decimal has a precision from 1 to 38 and a scale no larger"
+        ),
     }
 }
 

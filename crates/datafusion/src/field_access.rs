@@ -60,11 +60,28 @@ impl ExprPlanner for FieldAccess {
         qualifier: Option<&TableReference>,
         nested_names: &[String],
     ) -> Result<PlannerResult<Vec<Expr>>> {
-        if !is_variant_field(field) {
+        // The Variant the names reach, if one: the column, or a field of
+        // structs within it (`s.v.a`).
+        let mut reached = field;
+        let mut depth = 0;
+        while !is_variant_field(reached) {
+            let (DataType::Struct(fields), Some(name)) =
+                (reached.data_type(), nested_names.get(depth))
+            else {
+                return Ok(PlannerResult::Original(vec![]));
+            };
+            let Some(next) = fields.iter().find(|f| f.name() == name) else {
+                return Ok(PlannerResult::Original(vec![]));
+            };
+            reached = next;
+            depth += 1;
+        }
+        if depth == nested_names.len() {
             return Ok(PlannerResult::Original(vec![]));
         }
         let column = Expr::Column((qualifier, field).into());
         let what = format!("{column}.{}", nested_names.join("."));
+        let nested_names = &nested_names[depth..];
         // DataFusion's planner takes a planner's error here for "not
         // planned" and goes on to plan a struct's field, whose error ("Field
         // a not found in struct") says nothing of Variants: the refusal is

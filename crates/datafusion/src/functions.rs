@@ -507,8 +507,6 @@ fn has_json_form(data_type: &DataType) -> bool {
         DataType::Struct(_)
             | DataType::List(_)
             | DataType::LargeList(_)
-            | DataType::ListView(_)
-            | DataType::LargeListView(_)
             | DataType::FixedSizeList(..)
             | DataType::Map(..)
     )

@@ -511,6 +511,13 @@ async fn to_json_of_structs_lists_and_maps_renders_the_variants_in_them() {
          | {\"a\":1,\"v\":[true]} |\n\
          +--------------------+"
     );
+    for value in ["1", "arrow_cast([1, 2], 'ListView(Int64)')"] {
+        let error = planning_failure(&ctx, &format!("SELECT to_json({value})")).await;
+        assert!(
+            error.contains("to_json takes a Variant, a struct, an array or a map"),
+            "{value}: {error}"
+        );
+    }
     let error = planning_failure(&ctx, "SELECT to_json(1)").await;
     assert!(
         error.contains("to_json takes a Variant, a struct, an array or a map"),
@@ -1340,10 +1347,10 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
     );
 }
 
-/// `BINARY` (also `VARBINARY`, `BLOB`) and `TIMESTAMP_NTZ`, Spark's names
-/// that DataFusion's SQL does not know, cast a Variant as `variant_get`'s
-/// `'binary'` and `'timestamp_ntz'` read it, and other values as Arrow's
-/// binary and microseconds without a zone.
+/// `BINARY` (also `VARBINARY`, `BLOB`), `TIMESTAMP_NTZ` and `DEC(P,S)`,
+/// Spark's names that DataFusion's SQL does not know, cast a Variant as
+/// `variant_get` reads it (`'binary'`, `'timestamp_ntz'`, `'decimal(p,s)'`),
+/// and other values as Spark casts them.
 #[tokio::test]
 async fn sparks_binary_and_timestamp_ntz_are_types_a_cast_takes() {
     let ctx = vshred_datafusion::context(Default::default());
@@ -1357,6 +1364,11 @@ async fn sparks_binary_and_timestamp_ntz_are_types_a_cast_takes() {
             r#"try_variant_get(parse_json('"2024-03-01 12:30:00.25"'), '$', 'timestamp_ntz')"#,
         ),
         ("CAST('ab' AS VARBINARY)", "CAST('ab' AS BYTEA)"),
+        (
+            "CAST(parse_json('1.25') AS DEC(5,1))",
+            "variant_get(parse_json('1.25'), '$', 'decimal(5,1)')",
+        ),
+        ("CAST('7' AS DEC(3))", "CAST('7' AS DECIMAL(3, 0))"),
         (
             "CAST('2024-03-01 12:30:00' AS TIMESTAMP_NTZ)",
             "CAST('2024-03-01 12:30:00' AS TIMESTAMP(6))",
@@ -1789,6 +1801,15 @@ async fn brackets_read_fields_and_elements_and_refuse_a_variants_field() {
         (
             format!("SELECT 1 FROM (SELECT {v} AS x) WHERE x.a IS NULL"),
             "a Variant's field is read by variant_get(x, '$.a')",
+        ),
+        // A Variant in a struct, as variant_explode's `value` is.
+        (
+            format!("SELECT s.v.a FROM (SELECT named_struct('v', {v}) AS s)"),
+            "s.v.a: a Variant's field is read by variant_get(x, '$.a')",
+        ),
+        (
+            format!("SELECT e.value.a FROM (SELECT unnest(variant_explode({v})) AS e)"),
+            "e.value.a: a Variant's field is read by variant_get(x, '$.a')",
         ),
         (
             format!("SELECT get_field({v}, 'metadata')"),
