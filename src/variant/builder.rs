@@ -884,8 +884,9 @@ impl Dictionary {
         self.row_names = 0;
     }
 
-    /// The bytes of the names the row in progress used: counted only for
-    /// a dictionary past [`CARRIED_NAME_BYTES`], not as each key is met.
+    /// The bytes of the names the last row used (called as the next one
+    /// starts): counted only for a dictionary past [`CARRIED_NAME_BYTES`],
+    /// not as each key is met.
     fn row_name_bytes(&self) -> usize {
         (0..self.len() as u32)
             .filter(|&id| self.last_used[id as usize] == self.row)

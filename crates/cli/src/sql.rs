@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow::array::{ArrayRef, AsArray, RecordBatch, StringArray};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use clap::{Args, ValueEnum};
 use datafusion::error::DataFusionError;
@@ -296,21 +296,15 @@ fn print(batches: &[RecordBatch], format: Format, out: &mut impl Write) -> Resul
 /// more than 5 minutes).
 const MAX_TABLE_TEXT: usize = 4096;
 
-/// `batch` with each text longer than [`MAX_TABLE_TEXT`] characters cut
-/// there and marked `…`, counted in `cut`.
+/// `batch` with each text (binary as the hex the table shows) longer than
+/// [`MAX_TABLE_TEXT`] characters cut there and marked `…`, counted in
+/// `cut`.
 fn cut_long_texts(batch: RecordBatch, cut: &mut usize) -> Result<RecordBatch, Failure> {
     let schema = batch.schema();
     let mut fields = Vec::with_capacity(schema.fields().len());
     let mut columns = Vec::with_capacity(schema.fields().len());
     for (field, column) in schema.fields().iter().zip(batch.columns()) {
-        let is_text = matches!(
-            column.data_type(),
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-        );
-        let text = is_text
-            .then(|| arrow::compute::cast(column, &DataType::Utf8))
-            .transpose()
-            .map_err(failure)?;
+        let text = shown_text(column).map_err(failure)?;
         // A text of fewer bytes than the limit has fewer characters.
         let long = |s: &&str| s.len() > MAX_TABLE_TEXT && s.chars().nth(MAX_TABLE_TEXT).is_some();
         match text {
@@ -338,6 +332,31 @@ fn cut_long_texts(batch: RecordBatch, cut: &mut usize) -> Result<RecordBatch, Fa
         }
     }
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(failure)
+}
+
+/// A column of texts as the table shows them, or `None` for one that is
+/// not text.
+fn shown_text(column: &ArrayRef) -> Result<Option<ArrayRef>, arrow::error::ArrowError> {
+    let is_text =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    Ok(match column.data_type() {
+        t if is_text(t) => Some(arrow::compute::cast(column, &DataType::Utf8)?),
+        DataType::Dictionary(_, values) if is_text(values) => {
+            Some(arrow::compute::cast(column, &DataType::Utf8)?)
+        }
+        DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_) => {
+            let options = arrow::util::display::FormatOptions::default();
+            let hex = arrow::util::display::ArrayFormatter::try_new(column.as_ref(), &options)?;
+            let shown: StringArray = (0..column.len())
+                .map(|i| column.is_valid(i).then(|| hex.value(i).to_string()))
+                .collect();
+            Some(Arc::new(shown))
+        }
+        _ => None,
+    })
 }
 
 /// `batch` with each Variant column, and each nested column (a struct,

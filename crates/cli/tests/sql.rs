@@ -56,6 +56,24 @@ fn a_table_cuts_long_texts_and_says_so() {
     let csv = vshred_in(dir.path(), &["sql", "--format", "csv", query]);
     assert!(stdout(&csv).contains(&"é".repeat(5000)), "{}", stdout(&csv));
     assert!(stderr(&csv).is_empty(), "{}", stderr(&csv));
+    // Binary, shown as hex, and dictionary texts are cut too.
+    let query = "SELECT CAST(repeat('a', 3000) AS BINARY) AS b, \
+                 arrow_cast(repeat('d', 5000), 'Dictionary(Int32, Utf8)') AS d";
+    let table = vshred_in(dir.path(), &["sql", query]);
+    let shown = stdout(&table);
+    assert!(
+        shown.contains(&format!(
+            "| {}… | {}… |",
+            "61".repeat(2048),
+            "d".repeat(4096)
+        )),
+        "{shown}"
+    );
+    assert!(
+        stderr(&table).contains("2 of the values shown are cut"),
+        "{}",
+        stderr(&table)
+    );
 }
 
 #[test]
