@@ -105,9 +105,12 @@ fn outer_gives_a_row_without_fields_or_elements_one_entry_of_nulls() {
 #[test]
 fn a_shredded_column_explodes_as_its_unshredded_values_do() {
     let schema: ShreddingSchema = r#"{"a": "string", "b": ["variant"]}"#.parse().unwrap();
-    let shredded = variant_explode(&column(&ROWS, &schema)).unwrap();
-    let unshredded = variant_explode(&column(&ROWS, &ShreddingSchema::Variant)).unwrap();
-    assert_eq!(entries(&shredded), entries(&unshredded));
+    for explode in [variant_explode, variant_explode_outer] {
+        let shredded = explode(&column(&ROWS, &schema)).unwrap();
+        let unshredded = explode(&column(&ROWS, &ShreddingSchema::Variant)).unwrap();
+        assert_eq!(entries(&shredded), entries(&unshredded));
+        assert_eq!(shredded.value_offsets(), unshredded.value_offsets());
+    }
 }
 
 #[test]
