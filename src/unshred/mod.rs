@@ -24,4 +24,5 @@ mod reconstruct;
 use column::{FieldName, Offsets, is_valid};
 pub use column::{ScalarColumn, ShreddedColumn};
 pub(crate) use find::Found;
+pub use plain::NullFields;
 pub use reconstruct::{JsonRows, column_json_strings, json_strings, unshred};

@@ -15,6 +15,15 @@ use crate::error::Result;
 use crate::json::write_json_string;
 use crate::shred::is_variant_field;
 
+/// What JSON text gives a struct's field that is SQL null.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NullFields {
+    /// `"a":null`, as `vshred cat` prints a row.
+    Written,
+    /// Left out, as Spark's `to_json` leaves it (`ignoreNullFields`).
+    Omitted,
+}
+
 /// A reader of one ordinary column, nested or not, as JSON.
 pub(crate) enum PlainColumn<'a> {
     Scalar(ScalarColumn<'a>),
@@ -147,8 +156,32 @@ impl<'a> PlainColumn<'a> {
         PlainColumn::new(array)
     }
 
-    /// Appends row `i` as JSON.
+    /// Appends row `i` as JSON, a struct's null fields written as `null`.
     pub(crate) fn write_json(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
+        self.write_json_with(i, out, NullFields::Written)
+    }
+
+    /// Whether row `i` is SQL null.
+    fn is_null(&self, i: usize) -> bool {
+        match self {
+            PlainColumn::Scalar(c) => !c.typed.is_valid(i),
+            PlainColumn::Struct { nulls, .. }
+            | PlainColumn::List { nulls, .. }
+            | PlainColumn::Map { nulls, .. } => !is_valid(*nulls, i),
+            PlainColumn::Number(array) | PlainColumn::Text(array) => array.is_null(i),
+            PlainColumn::Null => true,
+            PlainColumn::Variant(c) => c.is_null(i),
+        }
+    }
+
+    /// Appends row `i` as JSON, a struct's null fields as `null_fields`
+    /// says.
+    pub(crate) fn write_json_with(
+        &self,
+        i: usize,
+        out: &mut Vec<u8>,
+        null_fields: NullFields,
+    ) -> Result<()> {
         match self {
             PlainColumn::Scalar(c) => c.write_json(i, out)?,
             PlainColumn::Struct { nulls, .. }
@@ -160,9 +193,14 @@ impl<'a> PlainColumn<'a> {
             }
             PlainColumn::Struct { fields, .. } => {
                 out.push(b'{');
-                for (k, (name, field)) in fields.iter().enumerate() {
-                    name.write_json(k == 0, out);
-                    field.write_json(i, out)?;
+                let mut first = true;
+                for (name, field) in fields {
+                    if null_fields == NullFields::Omitted && field.is_null(i) {
+                        continue;
+                    }
+                    name.write_json(first, out);
+                    field.write_json_with(i, out, null_fields)?;
+                    first = false;
                 }
                 out.push(b'}');
             }
@@ -174,7 +212,7 @@ impl<'a> PlainColumn<'a> {
                     if k > 0 {
                         out.push(b',');
                     }
-                    elements.write_json(e, out)?;
+                    elements.write_json_with(e, out, null_fields)?;
                 }
                 out.push(b']');
             }
@@ -199,7 +237,7 @@ impl<'a> PlainColumn<'a> {
                         write_json_string(out, &String::from_utf8_lossy(&key));
                     }
                     out.push(b':');
-                    values.write_json(e, out)?;
+                    values.write_json_with(e, out, null_fields)?;
                 }
                 out.push(b'}');
             }

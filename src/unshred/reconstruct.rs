@@ -9,7 +9,7 @@ use arrow::datatypes::{DataType, Field};
 use std::sync::Arc;
 
 use super::column::*;
-use super::plain::PlainColumn;
+use super::plain::{NullFields, PlainColumn};
 use crate::error::Result;
 use crate::json::{JsonWriter, write_json_string};
 use crate::variant::{VariantBuilder, VariantRef};
@@ -248,15 +248,20 @@ pub fn json_strings(column: &StructArray) -> Result<StringArray> {
 /// The JSON text of each row of `array`, a column of `field`: a Variant
 /// column's values reconstructed, an ordinary column's as `vshred cat`
 /// prints them (structs as objects, lists as arrays, a Variant inside them
-/// as its JSON); null for null. What a table or CSV shows of a column that
-/// has no flat form.
-pub fn column_json_strings(field: &Field, array: &ArrayRef) -> Result<StringArray> {
+/// as its JSON), a struct's SQL-null fields as `null_fields` says; null
+/// for null. What a table or CSV shows of a column that has no flat form,
+/// and SQL's `to_json` of one.
+pub fn column_json_strings(
+    field: &Field,
+    array: &ArrayRef,
+    null_fields: NullFields,
+) -> Result<StringArray> {
     let column = PlainColumn::of(field, array)?;
     let nulls = array.logical_nulls();
     json_text(
         array.len(),
         |row| nulls.as_ref().is_some_and(|n| n.is_null(row)),
-        |row, out| column.write_json(row, out),
+        |row, out| column.write_json_with(row, out, null_fields),
     )
 }
 

@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 use vshred::parquet::is_variant_field;
-use vshred::unshred::{JsonRows, column_json_strings};
+use vshred::unshred::{JsonRows, NullFields, column_json_strings};
 use vshred_datafusion::functions::error_message;
 use vshred_datafusion::statements::{execute, in_statement, parse_statements};
 
@@ -369,7 +369,9 @@ fn variants_as_json(batch: &RecordBatch) -> Result<RecordBatch, Failure> {
     for (field, column) in schema.fields().iter().zip(batch.columns()) {
         if is_variant_field(field) || field.data_type().is_nested() {
             fields.push(Field::new(field.name(), DataType::Utf8, true));
-            columns.push(Arc::new(column_json_strings(field, column)?) as ArrayRef);
+            columns.push(
+                Arc::new(column_json_strings(field, column, NullFields::Written)?) as ArrayRef,
+            );
         } else {
             fields.push(field.as_ref().clone());
             columns.push(column.clone());

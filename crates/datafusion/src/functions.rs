@@ -35,7 +35,7 @@ use vshred::get::{OnFailure, result_field, result_field_on, variant_get_on};
 use vshred::parquet::is_variant_field;
 use vshred::path::VariantPath;
 use vshred::shred::{ParseJsonOptions, ShreddingSchema, parse_json_column};
-use vshred::unshred::{column_json_strings, json_strings};
+use vshred::unshred::{NullFields, column_json_strings, json_strings};
 
 use crate::settings::{VshredSettings, hint};
 
@@ -481,9 +481,10 @@ impl ScalarUDFImpl for ToJson {
             json_strings(&column)
         } else {
             // Structs as objects, lists as arrays, maps as objects, and
-            // the Variants inside them as their JSON, as `cat` prints them.
+            // the Variants inside them as their JSON, as `cat` prints them;
+            // a struct's null fields left out, as Spark's `to_json` does.
             let array = args.args[0].to_array(args.number_rows)?;
-            column_json_strings(field, &array)
+            column_json_strings(field, &array, NullFields::Omitted)
         };
         Ok(ColumnarValue::Array(
             Arc::new(text.map_err(batch_external)?) as ArrayRef,

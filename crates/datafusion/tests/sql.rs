@@ -470,7 +470,8 @@ async fn to_json_of_a_column_is_rendered_by_the_scan() {
 }
 
 /// `to_json` of a struct, a list or a map, as Spark's: objects and arrays,
-/// the Variants in them as their JSON; of a file's struct column too,
+/// the Variants in them as their JSON, a struct's SQL-null fields left out
+/// (a Variant null is a value); of a file's struct column too,
 /// which the scan leaves to the function (it renders Variant columns).
 #[tokio::test]
 async fn to_json_of_structs_lists_and_maps_renders_the_variants_in_them() {
@@ -518,6 +519,20 @@ async fn to_json_of_structs_lists_and_maps_renders_the_variants_in_them() {
             "{value}: {error}"
         );
     }
+    let nulls = query(
+        &ctx,
+        "SELECT to_json(named_struct('n', CAST(NULL AS STRING), 'z', parse_json('null'), \
+         's', named_struct('m', CAST(NULL AS INT)), 'l', [1, NULL])) AS j",
+    )
+    .await;
+    assert_eq!(
+        text(&nulls),
+        "+--------------------------------+\n\
+         | j                              |\n\
+         +--------------------------------+\n\
+         | {\"z\":null,\"s\":{},\"l\":[1,null]} |\n\
+         +--------------------------------+"
+    );
     let error = planning_failure(&ctx, "SELECT to_json(1)").await;
     assert!(
         error.contains("to_json takes a Variant, a struct, an array or a map"),
@@ -1749,7 +1764,12 @@ async fn a_struct_shaped_like_a_variant_but_not_one_prints_as_a_struct() {
     )
     .await;
     let batch = &batches[0];
-    let x = vshred::unshred::column_json_strings(batch.schema().field(0), batch.column(0)).unwrap();
+    let x = vshred::unshred::column_json_strings(
+        batch.schema().field(0),
+        batch.column(0),
+        vshred::unshred::NullFields::Written,
+    )
+    .unwrap();
     assert_eq!(x.value(0), r#"{"a":{"metadata":1,"value":2}}"#);
     assert!(text(&batches).contains("VOID"), "{}", text(&batches));
 }
