@@ -16,7 +16,7 @@ pub enum PathSegment {
 /// A path from the root of a Variant to a sub-value.
 ///
 /// Syntax: `$` is the root; `.name` is a field whose name is an identifier
-/// (letters, digits, `_`, `-`); `['any name']` or `["any name"]` is any field
+/// (letters, digits, `_`, `-`, `@`, `$`); `['any name']` or `["any name"]` is any field
 /// (with `\'`, `\"` and `\\` escapes); `[N]` is an array element. The
 /// leading `$` may be left out.
 ///
@@ -162,8 +162,10 @@ impl VariantPath {
     }
 }
 
+/// Whether `b` may be in a name after `.`: Logstash's `@timestamp` and
+/// MongoDB's `$oid` are names, as in Spark's paths.
 fn is_identifier(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b >= 0x80
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'@' | b'$') || b >= 0x80
 }
 
 impl std::str::FromStr for VariantPath {
@@ -213,6 +215,8 @@ mod tests {
             (r"$['it\'s']", vec![field("it's")]),
             ("$['é']", vec![field("é")]),
             ("$.tags[10]", vec![field("tags"), PathSegment::Index(10)]),
+            ("$.@timestamp", vec![field("@timestamp")]),
+            ("$._id.$oid", vec![field("_id"), field("$oid")]),
             (
                 "$[0][1]",
                 vec![PathSegment::Index(0), PathSegment::Index(1)],
@@ -228,7 +232,14 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for text in ["$", "$.a.b", "$['a.b'][3]", r"$['it\'s']", "$['']"] {
+        for text in [
+            "$",
+            "$.a.b",
+            "$['a.b'][3]",
+            r"$['it\'s']",
+            "$['']",
+            "$.@t.$oid",
+        ] {
             assert_eq!(VariantPath::parse(text).unwrap().to_string(), text);
         }
     }
