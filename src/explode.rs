@@ -93,8 +93,6 @@ fn explode(column: &StructArray, outer: bool) -> Result<ListArray> {
     let mut values = BinaryViewBuilder::new();
     // Each entry's metadata is its row's view, repeated.
     let mut metadata_views: Vec<u128> = Vec::new();
-    // Where an outer explode put an entry of nulls, when it did.
-    let mut null_entries: Vec<bool> = Vec::new();
     for row in 0..column.len() {
         let mut entries = 0usize;
         let mut entry = |key: Option<&str>, bytes: &[u8]| {
@@ -107,16 +105,13 @@ fn explode(column: &StructArray, outer: bool) -> Result<ListArray> {
         if let Some(v) = reader.unshredded_value(row)? {
             explode_one(&v, &mut entry);
         }
-        if outer {
-            null_entries.resize(metadata_views.len(), false);
-            if entries == 0 {
-                pos.append_null();
-                keys.append_null();
-                values.append_value([]);
-                metadata_views.push(0); // an empty view
-                null_entries.push(true);
-                entries = 1;
-            }
+        if outer && entries == 0 {
+            // An entry of nulls: its `pos` is null exactly where its value is.
+            pos.append_null();
+            keys.append_null();
+            values.append_value([]);
+            metadata_views.push(0); // an empty view
+            entries = 1;
         }
         let end = i32::try_from(offsets[offsets.len() - 1] as usize + entries).map_err(|_| {
             Error::new(
@@ -136,20 +131,15 @@ fn explode(column: &StructArray, outer: bool) -> Result<ListArray> {
     let DataType::Struct(value_fields) = value_field().data_type().clone() else {
         unreachable!("a Variant field is a struct")
     };
-    let valid = (outer && null_entries.contains(&true))
-        .then(|| NullBuffer::from_iter(null_entries.iter().map(|null| !null)));
+    let pos = pos.finish();
     let value = StructArray::new(
         value_fields,
         vec![Arc::new(metadata) as ArrayRef, Arc::new(values.finish())],
-        valid,
+        pos.nulls().cloned(),
     );
     let entries = StructArray::new(
         entry_fields(outer),
-        vec![
-            Arc::new(pos.finish()),
-            Arc::new(keys.finish()),
-            Arc::new(value),
-        ],
+        vec![Arc::new(pos), Arc::new(keys.finish()), Arc::new(value)],
         None,
     );
     let DataType::List(item) = exploded_type(outer) else {
