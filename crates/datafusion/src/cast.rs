@@ -187,9 +187,9 @@ impl TypePlanner for SparkTypeNames {
             }
             // DataFusion's SQL knows DECIMAL(P,S) and NUMERIC(P,S), not
             // Spark's DEC(P,S); DEC(P) has no digits after the point.
-            SqlType::Dec(ExactNumberInfo::Precision(p)) => Some(decimal(*p, 0)?),
+            SqlType::Dec(ExactNumberInfo::Precision(p)) => Some(decimal(&format!("dec({p})"))?),
             SqlType::Dec(ExactNumberInfo::PrecisionAndScale(p, s)) => {
-                Some(decimal(*p, u64::try_from(*s).unwrap_or(u64::MAX))?)
+                Some(decimal(&format!("dec({p},{s})"))?)
             }
             SqlType::TimestampNtz(None) => {
                 let local = DataType::Timestamp(TimeUnit::Microsecond, None);
@@ -201,16 +201,10 @@ impl TypePlanner for SparkTypeNames {
     }
 }
 
-/// `DEC(precision, scale)`.
-fn decimal(precision: u64, scale: u64) -> Result<FieldRef> {
-    match (u8::try_from(precision), i8::try_from(scale)) {
-        (Ok(p @ 1..=38), Ok(s)) if u64::from(p) >= scale => {
-            Ok(Arc::new(Field::new("", DataType::Decimal128(p, s), true)))
-        }
-        _ => plan_err!(
-            "DEC({precision},{scale}): a decimal has a precision from 1 to 38 and a scale no larger"
-        ),
-    }
+/// `DEC(precision, scale)`, read and checked as `variant_get` reads the
+/// type string `dec(precision, scale)`.
+fn decimal(type_name: &str) -> Result<FieldRef> {
+    Ok(Arc::new(result_field("", &parse_type(type_name)?)))
 }
 
 /// A cast to Spark's `TIMESTAMP_NTZ` of `inner`, of type `source`, not a
