@@ -202,8 +202,14 @@ pub(crate) fn variant_arg(
     }
 }
 
+/// Whether a Variant function takes `field`: a Variant, or a null
+/// (`NULL` written in the query), which it reads as a null Variant.
+fn takes_as_variant(field: &Field) -> bool {
+    is_variant_field(field) || field.data_type() == &DataType::Null
+}
+
 pub(crate) fn check_variant(function: &str, field: &Field) -> Result<()> {
-    if is_variant_field(field) || field.data_type() == &DataType::Null {
+    if takes_as_variant(field) {
         Ok(())
     } else {
         plan_err!(
@@ -465,7 +471,7 @@ impl ScalarUDFImpl for ToJson {
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
         let field = &args.arg_fields[0];
-        if check_variant(self.name(), field).is_err() && !has_json_form(field.data_type()) {
+        if !takes_as_variant(field) && !has_json_form(field.data_type()) {
             return plan_err!(
                 "to_json takes a Variant, a struct, an array or a map (as Spark's does), not {}",
                 field.data_type()
@@ -476,7 +482,7 @@ impl ScalarUDFImpl for ToJson {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let field = &args.arg_fields[0];
-        let text = if check_variant(self.name(), field).is_ok() {
+        let text = if takes_as_variant(field) {
             let column = variant_arg(self.name(), &args.args[0], args.number_rows)?;
             json_strings(&column)
         } else {
