@@ -179,6 +179,17 @@ pub struct SparkTypeNames;
 /// metadata.
 const LOCAL_TIME: &str = "vshred.timestamp_ntz";
 
+/// Spark's `TIMESTAMP_NTZ` as `variant_get` reads it (`'timestamp_ntz'`).
+const LOCAL_TIME_LAYOUT: ShreddingSchema = ShreddingSchema::Timestamp {
+    utc: false,
+    nanos: false,
+};
+
+/// The Arrow field of a [`LOCAL_TIME_LAYOUT`] value: microseconds, no zone.
+fn local_time_field() -> Field {
+    result_field("", &LOCAL_TIME_LAYOUT)
+}
+
 impl TypePlanner for SparkTypeNames {
     fn plan_type_field(&self, sql_type: &SqlType) -> Result<Option<FieldRef>> {
         Ok(match sql_type {
@@ -192,9 +203,8 @@ impl TypePlanner for SparkTypeNames {
                 Some(decimal(&format!("dec({p},{s})"))?)
             }
             SqlType::TimestampNtz(None) => {
-                let local = DataType::Timestamp(TimeUnit::Microsecond, None);
                 let mark = HashMap::from([(LOCAL_TIME.to_string(), "true".to_string())]);
-                Some(Arc::new(Field::new("", local, true).with_metadata(mark)))
+                Some(Arc::new(local_time_field().with_metadata(mark)))
             }
             _ => None,
         })
@@ -210,7 +220,7 @@ fn decimal(type_name: &str) -> Result<FieldRef> {
 /// A cast to Spark's `TIMESTAMP_NTZ` of `inner`, of type `source`, not a
 /// Variant.
 fn local_time_cast(inner: &Expr, source: &DataType, strict: bool) -> Result<Expr> {
-    let local = DataType::Timestamp(TimeUnit::Microsecond, None);
+    let local = local_time_field().data_type().clone();
     let inner = Box::new(inner.clone());
     Ok(match source {
         DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => {
@@ -272,18 +282,18 @@ impl ScalarUDFImpl for ToTimestampNtz {
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Timestamp(TimeUnit::Microsecond, None))
+        Ok(local_time_field().data_type().clone())
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let texts = args.args[0].to_array(args.number_rows)?;
         let texts = arrow::compute::cast(&texts, &DataType::Utf8)?;
-        let local = ShreddingSchema::Timestamp {
-            utc: false,
-            nanos: false,
-        };
-        let times = cast_texts(texts.as_string::<i32>().iter(), &local, self.strict)
-            .map_err(batch_external)?;
+        let times = cast_texts(
+            texts.as_string::<i32>().iter(),
+            &LOCAL_TIME_LAYOUT,
+            self.strict,
+        )
+        .map_err(batch_external)?;
         Ok(ColumnarValue::Array(times))
     }
 }
