@@ -351,7 +351,7 @@ fn a_variant_inside_a_struct_prints_as_json_in_every_format() {
 fn the_readme_shows_what_sql_prints() {
     assert_eq!(
         binary::readme_console_block("$ vshred sql \"SELECT count(*) AS n"),
-        4
+        5
     );
 }
 

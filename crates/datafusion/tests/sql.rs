@@ -217,6 +217,74 @@ async fn variant_get_sums_a_path_and_reads_only_its_leaves() {
     assert!(path > 0.0 && path < whole / 2.0, "{path} of {whole}");
 }
 
+/// Spark's `v:a.b[0]` is `variant_get(v, '$.a.b[0]')`, typed by `::`,
+/// and reads a path's leaves alone as the call does.
+#[tokio::test]
+async fn a_colon_extracts_a_path_as_variant_get_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 5000);
+    let ctx = vshred_datafusion::context(Default::default());
+    let file = file.display();
+    let colon = format!("SELECT sum(v:n.a::bigint), count(v:n) FROM '{file}'");
+    let call = format!(
+        "SELECT sum(variant_get(v, '$.n.a', 'bigint')), count(variant_get(v, '$.n')) FROM '{file}'"
+    );
+    let (colon_rows, call_rows) = (query(&ctx, &colon).await, query(&ctx, &call).await);
+    assert_eq!(
+        int(&colon_rows, 0),
+        (0..5000i64).map(|i| i % 3).sum::<i64>()
+    );
+    assert_eq!(int(&colon_rows, 1), 5000);
+    assert_eq!(int(&call_rows, 0), int(&colon_rows, 0));
+    let plan = text(&query(&ctx, &format!("EXPLAIN {colon}")).await);
+    assert!(plan.contains("outputs=[v:$.n.a::int64"), "{plan}");
+    assert!(!plan.contains("outputs=[v]"), "{plan}");
+    // Spark 4.3's answers to the same expressions; `v:a:b` is one path.
+    let v = |json: &str| format!("parse_json('{json}')");
+    let nested = v(r#"{"a":{"b":[10,20]},"a b":{"c":2},"it''s":{"d":3},"A":4}"#);
+    for (expr, json) in [
+        (format!("{nested}:a.b[1]"), "20"),
+        (format!("{nested}:a['b'][0]"), "10"),
+        (format!("{nested}:['a b'].c"), "2"),
+        (format!("{nested}:['it''s'].d"), "3"),
+        (format!("{nested}:`a b`.c"), "2"),
+        (format!("{nested}:a:b"), "[10,20]"),
+        (format!("{nested}:a"), r#"{"b":[10,20]}"#),
+        (format!("{nested}:A"), "4"),
+        (format!("{nested}:missing.x"), "null"),
+        (format!("{}:[1]", v("[5,6]")), "6"),
+    ] {
+        let sql = format!("SELECT coalesce(to_json({expr}), 'null')");
+        assert_eq!(
+            text(&query(&ctx, &sql).await)
+                .split('|')
+                .nth(3)
+                .unwrap()
+                .trim(),
+            json,
+            "{sql}"
+        );
+    }
+    let typed = query(&ctx, &format!("SELECT {nested}:a.b[0]::bigint + 1")).await;
+    assert_eq!(int(&typed, 0), 11);
+    let plan = text(&query(&ctx, &format!("EXPLAIN SELECT {nested}:a:b[1]")).await);
+    assert!(plan.contains(r#"Utf8("$.a.b[1]")"#), "{plan}");
+    for (sql, says) in [
+        (
+            r#"SELECT '{"a":1}':a"#.to_string(),
+            "`:` extracts a field of a Variant",
+        ),
+        (
+            format!("SELECT {nested}:a.b[-1]"),
+            "[-1]: a bracket holds a field's name in quotes",
+        ),
+        (format!("SELECT {nested}:a[*]"), "[*]: a bracket holds"),
+    ] {
+        let err = planning_failure(&ctx, &sql).await;
+        assert!(err.contains(says), "{sql}: {err}");
+    }
+}
+
 /// A glob whose last part has no extension (`logs/*`, `logs/day=*`) is a
 /// Variant table of the Parquet files it matches, `key=value` columns
 /// and all; one that matches other files is DataFusion's to read.
