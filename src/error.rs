@@ -73,9 +73,9 @@ pub enum ErrorKind {
     /// Several Variant columns, and none chosen: each front end says how
     /// to choose one (`--column`, `column=`).
     AmbiguousColumn,
-    /// A value of the input, valid JSON, that does not fit the ordinary
-    /// column its field is written to (a text in an `int64` column that
-    /// the sample chose).
+    /// A line of the input, valid JSON, that the ordinary columns the
+    /// sample chose do not hold: a text in an `int64` column, or a
+    /// top-level field without a column.
     ColumnMismatch,
 }
 
@@ -285,7 +285,7 @@ impl fmt::Display for Error {
             ErrorKind::Incompatible => "incompatible files",
             ErrorKind::DatasetExists => "dataset exists",
             ErrorKind::AmbiguousColumn => "several Variant columns",
-            ErrorKind::ColumnMismatch => "value of another type than its column",
+            ErrorKind::ColumnMismatch => "valid JSON that its columns do not hold",
         };
         if let Some(file) = &self.0.file {
             write!(f, "{}: ", file.display())?;

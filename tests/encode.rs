@@ -90,6 +90,37 @@ fn a_sample_of_long_lines_is_whole_and_encoded_a_batch_at_a_time() {
     assert_eq!(names, ["pad", "x", "y"]);
 }
 
+/// A top-level field that no sampled line has is valid JSON that the
+/// columns do not hold, as a value of another type than its column is,
+/// not "invalid JSON"; the error names the line and the field.
+#[test]
+fn a_field_first_met_after_the_sample_is_a_line_its_columns_do_not_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.parquet");
+    for (late, says) in [
+        (
+            r#"{"v":1,"a":1,"b":2}"#,
+            "field \"b\" was not in the sample lines",
+        ),
+        (r#"{"v":1,"a":"x"}"#, "field \"a\" is a column of int64"),
+    ] {
+        // Past the sample's 4,096 lines.
+        let text = format!("{}{late}\n", "{\"v\":1,\"a\":1}\n".repeat(5000));
+        let options = EncodeOptions {
+            variant_fields: vec!["v".into()],
+            ..EncodeOptions::default()
+        };
+        let e = encode(&mut text.as_bytes(), &out, &options, &mut |_| {}).unwrap_err();
+        assert_eq!(e.kind(), vshred::ErrorKind::ColumnMismatch, "{e}");
+        let message = e.to_string();
+        assert!(
+            message.starts_with("valid JSON that its columns do not hold at row 5000, line 5001")
+                && message.contains(says),
+            "{message}"
+        );
+    }
+}
+
 #[test]
 fn the_earliest_bad_line_fails_the_run_whichever_thread_meets_it() {
     let dir = tempfile::tempdir().unwrap();

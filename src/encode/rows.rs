@@ -219,7 +219,8 @@ impl RowEncoder {
         while let Some(k) = key {
             let Some(i) = self.columns.iter().position(|c| column_name(c) == k) else {
                 let message = not_sampled(k);
-                return Err(reader.error_at(reader.position(), message));
+                let error = reader.error_at(reader.position(), message);
+                return Err(error.of_kind(ErrorKind::ColumnMismatch));
             };
             if std::mem::replace(&mut self.seen[i], true) {
                 let name = k.to_owned();
@@ -288,7 +289,7 @@ fn encode_parsed_line(
     for i in 0..object.len() {
         let name = object.field_name(i);
         let Some(c) = columns.iter().position(|c| column_name(c) == name) else {
-            return Err(Error::json(text, 0, not_sampled(name)));
+            return Err(Error::json(text, 0, not_sampled(name)).of_kind(ErrorKind::ColumnMismatch));
         };
         seen[c] = true;
         let field = object.field(i);

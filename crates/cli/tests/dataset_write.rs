@@ -449,7 +449,7 @@ fn appends_at_once_that_bring_a_column_agree_on_its_type() {
     assert!(integers.status.success(), "{}", stderr(&integers));
     let texts = texts.wait_with_output().unwrap();
     assert!(
-        stderr(&texts).contains("value of another type than its column")
+        stderr(&texts).contains("valid JSON that its columns do not hold")
             && stderr(&texts).contains("field \"x\" is a column of int64"),
         "{}",
         stderr(&texts)
@@ -522,7 +522,7 @@ fn every_file_keeps_the_column_types_of_the_files_before() {
         .to_string();
     assert!(
         err.contains(
-            "value of another type than its column at row 0, line 1, column 7 (byte 6): field \"id\" is a column of int64"
+            "valid JSON that its columns do not hold at row 0, line 1, column 7 (byte 6): field \"id\" is a column of int64"
         ),
         "{err}"
     );
