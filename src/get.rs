@@ -778,6 +778,10 @@ pub struct Accumulator {
     /// Whether an exact sum passed what a decimal holds (38 digits) and
     /// went on as a double.
     inexact: bool,
+    /// How many values a sum added were doubles, and whether any was an
+    /// exact number (added to them as a double, so not exactly).
+    doubles: u64,
+    exact_values: bool,
     sum: Option<Sum>,
     /// The min or max so far, as Variant bytes (metadata, value).
     best: Option<(Vec<u8>, Vec<u8>)>,
@@ -812,6 +816,8 @@ impl Accumulator {
             count: 0,
             skipped: 0,
             inexact: false,
+            doubles: 0,
+            exact_values: false,
             sum: None,
             best: None,
             kinds: [0; KINDS],
@@ -933,7 +939,10 @@ impl Accumulator {
         };
         self.count += present;
         match folded {
-            Folded::Total(total) if present > 0 => self.sum = Some(Sum::Exact(total)),
+            Folded::Total(total) if present > 0 => {
+                self.sum = Some(Sum::Exact(total));
+                self.exact_values = true;
+            }
             Folded::Best(best) => {
                 self.kinds[kind as usize] += present;
                 if let Some(best) = best {
@@ -981,6 +990,10 @@ impl Accumulator {
     /// Adds `value` to the sum, noting when two exact numbers made a sum
     /// no decimal holds.
     fn sum_in(&mut self, value: Sum) {
+        match value {
+            Sum::Exact(_) => self.exact_values = true,
+            Sum::Double(_) => self.doubles += 1,
+        }
         let sum = match self.sum {
             None => value,
             Some(acc) => add(acc, value),
@@ -1057,10 +1070,11 @@ impl Accumulator {
     }
 
     /// What the result leaves unsaid: values a sum left out, a sum that
-    /// went on as a double, or that a min or max compared values of several
-    /// kinds.
+    /// went on as a double (past 38 digits, or with doubles among exact
+    /// numbers), or that a min or max compared values of several kinds.
     pub fn note(&self) -> Option<String> {
-        if self.skipped > 0 || self.inexact {
+        let with_doubles = self.doubles > 0 && self.exact_values;
+        if self.skipped > 0 || self.inexact || with_doubles {
             let mut notes = Vec::new();
             if self.skipped > 0 {
                 let plural = if self.skipped == 1 {
@@ -1078,6 +1092,17 @@ impl Accumulator {
                     "the sum passed 38 digits, more than a decimal holds, and was added up as a double from there: it is not exact"
                         .to_string(),
                 );
+            }
+            if with_doubles {
+                let plural = if self.doubles == 1 {
+                    "value was a double"
+                } else {
+                    "values were doubles"
+                };
+                notes.push(format!(
+                    "{} {plural}, and the exact numbers were added to them as doubles: the sum is not exact (read as a decimal, each value is converted to it and added exactly)",
+                    self.doubles
+                ));
             }
             return Some(notes.join("; "));
         }

@@ -181,6 +181,44 @@ fn a_sum_past_38_digits_says_it_is_not_exact() {
     }
 }
 
+/// Exact numbers added to a double are added as doubles, and the sum
+/// says so; a sum of doubles alone is as exact as they are, and read as
+/// a decimal each value is converted first and added exactly.
+#[test]
+fn a_sum_of_exact_numbers_with_doubles_says_it_is_not_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = "{\"a\":18446744073709551617}\n{\"a\":1e0}\n{\"a\":2e0}\n";
+    for shred in ["none", "auto"] {
+        let file = format!("{shred}.parquet");
+        encoded(dir.path(), &file, lines, &["--shred", shred]);
+        let sum = vshred_in(dir.path(), &["get", &file, "$.a", "--agg", "sum"]);
+        assert_eq!(stdout(&sum), "1.8446744073709552e19\n", "{shred}");
+        assert_eq!(
+            stderr(&sum),
+            "vshred: 2 values were doubles, and the exact numbers were added to them as doubles: the sum is not exact (read as a decimal, each value is converted to it and added exactly)\n",
+            "{shred}"
+        );
+        let exact = vshred_in(
+            dir.path(),
+            &["get", &file, "$.a", "--as", "decimal(38,0)", "--agg", "sum"],
+        );
+        assert_eq!(stdout(&exact), "18446744073709551620\n", "{shred}");
+        assert!(stderr(&exact).is_empty(), "{}", stderr(&exact));
+    }
+    encoded(
+        dir.path(),
+        "doubles.parquet",
+        "{\"a\":1e0}\n{\"a\":2.5e0}\n",
+        &[],
+    );
+    let doubles = vshred_in(
+        dir.path(),
+        &["get", "doubles.parquet", "$.a", "--agg", "sum"],
+    );
+    assert_eq!(stdout(&doubles), "3.5\n");
+    assert!(stderr(&doubles).is_empty(), "{}", stderr(&doubles));
+}
+
 #[test]
 fn min_and_max_of_mixed_kinds_follow_one_order_and_say_so() {
     let dir = tempfile::tempdir().unwrap();
