@@ -75,17 +75,14 @@ fn exiting() -> vshred::Error {
     vshred::Error::from_message("the Python interpreter is exiting".into())
 }
 
-/// Appends item `i`'s text and a line break. A text that breaks its line
-/// would be read as two rows, and an empty or blank one as none (the
-/// reader skips blank lines, as JSON lines allow): either would shift the
-/// rows against the items, so both are refused.
+/// Appends item `i`'s text and a line break, each item one line. An
+/// empty or blank text would be read as no row (the reader skips blank
+/// lines, as JSON lines allow) and shift the rows against the items, so
+/// it is refused. A text over several lines (pretty-printed) is put on
+/// one: its line breaks outside strings are whitespace, and are written
+/// as spaces, so that every byte keeps its place for errors; one inside a
+/// string is not JSON.
 fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError> {
-    if text.contains(&b'\n') {
-        return Err(item_error(
-            i,
-            "holds a line break (each item is one JSON text on one line)",
-        ));
-    }
     // Blank as the reader sees it: ASCII whitespace, after a byte order
     // mark at the start of the input. A text's first byte ends the scan.
     let start = match i {
@@ -99,8 +96,38 @@ fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError
         };
         return Err(item_error(i, what));
     }
+    let from = block.len();
     block.extend_from_slice(text);
+    if text.contains(&b'\n') {
+        join_lines(&mut block[from..]).map_err(|at| {
+            block.truncate(from);
+            item_error(
+                i,
+                &format!(
+                    "is not JSON: a line break inside a string at byte {at} (JSON writes it \\n)"
+                ),
+            )
+        })?;
+    }
     block.push(b'\n');
+    Ok(())
+}
+
+/// Turns the line breaks of a JSON text outside its strings into spaces;
+/// the byte offset of one inside a string, if any. (No byte of a UTF-8
+/// sequence past its first is below 0x80, so bytes are scanned alone.)
+fn join_lines(text: &mut [u8]) -> Result<(), usize> {
+    let (mut in_string, mut escaped) = (false, false);
+    for (at, byte) in text.iter_mut().enumerate() {
+        match (in_string, *byte) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (true, b'"') | (false, b'"') => in_string = !in_string,
+            (true, b'\n') => return Err(at),
+            (false, b'\n') => *byte = b' ',
+            _ => {}
+        }
+    }
     Ok(())
 }
 

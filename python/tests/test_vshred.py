@@ -370,9 +370,18 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
     for items in (pa.array(late[:25_000] + [None]), late[:25_000] + [7]):
         with pytest.raises(vshred.VshredError, match="line 5001, column 6"):
             vshred.encode(items, out)
-    with pytest.raises(vshred.VshredError,
-                       match="^invalid arguments: item 1 of the input holds a line break"):
-        vshred.encode(pa.array(['{"a": 1}', '{"a":\n2}']), out)
+    # A text over several lines is one row, its line breaks whitespace;
+    # one inside a string (after an escaped quote, too) is not JSON.
+    pretty = [json.dumps({"a": 1, "b": {"c": "x\\\n\"y"}}, indent=2), '{"a":"x\\\\"\n}']
+    assert "\n" in pretty[0]
+    for items in (pretty, pa.array(pretty)):
+        assert vshred.encode(items, tmp_path / "pretty.parquet")["rows"] == 2
+        rows = vshred.to_json(vshred.read(tmp_path / "pretty.parquet")["v"]).to_pylist()
+        assert [json.loads(r) for r in rows] == [json.loads(t) for t in pretty]
+    for text, at in (('{"a":\n"x\ny"}', 8), ('{"a":"x\\"\n"}', 9)):
+        with pytest.raises(vshred.VshredError, match=re.escape(
+                f"item 1 of the input is not JSON: a line break inside a string at byte {at}")):
+            vshred.encode(pa.array(['{"a": 1}', text]), out)
     with pytest.raises(vshred.VshredError, match=r"line 2.*UTF-8"):
         vshred.encode(pa.array([b'{"a": 1}', b'{"a": "\xff"}'], pa.binary()), out)
     with pytest.raises(vshred.VshredError,

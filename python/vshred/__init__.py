@@ -131,9 +131,10 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     lines file, an Arrow array of strings or binaries (pyarrow's, chunked
     too, a polars Series, any object with ``__arrow_c_array__`` or
     ``__arrow_c_stream__``; its values are read without a Python object
-    each), or an iterable of JSON texts: one row each item, so an item that
-    is null, empty or only whitespace is an error naming it, which
-    ``skip_bad_lines`` does not skip. Each row is an object whose
+    each), or an iterable of JSON texts: one row each item (a text over
+    several lines, pretty-printed, too), so an item that is null, empty or
+    only whitespace is an error naming it, which ``skip_bad_lines`` does
+    not skip. Each row is an object whose
     ``variant_fields`` become Variant columns (the whole row is one Variant
     column ``v`` when none are named) and whose other fields are typed
     columns. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
