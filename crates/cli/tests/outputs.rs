@@ -168,6 +168,33 @@ fn a_missing_output_directory_is_named_before_any_work() {
     );
 }
 
+/// A directory, there or named with a trailing `/`, takes a dataset:
+/// without a limit per file, the options that write one are named (a name
+/// ending in `/` gave "Not a directory (os error 20)").
+#[test]
+fn a_directory_as_the_output_of_one_file_names_the_options_that_write_a_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), LINES).unwrap();
+    std::fs::create_dir(dir.path().join("there")).unwrap();
+    for output in ["there", "there/", "new/"] {
+        let out = vshred_in(dir.path(), &["encode", "in.jsonl", output]);
+        assert_eq!(out.status.code(), Some(1), "{output}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "vshred: invalid arguments: {output}: a directory takes a dataset of files, which --max-file-rows N or --max-file-bytes N writes; give a file's name to write one file\n"
+            )
+        );
+    }
+    assert!(!dir.path().join("new").exists());
+    let dataset = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "new/", "--max-file-rows", "1"],
+    );
+    assert!(dataset.status.success(), "{}", stderr(&dataset));
+    assert!(dir.path().join("new").is_dir());
+}
+
 /// SIGINT or SIGTERM while encoding: the temporary file is removed and
 /// the process exits as the signal would.
 #[test]
