@@ -74,16 +74,18 @@ pub(crate) struct LayoutArgs {
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = at_least_one::<usize>)]
     pub(crate) sample_rows: usize,
     /// Most Parquet columns a Variant column may shred into (at least 1).
-    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
-    max_columns: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>,
+        default_value_t = InferOptions::default().max_columns())]
+    max_columns: usize,
     /// Deepest nesting that gets typed columns.
-    #[arg(long, value_name = "N")]
-    max_depth: Option<usize>,
+    #[arg(long, value_name = "N", default_value_t = InferOptions::default().max_depth())]
+    max_depth: usize,
     /// Share of sampled rows a field must appear in to get a column, from
     /// 0 to 1 (0.1 is 10%).
     // A negative value is a value, refused as one, not an option.
-    #[arg(long, value_name = "F", value_parser = share, allow_negative_numbers = true)]
-    min_frequency: Option<f64>,
+    #[arg(long, value_name = "F", value_parser = share, allow_negative_numbers = true,
+        default_value_t = InferOptions::default().min_frequency())]
+    min_frequency: f64,
     #[command(flatten)]
     pub(crate) json: JsonArgs,
 }
@@ -91,17 +93,11 @@ pub(crate) struct LayoutArgs {
 impl LayoutArgs {
     /// The inference options these arguments set, on top of `preset`.
     pub(crate) fn infer_options(&self, preset: Preset) -> InferOptions {
-        let mut options = InferOptions::new(preset).with_sample_rows(self.sample_rows);
-        if let Some(n) = self.max_columns {
-            options = options.with_max_columns(n);
-        }
-        if let Some(n) = self.max_depth {
-            options = options.with_max_depth(n);
-        }
-        if let Some(f) = self.min_frequency {
-            options = options.with_min_frequency(f);
-        }
-        options
+        InferOptions::new(preset)
+            .with_sample_rows(self.sample_rows)
+            .with_max_columns(self.max_columns)
+            .with_max_depth(self.max_depth)
+            .with_min_frequency(self.min_frequency)
     }
 }
 
