@@ -220,6 +220,13 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     bar.finish_and_clear();
     let report = report?;
     warn_about_lines(&report.lines, &report.unsampled_variant_fields);
+    let whole_lines = options.variant_fields.is_empty();
+    if whole_lines && report.written.rows == 1 && input_path.is_some_and(starts_with_an_array) {
+        eprintln!(
+            "vshred: warning: the input is one line holding a JSON array, written as one row (`jq -c '.[]' {}` writes its elements as JSON Lines, a row each)",
+            args.input.display()
+        );
+    }
     if !to_stdout {
         eprintln!(
             "vshred: wrote {}: {} in {}, {} bytes",
@@ -230,6 +237,20 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
         );
     }
     Ok(())
+}
+
+/// Whether the file at `path` starts with `[` (after a byte order mark and
+/// whitespace): one line of it encoded as one row is, most likely, an
+/// export of many records (`json.dump(rows)`) meant as a row each.
+fn starts_with_an_array(path: &Path) -> bool {
+    let mut start = [0; 256];
+    let Ok(read) = std::fs::File::open(path).and_then(|mut f| io::Read::read(&mut f, &mut start))
+    else {
+        return false;
+    };
+    let text = &start[..read];
+    let text = text.strip_prefix(vshred::json::UTF8_BOM).unwrap_or(text);
+    text.trim_ascii_start().starts_with(b"[")
 }
 
 /// What `encode` says about the input lines: bad lines skipped, inexact

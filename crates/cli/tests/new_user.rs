@@ -153,6 +153,31 @@ fn a_dash_reads_parquet_from_stdin_piped_or_redirected() {
     assert_eq!(stdout(&get), "1\n2\n");
 }
 
+/// A file of one line holding an array (`json.dump(rows)`) is one row,
+/// as JSON Lines has it, and a warning names the command that makes a row
+/// of each element; lines of arrays, or one array among objects, are not
+/// warned about.
+#[test]
+fn one_line_holding_an_array_is_one_row_and_a_warning_names_jq() {
+    let dir = tempfile::tempdir().unwrap();
+    let warning = "vshred: warning: the input is one line holding a JSON array, written as one row (`jq -c '.[]' in.json` writes its elements as JSON Lines, a row each)\n";
+    for (text, warned) in [
+        ("\u{feff} [{\"id\":1},{\"id\":2}]", true),
+        ("[{\"id\":1}]\n[{\"id\":2}]\n", false),
+        ("{\"id\":1}\n", false),
+    ] {
+        std::fs::write(dir.path().join("in.json"), text).unwrap();
+        let out = vshred_in(dir.path(), &["encode", "in.json", "out.parquet"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out).starts_with(warning),
+            warned,
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
 /// A sum stays exact while it fits a decimal (38 digits); past that it
 /// goes on as a double, and says so, whether the file is shredded or not.
 #[test]
