@@ -336,11 +336,12 @@ fn get(
     r#where: Option<String>,
     column: Option<String>,
     strict: bool,
-) -> PyResult<(PyArrowType<ArrayData>, Vec<String>)> {
+) -> PyResult<(Vec<PyArrowType<ArrayData>>, Vec<String>)> {
     let raised = Raised::new(py);
     let signals = raised.clone();
-    let (values, warnings) =
-        exiting::detach(py, move || -> vshred::Result<(ArrayRef, Vec<String>)> {
+    let (values, warnings) = exiting::detach(
+        py,
+        move || -> vshred::Result<(Vec<ArrayRef>, Vec<String>)> {
             let dataset = find_dataset(&source)?;
             let request = GetRequest {
                 column: dataset.choose_variant_column(column.as_deref())?,
@@ -356,27 +357,35 @@ fn get(
                     parts.push(values.clone());
                     Ok(())
                 })?;
-            let values = concatenated(&parts, || {
+            let values = concatenated(parts, || {
                 vshred::get::result_field("", &request.as_type)
                     .data_type()
                     .clone()
             })?;
             Ok((values, stats.read.warnings))
-        })
-        .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
-    Ok((PyArrowType(values.to_data()), warnings))
+        },
+    )
+    .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
+    let values = values.iter().map(|v| PyArrowType(v.to_data())).collect();
+    Ok((values, warnings))
 }
 
-/// One array of `parts`, or an empty one of `data_type` when none.
+/// `parts` as one array (an empty one of `data_type` when none), or as
+/// they are where one array cannot hold them (texts past 2 GiB), for a
+/// chunked array.
 fn concatenated(
-    parts: &[ArrayRef],
+    parts: Vec<ArrayRef>,
     data_type: impl FnOnce() -> arrow::datatypes::DataType,
-) -> vshred::Result<ArrayRef> {
+) -> vshred::Result<Vec<ArrayRef>> {
     if parts.is_empty() {
-        return Ok(arrow::array::new_empty_array(&data_type()));
+        return Ok(vec![arrow::array::new_empty_array(&data_type())]);
     }
-    let parts: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
-    arrow::compute::concat(&parts).map_err(|e| vshred::Error::from_message(e.to_string()))
+    let arrays: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
+    match arrow::compute::concat(&arrays) {
+        Ok(one) => Ok(vec![one]),
+        Err(arrow::error::ArrowError::OffsetOverflowError(_)) => Ok(parts),
+        Err(e) => Err(vshred::Error::from_message(e.to_string())),
+    }
 }
 
 /// The rows of a file, directory or glob: the `columns` (all if `None`),

@@ -172,6 +172,10 @@ impl Session {
             true => TableReference::bare(name),
             false => TableReference::from(name),
         };
+        // Registered again, the name is the new source's.
+        self.ctx
+            .deregister_table(reference.clone())
+            .map_err(failed)?;
         self.ctx.register_table(reference, table).map_err(failed)?;
         Ok(())
     }

@@ -215,6 +215,10 @@ def test_to_json_of_an_array_that_is_not_variants_is_an_error_saying_what_is():
     assert vshred.to_json(shredded).to_pylist() == ["1", "2"]
     with pytest.raises(vshred.VshredError, match="value must be binary, found Int64"):
         vshred.to_json(pa.array([{"metadata": b"\x01\x00\x00", "value": 1}]))
+    # A list of texts is not an array (it raised AttributeError: 'list'
+    # object has no attribute 'offset').
+    with pytest.raises(TypeError, match=r"^to_json takes a Variant array .*, not list$"):
+        vshred.to_json(['{"a": 1}'])
 
 
 def test_parse_json_and_to_json_take_a_polars_series():
@@ -526,6 +530,40 @@ def test_sql_reads_files_by_path_and_tables_by_name(events):
     assert answer.to_pylist() == [{"n": 100}]
     assert session.sql("SELECT count(*) AS n FROM views").to_pylist() == [{"n": 100}]
     assert session.sql("SHOW datafusion.execution.batch_size")["value"].to_pylist() == ["64"]
+
+
+def test_a_name_registered_again_names_the_new_source_in_lower_case(tmp_path, events):
+    # Registering again failed ("The table t already exists"), though the
+    # docstring says it reads files added since.
+    data = tmp_path / "data"
+    data.mkdir()
+    vshred.encode(['{"a": 1}'], data / "one.parquet")
+    session = vshred.Session()
+    session.register("t", data)
+    vshred.encode(['{"a": 2}', '{"a": 3}'], data / "two.parquet")
+    assert session.sql("SELECT count(*) AS n FROM t").to_pylist() == [{"n": 1}]
+    session.register("T", str(data).encode())
+    assert session.sql("SELECT count(*) AS n FROM t").to_pylist() == [{"n": 3}]
+    session.register("T", pa.table({"a": [1]}))
+    assert session.sql("SELECT count(*) AS n FROM T").to_pylist() == [{"n": 1}]
+    # Two names that SQL reads as one: the first would be lost.
+    with pytest.raises(vshred.VshredError, match="tables 'T' and 't' are one name"):
+        vshred.sql("SELECT 1", tables={"T": pa.table({"a": [1]}), "t": pa.table({"a": [2]})})
+    assert vshred.sql('SELECT a FROM "a.B"', tables={"a.B": pa.table({"a": [4]})}).to_pylist() == [{"a": 4}]
+
+
+def test_a_polars_frame_with_a_column_of_nulls_is_a_table():
+    pl = pytest.importorskip("polars")
+    # Its C stream has buffers for the nulls, which Arrow's import refused.
+    frame = pl.DataFrame({"a": [1, 2], "n": [None, None]})
+    table = vshred.sql("SELECT a, n FROM t ORDER BY a", tables={"t": frame})
+    assert table.to_pylist() == [{"a": 1, "n": None}, {"a": 2, "n": None}]
+
+
+def test_paths_given_as_bytes_are_read_as_encode_takes_them(events):
+    as_bytes = str(events).encode()
+    assert vshred.read(as_bytes).equals(vshred.read(events))
+    assert vshred.get(as_bytes, "$.kind", "string").equals(vshred.get(events, "$.kind", "string"))
 
 
 def test_sql_joins_pyarrow_polars_and_duckdb_tables(events):

@@ -29,6 +29,11 @@ __all__ = ["VshredError", "encode", "infer", "get", "read", "parse_json", "to_js
            "sql", "Session", "__version__"]
 
 
+def _path(path):
+    """A path given as ``bytes`` as ``str``, as :func:`encode` takes it."""
+    return _os.fsdecode(path) if isinstance(path, bytes) else path
+
+
 def _names(names):
     """A list of names from one name or several (``"v"`` or ``["v", "w"]``)."""
     return [names] if isinstance(names, str) else names
@@ -48,7 +53,7 @@ def _input(input):
     without a ``str`` each, as it reads an array's; any other iterable as
     it is."""
     if isinstance(input, bytes):
-        return _os.fsdecode(input)
+        return _path(input)
     if not hasattr(input, "__arrow_c_array__") and hasattr(input, "__arrow_c_stream__"):
         input = _pa.chunked_array(input)
     if isinstance(input, _pa.ChunkedArray):
@@ -79,7 +84,11 @@ def _unsliced(array):
 
 def _unsliced_source(source):
     """A pyarrow table, batch or reader as a reader whose batches have no
-    sliced nested column (:func:`_unsliced`); any other source as it is."""
+    sliced nested column (:func:`_unsliced`); a polars DataFrame as its
+    pyarrow table (the C stream polars gives has buffers for a column of
+    nulls, which Arrow's import refuses); any other source as it is."""
+    if type(source).__module__.startswith("polars") and hasattr(source, "to_arrow"):
+        source = source.to_arrow()
     if isinstance(source, _pa.Table):
         source = source.to_reader()
     elif isinstance(source, _pa.RecordBatch):
@@ -255,7 +264,8 @@ def get(source, path, as_type="variant", where=None, *, column=None, strict=Fals
     ``path`` a JSON path (``"$.user.id"``, ``"$.tags[0]"``);
     ``as_type`` a type name (``"int64"``, ``"string"``, ``"decimal(10,2)"``,
     ``"struct<id:bigint,name:string>"``, ``"array<string>"``) or
-    ``"variant"`` for the values themselves. Only the leaves the path needs
+    ``"variant"`` for the values themselves (a ``pyarrow.ChunkedArray``
+    where one array cannot hold them: texts past 2 GiB). Only the leaves the path needs
     are read. ``where`` keeps the rows a filter holds for (``'$.kind ==
     "click"'``), pruning row groups by their statistics. Values convert as
     Spark's ``variant_get`` converts them (``"12"`` to 12, 1.5 to
@@ -268,10 +278,10 @@ def get(source, path, as_type="variant", where=None, *, column=None, strict=Fals
     if where is not None and not isinstance(where, str):
         # The native function would name its own parameter.
         raise TypeError("where must be a filter string, not %s" % type(where).__name__)
-    values, said = _vshred.get(source, path, as_type, where, column, strict)
+    parts, said = _vshred.get(_path(source), path, as_type, where, column, strict)
     for warning in said:
         _warnings.warn(warning, stacklevel=2)
-    return values
+    return parts[0] if len(parts) == 1 else _pa.chunked_array(parts)
 
 
 def read(source, columns=None):
@@ -290,7 +300,7 @@ def read(source, columns=None):
     names = _names(columns)
     # A column named twice is read once, as `vshred cat --columns` reads it.
     names = None if names is None else list(dict.fromkeys(names))
-    return _vshred.read(source, names)
+    return _vshred.read(_path(source), names)
 
 
 def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="error"):
@@ -324,7 +334,11 @@ def to_json(array):
     optionally ``typed_value`` (as :func:`read` and :func:`parse_json`
     give it); any other array is an error.
     """
-    return _chunk_by_chunk(_vshred.to_json, _array(array))
+    array = _array(array)
+    if not isinstance(array, (_pa.Array, _pa.ChunkedArray)):
+        raise TypeError("to_json takes a Variant array (as read() and parse_json() give "
+                        "it), not %s" % type(array).__name__)
+    return _chunk_by_chunk(_vshred.to_json, array)
 
 
 class Session(_vshred.Session):
@@ -341,7 +355,9 @@ class Session(_vshred.Session):
     Arrow table or stream of record batches (an object with
     ``__arrow_c_stream__``: a pyarrow Table, a polars DataFrame, a DuckDB
     relation), read once into memory; one column (a polars Series) is not
-    a table. ``sql(query)`` runs the
+    a table. A name is read in lower case, as SQL reads one (``Events``
+    is ``events``, as ``FROM Events`` looks it up), but for one with a
+    dot, which is itself (``FROM "a.b"``). ``sql(query)`` runs the
     statements of ``query`` in turn and returns the rows of the last as a
     ``pyarrow.Table``; a Variant column's field carries the
     ``arrow.parquet.variant`` extension name. Ctrl-C stops a statement.
@@ -358,7 +374,7 @@ class Session(_vshred.Session):
     """
 
     def register(self, name, source):
-        super().register(name, _unsliced_source(source))
+        super().register(name, _unsliced_source(_path(source)))
 
 
 def sql(query, *, tables=None, settings=None):
@@ -374,6 +390,18 @@ def sql(query, *, tables=None, settings=None):
         raise TypeError("tables maps names to sources: a dict, not a %s"
                         % type(tables).__name__)
     session = Session(settings)
+    named = {}
     for name, source in (tables or {}).items():
+        # Registered again, a name replaces its table: two that SQL reads
+        # as one would keep the last alone.
+        same = named.setdefault(_table_name(name), name)
+        if same != name:
+            raise VshredError("invalid arguments: tables %r and %r are one name: a name "
+                              "without a dot is read in lower case, as SQL reads it" % (same, name))
         session.register(name, source)
     return session.sql(query)
+
+
+def _table_name(name):
+    """``name`` as SQL looks a table up: in lower case, unless it has a dot."""
+    return name if isinstance(name, str) and "." in name else str(name).lower()
