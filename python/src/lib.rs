@@ -162,22 +162,42 @@ fn at_least_one<T: TryFrom<i128>>(name: &str, count: Option<i128>) -> vshred::Re
         .transpose()
 }
 
+/// `max_columns`, `max_depth` and `min_frequency`, the inference's
+/// limits, as Python gives them (`None`: the default).
+type InferLimits = (Option<i128>, Option<i128>, Option<f64>);
+
 /// The encoder's options from the Python arguments.
 fn encode_options(
     variant_fields: Option<Vec<String>>,
     shred: &str,
     sample_rows: Option<i128>,
+    (max_columns, max_depth, min_frequency): InferLimits,
     inexact: &str,
     duplicates: &str,
 ) -> vshred::Result<EncodeOptions> {
     let defaults = EncodeOptions::default();
     let sample_rows = at_least_one("sample_rows", sample_rows)?.unwrap_or(defaults.sample_rows);
+    let mut infer = InferOptions::default().with_sample_rows(sample_rows);
+    if let Some(n) = at_least_one("max_columns", max_columns)? {
+        infer = infer.with_max_columns(n);
+    }
+    if let Some(n) = max_depth {
+        let n = usize::try_from(n).map_err(|_| {
+            vshred::Error::from_message(format!("max_depth must be a whole number from 0, not {n}"))
+        })?;
+        infer = infer.with_max_depth(n);
+    }
+    if let Some(share) = min_frequency {
+        if !(0.0..=1.0).contains(&share) {
+            return Err(vshred::Error::from_message(format!(
+                "min_frequency must be a share from 0 to 1 (0.1 is 10%), not {share}"
+            )));
+        }
+        infer = infer.with_min_frequency(share);
+    }
     Ok(EncodeOptions {
         variant_fields: variant_fields.unwrap_or_default(),
-        shred: ShredMode::from_choice(
-            shred,
-            InferOptions::default().with_sample_rows(sample_rows),
-        )?,
+        shred: ShredMode::from_choice(shred, infer)?,
         sample_rows,
         inexact_numbers: choice("inexact_numbers", inexact)?,
         duplicate_keys: choice("duplicate_keys", duplicates)?,
@@ -199,6 +219,7 @@ fn encode<'py>(
     compression: String,
     row_group_rows: Option<i128>,
     sample_rows: Option<i128>,
+    limits: InferLimits,
     bloom_filters: Option<Vec<String>>,
     inexact_numbers: String,
     duplicate_keys: String,
@@ -214,6 +235,7 @@ fn encode<'py>(
             variant_fields,
             &shred,
             sample_rows,
+            limits,
             &inexact_numbers,
             &duplicate_keys,
         )?;
@@ -298,12 +320,14 @@ fn set_written(dict: &Bound<'_, PyDict>, written: &WriteSummary) -> PyResult<()>
 
 /// The layout the encoder would choose for the input, as JSON text.
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn infer(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     variant_fields: Option<Vec<String>>,
     shred: String,
     sample_rows: Option<i128>,
+    limits: InferLimits,
     inexact_numbers: String,
     duplicate_keys: String,
 ) -> PyResult<String> {
@@ -314,6 +338,7 @@ fn infer(
             variant_fields,
             &shred,
             sample_rows,
+            limits,
             &inexact_numbers,
             &duplicate_keys,
         )?;

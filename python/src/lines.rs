@@ -21,7 +21,7 @@ use arrow::array::{Array, ArrayAccessor, ArrayData, ArrayRef, AsArray, make_arra
 use arrow::datatypes::DataType;
 use arrow_pyarrow::PyArrowType;
 use pyo3::prelude::*;
-use pyo3::types::{PyIterator, PyString};
+use pyo3::types::{PyBytes, PyIterator, PyString};
 use vshred::shred::is_text_type;
 
 use crate::exiting::Attach;
@@ -274,7 +274,7 @@ impl<I: Items> BufRead for Lines<I> {
     }
 }
 
-/// The items of a Python iterator, each a `str`.
+/// The items of a Python iterator, each a `str` or `bytes`.
 pub struct PyItems {
     iterator: Py<PyIterator>,
     /// Items taken so far, for errors.
@@ -311,9 +311,14 @@ impl Items for PyItems {
                     )),
                     exception: Some(e),
                 })?;
-                let text = item
-                    .cast::<PyString>()
-                    .map_err(|_| item_error(i, "is not a str (each item is one JSON text)"))?;
+                // Bytes as a file's are, checked as UTF-8 by the encoder.
+                if let Ok(bytes) = item.cast::<PyBytes>() {
+                    push_text(block, i, bytes.as_bytes())?;
+                    continue;
+                }
+                let text = item.cast::<PyString>().map_err(|_| {
+                    item_error(i, "is not a str or bytes (each item is one JSON text)")
+                })?;
                 let text = text
                     .to_cow()
                     .map_err(|e| item_error(i, &format!("is not text: {e}")))?;

@@ -492,8 +492,12 @@ def test_bad_input_is_an_error_saying_where_and_leaves_no_file(tmp_path):
     with pytest.raises(vshred.VshredError, match=r"bad\.jsonl.*line 2"):
         vshred.encode(lines, out)
     assert not out.exists()
-    with pytest.raises(vshred.VshredError, match="item 1"):
+    with pytest.raises(vshred.VshredError, match="item 1 of the input is not a str or bytes"):
         vshred.encode(['{"a": 1}', 7], out)
+    # Bytes are texts as a file's are, checked as UTF-8.
+    assert vshred.encode([b'{"a": 1}', '{"a": 2}'], tmp_path / "bytes.parquet")["rows"] == 2
+    with pytest.raises(vshred.VshredError, match=r"line 2.*UTF-8"):
+        vshred.encode([b'{"a": 1}', b'{"a": "\xff"}'], tmp_path / "bytes.parquet")
     for count in ("sample_rows", "row_group_rows"):
         for n in (0, -3):
             with pytest.raises(vshred.VshredError, match=f"{count} must be .* from 1, not {n}"):
@@ -747,6 +751,24 @@ def test_a_signal_stops_parse_json_and_to_json_between_chunks():
     bad = pa.array(["1"] * 300_000 + ["{"])
     with pytest.raises(vshred.VshredError, match="row 300000"):
         vshred.parse_json(bad)
+
+
+def test_the_inference_limits_are_the_command_lines(tmp_path):
+    rows = ['{"id": 1, "a": {"b": {"c": 1}}}'] * 5000
+    assert vshred.infer(rows) == {"a": {"b": {"c": "int32"}}, "id": "int32"}
+    assert vshred.infer(rows, max_depth=1) == {"id": "int32"}
+    assert vshred.infer(rows, max_columns=1) == "variant"
+    # Fields in 2% of the rows: below the default share, above 0.01.
+    rare = rows[:100] + ['{"other": 1}'] * 4900
+    assert "id" not in vshred.infer(rare)
+    assert "id" in vshred.infer(rare, min_frequency=0.01)
+    written = vshred.encode(rows, tmp_path / "t.parquet", max_depth=1)
+    assert written["layout"] == {"id": "int32"}
+    for limits, says in ((dict(max_depth=-1), "max_depth must be a whole number from 0, not -1"),
+                         (dict(min_frequency=2.0), "min_frequency must be a share from 0 to 1"),
+                         (dict(max_columns=0), "max_columns must be a whole number from 1, not 0")):
+        with pytest.raises(vshred.VshredError, match=re.escape(says)):
+            vshred.infer(rows, **limits)
 
 
 def test_pyarrow_reads_the_file_and_infer_gives_the_layout(events):

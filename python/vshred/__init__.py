@@ -87,7 +87,8 @@ def _unsliced_source(source):
     sliced nested column (:func:`_unsliced`); a polars DataFrame as its
     pyarrow table (the C stream polars gives has buffers for a column of
     nulls, which Arrow's import refuses); any other source as it is."""
-    if type(source).__module__.startswith("polars") and hasattr(source, "to_arrow"):
+    kind = type(source)
+    if kind.__module__.startswith("polars") and kind.__name__ == "DataFrame":
         source = source.to_arrow()
     if isinstance(source, _pa.Table):
         source = source.to_reader()
@@ -129,8 +130,8 @@ def _shred(shred):
 
 
 def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
-           compression="zstd", row_group_rows=None, sample_rows=None,
-           bloom_filters=None, inexact_numbers="error", duplicate_keys="error",
+           compression="zstd", row_group_rows=None, sample_rows=None, max_columns=None,
+           max_depth=None, min_frequency=None, bloom_filters=None, inexact_numbers="error", duplicate_keys="error",
            skip_bad_lines=False, max_file_rows=None, max_file_bytes=None, append=False):
     """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``,
     or into a dataset directory of files when ``max_file_rows`` or
@@ -140,7 +141,7 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     lines file, an Arrow array of strings or binaries (pyarrow's, chunked
     too, a polars Series, any object with ``__arrow_c_array__`` or
     ``__arrow_c_stream__``; its values are read without a Python object
-    each), or an iterable of JSON texts: one row each item (a text over
+    each), or an iterable of JSON texts (``str``, or UTF-8 ``bytes``): one row each item (a text over
     several lines, pretty-printed, too), so an item that is null, empty or
     only whitespace is an error naming it, which ``skip_bad_lines`` does
     not skip. Each row is an object whose
@@ -148,7 +149,11 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     column ``v`` when none are named) and whose other fields are typed
     columns. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
     ``"none"``, a layout as :func:`infer` gives it (a dict) or the path of
-    a schema file; ``decimal`` is ``"int"`` or
+    a schema file; ``auto`` and ``spark`` infer it from the first
+    ``sample_rows`` lines (4096), within ``max_columns`` Parquet leaves per
+    Variant column (300), ``max_depth`` levels of nesting (50) and for
+    fields in at least ``min_frequency`` of the rows (0.1), as the command
+    line's options of those names; ``decimal`` is ``"int"`` or
     ``"flba"``; ``compression`` ``"zstd"`` (level 1, Variant
     ``metadata`` and ``value`` at 3), ``"zstd:N"``, ``"snappy"`` or ``"none"``;
     ``bloom_filters`` names shredded paths (``"$.user.id"``) or columns
@@ -203,7 +208,7 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     try:
         written = _vshred.encode(input, output, variant_fields, shred, decimal,
                                  compression, row_group_rows, sample_rows,
-                                 bloom_filters, inexact_numbers, duplicate_keys,
+                                 (max_columns, max_depth, min_frequency), bloom_filters, inexact_numbers, duplicate_keys,
                                  skip_bad_lines, max_file_rows, max_file_bytes, append)
     except BaseException as stopped:
         # A VshredError says which files it left; the iterable's own
@@ -236,13 +241,14 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     return written
 
 
-def infer(input, *, variant_fields=None, shred="auto", sample_rows=None,
-          inexact_numbers="error", duplicate_keys="error"):
+def infer(input, *, variant_fields=None, shred="auto", sample_rows=None, max_columns=None,
+          max_depth=None, min_frequency=None, inexact_numbers="error", duplicate_keys="error"):
     """The layout :func:`encode` would choose for ``input``, as a dict (or
     ``"variant"`` for a column left unshredded).
 
     The layout is the JSON a schema file holds (``vshred infer`` prints the
-    same): of the one Variant column, or an object of them by name.
+    same): of the one Variant column, or an object of them by name. The
+    arguments are :func:`encode`'s.
 
     >>> infer(['{"id": 1, "tags": ["a"]}'] * 5000, shred="spark")
     {'id': 'int64', 'tags': ['string']}
@@ -251,8 +257,9 @@ def infer(input, *, variant_fields=None, shred="auto", sample_rows=None,
 
     """
     variant_fields = _names(variant_fields)
+    limits = (max_columns, max_depth, min_frequency)
     return _json.loads(_vshred.infer(_input(input), variant_fields, _shred(shred), sample_rows,
-                                     inexact_numbers, duplicate_keys))
+                                     limits, inexact_numbers, duplicate_keys))
 
 
 def get(source, path, as_type="variant", where=None, *, column=None, strict=False):
