@@ -147,7 +147,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     not skip. Each row is an object whose
     ``variant_fields`` become Variant columns (the whole row is one Variant
     column ``v`` when none are named) and whose other fields are typed
-    columns. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
+    columns where the sample gives them one type (``int64``, ``double``,
+    ``string``, ``boolean``), Variant columns otherwise (decimals, objects,
+    arrays, mixed types), so that no digit is lost. ``shred`` is ``"auto"``, ``"spark"`` (Spark 4.3's layout),
     ``"none"``, a layout as :func:`infer` gives it (a dict) or the path of
     a schema file; ``auto`` and ``spark`` infer it from the first
     ``sample_rows`` lines (4096), within ``max_columns`` Parquet leaves per
