@@ -34,13 +34,20 @@ pub struct WorkerArgs {
     data_roots: Vec<PathBuf>,
 }
 
-/// The token in the first line of `path`.
+/// The fewest characters a cluster's token may have: a worker runs the
+/// plans of whoever has it, so it must not be guessed.
+const MIN_TOKEN_CHARS: usize = 16;
+
+/// The token in the first line of `path`, of at least
+/// [`MIN_TOKEN_CHARS`].
 pub fn read_token(path: &Path) -> Result<String, Failure> {
     let text = std::fs::read_to_string(path).context(path)?;
     let token = text.lines().next().unwrap_or("").trim();
-    if token.is_empty() {
+    let chars = token.chars().count();
+    if chars < MIN_TOKEN_CHARS {
         return Err(failure(format!(
-            "{}: the token file's first line is empty",
+            "{}: the token file's first line has {chars} characters: a cluster's shared secret takes at least {MIN_TOKEN_CHARS} (`head -c 32 /dev/urandom | base64 > {}` makes one)",
+            path.display(),
             path.display()
         )));
     }

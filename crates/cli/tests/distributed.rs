@@ -94,7 +94,7 @@ impl Drop for Worker {
 /// groups, and a small table of keys in `dir/data/keys`; and the token.
 fn cluster_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("token"), "a shared secret\n").unwrap();
+    std::fs::write(dir.path().join("token"), "a cluster's shared secret\n").unwrap();
     for file in 0..6i64 {
         let rows: String = (file * 500..(file + 1) * 500)
             .map(|i| {
@@ -296,7 +296,7 @@ fn tables_named_by_url_are_read_from_the_workers_object_store() {
 fn a_request_without_the_token_is_refused_and_logged() {
     let dir = cluster_dir();
     let mut worker = Worker::start(dir.path(), &dir.path().join("data"));
-    std::fs::write(dir.path().join("wrong"), "not the secret\n").unwrap();
+    std::fs::write(dir.path().join("wrong"), "not the cluster's secret\n").unwrap();
     let out = vshred_in(
         dir.path(),
         &[
@@ -472,6 +472,22 @@ fn a_worker_needs_a_token_file_and_a_data_root() {
     );
     assert_eq!(missing.status.code(), Some(1));
     assert!(stderr(&missing).contains("nope"), "{}", stderr(&missing));
+    // A token that could be guessed, for a worker or for its client.
+    std::fs::write(dir.path().join("short"), "secret\n").unwrap();
+    for args in [
+        &["worker", "--listen", "127.0.0.1:0", "--data-root", "data"][..],
+        &["sql", "--workers", "127.0.0.1:1", "SELECT 1"][..],
+    ] {
+        let short = vshred_in(dir.path(), &[args, &["--token-file", "short"]].concat());
+        assert_eq!(short.status.code(), Some(1));
+        assert!(
+            stderr(&short).contains(
+                "short: the token file's first line has 6 characters: a cluster's shared secret takes at least 16"
+            ) && !stderr(&short).contains("listening"),
+            "{}",
+            stderr(&short)
+        );
+    }
     let no_root = vshred_in(dir.path(), &["worker", "--token-file", "token"]);
     assert_ne!(no_root.status.code(), Some(0));
     assert!(
