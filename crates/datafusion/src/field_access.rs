@@ -1,8 +1,3 @@
-//! A Variant's fields in SQL. Spark's extraction, `v:a.b[0]` (and
-//! `v:['a b']`, `v:a::bigint` to type it), is planned by [`FieldAccess`]
-//! as `variant_get(v, '$.a.b[0]')`, so that the scan reads the path's
-//! leaves alone as it does for the call.
-//!
 //! SQL that would read a Variant's encoding instead of its value is
 //! refused, naming `variant_get` or `variant_explode`: brackets on a
 //! Variant (`v['a']`, `v[0]`) and a dotted name under one (`v.a`, planned
@@ -17,9 +12,7 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field};
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::{
-    DFSchema, Result, ScalarValue, TableReference, exec_err, plan_datafusion_err, plan_err,
-};
+use datafusion::common::{DFSchema, Result, TableReference, exec_err, plan_err};
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::planner::{
     ExprPlanner, PlannerResult, RawBinaryExpr, RawFieldAccessExpr,
@@ -30,15 +23,12 @@ use datafusion::logical_expr::{
     ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::optimizer::AnalyzerRule;
-use datafusion::prelude::lit;
 use vshred::parquet::is_variant_field;
-use vshred::path::{PathSegment, VariantPath};
 
 use crate::compare::check_every;
-use crate::functions::VARIANT_GET;
 
-/// Plans `v:a.b` on a Variant as `variant_get`; refuses brackets and dotted
-/// names on one; leaves others to DataFusion.
+/// Refuses brackets and dotted names on a Variant; leaves others to
+/// DataFusion.
 #[derive(Debug)]
 pub struct FieldAccess;
 
@@ -64,45 +54,20 @@ impl ExprPlanner for FieldAccess {
         }
     }
 
-    /// `v:a.b`, which DataFusion hands over as the operator `:` between
-    /// `v` and the path as sqlparser prints it (`a.b`).
+    /// `v:a.b` where a statement reached DataFusion's planner without
+    /// [`crate::statements`], which rewrites it ([`crate::colon`]).
     fn plan_binary_op(
         &self,
         expr: RawBinaryExpr,
-        schema: &DFSchema,
+        _: &DFSchema,
     ) -> Result<PlannerResult<RawBinaryExpr>> {
-        let (BinaryOperator::Custom(op), Expr::Literal(ScalarValue::Utf8(Some(text)), _)) =
-            (&expr.op, &expr.right)
-        else {
-            return Ok(PlannerResult::Original(expr));
-        };
-        if op != ":" {
-            return Ok(PlannerResult::Original(expr));
+        match &expr.op {
+            BinaryOperator::Custom(op) if op == ":" => plan_err!(
+                "{}:...: Spark's `:` is read in statements parsed by vshred_datafusion::statements (as vshred sql and the Python module parse them), not by SessionContext::sql; variant_get(x, '$.path') reads the same",
+                expr.left
+            ),
+            _ => Ok(PlannerResult::Original(expr)),
         }
-        let of = &expr.left;
-        if !is_variant(of, schema) {
-            let of_type = of.get_type(schema)?;
-            return plan_err!(
-                "{of}:{text}: `:` extracts a field of a Variant, and {of} is {of_type} (parse_json({of}):{text} parses a JSON text first)"
-            );
-        }
-        let path =
-            colon_path(text).map_err(|message| plan_datafusion_err!("{of}:{text}: {message}"))?;
-        // `v:a:b` is one path, `$.a.b`, whose leaves the scan reads alone.
-        let (variant, path) = match of {
-            Expr::ScalarFunction(get) if get.func == *VARIANT_GET => match get.args.as_slice() {
-                [variant, Expr::Literal(ScalarValue::Utf8(Some(first)), _)] => {
-                    let first =
-                        VariantPath::parse(first).map_err(|e| plan_datafusion_err!("{e}"))?;
-                    let joined = first.segments().iter().chain(path.segments()).cloned();
-                    (variant.clone(), VariantPath::new(joined.collect()))
-                }
-                _ => (expr.left, path),
-            },
-            _ => (expr.left, path),
-        };
-        let get = VARIANT_GET.call(vec![variant, lit(path.to_string())]);
-        Ok(PlannerResult::Planned(get))
     }
 
     fn plan_compound_identifier(
@@ -227,81 +192,6 @@ fn refuse_get_field(expr: &Expr, schema: &DFSchema) -> Result<()> {
 fn is_variant(expr: &Expr, schema: &DFSchema) -> bool {
     expr.to_field(schema)
         .is_ok_and(|(_, field)| is_variant_field(&field))
-}
-
-/// The path of `v:...`, from the text sqlparser prints for it: names
-/// (`a`, or `"a b"` from a quoted one, `""` for a quote in it) joined by
-/// `.`, and brackets holding a quoted name (`['a b']`, `''` for a quote)
-/// or an element's index (`[0]`); the first step may be a bracket.
-fn colon_path(text: &str) -> std::result::Result<VariantPath, String> {
-    let mut rest = text;
-    let mut segments = Vec::new();
-    while !rest.is_empty() {
-        if segments.is_empty() && !rest.starts_with('[') {
-            rest = name(rest, &mut segments)?;
-        } else if let Some(after) = rest.strip_prefix('.')
-            && !segments.is_empty()
-        {
-            rest = name(after, &mut segments)?;
-        } else if let Some(after) = rest.strip_prefix('[') {
-            let (segment, after) = if after.starts_with('\'') {
-                quoted(after, '\'')?
-            } else {
-                let end = after.find(']').unwrap_or(after.len());
-                let index = after[..end].parse().map_err(|_| {
-                    format!(
-                        "[{}]: a bracket holds a field's name in quotes, ['a b'], or an element's index, [0]",
-                        &after[..end]
-                    )
-                })?;
-                (PathSegment::Index(index), &after[end..])
-            };
-            segments.push(segment);
-            rest = after
-                .strip_prefix(']')
-                .ok_or_else(|| format!("no ] closes the bracket before {after:?}"))?;
-        } else {
-            return Err(format!("expected . or [ at {rest:?}"));
-        }
-    }
-    Ok(VariantPath::new(segments))
-}
-
-/// A field's name at the start of `text`, quoted (`"a b"`) or not (`a`),
-/// pushed onto `segments`; the text after it.
-fn name<'a>(
-    text: &'a str,
-    segments: &mut Vec<PathSegment>,
-) -> std::result::Result<&'a str, String> {
-    if text.starts_with('"') {
-        let (segment, rest) = quoted(text, '"')?;
-        segments.push(segment);
-        return Ok(rest);
-    }
-    let end = text.find(['.', '[']).unwrap_or(text.len());
-    if end == 0 {
-        return Err(format!("expected a field's name at {text:?}"));
-    }
-    segments.push(PathSegment::Field(text[..end].to_string()));
-    Ok(&text[end..])
-}
-
-/// The field named by the text in `quote`s at the start of `text` (a quote
-/// inside doubled); the text after it.
-fn quoted(text: &str, quote: char) -> std::result::Result<(PathSegment, &str), String> {
-    let mut name = String::new();
-    let mut chars = text[1..].char_indices();
-    while let Some((at, c)) = chars.next() {
-        if c != quote {
-            name.push(c);
-        } else if text[1 + at + 1..].starts_with(quote) {
-            name.push(quote);
-            chars.next();
-        } else {
-            return Ok((PathSegment::Field(name), &text[1 + at + 1..]));
-        }
-    }
-    Err(format!("no {quote} closes {text:?}"))
 }
 
 /// The error for `what`, a Variant's field `name` read as a struct's.

@@ -10,8 +10,9 @@
 //!   rather than going by their bytes.
 //! - [`explode`]: `variant_explode`, a Variant's fields or elements as
 //!   rows (of a constant in `FROM`, of a column through `unnest`).
-//! - [`field_access`]: Spark's `v:a.b` as `variant_get(v, '$.a.b')`;
-//!   brackets and dotted names on a Variant refused, naming it.
+//! - [`colon`]: Spark's `v:a.b` as `variant_get(v, '$.a.b')`.
+//! - [`field_access`]: brackets and dotted names on a Variant refused,
+//!   naming `variant_get`.
 //! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of
 //!   Variants.
 //! - [`nvl`]: `nvl` and `ifnull` of any type, as Spark's.
@@ -52,6 +53,7 @@
 //! ```
 
 pub mod cast;
+pub mod colon;
 pub mod compare;
 pub mod copy;
 pub mod defer;
@@ -162,7 +164,7 @@ pub fn context_with(
         .with_default_features()
         .with_type_planner(Arc::new(cast::SparkTypeNames));
     // Ahead of DataFusion's own, which plan comparisons and brackets on a
-    // Variant as on any struct (and have no `:`).
+    // Variant as on any struct.
     let ours: [Arc<dyn ExprPlanner>; 2] = [
         Arc::new(compare::VariantComparisonPlanner),
         Arc::new(field_access::FieldAccess),

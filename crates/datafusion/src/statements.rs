@@ -3,7 +3,8 @@
 //! (`datafusion.sql_parser.dialect`), each then planned and run in turn,
 //! so that a `CREATE` is seen by the statements after it. A `COPY` to a
 //! directory writes Parquet unless it says otherwise
-//! ([`copy::parquet_by_default`]).
+//! ([`copy::parquet_by_default`]), and Spark's `v:a.b` is `variant_get(v,
+//! '$.a.b')` ([`colon`]).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> datafusion::common::Result<()> {
@@ -27,7 +28,7 @@ use datafusion::sql::parser::{CopyToSource, DFParserBuilder, Statement};
 use datafusion::sql::sqlparser::ast::{Query, SetExpr, SetOperator, SetQuantifier, Visit, Visitor};
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 
-use crate::copy;
+use crate::{colon, copy};
 
 /// The statements of `text`, separated by `;`, in the session's dialect.
 pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<Statement>> {
@@ -38,7 +39,10 @@ pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<Statemen
         .with_dialect(dialect.as_ref())
         .build()?
         .parse_statements()?;
-    statements.iter_mut().for_each(copy::parquet_by_default);
+    for statement in statements.iter_mut() {
+        copy::parquet_by_default(statement);
+        colon::rewrite(statement)?;
+    }
     Ok(statements.into())
 }
 

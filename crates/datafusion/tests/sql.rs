@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{AsArray, BinaryBuilder, RecordBatch, StructArray};
+use arrow::array::{Array, AsArray, BinaryBuilder, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, Int64Type, Schema};
 use datafusion::prelude::SessionContext;
 use vshred::encode::{EncodeOptions, encode};
@@ -217,8 +217,21 @@ async fn variant_get_sums_a_path_and_reads_only_its_leaves() {
     assert!(path > 0.0 && path < whole / 2.0, "{path} of {whole}");
 }
 
+/// The rows of the last of `text`'s statements, parsed as `vshred sql`
+/// and the Python module parse them.
+async fn statements(ctx: &SessionContext, text: &str) -> Result<Vec<RecordBatch>, String> {
+    use vshred_datafusion::statements::{execute, parse_statements};
+    let mut rows = Vec::new();
+    for statement in parse_statements(ctx, text).map_err(|e| e.to_string())? {
+        let frame = execute(ctx, statement).await.map_err(|e| e.to_string())?;
+        rows = frame.collect().await.map_err(|e| e.to_string())?;
+    }
+    Ok(rows)
+}
+
 /// Spark's `v:a.b[0]` is `variant_get(v, '$.a.b[0]')`, typed by `::`,
-/// and reads a path's leaves alone as the call does.
+/// and reads a path's leaves alone as the call does; `:` binds as `::`
+/// does, and names are read from the statement as written.
 #[tokio::test]
 async fn a_colon_extracts_a_path_as_variant_get_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -229,19 +242,36 @@ async fn a_colon_extracts_a_path_as_variant_get_does() {
     let call = format!(
         "SELECT sum(variant_get(v, '$.n.a', 'bigint')), count(variant_get(v, '$.n')) FROM '{file}'"
     );
-    let (colon_rows, call_rows) = (query(&ctx, &colon).await, query(&ctx, &call).await);
+    let colon_rows = statements(&ctx, &colon).await.unwrap();
+    let call_rows = statements(&ctx, &call).await.unwrap();
     assert_eq!(
         int(&colon_rows, 0),
         (0..5000i64).map(|i| i % 3).sum::<i64>()
     );
     assert_eq!(int(&colon_rows, 1), 5000);
     assert_eq!(int(&call_rows, 0), int(&colon_rows, 0));
-    let plan = text(&query(&ctx, &format!("EXPLAIN {colon}")).await);
+    let plan = text(&statements(&ctx, &format!("EXPLAIN {colon}")).await.unwrap());
     assert!(plan.contains("outputs=[v:$.n.a::int64"), "{plan}");
     assert!(!plan.contains("outputs=[v]"), "{plan}");
+    // The one cell of `SELECT {expr}`, as text.
+    let cell = |expr: String| {
+        let ctx = ctx.clone();
+        async move {
+            let sql = format!("SELECT CAST({expr} AS VARCHAR)");
+            let rows = statements(&ctx, &sql)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            let column = arrow::compute::cast(rows[0].column(0), &DataType::Utf8).unwrap();
+            let column = column.as_string::<i32>();
+            (!column.is_null(0)).then(|| column.value(0).to_string())
+        }
+    };
     // Spark 4.3's answers to the same expressions; `v:a:b` is one path.
     let v = |json: &str| format!("parse_json('{json}')");
-    let nested = v(r#"{"a":{"b":[10,20]},"a b":{"c":2},"it''s":{"d":3},"A":4}"#);
+    let nested = v(concat!(
+        r#"{"a":{"b":[10,20]},"a b":{"c":2},"it''s":{"d":3},"A":4,"#,
+        r#""x\"\"y":5,"x\"y":6,"q''''r":7,"s":"hi"}"#
+    ));
     for (expr, json) in [
         (format!("{nested}:a.b[1]"), "20"),
         (format!("{nested}:a['b'][0]"), "10"),
@@ -251,38 +281,70 @@ async fn a_colon_extracts_a_path_as_variant_get_does() {
         (format!("{nested}:a:b"), "[10,20]"),
         (format!("{nested}:a"), r#"{"b":[10,20]}"#),
         (format!("{nested}:A"), "4"),
-        (format!("{nested}:missing.x"), "null"),
         (format!("{}:[1]", v("[5,6]")), "6"),
+        // A quote in a name, doubled in the statement: printed and read
+        // back, `x""y` was `x"y`.
+        (format!(r#"{nested}:`x""y`"#), "5"),
+        (format!(r#"{nested}:"x""""y""#), "5"),
+        (format!(r#"{nested}:`x"y`"#), "6"),
+        (format!("{nested}:['q''''r']"), "7"),
     ] {
-        let sql = format!("SELECT coalesce(to_json({expr}), 'null')");
         assert_eq!(
-            text(&query(&ctx, &sql).await)
-                .split('|')
-                .nth(3)
-                .unwrap()
-                .trim(),
-            json,
-            "{sql}"
+            cell(format!("to_json({expr})")).await.as_deref(),
+            Some(json),
+            "{expr}"
         );
     }
-    let typed = query(&ctx, &format!("SELECT {nested}:a.b[0]::bigint + 1")).await;
-    assert_eq!(int(&typed, 0), 11);
-    let plan = text(&query(&ctx, &format!("EXPLAIN SELECT {nested}:a:b[1]")).await);
+    assert_eq!(cell(format!("to_json({nested}:missing.x)")).await, None);
+    // `:` binds as `::` does, not below `+`, `*` and `||` (sqlparser's
+    // rank): `1 + v:x::int` is `1 + (v:x::int)`; parentheses stay.
+    let ten = format!("{nested}:a.b[0]::bigint");
+    for (expr, value) in [
+        (format!("{ten} + 1"), "11"),
+        (format!("1 + {ten}"), "11"),
+        (format!("{ten} * {ten} - 2 * {ten}"), "80"),
+        (format!("-{ten}"), "-10"),
+        (format!("0 - {nested}:a.b[1]::int"), "-20"),
+        (format!("'a' || {nested}:s::string || 'b'"), "ahib"),
+        (
+            format!("{nested}:a.b[0]::int + {nested}:['a b'].c::int"),
+            "12",
+        ),
+        (format!("({}):a::int", v(r#"{"a":3}"#)), "3"),
+    ] {
+        assert_eq!(cell(expr.clone()).await.as_deref(), Some(value), "{expr}");
+    }
+    let plan = text(
+        &statements(&ctx, &format!("EXPLAIN SELECT {nested}:a:b[1]"))
+            .await
+            .unwrap(),
+    );
     assert!(plan.contains(r#"Utf8("$.a.b[1]")"#), "{plan}");
     for (sql, says) in [
         (
-            r#"SELECT '{"a":1}':a"#.to_string(),
-            "`:` extracts a field of a Variant",
+            format!("SELECT {nested}:a.b[-1]"),
+            "[-1]: after `:`, a bracket holds a field's name in quotes",
         ),
         (
-            format!("SELECT {nested}:a.b[-1]"),
-            "[-1]: a bracket holds a field's name in quotes",
+            format!("SELECT {nested}:a[*]"),
+            "[*]: after `:`, a bracket holds",
         ),
-        (format!("SELECT {nested}:a[*]"), "[*]: a bracket holds"),
+        (
+            format!("SELECT {nested}:a[99999999999999999999]"),
+            "[99999999999999999999]: an element's index is at most",
+        ),
+        // A text is not a Variant.
+        (r#"SELECT '{"a":1}':a"#.to_string(), "variant_get"),
     ] {
-        let err = planning_failure(&ctx, &sql).await;
+        let err = statements(&ctx, &sql).await.expect_err(&sql);
         assert!(err.contains(says), "{sql}: {err}");
     }
+    // SessionContext::sql has no statements of ours: it says where `:` is.
+    let err = planning_failure(&ctx, &format!("SELECT {nested}:a")).await;
+    assert!(
+        err.contains("Spark's `:` is read in statements parsed by vshred_datafusion::statements"),
+        "{err}"
+    );
 }
 
 /// A glob whose last part has no extension (`logs/*`, `logs/day=*`) is a
