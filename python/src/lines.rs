@@ -79,9 +79,7 @@ fn exiting() -> vshred::Error {
 /// empty or blank text would be read as no row (the reader skips blank
 /// lines, as JSON lines allow) and shift the rows against the items, so
 /// it is refused. A text over several lines (pretty-printed) is put on
-/// one: its line breaks outside strings are whitespace, and are written
-/// as spaces, so that every byte keeps its place for errors; one inside a
-/// string is not JSON.
+/// one ([`join_lines`]), every byte in its place for errors.
 fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError> {
     // Blank as the reader sees it: ASCII whitespace, after a byte order
     // mark at the start of the input. A text's first byte ends the scan.
@@ -99,36 +97,34 @@ fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError
     let from = block.len();
     block.extend_from_slice(text);
     if text.contains(&b'\n') {
-        join_lines(&mut block[from..]).map_err(|at| {
-            block.truncate(from);
-            item_error(
-                i,
-                &format!(
-                    "is not JSON: a line break inside a string at byte {at} (JSON writes it \\n)"
-                ),
-            )
-        })?;
+        join_lines(&mut block[from..]);
     }
     block.push(b'\n');
     Ok(())
 }
 
-/// Turns the line breaks of a JSON text outside its strings into spaces;
-/// the byte offset of one inside a string, if any. (No byte of a UTF-8
-/// sequence past its first is below 0x80, so bytes are scanned alone.)
-fn join_lines(text: &mut [u8]) -> Result<(), usize> {
+/// Puts a JSON text on one line: a line break outside its strings is
+/// whitespace, and becomes a space; one inside a string is not JSON, and
+/// becomes a carriage return, which the reader refuses there as the
+/// control character it is (a bad line, skipped as any is), where a line
+/// break would end the line and make the rest another row. (No byte of a
+/// UTF-8 sequence past its first is below 0x80, so bytes are scanned
+/// alone.)
+fn join_lines(text: &mut [u8]) {
     let (mut in_string, mut escaped) = (false, false);
-    for (at, byte) in text.iter_mut().enumerate() {
+    for byte in text.iter_mut() {
         match (in_string, *byte) {
+            (true, b'\n') => {
+                *byte = b'\r';
+                escaped = false;
+            }
+            (false, b'\n') => *byte = b' ',
             (true, _) if escaped => escaped = false,
             (true, b'\\') => escaped = true,
-            (true, b'"') | (false, b'"') => in_string = !in_string,
-            (true, b'\n') => return Err(at),
-            (false, b'\n') => *byte = b' ',
+            (_, b'"') => in_string = !in_string,
             _ => {}
         }
     }
-    Ok(())
 }
 
 /// The exception the iterator raised, or a signal's, if one came: raised

@@ -382,10 +382,18 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
         assert vshred.encode(items, tmp_path / "pretty.parquet")["rows"] == 2
         rows = vshred.to_json(vshred.read(tmp_path / "pretty.parquet")["v"]).to_pylist()
         assert [json.loads(r) for r in rows] == [json.loads(t) for t in pretty]
-    for text, at in (('{"a":\n"x\ny"}', 8), ('{"a":"x\\"\n"}', 9)):
+    # It is a bad line where it stands, skipped as any is; the rows after
+    # it stay with their items (a backslash before it let it end the line).
+    for text, at in (('{"a":\n"x\ny"}', 8), ('{"a":"x\\"\n"}', 9), ('"\\\n5', 1)):
         with pytest.raises(vshred.VshredError, match=re.escape(
-                f"item 1 of the input is not JSON: a line break inside a string at byte {at}")):
+                f"invalid JSON at row 1, line 2, column {at + 1} (byte {9 + at})")):
             vshred.encode(pa.array(['{"a": 1}', text]), out)
+        with pytest.warns(UserWarning, match="^skipped 1 bad line; the first: invalid JSON at row 1"):
+            skipped = vshred.encode(['{"a": 1}', text, '{"a": 3}'],
+                                    tmp_path / "skipped.parquet", skip_bad_lines=True)
+        assert (skipped["rows"], skipped["bad_lines"]) == (2, 1)
+        rows = vshred.to_json(vshred.read(tmp_path / "skipped.parquet")["v"]).to_pylist()
+        assert rows == ['{"a":1}', '{"a":3}']
     with pytest.raises(vshred.VshredError, match=r"line 2.*UTF-8"):
         vshred.encode(pa.array([b'{"a": 1}', b'{"a": "\xff"}'], pa.binary()), out)
     with pytest.raises(vshred.VshredError,
