@@ -243,6 +243,11 @@ fn scale_up(event: ScaleUpLeafNodeEvent) -> Option<Result<ScaleUpLeafNodeEventRe
 /// `http://10.0.0.5:7400`), presenting `token`.
 pub fn context(config: SessionConfig, workers: Vec<Url>, token: &str) -> Result<SessionContext> {
     let channels = TokenChannels::new(token)?;
+    // A stage has a task per partition: with fewer partitions than workers
+    // (one, on a machine of one CPU) some would stay idle, and with one the
+    // query would run here, in the coordinator, which has no data roots.
+    let partitions = config.target_partitions().max(workers.len());
+    let config = config.with_target_partitions(partitions);
     // Sent to the workers with each query, as `SET` left them.
     let settings = VshredSettings::of(config.options());
     Ok(vshred_datafusion::context_with(config, |state| {
