@@ -1100,7 +1100,7 @@ impl Accumulator {
                     "values were doubles"
                 };
                 notes.push(format!(
-                    "{} {plural}, and the exact numbers were added to them as doubles: the sum is not exact (read as a decimal, each value is converted to it and added exactly)",
+                    "{} {plural}, and the exact numbers were added to them as doubles: the sum may not be exact (read as a decimal, each value is converted to it and added exactly)",
                     self.doubles
                 ));
             }

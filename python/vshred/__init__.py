@@ -364,7 +364,8 @@ class Session(_vshred.Session):
     Arrow table or stream of record batches (an object with
     ``__arrow_c_stream__``: a pyarrow Table, a polars DataFrame, a DuckDB
     relation), read once into memory; one column (a polars Series) is not
-    a table. A name is read in lower case, as SQL reads one (``Events``
+    a table. A name is read with its ASCII letters in lower case, as SQL
+    reads one (``Events``
     is ``events``, as ``FROM Events`` looks it up), but for one with a
     dot, which is itself (``FROM "a.b"``). ``sql(query)`` runs the
     statements of ``query`` in turn and returns the rows of the last as a
@@ -406,11 +407,15 @@ def sql(query, *, tables=None, settings=None):
         same = named.setdefault(_table_name(name), name)
         if same != name:
             raise VshredError("invalid arguments: tables %r and %r are one name: a name "
-                              "without a dot is read in lower case, as SQL reads it" % (same, name))
+                              "without a dot is read with its ASCII letters in lower case, "
+                              "as SQL reads it" % (same, name))
         session.register(name, source)
     return session.sql(query)
 
 
 def _table_name(name):
-    """``name`` as SQL looks a table up: in lower case, unless it has a dot."""
-    return name if isinstance(name, str) and "." in name else str(name).lower()
+    """``name`` as SQL looks a table up: its ASCII letters in lower case
+    (DataFusion's), unless it has a dot."""
+    if isinstance(name, str) and "." in name:
+        return name
+    return "".join(c.lower() if c.isascii() else c for c in str(name))

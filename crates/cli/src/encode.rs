@@ -221,7 +221,9 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     let report = report?;
     warn_about_lines(&report.lines, &report.unsampled_variant_fields);
     let whole_lines = options.variant_fields.is_empty();
-    if whole_lines && report.written.rows == 1 && input_path.is_some_and(starts_with_an_array) {
+    // A regular file's: opening a FIFO again would wait for a writer.
+    let file = input_path.filter(|_| input_size.is_some());
+    if whole_lines && report.written.rows == 1 && file.is_some_and(starts_with_an_array) {
         eprintln!(
             "vshred: warning: the input is one line holding a JSON array, written as one row (`jq -c '.[]' {}` writes its elements as JSON Lines, a row each)",
             args.input.display()

@@ -220,7 +220,7 @@ fn a_sum_of_exact_numbers_with_doubles_says_it_is_not_exact() {
         assert_eq!(stdout(&sum), "1.8446744073709552e19\n", "{shred}");
         assert_eq!(
             stderr(&sum),
-            "vshred: 2 values were doubles, and the exact numbers were added to them as doubles: the sum is not exact (read as a decimal, each value is converted to it and added exactly)\n",
+            "vshred: 2 values were doubles, and the exact numbers were added to them as doubles: the sum may not be exact (read as a decimal, each value is converted to it and added exactly)\n",
             "{shred}"
         );
         let exact = vshred_in(
