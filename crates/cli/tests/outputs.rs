@@ -97,6 +97,39 @@ fn a_fifo_output_is_written_directly_and_stays_a_fifo() {
     assert_eq!(names(dir.path()), ["in.jsonl", "out.fifo"]);
 }
 
+/// JSON lines from a FIFO are read once: the check that a file of one
+/// line holding an array is one row opened a FIFO again, and waited for a
+/// writer for ever.
+#[test]
+fn a_fifo_input_of_one_line_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("in.fifo");
+    fifo_at(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, "[1,2]\n"))
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["encode", "in.fifo", "out.parquet"])
+        .current_dir(dir.path())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed().as_secs() > 60 {
+            child.kill().unwrap();
+            panic!("encode of a FIFO did not end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    writer.join().unwrap().unwrap();
+    assert!(status.success());
+    assert!(dir.path().join("out.parquet").exists());
+}
+
 /// A Parquet file given as the path of a pipe (`<(vshred encode ...)` in a
 /// shell) is read whole first, as `-` is: Parquet is read from its end.
 #[test]
