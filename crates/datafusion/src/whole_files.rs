@@ -19,7 +19,8 @@
 //! killed outright leaves the staged files, under hidden names that
 //! readers skip (`.x.parquet.vshred-12-0#1`). The files of a `COPY` that
 //! ended well appear one after another: a store that then fails one (a
-//! rename refused) leaves those before it in place.
+//! rename refused) leaves those before it in place, and removes the one
+//! it refused.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -403,7 +404,13 @@ impl Deferred {
                             let _open = self.open_gate().await;
                             match (upload.complete().await, renamed) {
                                 (Ok(_), Some((hidden, own))) => {
-                                    self.store.rename(&hidden, &own).await
+                                    let renamed = self.store.rename(&hidden, &own).await;
+                                    if renamed.is_err() {
+                                        // Refused (a file that may not be
+                                        // replaced): the staged copy goes.
+                                        let _ = self.store.delete(&hidden).await;
+                                    }
+                                    renamed
                                 }
                                 (done, _) => done.map(drop),
                             }
@@ -620,6 +627,33 @@ impl MultipartUpload for DeferredUpload {
 mod tests {
     use super::*;
     use datafusion::object_store::local::LocalFileSystem;
+
+    /// A staged file whose rename into place is refused (here: a directory
+    /// holds the name) is removed, where it stayed under its hidden name.
+    #[tokio::test]
+    async fn a_staged_file_refused_its_place_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("t.parquet/inside")).unwrap();
+        let staged = Arc::new(Staged::default());
+        let store = Deferred::new(Arc::new(LocalFileSystem::new()), Some(staged));
+        let target = Path::from(dir.path().join("t.parquet").to_str().unwrap());
+        let mut upload = store
+            .put_multipart_opts(&target, PutMultipartOptions::default())
+            .await
+            .unwrap();
+        upload
+            .put_part(PutPayload::from_static(b"PAR1"))
+            .await
+            .unwrap();
+        upload.complete().await.unwrap();
+        assert!(store.complete().await.is_err());
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["t.parquet"]);
+    }
 
     /// Once the signal handler has closed the gate, no upload is staged:
     /// it would be left behind when the process exits.
