@@ -128,11 +128,15 @@ pub fn readme_console_block(first: &str) -> usize {
     let block = &block[..block.find("```").unwrap()];
     let bin = Path::new(env!("CARGO_BIN_EXE_vshred")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    // The README's `/tmp/` is a directory of the test's own: the machine's
+    // may hold a file of that name that another user owns.
+    let tmp = tempfile::tempdir().unwrap();
     let mut commands = 0;
     for example in block.split("\n$ ").map(|e| e.trim_start_matches("$ ")) {
         let (command, shown) = example.split_once('\n').unwrap();
+        let command = command.replace("/tmp/", &format!("{}/", tmp.path().display()));
         let out = Command::new("sh")
-            .args(["-c", command])
+            .args(["-c", &command])
             .current_dir(root)
             .env("PATH", &path)
             .output()
