@@ -574,8 +574,10 @@ fn huge_claimed_sizes_are_rejected_quickly() {
             byte: 5
         })
     );
+    // Not a speed target: reserving the claimed 4 GB first would take
+    // seconds or fail; a loaded machine gets room to be slow.
     assert!(
-        started.elapsed() < Duration::from_secs(1),
+        started.elapsed() < Duration::from_secs(10),
         "took {:?}",
         started.elapsed()
     );

@@ -472,10 +472,19 @@ fn a_terminal_gets_a_prompt_with_history() {
         "SELECT 7 AS after;",
         "\\q",
     ];
-    // Paced, as a user types: the prompt reads a line at a time.
+    // Paced, as a user types: the prompt reads a line at a time (the
+    // first once the prompt is up, however long a loaded machine takes to
+    // start the binary).
     let typed: Vec<String> = lines
         .iter()
-        .map(|l| format!("sleep 0.5; printf '%s\\n' '{}'", l.replace('\'', "'\\''")))
+        .enumerate()
+        .map(|(i, l)| {
+            let pause = if i == 0 { "3" } else { "0.5" };
+            format!(
+                "sleep {pause}; printf '%s\\n' '{}'",
+                l.replace('\'', "'\\''")
+            )
+        })
         .collect();
     let command = format!(
         "({}) | script -qec '{} sql' /dev/null",
