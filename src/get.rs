@@ -1075,17 +1075,15 @@ impl Accumulator {
     pub fn note(&self) -> Option<String> {
         let with_doubles = self.doubles > 0 && self.exact_values;
         if self.skipped > 0 || self.inexact || with_doubles {
+            // `n` with the words for one or for several.
+            let counted = |n: u64, one: &str, several: &str| match n {
+                1 => format!("1 {one}"),
+                n => format!("{n} {several}"),
+            };
             let mut notes = Vec::new();
             if self.skipped > 0 {
-                let plural = if self.skipped == 1 {
-                    "value was"
-                } else {
-                    "values were"
-                };
-                notes.push(format!(
-                    "{} {plural} not numbers and left out of the sum",
-                    self.skipped
-                ));
+                let values = counted(self.skipped, "value was", "values were");
+                notes.push(format!("{values} not numbers and left out of the sum"));
             }
             if self.inexact {
                 notes.push(
@@ -1094,14 +1092,9 @@ impl Accumulator {
                 );
             }
             if with_doubles {
-                let plural = if self.doubles == 1 {
-                    "value was a double"
-                } else {
-                    "values were doubles"
-                };
+                let doubles = counted(self.doubles, "value was a double", "values were doubles");
                 notes.push(format!(
-                    "{} {plural}, and the exact numbers were added to them as doubles: the sum may not be exact (read as a decimal, each value is converted to it and added exactly)",
-                    self.doubles
+                    "{doubles}, and the exact numbers were added to them as doubles: the sum may not be exact (read as a decimal, each value is converted to it and added exactly)"
                 ));
             }
             return Some(notes.join("; "));
