@@ -314,6 +314,24 @@ async fn a_colon_extracts_a_path_as_variant_get_does() {
     ] {
         assert_eq!(cell(expr.clone()).await.as_deref(), Some(value), "{expr}");
     }
+    // Operators of several ranks around a `:`, against Spark 4.3's answers
+    // (a rotation of the operator under the `:` alone gave 22, 26, 511,
+    // 57, 33, 18, 2, 8).
+    let x = format!("{}:x::int", v(r#"{"x":10,"y":3}"#));
+    let y = format!("{}:y::int", v(r#"{"x":10,"y":3}"#));
+    for (expr, value) in [
+        (format!("1 + {x} * 2"), "21"),
+        (format!("{x} + {y} * 2"), "16"),
+        (format!("7 * {x} + {y} * 7"), "91"),
+        (format!("1 + {x} * 2 - {y} * 3"), "12"),
+        (format!("1 + {x} * {y}"), "31"),
+        (format!("abs(1 - {x} * 2)"), "19"),
+        (format!("1 | {x} & 2"), "3"),
+        (format!("1 | {x} ^ 3"), "9"),
+        (format!("-{x} * 2"), "-20"),
+    ] {
+        assert_eq!(cell(expr.clone()).await.as_deref(), Some(value), "{expr}");
+    }
     let plan = text(
         &statements(&ctx, &format!("EXPLAIN SELECT {nested}:a:b[1]"))
             .await
