@@ -245,9 +245,13 @@ pub fn context(config: SessionConfig, workers: Vec<Url>, token: &str) -> Result<
     let channels = TokenChannels::new(token)?;
     // A stage has a task per partition: with fewer partitions than workers
     // (one, on a machine of one CPU) some would stay idle, and with one the
-    // query would run here, in the coordinator, which has no data roots.
-    let partitions = config.target_partitions().max(workers.len());
-    let config = config.with_target_partitions(partitions);
+    // query would run here, in the coordinator. The machine's count is
+    // raised to the workers'; one the caller chose (`--set`) is kept.
+    let machines = SessionConfig::new().target_partitions();
+    let config = match config.target_partitions() {
+        chosen if chosen != machines => config,
+        _ => config.with_target_partitions(machines.max(workers.len())),
+    };
     // Sent to the workers with each query, as `SET` left them.
     let settings = VshredSettings::of(config.options());
     Ok(vshred_datafusion::context_with(config, |state| {
@@ -343,6 +347,27 @@ mod tests {
         assert_eq!(
             name_unreachable("http://127.0.0.1:7412/", other).to_string(),
             DataFusionError::External(Box::new(tonic::Status::internal("no"))).to_string()
+        );
+    }
+
+    /// The machine's partitions are raised to a task per worker; a count
+    /// the caller chose is kept.
+    #[tokio::test]
+    async fn a_session_plans_a_partition_per_worker_unless_told_otherwise() {
+        let machines = SessionConfig::new().target_partitions();
+        let workers: Vec<Url> = (0..machines + 2)
+            .map(|i| Url::parse(&format!("http://127.0.0.1:{}/", 7400 + i)).unwrap())
+            .collect();
+        let token = "a cluster's shared secret";
+        let planned = |config: SessionConfig| {
+            let ctx = context(config, workers.clone(), token).unwrap();
+            ctx.state().config().target_partitions()
+        };
+        assert_eq!(planned(SessionConfig::new()), machines + 2);
+        let chosen = if machines == 1 { 2 } else { 1 };
+        assert_eq!(
+            planned(SessionConfig::new().with_target_partitions(chosen)),
+            chosen
         );
     }
 }
