@@ -42,6 +42,8 @@ const MIN_TOKEN_CHARS: usize = 16;
 /// [`MIN_TOKEN_CHARS`].
 pub fn read_token(path: &Path) -> Result<String, Failure> {
     let text = std::fs::read_to_string(path).context(path)?;
+    // A byte order mark (an editor's) is not part of the secret.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let token = text.lines().next().unwrap_or("").trim();
     let chars = token.chars().count();
     if chars < MIN_TOKEN_CHARS {

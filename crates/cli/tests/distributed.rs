@@ -473,7 +473,7 @@ fn a_worker_needs_a_token_file_and_a_data_root() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(stderr(&missing).contains("nope"), "{}", stderr(&missing));
     // A token that could be guessed, for a worker or for its client.
-    std::fs::write(dir.path().join("short"), "secret\n").unwrap();
+    std::fs::write(dir.path().join("short"), "\u{feff}secret\n").unwrap();
     for args in [
         &["worker", "--listen", "127.0.0.1:0", "--data-root", "data"][..],
         &["sql", "--workers", "127.0.0.1:1", "SELECT 1"][..],
