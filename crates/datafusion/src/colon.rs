@@ -17,7 +17,7 @@
 
 use std::ops::ControlFlow;
 
-use datafusion::common::{DataFusionError, Result, plan_datafusion_err};
+use datafusion::common::{DataFusionError, Result, plan_datafusion_err, plan_err};
 use datafusion::sql::parser::{CopyToSource, Statement};
 use std::iter::Peekable;
 
@@ -271,6 +271,14 @@ fn rebuild(items: &mut Peekable<std::vec::IntoIter<Item>>, above: u8) -> Expr {
 fn push_segments(path: &JsonPath, segments: &mut Vec<PathSegment>) -> Result<()> {
     for element in &path.path {
         let segment = match element {
+            // Spark reads `` v:`p.q` `` as the path `p.q`, not the name:
+            // refused rather than read otherwise in silence.
+            JsonPathElem::Dot { key, quoted: true } if key.contains(['.', '[']) => {
+                return plan_err!(
+                    "`{key}`: after `:`, a quoted name holding . or [ is read by Spark as a path; write ['{}'] for the one field, or the path unquoted",
+                    key.replace('\'', "''")
+                );
+            }
             JsonPathElem::Dot { key, .. } => PathSegment::Field(key.clone()),
             JsonPathElem::Bracket { key } | JsonPathElem::ColonBracket { key } => bracket(key)?,
         };

@@ -353,6 +353,12 @@ async fn a_colon_extracts_a_path_as_variant_get_does() {
         ),
         // A text is not a Variant.
         (r#"SELECT '{"a":1}':a"#.to_string(), "variant_get"),
+        // Spark reads it as the path a.b; a name in brackets is one field.
+        (
+            format!("SELECT {nested}:`a.b`"),
+            "`a.b`: after `:`, a quoted name holding . or [ is read by Spark as a path; write ['a.b']",
+        ),
+        (format!("SELECT {nested}:`b[0]`"), "`b[0]`: after `:`"),
     ] {
         let err = statements(&ctx, &sql).await.expect_err(&sql);
         assert!(err.contains(says), "{sql}: {err}");
