@@ -15,12 +15,11 @@
 //!   the operators as sqlparser ranks them (`1 + ((v:x::int) * 2)`). A
 //!   parenthesized operand, `(a || b):x`, is left as written.
 
+use std::iter::Peekable;
 use std::ops::ControlFlow;
 
 use datafusion::common::{DataFusionError, Result, plan_datafusion_err, plan_err};
 use datafusion::sql::parser::{CopyToSource, Statement};
-use std::iter::Peekable;
-
 use datafusion::sql::sqlparser::ast::{
     BinaryOperator, CastFormat, CastKind, DataType, Expr, Function, FunctionArg, FunctionArgExpr,
     FunctionArgumentList, FunctionArguments, Ident, JsonPath, JsonPathElem, ObjectName,
@@ -182,6 +181,7 @@ fn flatten(expr: Expr, items: &mut Vec<Item>) {
             time_zone,
         } => {
             flatten(*timestamp, items);
+            // sqlparser's rank of `AT TIME ZONE`.
             items.push(Item::Infix(Infix::AtTimeZone, 41));
             flatten(*time_zone, items);
         }
