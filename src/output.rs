@@ -9,7 +9,8 @@
 //! - a character or block device, a FIFO or a socket is written directly,
 //!   streamed as standard output is (renaming over `/dev/null` would replace
 //!   the device with a regular file);
-//! - a directory is refused.
+//! - a directory, or a name ending in a separator (`out/`), is refused
+//!   ([`names_a_directory`]).
 //!
 //! Temporary files are registered while they exist, so that a signal
 //! handler can remove them ([`remove_unfinished_files`]): a process killed
@@ -272,8 +273,18 @@ pub(crate) enum Destination {
 /// Most symbolic links followed from one path, as Linux's `ELOOP` limit.
 const MAX_LINKS: usize = 40;
 
+/// Whether `path` names a directory: one there (through symbolic links),
+/// or a name ending in a separator (`out/`), which only a directory takes.
+pub fn names_a_directory(path: &Path) -> bool {
+    let separator = std::path::MAIN_SEPARATOR_STR.as_bytes();
+    path.is_dir() || path.as_os_str().as_encoded_bytes().ends_with(separator)
+}
+
 /// Where output to `path` goes ([the rules](self)).
 pub(crate) fn destination(path: &Path) -> Result<Destination> {
+    if names_a_directory(path) {
+        return Err(Error::new(ErrorKind::Io, "is a directory, not a file").in_file(path));
+    }
     let mut target = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         let metadata = match std::fs::symlink_metadata(&target) {
@@ -292,8 +303,6 @@ pub(crate) fn destination(path: &Path) -> Result<Destination> {
             };
         } else if kind.is_file() {
             return Ok(Destination::Replace(target));
-        } else if kind.is_dir() {
-            return Err(Error::new(ErrorKind::Io, "is a directory, not a file").in_file(path));
         } else {
             return Ok(Destination::Stream(target));
         }
@@ -607,6 +616,10 @@ mod tests {
     fn a_directory_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let err = destination(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("is a directory"), "{err}");
+        // A name ending in a separator, not made yet: the write would fail
+        // with "Not a directory (os error 20)".
+        let err = destination(&dir.path().join("new/")).unwrap_err();
         assert!(err.to_string().contains("is a directory"), "{err}");
     }
 

@@ -500,6 +500,11 @@ def test_bad_input_is_an_error_saying_where_and_leaves_no_file(tmp_path):
     with pytest.raises(vshred.VshredError, match=r"bad\.jsonl.*line 2"):
         vshred.encode(lines, out)
     assert not out.exists()
+    # A directory takes a dataset; a name ending in / gave "Not a directory
+    # (os error 20)".
+    for directory in (tmp_path, tmp_path / "new" / ""):
+        with pytest.raises(vshred.VshredError, match="is a directory, not a file"):
+            vshred.encode(['{"a": 1}'], str(directory) + os.sep)
     with pytest.raises(vshred.VshredError, match="item 1 of the input is not a str or bytes"):
         vshred.encode(['{"a": 1}', 7], out)
     # Bytes are texts as a file's are, checked as UTF-8.

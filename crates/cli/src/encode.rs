@@ -184,10 +184,8 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
             vshred::output::check_stdout_is_not_input(input)?;
         }
     } else {
-        // A directory, or a name ending in `/` (one to be made), is where
-        // a dataset's files go.
-        let text = args.output.as_os_str().as_encoded_bytes();
-        if args.output.is_dir() || text.ends_with(std::path::MAIN_SEPARATOR_STR.as_bytes()) {
+        // A directory is where a dataset's files go.
+        if vshred::output::names_a_directory(&args.output) {
             return Err(usage(format!(
                 "{}: a directory takes a dataset of files, which --max-file-rows N or --max-file-bytes N writes; give a file's name to write one file",
                 args.output.display()
