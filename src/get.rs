@@ -1075,11 +1075,6 @@ impl Accumulator {
     pub fn note(&self) -> Option<String> {
         let with_doubles = self.doubles > 0 && self.exact_values;
         if self.skipped > 0 || self.inexact || with_doubles {
-            // `n` with the words for one or for several.
-            let counted = |n: u64, one: &str, several: &str| match n {
-                1 => format!("1 {one}"),
-                n => format!("{n} {several}"),
-            };
             let mut notes = Vec::new();
             if self.skipped > 0 {
                 let values = counted(self.skipped, "value was", "values were");
@@ -1101,9 +1096,12 @@ impl Accumulator {
         }
         let kinds: Vec<String> = (0..KINDS)
             .filter(|&k| self.kinds[k] > 0)
-            .map(|k| match self.kinds[k] {
-                1 => format!("1 {}", KIND_ORDER[k].singular()),
-                n => format!("{n} {}", KIND_ORDER[k].plural()),
+            .map(|k| {
+                counted(
+                    self.kinds[k],
+                    KIND_ORDER[k].singular(),
+                    KIND_ORDER[k].plural(),
+                )
             })
             .collect();
         (kinds.len() > 1).then(|| {
@@ -1114,6 +1112,14 @@ impl Accumulator {
                 if self.aggregate == Aggregate::Min { "min" } else { "max" }
             )
         })
+    }
+}
+
+/// `n` with the words for one or for several.
+fn counted(n: u64, one: &str, several: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {several}"),
     }
 }
 
