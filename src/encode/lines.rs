@@ -45,19 +45,6 @@ impl Lines {
         !self.lines.is_empty() && self.text.len() >= max_bytes
     }
 
-    /// The first batch of these lines, of [`MAX_BATCH_BYTES`] at most (or
-    /// one line), and the lines after it: a sample, read whole to choose
-    /// the columns, is encoded a batch at a time as any lines are.
-    pub(super) fn split_first_batch(mut self) -> (Lines, Lines) {
-        let mut first = Lines::default();
-        let n = self.fitting(self.len(), &first, MAX_BATCH_BYTES);
-        if n == self.len() {
-            return (self, first);
-        }
-        first.move_front(&mut self, n);
-        (first, self)
-    }
-
     /// How many of the first `n` of these lines `batch` takes before it
     /// holds `max_bytes`.
     fn fitting(&self, n: usize, batch: &Lines, max_bytes: usize) -> usize {
@@ -122,7 +109,7 @@ impl<'r> Source<'r> {
 
     /// Adds `n` more lines to `lines`, however long (fewer at the end of
     /// the input): the sample the columns are chosen from, which
-    /// [`Lines::split_first_batch`] then cuts into batches.
+    /// [`first_batch`](Self::first_batch) then cuts into batches.
     pub(super) fn fill_sample(&mut self, lines: &mut Lines, n: usize) -> Result<()> {
         self.fill_up_to(lines, n, usize::MAX)
     }
@@ -140,6 +127,21 @@ impl<'r> Source<'r> {
             }
         }
         self.reader.fill(lines, target - lines.len(), max_bytes)
+    }
+
+    /// The first batch of `sample` (lines [`fill_sample`](Self::fill_sample)
+    /// read whole, to choose the columns), of [`MAX_BATCH_BYTES`] at most
+    /// or one line: the lines after it are pending, read again as batches,
+    /// so that a sample is encoded a batch at a time as any lines are.
+    pub(super) fn first_batch(&mut self, mut sample: Lines) -> Lines {
+        let n = sample.fitting(sample.len(), &Lines::default(), MAX_BATCH_BYTES);
+        if n == sample.len() {
+            return sample;
+        }
+        let mut first = Lines::default();
+        first.move_front(&mut sample, n);
+        self.pending.push_front(sample);
+        first
     }
 
     /// Puts batches read past the end of a file back, before the pending
@@ -371,12 +373,13 @@ mod tests {
         // A sample takes its lines however long, and goes out a batch at a
         // time.
         let mut input = text.as_bytes();
+        let mut source = Source::new(&mut input);
         let mut sample = Lines::default();
-        Source::new(&mut input)
-            .fill_sample(&mut sample, 8192)
-            .unwrap();
+        source.fill_sample(&mut sample, 8192).unwrap();
         assert_eq!(sample.len(), 70);
-        let (first, rest) = sample.split_first_batch();
+        let first = source.first_batch(sample);
+        let mut rest = Lines::default();
+        source.fill(&mut rest, 8192).unwrap();
         assert_eq!((first.len(), rest.len()), (64, 6));
         assert_eq!(rest.lines[0].row, 64);
         // A line longer than a batch's bytes is a batch of its own.

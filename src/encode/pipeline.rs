@@ -63,12 +63,7 @@ pub(super) fn write_lines(
     let schema = writer.schema().clone();
     let threads = crate::parquet::cores();
     let names = RowEncoder::starting_names(&first, columns, options);
-    // The sample, read whole, is encoded a batch at a time: what follows
-    // its first batch is read again from `source`.
-    let (first, rest) = first.split_first_batch();
-    if !rest.is_empty() {
-        source.put_back(VecDeque::from([rest]));
-    }
+    let first = source.first_batch(first);
     let batch_rows = options.batch_rows.max(1);
     let mut rows_left = limit.rows.map(|r| r.saturating_sub(first.len() as u64));
     // The first lines are read before any others: none means no input.

@@ -4,7 +4,6 @@
 //! Variant column `v`. What a query engine's `read_jsonl` scans. Errors say
 //! where (line, column, byte offset), as `encode`'s do.
 
-use std::collections::VecDeque;
 use std::io::BufRead;
 use std::sync::Arc;
 
@@ -69,11 +68,7 @@ impl<'r> JsonRecords<'r> {
             columns.iter().map(ColumnSpec::field).collect::<Vec<_>>(),
         ));
         let names = RowEncoder::starting_names(&sample, &columns, &options);
-        // Handed out a batch at a time, as any lines are.
-        let (sample, rest) = sample.split_first_batch();
-        if !rest.is_empty() {
-            source.put_back(VecDeque::from([rest]));
-        }
+        let sample = source.first_batch(sample);
         Ok(JsonRecords {
             source,
             sample: Some(sample),
