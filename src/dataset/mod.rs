@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use arrow::array::{ArrayRef, RecordBatch};
-use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{DataType, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::{
@@ -52,7 +52,7 @@ use crate::parquet::{
 };
 use crate::predicate::{Operand, Predicate};
 use hive::{HiveColumns, HiveValues};
-use schema::{ColumnType, DatasetSchema};
+use schema::{ColumnType, DatasetSchema, Disagreement};
 pub(crate) use storage::parquet_files_beneath;
 use storage::{LocalFiles, Storage, glob_root, is_glob};
 
@@ -138,7 +138,7 @@ pub struct DatasetStats {
 
 /// The columns of a dataset's files, each named once, in the order they
 /// first appear, with the type the files agree on
-/// ([`schema`'s rule](schema#which-columns-agree)).
+/// ([`schema`'s rule](schema#which-columns-agree)) or where they disagree.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DatasetColumns {
     /// Every top-level column.
@@ -149,8 +149,12 @@ pub struct DatasetColumns {
     pub files: Vec<usize>,
     /// Those that are Variant columns.
     pub variants: Vec<String>,
-    /// Per column: the first file that has it, for errors.
-    first_files: Vec<PathBuf>,
+    /// Per column: the first file that has it with its type in `types`,
+    /// for errors.
+    type_files: Vec<PathBuf>,
+    /// Per column: where two files disagree on its type, which fails a
+    /// read of it alone.
+    disagreements: Vec<Option<Disagreement>>,
     /// Each column's index in `all`: datasets may have thousands of
     /// columns and of files.
     index: HashMap<String, usize>,
@@ -169,33 +173,47 @@ impl DatasetColumns {
                         "the column {name:?} is both in this file and in the dataset's {name}=... directories; read the files alone, or name the directories otherwise"
                     ),
                 )
-                .in_file(&self.first_files[at]));
+                .in_file(&self.type_files[at]));
             }
             self.index.insert(name.clone(), self.all.len());
             self.all.push(name.clone());
             self.types.push(ColumnType::Plain(hive_type.data_type()));
             self.files.push(under);
-            self.first_files
+            self.type_files
                 .push(files.first().cloned().unwrap_or_default());
+            self.disagreements.push(None);
         }
         Ok(())
     }
 
     /// Adds the columns of `file`: those not seen before, and the type of
-    /// those seen, which must agree with it. Returns the index of each of
-    /// the file's columns, in the file's order.
-    fn add(&mut self, file: &ParquetFile) -> Result<Vec<usize>> {
+    /// those seen, which agrees with it or marks the column's first
+    /// disagreement. Returns the index of each of the file's columns, in
+    /// the file's order.
+    fn add(&mut self, file: &ParquetFile) -> Vec<usize> {
         let mut indices = Vec::new();
         for (name, column_type) in schema::column_types(file) {
             let at = match self.index.get(&name) {
                 Some(&at) => {
-                    self.types[at] = schema::reconcile(
-                        &name,
-                        &self.types[at],
-                        &self.first_files[at],
-                        &column_type,
-                        file.path(),
-                    )?;
+                    match schema::agreed(&self.types[at], &column_type) {
+                        Some(agreed) if agreed != self.types[at] => {
+                            if agreed == ColumnType::Variant {
+                                self.variants.push(name.clone());
+                            }
+                            self.types[at] = agreed;
+                            self.type_files[at] = file.path().to_path_buf();
+                        }
+                        Some(_) => {}
+                        None if self.disagreements[at].is_none() => {
+                            self.disagreements[at] = Some(Disagreement {
+                                seen: self.types[at].clone(),
+                                seen_file: self.type_files[at].clone(),
+                                other: column_type,
+                                other_file: file.path().to_path_buf(),
+                            });
+                        }
+                        None => {}
+                    }
                     self.files[at] += 1;
                     at
                 }
@@ -207,13 +225,41 @@ impl DatasetColumns {
                     self.all.push(name);
                     self.types.push(column_type);
                     self.files.push(1);
-                    self.first_files.push(file.path().to_path_buf());
+                    self.type_files.push(file.path().to_path_buf());
+                    self.disagreements.push(None);
                     self.all.len() - 1
                 }
             };
             indices.push(at);
         }
-        Ok(indices)
+        indices
+    }
+
+    /// Fails when the files disagree on the type of column `name`.
+    pub fn agree_on(&self, name: &str) -> Result<()> {
+        match self
+            .index
+            .get(name)
+            .and_then(|&at| self.disagreements[at].as_ref())
+        {
+            Some(disagreement) => Err(disagreement.error(name)),
+            None => Ok(()),
+        }
+    }
+
+    /// Fails when the files disagree on the type of any column.
+    pub fn all_agree(&self) -> Result<()> {
+        self.all.iter().try_for_each(|name| self.agree_on(name))
+    }
+
+    /// The type of ordinary column `name`, as the files agree on it or
+    /// (where they disagree) as the first file has it; `None` for a
+    /// Variant column and for a column no file has.
+    pub fn plain_type(&self, name: &str) -> Option<DataType> {
+        match self.index.get(name).map(|&at| &self.types[at]) {
+            Some(ColumnType::Plain(t)) => Some(t.clone()),
+            _ => None,
+        }
     }
 }
 
@@ -362,7 +408,7 @@ impl Dataset {
         };
         let mut kept_bytes = 0;
         self.each_file(options, |file| {
-            footers.columns.add(file)?;
+            footers.columns.add(file);
             let file_row_groups = file.metadata().num_row_groups();
             let first = match &self.numbering {
                 Some(numbering) => numbering[footers.first_row_group.len()],
@@ -590,8 +636,10 @@ impl Dataset {
     /// [`ParquetFile::choose_variant_column`] chooses it, over the columns
     /// of every file.
     pub fn choose_variant_column(&self, requested: Option<&str>) -> Result<String> {
-        let variants = &self.columns()?.variants;
+        let columns = self.columns()?;
+        let variants = &columns.variants;
         if let Some(name) = requested {
+            columns.agree_on(name)?;
             if variants.iter().any(|v| v == name) {
                 return Ok(name.to_string());
             }
@@ -638,7 +686,8 @@ impl Dataset {
         Error::new(ErrorKind::Usage, message)
     }
 
-    /// Fails unless every name is a column of some file.
+    /// Fails unless every name is a column of some file, of a type the
+    /// files agree on.
     fn check_columns<'n>(
         &self,
         columns: &DatasetColumns,
@@ -648,6 +697,7 @@ impl Dataset {
             if !columns.all.iter().any(|c| c == name) {
                 return Err(self.no_column(name, "column", &columns.all));
             }
+            columns.agree_on(name)?;
         }
         Ok(())
     }
@@ -673,7 +723,10 @@ impl Dataset {
                     .cloned()
                     .collect()
             }
-            None => known.all.clone(),
+            None => {
+                known.all_agree()?;
+                known.all.clone()
+            }
         };
         self.scan(
             options,
@@ -707,6 +760,7 @@ impl Dataset {
             let names = filter.operands().into_iter().filter_map(Operand::column);
             self.check_columns(known, names)?;
         }
+        known.agree_on(&request.column)?;
         if !known.variants.contains(&request.column) {
             return Err(self.no_column(&request.column, "Variant column", &known.variants));
         }
@@ -743,6 +797,9 @@ impl Dataset {
     pub fn projection_schema(&self, projection: &Projection) -> Result<SchemaRef> {
         let known = self.columns()?;
         for (_, output) in &projection.outputs {
+            if let Projected::Json(column) | Projected::Path { column, .. } = output {
+                known.agree_on(column)?;
+            }
             match output {
                 Projected::Column(name) => self.check_columns(known, [name.as_str()])?,
                 Projected::Json(column) if !known.variants.contains(column) => {
@@ -755,12 +812,7 @@ impl Dataset {
                 Projected::Path { .. } => {}
             }
         }
-        Ok(projection.schema(
-            |name| match known.index.get(name).map(|&i| &known.types[i]) {
-                Some(ColumnType::Plain(t)) => Some(t.clone()),
-                _ => None,
-            },
-        ))
+        Ok(projection.schema(|name| known.plain_type(name)))
     }
 
     /// Fails unless `schema` is one the projection's batches may take: as

@@ -4,8 +4,8 @@
 //! [`Dataset::schema`](super::Dataset::schema) reads each file's footer
 //! (nothing else), so that memory grows with the number of distinct
 //! columns and shredded paths, not with the number of files. It fails on a
-//! file that cannot be read and on a column whose type two files disagree
-//! on (see below), naming the files and the column.
+//! file that cannot be read; a column whose type two files disagree on
+//! (see below) is marked with the [`Disagreement`].
 //!
 //! # Which columns agree
 //!
@@ -27,13 +27,16 @@
 //!   the column's.
 //!
 //! Anything else disagrees, widening included: `int32` in one file and
-//! `int64` in another, or `decimal(9,2)` and `decimal(18,2)`, is an error,
-//! as Spark's schema merging refuses them, because reading the dataset as
-//! one table would have to choose a type neither file chose.
+//! `int64` in another, or `decimal(9,2)` and `decimal(18,2)`. A read of
+//! such a column is an error naming both files, as Spark's schema merging
+//! refuses them, because reading the dataset as one table would have to
+//! choose a type neither file chose; the dataset's other columns still
+//! read (a query of `v` need not care what `id` is), and an append to the
+//! dataset is refused.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use ::parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
@@ -87,8 +90,11 @@ pub struct DatasetSchema {
 pub struct ColumnSummary {
     /// Its name.
     pub name: String,
-    /// Its type, the same in every file that has it.
+    /// Its type, the same in every file that has it; where two files
+    /// disagree, the first file's.
     pub column_type: ColumnType,
+    /// Where two files disagree on its type: a read of it fails.
+    pub disagreement: Option<Disagreement>,
     /// The files that have it.
     pub files: usize,
     /// For a Variant column, every path some file shreds, in the order they
@@ -189,29 +195,54 @@ pub(crate) fn column_types(file: &ParquetFile) -> Vec<(String, ColumnType)> {
         .collect()
 }
 
-/// The type of column `name` across two files, `seen` (of `seen_file`) and
-/// `other` (of `other_file`), when they agree (the rule is in the [module
-/// docs](self)); an error naming the column and both files otherwise.
-/// Takes the types [`column_types`] gives.
-pub(crate) fn reconcile(
-    name: &str,
-    seen: &ColumnType,
-    seen_file: &Path,
-    other: &ColumnType,
-    other_file: &Path,
-) -> Result<ColumnType> {
+/// The type two files' types for one column agree on (the rule is in the
+/// [module docs](self)), `None` when they disagree. Takes the types
+/// [`column_types`] gives.
+pub(crate) fn agreed(seen: &ColumnType, other: &ColumnType) -> Option<ColumnType> {
     match (seen, other) {
-        (a, b) if a == b => Ok(a.clone()),
-        (ColumnType::Plain(DataType::Null), ColumnType::Plain(_)) => Ok(other.clone()),
-        (ColumnType::Plain(_), ColumnType::Plain(DataType::Null)) => Ok(seen.clone()),
-        _ => Err(Error::new(
+        (a, b) if a == b => Some(a.clone()),
+        (ColumnType::Plain(DataType::Null), _) => Some(other.clone()),
+        (_, ColumnType::Plain(DataType::Null)) => Some(seen.clone()),
+        _ => None,
+    }
+}
+
+/// Two files that disagree on a column's type: a read of that column
+/// fails with [`error`](Self::error), while the dataset's other columns
+/// read, as Spark reads them from files that disagree on a column not
+/// read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Disagreement {
+    /// The column's type in the files before [`other_file`](Self::other_file).
+    pub seen: ColumnType,
+    /// A file with that type.
+    pub seen_file: PathBuf,
+    /// The first type that does not agree with it.
+    pub other: ColumnType,
+    /// The file with that type.
+    pub other_file: PathBuf,
+}
+
+impl Disagreement {
+    /// The error of a read of column `name`.
+    pub fn error(&self, name: &str) -> Error {
+        Error::new(
             ErrorKind::Incompatible,
-            format!(
-                "column {name:?} is {seen} in {} but {other} in {}",
-                seen_file.display(),
-                other_file.display()
-            ),
-        )),
+            format!("column {name:?} is {self}"),
+        )
+    }
+}
+
+impl fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} in {} but {} in {}",
+            self.seen,
+            self.seen_file.display(),
+            self.other,
+            self.other_file.display()
+        )
     }
 }
 
@@ -272,7 +303,7 @@ impl Builder {
         let sizes = file.leaf_sizes();
         let by_leaf: HashMap<&[String], &LeafSize> =
             sizes.iter().map(|s| (s.path.as_slice(), s)).collect();
-        let columns = self.columns.add(file)?;
+        let columns = self.columns.add(file);
         self.paths
             .resize_with(self.columns.all.len(), Default::default);
         for column in columns {
@@ -376,28 +407,36 @@ impl Builder {
 
     pub(super) fn finish(mut self) -> DatasetSchema {
         let DatasetColumns {
-            all, types, files, ..
+            all,
+            types,
+            files,
+            disagreements,
+            ..
         } = self.columns;
         self.paths.resize_with(all.len(), Default::default);
         self.schema.columns = all
             .into_iter()
             .zip(types)
             .zip(files)
+            .zip(disagreements)
             .zip(self.paths)
-            .map(|(((name, column_type), files), (mut paths, _))| {
-                for path in &mut paths {
-                    let typed: usize = path.types.iter().map(|t| t.files).sum();
-                    // Saturating: a file whose object repeats a field name
-                    // (the spec forbids it) counts that path twice.
-                    path.not_shredded = files.saturating_sub(typed);
-                }
-                ColumnSummary {
-                    name,
-                    column_type,
-                    files,
-                    paths,
-                }
-            })
+            .map(
+                |((((name, column_type), files), disagreement), (mut paths, _))| {
+                    for path in &mut paths {
+                        let typed: usize = path.types.iter().map(|t| t.files).sum();
+                        // Saturating: a file whose object repeats a field name
+                        // (the spec forbids it) counts that path twice.
+                        path.not_shredded = files.saturating_sub(typed);
+                    }
+                    ColumnSummary {
+                        name,
+                        column_type,
+                        disagreement,
+                        files,
+                        paths,
+                    }
+                },
+            )
             .collect();
         self.schema
     }
@@ -566,6 +605,15 @@ impl fmt::Display for DatasetSchema {
             .map(|c| vec![c.name.clone(), c.column_type.to_string(), of(c.files)])
             .collect();
         table(f, &["column", "type", "files"], &rows)?;
+        for column in &self.columns {
+            if let Some(disagreement) = &column.disagreement {
+                writeln!(
+                    f,
+                    "column {:?} is {disagreement}: a read of it fails; the other columns read",
+                    column.name
+                )?;
+            }
+        }
         let variants = self
             .columns
             .iter()
@@ -699,14 +747,8 @@ mod tests {
             (list(DataType::Int32), list(DataType::Int64), false),
         ] {
             let plain = |t: &DataType| ColumnType::Plain(normalized(t));
-            let result = reconcile(
-                "c",
-                &plain(&a),
-                Path::new("a.parquet"),
-                &plain(&b),
-                Path::new("b.parquet"),
-            );
-            assert_eq!(result.is_ok(), agree, "{a} and {b}: {result:?}");
+            let result = agreed(&plain(&a), &plain(&b));
+            assert_eq!(result.is_some(), agree, "{a} and {b}: {result:?}");
         }
     }
 }

@@ -422,6 +422,7 @@ impl AgreedColumns {
         }
         let dataset = Dataset::from_files(files.clone());
         let columns = dataset.columns()?;
+        columns.all_agree()?;
         for (name, column_type) in columns.all.iter().zip(&columns.types) {
             self.agree(name, column_type.clone());
         }

@@ -1,6 +1,6 @@
 //! `vshred schema DATASET` (issue 12): the union of the files' columns,
 //! how each file shreds each Variant path, the typed share and the leaves'
-//! sizes summed; ordinary columns whose files disagree are an error.
+//! sizes summed; ordinary columns whose files disagree are named.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -179,8 +179,11 @@ fn leaf_sizes_are_summed_over_the_files_that_have_the_leaf() {
     );
 }
 
+/// The schema names the files that disagree on a column; a read of that
+/// column fails naming them, a read of the others does not (`get` of `v`
+/// failed too).
 #[test]
-fn files_that_disagree_on_an_ordinary_column_are_an_error_naming_both() {
+fn files_that_disagree_on_an_ordinary_column_are_named_and_only_its_reads_fail() {
     let dir = tempfile::tempdir().unwrap();
     encoded_v(
         dir.path(),
@@ -188,39 +191,55 @@ fn files_that_disagree_on_an_ordinary_column_are_an_error_naming_both() {
         &rows(0, 5, |i| i.to_string()),
         &[],
     );
+    let disagreeing = |name: &str, column: &str, array: ArrayRef, says: &str| {
+        plain_file(dir.path(), name, vec![(column, array)]);
+        let schema = schema_of(dir.path(), "d");
+        assert!(
+            schema.contains(&format!(
+                "column \"{column}\" is {says}: a read of it fails; the other columns read"
+            )),
+            "{schema}"
+        );
+        fails_with(
+            dir.path(),
+            &["cat", "d"],
+            &format!("vshred: d: incompatible files: column \"{column}\" is {says}"),
+        );
+        std::fs::remove_file(dir.path().join(name)).unwrap();
+    };
+    disagreeing(
+        "d/b.parquet",
+        "id",
+        Arc::new(StringArray::from(vec!["one"])),
+        "Int64 in d/a.parquet but Utf8 in d/b.parquet",
+    );
+    // A Variant column in one file, an ordinary one in another.
+    disagreeing(
+        "d/c.parquet",
+        "v",
+        Arc::new(StringArray::from(vec!["{}"])),
+        "variant in d/a.parquet but Utf8 in d/c.parquet",
+    );
+    // No widening: int32 and int64 are two types.
+    disagreeing(
+        "d/d.parquet",
+        "id",
+        Arc::new(Int32Array::from(vec![1])),
+        "Int64 in d/a.parquet but Int32 in d/d.parquet",
+    );
+    // The others read: `v` beside an `id` the files disagree on.
     plain_file(
         dir.path(),
         "d/b.parquet",
         vec![("id", Arc::new(StringArray::from(vec!["one"])))],
     );
+    let out = vshred_in(dir.path(), &["get", "d", "$.a", "--agg", "count"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "5\n");
     fails_with(
         dir.path(),
-        &["schema", "d"],
-        "vshred: d: incompatible files: column \"id\" is Int64 in d/a.parquet but Utf8 in d/b.parquet",
-    );
-    // A Variant column in one file, an ordinary one in another.
-    std::fs::remove_file(dir.path().join("d/b.parquet")).unwrap();
-    plain_file(
-        dir.path(),
-        "d/c.parquet",
-        vec![("v", Arc::new(StringArray::from(vec!["{}"])))],
-    );
-    fails_with(
-        dir.path(),
-        &["schema", "d"],
-        "column \"v\" is variant in d/a.parquet but Utf8 in d/c.parquet",
-    );
-    // No widening: int32 and int64 are two types.
-    std::fs::remove_file(dir.path().join("d/c.parquet")).unwrap();
-    plain_file(
-        dir.path(),
-        "d/d.parquet",
-        vec![("id", Arc::new(Int32Array::from(vec![1])))],
-    );
-    fails_with(
-        dir.path(),
-        &["schema", "d"],
-        "column \"id\" is Int64 in d/a.parquet but Int32 in d/d.parquet",
+        &["get", "d", "$.a", "--with", "id"],
+        "column \"id\" is Int64 in d/a.parquet but Utf8 in d/b.parquet",
     );
 }
 
@@ -259,6 +278,31 @@ fn string_widths_and_null_typed_columns_agree_with_the_type_parquet_stores() {
     assert_eq!(
         stdout(&cat),
         "{\"id\":1,\"note\":\"x\"}\n{\"id\":1,\"note\":\"y\"}\n{\"id\":1,\"note\":null}\n"
+    );
+    // A null-typed column beside a Variant one of the same name (it was
+    // "variant in d/v.parquet but Null in d/w.parquet").
+    let dir = tempfile::tempdir().unwrap();
+    encoded_v(
+        dir.path(),
+        "d/v.parquet",
+        &rows(0, 3, |i| i.to_string()),
+        &[],
+    );
+    plain_file(
+        dir.path(),
+        "d/w.parquet",
+        vec![("v", Arc::new(NullArray::new(2)))],
+    );
+    let text = schema_of(dir.path(), "d");
+    assert!(text.contains("\n  v       variant  2 of 2\n"), "{text}");
+    let count = vshred_in(dir.path(), &["get", "d", "$.a", "--agg", "count"]);
+    assert_eq!(stdout(&count), "3\n", "{}", stderr(&count));
+    let cat = vshred_in(dir.path(), &["cat", "d"]);
+    assert!(
+        stdout(&cat).ends_with("}\n{\"id\":null,\"v\":null}\n{\"id\":null,\"v\":null}\n"),
+        "{}{}",
+        stdout(&cat),
+        stderr(&cat)
     );
 }
 

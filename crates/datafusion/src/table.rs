@@ -81,7 +81,11 @@ impl VariantTable {
                 .collect(),
             ..Projection::default()
         };
-        let schema = dataset.projection_schema(&columns).map_err(external)?;
+        // Columns the files disagree on are in the table, as the first
+        // file has them: a scan of one fails (`scan`), a scan of others
+        // reads.
+        let known = dataset.columns().map_err(external)?;
+        let schema = columns.schema(|name| known.plain_type(name));
         Ok(VariantTable {
             dataset: Arc::new(dataset),
             columns,
@@ -126,6 +130,7 @@ impl TableProvider for VariantTable {
             ..Projection::default()
         };
         let schema = Arc::new(self.schema.project(&chosen)?);
+        self.dataset.projection_schema(&scan).map_err(external)?;
         Ok(Arc::new(VariantScanExec::new(
             self.dataset.clone(),
             scan,

@@ -406,6 +406,50 @@ async fn a_glob_without_an_extension_reads_its_parquet_files_as_a_variant_table(
     );
 }
 
+/// A table over files that disagree on `id`'s type has the column; a
+/// query that reads it fails while planning, naming both files, and one
+/// that does not reads (the table could not be made).
+#[tokio::test]
+async fn a_column_the_files_disagree_on_fails_the_queries_that_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = EncodeOptions {
+        variant_fields: vec!["v".into()],
+        ..EncodeOptions::default()
+    };
+    for (name, text) in [
+        ("a.parquet", "{\"id\":1,\"v\":{\"n\":1}}\n"),
+        ("b.parquet", "{\"id\":\"one\",\"v\":{\"n\":2}}\n"),
+    ] {
+        encode(
+            &mut text.as_bytes(),
+            dir.path().join(name),
+            &options,
+            &mut |_| {},
+        )
+        .unwrap();
+    }
+    let ctx = vshred_datafusion::context(Default::default());
+    let root = dir.path().display();
+    let read = query(
+        &ctx,
+        &format!("SELECT count(*), sum(variant_get(v, '$.n', 'bigint')) FROM '{root}/'"),
+    )
+    .await;
+    assert_eq!((int(&read, 0), int(&read, 1)), (2, 3));
+    for sql in [
+        "SELECT id FROM '{root}/'",
+        "SELECT * FROM '{root}/'",
+        "SELECT count(*) FROM '{root}/' WHERE id IS NULL",
+    ] {
+        let sql = sql.replace("{root}", &root.to_string());
+        let refused = planning_failure(&ctx, &sql).await;
+        assert!(
+            refused.contains("column \"id\" is Int64 in") && refused.contains("b.parquet"),
+            "{sql}: {refused}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn filters_on_a_path_prune_row_groups_and_rows_are_still_filtered() {
     let dir = tempfile::tempdir().unwrap();
