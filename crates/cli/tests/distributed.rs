@@ -698,6 +698,37 @@ fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
     assert!(back.status.success(), "{}", stderr(&back));
     assert_eq!(stdout(&back).lines().count(), 3000);
     assert_eq!(stdout(&back), stdout(&source));
+    // A limit holds over all the tasks (each wrote every row it read).
+    for (query, rows) in [
+        ("SELECT id, v FROM 'data/events/' LIMIT 10", 10),
+        (
+            "SELECT id, v FROM 'data/events/' WHERE id % 7 = 0 LIMIT 5",
+            5,
+        ),
+    ] {
+        let target = format!("data/limited-{rows}/");
+        let copy = sql(
+            dir.path(),
+            Some(&workers),
+            &format!("COPY ({query}) TO '{target}'"),
+        );
+        assert!(copy.status.success(), "{}", stderr(&copy));
+        assert_eq!(
+            stdout(&copy).trim(),
+            format!(r#"{{"count":{rows}}}"#),
+            "{query}"
+        );
+        let back = sql(
+            dir.path(),
+            None,
+            &format!("SELECT count(*) AS n FROM '{target}'"),
+        );
+        assert_eq!(
+            stdout(&back).trim(),
+            format!(r#"{{"n":{rows}}}"#),
+            "{query}"
+        );
+    }
     // Outside the workers' roots: refused, nothing made.
     let outside = dir.path().join("elsewhere");
     let refused = sql(

@@ -89,8 +89,12 @@ fn written_on_workers(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn Ex
         return Ok(None);
     };
     let mut input = copy.input().clone();
-    // The gathering the sink asked for.
-    if let Some(gathered) = input.downcast_ref::<CoalescePartitionsExec>() {
+    // The gathering the sink asked for, unless it also takes a query's
+    // `LIMIT` (`fetch`): then the rows are gathered, and written by one
+    // task.
+    if let Some(gathered) = input.downcast_ref::<CoalescePartitionsExec>()
+        && gathered.fetch().is_none()
+    {
         input = gathered.input().clone();
     }
     let write: Arc<dyn ExecutionPlan> = Arc::new(WritePartitionsExec::new(
