@@ -8,6 +8,7 @@
 //! path for local files, a URL (`s3://bucket/logs/a.parquet`) in a store.
 //! Errors name it so.
 
+use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -102,6 +103,12 @@ impl Storage for LocalFiles {
                     files.push(path);
                 }
             }
+            // A pattern follows symbolic links to directories, so a link
+            // to a directory above it (`d/up -> ..`) matches a file again
+            // at each level, until the system's limit on links in a path:
+            // each file is read once, under the first path found.
+            let mut seen = HashSet::with_capacity(files.len());
+            files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
         }
         Ok(files)
     }
