@@ -39,7 +39,7 @@ use datafusion::execution::TaskContext;
 use datafusion::physical_expr::expressions::{Column, DynamicFilterPhysicalExpr, Literal};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr, ScalarFunctionExpr};
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
-use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType, SchedulingType};
 use datafusion::physical_plan::filter_pushdown::{
     ChildPushdownResult, FilterPushdownPhase, FilterPushdownPropagation,
 };
@@ -160,12 +160,14 @@ impl VariantScanExec {
         schema: SchemaRef,
         partitions: usize,
     ) -> Self {
+        // Cooperative: its stream yields before each batch (`execute`).
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
             Partitioning::UnknownPartitioning(partitions),
             EmissionType::Incremental,
             Boundedness::Bounded,
-        );
+        )
+        .with_scheduling_type(SchedulingType::Cooperative);
         VariantScanExec {
             dataset,
             projection,
@@ -445,13 +447,22 @@ impl ExecutionPlan for VariantScanExec {
                 Ok(batches) => batches,
                 Err(e) => return futures::stream::iter(vec![Err(external(e))]).left_stream(),
             };
-            // Each batch is read when asked for, on the thread that asks.
-            futures::stream::unfold(batches, move |batches| {
+            // Each batch is read when asked for, on the thread that asks,
+            // after a yield to the runtime: an operator above (an
+            // aggregate) takes every batch it can get in one poll, so
+            // without it a task would not yield until its share ended, and
+            // could not be cancelled (a worker's task whose coordinator is
+            // gone), nor let the runtime's other tasks run (a worker's
+            // answers to pings).
+            futures::stream::unfold((batches, true), move |(batches, first)| {
                 let scan = scan.clone();
                 async move {
                     let mut batches = batches;
+                    if !first {
+                        tokio::task::yield_now().await;
+                    }
                     match batches.next() {
-                        Some(batch) => Some((batch.map_err(external), batches)),
+                        Some(batch) => Some((batch.map_err(external), (batches, false))),
                         None => {
                             record(&scan, &batches);
                             None

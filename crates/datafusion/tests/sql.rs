@@ -450,6 +450,42 @@ async fn a_column_the_files_disagree_on_fails_the_queries_that_read_it() {
     }
 }
 
+/// A scan yields to the runtime before each batch after its first: an
+/// operator above it (an aggregate) takes every batch it can in one
+/// poll, and a task that never yields can neither be cancelled (a
+/// worker's, its coordinator gone) nor let the runtime's other tasks run.
+#[tokio::test]
+async fn a_scan_yields_to_the_runtime_between_batches() {
+    use datafusion::physical_plan::ExecutionPlan;
+    use futures::StreamExt;
+    use std::task::Poll;
+    use vshred::dataset::Dataset;
+    use vshred::parquet::{Projected, Projection};
+    use vshred_datafusion::scan::VariantScanExec;
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 2500);
+    let dataset = Dataset::find(&file).unwrap();
+    let projection = Projection {
+        outputs: vec![("id".into(), Projected::Column("id".into()))],
+        ..Projection::default()
+    };
+    let schema = dataset.projection_schema(&projection).unwrap();
+    let scan = VariantScanExec::new(Arc::new(dataset), projection, schema);
+    let config = datafusion::prelude::SessionConfig::new().with_batch_size(1000);
+    let ctx = SessionContext::new_with_config(config);
+    let mut stream = scan.execute(0, ctx.task_ctx()).unwrap();
+    // Rows of each batch, 0 for a poll that yielded.
+    let mut polls = Vec::new();
+    loop {
+        match futures::poll!(stream.next()) {
+            Poll::Ready(Some(batch)) => polls.push(batch.unwrap().num_rows()),
+            Poll::Ready(None) => break,
+            Poll::Pending => polls.push(0),
+        }
+    }
+    assert_eq!(polls, [1000, 0, 1000, 0, 500, 0]);
+}
+
 #[tokio::test]
 async fn filters_on_a_path_prune_row_groups_and_rows_are_still_filtered() {
     let dir = tempfile::tempdir().unwrap();

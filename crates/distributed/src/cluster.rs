@@ -45,8 +45,12 @@ use crate::copy::CopyOnWorkers;
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often an idle connection is pinged.
 pub const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
-/// How long a ping may go unanswered before the connection is dropped.
-pub const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a ping may go unanswered before the connection is dropped:
+/// long, because a busy worker answers late (its runtime's threads answer
+/// pings between batches, and a batch of costly expressions took 15 s on
+/// two cores), and a worker that dies is seen at once, its connections
+/// closed; this is for a machine that stops or a network that fails.
+pub const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Opens connections to workers, each request with the shared secret.
 #[derive(Clone)]
