@@ -5,6 +5,10 @@
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::AsArray;
+use arrow::datatypes::Int64Type;
 
 use vshred::dataset::Dataset;
 use vshred::encode::{EncodeOptions, ShredMode, encode};
@@ -249,6 +253,99 @@ fn a_column_the_files_disagree_on_fails_its_reads_and_the_others_read() {
     names_both(lines(None).unwrap_err());
     names_both(lines(Some(&["id".to_string()])).unwrap_err());
     lines(Some(&["v".to_string()])).unwrap();
+}
+
+/// `--where` compares a date or timestamp column with an ISO-8601 string,
+/// as it does a path read `as date` or `as timestamp`, in a file and
+/// beside one without the column (no row passed: strings never equal
+/// numbers); a number is no date, which a warning says for the dataset.
+#[test]
+fn a_date_or_timestamp_column_compares_with_iso_strings() {
+    use arrow::array::{ArrayRef, Date32Array, RecordBatch, TimestampMicrosecondArray};
+    use arrow::datatypes::{Field, Schema};
+    use vshred::shred::Shredder;
+    let dir = tempfile::tempdir().unwrap();
+    let layout: ShreddingSchema = r#"{"n":"int64"}"#.parse().unwrap();
+    let mut shredder = Shredder::new(&layout);
+    for i in 0..10 {
+        shredder
+            .append_json(format!("{{\"n\":{i}}}").as_bytes())
+            .unwrap();
+    }
+    let v: ArrayRef = Arc::new(shredder.finish());
+    // 2024-03-01 and the days after; its midnight (UTC) and the hours after.
+    let first_day = 19783;
+    let d: ArrayRef = Arc::new(Date32Array::from_iter_values(
+        (0..10).map(|i| first_day + i),
+    ));
+    let ts: ArrayRef = Arc::new(
+        TimestampMicrosecondArray::from_iter_values(
+            (0..10).map(|i| (i64::from(first_day) * 86_400 + i * 3_600) * 1_000_000),
+        )
+        .with_timezone("UTC"),
+    );
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("d", d.data_type().clone(), true),
+        Field::new("ts", ts.data_type().clone(), true),
+        vshred::parquet::variant_field("v", &layout).with_data_type(v.data_type().clone()),
+    ]));
+    let path = dir.path().join("a.parquet");
+    let mut writer = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&path).unwrap(),
+        schema.clone(),
+        None,
+    )
+    .unwrap();
+    writer
+        .write(&RecordBatch::try_new(schema, vec![d, ts, v]).unwrap())
+        .unwrap();
+    writer.close().unwrap();
+    let without = with_variant_v(dir.path(), "b.parquet", "{\"v\":{\"n\":100}}\n");
+    let dataset = Dataset::from_files(vec![path, without]);
+    let passed = |filter: &str| {
+        let request = GetRequest {
+            filter: Some(filter.parse().unwrap()),
+            ..sum_request()
+        };
+        let mut warnings = Vec::new();
+        let mut values = Vec::new();
+        let stats = dataset
+            .get_with(&request, &[], &options(2, 1024), |found, _| {
+                values.extend(found.as_primitive::<Int64Type>().iter().map(|v| v.unwrap()));
+                Ok(())
+            })
+            .unwrap();
+        warnings.extend(stats.read.warnings);
+        (values, warnings)
+    };
+    for (filter, expected) in [
+        ("d == \"2024-03-05\"", vec![4]),
+        ("d >= \"2024-03-08\"", vec![7, 8, 9]),
+        ("d in (\"2024-03-01\", \"2024-03-10\")", vec![0, 9]),
+        ("not d < \"2024-03-09\"", vec![8, 9]),
+        ("ts >= \"2024-03-01T07:00:00Z\"", vec![7, 8, 9]),
+        ("ts < \"2024-03-01T02:00:00+01:00\"", vec![0]),
+        ("ts == \"2024-03-01\"", vec![0]),
+    ] {
+        assert_eq!(passed(filter), (expected, vec![]), "{filter}");
+    }
+    let (values, warnings) = passed("d == 19787");
+    assert!(values.is_empty());
+    assert_eq!(
+        warnings,
+        [
+            "no row can pass `d == 19787`: every value of d is stored as dates or timestamps, and 19787 is not (the filter compares values of one kind)"
+        ]
+    );
+    let request = GetRequest {
+        filter: Some("d == \"soon\"".parse().unwrap()),
+        ..sum_request()
+    };
+    let refused = dataset.get_with(&request, &[], &options(2, 1024), |_, _| Ok(()));
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "invalid arguments: the filter's d == \"soon\": \"soon\" is not a date (as an ISO-8601 string such as \"2024-03-01\" or \"2024-03-01T12:30:00Z\")"
+    );
 }
 
 /// A filter on a column that some files lack reads it as null there, as

@@ -51,6 +51,8 @@ use crate::parquet::{
     ScanPlan, get_of_batch, json_lines_of_batch, run_ordered,
 };
 use crate::predicate::{Operand, Predicate};
+use crate::shred::ShreddingSchema;
+use crate::variant::Kind;
 use hive::{HiveColumns, HiveValues};
 use schema::{ColumnType, DatasetSchema, Disagreement};
 pub(crate) use storage::parquet_files_beneath;
@@ -250,6 +252,34 @@ impl DatasetColumns {
     /// Fails when the files disagree on the type of any column.
     pub fn all_agree(&self) -> Result<()> {
         self.all.iter().try_for_each(|name| self.agree_on(name))
+    }
+
+    /// Warnings for comparisons of an ordinary column with a literal of
+    /// another kind than its values (`d == 19787` on a date column): no
+    /// row can pass them. Columns `skipped` (a dataset's directories'
+    /// columns, warned of apart) are left out.
+    fn never_matching(&self, filter: &Predicate, skipped: impl Fn(&str) -> bool) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for comparison in filter.comparisons() {
+            let Operand::Column(name) = &comparison.operand else {
+                continue;
+            };
+            if skipped(name) {
+                continue;
+            }
+            let Some(kind) = self.plain_type(name).as_ref().and_then(plain_kind) else {
+                continue;
+            };
+            if kind != comparison.literal.kind() {
+                warnings.push(format!(
+                    "no row can pass `{comparison}`: every value of {} is stored as {}, and {} is not (the filter compares values of one kind)",
+                    comparison.operand,
+                    kind.plural(),
+                    comparison.literal,
+                ));
+            }
+        }
+        warnings
     }
 
     /// The type of ordinary column `name`, as the files agree on it or
@@ -756,10 +786,20 @@ impl Dataset {
     ) -> Result<DatasetStats> {
         let known = &self.footers(options)?.columns;
         self.check_columns(known, with.iter().map(String::as_str))?;
-        if let Some(filter) = &request.filter {
-            let names = filter.operands().into_iter().filter_map(Operand::column);
-            self.check_columns(known, names)?;
-        }
+        let converted;
+        let request = match &request.filter {
+            Some(filter) => {
+                let names = filter.operands().into_iter().filter_map(Operand::column);
+                self.check_columns(known, names)?;
+                let type_of = |name: &str| instant_type(&known.plain_type(name)?);
+                converted = GetRequest {
+                    filter: Some(filter.with_instant_columns(&type_of)?),
+                    ..request.clone()
+                };
+                &converted
+            }
+            None => request,
+        };
         known.agree_on(&request.column)?;
         if !known.variants.contains(&request.column) {
             return Err(self.no_column(&request.column, "Variant column", &known.variants));
@@ -782,10 +822,51 @@ impl Dataset {
             },
             |(values, with)| sink(&values, &with),
         )?;
-        if let (Some(hive), Some(filter)) = (&self.hive, &request.filter) {
-            stats.read.warnings.extend(hive.never_matching(filter));
+        if let Some(filter) = &request.filter {
+            // Each file warns of its own, but one without the column does
+            // not, and a warning holds only if every file gives it.
+            let in_directories = |name: &str| {
+                self.hive
+                    .as_ref()
+                    .is_some_and(|hive| hive.columns().iter().any(|(n, _)| n == name))
+            };
+            let mut warnings = known.never_matching(filter, in_directories);
+            if let Some(hive) = &self.hive {
+                warnings.extend(hive.never_matching(filter));
+            }
+            for warning in warnings {
+                if !stats.read.warnings.contains(&warning) {
+                    stats.read.warnings.push(warning);
+                }
+            }
         }
         Ok(stats)
+    }
+}
+
+/// The kind of the values of an ordinary column of `data_type`, where a
+/// filter's literal can be of it.
+fn plain_kind(data_type: &DataType) -> Option<Kind> {
+    Some(match data_type {
+        DataType::Boolean => Kind::Boolean,
+        t if t.is_numeric() => Kind::Number,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Kind::String,
+        DataType::Date32 | DataType::Date64 | DataType::Timestamp(..) => Kind::Instant,
+        DataType::Time32(_) | DataType::Time64(_) => Kind::Time,
+        _ => return None,
+    })
+}
+
+/// The shredding type whose instants the values of an ordinary column of
+/// `data_type` are, for a date or timestamp.
+fn instant_type(data_type: &DataType) -> Option<ShreddingSchema> {
+    match data_type {
+        DataType::Date32 | DataType::Date64 => Some(ShreddingSchema::Date),
+        DataType::Timestamp(unit, zone) => Some(ShreddingSchema::Timestamp {
+            utc: zone.is_some(),
+            nanos: *unit == arrow::datatypes::TimeUnit::Nanosecond,
+        }),
+        _ => None,
     }
 }
 

@@ -246,24 +246,32 @@ fn column_leaf(schema: &SchemaDescriptor, root: usize) -> Option<usize> {
 
 /// The kind of value a typed leaf holds, where a literal can be of it.
 fn leaf_kind(descr: &::parquet::schema::types::ColumnDescriptor) -> Option<Kind> {
-    match (descr.physical_type(), descr.logical_type_ref()) {
-        (_, Some(LogicalType::String | LogicalType::Enum | LogicalType::Json)) => {
-            Some(Kind::String)
-        }
-        (_, Some(LogicalType::Decimal { .. })) => Some(Kind::Number),
-        (_, Some(LogicalType::Date | LogicalType::Timestamp { .. })) => Some(Kind::Instant),
-        (_, Some(LogicalType::Time { .. })) => Some(Kind::Time),
-        (_, Some(LogicalType::Uuid)) => Some(Kind::Uuid),
-        (PhysicalType::BOOLEAN, _) => Some(Kind::Boolean),
-        (
-            PhysicalType::INT32 | PhysicalType::INT64 | PhysicalType::FLOAT | PhysicalType::DOUBLE,
-            _,
-        ) => Some(Kind::Number),
-        (PhysicalType::BYTE_ARRAY, None) if descr.converted_type() == ConvertedType::UTF8 => {
-            Some(Kind::String)
+    let annotated = match descr.logical_type_ref() {
+        Some(LogicalType::String | LogicalType::Enum | LogicalType::Json) => Some(Kind::String),
+        Some(LogicalType::Decimal { .. }) => Some(Kind::Number),
+        Some(LogicalType::Date | LogicalType::Timestamp { .. }) => Some(Kind::Instant),
+        Some(LogicalType::Time { .. }) => Some(Kind::Time),
+        Some(LogicalType::Uuid) => Some(Kind::Uuid),
+        Some(_) => None,
+        // Writers that record only the older converted type (DuckDB's
+        // `DATE`).
+        None => match descr.converted_type() {
+            ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON => Some(Kind::String),
+            ConvertedType::DECIMAL => Some(Kind::Number),
+            ConvertedType::DATE
+            | ConvertedType::TIMESTAMP_MILLIS
+            | ConvertedType::TIMESTAMP_MICROS => Some(Kind::Instant),
+            ConvertedType::TIME_MILLIS | ConvertedType::TIME_MICROS => Some(Kind::Time),
+            _ => None,
+        },
+    };
+    annotated.or(match descr.physical_type() {
+        PhysicalType::BOOLEAN => Some(Kind::Boolean),
+        PhysicalType::INT32 | PhysicalType::INT64 | PhysicalType::FLOAT | PhysicalType::DOUBLE => {
+            Some(Kind::Number)
         }
         _ => None,
-    }
+    })
 }
 
 impl ParquetFile {
@@ -885,7 +893,12 @@ fn bounds_as<'o>(
     descr: &::parquet::schema::types::ColumnDescriptor,
 ) -> Option<Option<&'o ShreddingSchema>> {
     let Operand::PathAs(_, as_type) = operand else {
-        return Some(None);
+        // Dates, timestamps and times are stored as numbers, which their
+        // literals are not.
+        return match leaf_kind(descr) {
+            Some(Kind::Instant | Kind::Time) => None,
+            _ => Some(None),
+        };
     };
     match (leaf_kind(descr)?, kind_of(as_type)?) {
         (Kind::Number, Kind::Number) => Some(Some(as_type)),

@@ -106,6 +106,19 @@ pub enum Literal {
 }
 
 impl Literal {
+    /// `text` as an instant of `as_type` (a date or timestamp type),
+    /// converted as values read as that type are (`"2024-03-01"` as
+    /// `timestamp` is midnight UTC); `None` if it is not one.
+    pub fn instant(text: &str, as_type: &ShreddingSchema) -> Option<Literal> {
+        let nanos = crate::shred::cast_as(&VariantRef::String(text), as_type)
+            .as_ref()
+            .and_then(nanos_since_epoch)?;
+        Some(Literal::Instant {
+            text: text.to_string(),
+            nanos,
+        })
+    }
+
     /// The kind of value the literal can match.
     pub fn kind(&self) -> Kind {
         match self {
@@ -251,6 +264,48 @@ pub enum Predicate {
 }
 
 impl Predicate {
+    /// The predicate with each string compared with an ordinary column of
+    /// dates or timestamps read as an instant of the column's type
+    /// (`type_of` gives it, `None` for other columns), as a string
+    /// compared with a path read `as date` is: `d == "2024-03-05"` on a
+    /// `DATE` column. An error names a string that is not one.
+    pub fn with_instant_columns(
+        &self,
+        type_of: &dyn Fn(&str) -> Option<ShreddingSchema>,
+    ) -> Result<Predicate> {
+        let each = |ps: &[Predicate]| -> Result<Vec<Predicate>> {
+            ps.iter().map(|p| p.with_instant_columns(type_of)).collect()
+        };
+        Ok(match self {
+            Predicate::Compare(
+                c @ Comparison {
+                    operand: Operand::Column(name),
+                    literal: Literal::String(text),
+                    ..
+                },
+            ) => match type_of(name) {
+                Some(as_type) => Predicate::Compare(Comparison {
+                    literal: Literal::instant(text, &as_type).ok_or_else(|| {
+                        Error::new(
+                            ErrorKind::Usage,
+                            format!(
+                                "the filter's {}: {}",
+                                c,
+                                parse::not_an_instant(text, &as_type)
+                            ),
+                        )
+                    })?,
+                    ..c.clone()
+                }),
+                None => self.clone(),
+            },
+            Predicate::Compare(_) | Predicate::IsNull(_) => self.clone(),
+            Predicate::Not(p) => Predicate::Not(Box::new(p.with_instant_columns(type_of)?)),
+            Predicate::And(ps) => Predicate::And(each(ps)?),
+            Predicate::Or(ps) => Predicate::Or(each(ps)?),
+        })
+    }
+
     /// Every comparison in it, in order.
     pub fn comparisons(&self) -> Vec<&Comparison> {
         let mut all = Vec::new();

@@ -6,8 +6,8 @@ use super::{Comparison, Literal, Op, Operand, Predicate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::json_to_variant;
 use crate::path::VariantPath;
-use crate::shred::{ShreddingSchema, cast_as};
-use crate::variant::{VariantRef, nanos_since_epoch};
+use crate::shred::ShreddingSchema;
+use crate::variant::VariantRef;
 
 impl Predicate {
     /// Parses [the syntax](super).
@@ -248,22 +248,12 @@ impl<'t> Parser<'t> {
         ) {
             return Ok(literal);
         }
-        let nanos = cast_as(&VariantRef::String(text), as_type)
-            .as_ref()
-            .and_then(nanos_since_epoch);
-        match nanos {
-            Some(nanos) => Ok(Some(Literal::Instant {
-                text: text.clone(),
-                nanos,
-            })),
+        match Literal::instant(text, as_type) {
+            Some(instant) => Ok(Some(instant)),
             None => {
                 self.pos = start;
                 self.skip_space();
-                Err(self.error(&format!(
-                    "{} is not a {} (as an ISO-8601 string such as \"2024-03-01\" or \"2024-03-01T12:30:00Z\")",
-                    literal.expect("a string"),
-                    as_type.type_name()
-                )))
+                Err(self.error(&not_an_instant(text, as_type)))
             }
         }
     }
@@ -332,9 +322,20 @@ fn flatten(mut parts: Vec<Predicate>, combine: fn(Vec<Predicate>) -> Predicate) 
     }
 }
 
+/// The message for `text`, compared with values read as `as_type` (a date
+/// or timestamp), that is not one.
+pub(super) fn not_an_instant(text: &str, as_type: &ShreddingSchema) -> String {
+    format!(
+        "{} is not a {} (as an ISO-8601 string such as \"2024-03-01\" or \"2024-03-01T12:30:00Z\")",
+        Literal::String(text.to_string()),
+        as_type.type_name()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shred::cast_as;
     use crate::variant::VariantDecimal;
 
     fn path(p: &str) -> Operand {
