@@ -100,12 +100,19 @@ fn byte_size(text: &str) -> Result<u64, String> {
         "G" | "g" | "GiB" => 1 << 30,
         _ => 0,
     };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(scale))
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("{text} is not a size of at least 1 byte (4096, 64K, 128M, 1G)"))
+    let usage = || format!("{text} is not a size of at least 1 byte (4096, 64K, 128M, 1G)");
+    if scale == 0 || digits.is_empty() {
+        return Err(usage());
+    }
+    // Digits too many for a count of bytes are a size too large, not
+    // something else.
+    let too_large = || format!("{text} is larger than any file can be (at most 16 EiB)");
+    let n = digits.parse::<u64>().map_err(|_| too_large())?;
+    match n.checked_mul(scale) {
+        Some(0) => Err(usage()),
+        Some(n) => Ok(n),
+        None => Err(too_large()),
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -432,4 +439,31 @@ pub(crate) fn run_roundtrip(input: &Path, json: &JsonArgs, sizes: bool) -> Resul
     out.flush()?;
     warn_inexact_numbers(inexact, first_inexact);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::byte_size;
+
+    #[test]
+    fn a_byte_size_too_large_for_any_file_says_so() {
+        assert_eq!(byte_size("64K"), Ok(64 << 10));
+        assert_eq!(byte_size("1G"), Ok(1 << 30));
+        for usage in ["0", "0G", "", "12X", "K", "-1"] {
+            assert_eq!(
+                byte_size(usage),
+                Err(format!(
+                    "{usage} is not a size of at least 1 byte (4096, 64K, 128M, 1G)"
+                ))
+            );
+        }
+        for huge in ["99999999999G", "99999999999999999999"] {
+            assert_eq!(
+                byte_size(huge),
+                Err(format!(
+                    "{huge} is larger than any file can be (at most 16 EiB)"
+                ))
+            );
+        }
+    }
 }
