@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use vshred::get::{Accumulator, Aggregate, ResultColumn};
 use vshred::json::write_json;
 use vshred::parquet::{GetRequest, ParquetFile};
+use vshred::path::PathSegment;
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
 use vshred::variant::VariantRef;
@@ -136,6 +137,22 @@ pub(crate) fn run_schema(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Says so where a path that no row has names a top-level column beside
+/// the Variant column (`$.id` where `id` is a column): a new user's
+/// nulls, once the other fields became columns (`--variant-field`).
+fn note_a_column_beside(file: &ParquetInput, request: &GetRequest) -> Result<(), Failure> {
+    let Some(PathSegment::Field(name)) = request.path.segments().first() else {
+        return Ok(());
+    };
+    if *name != request.column && file.columns()?.contains(name) {
+        eprintln!(
+            "vshred: note: no row has {} in the Variant column {}; {name} is a column beside it (print it with --with {name}, filter on it with --where '{name} ...')",
+            request.path, request.column
+        );
+    }
+    Ok(())
+}
+
 /// Output for a command that prints rows: stops at a limit and at a closed
 /// pipe, each through an error the reader stops at, told apart afterwards.
 struct RowOutput<W: Write> {
@@ -258,6 +275,8 @@ pub(crate) fn run_get(args: GetArgs) -> Result<(), Failure> {
     let value_key = json_string(&args.path);
     let mut line = Vec::new();
     let mut stats = None;
+    // Rows given, and values among them (not null).
+    let (mut rows_given, mut values_given) = (0, 0);
     if !out.done {
         let outcome = file
             .get_with(
@@ -266,6 +285,8 @@ pub(crate) fn run_get(args: GetArgs) -> Result<(), Failure> {
                 &args.scan.options(),
                 |result, with| {
                     let rows = out.room(result.len());
+                    rows_given += rows;
+                    values_given += result.len() - result.null_count();
                     if let Some(acc) = accumulator.as_mut() {
                         acc.add_column(result, rows)?;
                         return out.write(&[], rows);
@@ -301,6 +322,9 @@ pub(crate) fn run_get(args: GetArgs) -> Result<(), Failure> {
     }
     let stopped = out.done;
     out.finish(Ok(()))?;
+    if rows_given > 0 && values_given == 0 {
+        note_a_column_beside(&file, &request)?;
+    }
     for warning in stats.iter().flat_map(|s| &s.read.warnings) {
         eprintln!("vshred: warning: {warning}");
     }

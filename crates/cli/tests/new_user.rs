@@ -870,3 +870,27 @@ fn a_value_that_does_not_fit_its_column_names_the_columns_type() {
         "at row 5000, line 5001, column 7 (byte 118896): field \"id\" is a column of int64 (chosen from the sample lines, or in a dataset by its files before), and this value is not one (a larger sample, or the field as a Variant field, takes it)",
     );
 }
+
+/// Once the other fields are columns (`--variant-field v`), `$.id` is not
+/// in `v`: the nulls it gives come with a note naming the column, and a
+/// path no file has, or one some row has, with none.
+#[test]
+fn a_path_naming_a_column_beside_the_variant_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    encoded(
+        dir.path(),
+        "e.parquet",
+        "{\"id\":1,\"v\":{\"a\":1}}\n{\"id\":2,\"v\":{\"a\":2,\"id\":7}}\n",
+        &["--variant-field", "v"],
+    );
+    let note = "vshred: note: no row has $.id in the Variant column v; id is a column beside it (print it with --with id, filter on it with --where 'id ...')\n";
+    let out = vshred_in(
+        dir.path(),
+        &["get", "e.parquet", "$.id", "--where", "$.a == 1"],
+    );
+    assert_eq!((stdout(&out), stderr(&out)), ("null\n", note));
+    let out = vshred_in(dir.path(), &["get", "e.parquet", "$.id", "--agg", "count"]);
+    assert_eq!((stdout(&out), stderr(&out)), ("1\n", ""));
+    let out = vshred_in(dir.path(), &["get", "e.parquet", "$.nope"]);
+    assert_eq!((stdout(&out), stderr(&out)), ("null\nnull\n", ""));
+}
