@@ -80,6 +80,10 @@ pub struct Dataset {
     numbering: Option<Vec<usize>>,
     /// The columns its `key=value` directories hold.
     hive: Option<Arc<HiveColumns>>,
+    /// Of a share: each file's size where the whole dataset's footers were
+    /// read, which the file must have when opened again (a worker that
+    /// sees other files would read other row groups).
+    expected_sizes: Option<Vec<u64>>,
 }
 
 /// What a dataset's first pass read of its footers.
@@ -90,6 +94,8 @@ struct Footers {
     /// The number of each file's first row group: its index among them,
     /// or in the whole dataset of a share.
     first_row_group: Vec<usize>,
+    /// Each file's size in bytes, as its footer was read.
+    sizes: Vec<u64>,
     /// Each file's row groups.
     file_row_groups: Vec<usize>,
     /// The compressed bytes of all the row groups.
@@ -348,6 +354,7 @@ impl Dataset {
             footer_budget: FOOTER_CACHE_BYTES,
             numbering: None,
             hive: None,
+            expected_sizes: None,
         }
     }
 
@@ -386,6 +393,20 @@ impl Dataset {
     /// the whole dataset; `None` for a whole dataset.
     pub fn numbering(&self) -> Option<&[usize]> {
         self.numbering.as_deref()
+    }
+
+    /// The dataset whose files must have these sizes in bytes, in order,
+    /// when opened ([`Dataset::share`] gives them those of its footers'
+    /// read): a file of another size is an error naming it, not other row
+    /// groups read.
+    pub fn with_expected_sizes(mut self, sizes: Vec<u64>) -> Dataset {
+        self.expected_sizes = Some(sizes);
+        self
+    }
+
+    /// The sizes its files must have ([`with_expected_sizes`](Self::with_expected_sizes)).
+    pub fn expected_sizes(&self) -> Option<&[u64]> {
+        self.expected_sizes.as_deref()
     }
 
     /// Keeps footers between the passes only while they take at most
@@ -432,6 +453,7 @@ impl Dataset {
             row_groups: 0,
             first_row_group: Vec::with_capacity(self.files.len()),
             file_row_groups: Vec::with_capacity(self.files.len()),
+            sizes: Vec::with_capacity(self.files.len()),
             bytes: 0,
             rows: 0,
             kept: Vec::with_capacity(self.files.len()),
@@ -446,6 +468,7 @@ impl Dataset {
             };
             footers.first_row_group.push(first);
             footers.file_row_groups.push(file_row_groups);
+            footers.sizes.push(file.size());
             footers.row_groups += file_row_groups;
             footers.bytes += file
                 .metadata()
@@ -477,7 +500,7 @@ impl Dataset {
         plan: impl Fn(&ParquetFile) -> Result<ScanPlan>,
     ) -> Result<PlannedFile> {
         let path = &self.files[i];
-        let source = self.open_source(path)?;
+        let source = self.open_source(i)?;
         let file = match &footers.kept[i] {
             Some(footer) => ParquetFile::open_with_footer(source, path, footer, &self.layouts)?,
             None => ParquetFile::open_in(source, path, &self.layouts)?,
@@ -490,8 +513,21 @@ impl Dataset {
         })
     }
 
-    fn open_source(&self, path: &Path) -> Result<Arc<dyn crate::parquet::ByteSource>> {
-        self.storage.open(path).map_err(|e| Error::io(path, e))
+    /// Opens file `i`, which must have its expected size, if any.
+    fn open_source(&self, i: usize) -> Result<Arc<dyn crate::parquet::ByteSource>> {
+        let path = &self.files[i];
+        let source = self.storage.open(path).map_err(|e| Error::io(path, e))?;
+        match self.expected_sizes.as_ref().map(|sizes| sizes[i]) {
+            Some(expected) if expected != source.size() => Err(Error::new(
+                ErrorKind::Incompatible,
+                format!(
+                    "the file is {} bytes here but was {expected} bytes where the query was planned: every worker must see the same files at the same paths",
+                    source.size()
+                ),
+            )
+            .in_file(path)),
+            _ => Ok(source),
+        }
     }
 
     /// Opens every file, its footer read on the worker pool, and hands
@@ -501,13 +537,13 @@ impl Dataset {
         options: &ScanOptions,
         mut visit: impl FnMut(&ParquetFile) -> Result<()>,
     ) -> Result<()> {
-        let mut paths = self.files.iter();
+        let mut paths = self.files.iter().enumerate();
         run_ordered(
             options.workers(self.files.len()),
-            || Ok(paths.next().map(|path| (path, 1))),
-            |path, send| {
+            || Ok(paths.next().map(|found| (found, 1))),
+            |(i, path), send| {
                 send(ParquetFile::open_in(
-                    self.open_source(path)?,
+                    self.open_source(i)?,
                     path,
                     &self.layouts,
                 )?);

@@ -99,14 +99,18 @@ impl Dataset {
     /// of them.
     pub fn share(&self, partitions: &[Partition]) -> Result<Dataset> {
         let footers = self.footers(&ScanOptions::default())?;
-        let files = (0..self.files.len())
+        let shared: Vec<usize> = (0..self.files.len())
             .filter(|&i| {
                 let (first, row_groups) = footers.row_groups_of(i);
                 partitions.iter().any(|p| p.holds_any(first, row_groups))
             })
-            .map(|i| (self.files[i].clone(), footers.first_row_group[i]))
+            .collect();
+        let files = shared
+            .iter()
+            .map(|&i| (self.files[i].clone(), footers.first_row_group[i]))
             .collect();
         Ok(Dataset::from_numbered_files(files)
+            .with_expected_sizes(shared.iter().map(|&i| footers.sizes[i]).collect())
             .with_footer_budget(self.footer_budget)
             .with_storage(self.storage.clone())
             .with_hive_columns(self.hive_columns().cloned()))

@@ -405,6 +405,11 @@ impl ParquetFile {
         })
     }
 
+    /// Its size in bytes, as it was when opened.
+    pub fn size(&self) -> u64 {
+        ::parquet::file::reader::Length::len(&self.file)
+    }
+
     /// The bytes read from the file since it was opened (a footer read to
     /// open it included): of column chunks, bloom filters, page indexes.
     pub fn bytes_read(&self) -> u64 {

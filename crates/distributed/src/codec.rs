@@ -187,6 +187,10 @@ struct ScanMessage {
     /// row group in the whole.
     #[serde(default)]
     numbering: Option<Vec<usize>>,
+    /// Of a share, each file's size where the query was planned, which
+    /// the worker's must have.
+    #[serde(default)]
+    sizes: Option<Vec<u64>>,
     /// The columns of the dataset's `key=value` directories: the root
     /// they are counted from, and each one's name and type (`int64`,
     /// `string`); each file's path gives its values.
@@ -374,6 +378,7 @@ impl VariantCodec {
             task,
             runtime_filters,
             numbering: dataset.numbering().map(<[usize]>::to_vec),
+            sizes: dataset.expected_sizes().map(<[u64]>::to_vec),
             hive: match dataset.hive_columns() {
                 Some(hive) => {
                     let columns = hive.columns().iter();
@@ -417,8 +422,10 @@ impl VariantCodec {
             )));
         }
         let numbered = message.numbering.as_ref().map(Vec::len);
+        let sized = message.sizes.as_ref().map(Vec::len);
         if (message.files.is_empty() && numbered.is_none())
             || numbered.is_some_and(|n| n != message.files.len())
+            || sized.is_some_and(|n| n != message.files.len())
             || message.files.len() > MAX_FILES
             || message.outputs.len() > MAX_OUTPUTS
             || !(1..=MAX_PARTITIONS).contains(&message.partitions)
@@ -489,7 +496,10 @@ impl VariantCodec {
             }
             None => None,
         };
-        let dataset = dataset.with_hive_columns(hive);
+        let mut dataset = dataset.with_hive_columns(hive);
+        if let Some(sizes) = message.sizes {
+            dataset = dataset.with_expected_sizes(sizes);
+        }
         let scan = VariantScanExec::from_parts(
             Arc::new(dataset),
             projection,

@@ -106,6 +106,34 @@ fn a_tasks_share_comes_back_with_its_numbering() {
     assert_eq!(dataset.files(), &whole.parts().0.files()[3..5]);
     assert_eq!(dataset.numbering(), Some(&[3, 4][..]));
     assert_eq!(received.parts().3, (1, 2));
+    // With the files' sizes: a worker whose file is not the planner's
+    // (here rewritten with another row) fails naming it, where it read
+    // other row groups than the plan's.
+    let size = |i: usize| {
+        std::fs::metadata(dir.path().join(format!("{i}.parquet")))
+            .unwrap()
+            .len()
+    };
+    assert_eq!(dataset.expected_sizes(), Some(&[size(3), size(4)][..]));
+    dataset.rows().unwrap();
+    let other = "{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3}\n";
+    let path = dir.path().join("3.parquet");
+    encode(
+        &mut other.as_bytes(),
+        &path,
+        &EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let received = codec
+        .decode_scan(&codec.encode_scan(&sent).unwrap(), &task(1, 2))
+        .unwrap();
+    let error = received.parts().0.rows().unwrap_err().to_string();
+    assert!(
+        error.contains("3.parquet: incompatible files: the file is ")
+            && error.contains("bytes where the query was planned: every worker must see the same files at the same paths"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -252,6 +280,10 @@ fn crafted_counts_and_nesting_are_refused() {
             edited(&bytes, |m| m["files"] = serde_json::json!([])),
         ),
         ("version", edited(&bytes, |m| m["version"] = 99.into())),
+        (
+            "sizes of other files",
+            edited(&bytes, |m| m["sizes"] = serde_json::json!([1, 2, 3])),
+        ),
         (
             "directory column type",
             edited(&bytes, |m| {
