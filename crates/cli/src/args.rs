@@ -123,3 +123,59 @@ pub(crate) fn share(text: &str) -> Result<f64, String> {
         Err(_) => Err(format!("{text} is not a number from 0 to 1")),
     }
 }
+
+/// A size in bytes, at least 1: digits, then optionally K, M or G (KiB,
+/// MiB, GiB).
+pub(crate) fn byte_size(text: &str) -> Result<u64, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let scale: u64 = match unit {
+        "" => 1,
+        "K" | "k" | "KiB" => 1 << 10,
+        "M" | "m" | "MiB" => 1 << 20,
+        "G" | "g" | "GiB" => 1 << 30,
+        _ => 0,
+    };
+    let usage = || format!("{text} is not a size of at least 1 byte (4096, 64K, 128M, 1G)");
+    if scale == 0 || digits.is_empty() {
+        return Err(usage());
+    }
+    // Digits too many for a count of bytes are a size too large, not
+    // something that is not a size.
+    let too_large = || format!("{text} is more bytes than 64 bits count (at most 16 EiB)");
+    let n = digits.parse::<u64>().map_err(|_| too_large())?;
+    match n.checked_mul(scale) {
+        Some(0) => Err(usage()),
+        Some(n) => Ok(n),
+        None => Err(too_large()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::byte_size;
+
+    #[test]
+    fn a_byte_size_past_64_bits_says_so() {
+        assert_eq!(byte_size("64K"), Ok(64 << 10));
+        assert_eq!(byte_size("1G"), Ok(1 << 30));
+        for usage in ["0", "0G", "", "12X", "K", "-1"] {
+            assert_eq!(
+                byte_size(usage),
+                Err(format!(
+                    "{usage} is not a size of at least 1 byte (4096, 64K, 128M, 1G)"
+                ))
+            );
+        }
+        for huge in ["99999999999G", "99999999999999999999"] {
+            assert_eq!(
+                byte_size(huge),
+                Err(format!(
+                    "{huge} is more bytes than 64 bits count (at most 16 EiB)"
+                ))
+            );
+        }
+    }
+}

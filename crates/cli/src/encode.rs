@@ -37,7 +37,7 @@ pub(crate) struct EncodeArgs {
     /// Write a dataset (as --max-file-rows) whose files end after the batch
     /// with which they reach B bytes (so may pass it by one batch): a number
     /// of bytes, or with K, M or G (powers of 1024): 128M.
-    #[arg(long, value_name = "B", group = "split", value_parser = byte_size)]
+    #[arg(long, value_name = "B", group = "split", value_parser = crate::args::byte_size)]
     max_file_bytes: Option<u64>,
     /// Add the files to a directory that holds Parquet files already,
     /// numbered after its highest part-NNNNN.parquet (without it, such a
@@ -83,35 +83,6 @@ impl EncodeArgs {
             max_file_bytes: self.max_file_bytes,
             append: self.append,
         })
-    }
-}
-
-/// A size in bytes, at least 1: digits, then optionally K, M or G (KiB,
-/// MiB, GiB).
-fn byte_size(text: &str) -> Result<u64, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let scale: u64 = match unit {
-        "" => 1,
-        "K" | "k" | "KiB" => 1 << 10,
-        "M" | "m" | "MiB" => 1 << 20,
-        "G" | "g" | "GiB" => 1 << 30,
-        _ => 0,
-    };
-    let usage = || format!("{text} is not a size of at least 1 byte (4096, 64K, 128M, 1G)");
-    if scale == 0 || digits.is_empty() {
-        return Err(usage());
-    }
-    // Digits too many for a count of bytes are a size too large, not
-    // something else.
-    let too_large = || format!("{text} is larger than any file can be (at most 16 EiB)");
-    let n = digits.parse::<u64>().map_err(|_| too_large())?;
-    match n.checked_mul(scale) {
-        Some(0) => Err(usage()),
-        Some(n) => Ok(n),
-        None => Err(too_large()),
     }
 }
 
@@ -439,31 +410,4 @@ pub(crate) fn run_roundtrip(input: &Path, json: &JsonArgs, sizes: bool) -> Resul
     out.flush()?;
     warn_inexact_numbers(inexact, first_inexact);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::byte_size;
-
-    #[test]
-    fn a_byte_size_too_large_for_any_file_says_so() {
-        assert_eq!(byte_size("64K"), Ok(64 << 10));
-        assert_eq!(byte_size("1G"), Ok(1 << 30));
-        for usage in ["0", "0G", "", "12X", "K", "-1"] {
-            assert_eq!(
-                byte_size(usage),
-                Err(format!(
-                    "{usage} is not a size of at least 1 byte (4096, 64K, 128M, 1G)"
-                ))
-            );
-        }
-        for huge in ["99999999999G", "99999999999999999999"] {
-            assert_eq!(
-                byte_size(huge),
-                Err(format!(
-                    "{huge} is larger than any file can be (at most 16 EiB)"
-                ))
-            );
-        }
-    }
 }

@@ -32,6 +32,12 @@ pub struct WorkerArgs {
     /// least one.
     #[arg(long = "data-root", value_name = "DIR|URL", required = true)]
     data_roots: Vec<PathBuf>,
+    /// The most memory its tasks may hold at once (512M, 8G): a sort or a
+    /// join that needs more spills to disk, or its query fails naming the
+    /// limit. No limit by default; a coordinator's
+    /// `datafusion.runtime.memory_limit` is its own.
+    #[arg(long, value_name = "B", value_parser = crate::args::byte_size)]
+    memory_limit: Option<u64>,
 }
 
 /// The fewest characters a cluster's token may have: a worker runs the
@@ -60,6 +66,9 @@ pub fn run_worker(args: WorkerArgs) -> Result<(), Failure> {
     let options = WorkerOptions {
         token: read_token(&args.token_file)?,
         data_roots: args.data_roots,
+        memory_limit: args
+            .memory_limit
+            .map(|b| usize::try_from(b).unwrap_or(usize::MAX)),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

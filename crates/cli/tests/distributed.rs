@@ -23,10 +23,16 @@ struct Worker {
 impl Worker {
     /// A worker on a port the system chooses, reading beneath `root`.
     fn start(dir: &Path, root: &Path) -> Worker {
+        Worker::start_with(dir, root, &[])
+    }
+
+    /// As [`start`](Self::start), with `args` besides.
+    fn start_with(dir: &Path, root: &Path, args: &[&str]) -> Worker {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vshred"))
             .args(["worker", "--listen", "127.0.0.1:0", "--token-file", "token"])
             .arg("--data-root")
             .arg(root)
+            .args(args)
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -389,6 +395,36 @@ fn a_csv_table_outside_the_data_roots_is_refused_and_one_inside_is_read() {
 
 /// The channel speaks plain HTTP/2: `https://` (which sent the token in
 /// the clear) and other schemes are refused before anything is sent.
+/// A worker's `--memory-limit` holds its tasks: a grouping that needs
+/// more fails naming it, as one process under
+/// `datafusion.runtime.memory_limit` does (the coordinator's setting did
+/// not reach the workers).
+#[test]
+fn a_workers_memory_limit_holds_its_tasks() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let limited = |limit: &str| {
+        [
+            Worker::start_with(dir.path(), &data, &["--memory-limit", limit]),
+            Worker::start_with(dir.path(), &data, &["--memory-limit", limit]),
+        ]
+    };
+    let query =
+        "SELECT id % 7 AS k, array_agg(to_json(v)) AS a FROM 'data/events/' GROUP BY k ORDER BY k";
+    let small = limited("64K");
+    let refused = sql(dir.path(), Some(&small), query);
+    assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
+    assert!(
+        stderr(&refused).contains("Resources exhausted"),
+        "{}",
+        stderr(&refused)
+    );
+    let ample = limited("1G");
+    let answered = sql(dir.path(), Some(&ample), query);
+    assert!(answered.status.success(), "{}", stderr(&answered));
+    assert_eq!(stdout(&answered).lines().count(), 7);
+}
+
 #[test]
 fn a_worker_url_of_another_scheme_than_http_is_refused() {
     let dir = cluster_dir();

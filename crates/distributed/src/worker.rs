@@ -41,6 +41,10 @@ pub struct WorkerOptions {
     pub token: String,
     /// The directories whose files it may read.
     pub data_roots: Vec<PathBuf>,
+    /// The most memory its tasks may hold at once, in bytes (DataFusion's
+    /// memory pool: beyond it a sort or a join spills, or fails); `None`
+    /// for no limit.
+    pub memory_limit: Option<usize>,
 }
 
 /// Serves tasks on `listener` until `shutdown` completes (tasks under way
@@ -88,14 +92,16 @@ pub async fn serve(
     // One runtime for all its queries: its object stores (an `s3://`
     // bucket's made from the environment once), held to the data roots
     // for DataFusion's own scans and writes, and its channels.
-    .with_runtime_env(
-        RuntimeEnvBuilder::new()
-            .with_object_store_registry(Arc::new(RootedStores::new(
-                vshred_datafusion::object_store_registry(),
-                roots,
-            )))
-            .build_arc()?,
-    )
+    .with_runtime_env({
+        let runtime = RuntimeEnvBuilder::new().with_object_store_registry(Arc::new(
+            RootedStores::new(vshred_datafusion::object_store_registry(), roots),
+        ));
+        match options.memory_limit {
+            Some(bytes) => runtime.with_memory_limit(bytes, 1.0),
+            None => runtime,
+        }
+        .build_arc()?
+    })
     .with_version(env!("CARGO_PKG_VERSION"))
     .with_max_message_size(MAX_MESSAGE_BYTES);
     let token = options.token.clone();
