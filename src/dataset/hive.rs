@@ -40,6 +40,25 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::predicate::{Operand, Predicate};
 use crate::variant::{Kind, VariantRef};
 
+/// The directory above the `key=value` directories that `dir` is in, if
+/// `dir` is one (`logs` of `logs/day=2024-03-01/region=eu/`): where a
+/// reader of the whole dataset starts.
+pub fn partition_root(dir: &Path) -> Option<PathBuf> {
+    let mut root = dir;
+    while let Some(name) = root.file_name().and_then(|n| n.to_str()) {
+        match name.split_once('=') {
+            Some((key, _)) if !key.is_empty() && !key.starts_with(['_', '.']) => {}
+            _ => break,
+        }
+        root = root.parent()?;
+    }
+    match root.as_os_str().is_empty() {
+        _ if root == dir => None,
+        true => Some(PathBuf::from(".")),
+        false => Some(root.to_path_buf()),
+    }
+}
+
 /// The value Hive and Spark write for a null.
 const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
 
@@ -552,6 +571,25 @@ fn disagree(first: &Path, first_keys: &[String], other: &Path, other_keys: &[Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_root_of_key_value_directories_is_the_directory_above_them() {
+        for (dir, root) in [
+            ("logs/day=1/region=eu/", Some("logs")),
+            ("logs/day=1", Some("logs")),
+            ("day=1", Some(".")),
+            ("/data/day=1", Some("/data")),
+            ("logs", None),
+            ("logs/_tmp=1", None),
+            ("logs/=1", None),
+        ] {
+            assert_eq!(
+                partition_root(Path::new(dir)),
+                root.map(PathBuf::from),
+                "{dir}"
+            );
+        }
+    }
     use HiveType::{Int64, String as Text};
 
     fn columns(files: &[&str]) -> Result<Option<HiveColumns>> {

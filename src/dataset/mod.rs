@@ -243,13 +243,16 @@ impl DatasetColumns {
         indices
     }
 
-    /// Fails when the files disagree on the type of column `name`.
-    pub fn agree_on(&self, name: &str) -> Result<()> {
-        match self
-            .index
+    /// Where two files disagree on the type of column `name`, if they do.
+    pub fn disagreement(&self, name: &str) -> Option<&Disagreement> {
+        self.index
             .get(name)
             .and_then(|&at| self.disagreements[at].as_ref())
-        {
+    }
+
+    /// Fails when the files disagree on the type of column `name`.
+    pub fn agree_on(&self, name: &str) -> Result<()> {
+        match self.disagreement(name) {
             Some(disagreement) => Err(disagreement.error(name)),
             None => Ok(()),
         }

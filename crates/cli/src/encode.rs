@@ -184,6 +184,7 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
         bar.finish_and_clear();
         let report = report?;
         warn_about_lines(&report.lines, &report.unsampled_variant_fields);
+        warn_about_partitions(&args.output, &report);
         print_dataset(&args.output, &report);
         return Ok(());
     }
@@ -233,6 +234,36 @@ fn starts_with_an_array(path: &Path) -> bool {
 
 /// What `encode` says about the input lines: bad lines skipped, inexact
 /// numbers, Variant fields that no sampled line has.
+/// Warns when the files just written into a `key=value` directory
+/// disagree on a column's type with the other files of the dataset above
+/// it (`logs` of `logs/day=2024-03-02/`): a read of that column over the
+/// whole dataset fails. Each run infers its own layout, so a field of
+/// integers one day and decimals the next is an int64 column in one
+/// directory and a Variant column in the other.
+fn warn_about_partitions(output: &Path, report: &DatasetReport) {
+    let Some(root) = vshred::dataset::hive::partition_root(output) else {
+        return;
+    };
+    // A dataset that cannot be read as one says so when read.
+    let Ok(dataset) = vshred::dataset::Dataset::find(&root) else {
+        return;
+    };
+    let Ok(columns) = dataset.columns() else {
+        return;
+    };
+    let written = |path: &Path| report.files.iter().any(|f| f.path == path);
+    for name in &columns.all {
+        if let Some(d) = columns.disagreement(name)
+            && (written(&d.seen_file) || written(&d.other_file))
+        {
+            eprintln!(
+                "vshred: warning: column {name:?} is {d}: a read of it over {} fails (--variant-field {name} makes it a Variant column in every file, which files may shred apart)",
+                root.display()
+            );
+        }
+    }
+}
+
 fn warn_about_lines(lines: &LineCounts, unsampled_variant_fields: &[String]) {
     if lines.bad_lines > 0 {
         eprintln!(

@@ -939,3 +939,37 @@ fn the_summary_says_when_other_writers_files_lie_between() {
         stderr(&out)
     );
 }
+
+/// A day's directory written beside another whose files type a column
+/// otherwise (integers one day, decimals the next) is warned of as it is
+/// written, naming both files; a day that agrees is not.
+#[test]
+fn a_key_value_directory_that_disagrees_with_its_siblings_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let day = |name: &str, lines: &str, extra: &[&str]| {
+        std::fs::write(dir.path().join("in.jsonl"), lines).unwrap();
+        let out = vshred_in(
+            dir.path(),
+            &[
+                &["encode", "in.jsonl", name, "--max-file-rows", "100"][..],
+                &["--variant-field", "v"],
+                extra,
+            ]
+            .concat(),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out).to_string()
+    };
+    let first = day("logs/day=1/", "{\"price\":10,\"v\":{\"a\":1}}\n", &[]);
+    assert!(!first.contains("warning"), "{first}");
+    let agreeing = day("logs/day=2/", "{\"price\":11,\"v\":{\"a\":2}}\n", &[]);
+    assert!(!agreeing.contains("warning"), "{agreeing}");
+    let decimals = day("logs/day=3/", "{\"price\":10.5,\"v\":{\"a\":3}}\n", &[]);
+    assert!(
+        decimals.starts_with("vshred: warning: column \"price\" is Int64 in logs/day=1/part-00000.parquet but variant in logs/day=3/part-00000.parquet: a read of it over logs fails (--variant-field price makes it a Variant column in every file, which files may shred apart)\n"),
+        "{decimals}"
+    );
+    // A directory that is not key=value is its own dataset.
+    let alone = day("other/", "{\"price\":10.5,\"v\":{\"a\":3}}\n", &[]);
+    assert!(!alone.contains("warning"), "{alone}");
+}
