@@ -741,8 +741,10 @@ fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
             "SELECT id, v FROM 'data/events/' WHERE id % 7 = 0 LIMIT 5",
             5,
         ),
+        ("SELECT id, v FROM 'data/events/' LIMIT 10 OFFSET 5", 10),
+        ("SELECT id, v FROM 'data/events/' ORDER BY id LIMIT 7", 7),
     ] {
-        let target = format!("data/limited-{rows}/");
+        let target = format!("data/limited-{}/", query.len());
         let copy = sql(
             dir.path(),
             Some(&workers),

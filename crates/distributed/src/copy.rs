@@ -34,6 +34,7 @@ use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
+use datafusion::physical_plan::limit::{GlobalLimitExec, LocalLimitExec};
 use vshred_datafusion::copy::VariantParquetSink;
 use vshred_datafusion::write_partitions::{WritePartitionsExec, counts_schema};
 
@@ -88,13 +89,15 @@ fn written_on_workers(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn Ex
     let Ok(dir) = target.get_url().to_file_path() else {
         return Ok(None);
     };
+    // A query with a `LIMIT` or an `OFFSET` anywhere (a fetch, a limit
+    // node) is written as one process writes it: each task would keep
+    // its own first rows.
+    if limited(copy.input()) {
+        return Ok(None);
+    }
     let mut input = copy.input().clone();
-    // The gathering the sink asked for, unless it also takes a query's
-    // `LIMIT` (`fetch`): then the rows are gathered, and written by one
-    // task.
-    if let Some(gathered) = input.downcast_ref::<CoalescePartitionsExec>()
-        && gathered.fetch().is_none()
-    {
+    // The gathering the sink asked for.
+    if let Some(gathered) = input.downcast_ref::<CoalescePartitionsExec>() {
         input = gathered.input().clone();
     }
     let write: Arc<dyn ExecutionPlan> = Arc::new(WritePartitionsExec::new(
@@ -118,6 +121,15 @@ fn written_on_workers(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn Ex
         counts,
     )?;
     Ok(Some(Arc::new(total)))
+}
+
+/// Whether `plan` or a node beneath it keeps some rows only (`LIMIT`,
+/// `OFFSET`, a top-k sort).
+fn limited(plan: &Arc<dyn ExecutionPlan>) -> bool {
+    plan.fetch().is_some()
+        || plan.is::<GlobalLimitExec>()
+        || plan.is::<LocalLimitExec>()
+        || plan.children().into_iter().any(limited)
 }
 
 /// A prefix no earlier `COPY` of this directory has used (in practice:
