@@ -329,6 +329,19 @@ fn a_date_or_timestamp_column_compares_with_iso_strings() {
     ] {
         assert_eq!(passed(filter), (expected, vec![]), "{filter}");
     }
+    // A file read alone (as from a pipe) converts by its own types.
+    let file = vshred::parquet::ParquetFile::open(&dir.path().join("a.parquet")).unwrap();
+    let request = GetRequest {
+        filter: Some("d == \"2024-03-05\"".parse().unwrap()),
+        ..sum_request()
+    };
+    let mut alone = Vec::new();
+    file.get_with(&request, &[], &options(2, 1024), |found, _| {
+        alone.extend(found.as_primitive::<Int64Type>().iter().map(|v| v.unwrap()));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(alone, [4]);
     let (values, warnings) = passed("d == 19787");
     assert!(values.is_empty());
     assert_eq!(

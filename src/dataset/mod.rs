@@ -51,7 +51,6 @@ use crate::parquet::{
     ScanPlan, get_of_batch, json_lines_of_batch, run_ordered,
 };
 use crate::predicate::{Operand, Predicate};
-use crate::shred::ShreddingSchema;
 use crate::variant::Kind;
 use hive::{HiveColumns, HiveValues};
 use schema::{ColumnType, DatasetSchema, Disagreement};
@@ -825,20 +824,12 @@ impl Dataset {
     ) -> Result<DatasetStats> {
         let known = &self.footers(options)?.columns;
         self.check_columns(known, with.iter().map(String::as_str))?;
-        let converted;
-        let request = match &request.filter {
-            Some(filter) => {
-                let names = filter.operands().into_iter().filter_map(Operand::column);
-                self.check_columns(known, names)?;
-                let type_of = |name: &str| instant_type(&known.plain_type(name)?);
-                converted = GetRequest {
-                    filter: Some(filter.with_instant_columns(&type_of)?),
-                    ..request.clone()
-                };
-                &converted
-            }
-            None => request,
-        };
+        if let Some(filter) = &request.filter {
+            let names = filter.operands().into_iter().filter_map(Operand::column);
+            self.check_columns(known, names)?;
+        }
+        // By the dataset's types: a file without the column converts none.
+        let request = &request.with_instant_columns(&|name| known.plain_type(name))?;
         known.agree_on(&request.column)?;
         if !known.variants.contains(&request.column) {
             return Err(self.no_column(&request.column, "Variant column", &known.variants));
@@ -894,19 +885,6 @@ fn plain_kind(data_type: &DataType) -> Option<Kind> {
         DataType::Time32(_) | DataType::Time64(_) => Kind::Time,
         _ => return None,
     })
-}
-
-/// The shredding type whose instants the values of an ordinary column of
-/// `data_type` are, for a date or timestamp.
-fn instant_type(data_type: &DataType) -> Option<ShreddingSchema> {
-    match data_type {
-        DataType::Date32 | DataType::Date64 => Some(ShreddingSchema::Date),
-        DataType::Timestamp(unit, zone) => Some(ShreddingSchema::Timestamp {
-            utc: zone.is_some(),
-            nanos: *unit == arrow::datatypes::TimeUnit::Nanosecond,
-        }),
-        _ => None,
-    }
 }
 
 impl Dataset {

@@ -30,6 +30,24 @@ pub struct GetRequest {
     /// Only rows where this holds.
     pub filter: Option<Predicate>,
 }
+
+impl GetRequest {
+    /// The request with its filter's strings compared with date or
+    /// timestamp columns (`type_of` gives a column's Arrow type) read as
+    /// dates and instants ([`Predicate::with_instant_columns`]).
+    pub(crate) fn with_instant_columns(
+        &self,
+        type_of: &dyn Fn(&str) -> Option<arrow::datatypes::DataType>,
+    ) -> Result<GetRequest> {
+        Ok(GetRequest {
+            filter: match &self.filter {
+                Some(filter) => Some(filter.with_instant_columns(type_of)?),
+                None => None,
+            },
+            ..self.clone()
+        })
+    }
+}
 impl ParquetFile {
     /// Reads whole rows, in file order, a batch at a time (of at least one
     /// row, as [`get`](Self::get) reads: a size of 0 read nothing), on this
@@ -145,6 +163,9 @@ impl ParquetFile {
         options: &ScanOptions,
         sink: impl FnMut(&ArrayRef, &RecordBatch) -> Result<()>,
     ) -> Result<ReadStats> {
+        let schema = self.arrow_schema();
+        let type_of = |name: &str| Some(schema.field_with_name(name).ok()?.data_type().clone());
+        let request = &request.with_instant_columns(&type_of)?;
         let plan = self.plan_get(request, with)?;
         self.run_get(&plan, request, with, options, sink)
     }

@@ -43,6 +43,7 @@
 use std::cmp::Ordering;
 
 use arrow::array::{Array, BooleanArray, RecordBatch};
+use arrow::datatypes::DataType;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::get::{ResultColumn, variant_get, variant_get_natural};
@@ -271,7 +272,7 @@ impl Predicate {
     /// `DATE` column. An error names a string that is not one.
     pub fn with_instant_columns(
         &self,
-        type_of: &dyn Fn(&str) -> Option<ShreddingSchema>,
+        type_of: &dyn Fn(&str) -> Option<DataType>,
     ) -> Result<Predicate> {
         let each = |ps: &[Predicate]| -> Result<Vec<Predicate>> {
             ps.iter().map(|p| p.with_instant_columns(type_of)).collect()
@@ -283,7 +284,7 @@ impl Predicate {
                     literal: Literal::String(text),
                     ..
                 },
-            ) => match type_of(name) {
+            ) => match type_of(name).as_ref().and_then(instant_type) {
                 Some(as_type) => Predicate::Compare(Comparison {
                     literal: Literal::instant(text, &as_type).ok_or_else(|| {
                         Error::new(
@@ -454,6 +455,19 @@ impl Predicate {
                 result.unwrap_or_else(|| BooleanArray::from(vec![true; rows]))
             }
         })
+    }
+}
+
+/// The shredding type whose instants the values of an ordinary column of
+/// `data_type` are, for a date or timestamp.
+fn instant_type(data_type: &DataType) -> Option<ShreddingSchema> {
+    match data_type {
+        DataType::Date32 | DataType::Date64 => Some(ShreddingSchema::Date),
+        DataType::Timestamp(unit, zone) => Some(ShreddingSchema::Timestamp {
+            utc: zone.is_some(),
+            nanos: *unit == arrow::datatypes::TimeUnit::Nanosecond,
+        }),
+        _ => None,
     }
 }
 
