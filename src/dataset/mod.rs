@@ -713,12 +713,28 @@ impl Dataset {
             }
             return Err(self.no_column(name, "Variant column", variants));
         }
-        match variants.as_slice() {
-            [only] => Ok(only.clone()),
-            _ if variants.iter().any(|c| c == "v") => Ok("v".into()),
-            [] => Err(Error::new(ErrorKind::Usage, "no file has a Variant column")),
-            _ => Err(Error::new(ErrorKind::AmbiguousColumn, variants.join(", "))),
-        }
+        // A column that is a Variant in some file only is one to choose
+        // too, whose read then fails naming the files.
+        let in_some_file = columns.all.iter().filter(|c| {
+            !variants.contains(c)
+                && columns.disagreement(c).is_some_and(|d| {
+                    d.seen == ColumnType::Variant || d.other == ColumnType::Variant
+                })
+        });
+        let candidates: Vec<String> = variants.iter().chain(in_some_file).cloned().collect();
+        let chosen = match candidates.as_slice() {
+            [only] => only.clone(),
+            _ if candidates.iter().any(|c| c == "v") => "v".into(),
+            [] => return Err(Error::new(ErrorKind::Usage, "no file has a Variant column")),
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::AmbiguousColumn,
+                    candidates.join(", "),
+                ));
+            }
+        };
+        columns.agree_on(&chosen)?;
+        Ok(chosen)
     }
 
     #[cold]

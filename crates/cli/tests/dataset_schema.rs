@@ -241,6 +241,19 @@ fn files_that_disagree_on_an_ordinary_column_are_named_and_only_its_reads_fail()
         &["get", "d", "$.a", "--with", "id"],
         "column \"id\" is Int64 in d/a.parquet but Utf8 in d/b.parquet",
     );
+    // A Variant column that the first file has as an ordinary one is
+    // still the one `get` reads, and names both files (it said "no file
+    // has a Variant column").
+    plain_file(
+        dir.path(),
+        "d/0.parquet",
+        vec![("v", Arc::new(StringArray::from(vec!["{}"])))],
+    );
+    fails_with(
+        dir.path(),
+        &["get", "d", "$.a"],
+        "column \"v\" is Utf8 in d/0.parquet but variant in d/a.parquet",
+    );
 }
 
 #[test]
