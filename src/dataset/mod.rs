@@ -555,6 +555,41 @@ impl Dataset {
         )
     }
 
+    /// The columns on which `files` (just written beside this dataset's,
+    /// or among them) disagree with the dataset's other files: for each,
+    /// the other files' type and a file with it, then the type `files`
+    /// give it and the first of them with it.
+    pub fn disagreements_with(&self, files: &[PathBuf]) -> Result<Vec<(String, Disagreement)>> {
+        let others: Vec<PathBuf> = self
+            .files
+            .iter()
+            .filter(|f| !files.contains(f))
+            .cloned()
+            .collect();
+        let of =
+            |files: Vec<PathBuf>| Dataset::from_files(files).with_storage(self.storage.clone());
+        let (others, written) = (of(others), of(files.to_vec()));
+        let (before, after) = (others.columns()?, written.columns()?);
+        let mut found = Vec::new();
+        for (at, name) in after.all.iter().enumerate() {
+            let Some(&was) = before.index.get(name) else {
+                continue;
+            };
+            if schema::agreed(&before.types[was], &after.types[at]).is_none() {
+                found.push((
+                    name.clone(),
+                    Disagreement {
+                        seen: before.types[was].clone(),
+                        seen_file: before.type_files[was].clone(),
+                        other: after.types[at].clone(),
+                        other_file: after.type_files[at].clone(),
+                    },
+                ));
+            }
+        }
+        Ok(found)
+    }
+
     /// The dataset's schema ([`DatasetSchema`]): its columns, how each file
     /// shreds its Variant columns, its leaves' sizes; from the footers
     /// alone, read on the worker pool.

@@ -232,38 +232,48 @@ fn starts_with_an_array(path: &Path) -> bool {
     text.trim_ascii_start().starts_with(b"[")
 }
 
-/// What `encode` says about the input lines: bad lines skipped, inexact
-/// numbers, Variant fields that no sampled line has.
 /// Warns when the files just written into a `key=value` directory
-/// disagree on a column's type with the other files of the dataset above
-/// it (`logs` of `logs/day=2024-03-02/`): a read of that column over the
-/// whole dataset fails. Each run infers its own layout, so a field of
-/// integers one day and decimals the next is an int64 column in one
-/// directory and a Variant column in the other.
+/// disagree on a column's type with the files of the other directories of
+/// that key (`logs/day=*/` for `logs/day=2024-03-02/`): a read of that
+/// column over the whole dataset fails. Each run infers its own layout,
+/// so a field of integers one day and decimals the next is an int64
+/// column in one directory and a Variant column in the other.
 fn warn_about_partitions(output: &Path, report: &DatasetReport) {
     let Some(root) = vshred::dataset::hive::partition_root(output) else {
         return;
     };
+    // The key of the directories right beneath the root.
+    let below = output.strip_prefix(&root).unwrap_or(output);
+    let Some(key) = below
+        .components()
+        .find(|c| matches!(c, std::path::Component::Normal(_)))
+        .and_then(|c| {
+            c.as_os_str()
+                .to_str()?
+                .split_once('=')
+                .map(|(k, _)| k.to_string())
+        })
+    else {
+        return;
+    };
+    let siblings = root.join(format!("{key}=*"));
+    let written: Vec<PathBuf> = report.files.iter().map(|f| f.path.clone()).collect();
     // A dataset that cannot be read as one says so when read.
-    let Ok(dataset) = vshred::dataset::Dataset::find(&root) else {
+    let Ok(found) = vshred::dataset::Dataset::find(&siblings)
+        .and_then(|dataset| dataset.disagreements_with(&written))
+    else {
         return;
     };
-    let Ok(columns) = dataset.columns() else {
-        return;
-    };
-    let written = |path: &Path| report.files.iter().any(|f| f.path == path);
-    for name in &columns.all {
-        if let Some(d) = columns.disagreement(name)
-            && (written(&d.seen_file) || written(&d.other_file))
-        {
-            eprintln!(
-                "vshred: warning: column {name:?} is {d}: a read of it over {} fails (--variant-field {name} makes it a Variant column in every file, which files may shred apart)",
-                root.display()
-            );
-        }
+    for (name, d) in found {
+        eprintln!(
+            "vshred: warning: column {name:?} is {d}: a read of it over {} fails (--variant-field {name} makes it a Variant column in every file, which files may shred apart)",
+            root.display()
+        );
     }
 }
 
+/// What `encode` says about the input lines: bad lines skipped, inexact
+/// numbers, Variant fields that no sampled line has.
 fn warn_about_lines(lines: &LineCounts, unsampled_variant_fields: &[String]) {
     if lines.bad_lines > 0 {
         eprintln!(

@@ -969,6 +969,22 @@ fn a_key_value_directory_that_disagrees_with_its_siblings_is_warned_of() {
         decimals.starts_with("vshred: warning: column \"price\" is Int64 in logs/day=1/part-00000.parquet but variant in logs/day=3/part-00000.parquet: a read of it over logs fails (--variant-field price makes it a Variant column in every file, which files may shred apart)\n"),
         "{decimals}"
     );
+    // Against the other directories' files, not only the first pair
+    // that disagreed.
+    let text = day("logs/day=4/", "{\"price\":\"ten\",\"v\":{\"a\":4}}\n", &[]);
+    assert!(
+        text.starts_with("vshred: warning: column \"price\" is Int64 in logs/day=1/part-00000.parquet but Utf8 in logs/day=4/part-00000.parquet"),
+        "{text}"
+    );
+    // Only the directories of its key are read: `day=*/` here, not
+    // `logs/`, which disagrees.
+    let beside = day("day=9/", "{\"price\":\"nine\",\"v\":{\"a\":9}}\n", &[]);
+    assert!(!beside.contains("warning"), "{beside}");
+    let next = day("day=10", "{\"price\":10,\"v\":{\"a\":10}}\n", &[]);
+    assert!(
+        next.starts_with("vshred: warning: column \"price\" is Utf8 in day=9/part-00000.parquet but Int64 in day=10/part-00000.parquet: a read of it over . fails"),
+        "{next}"
+    );
     // A directory that is not key=value is its own dataset.
     let alone = day("other/", "{\"price\":10.5,\"v\":{\"a\":3}}\n", &[]);
     assert!(!alone.contains("warning"), "{alone}");
