@@ -8,7 +8,7 @@
 //! path for local files, a URL (`s3://bucket/logs/a.parquet`) in a store.
 //! Errors name it so.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -106,12 +106,33 @@ impl Storage for LocalFiles {
             // A pattern follows symbolic links to directories, so a link
             // to a directory above it (`d/up -> ..`) matches a file again
             // at each level, until the system's limit on links in a path:
-            // each file is read once, under the first path found.
-            let mut seen = HashSet::with_capacity(files.len());
-            files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+            // each file is read once, under its shortest path (the one
+            // that does not go round), and a path past the limit not at all.
+            let mut shortest: HashMap<PathBuf, &Path> = HashMap::with_capacity(files.len());
+            for file in &files {
+                let found = match std::fs::canonicalize(file) {
+                    Ok(found) => found,
+                    Err(e) if is_link_loop(&e) => continue,
+                    // Opening it says what is wrong.
+                    Err(_) => file.clone(),
+                };
+                let kept = shortest.entry(found).or_insert(file);
+                if file.components().count() < kept.components().count() {
+                    *kept = file;
+                }
+            }
+            let kept: HashSet<PathBuf> = shortest.into_values().map(Path::to_path_buf).collect();
+            files.retain(|f| kept.contains(f));
         }
         Ok(files)
     }
+}
+
+/// Whether `e` is the system's "too many levels of symbolic links"
+/// (`ELOOP`), which `io::ErrorKind` names only unstably.
+fn is_link_loop(e: &io::Error) -> bool {
+    let eloop = if cfg!(target_os = "linux") { 40 } else { 62 };
+    e.raw_os_error() == Some(eloop)
 }
 
 /// Whether a wildcard of `pattern` matched a name of `path` that starts
