@@ -219,13 +219,18 @@ impl WorkerResolver for Workers {
     }
 }
 
-/// A task per row group of a Variant scan, as many as there are workers.
+/// A task per row group of a Variant scan, as many as there are workers;
+/// one for a scan of one partition, which an operator above may read as
+/// the whole input (a `LIMIT` straight over it: each task would keep its
+/// own first rows).
 fn desired_tasks(event: DesiredTaskCountEvent) -> Option<Result<DesiredTaskCountEventResponse>> {
     let scan = event.plan.downcast_ref::<VariantScanExec>()?;
-    let row_groups = scan.parts().0.row_groups().unwrap_or(1);
-    Some(Ok(DesiredTaskCountEventResponse::desired(
-        row_groups.max(1),
-    )))
+    let (dataset, _, partitions, _) = scan.parts();
+    let tasks = match partitions {
+        1 => 1,
+        _ => dataset.row_groups().unwrap_or(1).max(1),
+    };
+    Some(Ok(DesiredTaskCountEventResponse::desired(tasks)))
 }
 
 /// Each task's copy of a Variant scan reads its own share.
