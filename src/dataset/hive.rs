@@ -40,23 +40,27 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::predicate::{Operand, Predicate};
 use crate::variant::{Kind, VariantRef};
 
-/// The directory above the `key=value` directories that `dir` is in, if
-/// `dir` is one (`logs` of `logs/day=2024-03-01/region=eu/`): where a
-/// reader of the whole dataset starts.
-pub fn partition_root(dir: &Path) -> Option<PathBuf> {
+/// The pattern of the `key=value` directories beside the topmost one
+/// that `dir` is in, if it is in one (`logs/day=*` for
+/// `logs/day=2024-03-01/region=eu/`): the directories of the dataset that
+/// `dir` is part of.
+pub fn sibling_partitions(dir: &Path) -> Option<PathBuf> {
     let mut root = dir;
+    let mut top_key = None;
     while let Some(name) = root.file_name().and_then(|n| n.to_str()) {
         match name.split_once('=') {
-            Some((key, _)) if !key.is_empty() && !key.starts_with(['_', '.']) => {}
+            Some((key, _)) if !key.is_empty() && !key.starts_with(['_', '.']) => {
+                top_key = Some(key);
+            }
             _ => break,
         }
         root = root.parent()?;
     }
-    match root.as_os_str().is_empty() {
-        _ if root == dir => None,
-        true => Some(PathBuf::from(".")),
-        false => Some(root.to_path_buf()),
-    }
+    let root = match root.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => root,
+    };
+    Some(root.join(format!("{}=*", top_key?)))
 }
 
 /// The value Hive and Spark write for a null.
@@ -572,25 +576,26 @@ fn disagree(first: &Path, first_keys: &[String], other: &Path, other_keys: &[Str
 mod tests {
     use super::*;
 
+    use HiveType::{Int64, String as Text};
+
     #[test]
-    fn the_root_of_key_value_directories_is_the_directory_above_them() {
-        for (dir, root) in [
-            ("logs/day=1/region=eu/", Some("logs")),
-            ("logs/day=1", Some("logs")),
-            ("day=1", Some(".")),
-            ("/data/day=1", Some("/data")),
+    fn the_directories_beside_key_value_ones_are_those_of_the_topmost_key() {
+        for (dir, siblings) in [
+            ("logs/day=1/region=eu/", Some("logs/day=*")),
+            ("logs/day=1", Some("logs/day=*")),
+            ("day=1", Some("./day=*")),
+            ("/data/day=1", Some("/data/day=*")),
             ("logs", None),
             ("logs/_tmp=1", None),
             ("logs/=1", None),
         ] {
             assert_eq!(
-                partition_root(Path::new(dir)),
-                root.map(PathBuf::from),
+                sibling_partitions(Path::new(dir)),
+                siblings.map(PathBuf::from),
                 "{dir}"
             );
         }
     }
-    use HiveType::{Int64, String as Text};
 
     fn columns(files: &[&str]) -> Result<Option<HiveColumns>> {
         HiveColumns::find(Path::new("d"), files)

@@ -278,14 +278,7 @@ impl DatasetColumns {
             let Some(kind) = self.plain_type(name).as_ref().and_then(plain_kind) else {
                 continue;
             };
-            if kind != comparison.literal.kind() {
-                warnings.push(format!(
-                    "no row can pass `{comparison}`: every value of {} is stored as {}, and {} is not (the filter compares values of one kind)",
-                    comparison.operand,
-                    kind.plural(),
-                    comparison.literal,
-                ));
-            }
+            warnings.extend(comparison.never_passes(kind));
         }
         warnings
     }

@@ -569,15 +569,7 @@ impl ParquetFile {
             let Some(kind) = leaf_kind(&descr) else {
                 continue;
             };
-            if kind != comparison.literal.kind() {
-                warnings.push(format!(
-                    "no row can pass `{}`: every value of {} is stored as {}, and {} is not (the filter compares values of one kind)",
-                    comparison,
-                    comparison.operand,
-                    kind.plural(),
-                    comparison.literal,
-                ));
-            }
+            warnings.extend(comparison.never_passes(kind));
         }
         warnings
     }

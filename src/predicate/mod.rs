@@ -195,6 +195,23 @@ pub struct Comparison {
     pub literal: Literal,
 }
 
+impl Comparison {
+    /// The warning that no row can pass it, where every value of its
+    /// operand is stored as `kind` and its literal is of another kind;
+    /// `None` where the literal is of that kind. One text for a file's
+    /// warning and a dataset's, which a dataset's read keeps once.
+    pub(crate) fn never_passes(&self, kind: Kind) -> Option<String> {
+        (kind != self.literal.kind()).then(|| {
+            format!(
+                "no row can pass `{self}`: every value of {} is stored as {}, and {} is not (the filter compares values of one kind)",
+                self.operand,
+                kind.plural(),
+                self.literal,
+            )
+        })
+    }
+}
+
 impl std::fmt::Display for Comparison {
     /// In the filter syntax it parses from.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -239,24 +239,9 @@ fn starts_with_an_array(path: &Path) -> bool {
 /// so a field of integers one day and decimals the next is an int64
 /// column in one directory and a Variant column in the other.
 fn warn_about_partitions(output: &Path, report: &DatasetReport) {
-    let Some(root) = vshred::dataset::hive::partition_root(output) else {
+    let Some(siblings) = vshred::dataset::hive::sibling_partitions(output) else {
         return;
     };
-    // The key of the directories right beneath the root.
-    let below = output.strip_prefix(&root).unwrap_or(output);
-    let Some(key) = below
-        .components()
-        .find(|c| matches!(c, std::path::Component::Normal(_)))
-        .and_then(|c| {
-            c.as_os_str()
-                .to_str()?
-                .split_once('=')
-                .map(|(k, _)| k.to_string())
-        })
-    else {
-        return;
-    };
-    let siblings = root.join(format!("{key}=*"));
     let written: Vec<PathBuf> = report.files.iter().map(|f| f.path.clone()).collect();
     // A dataset that cannot be read as one says so when read.
     let Ok(found) = vshred::dataset::Dataset::find(&siblings)
@@ -267,7 +252,7 @@ fn warn_about_partitions(output: &Path, report: &DatasetReport) {
     for (name, d) in found {
         eprintln!(
             "vshred: warning: column {name:?} is {d}: a read of it over {} fails (--variant-field {name} makes it a Variant column in every file, which files may shred apart)",
-            root.display()
+            siblings.parent().unwrap_or(&siblings).display()
         );
     }
 }

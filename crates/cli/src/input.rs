@@ -93,12 +93,7 @@ impl ParquetInput {
     /// The names of the top-level columns.
     pub(crate) fn columns(&self) -> vshred::Result<Vec<String>> {
         match self {
-            ParquetInput::Stream(file) => Ok(file
-                .arrow_schema()
-                .fields()
-                .iter()
-                .map(|f| f.name().clone())
-                .collect()),
+            ParquetInput::Stream(file) => Ok(file.column_names()),
             ParquetInput::Files(dataset) => Ok(dataset.columns()?.all.clone()),
         }
     }
