@@ -218,6 +218,58 @@ fn with_variant_v(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// `a.parquet` in `dir`: the ordinary `columns` (of 10 rows) beside a
+/// Variant `v` whose `$.n` is the row's number, typed.
+fn with_columns_beside_n(dir: &Path, columns: Vec<(&str, arrow::array::ArrayRef)>) -> PathBuf {
+    use arrow::array::{ArrayRef, RecordBatch};
+    use arrow::datatypes::{Field, Schema};
+    use vshred::shred::Shredder;
+    let layout: ShreddingSchema = r#"{"n":"int64"}"#.parse().unwrap();
+    let mut shredder = Shredder::new(&layout);
+    for i in 0..10 {
+        shredder
+            .append_json(format!("{{\"n\":{i}}}").as_bytes())
+            .unwrap();
+    }
+    let v: ArrayRef = Arc::new(shredder.finish());
+    let mut fields: Vec<Field> = columns
+        .iter()
+        .map(|(name, c)| Field::new(*name, c.data_type().clone(), true))
+        .collect();
+    fields.push(vshred::parquet::variant_field("v", &layout).with_data_type(v.data_type().clone()));
+    let schema = Arc::new(Schema::new(fields));
+    let mut arrays: Vec<ArrayRef> = columns.into_iter().map(|(_, c)| c).collect();
+    arrays.push(v);
+    let path = dir.join("a.parquet");
+    let mut writer = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&path).unwrap(),
+        schema.clone(),
+        None,
+    )
+    .unwrap();
+    writer
+        .write(&RecordBatch::try_new(schema, arrays).unwrap())
+        .unwrap();
+    writer.close().unwrap();
+    path
+}
+
+/// The rows' `$.n` that pass `filter` in `dataset`, and its warnings.
+fn passing(dataset: &Dataset, filter: &str) -> (Vec<i64>, Vec<String>) {
+    let request = GetRequest {
+        filter: Some(filter.parse().unwrap()),
+        ..sum_request()
+    };
+    let mut values = Vec::new();
+    let stats = dataset
+        .get_with(&request, &[], &options(2, 1024), |found, _| {
+            values.extend(found.as_primitive::<Int64Type>().iter().map(|v| v.unwrap()));
+            Ok(())
+        })
+        .unwrap();
+    (values, stats.read.warnings)
+}
+
 /// Reading `id`, as a column beside the values, in a filter or among a
 /// `cat`'s columns, fails naming both files; reading `v` alone does not
 /// (it failed too, whatever was read).
@@ -261,18 +313,8 @@ fn a_column_the_files_disagree_on_fails_its_reads_and_the_others_read() {
 /// numbers); a number is no date, which a warning says for the dataset.
 #[test]
 fn a_date_or_timestamp_column_compares_with_iso_strings() {
-    use arrow::array::{ArrayRef, Date32Array, RecordBatch, TimestampMicrosecondArray};
-    use arrow::datatypes::{Field, Schema};
-    use vshred::shred::Shredder;
+    use arrow::array::{ArrayRef, Date32Array, TimestampMicrosecondArray};
     let dir = tempfile::tempdir().unwrap();
-    let layout: ShreddingSchema = r#"{"n":"int64"}"#.parse().unwrap();
-    let mut shredder = Shredder::new(&layout);
-    for i in 0..10 {
-        shredder
-            .append_json(format!("{{\"n\":{i}}}").as_bytes())
-            .unwrap();
-    }
-    let v: ArrayRef = Arc::new(shredder.finish());
     // 2024-03-01 and the days after; its midnight (UTC) and the hours after.
     let first_day = 19783;
     let d: ArrayRef = Arc::new(Date32Array::from_iter_values(
@@ -284,40 +326,10 @@ fn a_date_or_timestamp_column_compares_with_iso_strings() {
         )
         .with_timezone("UTC"),
     );
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("d", d.data_type().clone(), true),
-        Field::new("ts", ts.data_type().clone(), true),
-        vshred::parquet::variant_field("v", &layout).with_data_type(v.data_type().clone()),
-    ]));
-    let path = dir.path().join("a.parquet");
-    let mut writer = parquet::arrow::ArrowWriter::try_new(
-        std::fs::File::create(&path).unwrap(),
-        schema.clone(),
-        None,
-    )
-    .unwrap();
-    writer
-        .write(&RecordBatch::try_new(schema, vec![d, ts, v]).unwrap())
-        .unwrap();
-    writer.close().unwrap();
+    let path = with_columns_beside_n(dir.path(), vec![("d", d), ("ts", ts)]);
     let without = with_variant_v(dir.path(), "b.parquet", "{\"v\":{\"n\":100}}\n");
     let dataset = Dataset::from_files(vec![path, without]);
-    let passed = |filter: &str| {
-        let request = GetRequest {
-            filter: Some(filter.parse().unwrap()),
-            ..sum_request()
-        };
-        let mut warnings = Vec::new();
-        let mut values = Vec::new();
-        let stats = dataset
-            .get_with(&request, &[], &options(2, 1024), |found, _| {
-                values.extend(found.as_primitive::<Int64Type>().iter().map(|v| v.unwrap()));
-                Ok(())
-            })
-            .unwrap();
-        warnings.extend(stats.read.warnings);
-        (values, warnings)
-    };
+    let passed = |filter: &str| passing(&dataset, filter);
     for (filter, expected) in [
         ("d == \"2024-03-05\"", vec![4]),
         ("d >= \"2024-03-08\"", vec![7, 8, 9]),
@@ -359,6 +371,39 @@ fn a_date_or_timestamp_column_compares_with_iso_strings() {
         refused.unwrap_err().to_string(),
         "invalid arguments: the filter's d == \"soon\": \"soon\" is not a date (as an ISO-8601 string such as \"2024-03-01\" or \"2024-03-01T12:30:00Z\")"
     );
+}
+
+/// Columns of types no Variant value has compare by their values:
+/// pyarrow's millisecond timestamps, unsigned integers past `int64`,
+/// dictionary-encoded strings (each was refused as "unsupported").
+#[test]
+fn ordinary_columns_of_types_a_variant_lacks_compare_by_value() {
+    use arrow::array::{ArrayRef, DictionaryArray, TimestampMillisecondArray, UInt64Array};
+    use arrow::datatypes::Int32Type;
+    let dir = tempfile::tempdir().unwrap();
+    // 2024-03-01T00:00 and the hours after, in milliseconds, with no zone.
+    let ms: ArrayRef = Arc::new(TimestampMillisecondArray::from_iter_values(
+        (0..10).map(|i| (19783 * 86_400 + i * 3_600) * 1_000),
+    ));
+    let big: ArrayRef = Arc::new(UInt64Array::from_iter_values((0..10).map(|i| u64::MAX - i)));
+    let tag: ArrayRef = Arc::new(
+        (0..10)
+            .map(|i| ["even", "odd"][i % 2])
+            .collect::<DictionaryArray<Int32Type>>(),
+    );
+    let path = with_columns_beside_n(dir.path(), vec![("ms", ms), ("big", big), ("tag", tag)]);
+    let without = with_variant_v(dir.path(), "b.parquet", "{\"v\":{\"n\":100}}\n");
+    let dataset = Dataset::from_files(vec![path, without]);
+    for (filter, expected) in [
+        ("ms >= \"2024-03-01T07:00:00\"", vec![7, 8, 9]),
+        ("ms == \"2024-03-01T03:00:00\"", vec![3]),
+        ("big > 18446744073709551612", vec![0, 1, 2]),
+        ("big == 18446744073709551615", vec![0]),
+        ("tag == \"odd\" and $.n < 5", vec![1, 3]),
+        ("tag in (\"even\")", vec![0, 2, 4, 6, 8]),
+    ] {
+        assert_eq!(passing(&dataset, filter), (expected, vec![]), "{filter}");
+    }
 }
 
 /// A filter on a column that some files lack reads it as null there, as

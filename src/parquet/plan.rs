@@ -884,6 +884,9 @@ fn bounds_as<'o>(
     operand: &'o Operand,
     descr: &::parquet::schema::types::ColumnDescriptor,
 ) -> Option<Option<&'o ShreddingSchema>> {
+    if !ordered_as_stored(descr) {
+        return None;
+    }
     let Operand::PathAs(_, as_type) = operand else {
         // Dates, timestamps and times are stored as numbers, which their
         // literals are not.
@@ -896,6 +899,24 @@ fn bounds_as<'o>(
         (Kind::Number, Kind::Number) => Some(Some(as_type)),
         (Kind::String, Kind::String) | (Kind::Boolean, Kind::Boolean) => Some(None),
         _ => None,
+    }
+}
+
+/// Whether a leaf's statistics order as its physical type reads them:
+/// not for unsigned integers (`u64::MAX` is a signed `-1`, so their
+/// bounds would rule out the largest values) nor half floats (bytes).
+fn ordered_as_stored(descr: &::parquet::schema::types::ColumnDescriptor) -> bool {
+    match descr.logical_type_ref() {
+        Some(LogicalType::Integer(int)) => int.is_signed,
+        Some(LogicalType::Float16) => false,
+        Some(_) => true,
+        None => !matches!(
+            descr.converted_type(),
+            ConvertedType::UINT_8
+                | ConvertedType::UINT_16
+                | ConvertedType::UINT_32
+                | ConvertedType::UINT_64
+        ),
     }
 }
 

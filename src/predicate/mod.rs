@@ -431,13 +431,12 @@ impl Predicate {
                     Some(c) if c.data_type() == &arrow::datatypes::DataType::Null => Ok(
                         arrow::array::new_null_array(&arrow::datatypes::DataType::Boolean, c.len()),
                     ),
-                    Some(c) => Ok(c.clone()),
+                    Some(c) => comparable(c),
                     None => Err(missing_column(name)),
                 },
             }
         };
         let rows = batch.num_rows();
-        let combine = |e: arrow::error::ArrowError| Error::new(ErrorKind::Schema, e.to_string());
         // Whether each row's value of `operand` passes `test`.
         let each = |operand: &Operand, test: &dyn Fn(Option<VariantRef<'_>>) -> Option<bool>| {
             let array = values(operand)?;
@@ -455,7 +454,7 @@ impl Predicate {
             }
             // Unknown stays unknown, as SQL's three-valued logic has it.
             Predicate::Not(p) => {
-                arrow::compute::not(&p.evaluate(batch, variant)?).map_err(combine)?
+                arrow::compute::not(&p.evaluate(batch, variant)?).map_err(arrow_error)?
             }
             Predicate::And(ps) | Predicate::Or(ps) => {
                 let mut result: Option<BooleanArray> = None;
@@ -464,15 +463,45 @@ impl Predicate {
                     result = Some(match result {
                         None => part,
                         Some(r) if matches!(self, Predicate::And(_)) => {
-                            arrow::compute::and_kleene(&r, &part).map_err(combine)?
+                            arrow::compute::and_kleene(&r, &part).map_err(arrow_error)?
                         }
-                        Some(r) => arrow::compute::or_kleene(&r, &part).map_err(combine)?,
+                        Some(r) => arrow::compute::or_kleene(&r, &part).map_err(arrow_error)?,
                     });
                 }
                 result.unwrap_or_else(|| BooleanArray::from(vec![true; rows]))
             }
         })
     }
+}
+
+/// An ordinary column as values of a type a Variant has, so that it
+/// compares as one: times and timestamps of seconds or milliseconds (as
+/// pyarrow and Spark's `TIMESTAMP_MILLIS` write them) as microseconds,
+/// `Date64` as days, unsigned and half-precision numbers widened to a type
+/// that holds every value, a dictionary's values. Each cast is lossless.
+fn comparable(column: &arrow::array::ArrayRef) -> Result<arrow::array::ArrayRef> {
+    use arrow::datatypes::TimeUnit;
+    let near = match column.data_type() {
+        DataType::Dictionary(_, values) => {
+            let values = arrow::compute::cast(column, values).map_err(arrow_error)?;
+            return comparable(&values);
+        }
+        DataType::Timestamp(TimeUnit::Second | TimeUnit::Millisecond, zone) => {
+            DataType::Timestamp(TimeUnit::Microsecond, zone.clone())
+        }
+        DataType::Time32(_) => DataType::Time64(TimeUnit::Microsecond),
+        DataType::Date64 => DataType::Date32,
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 => DataType::Int64,
+        DataType::UInt64 => DataType::Decimal128(20, 0),
+        DataType::Float16 => DataType::Float32,
+        _ => return Ok(column.clone()),
+    };
+    arrow::compute::cast(column, &near).map_err(arrow_error)
+}
+
+#[cold]
+fn arrow_error(e: arrow::error::ArrowError) -> Error {
+    Error::new(ErrorKind::Schema, e.to_string())
 }
 
 /// The shredding type whose instants the values of an ordinary column of
