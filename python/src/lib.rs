@@ -136,7 +136,10 @@ impl Input {
                 work(&mut BufReader::with_capacity(lines::BLOCK, file))
                     .map_err(|e| e.in_file(&path))
             }
-            Input::Items(mut lines) => work(&mut lines),
+            Input::Items(mut lines) => {
+                let done = work(&mut lines);
+                done.map_err(|e| lines.placed_in_item(e))
+            }
         }
     }
 }

@@ -14,6 +14,7 @@
 //! raised as itself ([`Raised`]). The interpreter taken back once a block
 //! costs nothing next to encoding the block.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Mutex};
 
@@ -31,14 +32,14 @@ pub const BLOCK: usize = 1 << 20;
 
 /// Where the items come from, a block at a time.
 pub trait Items {
-    /// Appends the next items to `block` with [`push_text`] until it holds
-    /// [`BLOCK`] bytes or the items run out; returns whether they ran out.
-    /// On an item's error, the items before it stay in `block`.
-    fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError>;
+    /// Appends the next items to `block` with [`Block::push_text`] until
+    /// it holds [`BLOCK`] bytes or the items run out; returns whether they
+    /// ran out. On an item's error, the items before it stay in `block`.
+    fn fill(&mut self, block: &mut Block) -> Result<bool, ItemError>;
 }
 
 impl<I: Items + ?Sized> Items for Box<I> {
-    fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError> {
+    fn fill(&mut self, block: &mut Block) -> Result<bool, ItemError> {
         (**self).fill(block)
     }
 }
@@ -75,32 +76,93 @@ fn exiting() -> vshred::Error {
     vshred::Error::from_message("the Python interpreter is exiting".into())
 }
 
-/// Appends item `i`'s text and a line break, each item one line. An
-/// empty or blank text would be read as no row (the reader skips blank
-/// lines, as JSON lines allow) and shift the rows against the items, so
-/// it is refused. A text over several lines (pretty-printed) is put on
-/// one ([`join_lines`]), every byte in its place for errors.
-fn push_text(block: &mut Vec<u8>, i: usize, text: &[u8]) -> Result<(), ItemError> {
-    // Blank as the reader sees it: ASCII whitespace, after a byte order
-    // mark at the start of the input. A text's first byte ends the scan.
-    let start = match i {
-        0 => text.strip_prefix(vshred::json::UTF8_BOM).unwrap_or(text),
-        _ => text,
-    };
-    if start.iter().all(u8::is_ascii_whitespace) {
-        let what = match text.is_empty() {
-            true => "is empty (each item is one JSON text)",
-            false => "is only whitespace (each item is one JSON text)",
+/// The texts of the items, one a line, gathered for the reader; and
+/// where the latest texts that were over several lines broke them, so
+/// that an error in one is placed in the text as given.
+pub struct Block {
+    text: Vec<u8>,
+    breaks: ItemBreaks,
+}
+
+impl Block {
+    fn new() -> Block {
+        Block {
+            text: Vec::with_capacity(BLOCK),
+            breaks: ItemBreaks::default(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Appends item `i`'s text and a line break, each item one line. An
+    /// empty or blank text would be read as no row (the reader skips
+    /// blank lines, as JSON lines allow) and shift the rows against the
+    /// items, so it is refused. A text over several lines (pretty-printed)
+    /// is put on one ([`join_lines`]), every byte in its place, its breaks
+    /// kept for errors.
+    fn push_text(&mut self, i: usize, text: &[u8]) -> Result<(), ItemError> {
+        // Blank as the reader sees it: ASCII whitespace, after a byte
+        // order mark at the start of the input. A text's first byte ends
+        // the scan.
+        let start = match i {
+            0 => text.strip_prefix(vshred::json::UTF8_BOM).unwrap_or(text),
+            _ => text,
         };
-        return Err(item_error(i, what));
+        if start.iter().all(u8::is_ascii_whitespace) {
+            let what = match text.is_empty() {
+                true => "is empty (each item is one JSON text)",
+                false => "is only whitespace (each item is one JSON text)",
+            };
+            return Err(item_error(i, what));
+        }
+        let from = self.text.len();
+        self.text.extend_from_slice(text);
+        if text.contains(&b'\n') {
+            self.breaks.record(i, text);
+            join_lines(&mut self.text[from..]);
+        }
+        self.text.push(b'\n');
+        Ok(())
     }
-    let from = block.len();
-    block.extend_from_slice(text);
-    if text.contains(&b'\n') {
-        join_lines(&mut block[from..]);
+}
+
+/// The line breaks of the latest items over several lines, up to
+/// [`KEPT_BREAKS`] of them (an error is met a few blocks after its item
+/// at most; the memory of a long pretty-printed input stays bounded).
+#[derive(Default)]
+struct ItemBreaks {
+    /// Each item's number and the offsets of its line breaks, oldest first.
+    items: VecDeque<(usize, Vec<usize>)>,
+    kept: usize,
+}
+
+/// Line breaks kept for errors: 8 MiB.
+const KEPT_BREAKS: usize = 1 << 20;
+
+impl ItemBreaks {
+    fn record(&mut self, item: usize, text: &[u8]) {
+        let breaks: Vec<usize> = (text.iter().enumerate())
+            .filter_map(|(at, &byte)| (byte == b'\n').then_some(at))
+            .collect();
+        self.kept += breaks.len();
+        self.items.push_back((item, breaks));
+        while self.kept > KEPT_BREAKS && self.items.len() > 1 {
+            let (_, dropped) = self.items.pop_front().expect("more than one");
+            self.kept -= dropped.len();
+        }
     }
-    block.push(b'\n');
-    Ok(())
+
+    /// The line and column (from 1) in item `item`'s own text of its
+    /// byte `offset` (from 0), if the item was over several lines and is
+    /// still known.
+    fn locate(&self, item: usize, offset: usize) -> Option<(usize, usize)> {
+        let (_, breaks) = self.items.iter().find(|(i, _)| *i == item)?;
+        let line = breaks.partition_point(|&b| b < offset);
+        let start = if line == 0 { 0 } else { breaks[line - 1] + 1 };
+        Some((line + 1, offset - start + 1))
+    }
 }
 
 /// Puts a JSON text on one line: a line break outside its strings is
@@ -201,7 +263,7 @@ impl<R: Read> Read for Interruptible<R> {
 /// The items of `I`, one JSON text a line.
 pub struct Lines<I> {
     items: I,
-    block: Vec<u8>,
+    block: Block,
     /// Bytes of `block` consumed.
     at: usize,
     ended: bool,
@@ -215,7 +277,7 @@ impl<I: Items> Lines<I> {
     pub fn new(items: I, raised: Raised) -> Self {
         Lines {
             items,
-            block: Vec::with_capacity(BLOCK),
+            block: Block::new(),
             at: 0,
             ended: false,
             pending: None,
@@ -227,6 +289,25 @@ impl<I: Items> Lines<I> {
     /// error is given.
     pub fn raised(&self) -> Raised {
         self.raised.clone()
+    }
+
+    /// `error` placed in the text of its item, where the item was over
+    /// several lines: its line there is the item's (line 3 is item 2),
+    /// its column counted along the whole item.
+    pub fn placed_in_item(&self, error: vshred::Error) -> vshred::Error {
+        let Some(vshred::Position::Json { line, column, .. }) = error.position() else {
+            return error;
+        };
+        let place = |n: u64| n.checked_sub(1).and_then(|n| usize::try_from(n).ok());
+        let (Some(item), Some(offset)) = (place(line), place(column)) else {
+            return error;
+        };
+        match self.block.breaks.locate(item, offset) {
+            Some((line, column)) => error.with_hint(&format!(
+                "line {line}, column {column} of item {item}, a text over several lines"
+            )),
+            None => error,
+        }
     }
 
     fn give(&self, failure: ItemError) -> io::Error {
@@ -253,16 +334,16 @@ impl<I: Items> BufRead for Lines<I> {
             if let Some(failure) = self.pending.take() {
                 return Err(self.give(failure));
             }
-            self.block.clear();
+            self.block.text.clear();
             self.at = 0;
             self.raised.check_signals()?;
             match self.items.fill(&mut self.block) {
                 Ok(ended) => self.ended = ended,
-                Err(failure) if self.block.is_empty() => return Err(self.give(failure)),
+                Err(failure) if self.block.text.is_empty() => return Err(self.give(failure)),
                 Err(failure) => self.pending = Some(failure),
             }
         }
-        Ok(&self.block[self.at..])
+        Ok(&self.block.text[self.at..])
     }
 
     fn consume(&mut self, amount: usize) {
@@ -291,7 +372,7 @@ impl PyItems {
 impl Items for PyItems {
     /// Takes the interpreter for the block (short of it if the
     /// interpreter begins to exit: `exiting.rs`).
-    fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError> {
+    fn fill(&mut self, block: &mut Block) -> Result<bool, ItemError> {
         let interpreter = &self.interpreter;
         let filled = interpreter.attach(|py| {
             let iterator = self.iterator.bind(py);
@@ -309,7 +390,7 @@ impl Items for PyItems {
                 })?;
                 // Bytes as a file's are, checked as UTF-8 by the encoder.
                 if let Ok(bytes) = item.cast::<PyBytes>() {
-                    push_text(block, i, bytes.as_bytes())?;
+                    block.push_text(i, bytes.as_bytes())?;
                     continue;
                 }
                 let text = item.cast::<PyString>().map_err(|_| {
@@ -318,7 +399,7 @@ impl Items for PyItems {
                 let text = text
                     .to_cow()
                     .map_err(|e| item_error(i, &format!("is not text: {e}")))?;
-                push_text(block, i, text.as_bytes())?;
+                block.push_text(i, text.as_bytes())?;
             }
             Ok(false)
         });
@@ -403,7 +484,7 @@ fn texts(array: ArrayRef) -> vshred::Result<ArrayRef> {
 }
 
 impl Items for ArrowItems {
-    fn fill(&mut self, block: &mut Vec<u8>) -> Result<bool, ItemError> {
+    fn fill(&mut self, block: &mut Block) -> Result<bool, ItemError> {
         while block.len() < BLOCK {
             let Some(array) = &self.array else {
                 match self.next_chunk()? {
@@ -440,7 +521,7 @@ fn fill_from<A: ArrayAccessor<Item: AsRef<[u8]>>>(
     array: A,
     next: &mut usize,
     before: usize,
-    block: &mut Vec<u8>,
+    block: &mut Block,
 ) -> Result<(), ItemError> {
     while block.len() < BLOCK && *next < array.len() {
         let i = *next;
@@ -450,7 +531,7 @@ fn fill_from<A: ArrayAccessor<Item: AsRef<[u8]>>>(
                 "is null (each item is one JSON text)",
             ));
         }
-        push_text(block, before + i, array.value(i).as_ref())?;
+        block.push_text(before + i, array.value(i).as_ref())?;
         *next += 1;
     }
     Ok(())

@@ -384,9 +384,13 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
         assert [json.loads(r) for r in rows] == [json.loads(t) for t in pretty]
     # It is a bad line where it stands, skipped as any is; the rows after
     # it stay with their items (a backslash before it let it end the line).
-    for text, at in (('{"a":\n"x\ny"}', 8), ('{"a":"x\\"\n"}', 9), ('"\\\n5', 1)):
+    # The error names the line and column in the item's own text too.
+    for text, at, inside in (('{"a":\n"x\ny"}', 8, (2, 3)), ('{"a":"x\\"\n"}', 9, (1, 10)),
+                             ('"\\\n5', 1, (1, 2)), ('{\n  "a": 1,\n  "b": ]\n}', 19, (3, 8)),
+                             ('{"a":1}\n{"a":2}', 8, (2, 1))):
         with pytest.raises(vshred.VshredError, match=re.escape(
-                f"invalid JSON at row 1, line 2, column {at + 1} (byte {9 + at})")):
+                f"invalid JSON at row 1, line 2, column {at + 1} (byte {9 + at})") + ".*" + re.escape(
+                f"(line {inside[0]}, column {inside[1]} of item 1, a text over several lines)")):
             vshred.encode(pa.array(['{"a": 1}', text]), out)
         with pytest.warns(UserWarning, match="^skipped 1 bad line; the first: invalid JSON at row 1"):
             skipped = vshred.encode(['{"a": 1}', text, '{"a": 3}'],
