@@ -95,24 +95,30 @@ impl Input {
         if let Ok(path) = input.extract::<PathBuf>() {
             return Ok(Input::Path(path, Raised::new(input.py())));
         }
-        let items: Box<dyn Items + Send> =
-            if let Some(chunks) = input.getattr_opt("_vshred_arrow_chunks")? {
-                Box::new(ArrowItems::of_chunks(&chunks)?)
-            } else if input.hasattr("__arrow_c_array__")? {
-                let array = make_array(input.extract::<PyArrowType<ArrayData>>()?.0);
-                Box::new(ArrowItems::of_array(array).map_err(failed)?)
-            } else if iterable(input)? {
-                // What its `__iter__` raises is the caller's, raised as it is.
-                Box::new(PyItems::new(input)?)
-            } else {
-                let given = match input.is_none() {
-                    true => "None".into(),
-                    false => input.get_type().name()?.to_string(),
-                };
-                return Err(failed(format!(
-                    "the input is a path or an iterable of JSON strings, not {given}"
-                )));
+        let items: Box<dyn Items + Send> = if let Some(chunks) =
+            input.getattr_opt("_vshred_arrow_chunks")?
+        {
+            Box::new(ArrowItems::of_chunks(&chunks)?)
+        } else if input.hasattr("__arrow_c_array__")? {
+            let array = make_array(input.extract::<PyArrowType<ArrayData>>()?.0);
+            Box::new(ArrowItems::of_array(array).map_err(failed)?)
+        } else if input.is_instance_of::<pyo3::types::PyDict>() {
+            // Iterated, it gives its keys.
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "the input is a dict, not JSON texts: give an iterable of texts ([json.dumps(d)] for one row)",
+            ));
+        } else if iterable(input)? {
+            // What its `__iter__` raises is the caller's, raised as it is.
+            Box::new(PyItems::new(input)?)
+        } else {
+            let given = match input.is_none() {
+                true => "None".into(),
+                false => input.get_type().name()?.to_string(),
             };
+            return Err(failed(format!(
+                "the input is a path or an iterable of JSON strings, not {given}"
+            )));
+        };
         Ok(Input::Items(Lines::new(items, Raised::new(input.py()))))
     }
 

@@ -476,6 +476,15 @@ fn texts(array: ArrayRef) -> vshred::Result<ArrayRef> {
             arrow::compute::cast(&array, values)
                 .map_err(|e| vshred::Error::from_message(e.to_string()))
         }
+        // A table (or record batch) comes as a struct of its columns.
+        DataType::Struct(fields) => {
+            let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
+            Err(vshred::Error::from_message(format!(
+                "the input is a table of columns {}, not JSON texts: give one column of texts (`table[{:?}]`)",
+                names.join(", "),
+                names.first().unwrap_or(&"name")
+            )))
+        }
         // A usage error, as an item that is not a text is.
         other => Err(vshred::Error::from_message(format!(
             "the input array holds {other}, not JSON texts (strings or binaries)"

@@ -403,8 +403,13 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
     with pytest.raises(vshred.VshredError,
                        match="^invalid arguments: the input array holds Int64, not JSON texts"):
         vshred.encode(pa.array([1, 2]), out)
-    with pytest.raises(vshred.VshredError, match="holds Struct.*, not JSON texts"):
-        vshred.encode(pl.DataFrame({"j": texts[:2]}), out)
+    for table in (pl.DataFrame({"j": texts[:2]}), pa.table({"j": texts[:2], "k": [1, 2]}),
+                  pa.record_batch({"j": texts[:2]})):
+        with pytest.raises(vshred.VshredError,
+                           match=re.escape("is a table of columns j") + ".*" + re.escape('(`table["j"]`)')):
+            vshred.encode(table, out)
+    with pytest.raises(TypeError, match="the input is a dict, not JSON texts"):
+        vshred.encode({"a": 1}, out)
     with pytest.raises(vshred.VshredError, match="line 2"):
         vshred.encode(pa.array(['{"a": 1}', '{"a": ']), out)
     assert not out.exists()
