@@ -51,7 +51,7 @@ pub struct SqlArgs {
     workers: Vec<String>,
     /// The cluster's shared secret, the first line of this file (with
     /// --workers).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", requires = "workers")]
     token_file: Option<PathBuf>,
 }
 
@@ -99,7 +99,7 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
         .enable_all()
         .build()?;
     let ctx = match &args.token_file {
-        Some(token_file) if !args.workers.is_empty() => {
+        Some(token_file) => {
             let token = crate::worker::read_token(token_file)?;
             let workers = args
                 .workers
@@ -133,6 +133,11 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
 /// A worker's URL, `http://` added to a bare `HOST:PORT`.
 fn worker_url(worker: &str) -> Result<url::Url, Failure> {
     let worker = worker.trim();
+    if worker.is_empty() {
+        return Err(failure(
+            "--workers: an empty address (give HOST:PORT, separated by commas)",
+        ));
+    }
     let text = if worker.contains("://") {
         worker.to_string()
     } else {

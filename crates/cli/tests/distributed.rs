@@ -576,6 +576,59 @@ fn a_worker_needs_a_token_file_and_a_data_root() {
         "{}",
         stderr(&bad_root)
     );
+    // Nor a root that is a file (the worker listened, reading nothing).
+    let file_root = vshred_in(
+        dir.path(),
+        &[
+            "worker",
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            "token",
+            "--data-root",
+            "token",
+        ],
+    );
+    assert_eq!(file_root.status.code(), Some(1));
+    assert!(
+        stderr(&file_root).contains("data root token: not a directory")
+            && !stderr(&file_root).contains("listening"),
+        "{}",
+        stderr(&file_root)
+    );
+}
+
+/// `--token-file` alone was ignored (the query ran in one process), and
+/// an empty address said "empty host".
+#[test]
+fn sql_refuses_a_token_without_workers_and_an_empty_worker() {
+    let dir = cluster_dir();
+    let alone = vshred_in(dir.path(), &["sql", "--token-file", "token", "SELECT 1"]);
+    assert_eq!(alone.status.code(), Some(1));
+    assert!(
+        stderr(&alone).contains("required arguments were not provided: --workers"),
+        "{}",
+        stderr(&alone)
+    );
+    for workers in ["", "127.0.0.1:1,,127.0.0.1:2"] {
+        let empty = vshred_in(
+            dir.path(),
+            &[
+                "sql",
+                "--workers",
+                workers,
+                "--token-file",
+                "token",
+                "SELECT 1",
+            ],
+        );
+        assert_eq!(empty.status.code(), Some(1));
+        assert!(
+            stderr(&empty).contains("--workers: an empty address (give HOST:PORT"),
+            "{}",
+            stderr(&empty)
+        );
+    }
 }
 
 /// `query` running on `workers`, with the settings that keep its work

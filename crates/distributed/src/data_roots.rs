@@ -54,6 +54,9 @@ impl DataRoots {
                 None => {
                     let dir = local_path(root).map_err(unusable)?;
                     let dir = dir.canonicalize().map_err(|e| unusable(e.to_string()))?;
+                    if !dir.is_dir() {
+                        return Err(unusable("not a directory".into()));
+                    }
                     data_roots.dirs.push(dir);
                 }
             }
