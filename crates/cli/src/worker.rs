@@ -1,6 +1,7 @@
 //! `vshred worker`: a worker of `vshred sql --workers`, until SIGTERM or
 //! Ctrl-C: it stops taking tasks, and exits once those under way are done
-//! or [`SHUTDOWN_GRACE`] has passed, whichever is first (a task whose
+//! (0), or [`SHUTDOWN_GRACE`] has passed or a second signal comes (128
+//! plus the signal's number), whichever is first (a task whose
 //! query has gone may still be computing: DataFusion's operators stop
 //! only between batches, and a cross join can go long between them).
 
@@ -80,17 +81,33 @@ pub fn run_worker(args: WorkerArgs) -> Result<(), Failure> {
         signal_hook::consts::SIGTERM,
         signal_hook::consts::SIGINT,
     ])?;
+    let (signaled, received) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        if signals.forever().next().is_some() {
-            eprintln!("vshred worker: stopping");
-            let _ = stopping.send(());
-            std::thread::sleep(SHUTDOWN_GRACE);
-            eprintln!(
-                "vshred worker: stopped with tasks unfinished after {} s",
-                SHUTDOWN_GRACE.as_secs()
-            );
-            std::process::exit(0);
+        for signal in signals.forever() {
+            let _ = signaled.send(signal);
         }
+    });
+    std::thread::spawn(move || {
+        let Ok(first) = received.recv() else {
+            return;
+        };
+        eprintln!("vshred worker: stopping (a second signal stops it at once)");
+        let _ = stopping.send(());
+        let signal = match received.recv_timeout(SHUTDOWN_GRACE) {
+            Ok(signal) => {
+                eprintln!("vshred worker: stopped at once, with tasks unfinished");
+                signal
+            }
+            Err(_) => {
+                eprintln!(
+                    "vshred worker: stopped with tasks unfinished after {} s",
+                    SHUTDOWN_GRACE.as_secs()
+                );
+                first
+            }
+        };
+        // As a process the signal ended: it did not finish its work.
+        std::process::exit(128 + signal);
     });
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.listen)

@@ -54,13 +54,19 @@ impl Worker {
         }
     }
 
-    /// Sends SIGTERM and waits for the worker to exit.
-    fn terminate(mut self) -> (std::process::ExitStatus, String) {
+    /// Sends it SIGTERM `times` times, 0.2 s apart, and waits for it to
+    /// exit; its exit status and what it logged since it listened.
+    fn terminate(mut self, times: usize) -> (std::process::ExitStatus, String) {
         let pid = self.child.id().to_string();
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .expect("kill runs");
+        for time in 0..times {
+            if time > 0 {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Command::new("kill")
+                .args(["-TERM", &pid])
+                .status()
+                .expect("kill runs");
+        }
         let started = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -511,9 +517,9 @@ fn a_worker_that_is_not_there_is_named() {
 fn a_worker_stops_cleanly_on_sigterm() {
     let dir = cluster_dir();
     let worker = Worker::start(dir.path(), &dir.path().join("data"));
-    let (status, log) = worker.terminate();
+    let (status, log) = worker.terminate(1);
     assert!(status.success(), "{status:?}: {log}");
-    assert!(log.contains("vshred worker: stopping"), "{log}");
+    assert!(log.contains(STOPPING), "{log}");
 }
 
 #[test]
@@ -665,12 +671,7 @@ fn kill_a_worker_during(query: &str) -> (String, String, Duration) {
     // Until the worker to be killed has computed for half a second (of
     // CPU time): its task is under way, past the coordinator's check of
     // the workers, however slow the machine.
-    let started = Instant::now();
-    let computing = cpu_ticks(&workers[1]) + 50;
-    while cpu_ticks(&workers[1]) < computing {
-        assert!(started.elapsed() < Duration::from_secs(60), "no work");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    computed(&workers[1], 50);
     assert!(
         sql.try_wait().unwrap().is_none(),
         "the query ended before the kill"
@@ -912,6 +913,16 @@ fn cpu_ticks(worker: &Worker) -> u64 {
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
+/// Returns once `worker` has computed `ticks` more of CPU time.
+fn computed(worker: &Worker, ticks: u64) {
+    let started = Instant::now();
+    let computing = cpu_ticks(worker) + ticks;
+    while cpu_ticks(worker) < computing {
+        assert!(started.elapsed() < Duration::from_secs(60), "no work");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn a_stopping_worker_waits_for_an_orphaned_task_only_its_grace() {
     let dir = cluster_dir();
@@ -923,21 +934,15 @@ fn a_stopping_worker_waits_for_an_orphaned_task_only_its_grace() {
         &format!("SELECT count(*), sum(id * g.value) {ENDLESS}"),
     );
     // Until the first worker has computed for a second (of CPU time).
-    let started = Instant::now();
-    let computing = cpu_ticks(&workers[0]) + 100;
-    while cpu_ticks(&workers[0]) < computing {
-        assert!(started.elapsed() < Duration::from_secs(60), "no work");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    computed(&workers[0], 100);
     // The coordinator goes; its tasks on the workers are left computing.
     sql.kill().unwrap();
     sql.wait().unwrap();
     let mut workers = workers.into_iter();
     let worker = workers.next().unwrap();
     let started = Instant::now();
-    let (status, log) = worker.terminate();
+    let (status, log) = worker.terminate(1);
     let took = started.elapsed();
-    assert!(status.success(), "{status:?}: {log}");
     // The task is either still computing, and the worker stops once its
     // grace is over, saying so, or it ended with its coordinator's
     // connection (which of the two depends on when the worker notices
@@ -946,9 +951,44 @@ fn a_stopping_worker_waits_for_an_orphaned_task_only_its_grace() {
     assert!(took < Duration::from_secs(20), "{took:?}: {log}");
     if log.contains("vshred worker: stopped with tasks unfinished after 10 s") {
         assert!(took >= Duration::from_secs(10), "{took:?}: {log}");
+        // As SIGTERM ends a process that does not finish its work.
+        assert_eq!(status.code(), Some(143), "{log}");
     } else {
-        assert!(log.ends_with("vshred worker: stopping\n"), "{log}");
+        assert!(status.success(), "{status:?}: {log}");
+        assert!(log.ends_with(STOPPING), "{log}");
     }
+}
+
+/// What a worker says on its first signal.
+const STOPPING: &str = "vshred worker: stopping (a second signal stops it at once)\n";
+
+/// A second signal ends a worker whose task is under way at once, where
+/// it was ignored for the 10 s of grace.
+#[test]
+fn a_second_signal_stops_a_busy_worker_at_once() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    let mut sql = endless(
+        dir.path(),
+        &workers,
+        &format!("SELECT count(*), sum(id * g.value) {ENDLESS}"),
+    );
+    computed(&workers[0], 100);
+    let mut workers = workers.into_iter();
+    let started = Instant::now();
+    let (status, log) = workers.next().unwrap().terminate(2);
+    let took = started.elapsed();
+    let _ = sql.kill();
+    let _ = sql.wait();
+    assert_eq!(status.code(), Some(143), "{log}");
+    assert!(
+        log.ends_with(&format!(
+            "{STOPPING}vshred worker: stopped at once, with tasks unfinished\n"
+        )),
+        "{log}"
+    );
+    assert!(took < Duration::from_secs(5), "{took:?}: {log}");
 }
 
 /// A value that does not convert on a worker is named as in one process:
