@@ -151,8 +151,10 @@ fn sent_path(path: &Path) -> Result<String> {
     })
 }
 
+/// A plan the worker will not run. Not a planning error: the coordinator
+/// planned it, and prints the refusal as it is.
 fn refused(message: String) -> DataFusionError {
-    DataFusionError::Plan(format!("refused: {message}"))
+    DataFusionError::External(format!("refused: {message}").into())
 }
 
 /// A node on the wire, its kind in `node`.
