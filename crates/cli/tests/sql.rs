@@ -307,6 +307,21 @@ fn from_reads_a_parquet_file_whatever_its_name_and_points_json_lines_to_read_jso
         &["sql", "SELECT * FROM 'notes.txt'"],
         "notes.txt is not a Parquet file (FROM reads Parquet files, and CSV, JSON, Avro and Arrow files by their extension)",
     );
+    // A glob that matches other files beside Parquet files names one
+    // (DataFusion read T.PARQUET alone, of the three Parquet files), and
+    // so does one that matches no file DataFusion reads (it was "table
+    // ... not found").
+    std::fs::create_dir(dir.path().join("notes")).unwrap();
+    std::fs::write(dir.path().join("notes/a.txt"), "hello\n").unwrap();
+    for (glob, first) in [("*", "T.PARQUET"), ("notes/*", "notes/a.txt")] {
+        fails_with(
+            dir.path(),
+            &["sql", &format!("SELECT count(*) FROM '{glob}'")],
+            &format!(
+                "{glob} matches {first}, which is not named .parquet (FROM reads a glob that matches Parquet files, named .parquet, alone"
+            ),
+        );
+    }
     let out = vshred_in(
         dir.path(),
         &[

@@ -58,15 +58,19 @@ impl VariantTable {
     /// The table of the glob `location` if every file it matches is a
     /// Parquet file (`.parquet`), `None` if one is not; an error naming
     /// the pattern if it matches none.
-    fn of_parquet_glob(location: &str, runtime: &RuntimeEnv) -> Result<Option<VariantTable>> {
+    fn of_parquet_glob(location: &str, runtime: &RuntimeEnv) -> Result<GlobMatches> {
         let storage = storage_of(location, runtime)?;
         let files = storage.find(Path::new(location)).map_err(external)?;
-        let parquet = |f: &std::path::PathBuf| f.extension().is_some_and(|e| e == "parquet");
-        if !files.iter().all(parquet) {
-            return Ok(None);
+        let parquet = |f: &&std::path::PathBuf| f.extension().is_some_and(|e| e == "parquet");
+        if let Some(other) = files.iter().find(|f| !parquet(f)) {
+            return Ok(match files.iter().any(|f| parquet(&f)) {
+                true => GlobMatches::Mixed(other.clone()),
+                false => GlobMatches::Others(other.clone()),
+            });
         }
         let dataset = Dataset::of_found(Path::new(location), files, storage);
-        VariantTable::new(dataset.map_err(external)?).map(Some)
+        let table = VariantTable::new(dataset.map_err(external)?)?;
+        Ok(GlobMatches::Parquet(Box::new(table)))
     }
 
     /// The table of `dataset`.
@@ -92,6 +96,16 @@ impl VariantTable {
             schema,
         })
     }
+}
+
+/// What a glob whose last part has no extension (`logs/*`) matches.
+enum GlobMatches {
+    /// Parquet files alone, the table of them.
+    Parquet(Box<VariantTable>),
+    /// Parquet files and others, one of which is named.
+    Mixed(std::path::PathBuf),
+    /// No Parquet file: the first match.
+    Others(std::path::PathBuf),
 }
 
 impl std::fmt::Debug for VariantTable {
@@ -299,13 +313,26 @@ impl UrlTableFactory for VariantUrlTables {
         // is ours when it matches Parquet files alone, and DataFusion's
         // otherwise (CSV files, say).
         let last = url.rsplit('/').next().unwrap_or(url);
-        if is_glob(url)
-            && !last.contains('.')
-            && let Some(table) = VariantTable::of_parquet_glob(url, runtime()?.as_ref())?
-        {
-            return Ok(Some(Arc::new(table)));
+        let mut not_parquet = None;
+        if is_glob(url) && !last.contains('.') {
+            // Given Parquet files among others, DataFusion would read those
+            // of the first file's extension alone.
+            let refused = |file: std::path::PathBuf| {
+                plan_err!(
+                    "{url} matches {}, which is not named .parquet (FROM reads a glob that matches Parquet files, named .parquet, alone, or files of one kind that DataFusion reads by their extension)",
+                    file.display()
+                )
+            };
+            match VariantTable::of_parquet_glob(url, runtime()?.as_ref())? {
+                GlobMatches::Parquet(table) => return Ok(Some(Arc::new(*table))),
+                GlobMatches::Mixed(file) => return refused(file),
+                GlobMatches::Others(file) => not_parquet = Some((file, refused)),
+            }
         }
         let other = self.others.try_new(url).await?;
+        if let (None, Some((file, refused))) = (&other, not_parquet) {
+            return refused(file);
+        }
         if other.is_none() && store_url(url).is_none() && Path::new(url).is_file() {
             return plan_err!(
                 "{url} is not a Parquet file (FROM reads Parquet files, and CSV, JSON, Avro and Arrow files by their extension)"
