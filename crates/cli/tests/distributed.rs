@@ -564,46 +564,29 @@ fn a_worker_needs_a_token_file_and_a_data_root() {
         "{}",
         stderr(&no_root)
     );
-    // A root that is not there fails before the worker says it listens.
-    let bad_root = vshred_in(
-        dir.path(),
-        &[
-            "worker",
-            "--listen",
-            "127.0.0.1:0",
-            "--token-file",
-            "token",
-            "--data-root",
-            "nosuch",
-        ],
-    );
-    assert_eq!(bad_root.status.code(), Some(1));
-    assert!(
-        stderr(&bad_root).contains("data root nosuch: No such file")
-            && !stderr(&bad_root).contains("listening"),
-        "{}",
-        stderr(&bad_root)
-    );
-    // Nor a root that is a file (the worker listened, reading nothing).
-    let file_root = vshred_in(
-        dir.path(),
-        &[
-            "worker",
-            "--listen",
-            "127.0.0.1:0",
-            "--token-file",
-            "token",
-            "--data-root",
-            "token",
-        ],
-    );
-    assert_eq!(file_root.status.code(), Some(1));
-    assert!(
-        stderr(&file_root).contains("data root token: not a directory")
-            && !stderr(&file_root).contains("listening"),
-        "{}",
-        stderr(&file_root)
-    );
+    // A root that is not there, or is a file (the worker listened, reading
+    // nothing), fails before the worker says it listens.
+    for (root, why) in [("nosuch", "No such file"), ("token", "not a directory")] {
+        let bad_root = vshred_in(
+            dir.path(),
+            &[
+                "worker",
+                "--listen",
+                "127.0.0.1:0",
+                "--token-file",
+                "token",
+                "--data-root",
+                root,
+            ],
+        );
+        assert_eq!(bad_root.status.code(), Some(1));
+        assert!(
+            stderr(&bad_root).contains(&format!("data root {root}: {why}"))
+                && !stderr(&bad_root).contains("listening"),
+            "{}",
+            stderr(&bad_root)
+        );
+    }
 }
 
 /// `--token-file` alone was ignored (the query ran in one process), and
@@ -925,18 +908,24 @@ fn computed(worker: &Worker, ticks: u64) {
     }
 }
 
-#[test]
-fn a_stopping_worker_waits_for_an_orphaned_task_only_its_grace() {
+/// Two workers and a query of minutes on them, the first worker's task
+/// under way (it has computed for a second of CPU time).
+fn busy_cluster() -> (tempfile::TempDir, [Worker; 2], Child) {
     let dir = cluster_dir();
     let data = dir.path().join("data");
     let workers = two_workers(dir.path(), &data);
-    let mut sql = endless(
+    let sql = endless(
         dir.path(),
         &workers,
         &format!("SELECT count(*), sum(id * g.value) {ENDLESS}"),
     );
-    // Until the first worker has computed for a second (of CPU time).
     computed(&workers[0], 100);
+    (dir, workers, sql)
+}
+
+#[test]
+fn a_stopping_worker_waits_for_an_orphaned_task_only_its_grace() {
+    let (_dir, workers, mut sql) = busy_cluster();
     // The coordinator goes; its tasks on the workers are left computing.
     sql.kill().unwrap();
     sql.wait().unwrap();
@@ -968,15 +957,7 @@ const STOPPING: &str = "vshred worker: stopping (a second signal stops it at onc
 /// it was ignored for the 10 s of grace.
 #[test]
 fn a_second_signal_stops_a_busy_worker_at_once() {
-    let dir = cluster_dir();
-    let data = dir.path().join("data");
-    let workers = two_workers(dir.path(), &data);
-    let mut sql = endless(
-        dir.path(),
-        &workers,
-        &format!("SELECT count(*), sum(id * g.value) {ENDLESS}"),
-    );
-    computed(&workers[0], 100);
+    let (_dir, workers, mut sql) = busy_cluster();
     let mut workers = workers.into_iter();
     let started = Instant::now();
     let (status, log) = workers.next().unwrap().terminate(2);
