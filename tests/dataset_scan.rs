@@ -404,6 +404,35 @@ fn ordinary_columns_of_types_a_variant_lacks_compare_by_value() {
     ] {
         assert_eq!(passing(&dataset, filter), (expected, vec![]), "{filter}");
     }
+    // A value past what the Variant's type holds is an error (the cast
+    // made it null, so `is null` passed it), and so is a type no filter
+    // compares (its message spoke of a shredding schema).
+    let other = tempfile::tempdir().unwrap();
+    let far: ArrayRef = Arc::new(TimestampMillisecondArray::from_iter_values(
+        (0..10).map(|i| if i == 9 { 1 << 62 } else { i }),
+    ));
+    let nanos: ArrayRef = Arc::new(arrow::array::Time64NanosecondArray::from_iter_values(0..10));
+    let path = with_columns_beside_n(other.path(), vec![("far", far), ("nanos", nanos)]);
+    let dataset = Dataset::from_files(vec![path]);
+    for (filter, message) in [
+        (
+            "far is null",
+            "the filter's column far holds a value that Timestamp(µs) does not",
+        ),
+        (
+            "nanos is null",
+            "the filter's column nanos is of type Time64(ns), which a filter does not compare",
+        ),
+    ] {
+        let request = GetRequest {
+            filter: Some(filter.parse().unwrap()),
+            ..sum_request()
+        };
+        let error = dataset
+            .get_with(&request, &[], &options(2, 1024), |_, _| Ok(()))
+            .unwrap_err();
+        assert!(error.to_string().contains(message), "{filter}: {error}");
+    }
 }
 
 /// A filter on a column that some files lack reads it as null there, as

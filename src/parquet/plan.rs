@@ -902,20 +902,17 @@ fn bounds_as<'o>(
     }
 }
 
-/// Whether a leaf's statistics order as its physical type reads them:
-/// not for unsigned integers (`u64::MAX` is a signed `-1`, so their
-/// bounds would rule out the largest values) nor half floats (bytes).
+/// Whether a leaf's statistics order as its physical type reads them: not
+/// for unsigned integers of 32 and 64 bits (`u64::MAX` is a signed `-1`,
+/// so their bounds would rule out the largest values; narrower ones are
+/// all non-negative as stored).
 fn ordered_as_stored(descr: &::parquet::schema::types::ColumnDescriptor) -> bool {
     match descr.logical_type_ref() {
-        Some(LogicalType::Integer(int)) => int.is_signed,
-        Some(LogicalType::Float16) => false,
+        Some(LogicalType::Integer(int)) => int.is_signed || int.bit_width < 32,
         Some(_) => true,
         None => !matches!(
             descr.converted_type(),
-            ConvertedType::UINT_8
-                | ConvertedType::UINT_16
-                | ConvertedType::UINT_32
-                | ConvertedType::UINT_64
+            ConvertedType::UINT_32 | ConvertedType::UINT_64
         ),
     }
 }

@@ -431,7 +431,7 @@ impl Predicate {
                     Some(c) if c.data_type() == &arrow::datatypes::DataType::Null => Ok(
                         arrow::array::new_null_array(&arrow::datatypes::DataType::Boolean, c.len()),
                     ),
-                    Some(c) => comparable(c),
+                    Some(c) => comparable(name, c),
                     None => Err(missing_column(name)),
                 },
             }
@@ -440,7 +440,16 @@ impl Predicate {
         // Whether each row's value of `operand` passes `test`.
         let each = |operand: &Operand, test: &dyn Fn(Option<VariantRef<'_>>) -> Option<bool>| {
             let array = values(operand)?;
-            let values = ResultColumn::try_new(&array)?;
+            let values = ResultColumn::try_new(&array).map_err(|e| match operand {
+                Operand::Column(name) => Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "the filter's column {name} is of type {}, which a filter does not compare",
+                        array.data_type()
+                    ),
+                ),
+                _ => e,
+            })?;
             (0..rows)
                 .map(|i| Ok(test(values.get(i)?)))
                 .collect::<Result<BooleanArray>>()
@@ -474,18 +483,18 @@ impl Predicate {
     }
 }
 
-/// An ordinary column as values of a type a Variant has, so that it
-/// compares as one: times and timestamps of seconds or milliseconds (as
-/// pyarrow and Spark's `TIMESTAMP_MILLIS` write them) as microseconds,
-/// `Date64` as days, unsigned and half-precision numbers widened to a type
-/// that holds every value, a dictionary's values. Each cast is lossless.
-fn comparable(column: &arrow::array::ArrayRef) -> Result<arrow::array::ArrayRef> {
+/// The ordinary column `name` as values of a type a Variant has, so that
+/// it compares as one: timestamps of seconds or milliseconds (pyarrow's,
+/// Spark's `TIMESTAMP_MILLIS`) as microseconds, `Date64` as days,
+/// `Time32` as microseconds (which `is null` reads: no literal is a
+/// time), unsigned and half-precision numbers widened to a type that
+/// holds every value, a dictionary's values. A value the Variant's type
+/// cannot hold (milliseconds past the microseconds' range) is an error,
+/// where Arrow's cast would make it null.
+fn comparable(name: &str, column: &arrow::array::ArrayRef) -> Result<arrow::array::ArrayRef> {
     use arrow::datatypes::TimeUnit;
     let near = match column.data_type() {
-        DataType::Dictionary(_, values) => {
-            let values = arrow::compute::cast(column, values).map_err(arrow_error)?;
-            return comparable(&values);
-        }
+        DataType::Dictionary(_, values) => values.as_ref().clone(),
         DataType::Timestamp(TimeUnit::Second | TimeUnit::Millisecond, zone) => {
             DataType::Timestamp(TimeUnit::Microsecond, zone.clone())
         }
@@ -496,7 +505,21 @@ fn comparable(column: &arrow::array::ArrayRef) -> Result<arrow::array::ArrayRef>
         DataType::Float16 => DataType::Float32,
         _ => return Ok(column.clone()),
     };
-    arrow::compute::cast(column, &near).map_err(arrow_error)
+    let exact = arrow::compute::CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    let cast = arrow::compute::cast_with_options(column, &near, &exact).map_err(|e| {
+        Error::new(
+            ErrorKind::Conversion,
+            format!("the filter's column {name} holds a value that {near} does not: {e}"),
+        )
+    })?;
+    match column.data_type() {
+        // A dictionary of timestamps, say.
+        DataType::Dictionary(..) => comparable(name, &cast),
+        _ => Ok(cast),
+    }
 }
 
 #[cold]
