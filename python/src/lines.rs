@@ -120,7 +120,8 @@ impl Block {
         let from = self.text.len();
         self.text.extend_from_slice(text);
         if text.contains(&b'\n') {
-            self.breaks.record(i, text);
+            // The reader counts columns after a byte order mark.
+            self.breaks.record(i, start);
             join_lines(&mut self.text[from..]);
         }
         self.text.push(b'\n');
@@ -479,10 +480,23 @@ fn texts(array: ArrayRef) -> vshred::Result<ArrayRef> {
         // A table (or record batch) comes as a struct of its columns.
         DataType::Struct(fields) => {
             let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
+            // Its first column of texts, where Python writes its name as it is.
+            let example = fields
+                .iter()
+                .find(|f| match f.data_type() {
+                    DataType::Dictionary(_, values) => is_text_type(values),
+                    t => is_text_type(t),
+                })
+                .map(|f| f.name())
+                .filter(|name| {
+                    name.chars()
+                        .all(|c| c.is_alphanumeric() || " _-.".contains(c))
+                })
+                .map(|name| format!(" (`table[\"{name}\"]`)"))
+                .unwrap_or_default();
             Err(vshred::Error::from_message(format!(
-                "the input is a table of columns {}, not JSON texts: give one column of texts (`table[{:?}]`)",
+                "the input is a table of columns {}, not JSON texts: give one column of texts{example}",
                 names.join(", "),
-                names.first().unwrap_or(&"name")
             )))
         }
         // A usage error, as an item that is not a text is.

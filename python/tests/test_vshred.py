@@ -404,10 +404,16 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
                        match="^invalid arguments: the input array holds Int64, not JSON texts"):
         vshred.encode(pa.array([1, 2]), out)
     for table in (pl.DataFrame({"j": texts[:2]}), pa.table({"j": texts[:2], "k": [1, 2]}),
-                  pa.record_batch({"j": texts[:2]})):
+                  pa.record_batch({"j": texts[:2]}), pa.table({"j": pa.array([], pa.string())})):
         with pytest.raises(vshred.VshredError,
                            match=re.escape("is a table of columns j") + ".*" + re.escape('(`table["j"]`)')):
             vshred.encode(table, out)
+    # The example is a column of texts, named as Python would.
+    with pytest.raises(vshred.VshredError, match=re.escape('columns k, j, not JSON texts: give one column of texts (`table["j"]`)')):
+        vshred.encode(pa.table({"k": [1], "j": ["{}"]}), out)
+    with pytest.raises(vshred.VshredError, match=r'columns a"b, not JSON texts: give one column of texts$'):
+        vshred.encode(pa.table({'a"b': ["{}"]}), out)
+    assert not out.exists()
     with pytest.raises(TypeError, match="the input is a dict, not JSON texts"):
         vshred.encode({"a": 1}, out)
     with pytest.raises(vshred.VshredError, match="line 2"):
@@ -442,6 +448,11 @@ def test_an_empty_or_blank_item_is_an_error_naming_it(tmp_path):
     # Whitespace around a text, and a byte order mark before the first, are
     # the text's.
     assert vshred.encode(['\ufeff{"a": 1}', '  [2]\t'], out)["rows"] == 2
+    # An error in a first item over several lines is placed after its mark.
+    for text, inside in (('\ufeff{\n]', (2, 1)), ('\ufeff{"a":\n"b" ]}', (2, 5))):
+        with pytest.raises(vshred.VshredError, match=re.escape(
+                f"(line {inside[0]}, column {inside[1]} of item 0, a text over several lines)")):
+            vshred.encode([text], tmp_path / "bom.parquet")
 
 
 def _encoded(path, input):

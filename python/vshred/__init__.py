@@ -57,7 +57,9 @@ def _input(input):
     if not hasattr(input, "__arrow_c_array__") and hasattr(input, "__arrow_c_stream__"):
         input = _pa.chunked_array(input)
     if isinstance(input, _pa.ChunkedArray):
-        return _ArrowChunks(input.chunks)
+        # An empty one's type is checked as a chunk's is (a table of no
+        # rows is refused as one of rows is).
+        return _ArrowChunks(input.chunks or [_pa.array([], type=input.type)])
     return input
 
 
