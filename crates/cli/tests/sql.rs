@@ -307,19 +307,50 @@ fn from_reads_a_parquet_file_whatever_its_name_and_points_json_lines_to_read_jso
         &["sql", "SELECT * FROM 'notes.txt'"],
         "notes.txt is not a Parquet file (FROM reads Parquet files, and CSV, JSON, Avro and Arrow files by their extension)",
     );
-    // A glob that matches other files beside Parquet files names one
-    // (DataFusion read T.PARQUET alone, of the three Parquet files), and
-    // so does one that matches no file DataFusion reads (it was "table
-    // ... not found").
+    // A glob is read when it matches Parquet files alone, by name or by
+    // their first bytes, and refused, naming two, when it matches files of
+    // more than one kind: DataFusion read those of the first one's
+    // extension alone (T.PARQUET, one of three Parquet files; the CSV file
+    // beside a JSON file). One whose files DataFusion does not read names
+    // one (it was "table ... not found").
+    std::fs::create_dir(dir.path().join("parts")).unwrap();
+    for part in ["parts/part-0", "parts/part-1"] {
+        std::fs::copy(dir.path().join("t.parquet"), dir.path().join(part)).unwrap();
+    }
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "sql",
+            "--format",
+            "json",
+            "SELECT count(*) AS n FROM 'parts/*'",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "{\"n\":6}\n");
+    std::fs::create_dir(dir.path().join("mixed")).unwrap();
+    std::fs::write(dir.path().join("mixed/a.csv"), "x\n1\n").unwrap();
+    std::fs::write(dir.path().join("mixed/b.json"), "{\"x\":2}\n").unwrap();
     std::fs::create_dir(dir.path().join("notes")).unwrap();
     std::fs::write(dir.path().join("notes/a.txt"), "hello\n").unwrap();
-    for (glob, first) in [("*", "T.PARQUET"), ("notes/*", "notes/a.txt")] {
+    for (glob, message) in [
+        (
+            "*",
+            "* matches files of more than one kind, T.PARQUET and in.jsonl (FROM reads a glob",
+        ),
+        (
+            "mixed/*",
+            "mixed/* matches files of more than one kind, mixed/a.csv and mixed/b.json",
+        ),
+        (
+            "notes/*",
+            "notes/* matches notes/a.txt, which is not a Parquet file (FROM reads a glob",
+        ),
+    ] {
         fails_with(
             dir.path(),
             &["sql", &format!("SELECT count(*) FROM '{glob}'")],
-            &format!(
-                "{glob} matches {first}, which is not named .parquet (FROM reads a glob that matches Parquet files, named .parquet, alone"
-            ),
+            message,
         );
     }
     let out = vshred_in(

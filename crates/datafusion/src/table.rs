@@ -55,22 +55,35 @@ impl VariantTable {
         VariantTable::new(dataset.map_err(external)?)
     }
 
-    /// The table of the glob `location` if every file it matches is a
-    /// Parquet file (`.parquet`), `None` if one is not; an error naming
-    /// the pattern if it matches none.
+    /// What the glob `location` matches: the table of its files if every
+    /// one is Parquet (named `.parquet`, or on a local disk starting as
+    /// one); an error naming the pattern if it matches none.
     fn of_parquet_glob(location: &str, runtime: &RuntimeEnv) -> Result<GlobMatches> {
+        use std::path::PathBuf;
         let storage = storage_of(location, runtime)?;
         let files = storage.find(Path::new(location)).map_err(external)?;
-        let parquet = |f: &&std::path::PathBuf| f.extension().is_some_and(|e| e == "parquet");
-        if let Some(other) = files.iter().find(|f| !parquet(f)) {
-            return Ok(match files.iter().any(|f| parquet(&f)) {
-                true => GlobMatches::Mixed(other.clone()),
-                false => GlobMatches::Others(other.clone()),
-            });
+        let local = store_url(location).is_none();
+        let parquet = |f: &PathBuf| {
+            f.extension().is_some_and(|e| e == "parquet")
+                || (local && magic_of(f).is_some_and(|m| starts_as_parquet(&m)))
+        };
+        let (parquet_files, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            files.iter().partition(|f| parquet(f));
+        let Some(&other) = others.first() else {
+            let dataset = Dataset::of_found(Path::new(location), files, storage);
+            let table = VariantTable::new(dataset.map_err(external)?)?;
+            return Ok(GlobMatches::Parquet(Box::new(table)));
+        };
+        if let Some(&parquet) = parquet_files.first() {
+            return Ok(GlobMatches::Kinds(parquet.clone(), other.clone()));
         }
-        let dataset = Dataset::of_found(Path::new(location), files, storage);
-        let table = VariantTable::new(dataset.map_err(external)?)?;
-        Ok(GlobMatches::Parquet(Box::new(table)))
+        // DataFusion would read the files of the first one's extension
+        // alone.
+        let first = other.extension();
+        Ok(match others.iter().find(|f| f.extension() != first) {
+            Some(&another) => GlobMatches::Kinds(other.clone(), another.clone()),
+            None => GlobMatches::OneKind(other.clone()),
+        })
     }
 
     /// The table of `dataset`.
@@ -102,10 +115,10 @@ impl VariantTable {
 enum GlobMatches {
     /// Parquet files alone, the table of them.
     Parquet(Box<VariantTable>),
-    /// Parquet files and others, one of which is named.
-    Mixed(std::path::PathBuf),
-    /// No Parquet file: the first match.
-    Others(std::path::PathBuf),
+    /// Files of two kinds (or more), one of each.
+    Kinds(std::path::PathBuf, std::path::PathBuf),
+    /// Files of one kind, not Parquet (CSV, say): the first.
+    OneKind(std::path::PathBuf),
 }
 
 impl std::fmt::Debug for VariantTable {
@@ -311,27 +324,28 @@ impl UrlTableFactory for VariantUrlTables {
         }
         // A glob whose last part has no extension (`logs/*`, `logs/day=*`)
         // is ours when it matches Parquet files alone, and DataFusion's
-        // otherwise (CSV files, say).
+        // when it matches files of one other kind (CSV files, say).
         let last = url.rsplit('/').next().unwrap_or(url);
-        let mut not_parquet = None;
+        let mut one_kind = None;
         if is_glob(url) && !last.contains('.') {
-            // Given Parquet files among others, DataFusion would read those
-            // of the first file's extension alone.
-            let refused = |file: std::path::PathBuf| {
-                plan_err!(
-                    "{url} matches {}, which is not named .parquet (FROM reads a glob that matches Parquet files, named .parquet, alone, or files of one kind that DataFusion reads by their extension)",
-                    file.display()
-                )
-            };
             match VariantTable::of_parquet_glob(url, runtime()?.as_ref())? {
                 GlobMatches::Parquet(table) => return Ok(Some(Arc::new(*table))),
-                GlobMatches::Mixed(file) => return refused(file),
-                GlobMatches::Others(file) => not_parquet = Some((file, refused)),
+                GlobMatches::Kinds(one, another) => {
+                    return plan_err!(
+                        "{url} matches files of more than one kind, {} and {} (FROM reads a glob that matches Parquet files alone, or files of one kind that DataFusion reads by their extension)",
+                        one.display(),
+                        another.display()
+                    );
+                }
+                GlobMatches::OneKind(first) => one_kind = Some(first),
             }
         }
         let other = self.others.try_new(url).await?;
-        if let (None, Some((file, refused))) = (&other, not_parquet) {
-            return refused(file);
+        if let (None, Some(first)) = (&other, one_kind) {
+            return plan_err!(
+                "{url} matches {}, which is not a Parquet file (FROM reads a glob that matches Parquet files alone, or files of one kind that DataFusion reads by their extension)",
+                first.display()
+            );
         }
         if other.is_none() && store_url(url).is_none() && Path::new(url).is_file() {
             return plan_err!(
