@@ -194,6 +194,11 @@ pub fn context_with(
     state
         .register_file_format(Arc::new(copy::VariantParquetFactory), true)
         .expect("registering a file format does not fail");
+    for format in whole_files::WholeFilesFormat::factories() {
+        state
+            .register_file_format(format, true)
+            .expect("registering a file format does not fail");
+    }
     state
         .table_factories_mut()
         .insert("PARQUET".into(), Arc::new(VariantTableFactory));

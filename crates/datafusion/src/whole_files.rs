@@ -1,9 +1,9 @@
 //! A `COPY` that fails leaves nothing behind, whichever writer writes it.
 //!
-//! DataFusion's Parquet sink, which writes a `COPY` without Variant
-//! columns, closes each file when its rows end and only then learns
-//! whether the query ended well: a query that failed late (a value that
-//! does not convert, a division by zero) left the rows before the failure
+//! DataFusion's sinks (Parquet without Variant columns, CSV, JSON) close
+//! each file when its rows end and only then learn whether the query
+//! ended well: a query that failed late (a value that does not convert, a
+//! division by zero) left the rows before the failure
 //! at the target, in place of the file that was there. [`WholeFiles`] runs
 //! that sink unchanged, over a store that takes its writes as it makes
 //! them but completes none until the sink has returned well (`Deferred`);
@@ -20,20 +20,30 @@
 //! readers skip (`.x.parquet.vshred-12-0#1`). The files of a `COPY` that
 //! ended well appear one after another: a store that then fails one (a
 //! rename refused) leaves those before it in place, and removes the one
-//! it refused.
+//! it refused. The session's CSV and JSON formats are DataFusion's, their
+//! writers' sinks put in a [`WholeFiles`] ([`WholeFilesFormat`]).
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
+use datafusion::catalog::Session;
 use datafusion::common::Result;
 use datafusion::common::runtime::SpawnedTask;
+use datafusion::common::{GetExt, Statistics};
+use datafusion::datasource::file_format::csv::{CsvFormatFactory, CsvSink};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::file_format::json::{JsonFormatFactory, JsonSink};
 use datafusion::datasource::file_format::parquet::ParquetSink;
 use datafusion::datasource::file_format::write::demux::DemuxedStreamReceiver;
+use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
 use datafusion::datasource::physical_plan::{FileSink, FileSinkConfig};
 use datafusion::datasource::sink::{DataSink, DataSinkExec};
+use datafusion::datasource::table_schema::TableSchema;
 use datafusion::execution::TaskContext;
 use datafusion::object_store::ObjectStoreExt;
 use datafusion::object_store::path::Path;
@@ -41,6 +51,8 @@ use datafusion::object_store::{
     CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
     PutMode, PutMultipartOptions, PutOptions, PutPayload, PutResult, UploadPart,
 };
+use datafusion::physical_expr::LexRequirement;
+use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::metrics::MetricsSet;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
@@ -48,16 +60,30 @@ use datafusion::physical_plan::{
 use futures::stream::BoxStream;
 use vshred::output::{UndoOnInterrupt, undo_on_interrupt};
 
-/// DataFusion's Parquet sink, its files completed only when it ends well.
+/// A sink of DataFusion's (Parquet, CSV, JSON), its files completed only
+/// when it ends well.
 #[derive(Debug)]
 pub struct WholeFiles {
     /// The writer DataFusion planned (over no input: only its sink is
-    /// used), a [`DataSinkExec`] of a [`ParquetSink`].
+    /// used), a [`DataSinkExec`] of one of [`file_sink`]'s sinks.
     planned: Arc<dyn ExecutionPlan>,
 }
 
+/// `sink` as a [`FileSink`], if it is one of DataFusion's that write whole
+/// files through a store.
+fn file_sink(sink: &dyn DataSink) -> Option<&dyn FileSink> {
+    let sink = sink as &dyn std::any::Any;
+    let parquet = || {
+        sink.downcast_ref::<ParquetSink>()
+            .map(|s| s as &dyn FileSink)
+    };
+    let csv = || sink.downcast_ref::<CsvSink>().map(|s| s as &dyn FileSink);
+    let json = || sink.downcast_ref::<JsonSink>().map(|s| s as &dyn FileSink);
+    parquet().or_else(csv).or_else(json)
+}
+
 impl WholeFiles {
-    /// `planned`, a writer plan of DataFusion's Parquet format, with its
+    /// `planned`, a writer plan of one of DataFusion's formats, with its
     /// sink in a [`WholeFiles`] and `input` as its input; any other plan
     /// as it is.
     pub fn around(
@@ -67,7 +93,7 @@ impl WholeFiles {
         let Some(exec) = planned.downcast_ref::<DataSinkExec>() else {
             return planned;
         };
-        if !exec.sink().is::<ParquetSink>() {
+        if file_sink(exec.sink()).is_none() {
             return planned;
         }
         let sort_order = exec.sort_order().clone();
@@ -75,28 +101,28 @@ impl WholeFiles {
         Arc::new(DataSinkExec::new(input, sink, sort_order))
     }
 
-    fn parquet(&self) -> &ParquetSink {
+    fn sink(&self) -> &dyn FileSink {
         let exec = self.planned.downcast_ref::<DataSinkExec>();
         // Checked in `around`.
-        let sink = exec.and_then(|e| (e.sink() as &dyn std::any::Any).downcast_ref());
-        sink.expect("a DataSinkExec of a ParquetSink")
+        let sink = exec.and_then(|e| file_sink(e.sink()));
+        sink.expect("a DataSinkExec of a sink of whole files")
     }
 }
 
 impl DisplayAs for WholeFiles {
     fn fmt_as(&self, t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        self.parquet().fmt_as(t, f)
+        self.sink().fmt_as(t, f)
     }
 }
 
 #[async_trait]
 impl DataSink for WholeFiles {
     fn metrics(&self) -> Option<MetricsSet> {
-        self.parquet().metrics()
+        self.sink().metrics()
     }
 
     fn schema(&self) -> &SchemaRef {
-        self.parquet().schema()
+        self.sink().schema()
     }
 
     async fn write_all(
@@ -112,7 +138,7 @@ impl DataSink for WholeFiles {
 #[async_trait]
 impl FileSink for WholeFiles {
     fn config(&self) -> &FileSinkConfig {
-        self.parquet().config()
+        self.sink().config()
     }
 
     async fn spawn_writer_tasks_and_join(
@@ -124,7 +150,7 @@ impl FileSink for WholeFiles {
     ) -> Result<u64> {
         let writes = CopyWrites::begin(self.config(), object_store);
         let written = self
-            .parquet()
+            .sink()
             .spawn_writer_tasks_and_join(context, demux_task, file_stream_rx, writes.store())
             .await;
         match written {
@@ -137,6 +163,109 @@ impl FileSink for WholeFiles {
                 Err(e)
             }
         }
+    }
+}
+
+/// DataFusion's CSV or JSON format (its factory's), its writers' files
+/// completed only when they end well ([`WholeFiles`]); reading as it
+/// reads.
+#[derive(Debug)]
+pub struct WholeFilesFormat<F>(F);
+
+impl WholeFilesFormat<Arc<dyn FileFormatFactory>> {
+    /// The formats to register in a session in place of DataFusion's.
+    pub fn factories() -> [Arc<dyn FileFormatFactory>; 2] {
+        [
+            Arc::new(WholeFilesFormat(
+                Arc::new(CsvFormatFactory::new()) as Arc<dyn FileFormatFactory>
+            )),
+            Arc::new(WholeFilesFormat(
+                Arc::new(JsonFormatFactory::new()) as Arc<dyn FileFormatFactory>
+            )),
+        ]
+    }
+}
+
+impl GetExt for WholeFilesFormat<Arc<dyn FileFormatFactory>> {
+    fn get_ext(&self) -> String {
+        self.0.get_ext()
+    }
+}
+
+impl FileFormatFactory for WholeFilesFormat<Arc<dyn FileFormatFactory>> {
+    fn create(
+        &self,
+        state: &dyn Session,
+        format_options: &HashMap<String, String>,
+    ) -> Result<Arc<dyn FileFormat>> {
+        let format = self.0.create(state, format_options)?;
+        Ok(Arc::new(WholeFilesFormat(format)))
+    }
+
+    fn default(&self) -> Arc<dyn FileFormat> {
+        Arc::new(WholeFilesFormat(self.0.default()))
+    }
+}
+
+#[async_trait]
+impl FileFormat for WholeFilesFormat<Arc<dyn FileFormat>> {
+    fn get_ext(&self) -> String {
+        self.0.get_ext()
+    }
+
+    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
+        self.0.get_ext_with_compression(compression)
+    }
+
+    fn compression_type(&self) -> Option<FileCompressionType> {
+        self.0.compression_type()
+    }
+
+    async fn infer_schema(
+        &self,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        self.0.infer_schema(state, store, objects).await
+    }
+
+    async fn infer_stats(
+        &self,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        object: &ObjectMeta,
+    ) -> Result<Statistics> {
+        self.0.infer_stats(state, store, table_schema, object).await
+    }
+
+    async fn create_physical_plan(
+        &self,
+        state: &dyn Session,
+        conf: FileScanConfig,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.0.create_physical_plan(state, conf).await
+    }
+
+    async fn create_writer_physical_plan(
+        &self,
+        input: Arc<dyn ExecutionPlan>,
+        state: &dyn Session,
+        conf: FileSinkConfig,
+        order_requirements: Option<LexRequirement>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        // Planned over no input: its sink alone is kept, over the query's.
+        let nothing = Arc::new(EmptyExec::new(input.schema()));
+        let planned = self
+            .0
+            .create_writer_physical_plan(nothing, state, conf, order_requirements)
+            .await?;
+        Ok(WholeFiles::around(planned, input))
+    }
+
+    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
+        self.0.file_source(table_schema)
     }
 }
 

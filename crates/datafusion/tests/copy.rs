@@ -415,16 +415,48 @@ async fn a_copy_whose_query_fails_late_leaves_the_target_as_it_was() {
             }
         }
     }
+    // DataFusion's CSV and JSON writers too (they left the rows before the
+    // failure in place of an existing file).
+    let texts = [("existing.csv", "n\n1\n"), ("existing.json", "{\"n\":1}\n")];
+    for (name, text) in texts {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    for (format, targets) in [
+        ("CSV", ["existing.csv", "new.csv", "new_csv/"]),
+        ("JSON", ["existing.json", "new.json", "new_json/"]),
+    ] {
+        for target in targets {
+            let sql = format!(
+                "COPY (SELECT variant_get(v, '$.id', 'bigint') AS id FROM read_jsonl('{}')) TO '{}/{target}' STORED AS {format}",
+                input.display(),
+                dir.path().display()
+            );
+            let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+            assert!(err.contains("does not convert to int64"), "{sql}: {err}");
+        }
+    }
     assert!(
         std::fs::read(&existing).unwrap() == before,
         "the existing file was replaced"
     );
+    for (name, text) in texts {
+        let now = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert!(now == text, "{name} was replaced");
+    }
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["existing.parquet", "in.jsonl"]);
+    assert_eq!(
+        names,
+        [
+            "existing.csv",
+            "existing.json",
+            "existing.parquet",
+            "in.jsonl"
+        ]
+    );
 }
 
 /// `COPY ... TO` a file that is not Parquet (the input, say) replaces
