@@ -45,12 +45,26 @@ use crate::variant::{Kind, VariantRef};
 /// `logs/day=2024-03-01/region=eu/`): the directories of the dataset that
 /// `dir` is part of.
 pub fn sibling_partitions(dir: &Path) -> Option<PathBuf> {
+    let (root, keys) = key_chain(dir)?;
+    Some(root.join(format!("{}=*", keys.first()?)))
+}
+
+/// The keys of the `key=value` directories that `dir` ends in, topmost
+/// first (`day`, `region` for `logs/day=2024-03-01/region=eu/`): those of
+/// the files written there.
+pub fn keys_of(dir: &Path) -> Vec<String> {
+    key_chain(dir).map(|(_, keys)| keys).unwrap_or_default()
+}
+
+/// The directory above the `key=value` directories that `dir` ends in
+/// (`.` for none), and their keys, topmost first.
+fn key_chain(dir: &Path) -> Option<(&Path, Vec<String>)> {
     let mut root = dir;
-    let mut top_key = None;
+    let mut keys = Vec::new();
     while let Some(name) = root.file_name().and_then(|n| n.to_str()) {
         match name.split_once('=') {
             Some((key, _)) if !key.is_empty() && !key.starts_with(['_', '.']) => {
-                top_key = Some(key);
+                keys.insert(0, key.to_string());
             }
             _ => break,
         }
@@ -60,7 +74,7 @@ pub fn sibling_partitions(dir: &Path) -> Option<PathBuf> {
         true => Path::new("."),
         false => root,
     };
-    Some(root.join(format!("{}=*", top_key?)))
+    Some((root, keys))
 }
 
 /// The value Hive and Spark write for a null.
@@ -580,20 +594,26 @@ mod tests {
 
     #[test]
     fn the_directories_beside_key_value_ones_are_those_of_the_topmost_key() {
-        for (dir, siblings) in [
-            ("logs/day=1/region=eu/", Some("logs/day=*")),
-            ("logs/day=1", Some("logs/day=*")),
-            ("day=1", Some("./day=*")),
-            ("/data/day=1", Some("/data/day=*")),
-            ("logs", None),
-            ("logs/_tmp=1", None),
-            ("logs/=1", None),
+        for (dir, siblings, keys) in [
+            (
+                "logs/day=1/region=eu/",
+                Some("logs/day=*"),
+                &["day", "region"][..],
+            ),
+            ("logs/day=1", Some("logs/day=*"), &["day"]),
+            ("day=1", Some("./day=*"), &["day"]),
+            ("/data/day=1", Some("/data/day=*"), &["day"]),
+            ("logs", None, &[]),
+            ("logs/_tmp=1", None, &[]),
+            ("logs/=1", None, &[]),
+            ("logs/day=1/extra", None, &[]),
         ] {
             assert_eq!(
                 sibling_partitions(Path::new(dir)),
                 siblings.map(PathBuf::from),
                 "{dir}"
             );
+            assert_eq!(keys_of(Path::new(dir)), keys, "{dir}");
         }
     }
 

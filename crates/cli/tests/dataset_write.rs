@@ -989,3 +989,33 @@ fn a_key_value_directory_that_disagrees_with_its_siblings_is_warned_of() {
     let alone = day("other/", "{\"price\":10.5,\"v\":{\"a\":3}}\n", &[]);
     assert!(!alone.contains("warning"), "{alone}");
 }
+
+/// Files under other keys than those beside them (`day=5/region=eu/`
+/// beside `day=1/`) made the whole dataset unreadable ("not under the
+/// same key=value directories"): such an encode is refused, writing
+/// nothing.
+#[test]
+fn a_dataset_under_other_keys_than_its_siblings_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(4, &[])).unwrap();
+    let encode = |out: &str| {
+        vshred_in(
+            dir.path(),
+            &["encode", "in.jsonl", out, "--max-file-rows", "2"],
+        )
+    };
+    assert!(encode("logs/day=1/").status.success());
+    let deeper = encode("logs/day=5/region=eu/");
+    assert_eq!(deeper.status.code(), Some(1));
+    assert!(
+        stderr(&deeper).contains(
+            "logs/day=5/region=eu/: its files would be under the keys day, region, and those of logs/day=* are under day: a dataset's files must be under the same keys to be read as one"
+        ),
+        "{}",
+        stderr(&deeper)
+    );
+    assert!(!dir.path().join("logs/day=5").exists());
+    assert!(encode("logs/day=2/").status.success());
+    let read = vshred_in(dir.path(), &["get", "logs", "$.id", "--agg", "count"]);
+    assert_eq!(stdout(&read), "8\n", "{}", stderr(&read));
+}
