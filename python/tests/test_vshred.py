@@ -480,6 +480,10 @@ def test_a_dataset_of_files_is_written_as_the_command_line_writes_it(tmp_path):
     more = vshred.encode(texts[:2], out, max_file_bytes=1 << 20, append=True)
     assert os.path.basename(more["files"][0]["path"]) == "part-00004.parquet"
     assert len(vshred.get(out, "$.id", "int64")) == 11
+    # Days under other keys than the days beside them are refused.
+    vshred.encode(texts[:2], tmp_path / "logs" / "day=1", max_file_rows=3)
+    with pytest.raises(vshred.VshredError, match="its files would be under the keys day, region"):
+        vshred.encode(texts[:2], tmp_path / "logs" / "day=2" / "region=eu", max_file_rows=3)
     # A file whose every line is bad is not written; the next takes its number.
     with pytest.warns(UserWarning, match="skipped 3 bad lines"):
         skipped = vshred.encode(texts[:3] + ["{"] * 3 + texts[6:8], tmp_path / "skipped",

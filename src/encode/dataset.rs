@@ -224,6 +224,7 @@ pub fn encode_dataset(
             "a file of a dataset must be allowed at least 1 row and 1 byte",
         ));
     }
+    refuse_other_keys(dir)?;
     let (first_number, made) = prepare_dir(dir, split.append)?;
     let complete = DatasetFiles::register(dir);
     write_parts(
@@ -248,6 +249,37 @@ pub fn encode_dataset(
         }
         e.with_note(&format!("{} before the failure", complete.complete()))
     })
+}
+
+/// Refuses to write a dataset's files into `dir` under other `key=value`
+/// directories than the files beside it (`day=5/region=eu/` beside
+/// `day=1/`): the dataset would not read as one.
+fn refuse_other_keys(dir: &Path) -> Result<()> {
+    let Some(siblings) = crate::dataset::hive::sibling_partitions(dir) else {
+        return Ok(());
+    };
+    // None there yet, or a dataset that does not read as one already.
+    let Ok(dataset) = Dataset::find(&siblings) else {
+        return Ok(());
+    };
+    let Some(theirs) = dataset.hive_columns() else {
+        return Ok(());
+    };
+    let theirs: Vec<&str> = theirs.columns().iter().map(|(k, _)| k.as_str()).collect();
+    let ours = crate::dataset::hive::keys_of(dir);
+    if theirs == ours {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorKind::Usage,
+        format!(
+            "{}: its files would be under the keys {}, and those of {} are under {}: a dataset's files must be under the same keys to be read as one",
+            dir.display(),
+            ours.join(", "),
+            siblings.display(),
+            theirs.join(", ")
+        ),
+    ))
 }
 
 /// Writes the files, numbered from `number`, each counted in `complete`

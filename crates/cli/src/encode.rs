@@ -179,7 +179,6 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     let bar = progress_bar(input_size);
     let mut progress = |bytes| bar.set_position(bytes);
     if let Some(split) = split {
-        refuse_other_keys(&args.output)?;
         let report = encode_dataset(&mut input, &args.output, &options, &split, &mut progress)
             .context(&args.input);
         bar.finish_and_clear();
@@ -239,34 +238,6 @@ fn starts_with_an_array(path: &Path) -> bool {
 /// column over the whole dataset fails. Each run infers its own layout,
 /// so a field of integers one day and decimals the next is an int64
 /// column in one directory and a Variant column in the other.
-/// Refuses to write a dataset's files into `output` under other
-/// `key=value` directories than the files beside it (`day=5/region=eu/`
-/// beside `day=4/`): the dataset would not read as one.
-fn refuse_other_keys(output: &Path) -> Result<(), Failure> {
-    let Some(siblings) = vshred::dataset::hive::sibling_partitions(output) else {
-        return Ok(());
-    };
-    // None there yet, or a dataset that does not read as one already.
-    let Ok(dataset) = vshred::dataset::Dataset::find(&siblings) else {
-        return Ok(());
-    };
-    let Some(theirs) = dataset.hive_columns() else {
-        return Ok(());
-    };
-    let theirs: Vec<&str> = theirs.columns().iter().map(|(k, _)| k.as_str()).collect();
-    let ours = vshred::dataset::hive::keys_of(output);
-    if theirs == ours {
-        return Ok(());
-    }
-    Err(usage(format!(
-        "{}: its files would be under the keys {}, and those of {} are under {}: a dataset's files must be under the same keys to be read as one",
-        output.display(),
-        ours.join(", "),
-        siblings.display(),
-        theirs.join(", ")
-    )))
-}
-
 fn warn_about_partitions(output: &Path, report: &DatasetReport) {
     let Some(siblings) = vshred::dataset::hive::sibling_partitions(output) else {
         return;
