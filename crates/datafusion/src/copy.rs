@@ -41,20 +41,18 @@ use arrow::datatypes::{Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::common::runtime::SpawnedTask;
-use datafusion::common::{GetExt, Result, Statistics, plan_err};
+use datafusion::common::{GetExt, Result, plan_err};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::parquet::{ParquetFormat, ParquetFormatFactory};
 use datafusion::datasource::file_format::write::ObjectWriterBuilder;
 use datafusion::datasource::file_format::write::demux::DemuxedStreamReceiver;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
-use datafusion::datasource::physical_plan::{FileScanConfig, FileSink, FileSinkConfig, FileSource};
+use datafusion::datasource::physical_plan::{FileSink, FileSinkConfig};
 use datafusion::datasource::sink::{DataSink, DataSinkExec};
-use datafusion::datasource::table_schema::TableSchema;
 use datafusion::error::DataFusionError;
 use datafusion::execution::TaskContext;
-use datafusion::object_store::{ObjectMeta, ObjectStore};
+use datafusion::object_store::ObjectStore;
 use datafusion::physical_expr::LexRequirement;
-use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
@@ -68,7 +66,7 @@ use vshred::output::Output;
 use vshred::parquet::{Compression, is_variant_field, magic_of, starts_as_parquet};
 
 use crate::functions::external;
-use crate::whole_files::{CopyWrites, WholeFiles};
+use crate::whole_files::{CopyWrites, PlanWriter, SessionFormat, WholeFilesWriter};
 
 /// Makes a `COPY` to a path with no file extension and no `STORED AS`
 /// (`COPY (...) TO 'out/'`) write Parquet, which DataFusion would refuse
@@ -123,18 +121,22 @@ impl FileFormatFactory for VariantParquetFactory {
                 ours.insert(shared.to_string(), value.clone());
             }
         }
-        Ok(Arc::new(VariantParquetFormat {
+        Ok(Arc::new(SessionFormat {
             inner,
-            options: CopyOptions::parse(ours.into_iter().collect())?,
-            refused,
+            writer: VariantParquetWriter {
+                options: CopyOptions::parse(ours.into_iter().collect())?,
+                refused,
+            },
         }))
     }
 
     fn default(&self) -> Arc<dyn FileFormat> {
-        Arc::new(VariantParquetFormat {
+        Arc::new(SessionFormat {
             inner: Arc::new(ParquetFormat::default()),
-            options: CopyOptions::default(),
-            refused: Vec::new(),
+            writer: VariantParquetWriter {
+                options: CopyOptions::default(),
+                refused: Vec::new(),
+            },
         })
     }
 }
@@ -251,61 +253,20 @@ impl CopyOptions {
     }
 }
 
-/// DataFusion's [`ParquetFormat`], whose writes of Variant columns go to
-/// [`VariantParquetSink`].
+/// The writer of DataFusion's [`ParquetFormat`], whose writes of Variant
+/// columns go to [`VariantParquetSink`].
 #[derive(Debug)]
-pub struct VariantParquetFormat {
-    inner: Arc<dyn FileFormat>,
+pub struct VariantParquetWriter {
     options: CopyOptions,
     /// DataFusion writer options given, which ours does not take.
     refused: Vec<String>,
 }
 
 #[async_trait]
-impl FileFormat for VariantParquetFormat {
-    fn get_ext(&self) -> String {
-        self.inner.get_ext()
-    }
-
-    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
-        self.inner.get_ext_with_compression(compression)
-    }
-
-    fn compression_type(&self) -> Option<FileCompressionType> {
-        self.inner.compression_type()
-    }
-
-    async fn infer_schema(
+impl PlanWriter for VariantParquetWriter {
+    async fn plan_writer(
         &self,
-        state: &dyn Session,
-        store: &Arc<dyn ObjectStore>,
-        objects: &[ObjectMeta],
-    ) -> Result<SchemaRef> {
-        self.inner.infer_schema(state, store, objects).await
-    }
-
-    async fn infer_stats(
-        &self,
-        state: &dyn Session,
-        store: &Arc<dyn ObjectStore>,
-        table_schema: SchemaRef,
-        object: &ObjectMeta,
-    ) -> Result<Statistics> {
-        self.inner
-            .infer_stats(state, store, table_schema, object)
-            .await
-    }
-
-    async fn create_physical_plan(
-        &self,
-        state: &dyn Session,
-        conf: FileScanConfig,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.inner.create_physical_plan(state, conf).await
-    }
-
-    async fn create_writer_physical_plan(
-        &self,
+        inner: &dyn FileFormat,
         input: Arc<dyn ExecutionPlan>,
         state: &dyn Session,
         conf: FileSinkConfig,
@@ -332,14 +293,9 @@ impl FileFormat for VariantParquetFormat {
             .iter()
             .any(|f| is_variant_field(f))
         {
-            // DataFusion's writer, whose sink alone is kept: planned over
-            // no input, its sink is put over the query's.
-            let nothing = Arc::new(EmptyExec::new(input.schema()));
-            let planned = self
-                .inner
-                .create_writer_physical_plan(nothing, state, conf, order_requirements)
-                .await?;
-            return Ok(WholeFiles::around(planned, input));
+            return WholeFilesWriter
+                .plan_writer(inner, input, state, conf, order_requirements)
+                .await;
         }
         if let Some(option) = self.refused.first() {
             return plan_err!(
@@ -356,10 +312,6 @@ impl FileFormat for VariantParquetFormat {
             Arc::new(sink),
             order_requirements,
         )))
-    }
-
-    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        self.inner.file_source(table_schema)
     }
 }
 

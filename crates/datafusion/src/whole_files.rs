@@ -21,7 +21,7 @@
 //! ended well appear one after another: a store that then fails one (a
 //! rename refused) leaves those before it in place, and removes the one
 //! it refused. The session's CSV and JSON formats are DataFusion's, their
-//! writers' sinks put in a [`WholeFiles`] ([`WholeFilesFormat`]).
+//! writers' sinks put in a [`WholeFiles`] ([`WholeFilesFactory`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -166,59 +166,105 @@ impl FileSink for WholeFiles {
     }
 }
 
-/// DataFusion's CSV or JSON format (its factory's), its writers' files
-/// completed only when they end well ([`WholeFiles`]); reading as it
-/// reads.
-#[derive(Debug)]
-pub struct WholeFilesFormat<F>(F);
+/// How a session's format plans its writers, given DataFusion's format
+/// (`inner`), which does all else.
+#[async_trait]
+pub trait PlanWriter: fmt::Debug + Send + Sync + 'static {
+    /// The writer of `input`'s rows to `conf`'s targets.
+    async fn plan_writer(
+        &self,
+        inner: &dyn FileFormat,
+        input: Arc<dyn ExecutionPlan>,
+        state: &dyn Session,
+        conf: FileSinkConfig,
+        order_requirements: Option<LexRequirement>,
+    ) -> Result<Arc<dyn ExecutionPlan>>;
+}
 
-impl WholeFilesFormat<Arc<dyn FileFormatFactory>> {
+/// DataFusion's writer, its files completed only when it ends well: its
+/// sink, in a [`WholeFiles`], over the query's rows.
+#[derive(Debug)]
+pub struct WholeFilesWriter;
+
+#[async_trait]
+impl PlanWriter for WholeFilesWriter {
+    async fn plan_writer(
+        &self,
+        inner: &dyn FileFormat,
+        input: Arc<dyn ExecutionPlan>,
+        state: &dyn Session,
+        conf: FileSinkConfig,
+        order_requirements: Option<LexRequirement>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        // Planned over no input: its sink alone is kept, over the query's.
+        let nothing = Arc::new(EmptyExec::new(input.schema()));
+        let planned = inner
+            .create_writer_physical_plan(nothing, state, conf, order_requirements)
+            .await?;
+        Ok(WholeFiles::around(planned, input))
+    }
+}
+
+/// A format of DataFusion's (`inner`) whose writers `writer` plans.
+#[derive(Debug)]
+pub struct SessionFormat<W> {
+    pub(crate) inner: Arc<dyn FileFormat>,
+    pub(crate) writer: W,
+}
+
+/// DataFusion's CSV or JSON format factory, its writers' files completed
+/// only when they end well ([`WholeFilesWriter`]).
+#[derive(Debug)]
+pub struct WholeFilesFactory(Arc<dyn FileFormatFactory>);
+
+impl WholeFilesFactory {
     /// The formats to register in a session in place of DataFusion's.
-    pub fn factories() -> [Arc<dyn FileFormatFactory>; 2] {
+    pub fn csv_and_json() -> [Arc<dyn FileFormatFactory>; 2] {
         [
-            Arc::new(WholeFilesFormat(
-                Arc::new(CsvFormatFactory::new()) as Arc<dyn FileFormatFactory>
-            )),
-            Arc::new(WholeFilesFormat(
-                Arc::new(JsonFormatFactory::new()) as Arc<dyn FileFormatFactory>
-            )),
+            Arc::new(WholeFilesFactory(Arc::new(CsvFormatFactory::new()))),
+            Arc::new(WholeFilesFactory(Arc::new(JsonFormatFactory::new()))),
         ]
     }
 }
 
-impl GetExt for WholeFilesFormat<Arc<dyn FileFormatFactory>> {
+impl GetExt for WholeFilesFactory {
     fn get_ext(&self) -> String {
         self.0.get_ext()
     }
 }
 
-impl FileFormatFactory for WholeFilesFormat<Arc<dyn FileFormatFactory>> {
+impl FileFormatFactory for WholeFilesFactory {
     fn create(
         &self,
         state: &dyn Session,
         format_options: &HashMap<String, String>,
     ) -> Result<Arc<dyn FileFormat>> {
-        let format = self.0.create(state, format_options)?;
-        Ok(Arc::new(WholeFilesFormat(format)))
+        Ok(Arc::new(SessionFormat {
+            inner: self.0.create(state, format_options)?,
+            writer: WholeFilesWriter,
+        }))
     }
 
     fn default(&self) -> Arc<dyn FileFormat> {
-        Arc::new(WholeFilesFormat(self.0.default()))
+        Arc::new(SessionFormat {
+            inner: self.0.default(),
+            writer: WholeFilesWriter,
+        })
     }
 }
 
 #[async_trait]
-impl FileFormat for WholeFilesFormat<Arc<dyn FileFormat>> {
+impl<W: PlanWriter> FileFormat for SessionFormat<W> {
     fn get_ext(&self) -> String {
-        self.0.get_ext()
+        self.inner.get_ext()
     }
 
     fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
-        self.0.get_ext_with_compression(compression)
+        self.inner.get_ext_with_compression(compression)
     }
 
     fn compression_type(&self) -> Option<FileCompressionType> {
-        self.0.compression_type()
+        self.inner.compression_type()
     }
 
     async fn infer_schema(
@@ -227,7 +273,7 @@ impl FileFormat for WholeFilesFormat<Arc<dyn FileFormat>> {
         store: &Arc<dyn ObjectStore>,
         objects: &[ObjectMeta],
     ) -> Result<SchemaRef> {
-        self.0.infer_schema(state, store, objects).await
+        self.inner.infer_schema(state, store, objects).await
     }
 
     async fn infer_stats(
@@ -237,7 +283,9 @@ impl FileFormat for WholeFilesFormat<Arc<dyn FileFormat>> {
         table_schema: SchemaRef,
         object: &ObjectMeta,
     ) -> Result<Statistics> {
-        self.0.infer_stats(state, store, table_schema, object).await
+        self.inner
+            .infer_stats(state, store, table_schema, object)
+            .await
     }
 
     async fn create_physical_plan(
@@ -245,7 +293,7 @@ impl FileFormat for WholeFilesFormat<Arc<dyn FileFormat>> {
         state: &dyn Session,
         conf: FileScanConfig,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.0.create_physical_plan(state, conf).await
+        self.inner.create_physical_plan(state, conf).await
     }
 
     async fn create_writer_physical_plan(
@@ -255,17 +303,13 @@ impl FileFormat for WholeFilesFormat<Arc<dyn FileFormat>> {
         conf: FileSinkConfig,
         order_requirements: Option<LexRequirement>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        // Planned over no input: its sink alone is kept, over the query's.
-        let nothing = Arc::new(EmptyExec::new(input.schema()));
-        let planned = self
-            .0
-            .create_writer_physical_plan(nothing, state, conf, order_requirements)
-            .await?;
-        Ok(WholeFiles::around(planned, input))
+        self.writer
+            .plan_writer(self.inner.as_ref(), input, state, conf, order_requirements)
+            .await
     }
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        self.0.file_source(table_schema)
+        self.inner.file_source(table_schema)
     }
 }
 
