@@ -40,41 +40,48 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::predicate::{Operand, Predicate};
 use crate::variant::{Kind, VariantRef};
 
-/// The pattern of the `key=value` directories beside the topmost one
-/// that `dir` is in, if it is in one (`logs/day=*` for
-/// `logs/day=2024-03-01/region=eu/`): the directories of the dataset that
-/// `dir` is part of.
-pub fn sibling_partitions(dir: &Path) -> Option<PathBuf> {
+/// The directory above the `key=value` directories that `dir` ends in, if
+/// it ends in one (`logs` for `logs/day=2024-03-01/region=eu/`, `.` for
+/// `day=1`): the root of the dataset that `dir` is part of.
+pub fn partition_root(dir: &Path) -> Option<&Path> {
     let (root, keys) = key_chain(dir)?;
-    Some(root.join(format!("{}=*", keys.first()?)))
+    (!keys.is_empty()).then_some(root)
 }
 
 /// The keys of the `key=value` directories that `dir` ends in, topmost
-/// first (`day`, `region` for `logs/day=2024-03-01/region=eu/`): those of
-/// the files written there.
+/// first and percent-decoded (`day`, `region` for
+/// `logs/day=2024-03-01/region=eu/`): those of the files written there.
 pub fn keys_of(dir: &Path) -> Vec<String> {
     key_chain(dir).map(|(_, keys)| keys).unwrap_or_default()
 }
 
 /// The directory above the `key=value` directories that `dir` ends in
-/// (`.` for none), and their keys, topmost first.
+/// (`.` for none above them), and their decoded keys, topmost first.
 fn key_chain(dir: &Path) -> Option<(&Path, Vec<String>)> {
     let mut root = dir;
     let mut keys = Vec::new();
     while let Some(name) = root.file_name().and_then(|n| n.to_str()) {
         match name.split_once('=') {
-            Some((key, _)) if !key.is_empty() && !key.starts_with(['_', '.']) => {
-                keys.insert(0, key.to_string());
+            Some((key, _)) if is_key_value(name) => {
+                keys.push(decoded(key).unwrap_or_else(|| key.to_string()));
             }
             _ => break,
         }
         root = root.parent()?;
     }
+    keys.reverse();
     let root = match root.as_os_str().is_empty() {
         true => Path::new("."),
         false => root,
     };
     Some((root, keys))
+}
+
+/// Whether a directory of this name is a `key=value` one, which readers
+/// take as a column (not `_tmp=1` or `.x=1`, which they skip).
+pub(crate) fn is_key_value(name: &str) -> bool {
+    name.split_once('=')
+        .is_some_and(|(key, _)| !key.is_empty() && !key.starts_with(['_', '.']))
 }
 
 /// The value Hive and Spark write for a null.
@@ -593,26 +600,23 @@ mod tests {
     use HiveType::{Int64, String as Text};
 
     #[test]
-    fn the_directories_beside_key_value_ones_are_those_of_the_topmost_key() {
-        for (dir, siblings, keys) in [
+    fn a_dataset_root_is_above_the_key_value_directories_a_directory_ends_in() {
+        for (dir, root, keys) in [
             (
                 "logs/day=1/region=eu/",
-                Some("logs/day=*"),
+                Some("logs"),
                 &["day", "region"][..],
             ),
-            ("logs/day=1", Some("logs/day=*"), &["day"]),
-            ("day=1", Some("./day=*"), &["day"]),
-            ("/data/day=1", Some("/data/day=*"), &["day"]),
+            ("logs/day=1", Some("logs"), &["day"]),
+            ("day=1", Some("."), &["day"]),
+            ("/data/day=1", Some("/data"), &["day"]),
+            ("p/a%3Db=1", Some("p"), &["a=b"]),
             ("logs", None, &[]),
             ("logs/_tmp=1", None, &[]),
             ("logs/=1", None, &[]),
             ("logs/day=1/extra", None, &[]),
         ] {
-            assert_eq!(
-                sibling_partitions(Path::new(dir)),
-                siblings.map(PathBuf::from),
-                "{dir}"
-            );
+            assert_eq!(partition_root(Path::new(dir)), root.map(Path::new), "{dir}");
             assert_eq!(keys_of(Path::new(dir)), keys, "{dir}");
         }
     }

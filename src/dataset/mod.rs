@@ -548,6 +548,37 @@ impl Dataset {
         )
     }
 
+    /// The files beneath the `key=value` directories in the local
+    /// directory `root`, as one dataset: the one a directory written
+    /// among them is part of ([`hive::partition_root`]). `None` when they
+    /// hold no Parquet file.
+    pub fn of_partitions(root: &Path) -> Result<Option<Dataset>> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(root).map_err(|e| Error::io(root, e))? {
+            let entry = entry.map_err(|e| Error::io(root, e))?;
+            let name = entry.file_name();
+            let partition = name.to_str().is_some_and(hive::is_key_value)
+                && entry.file_type().is_ok_and(|t| t.is_dir());
+            if !partition {
+                continue;
+            }
+            // Named as the user names them: `day=1/...` in the working
+            // directory, not `./day=1/...`.
+            let dir = match root == Path::new(".") {
+                true => PathBuf::from(&name),
+                false => root.join(&name),
+            };
+            // A directory of no Parquet file holds none of the dataset.
+            if let Ok(found) = LocalFiles.find(&dir) {
+                files.extend(found);
+            }
+        }
+        if files.is_empty() {
+            return Ok(None);
+        }
+        Dataset::of_found(root, files, Arc::new(LocalFiles)).map(Some)
+    }
+
     /// The columns on which `files` (just written beside this dataset's,
     /// or among them) disagree with the dataset's other files: for each,
     /// the other files' type and a file with it, then the type `files`

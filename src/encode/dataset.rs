@@ -255,11 +255,11 @@ pub fn encode_dataset(
 /// directories than the files beside it (`day=5/region=eu/` beside
 /// `day=1/`): the dataset would not read as one.
 fn refuse_other_keys(dir: &Path) -> Result<()> {
-    let Some(siblings) = crate::dataset::hive::sibling_partitions(dir) else {
+    let Some(root) = crate::dataset::hive::partition_root(dir) else {
         return Ok(());
     };
     // None there yet, or a dataset that does not read as one already.
-    let Ok(dataset) = Dataset::find(&siblings) else {
+    let Ok(Some(dataset)) = Dataset::of_partitions(root) else {
         return Ok(());
     };
     let Some(theirs) = dataset.hive_columns() else {
@@ -273,10 +273,10 @@ fn refuse_other_keys(dir: &Path) -> Result<()> {
     Err(Error::new(
         ErrorKind::Usage,
         format!(
-            "{}: its files would be under the keys {}, and those of {} are under {}: a dataset's files must be under the same keys to be read as one",
+            "{}: its files would be under the keys {}, and the key=value directories beside it in {} are under {}: a dataset's files must be under the same keys to be read as one",
             dir.display(),
             ours.join(", "),
-            siblings.display(),
+            root.display(),
             theirs.join(", ")
         ),
     ))

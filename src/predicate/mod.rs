@@ -511,7 +511,7 @@ fn comparable(name: &str, column: &arrow::array::ArrayRef) -> Result<arrow::arra
     };
     let cast = arrow::compute::cast_with_options(column, &near, &exact).map_err(|e| {
         Error::new(
-            ErrorKind::Conversion,
+            ErrorKind::OutOfRange,
             format!("the filter's column {name} holds a value that {near} does not: {e}"),
         )
     })?;

@@ -239,20 +239,21 @@ fn starts_with_an_array(path: &Path) -> bool {
 /// so a field of integers one day and decimals the next is an int64
 /// column in one directory and a Variant column in the other.
 fn warn_about_partitions(output: &Path, report: &DatasetReport) {
-    let Some(siblings) = vshred::dataset::hive::sibling_partitions(output) else {
+    let Some(root) = vshred::dataset::hive::partition_root(output) else {
         return;
     };
     let written: Vec<PathBuf> = report.files.iter().map(|f| f.path.clone()).collect();
     // A dataset that cannot be read as one says so when read.
-    let Ok(found) = vshred::dataset::Dataset::find(&siblings)
-        .and_then(|dataset| dataset.disagreements_with(&written))
-    else {
+    let Ok(Some(dataset)) = vshred::dataset::Dataset::of_partitions(root) else {
+        return;
+    };
+    let Ok(found) = dataset.disagreements_with(&written) else {
         return;
     };
     for (name, d) in found {
         eprintln!(
             "vshred: warning: column {name:?} is {d}: a read of it over {} fails (--variant-field {name} makes it a Variant column in every file, which files may shred apart)",
-            siblings.parent().unwrap_or(&siblings).display()
+            root.display()
         );
     }
 }

@@ -1005,16 +1005,29 @@ fn a_dataset_under_other_keys_than_its_siblings_is_refused() {
         )
     };
     assert!(encode("logs/day=1/").status.success());
-    let deeper = encode("logs/day=5/region=eu/");
-    assert_eq!(deeper.status.code(), Some(1));
-    assert!(
-        stderr(&deeper).contains(
-            "logs/day=5/region=eu/: its files would be under the keys day, region, and those of logs/day=* are under day: a dataset's files must be under the same keys to be read as one"
-        ),
-        "{}",
-        stderr(&deeper)
-    );
+    // Deeper, or under another key beside it, or in a directory whose
+    // name is a glob (it was read as one, and saw no sibling).
+    for (out, keys) in [
+        ("logs/day=5/region=eu/", "day, region"),
+        ("logs/region=eu/", "region"),
+    ] {
+        let refused = encode(out);
+        assert_eq!(refused.status.code(), Some(1));
+        assert!(
+            stderr(&refused).contains(&format!(
+                "{out}: its files would be under the keys {keys}, and the key=value directories beside it in logs are under day: a dataset's files must be under the same keys to be read as one"
+            )),
+            "{}",
+            stderr(&refused)
+        );
+    }
     assert!(!dir.path().join("logs/day=5").exists());
+    assert!(!dir.path().join("logs/region=eu").exists());
+    assert!(encode("b[1]/day=1/").status.success());
+    assert_eq!(encode("b[1]/day=2/x=1/").status.code(), Some(1));
+    // Percent-encoded keys compare decoded, as readers read them.
+    assert!(encode("p/a%3Db=1/").status.success());
+    assert!(encode("p/a%3Db=2/").status.success(), "a=b beside a=b");
     assert!(encode("logs/day=2/").status.success());
     let read = vshred_in(dir.path(), &["get", "logs", "$.id", "--agg", "count"]);
     assert_eq!(stdout(&read), "8\n", "{}", stderr(&read));
