@@ -333,8 +333,13 @@ impl CopyWrites {
     pub(crate) fn begin(config: &FileSinkConfig, store: Arc<dyn ObjectStore>) -> CopyWrites {
         // DataFusion's store for `file://` is the file system from `/`.
         let local = config.object_store_url.as_str().starts_with("file://");
-        let staged: Option<Arc<Staged>> = local.then(Arc::default);
         let made = MadeDirs::before(config);
+        let staged = local.then(|| {
+            Arc::new(Staged {
+                made: made.clone(),
+                ..Staged::default()
+            })
+        });
         let on_interrupt = staged.clone().map(|staged| {
             let made = made.clone();
             undo_on_interrupt(move || {
@@ -412,11 +417,12 @@ fn remove_staged(dests: &[PathBuf]) {
     }
 }
 
-/// The highest directories above a `COPY`'s local targets that are not
+/// The highest directories above a `COPY`'s local targets, and above its
+/// files (a partition's `k=1/` in a target that is there), that are not
 /// there before it: the store makes them for the files, and they are the
 /// `COPY`'s own.
-#[derive(Clone, Default)]
-struct MadeDirs(Vec<PathBuf>);
+#[derive(Clone, Debug, Default)]
+struct MadeDirs(Arc<Mutex<Vec<PathBuf>>>);
 
 impl MadeDirs {
     /// Those missing now, for the targets of `config`: a directory (a path
@@ -428,20 +434,21 @@ impl MadeDirs {
             .filter(|target| target.scheme() == "file")
             .filter_map(|target| {
                 let path = target.get_url().to_file_path().ok()?;
-                let mut dir = match target.as_str().ends_with('/') {
-                    true => path,
-                    false => path.parent()?.to_path_buf(),
-                };
-                let mut highest = None;
-                while !dir.exists() {
-                    let parent = dir.parent().map(PathBuf::from);
-                    highest = Some(dir);
-                    dir = parent?;
+                match target.as_str().ends_with('/') {
+                    true => highest_missing(&path),
+                    false => highest_missing(path.parent()?),
                 }
-                highest
             })
             .collect();
-        MadeDirs(missing)
+        MadeDirs(Arc::new(Mutex::new(missing)))
+    }
+
+    /// Notes the directories missing above `file`, which the store is
+    /// about to make for it.
+    fn making(&self, file: &std::path::Path) {
+        if let Some(dir) = file.parent().and_then(highest_missing) {
+            lock(&self.0).push(dir);
+        }
     }
 
     /// Removes those directories, with those beneath them, where they hold
@@ -458,10 +465,22 @@ impl MadeDirs {
                 let _ = std::fs::remove_dir(dir);
             }
         }
-        for path in &self.0 {
+        for path in lock(&self.0).iter() {
             remove(path);
         }
     }
+}
+
+/// The highest of `dir` and the directories above it that is not there.
+fn highest_missing(dir: &std::path::Path) -> Option<PathBuf> {
+    let mut dir = dir.to_path_buf();
+    let mut highest = None;
+    while !dir.exists() {
+        let parent = dir.parent().map(PathBuf::from);
+        highest = Some(dir);
+        dir = parent?;
+    }
+    highest
 }
 
 /// The local file system's uploads for one `COPY`: their paths, and a gate
@@ -473,6 +492,8 @@ impl MadeDirs {
 struct Staged {
     paths: Mutex<Vec<PathBuf>>,
     gate: tokio::sync::RwLock<()>,
+    /// The directories the uploads make.
+    made: MadeDirs,
 }
 
 impl Staged {
@@ -649,7 +670,9 @@ impl Deferred {
             .then(|| (hidden_beside(location), location.clone()));
         let written = renamed.as_ref().map_or(location, |(hidden, _)| hidden);
         if let Some(staged) = &self.staged {
-            lock(&staged.paths).push(PathBuf::from("/").join(written.as_ref()));
+            let file = PathBuf::from("/").join(written.as_ref());
+            staged.made.making(&file);
+            lock(&staged.paths).push(file);
         }
         let upload = self.store.put_multipart_opts(written, opts).await?;
         let slot = Arc::new(Mutex::new(Upload {

@@ -435,6 +435,24 @@ async fn a_copy_whose_query_fails_late_leaves_the_target_as_it_was() {
             assert!(err.contains("does not convert to int64"), "{sql}: {err}");
         }
     }
+    // Partitions written into a directory that is there: those the COPY
+    // made go (they stayed, empty).
+    std::fs::create_dir(dir.path().join("parts")).unwrap();
+    std::fs::write(dir.path().join("parts/keep.txt"), "kept").unwrap();
+    for format in ["CSV", "PARQUET"] {
+        let sql = format!(
+            "COPY (SELECT variant_get(v, '$.id', 'bigint') AS id, variant_get(v, '$.id', 'bigint') % 3 AS k FROM read_jsonl('{}')) TO '{}/parts/' STORED AS {format} PARTITIONED BY (k)",
+            input.display(),
+            dir.path().display()
+        );
+        let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+        assert!(err.contains("does not convert to int64"), "{sql}: {err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path().join("parts"))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["keep.txt"], "{format}");
+    }
     assert!(
         std::fs::read(&existing).unwrap() == before,
         "the existing file was replaced"
@@ -454,7 +472,8 @@ async fn a_copy_whose_query_fails_late_leaves_the_target_as_it_was() {
             "existing.csv",
             "existing.json",
             "existing.parquet",
-            "in.jsonl"
+            "in.jsonl",
+            "parts"
         ]
     );
 }
