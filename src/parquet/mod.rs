@@ -52,6 +52,12 @@ pub fn starts_as_parquet(start: &[u8]) -> bool {
     start.starts_with(b"PAR1") || start.starts_with(b"PARE")
 }
 
+/// Whether `path` is a regular file that starts as a Parquet file does,
+/// whatever its name ([`magic_of`], [`starts_as_parquet`]).
+pub fn is_parquet_by_content(path: &std::path::Path) -> bool {
+    magic_of(path).is_some_and(|start| starts_as_parquet(&start))
+}
+
 /// The first bytes of the regular file at `path`, up to 4: enough for
 /// [`starts_as_parquet`]. `None` for what is not a regular file or cannot
 /// be read: a pipe or device is never opened (opening a pipe waits for a

@@ -8,7 +8,7 @@ use std::path::Path;
 use arrow::array::RecordBatch;
 use vshred::dataset::storage::is_glob;
 use vshred::dataset::{Dataset, DatasetStats};
-use vshred::parquet::{GetRequest, ParquetFile, ScanOptions, magic_of, starts_as_parquet};
+use vshred::parquet::{GetRequest, ParquetFile, ScanOptions, is_parquet_by_content};
 
 use crate::failure::{Context, Failure};
 
@@ -138,7 +138,7 @@ impl ParquetInput {
 pub(crate) fn is_parquet_file_or_dataset(input: &Path) -> bool {
     input.is_dir()
         || (!input.exists() && is_glob(&input.to_string_lossy()))
-        || magic_of(input).is_some_and(|m| starts_as_parquet(&m))
+        || is_parquet_by_content(input)
         || input
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))

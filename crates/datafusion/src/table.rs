@@ -25,7 +25,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use vshred::dataset::Dataset;
 use vshred::dataset::hive::HiveType;
 use vshred::dataset::storage::is_glob;
-use vshred::parquet::{Projected, Projection, magic_of, starts_as_parquet};
+use vshred::parquet::{Projected, Projection, is_parquet_by_content};
 
 use crate::filter::{combine, to_predicate};
 use crate::functions::external;
@@ -64,8 +64,7 @@ impl VariantTable {
         let files = storage.find(Path::new(location)).map_err(external)?;
         let local = store_url(location).is_none();
         let parquet = |f: &PathBuf| {
-            f.extension().is_some_and(|e| e == "parquet")
-                || (local && magic_of(f).is_some_and(|m| starts_as_parquet(&m)))
+            f.extension().is_some_and(|e| e == "parquet") || (local && is_parquet_by_content(f))
         };
         let (parquet_files, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
             files.iter().partition(|f| parquet(f));
@@ -302,11 +301,7 @@ impl UrlTableFactory for VariantUrlTables {
                     // that is not there is named as missing, not as an
                     // unknown table. A file of another name is Parquet if
                     // it starts as one, as `vshred cat` takes it.
-                    _ => {
-                        path.is_dir()
-                            || url.ends_with('/')
-                            || magic_of(path).is_some_and(|m| starts_as_parquet(&m))
-                    }
+                    _ => path.is_dir() || url.ends_with('/') || is_parquet_by_content(path),
                 }
             }
         };
