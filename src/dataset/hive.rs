@@ -60,13 +60,12 @@ pub fn keys_of(dir: &Path) -> Vec<String> {
 fn key_chain(dir: &Path) -> Option<(&Path, Vec<String>)> {
     let mut root = dir;
     let mut keys = Vec::new();
-    while let Some(name) = root.file_name().and_then(|n| n.to_str()) {
-        match name.split_once('=') {
-            Some((key, _)) if is_key_value(name) => {
-                keys.push(decoded(key).unwrap_or_else(|| key.to_string()));
-            }
-            _ => break,
-        }
+    while let Some(key) = (root.file_name().and_then(|n| n.to_str()))
+        .filter(|name| is_key_value(name))
+        .and_then(|name| name.split_once('='))
+        .map(|(key, _)| key)
+    {
+        keys.push(decoded(key).unwrap_or_else(|| key.to_string()));
         root = root.parent()?;
     }
     keys.reverse();
