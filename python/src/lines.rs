@@ -120,9 +120,11 @@ impl Block {
         let from = self.text.len();
         self.text.extend_from_slice(text);
         if text.contains(&b'\n') {
+            let breaks = join_lines(&mut self.text[from..]);
             // The reader counts columns after a byte order mark.
-            self.breaks.record(i, start);
-            join_lines(&mut self.text[from..]);
+            let mark = text.len() - start.len();
+            self.breaks
+                .record(i, breaks.into_iter().map(|at| at - mark).collect());
         }
         self.text.push(b'\n');
         Ok(())
@@ -143,10 +145,8 @@ struct ItemBreaks {
 const KEPT_BREAKS: usize = 1 << 20;
 
 impl ItemBreaks {
-    fn record(&mut self, item: usize, text: &[u8]) {
-        let breaks: Vec<usize> = (text.iter().enumerate())
-            .filter_map(|(at, &byte)| (byte == b'\n').then_some(at))
-            .collect();
+    /// Keeps item `item`'s line breaks, at these offsets in its text.
+    fn record(&mut self, item: usize, breaks: Vec<usize>) {
         self.kept += breaks.len();
         self.items.push_back((item, breaks));
         while self.kept > KEPT_BREAKS && self.items.len() > 1 {
@@ -172,22 +172,28 @@ impl ItemBreaks {
 /// control character it is (a bad line, skipped as any is), where a line
 /// break would end the line and make the rest another row. (No byte of a
 /// UTF-8 sequence past its first is below 0x80, so bytes are scanned
-/// alone.)
-fn join_lines(text: &mut [u8]) {
+/// alone.) Returns where the line breaks were.
+fn join_lines(text: &mut [u8]) -> Vec<usize> {
     let (mut in_string, mut escaped) = (false, false);
-    for byte in text.iter_mut() {
+    let mut breaks = Vec::new();
+    for (at, byte) in text.iter_mut().enumerate() {
         match (in_string, *byte) {
             (true, b'\n') => {
                 *byte = b'\r';
                 escaped = false;
+                breaks.push(at);
             }
-            (false, b'\n') => *byte = b' ',
+            (false, b'\n') => {
+                *byte = b' ';
+                breaks.push(at);
+            }
             (true, _) if escaped => escaped = false,
             (true, b'\\') => escaped = true,
             (_, b'"') => in_string = !in_string,
             _ => {}
         }
     }
+    breaks
 }
 
 /// The exception the iterator raised, or a signal's, if one came: raised
