@@ -270,16 +270,17 @@ fn refuse_other_keys(dir: &Path) -> Result<()> {
     if theirs == ours {
         return Ok(());
     }
+    // Named as the error's file: the output, not the input being read.
     Err(Error::new(
         ErrorKind::Usage,
         format!(
-            "{}: its files would be under the keys {}, and the key=value directories beside it in {} are under {}: a dataset's files must be under the same keys to be read as one",
-            dir.display(),
+            "its files would be under the keys {}, and the key=value directories beside it in {} are under {}: a dataset's files must be under the same keys to be read as one",
             ours.join(", "),
             root.display(),
             theirs.join(", ")
         ),
-    ))
+    )
+    .in_file(dir))
 }
 
 /// Writes the files, numbered from `number`, each counted in `complete`
