@@ -93,6 +93,10 @@ pub struct ColumnSummary {
     /// Its type, the same in every file that has it; where two files
     /// disagree, the first file's.
     pub column_type: ColumnType,
+    /// Each type the files have it as, with the number of files, in the
+    /// order first seen: more than one where files disagree, or where some
+    /// have it as `Null` (a column of nulls alone, as pyarrow writes it).
+    pub types: Vec<(ColumnType, usize)>,
     /// Where two files disagree on its type: a read of it fails.
     pub disagreement: Option<Disagreement>,
     /// The files that have it.
@@ -291,6 +295,8 @@ pub(super) struct Builder {
     columns: DatasetColumns,
     /// Per column (by index): its paths, and the index of each among them.
     paths: Vec<(Vec<PathSummary>, HashMap<String, usize>)>,
+    /// Per column (by index): each type its files have, and how many.
+    types: Vec<Vec<(ColumnType, usize)>>,
     leaf_index: HashMap<Vec<String>, usize>,
 }
 
@@ -306,6 +312,15 @@ impl Builder {
         let columns = self.columns.add(file);
         self.paths
             .resize_with(self.columns.all.len(), Default::default);
+        self.types
+            .resize_with(self.columns.all.len(), Default::default);
+        for (&column, (_, column_type)) in columns.iter().zip(column_types(file)) {
+            let types = &mut self.types[column];
+            match types.iter_mut().find(|(t, _)| *t == column_type) {
+                Some((_, files)) => *files += 1,
+                None => types.push((column_type, 1)),
+            }
+        }
         for column in columns {
             if self.columns.types[column] == ColumnType::Variant {
                 self.add_variant(column, file, &by_leaf);
@@ -414,14 +429,20 @@ impl Builder {
             ..
         } = self.columns;
         self.paths.resize_with(all.len(), Default::default);
+        self.types.resize_with(all.len(), Default::default);
         self.schema.columns = all
             .into_iter()
             .zip(types)
             .zip(files)
             .zip(disagreements)
             .zip(self.paths)
+            .zip(self.types)
             .map(
-                |((((name, column_type), files), disagreement), (mut paths, _))| {
+                |(((((name, column_type), files), disagreement), (mut paths, _)), mut types)| {
+                    // A key=value directory's column is in no file's footer.
+                    if types.is_empty() {
+                        types.push((column_type.clone(), files));
+                    }
                     for path in &mut paths {
                         let typed: usize = path.types.iter().map(|t| t.files).sum();
                         // Saturating: a file whose object repeats a field name
@@ -431,6 +452,7 @@ impl Builder {
                     ColumnSummary {
                         name,
                         column_type,
+                        types,
                         disagreement,
                         files,
                         paths,
@@ -602,7 +624,13 @@ impl fmt::Display for DatasetSchema {
         let rows: Vec<Vec<String>> = self
             .columns
             .iter()
-            .map(|c| vec![c.name.clone(), c.column_type.to_string(), of(c.files)])
+            .map(|c| {
+                let column_type = match c.types.as_slice() {
+                    [_] => c.column_type.to_string(),
+                    types => counted(types.iter().map(|(t, files)| (t, *files))),
+                };
+                vec![c.name.clone(), column_type, of(c.files)]
+            })
             .collect();
         table(f, &["column", "type", "files"], &rows)?;
         for column in &self.columns {
@@ -630,14 +658,9 @@ impl fmt::Display for DatasetSchema {
                 .paths
                 .iter()
                 .map(|p| {
-                    let types: Vec<String> = p
-                        .types
-                        .iter()
-                        .map(|t| format!("{} ({})", t.name, t.files))
-                        .collect();
                     vec![
                         p.path.clone(),
-                        types.join(", "),
+                        counted(p.types.iter().map(|t| (&t.name, t.files))),
                         p.not_shredded.to_string(),
                         share_text(&p.typed),
                     ]
@@ -696,6 +719,12 @@ fn share_text(count: &TypedCount) -> String {
 
 /// Rows under a header, each column as wide as its widest cell, two spaces
 /// apart, indented by two; the last column is not padded.
+/// Types with their numbers of files: `int32 (3), string (1)`.
+fn counted<T: fmt::Display>(types: impl Iterator<Item = (T, usize)>) -> String {
+    let types: Vec<String> = types.map(|(t, files)| format!("{t} ({files})")).collect();
+    types.join(", ")
+}
+
 fn table(f: &mut fmt::Formatter<'_>, header: &[&str], rows: &[Vec<String>]) -> fmt::Result {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {

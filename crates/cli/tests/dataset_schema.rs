@@ -191,9 +191,17 @@ fn files_that_disagree_on_an_ordinary_column_are_named_and_only_its_reads_fail()
         &rows(0, 5, |i| i.to_string()),
         &[],
     );
-    let disagreeing = |name: &str, column: &str, array: ArrayRef, says: &str| {
+    let disagreeing = |name: &str, column: &str, array: ArrayRef, says: &str, types: &str| {
         plain_file(dir.path(), name, vec![(column, array)]);
         let schema = schema_of(dir.path(), "d");
+        // The column's line counts the files of each type (it showed the
+        // first file's type alone).
+        assert!(
+            schema
+                .lines()
+                .any(|l| l.starts_with(&format!("  {column} ")) && l.contains(types)),
+            "{types}\n{schema}"
+        );
         assert!(
             schema.contains(&format!(
                 "column \"{column}\" is {says}: a read of it fails; the other columns read"
@@ -212,6 +220,7 @@ fn files_that_disagree_on_an_ordinary_column_are_named_and_only_its_reads_fail()
         "id",
         Arc::new(StringArray::from(vec!["one"])),
         "Int64 in d/a.parquet but Utf8 in d/b.parquet",
+        "  Int64 (1), Utf8 (1)  2 of 2",
     );
     // A Variant column in one file, an ordinary one in another.
     disagreeing(
@@ -219,6 +228,7 @@ fn files_that_disagree_on_an_ordinary_column_are_named_and_only_its_reads_fail()
         "v",
         Arc::new(StringArray::from(vec!["{}"])),
         "variant in d/a.parquet but Utf8 in d/c.parquet",
+        "  variant (1), Utf8 (1)  2 of 2",
     );
     // No widening: int32 and int64 are two types.
     disagreeing(
@@ -226,6 +236,7 @@ fn files_that_disagree_on_an_ordinary_column_are_named_and_only_its_reads_fail()
         "id",
         Arc::new(Int32Array::from(vec![1])),
         "Int64 in d/a.parquet but Int32 in d/d.parquet",
+        "  Int64 (1), Int32 (1)  2 of 2",
     );
     // The others read: `v` beside an `id` the files disagree on.
     plain_file(
@@ -284,7 +295,9 @@ fn string_widths_and_null_typed_columns_agree_with_the_type_parquet_stores() {
     );
     let text = schema_of(dir.path(), "d");
     assert!(
-        text.contains("\n  id      Int64  3 of 3\n  note    Utf8   3 of 3\n"),
+        text.contains(
+            "\n  id      Int64               3 of 3\n  note    Utf8 (2), Null (1)  3 of 3\n"
+        ),
         "{text}"
     );
     let cat = vshred_in(dir.path(), &["cat", "d"]);
@@ -307,7 +320,10 @@ fn string_widths_and_null_typed_columns_agree_with_the_type_parquet_stores() {
         vec![("v", Arc::new(NullArray::new(2)))],
     );
     let text = schema_of(dir.path(), "d");
-    assert!(text.contains("\n  v       variant  2 of 2\n"), "{text}");
+    assert!(
+        text.contains("\n  v       variant (1), Null (1)  2 of 2\n"),
+        "{text}"
+    );
     let count = vshred_in(dir.path(), &["get", "d", "$.a", "--agg", "count"]);
     assert_eq!(stdout(&count), "3\n", "{}", stderr(&count));
     let cat = vshred_in(dir.path(), &["cat", "d"]);
