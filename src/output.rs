@@ -259,6 +259,21 @@ impl Completion {
             None => Ok(()),
         }
     }
+
+    /// Syncs a staged file and leaves it under its hidden temporary name,
+    /// which is returned, for another process to rename into place or
+    /// remove: a distributed `COPY`'s coordinator, once it knows whether
+    /// every task's file was written. `None` for a stream, written in
+    /// place.
+    pub fn keep_staged(self) -> Result<Option<PathBuf>> {
+        match self.0 {
+            Some((staged, file)) => {
+                file.sync_all().map_err(|e| Error::io(staged.target(), e))?;
+                staged.keep().map(Some)
+            }
+            None => Ok(None),
+        }
+    }
 }
 
 /// Where the bytes of an output path go.
@@ -405,6 +420,16 @@ impl Staged {
             files.last = name;
         }
         persisted
+    }
+
+    /// Keeps the temporary file where it is, no longer removed when
+    /// dropped or on a signal, and returns its path.
+    fn keep(mut self) -> Result<PathBuf> {
+        let mut registry = registry();
+        let temp = self.temp.take().expect("kept once");
+        let path = temp.to_path_buf();
+        registry.unfinished.retain(|p| *p != path);
+        temp.keep().map_err(|e| Error::io(&self.target, e.error))
     }
 }
 

@@ -889,6 +889,55 @@ fn a_copy_that_fails_on_one_worker_leaves_no_file_from_the_others() {
     assert!(left.is_empty(), "{left:?}");
 }
 
+/// A distributed `COPY` whose one task fails after the other has
+/// written its file leaves neither: the tasks' files are renamed into
+/// place by the coordinator once all are written (the finished task's
+/// file stayed, a directory of some of the rows that read as a whole
+/// table).
+#[test]
+fn a_copy_that_fails_late_on_one_worker_leaves_no_file_of_a_task_that_finished() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    // Ids 0 and 2999 are in the first and the last file, read by two
+    // partitions (of one task or of two): the one with 0 writes 10 rows
+    // and ends, the one with 2999 writes 200,000 and fails at the last.
+    let copy = endless(
+        dir.path(),
+        &workers,
+        "COPY (SELECT e.id, e.v, g.value, CAST(CASE WHEN e.id = 2999 AND g.value = 200000 THEN 'x' ELSE '1' END AS INT) AS one \
+         FROM generate_series(1, 200000) g CROSS JOIN 'data/events/' e \
+         WHERE e.id = 2999 OR (e.id = 0 AND g.value <= 10)) TO 'data/copied/'",
+    );
+    let out = copy.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("'x'"), "{}", stderr(&out));
+    // Nor the directory it made (an empty one stayed).
+    assert!(!data.join("copied").exists());
+    // The same query without the failure writes both tasks' files.
+    let copy = endless(
+        dir.path(),
+        &workers,
+        "COPY (SELECT e.id, e.v, g.value FROM generate_series(1, 200000) g CROSS JOIN 'data/events/' e \
+         WHERE e.id = 2999 OR (e.id = 0 AND g.value <= 10)) TO 'data/copied/'",
+    );
+    let out = copy.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("200010"), "{}", stdout(&out));
+    let mut names: Vec<String> = std::fs::read_dir(data.join("copied"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.starts_with('.') && n.ends_with(".parquet")),
+        "{names:?}"
+    );
+}
+
 /// The CPU time a worker has had, in clock ticks (hundredths of a second).
 fn cpu_ticks(worker: &Worker) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", worker.child.id())).unwrap();

@@ -1,26 +1,33 @@
 //! `COPY ... TO 'dir/'` written where the rows are: each partition of the
 //! input goes to a file of its own in the directory, by the core's
-//! [`BatchEncoder`], and the node gives one row per partition, its
-//! count.
+//! [`BatchEncoder`], and [`WritePartitionsExec`] gives one row per
+//! partition: its count and its file, staged.
 //!
 //! DataFusion's own `COPY` gathers every partition into one stream,
 //! which its demuxer cuts into files: right in one process, but on a
 //! cluster it brings all the rows to the machine that planned the query.
 //! This node keeps the partitions apart, so each task of a distributed
-//! plan writes its own share; the counts are added above it (by a
-//! planner that puts it there, as `vshred-distributed`'s does).
+//! plan writes its own share; [`CommitFilesExec`] above it (where a
+//! planner puts it, as `vshred-distributed`'s does) adds up the counts.
 //!
 //! A file is named `{prefix}_{partition}.parquet`: the prefix must tell
 //! the tasks (and the writes) apart. A partition with no rows writes no
-//! file. Each file is written to a temporary file beside it and renamed
-//! only once complete and still wanted, so a failed or cancelled write
-//! leaves nothing at the path.
+//! file. Each file is written under a hidden name beside it
+//! (`.{prefix}_{partition}.parquet.….tmp`, which readers skip) and left
+//! there: [`CommitFilesExec`] renames every file into place only once
+//! every partition's is written, so a `COPY` that fails anywhere, or is
+//! cancelled, leaves no file of its own, where each task's file used to
+//! stay once that task had finished. A write that fails or is cancelled
+//! removes its own hidden file; the commit removes those of the others.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow::array::{RecordBatch, UInt64Array};
+use std::path::Path;
+use std::sync::Mutex;
+
+use arrow::array::{Array, AsArray, RecordBatch, StringArray, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
@@ -34,7 +41,7 @@ use datafusion::physical_plan::{
 use futures::StreamExt;
 use tokio::sync::{mpsc, oneshot};
 use vshred::encode::{BatchEncoder, BatchesWritten};
-use vshred::output::{Completion, Output};
+use vshred::output::{Completion, Output, UndoOnInterrupt, undo_on_interrupt};
 
 use crate::copy::CopyOptions;
 use crate::functions::external;
@@ -59,7 +66,7 @@ impl WritePartitionsExec {
         prefix: String,
         options: CopyOptions,
     ) -> WritePartitionsExec {
-        let schema = counts_schema();
+        let schema = staged_schema();
         let partitions = input.properties().partitioning.partition_count();
         let properties = PlanProperties::new(
             EquivalenceProperties::new(schema),
@@ -89,6 +96,17 @@ pub fn counts_schema() -> SchemaRef {
         DataType::UInt64,
         false,
     )]))
+}
+
+/// What [`WritePartitionsExec`] gives for each partition: the rows
+/// written, and the names in the directory of the file staged and of the
+/// file it is to become (null where no file was written).
+fn staged_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("count", DataType::UInt64, false),
+        Field::new("staged", DataType::Utf8, true),
+        Field::new("file", DataType::Utf8, true),
+    ]))
 }
 
 impl DisplayAs for WritePartitionsExec {
@@ -175,20 +193,159 @@ impl ExecutionPlan for WritePartitionsExec {
                     break;
                 }
             }
-            let rows = match encoding {
+            let (rows, staged) = match encoding {
                 Some((encoded, batches)) => {
                     drop(batches);
                     let (written, completion) = encoded
                         .await
                         .map_err(|e| DataFusionError::Execution(format!("writing {name}: {e}")))?
                         .map_err(|e| external(e.in_file(&name)))?;
-                    completion
-                        .complete()
+                    let staged = completion
+                        .keep_staged()
                         .map_err(|e| external(e.in_file(&name)))?;
-                    written.summary.rows
+                    (written.summary.rows, staged)
                 }
-                None => 0,
+                None => (0, None),
             };
+            let file_name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+            let file = staged.as_ref().and(file_name(&path));
+            let staged = staged.as_deref().and_then(file_name);
+            Ok(RecordBatch::try_new(
+                staged_schema(),
+                vec![
+                    Arc::new(UInt64Array::from(vec![rows])),
+                    Arc::new(StringArray::from(vec![staged])),
+                    Arc::new(StringArray::from(vec![file])),
+                ],
+            )?)
+        };
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            staged_schema(),
+            futures::stream::once(written),
+        )))
+    }
+}
+
+/// Puts the files a [`WritePartitionsExec`] staged into place once every
+/// partition's is written, and gives the `COPY`'s count (see the
+/// [module](self)). Its input is the write's partitions gathered into one
+/// (on a cluster, across the network): it runs where the query was
+/// planned, and must see the directory the tasks wrote to.
+#[derive(Debug)]
+pub struct CommitFilesExec {
+    input: Arc<dyn ExecutionPlan>,
+    dir: PathBuf,
+    prefix: String,
+    /// The highest of `dir` and its parents that was missing when the
+    /// `COPY` was planned: removed, if empty, when it fails.
+    missing: Option<PathBuf>,
+    properties: Arc<PlanProperties>,
+}
+
+impl CommitFilesExec {
+    /// Commits the files of `input`, one partition of the rows of a
+    /// [`WritePartitionsExec`] whose files are `dir/{prefix}_*`. Called
+    /// while planning: a failure removes the directories that were missing
+    /// then, when left empty.
+    pub fn new(input: Arc<dyn ExecutionPlan>, dir: PathBuf, prefix: String) -> CommitFilesExec {
+        let missing = dir
+            .ancestors()
+            .take_while(|d| !d.exists())
+            .last()
+            .map(Path::to_path_buf);
+        CommitFilesExec::with_missing(input, dir, prefix, missing)
+    }
+
+    fn with_missing(
+        input: Arc<dyn ExecutionPlan>,
+        dir: PathBuf,
+        prefix: String,
+        missing: Option<PathBuf>,
+    ) -> CommitFilesExec {
+        let properties = PlanProperties::new(
+            EquivalenceProperties::new(counts_schema()),
+            datafusion::physical_plan::Partitioning::UnknownPartitioning(1),
+            EmissionType::Final,
+            Boundedness::Bounded,
+        );
+        CommitFilesExec {
+            input,
+            dir,
+            prefix,
+            missing,
+            properties: Arc::new(properties),
+        }
+    }
+}
+
+impl DisplayAs for CommitFilesExec {
+    fn fmt_as(&self, _: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "CommitFilesExec: dir={}, files={}_*.parquet",
+            self.dir.display(),
+            self.prefix
+        )
+    }
+}
+
+impl ExecutionPlan for CommitFilesExec {
+    fn name(&self) -> &str {
+        "CommitFilesExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn apply_expressions(
+        &self,
+        _: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        mut children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let (Some(input), None) = (children.pop(), children.pop()) else {
+            return Err(DataFusionError::Internal(
+                "CommitFilesExec takes one input".into(),
+            ));
+        };
+        Ok(Arc::new(CommitFilesExec::with_missing(
+            input,
+            self.dir.clone(),
+            self.prefix.clone(),
+            self.missing.clone(),
+        )))
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let partitions = self.input.properties().partitioning.partition_count();
+        if partition != 0 || partitions != 1 {
+            return Err(DataFusionError::Internal(format!(
+                "CommitFilesExec commits one partition of {partitions}, not partition {partition}"
+            )));
+        }
+        let mut input = self.input.execute(0, context)?;
+        let mut staged =
+            StagedFiles::new(self.dir.clone(), self.prefix.clone(), self.missing.clone());
+        let committed = async move {
+            let mut rows = 0;
+            while let Some(batch) = input.next().await {
+                rows += staged.add(&batch?)?;
+            }
+            staged.commit()?;
             Ok(RecordBatch::try_new(
                 counts_schema(),
                 vec![Arc::new(UInt64Array::from(vec![rows]))],
@@ -196,8 +353,149 @@ impl ExecutionPlan for WritePartitionsExec {
         };
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             counts_schema(),
-            futures::stream::once(written),
+            futures::stream::once(committed),
         )))
+    }
+}
+
+/// The files of a `COPY`'s tasks, staged under hidden names until all
+/// are written. Dropped before [`commit`](Self::commit) (the query failed
+/// or was cancelled), it removes them, and with them any other hidden
+/// file of this `COPY` in the directory (a task's that finished as the
+/// query failed) and the directories the tasks made, if left empty; an
+/// interrupted process removes them too.
+struct StagedFiles {
+    shared: Arc<Staging>,
+    _undo: UndoOnInterrupt,
+}
+
+/// What [`StagedFiles`] shares with the process's interrupt handler.
+struct Staging {
+    dir: PathBuf,
+    prefix: String,
+    /// See [`CommitFilesExec::missing`].
+    missing: Option<PathBuf>,
+    /// Each file's staged name and its own, in the directory; `None` once
+    /// committed or removed.
+    files: Mutex<Option<Vec<(String, String)>>>,
+}
+
+impl StagedFiles {
+    fn new(dir: PathBuf, prefix: String, missing: Option<PathBuf>) -> StagedFiles {
+        let shared = Arc::new(Staging {
+            dir,
+            prefix,
+            missing,
+            files: Mutex::new(Some(Vec::new())),
+        });
+        let undo = {
+            let shared = shared.clone();
+            undo_on_interrupt(move || shared.remove())
+        };
+        StagedFiles {
+            shared,
+            _undo: undo,
+        }
+    }
+
+    /// Takes the files of `batch`, rows of a [`WritePartitionsExec`];
+    /// returns the rows they hold. The names come from the workers: each
+    /// must be a name in the directory of this `COPY`'s.
+    fn add(&mut self, batch: &RecordBatch) -> Result<u64> {
+        let [counts, staged, files] = batch.columns() else {
+            return Err(DataFusionError::Internal(format!(
+                "a COPY's task gave {} columns",
+                batch.num_columns()
+            )));
+        };
+        let (Some(counts), Some(staged), Some(files)) = (
+            counts.as_primitive_opt::<arrow::datatypes::UInt64Type>(),
+            staged.as_string_opt::<i32>(),
+            files.as_string_opt::<i32>(),
+        ) else {
+            return Err(DataFusionError::Internal(format!(
+                "a COPY's task gave {}",
+                batch.schema()
+            )));
+        };
+        let prefix = &self.shared.prefix;
+        let plain = |name: &str| !name.contains(['/', '\\']) && name != "." && name != "..";
+        let mut guard = self.shared.files.lock().unwrap_or_else(|e| e.into_inner());
+        let taken = guard.get_or_insert_with(Vec::new);
+        for row in 0..batch.num_rows() {
+            if staged.is_null(row) {
+                continue;
+            }
+            let (staged, file) = (staged.value(row), files.value(row));
+            let ours = plain(staged)
+                && plain(file)
+                && staged.starts_with(&format!(".{prefix}_"))
+                && file.starts_with(&format!("{prefix}_"))
+                && file.ends_with(".parquet");
+            if !ours {
+                return Err(DataFusionError::Execution(format!(
+                    "a task of the COPY to {} wrote {staged:?} for {file:?}, not a file of this COPY ({prefix}_*.parquet)",
+                    self.shared.dir.display()
+                )));
+            }
+            taken.push((staged.to_string(), file.to_string()));
+        }
+        Ok(counts.values().iter().sum())
+    }
+
+    /// Renames every staged file into place. Should one rename fail, the
+    /// files already renamed are removed with the others.
+    fn commit(self) -> Result<()> {
+        let mut guard = self.shared.files.lock().unwrap_or_else(|e| e.into_inner());
+        let files = guard.take().unwrap_or_default();
+        for (at, (staged, file)) in files.iter().enumerate() {
+            let dir = &self.shared.dir;
+            if let Err(e) = std::fs::rename(dir.join(staged), dir.join(file)) {
+                for (_, done) in &files[..at] {
+                    let _ = std::fs::remove_file(dir.join(done));
+                }
+                *guard = Some(files[at..].to_vec());
+                return Err(DataFusionError::Execution(format!(
+                    "{}: {e}",
+                    dir.join(file).display()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StagedFiles {
+    fn drop(&mut self) {
+        self.shared.remove();
+    }
+}
+
+impl Staging {
+    /// Removes the staged files, unless committed, any other hidden file
+    /// of this `COPY` in the directory, and the directories made for it
+    /// that are left empty.
+    fn remove(&self) {
+        let mut guard = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(files) = guard.take() else {
+            return;
+        };
+        for (staged, _) in &files {
+            let _ = std::fs::remove_file(self.dir.join(staged));
+        }
+        let hidden = format!(".{}_", self.prefix);
+        for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&hidden) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        if let Some(missing) = &self.missing {
+            for made in self.dir.ancestors() {
+                if std::fs::remove_dir(made).is_err() || made == missing {
+                    break;
+                }
+            }
+        }
     }
 }
 

@@ -7,7 +7,10 @@
 //! written there. [`CopyOnWorkers`], a physical optimizer rule of the
 //! coordinator's session, puts a [`WritePartitionsExec`] below the
 //! boundary instead: each task writes its partitions to files of its own,
-//! and only their counts travel, to be added up.
+//! staged under hidden names, and only their counts and names travel, to
+//! be added up and the files renamed into place once every task has
+//! written its own ([`CommitFilesExec`]): a `COPY` that fails on one task
+//! leaves no file of any.
 //!
 //! It applies to a `COPY` to a local directory, not Hive-partitioned
 //! (`PARTITIONED BY` keeps DataFusion's demuxer, which decides the files
@@ -27,16 +30,12 @@ use datafusion::config::ConfigOptions;
 use datafusion::datasource::physical_plan::FileSink;
 use datafusion::datasource::sink::DataSinkExec;
 use datafusion::execution::object_store::ObjectStoreUrl;
-use datafusion::functions_aggregate::sum::sum_udaf;
-use datafusion::physical_expr::aggregate::AggregateExprBuilder;
-use datafusion::physical_expr::expressions::col;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::limit::{GlobalLimitExec, LocalLimitExec};
 use vshred_datafusion::copy::VariantParquetSink;
-use vshred_datafusion::write_partitions::{WritePartitionsExec, counts_schema};
+use vshred_datafusion::write_partitions::{CommitFilesExec, WritePartitionsExec};
 
 /// Moves a `COPY` to a directory below the network boundary (see the
 /// [module](self)).
@@ -60,14 +59,15 @@ impl PhysicalOptimizerRule for CopyOnWorkers {
         "copy_on_workers"
     }
 
-    /// The count becomes a sum, which DataFusion types as nullable.
+    /// The count keeps the sink's type.
     fn schema_check(&self) -> bool {
-        false
+        true
     }
 }
 
-/// `node`, a `COPY` of Variant columns to a local directory, as the sum
-/// of the counts of a [`WritePartitionsExec`] over its input's partitions.
+/// `node`, a `COPY` of Variant columns to a local directory, as a
+/// [`WritePartitionsExec`] over its input's partitions, whose files a
+/// [`CommitFilesExec`] puts in place once all are written.
 fn written_on_workers(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn ExecutionPlan>>> {
     let Some(copy) = node.downcast_ref::<DataSinkExec>() else {
         return Ok(None);
@@ -100,27 +100,15 @@ fn written_on_workers(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn Ex
     if let Some(gathered) = input.downcast_ref::<CoalescePartitionsExec>() {
         input = gathered.input().clone();
     }
+    let prefix = write_id();
     let write: Arc<dyn ExecutionPlan> = Arc::new(WritePartitionsExec::new(
         input,
-        dir,
-        write_id(),
+        dir.clone(),
+        prefix.clone(),
         sink.options().clone(),
     ));
     let gathered: Arc<dyn ExecutionPlan> = Arc::new(CoalescePartitionsExec::new(write));
-    let counts = counts_schema();
-    let sum = AggregateExprBuilder::new(sum_udaf(), vec![col("count", &counts)?])
-        .schema(counts.clone())
-        .alias("count")
-        .build()?;
-    let total = AggregateExec::try_new(
-        AggregateMode::Single,
-        PhysicalGroupBy::new_single(Vec::new()),
-        vec![Arc::new(sum)],
-        vec![None],
-        gathered,
-        counts,
-    )?;
-    Ok(Some(Arc::new(total)))
+    Ok(Some(Arc::new(CommitFilesExec::new(gathered, dir, prefix))))
 }
 
 /// Whether `plan` or a node beneath it keeps some rows only (`LIMIT`,
