@@ -229,6 +229,14 @@ impl<'a> JsonReader<'a> {
                 let rest = &self.text[self.pos..];
                 let kind = if rest.starts_with(&[0x1f, 0x8b]) {
                     " (gzip-compressed data: decompress it first, as zcat does)"
+                } else if rest.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+                    " (zstd-compressed data: decompress it first, as zstdcat does)"
+                } else if rest.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
+                    " (xz-compressed data: decompress it first, as xzcat does)"
+                } else if rest.starts_with(b"BZh")
+                    && rest.get(3).is_some_and(|d| (b'1'..=b'9').contains(d))
+                {
+                    " (bzip2-compressed data: decompress it first, as bzcat does)"
                 } else if rest.starts_with(b"PAR1") {
                     " (a Parquet file, which is read, not encoded)"
                 } else {

@@ -459,7 +459,11 @@ impl ParquetFile {
         check_magic(&file, length).map_err(|e| e.in_file(name))?;
         let metadata = ParquetMetaDataReader::new()
             .parse_and_finish(&file)
-            .map_err(|e| Error::parquet_in(name, e))?;
+            .map_err(|e| {
+                Error::parquet(&footer_context(&file, length), &e)
+                    .in_file(name)
+                    .with_source(e)
+            })?;
         check_chunks(&metadata, length)
             .map_err(|e| Error::new(ErrorKind::Parquet, e).in_file(name))?;
         let schema = layouts
@@ -761,6 +765,26 @@ fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
         ErrorKind::Parquet,
         format!("not a Parquet file: {why}"),
     ))
+}
+
+/// Where the footer lies, for an error in it: `its footer (bytes 691 to
+/// 1580 of 1588)`.
+#[cold]
+fn footer_context(file: &SharedFile, length: u64) -> String {
+    use ::parquet::file::reader::ChunkReader;
+    let footer_end = length - 8;
+    let declared = file
+        .get_bytes(footer_end, 4)
+        .ok()
+        .and_then(|b| Some(u32::from_le_bytes(b.as_ref().try_into().ok()?)));
+    match declared {
+        Some(size) if u64::from(size) <= footer_end => format!(
+            "its footer (bytes {} to {footer_end} of {length})",
+            footer_end - u64::from(size)
+        ),
+        Some(size) => format!("its footer ({size} bytes, in a file of {length})"),
+        None => "its footer".to_string(),
+    }
 }
 
 /// Checks that every column chunk lies inside the file, which the parquet

@@ -382,10 +382,26 @@ fn a_file_of_another_kind_is_named_for_what_it_is() {
         [0x1f, 0x8b, 8, 0, 0, 0, 0, 0],
     )
     .unwrap();
+    // zstd's, xz's and bzip2's.
+    std::fs::write(dir.path().join("in.jsonl.zst"), [0x28, 0xb5, 0x2f, 0xfd, 0]).unwrap();
+    std::fs::write(dir.path().join("in.jsonl.xz"), b"\xfd7zXZ\0\0").unwrap();
+    std::fs::write(dir.path().join("in.jsonl.bz2"), b"BZh91AY&SY").unwrap();
     for (args, said) in [
         (
             ["encode", "in.jsonl.gz", "out.parquet"],
             "expected a JSON value, found byte 0x1f (gzip-compressed data: decompress it first, as zcat does)",
+        ),
+        (
+            ["encode", "in.jsonl.zst", "out.parquet"],
+            "expected a JSON value, found '(' (zstd-compressed data: decompress it first, as zstdcat does)",
+        ),
+        (
+            ["encode", "in.jsonl.xz", "out.parquet"],
+            "expected a JSON value, found byte 0xfd (xz-compressed data: decompress it first, as xzcat does)",
+        ),
+        (
+            ["encode", "in.jsonl.bz2", "out.parquet"],
+            "expected a JSON value, found 'B' (bzip2-compressed data: decompress it first, as bzcat does)",
         ),
         (
             ["encode", "f.parquet", "out.parquet"],
