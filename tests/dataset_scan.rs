@@ -172,6 +172,39 @@ fn a_file_replaced_after_its_footer_was_read_is_read_as_it_is_now() {
     assert_eq!(found, expected);
 }
 
+/// A file replaced by one whose `v` is no Variant column is an error
+/// naming it: its rows read as nulls (`get`) or as integers (`cat`).
+#[test]
+fn a_file_replaced_by_one_of_other_column_types_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dataset(dir.path(), 4, 20);
+    let dataset = Dataset::from_files(files.clone());
+    dataset.columns().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let replacement = other.path().join("v.parquet");
+    let v: arrow::array::ArrayRef = Arc::new(arrow::array::Int64Array::from(vec![1, 2, 3]));
+    let batch = arrow::array::RecordBatch::try_from_iter([("v", v)]).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&replacement).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    std::fs::rename(&replacement, &files[2]).unwrap();
+    for threads in [1, 2] {
+        let e = values(&dataset, &options(threads, 8192)).unwrap_err();
+        assert_eq!(e.file(), Some(files[2].as_path()), "{e}");
+        assert!(
+            e.to_string().contains(
+                "the file changed while the dataset was read: its column \"v\" is Int64 now, where the dataset's is variant"
+            ),
+            "{e}"
+        );
+    }
+}
+
 #[test]
 fn a_file_that_is_not_parquet_in_the_middle_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -242,6 +242,32 @@ impl DatasetColumns {
         indices
     }
 
+    /// Fails when a column of `file`, opened to be read, no longer has a
+    /// type the dataset's does: the file was replaced since its footer
+    /// was first read (its columns would read as nulls, or not at all).
+    fn still_agree(&self, file: &ParquetFile) -> Result<()> {
+        for (name, column_type) in schema::column_types(file) {
+            // A column the files disagree on fails its own reads.
+            let Some(&at) = self.index.get(&name) else {
+                continue;
+            };
+            if self.disagreements[at].is_some() {
+                continue;
+            }
+            let known = &self.types[at];
+            if schema::agreed(known, &column_type).as_ref() != Some(known) {
+                return Err(Error::new(
+                    ErrorKind::Incompatible,
+                    format!(
+                        "the file changed while the dataset was read: its column {name:?} is {column_type} now, where the dataset's is {known}"
+                    ),
+                )
+                .in_file(file.path()));
+            }
+        }
+        Ok(())
+    }
+
     /// Where two files disagree on the type of column `name`, if they do.
     pub fn disagreement(&self, name: &str) -> Option<&Disagreement> {
         self.index
@@ -500,6 +526,7 @@ impl Dataset {
             Some(footer) => ParquetFile::open_with_footer(source, path, footer, &self.layouts)?,
             None => ParquetFile::open_in(source, path, &self.layouts)?,
         };
+        footers.columns.still_agree(&file)?;
         Ok(PlannedFile {
             hive,
             plan: plan(&file).map_err(|e| e.in_file(path))?,
