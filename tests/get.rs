@@ -215,6 +215,39 @@ fn strict_get_names_row_and_path() {
     );
 }
 
+/// A row whose `value` and primitive `typed_value` are both set (the
+/// spec forbids it; `cat` refuses the row) is an error naming it, where a
+/// typed read gave the typed value.
+#[test]
+fn a_row_with_both_value_and_typed_value_is_an_error() {
+    use arrow::array::{BinaryArray, StructArray};
+    let shredded = column(
+        &["7".to_string(), "\"x\"".to_string()],
+        &ShreddingSchema::Int64,
+    );
+    // Row 0 keeps its typed 7 and gets row 1's value too.
+    let value = shredded.column_by_name("value").unwrap().as_binary::<i32>();
+    let both: ArrayRef = std::sync::Arc::new(BinaryArray::from(vec![
+        Some(value.value(1)),
+        Some(value.value(1)),
+        None,
+    ]));
+    let (fields, mut columns, nulls) = shredded.into_parts();
+    let at = fields.iter().position(|f| f.name() == "value").unwrap();
+    columns[at] = both;
+    let conflicting = StructArray::new(fields, columns, nulls);
+    for as_type in [ShreddingSchema::Int64, ShreddingSchema::Variant] {
+        let err =
+            variant_get(&conflicting, &VariantPath::new(vec![]), &as_type, false).unwrap_err();
+        assert_eq!(err.row(), Some(0), "{err}");
+        assert!(
+            err.to_string()
+                .contains("$: conflicting value and typed_value (both are set)"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn rows_with_different_metadata_each_find_their_own_keys() {
     // Each row's dictionary is sorted, so "a" is id 0 in some rows and id 1

@@ -172,7 +172,9 @@ impl<'a> SlotReader<'a> {
         }
     }
 
-    /// The primitive `typed_value` at `i`, if valid and not a container.
+    /// The primitive `typed_value` at `i`, if valid and not a container;
+    /// an error where `value` is set too, which the spec forbids (`cat`
+    /// refuses the row, and a typed read must not pick one of the two).
     pub(crate) fn typed_scalar(&self, i: usize) -> Result<Option<VariantRef<'a>>> {
         match &self.typed {
             Some(Typed {
@@ -180,7 +182,10 @@ impl<'a> SlotReader<'a> {
                 ..
             })
             | None => Ok(None),
-            Some(t) if t.is_valid(i) => t.reader.scalar(i).map(Some),
+            Some(t) if t.is_valid(i) => {
+                self.no_conflict(i, self.value_at(i))?;
+                t.reader.scalar(i).map(Some)
+            }
             Some(_) => Ok(None),
         }
     }
