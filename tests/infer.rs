@@ -1593,6 +1593,27 @@ fn a_field_named_empty_is_never_shredded() {
     );
 }
 
+/// DuckDB 2.0 matches a shredded object's field names ignoring case, and
+/// reads `id` beside `ID` as `id_1`: our inference types one of them, the
+/// most frequent (the first in byte order on a tie), and leaves the other
+/// in `value`. Spark's keeps both, as Spark 4.3 writes them.
+#[test]
+fn keys_equal_but_for_case_get_one_column() {
+    let lines = rows(5000, |i| {
+        format!(r#"{{"id": {i}, "ID": "u{i}", "Id": {i}}}"#)
+    });
+    assert_eq!(ours(&lines), r#"{"ID":"string"}"#);
+    assert_eq!(
+        spark(&lines),
+        r#"{"ID":"string","Id":"int64","id":"int64"}"#
+    );
+    let lines = rows(5000, |i| match i % 3 {
+        0 => format!(r#"{{"user": {{"name": "n{i}"}}}}"#),
+        _ => format!(r#"{{"user": {{"Name": "n{i}", "Nom": {i}}}}}"#),
+    });
+    assert_eq!(ours(&lines), r#"{"user":{"Name":"string","Nom":"int32"}}"#);
+}
+
 /// With several Variant columns, `infer` writes the layout by name; given
 /// back, each column takes its own entry (each took the whole object), and
 /// a column it leaves out is not shredded. One layout that names no column

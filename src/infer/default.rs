@@ -2,7 +2,7 @@
 //! cost model that decides which typed columns pay for themselves (the
 //! rules and the model are described in the [module docs](super)).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::stats::{Class, ClassStats, Node, Presence, Stats};
 use super::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, MOSTLY_DISTINCT, min_count};
@@ -341,6 +341,7 @@ impl Planner<'_> {
             .filter(|name| is_shreddable_name(name))
             .collect();
         names.sort();
+        let names = one_per_case(names, |name| node.children[name].count);
         let mut candidates = Vec::new();
         for name in names {
             let child = &node.children[name];
@@ -627,6 +628,27 @@ fn most_valuable(leaves: &[PricedLeaf], max_columns: usize) -> HashSet<Path> {
         keep.insert((*path).clone());
     }
     keep
+}
+
+/// Of `names` (in order) that are equal but for case (`id`, `ID`), the one
+/// that `count` finds most often, the first on a tie; the others stay in
+/// `value`. DuckDB 2.0 matches a shredded object's field names ignoring
+/// case, and reads `id` beside `ID` as `id_1` (Spark's own files too).
+fn one_per_case<'n>(names: Vec<&'n String>, count: impl Fn(&str) -> u64) -> Vec<&'n String> {
+    let mut kept: HashMap<String, &'n String> = HashMap::new();
+    for &name in &names {
+        kept.entry(name.to_lowercase())
+            .and_modify(|k| {
+                if count(name) > count(k) {
+                    *k = name;
+                }
+            })
+            .or_insert(name);
+    }
+    names
+        .into_iter()
+        .filter(|name| kept[&name.to_lowercase()] == *name)
+        .collect()
 }
 
 #[cfg(test)]
