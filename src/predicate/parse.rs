@@ -288,7 +288,16 @@ impl<'t> Parser<'t> {
         }
         let text = &rest[..len];
         let (m, v) = json_to_variant(text.as_bytes()).map_err(|e| {
-            self.error(&format!("the literal {text} is not JSON ({})", e.message()))
+            // A number past a double's range, or with more digits than a
+            // decimal holds, is JSON all the same.
+            let held = e.kind() == ErrorKind::InexactNumber || e.message().contains("out of range");
+            self.error(&match held {
+                true => format!(
+                    "no Variant value holds the literal {text} ({})",
+                    e.message()
+                ),
+                false => format!("the literal {text} is not JSON ({})", e.message()),
+            })
         })?;
         let v = VariantRef::try_new(&m, &v)?;
         let literal = if v.is_null() {
@@ -453,6 +462,14 @@ mod tests {
         for (text, message) in [
             ("$.a 1", "at character 5: expected an operator"),
             ("$.a == x", "the literal x is not JSON"),
+            (
+                "$.a > 1e400",
+                "no Variant value holds the literal 1e400 (number out of range",
+            ),
+            (
+                "$.a > 0.12345678901234567890123456789012345678901",
+                "no Variant value holds the literal 0.12345678901234567890123456789012345678901 (number with",
+            ),
             ("$.a == [1]", "expected a JSON literal"),
             ("$. == 1", "expected a field name"),
             ("$.a < null", "null has no order"),
