@@ -232,6 +232,51 @@ async fn statements(ctx: &SessionContext, text: &str) -> Result<Vec<RecordBatch>
 /// Spark's `v:a.b[0]` is `variant_get(v, '$.a.b[0]')`, typed by `::`,
 /// and reads a path's leaves alone as the call does; `:` binds as `::`
 /// does, and names are read from the statement as written.
+/// What the README says of DataFusion 55's `sum`: a `BIGINT` sum past
+/// 2^63 wraps with no error, a sum of the values cast to `DECIMAL(38,0)`
+/// is exact, and beside `sum(x)` the cast must be made in a subquery (an
+/// alias does not tell the two aggregates apart). Should DataFusion
+/// change, this fails and the README is to be mended.
+#[tokio::test]
+async fn a_bigint_sum_wraps_and_a_decimal_one_cast_in_a_subquery_is_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.parquet");
+    let lines = "{\"n\":9223372036854775807}\n{\"n\":1}\n";
+    encode(
+        &mut lines.as_bytes(),
+        &path,
+        &EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let table = format!(
+        "(SELECT variant_get(v, '$.n', 'bigint') AS x FROM '{}') t",
+        path.display()
+    );
+    let wrapped = query(&ctx, &format!("SELECT sum(x) FROM {table}")).await;
+    assert_eq!(int(&wrapped, 0), i64::MIN);
+    let both = query(
+        &ctx,
+        &format!("SELECT sum(x), sum(exact) FROM (SELECT x, CAST(x AS DECIMAL(38,0)) AS exact FROM {table})"),
+    )
+    .await;
+    assert!(
+        text(&both).contains("| -9223372036854775808 | 9223372036854775808 "),
+        "{}",
+        text(&both)
+    );
+    let aliased = planning_failure(
+        &ctx,
+        &format!("SELECT sum(x) AS s, sum(CAST(x AS DECIMAL(38,0))) AS exact FROM {table}"),
+    )
+    .await;
+    assert!(
+        aliased.contains("duplicate unqualified field name"),
+        "{aliased}"
+    );
+}
+
 #[tokio::test]
 async fn a_colon_extracts_a_path_as_variant_get_does() {
     let dir = tempfile::tempdir().unwrap();
