@@ -97,6 +97,40 @@ fn mutated_and_truncated_files_fail_cleanly() {
     );
 }
 
+/// A file cut short after it was opened (copied over, or truncated, as
+/// it was read) is an error naming the row group it could not read, where
+/// it said "reading: EOF: ...".
+#[test]
+fn a_file_cut_short_while_read_names_the_row_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.parquet");
+    let text: String = (0..3000)
+        .map(|i| format!("{{\"id\":{i},\"s\":\"s{}\"}}\n", i * 7919 % 3001))
+        .collect();
+    let options = EncodeOptions {
+        write: vshred::parquet::WriteOptions {
+            row_group_rows: 1000,
+            ..Default::default()
+        },
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+    let file = ParquetFile::open(&path).unwrap();
+    let second = file.metadata().row_group(1).columns()[0].byte_range().0;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(second)
+        .unwrap();
+    let e = file
+        .batches(64)
+        .unwrap()
+        .find_map(Result::err)
+        .expect("the second row group is gone");
+    assert!(e.to_string().contains("reading row group 1: "), "{e}");
+}
+
 /// Found by the `parquet_file` fuzz target (`fuzz/README.md`), each still
 /// an error:
 /// - a page header whose unknown field is a list of about two billion

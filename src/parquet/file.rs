@@ -585,7 +585,10 @@ impl ParquetFile {
         };
         let file = match ranges.is_empty() {
             true => self.file.clone(),
-            false => self.file.holding(ranges).map_err(|e| self.error(e))?,
+            false => self
+                .file
+                .holding(ranges)
+                .map_err(|e| self.row_group_error(rg, e))?,
         };
         let file = file.checking(Chunks::of(metadata.metadata(), [rg], &mask));
         let mut builder =
@@ -596,7 +599,7 @@ impl ParquetFile {
         if let Some(selection) = selection {
             builder = builder.with_row_selection(selection);
         }
-        builder.build().map_err(|e| self.error(e))
+        builder.build().map_err(|e| self.row_group_error(rg, e))
     }
 
     /// The bloom filter of row group `rg`'s leaf `leaf`, if it has one that
@@ -632,6 +635,13 @@ impl ParquetFile {
     #[cold]
     pub(super) fn error(&self, e: impl std::fmt::Display) -> Error {
         Error::parquet("reading", e).in_file(&self.path)
+    }
+
+    /// An error met while reading row group `rg`, named as the batches'
+    /// errors are ([`next_batch`](super::scan::next_batch)).
+    #[cold]
+    fn row_group_error(&self, rg: usize, e: impl std::fmt::Display) -> Error {
+        Error::parquet(&format!("reading row group {rg}"), e).in_file(&self.path)
     }
 
     /// The names of the top-level columns, in the file's order.
