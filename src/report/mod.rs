@@ -451,7 +451,12 @@ fn measure(
     let reference_set = datasets
         .get(reference)
         .ok_or_else(|| Error::new(ErrorKind::Usage, "nothing to report on: no files"))?;
-    let column = reference_set.choose_variant_column(options.column.as_deref())?;
+    let column = reference_set
+        .choose_variant_column(options.column.as_deref())
+        .map_err(|e| match e.file() {
+            Some(_) => e,
+            None => e.in_file(&files[reference]),
+        })?;
     // Default queries follow the layout of the reference's first file with
     // the column, or when that is not shredded (`auto` leaves a column
     // unshredded where that writes it smaller), the first other layout

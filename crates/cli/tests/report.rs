@@ -3,7 +3,7 @@
 use std::process::Command;
 
 mod binary;
-use binary::{encoded, fifo, stderr, vshred_in, vshred_piped};
+use binary::{encoded, fails_with, fifo, stderr, vshred_in, vshred_piped};
 
 /// 300 small rows with a Variant field `v`.
 fn seed_lines() -> String {
@@ -100,6 +100,23 @@ fn a_query_of_an_unknown_type_names_the_type() {
     assert!(
         err.starts_with("vshred: --query: invalid shredding schema: unknown type \"integr\""),
         "{err}"
+    );
+}
+
+/// A file without a Variant column is named in the error (it said only
+/// "no file has a Variant column").
+#[test]
+fn a_file_without_a_variant_column_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = vshred_in(
+        dir.path(),
+        &["sql", "COPY (SELECT 1 AS id) TO 'plain.parquet'"],
+    );
+    assert!(copy.status.success(), "{}", stderr(&copy));
+    fails_with(
+        dir.path(),
+        &["report", "plain.parquet"],
+        "vshred: plain.parquet: invalid arguments: no file has a Variant column",
     );
 }
 
