@@ -164,6 +164,17 @@ fn at_least_one<T: TryFrom<i128>>(name: &str, count: Option<i128>) -> vshred::Re
     count
         .map(|n| match T::try_from(n) {
             Ok(count) if n >= 1 => Ok(count),
+            // The largest the type holds, found by halving: a count past
+            // it is refused naming the bound.
+            Err(_) if n >= 1 => {
+                let largest = (0..127)
+                    .map(|shift| i128::MAX >> shift)
+                    .find(|&m| T::try_from(m).is_ok())
+                    .unwrap_or(0);
+                Err(vshred::Error::from_message(format!(
+                    "{name} must be a whole number from 1 to {largest}, not {n}"
+                )))
+            }
             _ => Err(vshred::Error::from_message(format!(
                 "{name} must be a whole number from 1, not {n}"
             ))),
