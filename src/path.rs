@@ -109,11 +109,10 @@ impl VariantPath {
                             match bytes.get(j) {
                                 None => return Err(err(i, "unterminated quoted field name")),
                                 Some(b'\\') => {
-                                    match bytes.get(j + 1) {
-                                        Some(&c @ (b'\\' | b'\'' | b'"')) => name.push(c as char),
-                                        _ => return Err(err(j, "invalid escape in field name")),
-                                    }
-                                    j += 2;
+                                    let (c, len) = escape(&bytes[j..])
+                                        .ok_or(err(j, "invalid escape in field name"))?;
+                                    name.push(c);
+                                    j += len;
                                 }
                                 Some(&c) if c == quote => break,
                                 Some(_) => {
@@ -162,6 +161,44 @@ impl VariantPath {
     }
 }
 
+/// The character of the escape at the start of `bytes` (a backslash and
+/// what follows: a quote, or a JSON escape such as `\\n` or `\\u0000`, a
+/// surrogate pair two of them), and the bytes it takes.
+fn escape(bytes: &[u8]) -> Option<(char, usize)> {
+    let simple = match *bytes.get(1)? {
+        c @ (b'\\' | b'\'' | b'"' | b'/') => c as char,
+        b'n' => '\n',
+        b't' => '\t',
+        b'r' => '\r',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'u' => return unicode_escape(bytes),
+        _ => return None,
+    };
+    Some((simple, 2))
+}
+
+/// The character of a JSON `\\uXXXX` escape at the start of `bytes` (a
+/// surrogate pair: two of them), and the bytes it takes.
+fn unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
+    let unit = |at: usize| -> Option<u32> {
+        let hex = bytes.get(at..at + 6)?;
+        if &hex[..2] != b"\\u" {
+            return None;
+        }
+        u32::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let first = unit(0)?;
+    match first {
+        0xD800..=0xDBFF => {
+            let low = unit(6).filter(|u| (0xDC00..=0xDFFF).contains(u))?;
+            let c = 0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00);
+            Some((char::from_u32(c)?, 12))
+        }
+        _ => Some((char::from_u32(first)?, 6)),
+    }
+}
+
 /// Whether `b` may be in a name after `.`: Logstash's `@timestamp` and
 /// MongoDB's `$oid` are names, as in Spark's paths.
 fn is_identifier(b: u8) -> bool {
@@ -185,8 +222,17 @@ impl fmt::Display for VariantPath {
                     write!(f, ".{name}")?
                 }
                 PathSegment::Field(name) => {
-                    let escaped = name.replace('\\', "\\\\").replace('\'', "\\'");
-                    write!(f, "['{escaped}']")?
+                    f.write_str("['")?;
+                    for c in name.chars() {
+                        match c {
+                            '\\' | '\'' => write!(f, "\\{c}")?,
+                            // Control characters as JSON escapes, which
+                            // parse back (a NUL key cannot be typed).
+                            c if c < ' ' => write!(f, "\\u{:04x}", c as u32)?,
+                            c => write!(f, "{c}")?,
+                        }
+                    }
+                    f.write_str("']")?
                 }
                 PathSegment::Index(i) => write!(f, "[{i}]")?,
             }
@@ -214,6 +260,8 @@ mod tests {
             (r#"$["it's"]"#, vec![field("it's")]),
             (r"$['it\'s']", vec![field("it's")]),
             ("$['é']", vec![field("é")]),
+            (r"$['\u0000\n\t\/']", vec![field("\0\n\t/")]),
+            (r"$['\ud83d\ude00']", vec![field("😀")]),
             ("$.tags[10]", vec![field("tags"), PathSegment::Index(10)]),
             ("$.@timestamp", vec![field("@timestamp")]),
             ("$._id.$oid", vec![field("_id"), field("$oid")]),
@@ -239,6 +287,7 @@ mod tests {
             r"$['it\'s']",
             "$['']",
             "$.@t.$oid",
+            r"$['\u0000a\u001f']",
         ] {
             assert_eq!(VariantPath::parse(text).unwrap().to_string(), text);
         }
@@ -253,6 +302,9 @@ mod tests {
             ("$['a'x", "expected ']' after the quoted name"),
             ("$a", "character 2: expected '.' or '['"),
             ("$[-1]", "expected an index"),
+            (r"$['\x']", "character 4: invalid escape"),
+            (r"$['\u12']", "character 4: invalid escape"),
+            (r"$['\ud83d']", "character 4: invalid escape"),
         ] {
             let err = VariantPath::parse(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");
