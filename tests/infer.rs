@@ -1612,6 +1612,25 @@ fn keys_equal_but_for_case_get_one_column() {
         _ => format!(r#"{{"user": {{"Name": "n{i}", "Nom": {i}}}}}"#),
     });
     assert_eq!(ours(&lines), r#"{"user":{"Name":"string","Nom":"int32"}}"#);
+    // A path asked for typed (a bloom filter's) keeps its column, however
+    // rare beside the other.
+    let lines = rows(3000, |i| match i % 3 {
+        0 => format!(r#"{{"id": {i}, "ID": "s"}}"#),
+        _ => format!(r#"{{"id": {i}}}"#),
+    });
+    let asked = InferOptions::default().with_typed_paths(["$.ID".parse().unwrap()]);
+    assert_eq!(infer_rows(&parse(&lines), &asked), r#"{"ID":"string"}"#);
+    // Where Spark's layout writes the sample smaller, encode takes it
+    // unless it types both (here it would have: `{"ID":...,"id":...}`).
+    let lines = rows(3000, |i| {
+        format!(r#"{{"id": {i}, "ID": "s{i}", "x": {i}}}"#)
+    });
+    let inferred =
+        infer_columns(&mut lines.join("\n").as_bytes(), &EncodeOptions::default()).unwrap();
+    let [ColumnSpec::Variant { schema, .. }] = inferred.columns.as_slice() else {
+        panic!("{:?}", inferred.columns)
+    };
+    assert!(!schema.has_fields_equal_but_for_case(), "{schema}");
 }
 
 /// With several Variant columns, `infer` writes the layout by name; given

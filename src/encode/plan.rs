@@ -216,6 +216,11 @@ impl FieldPlan {
             return Ok(ours);
         };
         let theirs = spark.plan();
+        // Ours types one of the keys equal but for case; Spark's types
+        // them all, which DuckDB reads wrong (see `infer`).
+        if theirs.schema.has_fields_equal_but_for_case() {
+            return Ok(ours);
+        }
         let proposed = (self.name.clone(), [proposal(&ours), proposal(&theirs)]);
         if let Some((_, chosen)) = measured.0.iter().find(|(p, _)| *p == proposed) {
             return Ok(chosen.clone());

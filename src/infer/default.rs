@@ -341,7 +341,12 @@ impl Planner<'_> {
             .filter(|name| is_shreddable_name(name))
             .collect();
         names.sort();
-        let names = one_per_case(names, |name| node.children[name].count);
+        let names = one_per_case(names, |name| {
+            path.push(Step::Field(name.to_string()));
+            let asked = self.asked_for(path, true);
+            path.pop();
+            (asked, node.children[name].count)
+        });
         let mut candidates = Vec::new();
         for name in names {
             let child = &node.children[name];
@@ -631,23 +636,28 @@ fn most_valuable(leaves: &[PricedLeaf], max_columns: usize) -> HashSet<Path> {
 }
 
 /// Of `names` (in order) that are equal but for case (`id`, `ID`), the one
-/// that `count` finds most often, the first on a tie; the others stay in
-/// `value`. DuckDB 2.0 matches a shredded object's field names ignoring
-/// case, and reads `id` beside `ID` as `id_1` (Spark's own files too).
-fn one_per_case<'n>(names: Vec<&'n String>, count: impl Fn(&str) -> u64) -> Vec<&'n String> {
-    let mut kept: HashMap<String, &'n String> = HashMap::new();
-    for &name in &names {
-        kept.entry(name.to_lowercase())
-            .and_modify(|k| {
-                if count(name) > count(k) {
-                    *k = name;
+/// `rank` puts first, the first on a tie, and every one asked for typed
+/// (`rank` gives whether it is, and how often the name is found); the
+/// others stay in `value`. DuckDB 2.0 matches a shredded object's field
+/// names ignoring case, and reads `id` beside `ID` as `id_1` (Spark's own
+/// files too).
+fn one_per_case(names: Vec<&String>, mut rank: impl FnMut(&str) -> (bool, u64)) -> Vec<&String> {
+    let ranked: Vec<(bool, u64)> = names.iter().map(|name| rank(name)).collect();
+    let mut best: HashMap<String, usize> = HashMap::new();
+    for (i, name) in names.iter().enumerate() {
+        best.entry(name.to_lowercase())
+            .and_modify(|b| {
+                if ranked[i] > ranked[*b] {
+                    *b = i;
                 }
             })
-            .or_insert(name);
+            .or_insert(i);
     }
     names
-        .into_iter()
-        .filter(|name| kept[&name.to_lowercase()] == *name)
+        .iter()
+        .enumerate()
+        .filter(|&(i, name)| ranked[i].0 || best[&name.to_lowercase()] == i)
+        .map(|(_, name)| *name)
         .collect()
 }
 

@@ -210,6 +210,23 @@ impl ShreddingSchema {
         Ok(ShreddingSchema::Object(fields))
     }
 
+    /// Whether an object of the layout has two fields whose names are
+    /// equal but for case (`id`, `ID`), which DuckDB 2.0 reads as one.
+    pub fn has_fields_equal_but_for_case(&self) -> bool {
+        match self {
+            ShreddingSchema::Object(fields) => {
+                let mut names: Vec<String> = fields.iter().map(|(n, _)| n.to_lowercase()).collect();
+                names.sort_unstable();
+                names.windows(2).any(|w| w[0] == w[1])
+                    || fields
+                        .iter()
+                        .any(|(_, f)| f.has_fields_equal_but_for_case())
+            }
+            ShreddingSchema::Array(element) => element.has_fields_equal_but_for_case(),
+            _ => false,
+        }
+    }
+
     /// Whether there is a typed column at all.
     pub fn is_typed(&self) -> bool {
         !matches!(self, ShreddingSchema::Variant)
