@@ -717,14 +717,14 @@ fn share_text(count: &TypedCount) -> String {
     text
 }
 
-/// Rows under a header, each column as wide as its widest cell, two spaces
-/// apart, indented by two; the last column is not padded.
 /// Types with their numbers of files: `int32 (3), string (1)`.
 fn counted<T: fmt::Display>(types: impl Iterator<Item = (T, usize)>) -> String {
     let types: Vec<String> = types.map(|(t, files)| format!("{t} ({files})")).collect();
     types.join(", ")
 }
 
+/// Rows under a header, each column as wide as its widest cell, two spaces
+/// apart, indented by two; the last column is not padded.
 fn table(f: &mut fmt::Formatter<'_>, header: &[&str], rows: &[Vec<String>]) -> fmt::Result {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {

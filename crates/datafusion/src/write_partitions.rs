@@ -59,7 +59,8 @@ pub struct WritePartitionsExec {
 
 impl WritePartitionsExec {
     /// Writes `input`'s partitions to `dir/{prefix}_{partition}.parquet`
-    /// (the directory made if missing) with `options`.
+    /// with `options`; the directory must be there ([`CommitFilesExec`]
+    /// makes it).
     pub fn new(
         input: Arc<dyn ExecutionPlan>,
         dir: PathBuf,
@@ -167,7 +168,7 @@ impl ExecutionPlan for WritePartitionsExec {
         let path = self
             .dir
             .join(format!("{}_{partition}.parquet", self.prefix));
-        let (dir, options) = (self.dir.clone(), self.options.encode().clone());
+        let options = self.options.encode().clone();
         let written = async move {
             let name = path.display().to_string();
             let mut encoding = None;
@@ -178,10 +179,9 @@ impl ExecutionPlan for WritePartitionsExec {
                 }
                 let (_, batches) = match &mut encoding {
                     Some(encoding) => encoding,
+                    // The directory is the commit's to make: made here, it
+                    // could come back after a failed COPY had removed it.
                     None => {
-                        std::fs::create_dir_all(&dir).map_err(|e| {
-                            DataFusionError::Execution(format!("{}: {e}", dir.display()))
-                        })?;
                         let opened =
                             BatchEncoder::new(schema.clone(), Output::Path(path.clone()), &options)
                                 .map_err(|e| external(e.in_file(&name)))?;
@@ -337,13 +337,19 @@ impl ExecutionPlan for CommitFilesExec {
                 "CommitFilesExec commits one partition of {partitions}, not partition {partition}"
             )));
         }
+        // Made before any task writes (they make no directory).
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| DataFusionError::Execution(format!("{}: {e}", self.dir.display())))?;
         let mut input = self.input.execute(0, context)?;
         let mut staged =
             StagedFiles::new(self.dir.clone(), self.prefix.clone(), self.missing.clone());
         let committed = async move {
             let mut rows = 0;
             while let Some(batch) = input.next().await {
-                rows += staged.add(&batch?)?;
+                rows = staged
+                    .add(&batch?)?
+                    .checked_add(rows)
+                    .ok_or_else(counts_overflow)?;
             }
             staged.commit()?;
             Ok(RecordBatch::try_new(
@@ -356,6 +362,11 @@ impl ExecutionPlan for CommitFilesExec {
             futures::stream::once(committed),
         )))
     }
+}
+
+/// The tasks' counts add up past a `u64`: a worker's error.
+fn counts_overflow() -> DataFusionError {
+    DataFusionError::Execution("a COPY's counts overflow".into())
 }
 
 /// The files of a `COPY`'s tasks, staged under hidden names until all
@@ -427,20 +438,25 @@ impl StagedFiles {
                 continue;
             }
             let (staged, file) = (staged.value(row), files.value(row));
+            // A file's staged name starts as `.{file}.` (`Output`'s).
             let ours = plain(staged)
                 && plain(file)
-                && staged.starts_with(&format!(".{prefix}_"))
                 && file.starts_with(&format!("{prefix}_"))
-                && file.ends_with(".parquet");
-            if !ours {
+                && file.ends_with(".parquet")
+                && staged.starts_with(&format!(".{file}."));
+            if !ours || taken.iter().any(|(_, f)| f == file) {
                 return Err(DataFusionError::Execution(format!(
-                    "a task of the COPY to {} wrote {staged:?} for {file:?}, not a file of this COPY ({prefix}_*.parquet)",
+                    "a task of the COPY to {} wrote {staged:?} for {file:?}, not a file of this COPY ({prefix}_*.parquet) or one written twice",
                     self.shared.dir.display()
                 )));
             }
             taken.push((staged.to_string(), file.to_string()));
         }
-        Ok(counts.values().iter().sum())
+        counts
+            .values()
+            .iter()
+            .try_fold(0u64, |sum, &n| sum.checked_add(n))
+            .ok_or_else(counts_overflow)
     }
 
     /// Renames every staged file into place. Should one rename fail, the
@@ -483,19 +499,40 @@ impl Staging {
         for (staged, _) in &files {
             let _ = std::fs::remove_file(self.dir.join(staged));
         }
+        // A task still writing (its cancellation on the way) may make a
+        // hidden file between the sweep and the directory's removal: a few
+        // rounds, then the directory is gone and no task can make one.
         let hidden = format!(".{}_", self.prefix);
-        for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&hidden) {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
-        if let Some(missing) = &self.missing {
-            for made in self.dir.ancestors() {
-                if std::fs::remove_dir(made).is_err() || made == missing {
-                    break;
+        for round in 0..4 {
+            for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+                if entry.file_name().to_string_lossy().starts_with(&hidden) {
+                    let _ = std::fs::remove_file(entry.path());
                 }
             }
+            let Some(missing) = &self.missing else {
+                return;
+            };
+            if self.remove_made_dirs(missing) || round == 3 {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
         }
+    }
+
+    /// Removes the directories made for this `COPY` from `dir` up to
+    /// `missing`, while empty; whether `dir` is gone.
+    fn remove_made_dirs(&self, missing: &Path) -> bool {
+        for made in self.dir.ancestors() {
+            match std::fs::remove_dir(made) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(_) => return made != self.dir,
+            }
+            if made == missing {
+                break;
+            }
+        }
+        true
     }
 }
 

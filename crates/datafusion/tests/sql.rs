@@ -229,9 +229,6 @@ async fn statements(ctx: &SessionContext, text: &str) -> Result<Vec<RecordBatch>
     Ok(rows)
 }
 
-/// Spark's `v:a.b[0]` is `variant_get(v, '$.a.b[0]')`, typed by `::`,
-/// and reads a path's leaves alone as the call does; `:` binds as `::`
-/// does, and names are read from the statement as written.
 /// What the README says of DataFusion 55's `sum`: a `BIGINT` sum past
 /// 2^63 wraps with no error, a sum of the values cast to `DECIMAL(38,0)`
 /// is exact, and beside `sum(x)` the cast must be made in a subquery (an
@@ -277,6 +274,9 @@ async fn a_bigint_sum_wraps_and_a_decimal_one_cast_in_a_subquery_is_exact() {
     );
 }
 
+/// Spark's `v:a.b[0]` is `variant_get(v, '$.a.b[0]')`, typed by `::`,
+/// and reads a path's leaves alone as the call does; `:` binds as `::`
+/// does, and names are read from the statement as written.
 #[tokio::test]
 async fn a_colon_extracts_a_path_as_variant_get_does() {
     let dir = tempfile::tempdir().unwrap();

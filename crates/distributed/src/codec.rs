@@ -85,8 +85,9 @@ const MAX_RUNTIME_FILTERS: usize = 16;
 const MAX_RUNTIME_FILTER_BYTES: usize = 1 << 20;
 /// Longest file name prefix of a write.
 const MAX_PREFIX: usize = 64;
-/// The wire format's version.
-const VERSION: u32 = 2;
+/// The wire format's version. 3: a write gives each file's staged name,
+/// for the coordinator to rename (version 2's workers renamed their own).
+const VERSION: u32 = 3;
 
 impl VariantCodec {
     /// The coordinator's codec.
