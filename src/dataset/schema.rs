@@ -443,11 +443,12 @@ impl Builder {
                     if types.is_empty() {
                         types.push((column_type.clone(), files));
                     }
+                    let variant_files = files_of(&types, &ColumnType::Variant);
                     for path in &mut paths {
                         let typed: usize = path.types.iter().map(|t| t.files).sum();
                         // Saturating: a file whose object repeats a field name
                         // (the spec forbids it) counts that path twice.
-                        path.not_shredded = files.saturating_sub(typed);
+                        path.not_shredded = variant_files.saturating_sub(typed);
                     }
                     ColumnSummary {
                         name,
@@ -648,7 +649,9 @@ impl fmt::Display for DatasetSchema {
             .filter(|c| c.column_type == ColumnType::Variant);
         for column in variants {
             writeln!(f)?;
-            let name = format!("Variant column {} (in {})", column.name, of(column.files));
+            // Files that have it null-typed beside it are not counted.
+            let variant_files = files_of(&column.types, &ColumnType::Variant);
+            let name = format!("Variant column {} (in {})", column.name, of(variant_files));
             if column.paths.is_empty() {
                 writeln!(f, "{name}: no file shreds it")?;
                 continue;
@@ -715,6 +718,14 @@ fn share_text(count: &TypedCount) -> String {
         text.push_str(&format!("; {n} {files} without null counts"));
     }
     text
+}
+
+/// The files that have a column as `column_type`, of its `types`.
+fn files_of(types: &[(ColumnType, usize)], column_type: &ColumnType) -> usize {
+    types
+        .iter()
+        .find(|(t, _)| t == column_type)
+        .map_or(0, |(_, files)| *files)
 }
 
 /// Types with their numbers of files: `int32 (3), string (1)`.

@@ -312,7 +312,7 @@ fn string_widths_and_null_typed_columns_agree_with_the_type_parquet_stores() {
         dir.path(),
         "d/v.parquet",
         &rows(0, 3, |i| i.to_string()),
-        &[],
+        &["--shred", r#"{"a":"int64"}"#],
     );
     plain_file(
         dir.path(),
@@ -324,6 +324,10 @@ fn string_widths_and_null_typed_columns_agree_with_the_type_parquet_stores() {
         text.contains("\n  v       variant (1), Null (1)  2 of 2\n"),
         "{text}"
     );
+    assert!(text.contains("\nVariant column v (in 1 of 2)"), "{text}");
+    // Not shredded in no file: the null-typed one has no Variant column.
+    let root = text.lines().find(|l| l.starts_with("  $ ")).unwrap();
+    assert_eq!(root.split_whitespace().nth(3), Some("0"), "{text}");
     let count = vshred_in(dir.path(), &["get", "d", "$.a", "--agg", "count"]);
     assert_eq!(stdout(&count), "3\n", "{}", stderr(&count));
     let cat = vshred_in(dir.path(), &["cat", "d"]);
