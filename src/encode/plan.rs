@@ -215,12 +215,13 @@ impl FieldPlan {
         let (Some(spark), Some(shred_sample)) = (&self.alternative, shred_sample) else {
             return Ok(ours);
         };
-        let theirs = spark.plan();
         // Ours types one of the keys equal but for case; Spark's types
-        // them all, which DuckDB reads wrong (see `infer`).
-        if theirs.schema.has_fields_equal_but_for_case() {
-            return Ok(ours);
-        }
+        // them all, which DuckDB reads wrong (see `infer`): then ours is
+        // measured against unshredded alone.
+        let theirs = match spark.plan() {
+            theirs if theirs.schema.has_fields_equal_but_for_case() => ours.clone(),
+            theirs => theirs,
+        };
         let proposed = (self.name.clone(), [proposal(&ours), proposal(&theirs)]);
         if let Some((_, chosen)) = measured.0.iter().find(|(p, _)| *p == proposed) {
             return Ok(chosen.clone());
