@@ -186,6 +186,9 @@ fn unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
         if &hex[..2] != b"\\u" {
             return None;
         }
+        if !hex[2..].iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
         u32::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
     };
     let first = unit(0)?;
@@ -197,6 +200,41 @@ fn unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
         }
         _ => Some((char::from_u32(first)?, 6)),
     }
+}
+
+/// Characters a path prints as JSON escapes, which parse back: controls
+/// (a NUL key cannot be typed) and line separators, which print as
+/// nothing or as a line break.
+fn unseen(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// The name `text` stands for, its escapes (as in a quoted name of a path:
+/// `\\'`, `\\\\`, JSON's `\\n` and `\\u0000`) read: the name of a step
+/// written elsewhere than in a path's text (SQL's `v:['a\\u0000']`).
+pub fn unescape_name(text: &str) -> Result<String> {
+    let bytes = text.as_bytes();
+    let mut name = String::with_capacity(text.len());
+    let mut at = 0;
+    while let Some(ch) = text[at..].chars().next() {
+        if ch == '\\' {
+            let (c, len) = escape(&bytes[at..]).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Path,
+                    format!(
+                        "{text:?} at character {}: invalid escape in field name",
+                        at + 1
+                    ),
+                )
+            })?;
+            name.push(c);
+            at += len;
+        } else {
+            name.push(ch);
+            at += ch.len_utf8();
+        }
+    }
+    Ok(name)
 }
 
 /// Whether `b` may be in a name after `.`: Logstash's `@timestamp` and
@@ -218,7 +256,11 @@ impl fmt::Display for VariantPath {
         f.write_str("$")?;
         for s in &self.segments {
             match s {
-                PathSegment::Field(name) if !name.is_empty() && name.bytes().all(is_identifier) => {
+                PathSegment::Field(name)
+                    if !name.is_empty()
+                        && name.bytes().all(is_identifier)
+                        && !name.chars().any(unseen) =>
+                {
                     write!(f, ".{name}")?
                 }
                 PathSegment::Field(name) => {
@@ -228,7 +270,7 @@ impl fmt::Display for VariantPath {
                             '\\' | '\'' => write!(f, "\\{c}")?,
                             // Control characters as JSON escapes, which
                             // parse back (a NUL key cannot be typed).
-                            c if c < ' ' => write!(f, "\\u{:04x}", c as u32)?,
+                            c if unseen(c) => write!(f, "\\u{:04x}", c as u32)?,
                             c => write!(f, "{c}")?,
                         }
                     }
@@ -288,6 +330,7 @@ mod tests {
             "$['']",
             "$.@t.$oid",
             r"$['\u0000a\u001f']",
+            r"$['\u007f\u0085\u2028']",
         ] {
             assert_eq!(VariantPath::parse(text).unwrap().to_string(), text);
         }
@@ -305,6 +348,7 @@ mod tests {
             (r"$['\x']", "character 4: invalid escape"),
             (r"$['\u12']", "character 4: invalid escape"),
             (r"$['\ud83d']", "character 4: invalid escape"),
+            (r"$['\u+041']", "character 4: invalid escape"),
         ] {
             let err = VariantPath::parse(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");

@@ -297,9 +297,7 @@ fn bracket(key: &Expr) -> Result<PathSegment> {
     };
     match key {
         Expr::Value(value) => match &value.value {
-            Value::SingleQuotedString(name) | Value::DoubleQuotedString(name) => {
-                Ok(PathSegment::Field(name.clone()))
-            }
+            Value::SingleQuotedString(name) | Value::DoubleQuotedString(name) => field(name),
             Value::Number(digits, _) if digits.bytes().all(|b| b.is_ascii_digit()) => {
                 digits.parse().map(PathSegment::Index).map_err(|_| {
                     plan_datafusion_err!("[{digits}]: an element's index is at most {}", usize::MAX)
@@ -312,9 +310,18 @@ fn bracket(key: &Expr) -> Result<PathSegment> {
             value,
             quote_style: Some(_),
             ..
-        }) => Ok(PathSegment::Field(value.clone())),
+        }) => field(value),
         _ => Err(refused()),
     }
+}
+
+/// The step of a name in brackets, its escapes read as `variant_get`'s
+/// path reads them (`['a\u0000']` is `$['a\u0000']`), as Spark reads its
+/// string literals.
+fn field(name: &str) -> Result<PathSegment> {
+    vshred::path::unescape_name(name)
+        .map(PathSegment::Field)
+        .map_err(|e| plan_datafusion_err!("[{name:?}]: {}", e.message()))
 }
 
 /// `variant_get(value, 'path')`.

@@ -333,6 +333,10 @@ async fn a_colon_extracts_a_path_as_variant_get_does() {
         (format!(r#"{nested}:"x""""y""#), "5"),
         (format!(r#"{nested}:`x"y`"#), "6"),
         (format!("{nested}:['q''''r']"), "7"),
+        // Escapes in a bracket's name, read as a path's are (and as Spark
+        // reads a string literal): `\n` is a line break.
+        (format!(r#"{}:['a\n']"#, v(r#"{"a\n":1,"a\\n":2}"#)), "1"),
+        (format!(r#"{}:['a\\n']"#, v(r#"{"a\n":1,"a\\n":2}"#)), "2"),
     ] {
         assert_eq!(
             cell(format!("to_json({expr})")).await.as_deref(),
