@@ -798,6 +798,16 @@ fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
     assert!(back.status.success(), "{}", stderr(&back));
     assert_eq!(stdout(&back).lines().count(), 3000);
     assert_eq!(stdout(&back), stdout(&source));
+    // No rows: no file, nor a directory, as in one process (the
+    // directory was left, empty).
+    let none = sql(
+        dir.path(),
+        Some(&workers),
+        "COPY (SELECT id, v FROM 'data/events/' WHERE id < 0) TO 'data/none/'",
+    );
+    assert!(none.status.success(), "{}", stderr(&none));
+    assert_eq!(stdout(&none).trim(), r#"{"count":0}"#);
+    assert!(!data.join("none").exists());
     // A limit holds over all the tasks (each wrote every row it read).
     for (query, rows) in [
         ("SELECT id, v FROM 'data/events/' LIMIT 10", 10),

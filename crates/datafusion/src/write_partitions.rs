@@ -337,12 +337,13 @@ impl ExecutionPlan for CommitFilesExec {
                 "CommitFilesExec commits one partition of {partitions}, not partition {partition}"
             )));
         }
-        // Made before any task writes (they make no directory).
+        // The guard first: what follows may fail, and the directory is
+        // made before any task writes (they make none).
+        let mut staged =
+            StagedFiles::new(self.dir.clone(), self.prefix.clone(), self.missing.clone());
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| DataFusionError::Execution(format!("{}: {e}", self.dir.display())))?;
         let mut input = self.input.execute(0, context)?;
-        let mut staged =
-            StagedFiles::new(self.dir.clone(), self.prefix.clone(), self.missing.clone());
         let committed = async move {
             let mut rows = 0;
             while let Some(batch) = input.next().await {
@@ -401,7 +402,7 @@ impl StagedFiles {
         });
         let undo = {
             let shared = shared.clone();
-            undo_on_interrupt(move || shared.remove())
+            undo_on_interrupt(move || shared.remove(SWEEPS))
         };
         StagedFiles {
             shared,
@@ -432,7 +433,12 @@ impl StagedFiles {
         let prefix = &self.shared.prefix;
         let plain = |name: &str| !name.contains(['/', '\\']) && name != "." && name != "..";
         let mut guard = self.shared.files.lock().unwrap_or_else(|e| e.into_inner());
-        let taken = guard.get_or_insert_with(Vec::new);
+        // Taken: the process is being interrupted, its files removed.
+        let Some(taken) = guard.as_mut() else {
+            return Err(DataFusionError::Execution(
+                "the COPY was interrupted".into(),
+            ));
+        };
         for row in 0..batch.num_rows() {
             if staged.is_null(row) {
                 continue;
@@ -463,7 +469,19 @@ impl StagedFiles {
     /// files already renamed are removed with the others.
     fn commit(self) -> Result<()> {
         let mut guard = self.shared.files.lock().unwrap_or_else(|e| e.into_inner());
-        let files = guard.take().unwrap_or_default();
+        let Some(files) = guard.take() else {
+            return Err(DataFusionError::Execution(
+                "the COPY was interrupted".into(),
+            ));
+        };
+        // No rows, no file: nor the directory, as in one process (every
+        // task has ended: one round).
+        if files.is_empty() {
+            *guard = Some(files);
+            drop(guard);
+            self.shared.remove(1);
+            return Ok(());
+        }
         for (at, (staged, file)) in files.iter().enumerate() {
             let dir = &self.shared.dir;
             if let Err(e) = std::fs::rename(dir.join(staged), dir.join(file)) {
@@ -481,9 +499,12 @@ impl StagedFiles {
     }
 }
 
+/// Sweeps of a failed `COPY`'s directory ([`Staging::remove`]).
+const SWEEPS: usize = 4;
+
 impl Drop for StagedFiles {
     fn drop(&mut self) {
-        self.shared.remove();
+        self.shared.remove(SWEEPS);
     }
 }
 
@@ -491,7 +512,13 @@ impl Staging {
     /// Removes the staged files, unless committed, any other hidden file
     /// of this `COPY` in the directory, and the directories made for it
     /// that are left empty.
-    fn remove(&self) {
+    ///
+    /// A task still writing (its cancellation on the way) may make a
+    /// hidden file after a sweep: `rounds` sweeps, 25 ms apart, end once
+    /// the directory is gone (then no task can make one). In a directory
+    /// that was there before, a task that ends just then may still leave
+    /// its file, under its hidden name.
+    fn remove(&self, rounds: usize) {
         let mut guard = self.files.lock().unwrap_or_else(|e| e.into_inner());
         let Some(files) = guard.take() else {
             return;
@@ -499,20 +526,18 @@ impl Staging {
         for (staged, _) in &files {
             let _ = std::fs::remove_file(self.dir.join(staged));
         }
-        // A task still writing (its cancellation on the way) may make a
-        // hidden file between the sweep and the directory's removal: a few
-        // rounds, then the directory is gone and no task can make one.
         let hidden = format!(".{}_", self.prefix);
-        for round in 0..4 {
+        for round in 1..=rounds {
             for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
                 if entry.file_name().to_string_lossy().starts_with(&hidden) {
                     let _ = std::fs::remove_file(entry.path());
                 }
             }
-            let Some(missing) = &self.missing else {
-                return;
-            };
-            if self.remove_made_dirs(missing) || round == 3 {
+            let gone = self
+                .missing
+                .as_deref()
+                .is_some_and(|missing| self.remove_made_dirs(missing));
+            if gone || round == rounds {
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(25));
