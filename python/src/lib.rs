@@ -164,7 +164,7 @@ fn at_least_one<T: TryFrom<i128>>(name: &str, count: Option<i128>) -> vshred::Re
     count
         .map(|n| match T::try_from(n) {
             Ok(count) if n >= 1 => Ok(count),
-            // The largest the type holds, found by halving: a count past
+            // The largest the type holds (2^k - 1, k down from 127): a count past
             // it is refused naming the bound.
             Err(_) if n >= 1 => {
                 let largest = (0..127)
