@@ -70,14 +70,19 @@ use crate::whole_files::{CopyWrites, PlanWriter, SessionFormat, WholeFilesWriter
 
 /// Makes a `COPY` to a path with no file extension and no `STORED AS`
 /// (`COPY (...) TO 'out/'`) write Parquet, which DataFusion would refuse
-/// as a format it cannot tell: for tools that parse statements before
-/// planning them, as [`statements`](crate::statements) does.
+/// as a format it cannot tell, `EXPLAIN`ed too: for tools that parse
+/// statements before planning them, as [`statements`](crate::statements)
+/// does.
 pub fn parquet_by_default(statement: &mut Statement) {
-    if let Statement::CopyTo(copy) = statement
-        && copy.stored_as.is_none()
-        && std::path::Path::new(&copy.target).extension().is_none()
-    {
-        copy.stored_as = Some("PARQUET".into());
+    match statement {
+        Statement::CopyTo(copy)
+            if copy.stored_as.is_none()
+                && std::path::Path::new(&copy.target).extension().is_none() =>
+        {
+            copy.stored_as = Some("PARQUET".into());
+        }
+        Statement::Explain(explain) => parquet_by_default(&mut explain.statement),
+        _ => {}
     }
 }
 

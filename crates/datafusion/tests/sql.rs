@@ -229,6 +229,28 @@ async fn statements(ctx: &SessionContext, text: &str) -> Result<Vec<RecordBatch>
     Ok(rows)
 }
 
+/// `EXPLAIN COPY ... TO 'dir/'` shows the plan of a `COPY` to a
+/// directory, as the `COPY` runs (it was "Format not explicitly set"),
+/// and writes nothing.
+#[tokio::test]
+async fn explain_copy_to_a_directory_shows_its_plan_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 100);
+    let ctx = vshred_datafusion::context(Default::default());
+    let out = dir.path().join("out");
+    let sql = format!(
+        "EXPLAIN COPY (SELECT v FROM '{}') TO '{}/'",
+        file.display(),
+        out.display()
+    );
+    let plan = text(&statements(&ctx, &sql).await.unwrap());
+    assert!(
+        plan.contains("DataSinkExec: sink=VariantParquetSink"),
+        "{plan}"
+    );
+    assert!(!out.exists());
+}
+
 /// What the README says of DataFusion 55's `sum`: a `BIGINT` sum past
 /// 2^63 wraps with no error, a sum of the values cast to `DECIMAL(38,0)`
 /// is exact, and beside `sum(x)` the cast must be made in a subquery (an
