@@ -73,17 +73,26 @@ pub fn variant_get(
     as_type: &ShreddingSchema,
     strict: bool,
 ) -> Result<ArrayRef> {
+    let mut failures = if strict {
+        Failures::Fail
+    } else {
+        Failures::Null
+    };
+    get_with(column, path, as_type, &mut failures)
+}
+
+/// [`variant_get`] of any type, a value that does not convert as
+/// `failures` says.
+fn get_with(
+    column: &StructArray,
+    path: &VariantPath,
+    as_type: &ShreddingSchema,
+    failures: &mut Failures<'_>,
+) -> Result<ArrayRef> {
     match as_type {
-        ShreddingSchema::Object(fields) => struct_get(column, path, fields, strict),
-        ShreddingSchema::Array(element) => list_get(column, path, element, strict),
-        _ => {
-            let mut failures = if strict {
-                Failures::Fail
-            } else {
-                Failures::Null
-            };
-            primitive_get(column, path, as_type, &mut failures)
-        }
+        ShreddingSchema::Object(fields) => struct_get(column, path, fields, failures),
+        ShreddingSchema::Array(element) => list_get(column, path, element, failures),
+        _ => primitive_get(column, path, as_type, failures),
     }
 }
 
@@ -93,8 +102,8 @@ pub fn variant_get(
 /// ([`failure_field`]). An engine that computes the value where it reads
 /// the path, below a filter, fails only the rows that reach where the
 /// conversion was asked for. `place` puts an error in its context (a
-/// file, its row) before its text is taken. Object and array types fail
-/// at once, as `variant_get` does.
+/// file, its row) before its text is taken. A struct's or a list's row
+/// fails with the first failure of its fields or elements.
 pub fn variant_get_or_failure(
     column: &StructArray,
     path: &VariantPath,
@@ -102,12 +111,11 @@ pub fn variant_get_or_failure(
     place: &dyn Fn(Error) -> Error,
 ) -> Result<ArrayRef> {
     let mut failed = Vec::new();
-    let value = match as_type {
-        ShreddingSchema::Object(_) | ShreddingSchema::Array(_) => {
-            variant_get(column, path, as_type, true)?
-        }
-        _ => primitive_get(column, path, as_type, &mut Failures::Record(&mut failed))?,
-    };
+    let value = get_with(column, path, as_type, &mut Failures::Record(&mut failed))?;
+    // A struct's fields record theirs one after the other: in row order,
+    // the first of each row kept.
+    failed.sort_by_key(|(row, _)| *row);
+    failed.dedup_by_key(|(row, _)| *row);
     let failure: ArrayRef = if failed.is_empty() {
         arrow::array::new_null_array(&DataType::Utf8, column.len())
     } else {
@@ -391,11 +399,13 @@ fn struct_get(
     column: &StructArray,
     path: &VariantPath,
     fields: &[(String, ShreddingSchema)],
-    strict: bool,
+    failures: &mut Failures<'_>,
 ) -> Result<ArrayRef> {
     let reader = ShreddedColumn::try_new(column)?;
     let finder = reader.finder(path.segments());
     let mut valid = arrow::array::NullBufferBuilder::new(column.len());
+    let strict = matches!(failures, Failures::Fail);
+    let as_type = || ShreddingSchema::Object(fields.to_vec());
     let mut not_object = None;
     for row in 0..column.len() {
         let object = match reader.is_null(row) {
@@ -407,36 +417,30 @@ fn struct_get(
         };
         match object {
             Some(true) => valid.append_non_null(),
-            Some(false) if strict && not_object.is_none() => {
-                not_object = Some(row);
+            // Strict: the first, named below unless a field fails earlier.
+            Some(false) if strict => {
+                not_object.get_or_insert(row);
                 valid.append_null();
             }
-            _ => valid.append_null(),
+            Some(false) => {
+                failures.failed(row, || not_of_type(path, "an object", &as_type(), row))?;
+                valid.append_null();
+            }
+            None => valid.append_null(),
         }
     }
     let children = fields
         .iter()
         .map(|(name, t)| {
-            variant_get(
-                column,
-                &path.join(PathSegment::Field(name.clone())),
-                t,
-                strict,
-            )
+            let field = path.join(PathSegment::Field(name.clone()));
+            get_with(column, &field, t, failures)
         })
         .collect::<Result<Vec<_>>>();
     // Of a value that is not an object and one of a field that does not
     // convert, the earlier row is named.
     let children = match (not_object, children) {
         (Some(row), Err(e)) if e.row().is_some_and(|r| r < row as u64) => return Err(e),
-        (Some(row), _) => {
-            return Err(not_of_type(
-                path,
-                "an object",
-                &ShreddingSchema::Object(fields.to_vec()),
-                row,
-            ));
-        }
+        (Some(row), _) => return Err(not_of_type(path, "an object", &as_type(), row)),
         (None, children) => children?,
     };
     let struct_fields = fields.iter().map(|(n, t)| result_field(n, t)).collect();
@@ -453,8 +457,9 @@ fn list_get(
     column: &StructArray,
     path: &VariantPath,
     element: &ShreddingSchema,
-    strict: bool,
+    failures: &mut Failures<'_>,
 ) -> Result<ArrayRef> {
+    let as_type = || ShreddingSchema::Array(Box::new(element.clone()));
     let reader = ShreddedColumn::try_new(column)?;
     let values = variants(column, &reader, path.segments())?;
     let values = values.as_struct();
@@ -470,11 +475,10 @@ fn list_get(
             false => match decode(Metadata::try_new(metadata.value(row))?, value.value(row)) {
                 VariantRef::Array(array) => Some(array),
                 VariantRef::Null => None,
-                _ if strict => {
-                    let as_type = ShreddingSchema::Array(Box::new(element.clone()));
-                    return Err(not_of_type(path, "an array", &as_type, row));
+                _ => {
+                    failures.failed(row, || not_of_type(path, "an array", &as_type(), row))?;
+                    None
                 }
-                _ => None,
             },
         };
         match array {
@@ -507,17 +511,33 @@ fn list_get(
         ],
         None,
     );
-    let converted = variant_get(&elements, &VariantPath::root(), element, strict).map_err(|e| {
-        // The row of the element's array.
-        match e.row() {
-            Some(k) => {
-                let row = offsets.partition_point(|&o| o as u64 <= k) - 1;
-                e.with_row(row as u64)
-                    .with_note(&format!("at {path}[{}]", k - offsets[row] as u64))
-            }
-            None => e,
+    // An element's failure is its array's row's, noted with its index.
+    let in_row = |e: Error| match e.row() {
+        Some(k) => {
+            let row = offsets.partition_point(|&o| o as u64 <= k) - 1;
+            e.with_row(row as u64)
+                .with_note(&format!("at {path}[{}]", k - offsets[row] as u64))
         }
-    })?;
+        None => e,
+    };
+    let root = VariantPath::root();
+    let converted = match failures {
+        Failures::Record(failed) => {
+            let mut of_elements = Vec::new();
+            let converted = get_with(
+                &elements,
+                &root,
+                element,
+                &mut Failures::Record(&mut of_elements),
+            )?;
+            failed.extend(of_elements.into_iter().map(|(_, e)| {
+                let e = in_row(e);
+                (e.row().unwrap_or_default() as usize, e)
+            }));
+            converted
+        }
+        _ => get_with(&elements, &root, element, failures).map_err(in_row)?,
+    };
     arrow::array::ListArray::try_new(
         Arc::new(result_field("element", element)),
         arrow::buffer::OffsetBuffer::new(offsets.into()),

@@ -246,16 +246,10 @@ impl VariantGet {
 }
 
 /// Whether a value can fail to convert to `as_type`: any converts to a
-/// string or the sub-Variant; struct and array types are left to fail
-/// where they are read.
+/// string or the sub-Variant; a struct or list type fails on a value of
+/// another kind, and on its fields' or elements' failures.
 pub(crate) fn can_fail(as_type: &ShreddingSchema) -> bool {
-    !matches!(
-        as_type,
-        ShreddingSchema::Variant
-            | ShreddingSchema::String
-            | ShreddingSchema::Object(_)
-            | ShreddingSchema::Array(_)
-    )
+    !matches!(as_type, ShreddingSchema::Variant | ShreddingSchema::String)
 }
 
 impl ScalarUDFImpl for VariantGet {

@@ -2032,6 +2032,52 @@ async fn a_value_that_does_not_convert_fails_only_a_row_the_query_keeps() {
     );
 }
 
+/// A struct or list type's field or element that does not convert fails
+/// only a row the query keeps, as a scalar type's value does (the whole
+/// query failed; a probe against Spark 4.3 found it).
+#[tokio::test]
+async fn a_struct_or_list_whose_field_does_not_convert_fails_only_a_row_the_query_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.parquet");
+    let rows = "{\"id\":0,\"o\":{\"x\":\"2024-03-01\"},\"l\":[1,\"z\"]}\n\
+                {\"id\":1,\"o\":{\"x\":5,\"y\":\"two\"},\"l\":[5]}\n\
+                {\"id\":2,\"o\":\"text\",\"l\":7}\n";
+    encode(
+        &mut rows.as_bytes(),
+        &path,
+        &EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let file = path.display();
+    for (get, expected) in [
+        (
+            "variant_get(v, '$.o', 'struct<x:int,y:string>')",
+            "{x: 5, y: two}",
+        ),
+        ("variant_get(v, '$.l', 'array<int>')", "[5]"),
+    ] {
+        let sql =
+            format!("SELECT {get} AS r FROM '{file}' WHERE variant_get(v, '$.id', 'int') = 1");
+        let shown = text(&query(&ctx, &sql).await);
+        assert!(shown.contains(&format!("| {expected} |")), "{sql}\n{shown}");
+        // Every row read: the first fails, naming its row and path.
+        let all = format!("SELECT {get} AS r FROM '{file}'");
+        let failed = run_failure(&ctx, &all).await;
+        assert!(
+            failed.contains("conversion failed at row 0: $"),
+            "{all}: {failed}"
+        );
+    }
+    // A value of another kind fails its row too (row 2 alone).
+    let sql = format!(
+        "SELECT variant_get(v, '$.o', 'struct<x:int>') FROM '{file}' WHERE variant_get(v, '$.id', 'int') >= 1"
+    );
+    let failed = run_failure(&ctx, &sql).await;
+    assert!(failed.contains("at row 2: $.o: "), "{failed}");
+}
+
 /// SQL's NULL where a Variant goes is a Variant column of nulls, as Spark
 /// takes it, not a planning error.
 #[tokio::test]
