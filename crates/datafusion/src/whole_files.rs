@@ -454,25 +454,27 @@ impl MadeDirs {
     /// Removes those directories, with those beneath them, where they hold
     /// no file: a failed `COPY` leaves nothing behind.
     fn remove_if_empty(&self) {
-        fn remove(dir: &std::path::Path) {
-            if let Ok(entries) = std::fs::read_dir(dir) {
-                for entry in entries.flatten() {
-                    if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                        remove(&entry.path());
-                    }
-                }
-                // Refused while anything is in it.
-                let _ = std::fs::remove_dir(dir);
-            }
-        }
         for path in lock(&self.0).iter() {
-            remove(path);
+            remove_empty_dirs(path);
         }
     }
 }
 
+/// Removes `dir` and the directories beneath it, where they hold no file.
+pub(crate) fn remove_empty_dirs(dir: &std::path::Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_empty_dirs(&entry.path());
+            }
+        }
+        // Refused while anything is in it.
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
 /// The highest of `dir` and the directories above it that is not there.
-fn highest_missing(dir: &std::path::Path) -> Option<PathBuf> {
+pub(crate) fn highest_missing(dir: &std::path::Path) -> Option<PathBuf> {
     let mut dir = dir.to_path_buf();
     let mut highest = None;
     while !dir.exists() {

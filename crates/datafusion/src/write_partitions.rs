@@ -45,6 +45,7 @@ use vshred::output::{Completion, Output, UndoOnInterrupt, undo_on_interrupt};
 
 use crate::copy::CopyOptions;
 use crate::functions::external;
+use crate::whole_files::{highest_missing, remove_empty_dirs};
 
 /// Writes each partition of its input to its own file in a directory
 /// (see the [module](self)).
@@ -248,11 +249,7 @@ impl CommitFilesExec {
     /// while planning: a failure removes the directories that were missing
     /// then, when left empty.
     pub fn new(input: Arc<dyn ExecutionPlan>, dir: PathBuf, prefix: String) -> CommitFilesExec {
-        let missing = dir
-            .ancestors()
-            .take_while(|d| !d.exists())
-            .last()
-            .map(Path::to_path_buf);
+        let missing = highest_missing(&dir);
         CommitFilesExec::with_missing(input, dir, prefix, missing)
     }
 
@@ -365,6 +362,11 @@ impl ExecutionPlan for CommitFilesExec {
     }
 }
 
+/// The process is being interrupted, the `COPY`'s files removed.
+fn interrupted() -> DataFusionError {
+    DataFusionError::Execution("the COPY was interrupted".into())
+}
+
 /// The tasks' counts add up past a `u64`: a worker's error.
 fn counts_overflow() -> DataFusionError {
     DataFusionError::Execution("a COPY's counts overflow".into())
@@ -435,9 +437,7 @@ impl StagedFiles {
         let mut guard = self.shared.files.lock().unwrap_or_else(|e| e.into_inner());
         // Taken: the process is being interrupted, its files removed.
         let Some(taken) = guard.as_mut() else {
-            return Err(DataFusionError::Execution(
-                "the COPY was interrupted".into(),
-            ));
+            return Err(interrupted());
         };
         for row in 0..batch.num_rows() {
             if staged.is_null(row) {
@@ -470,9 +470,7 @@ impl StagedFiles {
     fn commit(self) -> Result<()> {
         let mut guard = self.shared.files.lock().unwrap_or_else(|e| e.into_inner());
         let Some(files) = guard.take() else {
-            return Err(DataFusionError::Execution(
-                "the COPY was interrupted".into(),
-            ));
+            return Err(interrupted());
         };
         // No rows, no file: nor the directory, as in one process (every
         // task has ended: one round).
@@ -520,11 +518,10 @@ impl Staging {
     /// its file, under its hidden name.
     fn remove(&self, rounds: usize) {
         let mut guard = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(files) = guard.take() else {
+        // The staged files are among the hidden ones swept (`add` checked
+        // their names).
+        if guard.take().is_none() {
             return;
-        };
-        for (staged, _) in &files {
-            let _ = std::fs::remove_file(self.dir.join(staged));
         }
         let hidden = format!(".{}_", self.prefix);
         for round in 1..=rounds {
@@ -533,31 +530,15 @@ impl Staging {
                     let _ = std::fs::remove_file(entry.path());
                 }
             }
-            let gone = self
-                .missing
-                .as_deref()
-                .is_some_and(|missing| self.remove_made_dirs(missing));
+            if let Some(missing) = &self.missing {
+                remove_empty_dirs(missing);
+            }
+            let gone = self.missing.is_some() && !self.dir.exists();
             if gone || round == rounds {
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(25));
         }
-    }
-
-    /// Removes the directories made for this `COPY` from `dir` up to
-    /// `missing`, while empty; whether `dir` is gone.
-    fn remove_made_dirs(&self, missing: &Path) -> bool {
-        for made in self.dir.ancestors() {
-            match std::fs::remove_dir(made) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(_) => return made != self.dir,
-            }
-            if made == missing {
-                break;
-            }
-        }
-        true
     }
 }
 
