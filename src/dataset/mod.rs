@@ -195,9 +195,9 @@ impl DatasetColumns {
 
     /// Adds the columns of `file`: those not seen before, and the type of
     /// those seen, which agrees with it or marks the column's first
-    /// disagreement. Returns the index of each of the file's columns, in
-    /// the file's order.
-    fn add(&mut self, file: &ParquetFile) -> Vec<usize> {
+    /// disagreement. Returns the index of each of the file's columns and
+    /// its type there, in the file's order.
+    fn add(&mut self, file: &ParquetFile) -> Vec<(usize, ColumnType)> {
         let mut indices = Vec::new();
         for (name, column_type) in schema::column_types(file) {
             let at = match self.index.get(&name) {
@@ -215,7 +215,7 @@ impl DatasetColumns {
                             self.disagreements[at] = Some(Disagreement {
                                 seen: self.types[at].clone(),
                                 seen_file: self.type_files[at].clone(),
-                                other: column_type,
+                                other: column_type.clone(),
                                 other_file: file.path().to_path_buf(),
                             });
                         }
@@ -230,14 +230,14 @@ impl DatasetColumns {
                     }
                     self.index.insert(name.clone(), self.all.len());
                     self.all.push(name);
-                    self.types.push(column_type);
+                    self.types.push(column_type.clone());
                     self.files.push(1);
                     self.type_files.push(file.path().to_path_buf());
                     self.disagreements.push(None);
                     self.all.len() - 1
                 }
             };
-            indices.push(at);
+            indices.push((at, column_type));
         }
         indices
     }

@@ -314,14 +314,12 @@ impl Builder {
             .resize_with(self.columns.all.len(), Default::default);
         self.types
             .resize_with(self.columns.all.len(), Default::default);
-        for (&column, (_, column_type)) in columns.iter().zip(column_types(file)) {
+        for (column, column_type) in columns {
             let types = &mut self.types[column];
             match types.iter_mut().find(|(t, _)| *t == column_type) {
                 Some((_, files)) => *files += 1,
                 None => types.push((column_type, 1)),
             }
-        }
-        for column in columns {
             if self.columns.types[column] == ColumnType::Variant {
                 self.add_variant(column, file, &by_leaf);
             }
