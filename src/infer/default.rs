@@ -643,9 +643,10 @@ fn most_valuable(leaves: &[PricedLeaf], max_columns: usize) -> HashSet<Path> {
 /// files too).
 fn one_per_case(names: Vec<&String>, mut rank: impl FnMut(&str) -> (bool, u64)) -> Vec<&String> {
     let ranked: Vec<(bool, u64)> = names.iter().map(|name| rank(name)).collect();
-    let mut best: HashMap<String, usize> = HashMap::new();
-    for (i, name) in names.iter().enumerate() {
-        best.entry(name.to_lowercase())
+    let lower: Vec<String> = names.iter().map(|name| name.to_lowercase()).collect();
+    let mut best: HashMap<&str, usize> = HashMap::new();
+    for (i, folded) in lower.iter().enumerate() {
+        best.entry(folded)
             .and_modify(|b| {
                 if ranked[i] > ranked[*b] {
                     *b = i;
@@ -656,7 +657,7 @@ fn one_per_case(names: Vec<&String>, mut rank: impl FnMut(&str) -> (bool, u64)) 
     names
         .iter()
         .enumerate()
-        .filter(|&(i, name)| ranked[i].0 || best[&name.to_lowercase()] == i)
+        .filter(|&(i, _)| ranked[i].0 || best[lower[i].as_str()] == i)
         .map(|(_, name)| *name)
         .collect()
 }
