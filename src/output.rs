@@ -251,13 +251,7 @@ impl Completion {
     /// Syncs a staged file and renames it over its target (after every
     /// byte was written and flushed).
     pub fn complete(self) -> Result<()> {
-        match self.0 {
-            Some((staged, file)) => {
-                file.sync_all().map_err(|e| Error::io(staged.target(), e))?;
-                staged.persist()
-            }
-            None => Ok(()),
-        }
+        self.synced()?.map_or(Ok(()), Staged::persist)
     }
 
     /// Syncs a staged file and leaves it under its hidden temporary name,
@@ -266,10 +260,15 @@ impl Completion {
     /// every task's file was written. `None` for a stream, written in
     /// place.
     pub fn keep_staged(self) -> Result<Option<PathBuf>> {
+        self.synced()?.map(Staged::keep).transpose()
+    }
+
+    /// The staged file, its bytes synced to disk; `None` for a stream.
+    fn synced(self) -> Result<Option<Staged>> {
         match self.0 {
             Some((staged, file)) => {
                 file.sync_all().map_err(|e| Error::io(staged.target(), e))?;
-                staged.keep().map(Some)
+                Ok(Some(staged))
             }
             None => Ok(None),
         }
