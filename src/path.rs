@@ -162,43 +162,12 @@ impl VariantPath {
 }
 
 /// The character of the escape at the start of `bytes` (a backslash and
-/// what follows: a quote, or a JSON escape such as `\\n` or `\\u0000`, a
-/// surrogate pair two of them), and the bytes it takes.
+/// what follows: a quote, or one of JSON's escapes, `\\n` or `\\u0000`)
+/// and the bytes it takes.
 fn escape(bytes: &[u8]) -> Option<(char, usize)> {
-    let simple = match *bytes.get(1)? {
-        c @ (b'\\' | b'\'' | b'"' | b'/') => c as char,
-        b'n' => '\n',
-        b't' => '\t',
-        b'r' => '\r',
-        b'b' => '\u{8}',
-        b'f' => '\u{c}',
-        b'u' => return unicode_escape(bytes),
-        _ => return None,
-    };
-    Some((simple, 2))
-}
-
-/// The character of a JSON `\\uXXXX` escape at the start of `bytes` (a
-/// surrogate pair: two of them), and the bytes it takes.
-fn unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
-    let unit = |at: usize| -> Option<u32> {
-        let hex = bytes.get(at..at + 6)?;
-        if &hex[..2] != b"\\u" {
-            return None;
-        }
-        if !hex[2..].iter().all(u8::is_ascii_hexdigit) {
-            return None;
-        }
-        u32::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
-    };
-    let first = unit(0)?;
-    match first {
-        0xD800..=0xDBFF => {
-            let low = unit(6).filter(|u| (0xDC00..=0xDFFF).contains(u))?;
-            let c = 0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00);
-            Some((char::from_u32(c)?, 12))
-        }
-        _ => Some((char::from_u32(first)?, 6)),
+    match bytes.get(1) {
+        Some(b'\'') => Some(('\'', 2)),
+        _ => crate::json::decode_escape(bytes).ok(),
     }
 }
 

@@ -18,6 +18,6 @@ pub use from_variant::{variant_to_json_string, write_json};
 pub use lines::UTF8_BOM;
 pub use lines::{JsonLine, JsonLines};
 pub use reader::{InexactNumbers, JsonNumber};
-pub(crate) use reader::{JsonReader, Peek};
+pub(crate) use reader::{JsonReader, Peek, decode_escape};
 pub(crate) use to_variant::duplicate_key_error;
 pub use to_variant::{JsonParser, json_to_variant};

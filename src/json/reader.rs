@@ -476,24 +476,10 @@ impl<'a> JsonReader<'a> {
                     return Ok(());
                 }
                 Some(b'\\') => {
-                    let c = match text.get(self.pos + 1) {
-                        Some(b'"') => '"',
-                        Some(b'\\') => '\\',
-                        Some(b'/') => '/',
-                        Some(b'b') => '\u{8}',
-                        Some(b'f') => '\u{c}',
-                        Some(b'n') => '\n',
-                        Some(b'r') => '\r',
-                        Some(b't') => '\t',
-                        Some(b'u') => {
-                            let c = self.unicode_escape()?;
-                            self.scratch.push(c);
-                            continue;
-                        }
-                        _ => return Err(self.error_at(self.pos, "invalid escape in string")),
-                    };
+                    let (c, len) = decode_escape(&text[self.pos..])
+                        .map_err(|(at, what)| self.error_at(self.pos + at, what))?;
                     self.scratch.push(c);
-                    self.pos += 2;
+                    self.pos += len;
                 }
                 Some(&b) if b < 0x20 => {
                     return Err(
@@ -510,40 +496,6 @@ impl<'a> JsonReader<'a> {
                 None => return Err(self.error_at(self.pos, "unterminated string")),
             }
         }
-    }
-
-    /// Decodes `\uXXXX` (and its low surrogate, for a pair) at `pos`.
-    fn unicode_escape(&mut self) -> Result<char> {
-        let at = self.pos;
-        let high = self.hex4(at + 2)?;
-        self.pos = at + 6;
-        let code = if (0xD800..0xDC00).contains(&high) {
-            if self.text.get(self.pos..self.pos + 2) != Some(b"\\u") {
-                return Err(self.error_at(at, "unpaired surrogate in \\u escape"));
-            }
-            let low = self.hex4(self.pos + 2)?;
-            if !(0xDC00..0xE000).contains(&low) {
-                return Err(self.error_at(self.pos, "invalid low surrogate in \\u escape"));
-            }
-            self.pos += 6;
-            0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-        } else {
-            high
-        };
-        char::from_u32(code).ok_or_else(|| self.error_at(at, "unpaired surrogate in \\u escape"))
-    }
-
-    fn hex4(&self, at: usize) -> Result<u32> {
-        let digits = self
-            .text
-            .get(at..at + 4)
-            .ok_or_else(|| self.error_at(at, "truncated \\u escape"))?;
-        digits.iter().try_fold(0u32, |acc, &d| {
-            let v = (d as char)
-                .to_digit(16)
-                .ok_or_else(|| self.error_at(at, "invalid hex digit in \\u escape"))?;
-            Ok(acc * 16 + v)
-        })
     }
 
     /// Consumes a number that `peek` announced and classifies it.
@@ -792,6 +744,60 @@ fn digits_u128<'d>(digits: impl Iterator<Item = &'d u8>) -> u128 {
 /// At most 38 digits and scale <= 38 were checked by the caller.
 fn decimal(unscaled: i128, scale: u8) -> VariantDecimal {
     VariantDecimal::try_new(unscaled, scale).unwrap_or(VariantDecimal::from(0))
+}
+
+/// The character of the JSON escape at the start of `bytes` (a backslash
+/// and what follows; a surrogate pair is two `\\u` escapes) and the bytes
+/// it takes; or where in `bytes` it goes wrong, and how.
+pub(crate) fn decode_escape(
+    bytes: &[u8],
+) -> std::result::Result<(char, usize), (usize, &'static str)> {
+    let c = match bytes.get(1) {
+        Some(b'"') => '"',
+        Some(b'\\') => '\\',
+        Some(b'/') => '/',
+        Some(b'b') => '\u{8}',
+        Some(b'f') => '\u{c}',
+        Some(b'n') => '\n',
+        Some(b'r') => '\r',
+        Some(b't') => '\t',
+        Some(b'u') => return unicode_escape(bytes),
+        _ => return Err((0, "invalid escape in string")),
+    };
+    Ok((c, 2))
+}
+
+/// Decodes `\\uXXXX` (and its low surrogate, for a pair) at the start of
+/// `bytes`.
+fn unicode_escape(bytes: &[u8]) -> std::result::Result<(char, usize), (usize, &'static str)> {
+    let high = hex4(bytes, 2)?;
+    let code = if (0xD800..0xDC00).contains(&high) {
+        if bytes.get(6..8) != Some(b"\\u") {
+            return Err((0, "unpaired surrogate in \\u escape"));
+        }
+        let low = hex4(bytes, 8)?;
+        if !(0xDC00..0xE000).contains(&low) {
+            return Err((6, "invalid low surrogate in \\u escape"));
+        }
+        0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+    } else {
+        high
+    };
+    let len = if code > 0xFFFF { 12 } else { 6 };
+    char::from_u32(code)
+        .map(|c| (c, len))
+        .ok_or((0, "unpaired surrogate in \\u escape"))
+}
+
+/// The four hex digits at `at` in `bytes`.
+fn hex4(bytes: &[u8], at: usize) -> std::result::Result<u32, (usize, &'static str)> {
+    let digits = bytes.get(at..at + 4).ok_or((at, "truncated \\u escape"))?;
+    digits.iter().try_fold(0u32, |acc, &d| {
+        let v = (d as char)
+            .to_digit(16)
+            .ok_or((at, "invalid hex digit in \\u escape"))?;
+        Ok(acc * 16 + v)
+    })
 }
 
 #[cfg(test)]
