@@ -133,21 +133,27 @@ impl NamedWorker {
     }
 }
 
-/// The status of a connection refused, reset or closed (tonic's
-/// transport's error, or `Unavailable`), unless it names a worker already.
-fn unreachable_status(e: &DataFusionError) -> Option<&tonic::Status> {
-    let DataFusionError::External(inner) = e else {
-        return None;
-    };
-    let transport = |s: &tonic::Status| {
-        std::iter::successors(std::error::Error::source(s), |e| e.source())
+/// Whether `status` is a connection refused, reset or closed (tonic's
+/// transport's error, or `Unavailable`).
+fn is_unreachable(status: &tonic::Status) -> bool {
+    status.code() == tonic::Code::Unavailable
+        || std::iter::successors(std::error::Error::source(status), |e| e.source())
             .any(|e| e.is::<tonic::transport::Error>())
-    };
-    inner.downcast_ref::<tonic::Status>().filter(|s| {
-        (s.code() == tonic::Code::Unavailable || transport(s))
-            && !s.message().starts_with("worker ")
-    })
 }
+
+/// A worker that stopped answering, as [`lost`] words it: a status's own
+/// text leads with its code (`code: 'The service is currently
+/// unavailable', message: "..."`), which says nothing more.
+#[derive(Debug)]
+struct WorkerLost(String);
+
+impl std::fmt::Display for WorkerLost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for WorkerLost {}
 
 #[async_trait]
 impl WorkerChannel for NamedWorker {
@@ -204,10 +210,19 @@ impl WorkerChannel for NamedWorker {
 
 /// `e`, named as the worker at `url`'s if it is a connection's failure.
 fn name_unreachable(url: &str, e: DataFusionError) -> DataFusionError {
-    match unreachable_status(&e) {
-        Some(status) => DataFusionError::External(Box::new(lost(url, status))),
-        None => e,
-    }
+    let DataFusionError::External(inner) = &e else {
+        return e;
+    };
+    let Some(status) = inner.downcast_ref::<tonic::Status>() else {
+        return e;
+    };
+    let lost = match status.message().starts_with("worker ") {
+        // Named by the channel already ([`lost`]).
+        true if status.code() == tonic::Code::Unavailable => status.message().to_string(),
+        false if is_unreachable(status) => lost(url, status).message().to_string(),
+        _ => return e,
+    };
+    DataFusionError::External(Box::new(WorkerLost(lost)))
 }
 
 /// The workers named on the command line.
@@ -343,15 +358,29 @@ mod tests {
         let refused =
             || DataFusionError::External(Box::new(tonic::Status::unavailable("tcp connect error")));
         let named = name_unreachable("http://127.0.0.1:7412/", refused());
-        assert!(
-            named
-                .to_string()
-                .contains("\"worker http://127.0.0.1:7412/ stopped answering: tcp connect error\""),
-            "{named}"
+        let DataFusionError::External(lost) = &named else {
+            panic!("{named}")
+        };
+        assert_eq!(
+            lost.to_string(),
+            "worker http://127.0.0.1:7412/ stopped answering: tcp connect error"
         );
-        // Named once, not again by another layer; other errors as they are.
+        // Named once, not again by another layer, whether as the channel
+        // names it or as here; other errors as they are.
         let again = name_unreachable("http://127.0.0.1:7413/", named);
         assert!(again.to_string().contains("7412"), "{again}");
+        let by_the_channel = DataFusionError::External(Box::new(super::lost(
+            "http://127.0.0.1:7412/",
+            &tonic::Status::unavailable("broken pipe"),
+        )));
+        let named = name_unreachable("http://127.0.0.1:7413/", by_the_channel);
+        let DataFusionError::External(lost) = &named else {
+            panic!("{named}")
+        };
+        assert_eq!(
+            lost.to_string(),
+            "worker http://127.0.0.1:7412/ stopped answering: broken pipe"
+        );
         let other = DataFusionError::External(Box::new(tonic::Status::internal("no")));
         assert_eq!(
             name_unreachable("http://127.0.0.1:7412/", other).to_string(),
