@@ -144,6 +144,14 @@ impl StoreFiles {
         let Some(url) = store_url(location) else {
             return Ok(None);
         };
+        // `file://data/x` reads `data` as a host: say so, not that file://
+        // is not read.
+        let as_url: &Url = url.as_ref();
+        if let Some(host) = as_url.host_str().filter(|_| as_url.scheme() == "file") {
+            return plan_err!(
+                "{location} names the host {host:?}: a file:// URL takes an absolute path                  after its two slashes (file:///data/x); a relative path is given without file://"
+            );
+        }
         // DataFusion's own error calls this a bug of its own.
         let Ok(store) = runtime.object_store(&url) else {
             let ours = match cfg!(feature = "s3") {

@@ -153,6 +153,10 @@ async fn a_missing_or_corrupt_object_is_an_error_naming_its_url() {
             "gs://nobody/x.parquet",
             "no object store for gs://nobody/: vshred reads",
         ),
+        (
+            "file://testdata/x.parquet",
+            "file://testdata/x.parquet names the host \"testdata\": a file:// URL takes an absolute path",
+        ),
     ] {
         let e = try_query(&ctx, &format!("SELECT count(*) FROM '{url}'"))
             .await
