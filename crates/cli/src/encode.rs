@@ -414,7 +414,8 @@ pub(crate) fn run_roundtrip(input: &Path, json: &JsonArgs, sizes: bool) -> Resul
     let mut line_out = Vec::new();
     let (mut inexact, mut first_inexact) = (0u64, None);
     for line in JsonLines::new(&text) {
-        builder.start_row();
+        // Each line its own Variant: its metadata holds its own names alone.
+        builder.reset();
         let n = parser
             .parse(line.text, &mut builder)
             .map_err(|e| line.locate(e))

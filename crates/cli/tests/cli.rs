@@ -23,12 +23,13 @@ fn roundtrip_prints_each_line_as_the_variant_keeps_it() {
 }
 
 #[test]
-fn roundtrip_sizes_prints_metadata_and_value_lengths() {
-    let out = vshred(&["roundtrip", "--sizes", "-"], b"{\"a\":1}\n");
+fn roundtrip_sizes_prints_each_lines_own_metadata_and_value_lengths() {
+    let out = vshred(&["roundtrip", "--sizes", "-"], b"{\"a\":1}\n[1]\n");
     assert!(out.status.success(), "{}", stderr(&out));
     // metadata: header, size, 2 offsets, "a"; value: header, count, id,
-    // 2 offsets, int8 (2 bytes).
-    assert_eq!(stdout(&out), "5\t7\n");
+    // 2 offsets, int8 (2 bytes). The array's metadata holds no name of
+    // the line before: header, size 0, one offset.
+    assert_eq!(stdout(&out), "5\t7\n3\t6\n");
 }
 
 #[test]
