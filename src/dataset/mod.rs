@@ -50,6 +50,7 @@ use crate::parquet::{
     Footer, GetRequest, Layouts, ParquetFile, Projected, Projection, ReadStats, ScanOptions,
     ScanPlan, get_of_batch, json_lines_of_batch, run_ordered,
 };
+use crate::path::{PathSegment, VariantPath};
 use crate::predicate::{Operand, Predicate};
 use crate::variant::Kind;
 use hive::{HiveColumns, HiveValues};
@@ -927,8 +928,22 @@ impl Dataset {
         let known = &self.footers(options)?.columns;
         self.check_columns(known, with.iter().map(String::as_str))?;
         if let Some(filter) = &request.filter {
-            let names = filter.operands().into_iter().filter_map(Operand::column);
-            self.check_columns(known, names)?;
+            for name in filter.operands().into_iter().filter_map(Operand::column) {
+                self.check_columns(known, [name]).map_err(|e| {
+                    // `id == 1` where `$.id == 1` was meant.
+                    match known.variants.as_slice() {
+                        [variant] if !known.all.iter().any(|c| c == name) => Error::new(
+                            e.kind(),
+                            format!(
+                                "{}; a field of the Variant column {variant:?} is named by its path: {}",
+                                e.message(),
+                                VariantPath::new(vec![PathSegment::Field(name.into())])
+                            ),
+                        ),
+                        _ => e,
+                    }
+                })?;
+            }
         }
         // By the dataset's types: a file without the column converts none.
         let request = &request.with_instant_columns(&|name| known.plain_type(name))?;

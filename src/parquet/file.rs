@@ -757,6 +757,10 @@ fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
     if length >= 12 && head && magic_at(length - 4) {
         return Ok(());
     }
+    let size = match length {
+        1 => "1 byte".to_string(),
+        n => format!("{n} bytes"),
+    };
     let why = if length == 0 {
         "the file is empty".to_string()
     } else if head {
@@ -766,10 +770,10 @@ fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
         .is_ok_and(|b| matches!(b.first(), Some(b'{' | b'[')))
     {
         format!(
-            "it does not start with the PAR1 magic bytes ({length} bytes) but as JSON text (`vshred encode` makes Parquet of JSON lines)"
+            "it does not start with the PAR1 magic bytes ({size}) but as JSON text (`vshred encode` makes Parquet of JSON lines)"
         )
     } else {
-        format!("it does not start with the PAR1 magic bytes ({length} bytes)")
+        format!("it does not start with the PAR1 magic bytes ({size})")
     };
     Err(Error::new(
         ErrorKind::Parquet,

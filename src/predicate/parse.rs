@@ -282,9 +282,10 @@ impl<'t> Parser<'t> {
             None => 0,
         };
         if len == 0 {
-            return Err(
-                self.error("expected a JSON literal: a number, a string, true, false or null")
-            );
+            return Err(self.error(match rest.starts_with('\'') {
+                true => "a string literal takes double quotes, as in JSON: \"text\"",
+                false => "expected a JSON literal: a number, a string, true, false or null",
+            }));
         }
         let text = &rest[..len];
         let (m, v) = json_to_variant(text.as_bytes()).map_err(|e| {
@@ -471,6 +472,10 @@ mod tests {
                 "no Variant value holds the literal 0.12345678901234567890123456789012345678901 (number with",
             ),
             ("$.a == [1]", "expected a JSON literal"),
+            (
+                "$.a == 'x'",
+                "at character 8: a string literal takes double quotes",
+            ),
             ("$. == 1", "expected a field name"),
             ("$.a < null", "null has no order"),
             ("$.a in (1, null)", "use 'is null'"),

@@ -627,7 +627,7 @@ fn filters_take_and_or_not_in_null_and_ordinary_columns() {
     fails_with(
         dir.path(),
         &["get", "f.parquet", "$.delay", "--where", "nope == 1"],
-        "no column \"nope\"",
+        "no column \"nope\" in the file (it has: id, v); a field of the Variant column \"v\" is named by its path: $.nope",
     );
 }
 
