@@ -401,7 +401,9 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec]) -> Result<Vec<String>> 
                     crate::path::PathSegment::Index(_) => None,
                 };
                 let Some((name, next)) = next else {
-                    return Err(fail(format!("not shredded in {column} (layout {schema})")));
+                    return Err(fail(format!(
+                        "not shredded in {column} (layout {schema}): `auto` types such a path only where the sampled lines give it values of one type"
+                    )));
                 };
                 fields.push(name.as_str());
                 slot = next;
