@@ -18,7 +18,10 @@
 //! ([`ExecutionPlan::try_swapping_with_projection`]): DataFusion moves such
 //! calls down to the scan (they are marked cheap, see
 //! [`crate::functions`]), so a query touching `v` only through
-//! `variant_get` never reads the whole Variant column.
+//! `variant_get` never reads the whole Variant column. A function of such
+//! a call, its other arguments constants (`to_json(variant_get(v,
+//! '$.user'))`), stays in a projection above the scan, over the call's
+//! output.
 //!
 //! A hash join's dynamic filter (the keys of its build side, as bounds and
 //! an `IN` list) is kept by the scan and read when the scan starts, which
@@ -58,7 +61,7 @@ use vshred::get::OnFailure;
 use vshred::parquet::{Projected, Projection, ScanOptions, is_variant_field};
 
 use crate::filter::runtime_predicate;
-use crate::functions::{RaiseVariantFailure, ToJson, VariantGet, external, path_and_type};
+use crate::functions::{ToJson, VariantGet, external, path_and_type};
 
 /// A scan of a [`Dataset`] by a [`Projection`].
 /// The dataset is shown by its number of files.
@@ -503,9 +506,11 @@ impl ExecutionPlan for VariantScanExec {
     ) -> Result<Option<Arc<dyn ExecutionPlan>>> {
         let mut outputs = Vec::with_capacity(projection.expr().len());
         let mut fields = Vec::with_capacity(projection.expr().len());
-        // `raise_variant_failure(x)` of an `x` the scan computes stays above
-        // it, over the scan's `x`.
-        let mut raised = Vec::new();
+        // A function of an `x` the scan computes, its other arguments
+        // constants, stays above the scan, over the scan's `x`:
+        // `raise_variant_failure(x)`, and `to_json(variant_get(v, '$.user'))`,
+        // whose scan would otherwise read every leaf of `v`.
+        let mut above = Vec::new();
         for (i, expr) in projection.expr().iter().enumerate() {
             if let Some(output) = self.absorb(&expr.expr) {
                 outputs.push((expr.alias.clone(), output));
@@ -515,20 +520,19 @@ impl ExecutionPlan for VariantScanExec {
             let Some(call) = expr.expr.downcast_ref::<ScalarFunctionExpr>() else {
                 return Ok(None);
             };
-            let Some(inner) = call
-                .args()
-                .first()
-                .filter(|_| call.fun().inner().is::<RaiseVariantFailure>())
-            else {
+            let Some((inner, constants)) = call.args().split_first() else {
                 return Ok(None);
             };
+            if !constants.iter().all(|a| a.is::<Literal>()) {
+                return Ok(None);
+            }
             let Some(output) = self.absorb(inner) else {
                 return Ok(None);
             };
             outputs.push((expr.alias.clone(), output));
             let field = inner.return_field(&self.schema)?;
             fields.push(field.as_ref().clone().with_name(&expr.alias));
-            raised.push(i);
+            above.push(i);
         }
         // Runtime filters are over the old outputs: not carried over (the
         // filters are pushed after projections are).
@@ -542,7 +546,7 @@ impl ExecutionPlan for VariantScanExec {
             projection.schema().metadata().clone(),
         ));
         let scan: Arc<dyn ExecutionPlan> = Arc::new(self.with_projection(absorbed, schema));
-        if raised.is_empty() {
+        if above.is_empty() {
             return Ok(Some(scan));
         }
         let exprs = projection
@@ -551,8 +555,17 @@ impl ExecutionPlan for VariantScanExec {
             .enumerate()
             .map(|(i, expr)| {
                 let column: Arc<dyn PhysicalExpr> = Arc::new(Column::new(&expr.alias, i));
-                let expr_above = match raised.contains(&i) {
-                    true => expr.expr.clone().with_new_children(vec![column])?,
+                let expr_above = match above.contains(&i) {
+                    true => {
+                        let mut arguments = expr
+                            .expr
+                            .children()
+                            .into_iter()
+                            .cloned()
+                            .collect::<Vec<_>>();
+                        arguments[0] = column;
+                        expr.expr.clone().with_new_children(arguments)?
+                    }
                     false => column,
                 };
                 Ok(ProjectionExpr::new(expr_above, expr.alias.clone()))

@@ -770,6 +770,53 @@ async fn to_json_of_a_column_is_rendered_by_the_scan() {
     assert!(a > 3000 * 20, "{a}");
 }
 
+/// A function of a path, its other arguments constants, runs over the
+/// scan's output of that path: the scan reads the path's leaves alone, not
+/// every leaf of `v` (`to_json(v:n)` read the whole Variant).
+#[tokio::test]
+async fn a_function_of_a_path_reads_the_paths_leaves_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, lines) = seed_file(dir.path(), 3000);
+    let ctx = vshred_datafusion::context(Default::default());
+    let of = |select: &str| format!("SELECT {select} AS x FROM '{}' ORDER BY id", file.display());
+    let n = |i: usize| format!(r#"{{"a":{}}}"#, i % 3);
+    let a = |i: usize| (i % 3).to_string();
+    for (select, expected) in [
+        (
+            "to_json(variant_get(v, '$.n'))",
+            &n as &dyn Fn(usize) -> String,
+        ),
+        ("coalesce(variant_get(v, '$.n.a', 'bigint'), -1)", &a),
+    ] {
+        let plan = text(&query(&ctx, &format!("EXPLAIN {}", of(select))).await);
+        let scan = plan
+            .lines()
+            .find(|l| l.contains("VariantScanExec"))
+            .unwrap();
+        let whole_v = ["[v,", "[v]", ", v,", ", v]"];
+        assert!(
+            !whole_v.iter().any(|v| scan.contains(v)),
+            "{select}: {scan}"
+        );
+        assert!(scan.contains("outputs=[v:$."), "{select}: {scan}");
+        let rows = query(&ctx, &of(select)).await;
+        let texts: Vec<String> = rows
+            .iter()
+            .flat_map(|b| {
+                let column = arrow::compute::cast(b.column(0), &DataType::Utf8).unwrap();
+                let column = column.as_string::<i32>().clone();
+                (0..column.len()).map(move |i| column.value(i).to_string())
+            })
+            .collect();
+        let want: Vec<String> = (0..lines.len()).map(expected).collect();
+        assert_eq!(texts, want, "{select}");
+    }
+    // Reading `$.n` alone is a fraction of reading `v` whole.
+    let path = bytes_read(&ctx, &of("to_json(variant_get(v, '$.n'))")).await;
+    let whole = bytes_read(&ctx, &of("to_json(v)")).await;
+    assert!(path * 2.0 < whole, "{path} against {whole}");
+}
+
 /// `to_json` of a struct, a list or a map, as Spark's: objects and arrays,
 /// the Variants in them as their JSON, a struct's SQL-null fields left out
 /// (a Variant null is a value); of a file's struct column too,
