@@ -200,6 +200,36 @@ impl VariantScanExec {
     /// The output of `expr` (over this scan's output), if the scan can
     /// compute it itself: a column, or `variant_get` of a Variant column
     /// with a constant path and type.
+    /// `expr` over the scan's outputs once the parts of it the scan can
+    /// compute ([`absorb`](Self::absorb)) are added to `outputs`, named
+    /// after `alias`; `None` if it reads a column outside such a part. What
+    /// is computed over a path stays above the scan, which reads the path
+    /// alone: `raise_variant_failure(x)`, `to_json(variant_get(v,
+    /// '$.user'))`, `abs(variant_get(v, '$.n', 'int'))`.
+    fn over_outputs(
+        &self,
+        expr: &Arc<dyn PhysicalExpr>,
+        alias: &str,
+        outputs: &mut Outputs,
+    ) -> Result<Option<Arc<dyn PhysicalExpr>>> {
+        if let Some(output) = self.absorb(expr) {
+            let field = expr.return_field(&self.schema)?.as_ref().clone();
+            return Ok(Some(outputs.add(alias, output, field)));
+        }
+        let children = expr.children();
+        if children.is_empty() {
+            return Ok(expr.is::<Literal>().then(|| expr.clone()));
+        }
+        let mut over = Vec::with_capacity(children.len());
+        for child in children {
+            match self.over_outputs(child, alias, outputs)? {
+                Some(child) => over.push(child),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(expr.clone().with_new_children(over)?))
+    }
+
     fn absorb(&self, expr: &Arc<dyn PhysicalExpr>) -> Option<Projected> {
         let output = |expr: &Arc<dyn PhysicalExpr>| {
             let column = expr.downcast_ref::<Column>()?;
@@ -235,6 +265,36 @@ impl VariantScanExec {
             as_type,
             on_failure: get.on_failure(),
         })
+    }
+}
+
+/// The outputs of a scan that absorbs a projection, and their fields.
+#[derive(Default)]
+struct Outputs {
+    outputs: Vec<(String, Projected)>,
+    fields: Vec<arrow::datatypes::Field>,
+}
+
+impl Outputs {
+    /// The column of `output`, added under `name` (made unique) unless an
+    /// output computes it already.
+    fn add(
+        &mut self,
+        name: &str,
+        output: Projected,
+        field: arrow::datatypes::Field,
+    ) -> Arc<dyn PhysicalExpr> {
+        if let Some(i) = self.outputs.iter().position(|(_, o)| *o == output) {
+            return Arc::new(Column::new(&self.outputs[i].0, i));
+        }
+        let mut unique = name.to_string();
+        while self.outputs.iter().any(|(n, _)| *n == unique) {
+            unique = format!("{name}#{}", self.outputs.len());
+        }
+        let column = Arc::new(Column::new(&unique, self.outputs.len()));
+        self.fields.push(field.with_name(&unique));
+        self.outputs.push((unique, output));
+        column
     }
 }
 
@@ -504,36 +564,24 @@ impl ExecutionPlan for VariantScanExec {
         &self,
         projection: &ProjectionExec,
     ) -> Result<Option<Arc<dyn ExecutionPlan>>> {
-        let mut outputs = Vec::with_capacity(projection.expr().len());
-        let mut fields = Vec::with_capacity(projection.expr().len());
-        // A function of an `x` the scan computes, its other arguments
-        // constants, stays above the scan, over the scan's `x`:
-        // `raise_variant_failure(x)`, and `to_json(variant_get(v, '$.user'))`,
-        // whose scan would otherwise read every leaf of `v`.
-        let mut above = Vec::new();
+        let mut outputs = Outputs::default();
+        // Each expression over the scan's new outputs.
+        let mut above = Vec::with_capacity(projection.expr().len());
         for (i, expr) in projection.expr().iter().enumerate() {
             if let Some(output) = self.absorb(&expr.expr) {
-                outputs.push((expr.alias.clone(), output));
-                fields.push(projection.schema().field(i).clone());
+                let field = projection.schema().field(i).clone();
+                above.push(outputs.add(&expr.alias, output, field));
                 continue;
             }
-            let Some(call) = expr.expr.downcast_ref::<ScalarFunctionExpr>() else {
-                return Ok(None);
-            };
-            let Some((inner, constants)) = call.args().split_first() else {
-                return Ok(None);
-            };
-            if !constants.iter().all(|a| a.is::<Literal>()) {
-                return Ok(None);
+            match self.over_outputs(&expr.expr, &expr.alias, &mut outputs)? {
+                Some(expr) => above.push(expr),
+                None => return Ok(None),
             }
-            let Some(output) = self.absorb(inner) else {
-                return Ok(None);
-            };
-            outputs.push((expr.alias.clone(), output));
-            let field = inner.return_field(&self.schema)?;
-            fields.push(field.as_ref().clone().with_name(&expr.alias));
-            above.push(i);
         }
+        if outputs.outputs.is_empty() {
+            return Ok(None);
+        }
+        let Outputs { outputs, fields } = outputs;
         // Runtime filters are over the old outputs: not carried over (the
         // filters are pushed after projections are).
         let absorbed = Projection {
@@ -546,31 +594,20 @@ impl ExecutionPlan for VariantScanExec {
             projection.schema().metadata().clone(),
         ));
         let scan: Arc<dyn ExecutionPlan> = Arc::new(self.with_projection(absorbed, schema));
-        if above.is_empty() {
-            return Ok(Some(scan));
-        }
-        let exprs = projection
-            .expr()
+        // Only the scan, when each expression is one of its outputs.
+        let outputs_alone = above
             .iter()
             .enumerate()
-            .map(|(i, expr)| {
-                let column: Arc<dyn PhysicalExpr> = Arc::new(Column::new(&expr.alias, i));
-                let expr_above = match above.contains(&i) {
-                    true => {
-                        let mut arguments = expr
-                            .expr
-                            .children()
-                            .into_iter()
-                            .cloned()
-                            .collect::<Vec<_>>();
-                        arguments[0] = column;
-                        expr.expr.clone().with_new_children(arguments)?
-                    }
-                    false => column,
-                };
-                Ok(ProjectionExpr::new(expr_above, expr.alias.clone()))
-            })
-            .collect::<Result<Vec<_>>>()?;
+            .all(|(i, e)| e.downcast_ref::<Column>().is_some_and(|c| c.index() == i))
+            && above.len() == scan.schema().fields().len();
+        if outputs_alone {
+            return Ok(Some(scan));
+        }
+        let exprs = above
+            .into_iter()
+            .zip(projection.expr())
+            .map(|(expr, p)| ProjectionExpr::new(expr, p.alias.clone()))
+            .collect::<Vec<_>>();
         Ok(Some(Arc::new(ProjectionExec::try_new(exprs, scan)?)))
     }
 

@@ -787,6 +787,8 @@ async fn a_function_of_a_path_reads_the_paths_leaves_alone() {
             &n as &dyn Fn(usize) -> String,
         ),
         ("coalesce(variant_get(v, '$.n.a', 'bigint'), -1)", &a),
+        ("abs(variant_get(v, '$.n.a', 'int'))", &a),
+        ("lower(to_json(variant_get(v, '$.n')))", &n),
     ] {
         let plan = text(&query(&ctx, &format!("EXPLAIN {}", of(select))).await);
         let scan = plan
@@ -1940,8 +1942,9 @@ async fn variant_explode_gives_rows_of_a_constant_in_from_and_of_a_column_throug
 }
 
 /// A value that does not convert is named by the row of its file where
-/// the scan reads the path; a function run on a batch, which does not
-/// know where the batch came from, names no row rather than the batch's.
+/// the scan reads the path, also under a computation over it; a function
+/// run on a batch, which does not know where the batch came from (a path
+/// of a Variant the query computed), names no row rather than the batch's.
 #[tokio::test]
 async fn errors_name_the_files_row_or_none() {
     let dir = tempfile::tempdir().unwrap();
@@ -1983,14 +1986,24 @@ async fn errors_name_the_files_row_or_none() {
             path.display()
         )
     );
-    let computed = fails(format!(
+    // Under a computation over it too, which stays above the scan.
+    let under = fails(format!(
         "SELECT variant_get(v, '$.x', 'int') + 1 FROM '{}'",
         path.display()
     ))
     .await;
     assert_eq!(
+        vshred_datafusion::functions::error_message(&under),
+        vshred_datafusion::functions::error_message(&scanned)
+    );
+    let computed = fails(format!(
+        "SELECT variant_get(variant_get(v, '$.x'), '$', 'int') FROM '{}'",
+        path.display()
+    ))
+    .await;
+    assert_eq!(
         vshred_datafusion::functions::error_message(&computed),
-        "conversion failed: $.x: \"abc\" does not convert to int32 (try_variant_get or TRY_CAST \
+        "conversion failed: $: \"abc\" does not convert to int32 (try_variant_get or TRY_CAST \
          gives null instead)"
     );
 }
