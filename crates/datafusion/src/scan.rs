@@ -18,10 +18,10 @@
 //! ([`ExecutionPlan::try_swapping_with_projection`]): DataFusion moves such
 //! calls down to the scan (they are marked cheap, see
 //! [`crate::functions`]), so a query touching `v` only through
-//! `variant_get` never reads the whole Variant column. A function of such
-//! a call, its other arguments constants (`to_json(variant_get(v,
-//! '$.user'))`), stays in a projection above the scan, over the call's
-//! output.
+//! `variant_get` never reads the whole Variant column. An expression over
+//! such calls (`to_json(variant_get(v, '$.user'))`, `variant_get(v, '$.n',
+//! 'int') + 1`) stays in a projection above the scan, over the calls'
+//! outputs.
 //!
 //! A hash join's dynamic filter (the keys of its build side, as bounds and
 //! an `IN` list) is kept by the scan and read when the scan starts, which
