@@ -288,8 +288,11 @@ impl Outputs {
             return Arc::new(Column::new(&self.outputs[i].0, i));
         }
         let mut unique = name.to_string();
-        while self.outputs.iter().any(|(n, _)| *n == unique) {
-            unique = format!("{name}#{}", self.outputs.len());
+        for k in self.outputs.len().. {
+            if !self.outputs.iter().any(|(n, _)| *n == unique) {
+                break;
+            }
+            unique = format!("{name}#{k}");
         }
         let column = Arc::new(Column::new(&unique, self.outputs.len()));
         self.fields.push(field.with_name(&unique));

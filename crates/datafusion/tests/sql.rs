@@ -813,6 +813,17 @@ async fn a_function_of_a_path_reads_the_paths_leaves_alone() {
         let want: Vec<String> = (0..lines.len()).map(expected).collect();
         assert_eq!(texts, want, "{select}");
     }
+    // Parts of one expression are named after its alias, apart from the
+    // names taken (`x#2` here was tried again and again: a hang).
+    let taken = format!(
+        "SELECT id AS \"x#2\", concat(variant_get(v, '$.s', 'string'), to_json(variant_get(v, '$.n'))) AS x FROM '{}' ORDER BY id LIMIT 1",
+        file.display()
+    );
+    let batches = query(&ctx, &taken).await;
+    assert_eq!(
+        batches[0].column(1).as_string::<i32>().value(0),
+        r#"s-0{"a":0}"#
+    );
     // Reading `$.n` alone is a fraction of reading `v` whole.
     let path = bytes_read(&ctx, &of("to_json(variant_get(v, '$.n'))")).await;
     let whole = bytes_read(&ctx, &of("to_json(v)")).await;
