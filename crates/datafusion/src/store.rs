@@ -149,7 +149,8 @@ impl StoreFiles {
         let as_url: &Url = url.as_ref();
         if let Some(host) = as_url.host_str().filter(|_| as_url.scheme() == "file") {
             return plan_err!(
-                "{location} names the host {host:?}: a file:// URL takes an absolute path                  after its two slashes (file:///data/x); a relative path is given without file://"
+                "{location} names the host {host:?}: a file:// URL takes an absolute path \
+                 after its two slashes (file:///data/x); a relative path is given without file://"
             );
         }
         // DataFusion's own error calls this a bug of its own.

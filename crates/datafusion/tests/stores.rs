@@ -155,7 +155,7 @@ async fn a_missing_or_corrupt_object_is_an_error_naming_its_url() {
         ),
         (
             "file://testdata/x.parquet",
-            "file://testdata/x.parquet names the host \"testdata\": a file:// URL takes an absolute path",
+            "file://testdata/x.parquet names the host \"testdata\": a file:// URL takes an absolute path after its two slashes",
         ),
     ] {
         let e = try_query(&ctx, &format!("SELECT count(*) FROM '{url}'"))
