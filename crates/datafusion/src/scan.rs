@@ -197,13 +197,11 @@ impl VariantScanExec {
         &self.projection
     }
 
-    /// The output of `expr` (over this scan's output), if the scan can
-    /// compute it itself: a column, or `variant_get` of a Variant column
-    /// with a constant path and type.
-    /// `expr` over the scan's outputs once the parts of it the scan can
-    /// compute ([`absorb`](Self::absorb)) are added to `outputs`, named
-    /// after `alias`; `None` if it reads a column outside such a part. What
-    /// is computed over a path stays above the scan, which reads the path
+    /// `expr`, which the scan cannot compute itself, over the scan's
+    /// outputs once the parts of it the scan can compute
+    /// ([`absorb`](Self::absorb)) are added to `outputs`, named after
+    /// `alias`; `None` if it reads a column outside such a part. What is
+    /// computed over a path stays above the scan, which reads the path
     /// alone: `raise_variant_failure(x)`, `to_json(variant_get(v,
     /// '$.user'))`, `abs(variant_get(v, '$.n', 'int'))`.
     fn over_outputs(
@@ -212,24 +210,30 @@ impl VariantScanExec {
         alias: &str,
         outputs: &mut Outputs,
     ) -> Result<Option<Arc<dyn PhysicalExpr>>> {
-        if let Some(output) = self.absorb(expr) {
-            let field = expr.return_field(&self.schema)?.as_ref().clone();
-            return Ok(Some(outputs.add(alias, output, field)));
-        }
         let children = expr.children();
         if children.is_empty() {
             return Ok(expr.is::<Literal>().then(|| expr.clone()));
         }
         let mut over = Vec::with_capacity(children.len());
         for child in children {
-            match self.over_outputs(child, alias, outputs)? {
-                Some(child) => over.push(child),
-                None => return Ok(None),
-            }
+            let child = match self.absorb(child) {
+                Some(output) => {
+                    let field = child.return_field(&self.schema)?.as_ref().clone();
+                    outputs.add(alias, output, field)
+                }
+                None => match self.over_outputs(child, alias, outputs)? {
+                    Some(child) => child,
+                    None => return Ok(None),
+                },
+            };
+            over.push(child);
         }
         Ok(Some(expr.clone().with_new_children(over)?))
     }
 
+    /// The output of `expr` (over this scan's output), if the scan can
+    /// compute it itself: a column, `variant_get` of a Variant column
+    /// with a constant path and type, or `to_json` of a Variant column.
     fn absorb(&self, expr: &Arc<dyn PhysicalExpr>) -> Option<Projected> {
         let output = |expr: &Arc<dyn PhysicalExpr>| {
             let column = expr.downcast_ref::<Column>()?;
