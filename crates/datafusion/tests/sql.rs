@@ -770,9 +770,9 @@ async fn to_json_of_a_column_is_rendered_by_the_scan() {
     assert!(a > 3000 * 20, "{a}");
 }
 
-/// A function of a path, its other arguments constants, runs over the
-/// scan's output of that path: the scan reads the path's leaves alone, not
-/// every leaf of `v` (`to_json(v:n)` read the whole Variant).
+/// A computation over a path (functions, nested, arithmetic) runs over
+/// the scan's output of that path: the scan reads the path's leaves alone,
+/// not every leaf of `v` (`to_json(v:n)` read the whole Variant).
 #[tokio::test]
 async fn a_function_of_a_path_reads_the_paths_leaves_alone() {
     let dir = tempfile::tempdir().unwrap();
