@@ -19,13 +19,17 @@
 //! expressions toward the scans then dropped the raise in some plans,
 //! which read the value and its failure as one struct.)
 //!
-//! Filters and join keys convert every row they are given, as Spark's do,
-//! and keep `variant_get`.
+//! Filters, join conditions and sort keys convert every row they are given,
+//! as Spark's do, and keep `variant_get`, which the scan prunes by. Only a
+//! `CASE`'s results, and its conditions after the first, are computed for
+//! some rows alone (`CASE WHEN v:s::string = '12' THEN v:s::int END`, a
+//! guard Spark and DuckDB honour): there the conversion is written as two
+//! calls too.
 
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
-use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::logical_expr::{Case, Expr, LogicalPlan};
 use datafusion::optimizer::{ApplyOrder, OptimizerConfig, OptimizerRule};
 use vshred::get::OnFailure;
 
@@ -58,6 +62,9 @@ impl OptimizerRule for DeferVariantFailures {
     ) -> Result<Transformed<LogicalPlan>> {
         match plan {
             LogicalPlan::Projection(_) | LogicalPlan::Aggregate(_) => defer_in(plan),
+            LogicalPlan::Filter(_) | LogicalPlan::Join(_) | LogicalPlan::Sort(_) => {
+                plan.map_expressions(|expr| expr.transform_up(defer_in_branches))
+            }
             _ => Ok(Transformed::no(plan)),
         }
     }
@@ -77,6 +84,44 @@ fn defer_in(plan: LogicalPlan) -> Result<Transformed<LogicalPlan>> {
         Ok(expr
             .transform_up(deferred)?
             .update_data(|e| name.restore(e)))
+    })
+}
+
+/// `expr`'s parts computed for some rows alone, if it is a `CASE`, with
+/// their conversions that may fail written as two calls ([`deferred`]).
+fn defer_in_branches(expr: Expr) -> Result<Transformed<Expr>> {
+    let Expr::Case(Case {
+        expr: operand,
+        when_then_expr,
+        else_expr,
+    }) = expr
+    else {
+        return Ok(Transformed::no(expr));
+    };
+    let mut changed = false;
+    let mut defer = |part: Box<Expr>| -> Result<Box<Expr>> {
+        let part = part.transform_up(deferred)?;
+        changed |= part.transformed;
+        Ok(Box::new(part.data))
+    };
+    let when_then_expr = when_then_expr
+        .into_iter()
+        .enumerate()
+        .map(|(i, (when, then))| {
+            let when = if i == 0 { when } else { defer(when)? };
+            Ok((when, defer(then)?))
+        })
+        .collect::<Result<_>>()?;
+    let else_expr = else_expr.map(&mut defer).transpose()?;
+    let case = Expr::Case(Case {
+        expr: operand,
+        when_then_expr,
+        else_expr,
+    });
+    Ok(if changed {
+        Transformed::yes(case)
+    } else {
+        Transformed::no(case)
     })
 }
 

@@ -22,6 +22,8 @@
 //! - [`scan`]: the scan, which reads a `variant_get` path's leaves alone and
 //!   prunes files, row groups and pages by the filters DataFusion pushes to
 //!   it ([`filter`]).
+//! - [`defer`]: a value that does not convert fails only a row the query
+//!   keeps; [`join_keys`]: a join on an expression over a path plans.
 //!
 //! - [`copy`]: `COPY ... TO` writes Variant columns shredded by our
 //!   inference, through the core's writer; [`write_partitions`] writes
@@ -61,6 +63,7 @@ pub mod explode;
 pub mod field_access;
 pub mod filter;
 pub mod functions;
+pub mod join_keys;
 pub mod jsonl;
 pub mod nvl;
 pub mod process_runtime;
@@ -225,6 +228,17 @@ pub fn context_with(
         insert_before(
             &mut optimizer.rules,
             "extract_leaf_expressions",
+            |r| r.name(),
+            rule,
+        );
+    }
+    // Once DataFusion has moved the joins' extracted keys below their
+    // inputs' aliases, ahead of its pruning of projections.
+    if let Some(optimizer) = builder.optimizer() {
+        let rule = Arc::new(join_keys::QualifyJoinKeys);
+        insert_before(
+            &mut optimizer.rules,
+            "optimize_projections",
             |r| r.name(),
             rule,
         );

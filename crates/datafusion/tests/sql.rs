@@ -2103,6 +2103,66 @@ async fn a_value_that_does_not_convert_fails_only_a_row_the_query_keeps() {
     );
 }
 
+/// A `CASE` guards a conversion in a filter, a join's key and a sort key
+/// as it does in what a query returns: DataFusion moved `variant_get` out
+/// of the `CASE` toward the scan, where it converted every row, and the
+/// guarded `"x"` failed the query (found by a probe; DuckDB gives the
+/// rows).
+#[tokio::test]
+async fn a_case_guards_a_conversion_in_a_filter_a_join_and_a_sort() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = one_value_that_does_not_convert(dir.path());
+    let file = file.display();
+    let ctx = vshred_datafusion::context(Default::default());
+    let a = "CASE WHEN variant_get(v, '$.b', 'int') = 1 THEN variant_get(v, '$.a', 'bigint') ELSE -1 END";
+    let filtered = format!("SELECT variant_get(v, '$.id', 'int') FROM '{file}' WHERE {a} = 5");
+    assert_eq!(int(&query(&ctx, &filtered).await, 0), 1, "{filtered}");
+    let joined = format!(
+        "SELECT variant_get(x.v, '$.id', 'int') FROM '{file}' x JOIN '{file}' y \
+         ON {} = variant_get(y.v, '$.id', 'bigint') + 4",
+        a.replace("(v,", "(x.v,")
+    );
+    assert_eq!(int(&query(&ctx, &joined).await, 0), 1, "{joined}");
+    let sorted = format!("SELECT variant_get(v, '$.id', 'int') FROM '{file}' ORDER BY {a} DESC");
+    assert_eq!(int(&query(&ctx, &sorted).await, 0), 1, "{sorted}");
+    // Outside a `CASE`, a filter still converts every row it is given.
+    let unguarded = format!(
+        "SELECT count(*) FROM '{file}' WHERE variant_get(v, '$.b', 'int') = 1 AND variant_get(v, '$.a', 'bigint') = 5"
+    );
+    let failed = run_failure(&ctx, &unguarded).await;
+    assert!(failed.contains("does not convert to int64"), "{failed}");
+}
+
+/// A join whose key is an expression over a path plans: DataFusion 55
+/// moved the path below the join input's alias and left the key naming
+/// it without the alias, and planning failed with `No field named
+/// "__datafusion_extracted_1 + Int64(1)"` (found by a probe; a struct's
+/// field failed the same way).
+#[tokio::test]
+async fn a_join_on_an_expression_over_a_path_plans() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = one_value_that_does_not_convert(dir.path());
+    let file = file.display();
+    let ctx = vshred_datafusion::context(Default::default());
+    let id = |t: &str| format!("variant_get({t}.v, '$.id', 'bigint')");
+    let (x, y) = (id("x"), id("y"));
+    for (sql, rows) in [
+        (format!("SELECT count(*) FROM '{file}' x JOIN '{file}' y ON {x} + 1 = {y}"), 1),
+        (format!("SELECT count(*) FROM '{file}' x JOIN '{file}' y ON {x} + 1 = {y} * 1"), 1),
+        (format!("SELECT count(*) FROM '{file}' x LEFT JOIN '{file}' y ON {x} = {y} + 5"), 2),
+        (format!("SELECT count(*) FROM '{file}' x, '{file}' y WHERE {x} = {y} - 1"), 1),
+        (format!("SELECT count(*) FROM '{file}' x WHERE {x} + 1 IN (SELECT {y} FROM '{file}' y)"), 1),
+        (format!("SELECT count(*) FROM '{file}' x WHERE EXISTS (SELECT 1 FROM '{file}' y WHERE {y} = {x} + 1)"), 1),
+        (
+            "SELECT count(*) FROM (VALUES (named_struct('id', 1))) x(s) JOIN (VALUES (named_struct('id', 2))) y(s) ON x.s['id'] + 1 = y.s['id']"
+                .to_string(),
+            1,
+        ),
+    ] {
+        assert_eq!(int(&query(&ctx, &sql).await, 0), rows, "{sql}");
+    }
+}
+
 /// A struct or list type's field or element that does not convert fails
 /// only a row the query keeps, as a scalar type's value does (the whole
 /// query failed; a probe against Spark 4.3 found it).
