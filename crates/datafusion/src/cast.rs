@@ -28,15 +28,16 @@ use std::sync::{Arc, LazyLock};
 use arrow::array::AsArray;
 use arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::Transformed;
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::expr::ScalarFunction;
-use datafusion::logical_expr::expr_rewriter::FunctionRewrite;
 use datafusion::logical_expr::planner::TypePlanner;
+use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
-    Cast, ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
-    Signature, TryCast, Volatility,
+    Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, TryCast, Volatility,
 };
+use datafusion::optimizer::AnalyzerRule;
 use datafusion::prelude::lit;
 use datafusion::sql::sqlparser::ast::{DataType as SqlType, ExactNumberInfo};
 use vshred::get::{cast_texts, result_field, result_layout};
@@ -44,63 +45,76 @@ use vshred::parquet::is_variant_field;
 use vshred::shred::ShreddingSchema;
 
 use crate::functions::{TRY_VARIANT_GET, VARIANT_GET, VariantGet, batch_external, parse_type};
+use crate::grouping_sets::{grouping_args_as_keys, map_keeping_names};
 
 /// Rewrites `CAST` and `TRY_CAST` of a Variant into `variant_get` and
-/// `try_variant_get` (registered by [`crate::context`]).
+/// `try_variant_get` (registered by [`crate::context`] first, where
+/// DataFusion runs its own function rewrites; its pass would name a
+/// grouping set's rewritten key after the whole set, see
+/// [`crate::grouping_sets`]).
 #[derive(Debug)]
 pub struct VariantCast;
 
-impl FunctionRewrite for VariantCast {
+impl VariantCast {
+    /// The rule's name, which DataFusion puts before its errors.
+    pub const NAME: &str = "variant_cast";
+}
+
+impl AnalyzerRule for VariantCast {
     fn name(&self) -> &str {
-        "variant_cast"
+        Self::NAME
     }
 
-    fn rewrite(
-        &self,
-        expr: Expr,
-        schema: &DFSchema,
-        _: &ConfigOptions,
-    ) -> Result<Transformed<Expr>> {
-        let (inner, target, strict) = match &expr {
-            Expr::Cast(Cast { expr, field }) => (expr, field, true),
-            Expr::TryCast(TryCast { expr, field }) => (expr, field, false),
-            _ => return Ok(Transformed::no(expr)),
-        };
-        // An expression whose type cannot be worked out here is left to
-        // the planner, which reports it.
-        let Ok((_, source)) = inner.to_field(schema) else {
-            return Ok(Transformed::no(expr));
-        };
-        if target.metadata().contains_key(LOCAL_TIME) && !is_variant_field(&source) {
-            return local_time_cast(inner, source.data_type(), strict).map(Transformed::yes);
-        }
-        if !is_variant_field(&source) || is_variant_field(target) {
-            return Ok(Transformed::no(expr));
-        }
-        let Some(as_type) = layout_for(target) else {
-            return plan_err!(
-                "cannot cast a Variant to {}: a cast takes a type variant_get takes (boolean, tinyint to bigint, float, double, decimal(p,s), string, binary, date, timestamp, timestamp_ntz, struct<...>, array<...>)",
-                target.data_type()
-            );
-        };
-        let (variant, path) =
-            sub_variant(inner).unwrap_or_else(|| (inner.as_ref().clone(), lit("$")));
-        let get = if strict {
-            &VARIANT_GET
-        } else {
-            &TRY_VARIANT_GET
-        };
-        let call = get.call(vec![variant, path, lit(as_type.type_name())]);
-        if result_field("", &as_type).data_type() == target.data_type() {
-            return Ok(Transformed::yes(call));
-        }
-        let call = Box::new(call);
-        Ok(Transformed::yes(if strict {
-            Expr::Cast(Cast::new_from_field(call, target.clone()))
-        } else {
-            Expr::TryCast(TryCast::new_from_field(call, target.clone()))
-        }))
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| {
+            let schema = merge_schema(&node.inputs());
+            map_keeping_names(node, |expr| expr.transform_up(|e| variant_cast(e, &schema)))?
+                .transform_data(grouping_args_as_keys)
+        })
+        .map(|t| t.data)
     }
+}
+
+/// `expr` as a `variant_get`, if it is a cast of a Variant.
+fn variant_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let (inner, target, strict) = match &expr {
+        Expr::Cast(Cast { expr, field }) => (expr, field, true),
+        Expr::TryCast(TryCast { expr, field }) => (expr, field, false),
+        _ => return Ok(Transformed::no(expr)),
+    };
+    // An expression whose type cannot be worked out here is left to
+    // the planner, which reports it.
+    let Ok((_, source)) = inner.to_field(schema) else {
+        return Ok(Transformed::no(expr));
+    };
+    if target.metadata().contains_key(LOCAL_TIME) && !is_variant_field(&source) {
+        return local_time_cast(inner, source.data_type(), strict).map(Transformed::yes);
+    }
+    if !is_variant_field(&source) || is_variant_field(target) {
+        return Ok(Transformed::no(expr));
+    }
+    let Some(as_type) = layout_for(target) else {
+        return plan_err!(
+            "cannot cast a Variant to {}: a cast takes a type variant_get takes (boolean, tinyint to bigint, float, double, decimal(p,s), string, binary, date, timestamp, timestamp_ntz, struct<...>, array<...>)",
+            target.data_type()
+        );
+    };
+    let (variant, path) = sub_variant(inner).unwrap_or_else(|| (inner.as_ref().clone(), lit("$")));
+    let get = if strict {
+        &VARIANT_GET
+    } else {
+        &TRY_VARIANT_GET
+    };
+    let call = get.call(vec![variant, path, lit(as_type.type_name())]);
+    if result_field("", &as_type).data_type() == target.data_type() {
+        return Ok(Transformed::yes(call));
+    }
+    let call = Box::new(call);
+    Ok(Transformed::yes(if strict {
+        Expr::Cast(Cast::new_from_field(call, target.clone()))
+    } else {
+        Expr::TryCast(TryCast::new_from_field(call, target.clone()))
+    }))
 }
 
 /// The layout a cast to `target` reads a Variant as: `target`'s own, or,

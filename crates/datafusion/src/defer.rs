@@ -28,7 +28,6 @@
 
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Result, ScalarValue};
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{Case, Expr, LogicalPlan};
 use datafusion::optimizer::{ApplyOrder, OptimizerConfig, OptimizerRule};
 use vshred::get::OnFailure;
@@ -36,6 +35,7 @@ use vshred::get::OnFailure;
 use crate::functions::{
     RAISE_VARIANT_FAILURE, VARIANT_GET_OR_FAILURE, VariantGet, can_fail, path_and_type,
 };
+use crate::grouping_sets::map_keeping_names;
 
 /// The rewrite the module's documentation describes, run before
 /// DataFusion moves cheap expressions toward the scans.
@@ -72,18 +72,14 @@ impl OptimizerRule for DeferVariantFailures {
 
 /// `plan`'s conversions that may fail, written as two calls.
 fn defer_in(plan: LogicalPlan) -> Result<Transformed<LogicalPlan>> {
-    let names = NamePreserver::new(&plan);
-    plan.map_expressions(|expr| {
+    map_keeping_names(plan, |expr| {
         // DataFusion's own projections of what it moves out of filters,
         // joins and sorts (its reserved prefix), which convert every row
         // they are given.
         if matches!(&expr, Expr::Alias(alias) if alias.name.starts_with("__datafusion_extracted")) {
             return Ok(Transformed::no(expr));
         }
-        let name = names.save(&expr);
-        Ok(expr
-            .transform_up(deferred)?
-            .update_data(|e| name.restore(e)))
+        expr.transform_up(deferred)
     })
 }
 

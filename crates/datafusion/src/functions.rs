@@ -95,12 +95,11 @@ pub(crate) fn batch_external(e: vshred::Error) -> DataFusionError {
 pub fn error_message(e: &DataFusionError) -> String {
     use datafusion::sql::sqlparser::parser::ParserError;
     if let DataFusionError::Context(what, inner) = e {
-        // A refusal says what it refuses; the rule's name adds nothing
-        // (DataFusion's rule that runs our casts' rewrite included).
+        // A refusal says what it refuses; the rule's name adds nothing.
         if [
             crate::compare::VariantComparisons::NAME,
             crate::field_access::VariantEncoding::NAME,
-            "apply_function_rewrites",
+            crate::cast::VariantCast::NAME,
         ]
         .contains(&what.as_str())
         {

@@ -23,7 +23,8 @@
 //!   prunes files, row groups and pages by the filters DataFusion pushes to
 //!   it ([`filter`]).
 //! - [`defer`]: a value that does not convert fails only a row the query
-//!   keeps; [`join_keys`]: a join on an expression over a path plans.
+//!   keeps; [`join_keys`]: a join on an expression over a path plans;
+//!   [`grouping_sets`]: `ROLLUP(v:a::string)` does too.
 //!
 //! - [`copy`]: `COPY ... TO` writes Variant columns shredded by our
 //!   inference, through the core's writer; [`write_partitions`] writes
@@ -63,6 +64,7 @@ pub mod explode;
 pub mod field_access;
 pub mod filter;
 pub mod functions;
+pub mod grouping_sets;
 pub mod join_keys;
 pub mod jsonl;
 pub mod nvl;
@@ -189,9 +191,6 @@ pub fn context_with(
             .expect("registering a function does not fail");
     }
     state
-        .register_function_rewrite(Arc::new(cast::VariantCast))
-        .expect("registering a rewrite does not fail");
-    state
         .register_udaf(schema_of::schema_of_variant_agg())
         .expect("registering a function does not fail");
     state
@@ -214,6 +213,8 @@ pub fn context_with(
     // Ahead of type coercion, which may wrap a Variant in a cast to a
     // struct type that no longer says it is one.
     if let Some(analyzer) = builder.analyzer() {
+        // First, where DataFusion runs its function rewrites.
+        analyzer.rules.insert(0, Arc::new(cast::VariantCast));
         let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 2] = [
             Arc::new(field_access::VariantEncoding),
             Arc::new(compare::VariantComparisons),

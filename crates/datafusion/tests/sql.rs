@@ -1163,8 +1163,8 @@ async fn a_cast_of_a_variant_is_variant_get_and_reads_only_the_path() {
     // A type no Variant casts to is refused while planning, by name.
     let err = run_failure(&ctx, "SELECT CAST(parse_json('1') AS INTERVAL)").await;
     assert!(err.contains("cannot cast a Variant to Interval"), "{err}");
-    // As the CLI and Python say it: without the name of DataFusion's rule
-    // that ran the rewrite (`apply_function_rewrites: ...`).
+    // As the CLI and Python say it: without the name of the rule that ran
+    // the rewrite (`variant_cast: ...`).
     let e = match ctx.sql("SELECT CAST(parse_json('1') AS INTERVAL)").await {
         Err(e) => e,
         Ok(frame) => frame.collect().await.expect_err("refused"),
@@ -2131,6 +2131,55 @@ async fn a_case_guards_a_conversion_in_a_filter_a_join_and_a_sort() {
     );
     let failed = run_failure(&ctx, &unguarded).await;
     assert!(failed.contains("does not convert to int64"), "{failed}");
+}
+
+/// A path as a key of `ROLLUP`, `CUBE` or `GROUPING SETS` plans, with
+/// `grouping(...)` of it: the rewrites of a cast of a Variant and of a
+/// conversion that may fail each renamed the whole grouping set, and
+/// planning failed with `No field named ...` (found by a probe).
+#[tokio::test]
+async fn a_grouping_set_over_a_path_plans() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.parquet");
+    let rows = "{\"g\":\"a\",\"id\":1}\n{\"g\":\"a\",\"id\":2}\n{\"g\":\"b\",\"id\":3}\n";
+    encode(
+        &mut rows.as_bytes(),
+        &path,
+        &EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let file = path.display();
+    let ctx = vshred_datafusion::context(Default::default());
+    let g = "CAST(variant_get(v, '$.g') AS VARCHAR)";
+    let rollup = format!(
+        "SELECT {g} AS g, grouping({g}) AS top, count(*) AS n FROM '{file}' \
+         GROUP BY ROLLUP({g}) ORDER BY top, g"
+    );
+    let expected = "\
++---+-----+---+
+| g | top | n |
++---+-----+---+
+| a | 0   | 2 |
+| b | 0   | 1 |
+|   | 1   | 3 |
++---+-----+---+";
+    assert_eq!(text(&query(&ctx, &rollup).await), expected, "{rollup}");
+    let id = "variant_get(v, '$.id', 'bigint')";
+    for (sql, groups) in [
+        (
+            format!("SELECT {id} % 2 FROM '{file}' GROUP BY CUBE({id} % 2, {g})"),
+            8,
+        ),
+        (
+            format!("SELECT count(*) FROM '{file}' GROUP BY GROUPING SETS (({g}), ({id}), ())"),
+            6,
+        ),
+    ] {
+        let batches = query(&ctx, &sql).await;
+        let n: usize = batches.iter().map(|b| b.num_rows()).sum();
+        assert_eq!(n, groups, "{sql}");
+    }
 }
 
 /// A join whose key is an expression over a path plans: DataFusion 55
