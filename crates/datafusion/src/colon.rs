@@ -19,33 +19,16 @@ use std::iter::Peekable;
 use std::ops::ControlFlow;
 
 use datafusion::common::{DataFusionError, Result, plan_datafusion_err, plan_err};
-use datafusion::sql::parser::{CopyToSource, Statement};
 use datafusion::sql::sqlparser::ast::{
     BinaryOperator, CastFormat, CastKind, DataType, Expr, Function, FunctionArg, FunctionArgExpr,
     FunctionArgumentList, FunctionArguments, Ident, JsonPath, JsonPathElem, ObjectName,
-    UnaryOperator, Value, VisitMut, VisitorMut,
+    UnaryOperator, Value, VisitorMut,
 };
 use vshred::path::{PathSegment, VariantPath};
 
-/// Rewrites every `x:path` in `statement` as `variant_get(x, '$.path')`.
-pub(crate) fn rewrite(statement: &mut Statement) -> Result<()> {
-    let mut visitor = Colons;
-    let found = match statement {
-        Statement::Statement(statement) => statement.visit(&mut visitor),
-        Statement::CopyTo(copy) => match &mut copy.source {
-            CopyToSource::Query(query) => query.visit(&mut visitor),
-            CopyToSource::Relation(_) => ControlFlow::Continue(()),
-        },
-        Statement::Explain(explain) => return rewrite(&mut explain.statement),
-        Statement::CreateExternalTable(_) | Statement::Reset(_) => ControlFlow::Continue(()),
-    };
-    match found {
-        ControlFlow::Break(e) => Err(*e),
-        ControlFlow::Continue(()) => Ok(()),
-    }
-}
-
-struct Colons;
+/// Rewrites every `x:path` as `variant_get(x, '$.path')`
+/// ([`crate::statements::rewrite_expressions`]).
+pub(crate) struct Colons;
 
 impl VisitorMut for Colons {
     type Break = Box<DataFusionError>;

@@ -10,7 +10,8 @@
 //!   rather than going by their bytes.
 //! - [`explode`]: `variant_explode`, a Variant's fields or elements as
 //!   rows (of a constant in `FROM`, of a column through `unnest`).
-//! - [`colon`]: Spark's `v:a.b` as `variant_get(v, '$.a.b')`.
+//! - [`colon`]: Spark's `v:a.b` as `variant_get(v, '$.a.b')`;
+//!   [`distinct_from`]: `a IS DISTINCT FROM b AND c` as SQL reads it.
 //! - [`field_access`]: brackets and dotted names on a Variant refused,
 //!   naming `variant_get`.
 //! - [`jsonl`]: `read_jsonl('in.jsonl')`, JSON Lines as a table of
@@ -60,6 +61,7 @@ pub mod colon;
 pub mod compare;
 pub mod copy;
 pub mod defer;
+pub mod distinct_from;
 pub mod explode;
 pub mod field_access;
 pub mod filter;

@@ -25,10 +25,12 @@ use datafusion::common::{DataFusionError, Result, plan_datafusion_err, plan_err}
 use datafusion::dataframe::DataFrame;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::{CopyToSource, DFParserBuilder, Statement};
-use datafusion::sql::sqlparser::ast::{Query, SetExpr, SetOperator, SetQuantifier, Visit, Visitor};
+use datafusion::sql::sqlparser::ast::{
+    Query, SetExpr, SetOperator, SetQuantifier, Visit, VisitMut, Visitor, VisitorMut,
+};
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 
-use crate::{colon, copy};
+use crate::{colon, copy, distinct_from};
 
 /// The statements of `text`, separated by `;`, in the session's dialect.
 pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<Statement>> {
@@ -41,9 +43,31 @@ pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<Statemen
         .parse_statements()?;
     for statement in statements.iter_mut() {
         copy::parquet_by_default(statement);
-        colon::rewrite(statement)?;
+        rewrite_expressions(statement, &mut colon::Colons)?;
+        rewrite_expressions(statement, &mut distinct_from::DistinctFromOperands)?;
     }
     Ok(statements.into())
+}
+
+/// `statement`'s expressions, those of the query an `EXPLAIN` or a `COPY`
+/// holds included, rewritten by `visitor`.
+pub(crate) fn rewrite_expressions(
+    statement: &mut Statement,
+    visitor: &mut impl VisitorMut<Break = Box<DataFusionError>>,
+) -> Result<()> {
+    let visited = match statement {
+        Statement::Statement(statement) => statement.visit(visitor),
+        Statement::CopyTo(copy) => match &mut copy.source {
+            CopyToSource::Query(query) => query.visit(visitor),
+            CopyToSource::Relation(_) => ControlFlow::Continue(()),
+        },
+        Statement::Explain(explain) => return rewrite_expressions(&mut explain.statement, visitor),
+        Statement::CreateExternalTable(_) | Statement::Reset(_) => ControlFlow::Continue(()),
+    };
+    match visited {
+        ControlFlow::Break(e) => Err(*e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
 }
 
 /// `e`, of statement `index` (from 0) of `count`, saying which one when

@@ -229,6 +229,43 @@ async fn statements(ctx: &SessionContext, text: &str) -> Result<Vec<RecordBatch>
     Ok(rows)
 }
 
+/// `IS [NOT] DISTINCT FROM` binds tighter than `AND` and `OR`, as SQL has
+/// it: sqlparser 0.62 took what followed into its right operand, and
+/// `x IS DISTINCT FROM true AND k = 'a'` counted rows of every `k`, with no
+/// error (found by a probe). A written `(b AND c)` stays the operand.
+#[tokio::test]
+async fn is_distinct_from_binds_tighter_than_and_and_or() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let rows = "(VALUES (1, 'a'), (5, 'a'), (5, 'b'), (NULL, 'b')) AS t(x, k)";
+    for (sql, expected) in [
+        (
+            format!("SELECT count(*) FROM {rows} WHERE x > 3 IS DISTINCT FROM true AND k = 'a'"),
+            1,
+        ),
+        (
+            format!(
+                "SELECT count(*) FROM {rows} WHERE x IS NOT DISTINCT FROM 5 AND k = 'b' OR x = 1"
+            ),
+            2,
+        ),
+        (
+            format!(
+                "SELECT count(*) FROM {rows} WHERE k = 'b' AND x IS NOT DISTINCT FROM NULL AND k = 'b'"
+            ),
+            1,
+        ),
+        (
+            format!("SELECT count(*) FROM {rows} WHERE x > 3 IS DISTINCT FROM (k = 'a' AND x < 3)"),
+            4,
+        ),
+    ] {
+        let batches = statements(&ctx, &sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert_eq!(int(&batches, 0), expected, "{sql}");
+    }
+}
+
 /// `EXPLAIN COPY ... TO 'dir/'` shows the plan of a `COPY` to a
 /// directory, as the `COPY` runs (it was "Format not explicitly set"),
 /// and writes nothing.
