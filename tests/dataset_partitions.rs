@@ -12,7 +12,7 @@ use vshred::dataset::partition::Partition;
 use vshred::dataset::{Dataset, DatasetStats};
 use vshred::encode::{EncodeOptions, ShredMode, encode};
 use vshred::get::OnFailure;
-use vshred::parquet::{Projected, Projection, ScanOptions, WriteOptions};
+use vshred::parquet::{Projected, Projection, RowFilter, ScanOptions, WriteOptions};
 use vshred::predicate::Predicate;
 use vshred::shred::ShreddingSchema;
 
@@ -61,7 +61,7 @@ fn projection(filter: Option<&str>) -> Projection {
             },
         )],
         filter: filter.map(|f| ("v".into(), Predicate::parse(f).unwrap())),
-        runtime_filter: None,
+        ..Projection::default()
     }
 }
 
@@ -239,4 +239,64 @@ fn a_share_of_a_dataset_reads_what_its_partitions_read_from_the_whole() {
             assert_eq!(values, whole[2 * task + i].0, "task {task}, share {i}");
         }
     }
+}
+
+/// A row filter keeps its rows: the outputs it does not read are computed
+/// for those rows alone, and a failure among them names its row in the
+/// file, not in the rows kept.
+#[test]
+fn a_row_filter_keeps_its_rows_and_a_failure_names_its_row_in_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = [10, 20];
+    let dataset = dataset(dir.path(), &rows);
+    let mut projection = projection(None);
+    projection.outputs.push((
+        "s".into(),
+        Projected::Path {
+            column: "v".into(),
+            path: "$.s".parse().unwrap(),
+            as_type: ShreddingSchema::Int64,
+            on_failure: OnFailure::Defer,
+        },
+    ));
+    projection
+        .outputs
+        .push(("text".into(), Projected::Json("v".into())));
+    projection.row_filter = Some(RowFilter {
+        reads: vec![0],
+        keep: Arc::new(|batch: &RecordBatch| {
+            let n = batch.column(0).as_primitive::<Int64Type>();
+            Ok(n.iter().map(|n| n.map(|n| n % 3 == 0)).collect())
+        }),
+    });
+    let schema = dataset.projection_schema(&projection).unwrap();
+    let batches: Vec<RecordBatch> = dataset
+        .project_partition(
+            &projection,
+            &schema,
+            &ScanOptions::new(5),
+            Partition::new(0, 1).unwrap(),
+        )
+        .unwrap()
+        .collect::<vshred::Result<_>>()
+        .unwrap();
+    let mut kept = Vec::new();
+    for batch in &batches {
+        let n = batch.column(0).as_primitive::<Int64Type>();
+        let failures = batch.column(1).as_struct().column(1).as_string::<i32>();
+        let text = batch.column(2).as_string::<i32>();
+        for row in 0..batch.num_rows() {
+            let n = n.value(row);
+            kept.push(n);
+            assert_eq!(text.value(row), format!("{{\"n\":{n},\"s\":\"r{n}\"}}"));
+            let (file, in_file) = if n < 10 { (0, n) } else { (1, n - 10) };
+            let failure = failures.value(row);
+            assert!(
+                failure.contains(&format!("part-{file:03}.parquet"))
+                    && failure.contains(&format!("at row {in_file}:")),
+                "n = {n}: {failure}"
+            );
+        }
+    }
+    assert_eq!(kept, (0..30).filter(|n| n % 3 == 0).collect::<Vec<i64>>());
 }

@@ -30,7 +30,7 @@ pub(crate) fn cores() -> usize {
 pub use file::{Footer, Layouts, LeafSize, ParquetFile, TypedValues};
 pub use plan::{Decision, ReadStats, RowGroupPlan, ScanPlan, SkipReason};
 pub(crate) use projection::projection_of_batch;
-pub use projection::{Projected, Projection};
+pub use projection::{KeepRows, Projected, Projection, RowFilter};
 pub use read::GetRequest;
 pub(crate) use read::{get_of_batch, json_lines_of_batch};
 pub use scan::ScanOptions;

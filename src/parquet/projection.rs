@@ -7,11 +7,17 @@
 //! table.
 //!
 //! The filter only prunes: rows of the row groups and pages read are all
-//! returned, for the engine to filter.
+//! returned, for the engine to filter. An engine may also hand over its
+//! own filter of rows ([`RowFilter`]), so that the outputs it does not read
+//! are computed for the rows it keeps alone: a Variant rebuilt or rendered
+//! as JSON for every row read, only for the filter above to drop most of
+//! them, was most of such a query's time.
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, new_null_array};
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, RecordBatch, RecordBatchOptions, new_null_array,
+};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -65,6 +71,39 @@ pub struct Projection {
     ///
     /// [`SkipReason::RuntimeFilter`]: crate::parquet::SkipReason::RuntimeFilter
     pub runtime_filter: Option<(String, Predicate)>,
+    /// The engine's filter of rows, if it hands one over.
+    pub row_filter: Option<RowFilter>,
+}
+
+/// An engine's filter of a batch's rows, run between the outputs it reads
+/// and the others: those it reads are computed for every row and given to
+/// `keep` (as a batch of those outputs alone, in the order of `reads`);
+/// the others are computed for the rows `keep` keeps (true; false and null
+/// drop a row). The batches then hold those rows alone.
+#[derive(Clone)]
+pub struct RowFilter {
+    /// The outputs `keep` reads, by index, in increasing order.
+    pub reads: Vec<usize>,
+    /// Which rows to keep.
+    pub keep: KeepRows,
+}
+
+/// Which of a batch's rows to keep (see [`RowFilter`]).
+pub type KeepRows = Arc<dyn Fn(&RecordBatch) -> Result<BooleanArray> + Send + Sync>;
+
+impl std::fmt::Debug for RowFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowFilter")
+            .field("reads", &self.reads)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The same filter: the same outputs read by the same function.
+impl PartialEq for RowFilter {
+    fn eq(&self, other: &RowFilter) -> bool {
+        self.reads == other.reads && Arc::ptr_eq(&self.keep, &other.keep)
+    }
 }
 
 impl Projection {
@@ -161,51 +200,121 @@ impl ParquetFile {
 
 /// The projection's outputs of one batch read by its plan, in `schema`
 /// ([`Projection::schema`]): ordinary columns cast to the dataset's type,
-/// columns and paths the file lacks null.
+/// columns and paths the file lacks null; of the rows its
+/// [`RowFilter`] keeps, if it has one.
 pub(crate) fn projection_of_batch(
     projection: &Projection,
     schema: &SchemaRef,
     batch: &RecordBatch,
     place: &dyn Fn(Error) -> Error,
 ) -> Result<RecordBatch> {
+    let output = |i: usize, batch: &RecordBatch, place: &dyn Fn(Error) -> Error| {
+        output_of_batch(&projection.outputs[i].1, schema.field(i), batch, place)
+    };
+    let all = 0..projection.outputs.len();
+    let Some(filter) = &projection.row_filter else {
+        let columns = all
+            .map(|i| output(i, batch, place))
+            .collect::<Result<_>>()?;
+        return batch_of(schema, columns, batch.num_rows());
+    };
+    let read: Vec<ArrayRef> = filter
+        .reads
+        .iter()
+        .map(|&i| output(i, batch, place))
+        .collect::<Result<_>>()?;
+    let read_schema = Arc::new(schema.project(&filter.reads).map_err(schema_error)?);
+    let keep = (filter.keep)(&batch_of(&read_schema, read.clone(), batch.num_rows())?)?;
+    if keep.len() != batch.num_rows() {
+        return Err(Error::new(
+            ErrorKind::Schema,
+            format!(
+                "a row filter gave {} answers for {} rows",
+                keep.len(),
+                batch.num_rows()
+            ),
+        ));
+    }
+    let kept_rows: Vec<u64> = (0..keep.len())
+        .filter(|&r| keep.is_valid(r) && keep.value(r))
+        .map(|r| r as u64)
+        .collect();
+    if kept_rows.len() == batch.num_rows() {
+        let mut read = read.into_iter();
+        let columns = all
+            .map(|i| match filter.reads.binary_search(&i) {
+                Ok(_) => Ok(read.next().expect("one array per output read")),
+                Err(_) => output(i, batch, place),
+            })
+            .collect::<Result<_>>()?;
+        return batch_of(schema, columns, batch.num_rows());
+    }
+    let keep = match keep.null_count() {
+        0 => keep,
+        _ => arrow::compute::prep_null_mask_filter(&keep),
+    };
+    let kept = arrow::compute::filter_record_batch(batch, &keep).map_err(schema_error)?;
+    // A row of `kept` is named by its row in `batch`.
+    let in_batch = |e: Error| e.map_row(|r| kept_rows.get(r as usize).copied().unwrap_or(r));
+    let place_kept = |e: Error| place(in_batch(e));
+    let mut read = read.into_iter();
+    let columns = all
+        .map(|i| match filter.reads.binary_search(&i) {
+            Ok(_) => {
+                let array = read.next().expect("one array per output read");
+                arrow::compute::filter(&array, &keep).map_err(schema_error)
+            }
+            Err(_) => output(i, &kept, &place_kept).map_err(in_batch),
+        })
+        .collect::<Result<_>>()?;
+    batch_of(schema, columns, kept_rows.len())
+}
+
+/// `output` of one batch read by its plan, as `field` types it.
+fn output_of_batch(
+    output: &Projected,
+    field: &Field,
+    batch: &RecordBatch,
+    place: &dyn Fn(Error) -> Error,
+) -> Result<ArrayRef> {
     let rows = batch.num_rows();
     let variant = |name: &str| match batch.column_by_name(name).and_then(|c| c.as_struct_opt()) {
         Some(column) => column.clone(),
         None => null_variants(rows),
     };
-    let columns = projection
-        .outputs
-        .iter()
-        .zip(schema.fields())
-        .map(|((_, output), field)| {
-            let array: ArrayRef = match output {
-                Projected::Column(name) => match batch.column_by_name(name) {
-                    None => new_null_array(field.data_type(), rows),
-                    Some(_) if field.extension_type_name() == Some(VARIANT_EXTENSION_NAME) => {
-                        Arc::new(unshred(&variant(name))?)
-                    }
-                    Some(column) => column.clone(),
-                },
-                Projected::Path {
-                    column,
-                    path,
-                    as_type,
-                    on_failure,
-                } => variant_get_on(&variant(column), path, as_type, *on_failure, place)?,
-                Projected::Json(column) => Arc::new(json_strings(&variant(column))?),
-            };
-            if array.data_type() == field.data_type() {
-                Ok(array)
-            } else {
-                arrow::compute::cast(&array, field.data_type())
-                    .map_err(|e| Error::new(ErrorKind::Schema, format!("{}: {e}", field.name())))
+    let array: ArrayRef = match output {
+        Projected::Column(name) => match batch.column_by_name(name) {
+            None => new_null_array(field.data_type(), rows),
+            Some(_) if field.extension_type_name() == Some(VARIANT_EXTENSION_NAME) => {
+                Arc::new(unshred(&variant(name))?)
             }
-        })
-        .collect::<Result<Vec<_>>>()?;
+            Some(column) => column.clone(),
+        },
+        Projected::Path {
+            column,
+            path,
+            as_type,
+            on_failure,
+        } => variant_get_on(&variant(column), path, as_type, *on_failure, place)?,
+        Projected::Json(column) => Arc::new(json_strings(&variant(column))?),
+    };
+    if array.data_type() == field.data_type() {
+        Ok(array)
+    } else {
+        arrow::compute::cast(&array, field.data_type())
+            .map_err(|e| Error::new(ErrorKind::Schema, format!("{}: {e}", field.name())))
+    }
+}
+
+fn batch_of(schema: &SchemaRef, columns: Vec<ArrayRef>, rows: usize) -> Result<RecordBatch> {
     RecordBatch::try_new_with_options(
         schema.clone(),
         columns,
         &RecordBatchOptions::new().with_row_count(Some(rows)),
     )
-    .map_err(|e| Error::new(ErrorKind::Schema, e.to_string()))
+    .map_err(schema_error)
+}
+
+fn schema_error(e: arrow::error::ArrowError) -> Error {
+    Error::new(ErrorKind::Schema, e.to_string())
 }

@@ -149,13 +149,15 @@ fn cluster_dir() -> tempfile::TempDir {
 /// The queries the issue names: aggregates over many files (one through a
 /// CAST of a sub-Variant), a struct `variant_get`, a GROUP BY on a Variant
 /// path, a join of two Variant tables; and one on the column of the files'
-/// `half=N` directories, which the workers give too.
-const QUERIES: [&str; 5] = [
+/// `half=N` directories, which the workers give too; and one rendering the
+/// rows a filter keeps, which the scan runs on its rows.
+const QUERIES: [&str; 6] = [
     "SELECT count(*) AS n, sum(variant_get(v, '$.k', 'bigint')) AS k, max(CAST(variant_get(v, '$.k') AS INT)) AS top, sum(id) AS ids, count(*) FILTER (WHERE variant_get(v, '$.k', 'bigint') > 50) AS big FROM 'data/events/'",
     "SELECT id, variant_get(v, '$.p', 'struct<x:bigint,y:string>') AS p FROM 'data/events/' WHERE id % 401 = 0 ORDER BY id",
     "SELECT variant_get(v, '$.g', 'string') AS g, count(*) AS n, sum(id) AS ids FROM 'data/events/' GROUP BY g ORDER BY g",
     "SELECT variant_get(k.v, '$.name', 'string') AS name, count(*) AS n FROM 'data/events/' e JOIN 'data/keys/' k ON variant_get(e.v, '$.k', 'bigint') = k.key GROUP BY name ORDER BY name",
     "SELECT half, count(*) AS n, sum(variant_get(v, '$.k', 'bigint')) AS k FROM 'data/events/' WHERE half = 1 OR id < 10 GROUP BY half ORDER BY half",
+    "SELECT id, to_json(v) AS j FROM 'data/events/' WHERE variant_get(v, '$.k', 'bigint') = 7 ORDER BY id",
 ];
 
 fn sql(dir: &Path, workers: Option<&[Worker]>, query: &str) -> std::process::Output {
@@ -211,6 +213,20 @@ fn queries_on_workers_give_the_answers_of_one_process() {
         "{plan}"
     );
     assert!(plan.contains("row_groups=18,"), "{plan}");
+    // The filter travels with the scan to the workers, which run it.
+    let explained = sql(
+        dir.path(),
+        Some(&workers),
+        &format!("EXPLAIN ANALYZE {}", QUERIES[5]),
+    );
+    let plan = stdout(&explained);
+    assert_eq!(plan.matches("row_filter=[").count(), 2, "{plan}");
+    // Of the 3000 rows read, the 31 whose k is 7 left the scans.
+    let leaf = &plan[plan.find("DistributedLeafExec").expect(plan)..];
+    assert!(
+        leaf.starts_with("DistributedLeafExec:, metrics=[output_rows=31,"),
+        "{plan}"
+    );
 }
 
 /// A limit straight over a scan DataFusion plans as one partition (the

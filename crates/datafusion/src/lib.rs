@@ -22,7 +22,8 @@
 //!   `arrow.parquet.variant` whatever each file's layout.
 //! - [`scan`]: the scan, which reads a `variant_get` path's leaves alone and
 //!   prunes files, row groups and pages by the filters DataFusion pushes to
-//!   it ([`filter`]).
+//!   it ([`filter`]); [`row_filter`] has it run the filter above it
+//!   before it computes the outputs the filter does not read.
 //! - [`defer`]: a value that does not convert fails only a row the query
 //!   keeps; [`join_keys`]: a join on an expression over a path plans;
 //!   [`grouping_sets`]: `ROLLUP(v:a::string)` does too.
@@ -71,6 +72,7 @@ pub mod join_keys;
 pub mod jsonl;
 pub mod nvl;
 pub mod process_runtime;
+pub mod row_filter;
 #[cfg(feature = "s3")]
 pub mod s3;
 pub mod scan;
@@ -255,6 +257,12 @@ pub fn context_with(
             |r| r.name(),
             rule,
         );
+    }
+    // Last but DataFusion's check, once filters, projections and
+    // partitions are where they stay.
+    if let Some(optimizer) = builder.physical_optimizers() {
+        let rule = Arc::new(row_filter::RowFiltersIntoScans);
+        insert_before(&mut optimizer.rules, "SanityCheckPlan", |r| r.name(), rule);
     }
     let ctx: SessionContext = builder.build().into();
     others.session_store().with_state(ctx.state_weak_ref());

@@ -62,6 +62,7 @@ use vshred::parquet::{Projected, Projection, ScanOptions, is_variant_field};
 
 use crate::filter::runtime_predicate;
 use crate::functions::{ToJson, VariantGet, external, path_and_type};
+use crate::row_filter::row_filter;
 
 /// A scan of a [`Dataset`] by a [`Projection`].
 /// The dataset is shown by its number of files.
@@ -70,6 +71,9 @@ pub struct VariantScanExec {
     projection: Projection,
     /// Joins' dynamic filters pushed to the scan, read when it starts.
     runtime_filters: Vec<Arc<dyn PhysicalExpr>>,
+    /// The filter above the scan, over its outputs, run on its rows before
+    /// the outputs it does not read are computed ([`crate::row_filter`]).
+    row_filter: Option<Arc<dyn PhysicalExpr>>,
     schema: SchemaRef,
     partitions: usize,
     /// The share of the dataset this scan's partitions read, as task `.0`
@@ -138,6 +142,19 @@ impl VariantScanExec {
         self
     }
 
+    /// The filter above the scan that it runs on its rows, if any.
+    pub fn row_filter(&self) -> Option<&Arc<dyn PhysicalExpr>> {
+        self.row_filter.as_ref()
+    }
+
+    /// This scan running `filter`, the filter above it over its outputs,
+    /// on its rows ([`crate::row_filter`]).
+    pub fn with_row_filter(&self, filter: Option<Arc<dyn PhysicalExpr>>) -> Result<Self> {
+        let mut scan = self.rebuilt(self.dataset.clone(), self.partitions, self.task)?;
+        scan.row_filter = filter;
+        Ok(scan)
+    }
+
     /// This scan as task `index` of `count`, each reading its share of the
     /// row groups.
     pub fn for_task(&self, index: usize, count: usize) -> Result<Self> {
@@ -147,14 +164,27 @@ impl VariantScanExec {
         // Only the files holding the task's row groups: its plan names
         // them alone, and it reads their footers alone.
         let share = self.dataset.share(&shares).map_err(external)?;
-        Ok(VariantScanExec::from_parts(
-            Arc::new(share),
+        self.rebuilt(Arc::new(share), self.partitions, (index, count))
+    }
+
+    /// This scan's outputs and filters, of `dataset` in `partitions` as
+    /// `task`.
+    fn rebuilt(
+        &self,
+        dataset: Arc<Dataset>,
+        partitions: usize,
+        task: (usize, usize),
+    ) -> Result<Self> {
+        let mut scan = VariantScanExec::from_parts(
+            dataset,
             self.projection.clone(),
             self.schema.clone(),
-            self.partitions,
-            (index, count),
+            partitions,
+            task,
         )?
-        .with_runtime_filters(self.runtime_filters.clone()))
+        .with_runtime_filters(self.runtime_filters.clone());
+        scan.row_filter = self.row_filter.clone();
+        Ok(scan)
     }
 
     fn partitioned(
@@ -175,6 +205,7 @@ impl VariantScanExec {
             dataset,
             projection,
             runtime_filters: Vec::new(),
+            row_filter: None,
             schema,
             partitions,
             task: (0, 1),
@@ -416,6 +447,9 @@ impl DisplayAs for VariantScanExec {
         if !self.runtime_filters.is_empty() {
             write!(f, ", runtime_filters={}", self.runtime_filters.len())?;
         }
+        if let Some(filter) = &self.row_filter {
+            write!(f, ", row_filter=[{filter}]")?;
+        }
         Ok(())
     }
 }
@@ -496,6 +530,7 @@ impl ExecutionPlan for VariantScanExec {
         let dataset = self.dataset.clone();
         let mut projection = self.projection.clone();
         let runtime_filters = self.runtime_filters.clone();
+        projection.row_filter = self.row_filter.as_ref().map(row_filter);
         let schema = self.schema.clone();
         let options = ScanOptions::new(context.session_config().batch_size());
         let scan = ScanMetrics {
@@ -503,6 +538,8 @@ impl ExecutionPlan for VariantScanExec {
             files_read: self.files_read.clone(),
             partitions: self.partitions,
         };
+        // Fewer than read where the scan runs the filter above it.
+        let output_rows = MetricBuilder::new(&self.metrics).output_rows(partition);
         let start = async move {
             projection.runtime_filter = runtime_filters
                 .iter()
@@ -526,13 +563,19 @@ impl ExecutionPlan for VariantScanExec {
             // answers to pings).
             futures::stream::unfold((batches, true), move |(batches, first)| {
                 let scan = scan.clone();
+                let output_rows = output_rows.clone();
                 async move {
                     let mut batches = batches;
                     if !first {
                         tokio::task::yield_now().await;
                     }
                     match batches.next() {
-                        Some(batch) => Some((batch.map_err(external), (batches, false))),
+                        Some(batch) => {
+                            if let Ok(batch) = &batch {
+                                output_rows.add(batch.num_rows());
+                            }
+                            Some((batch.map_err(external), (batches, false)))
+                        }
                         None => {
                             record(&scan, &batches);
                             None
@@ -558,7 +601,11 @@ impl ExecutionPlan for VariantScanExec {
     ) -> Result<Arc<Statistics>> {
         let mut statistics = Statistics::new_unknown(&self.schema);
         if let Ok(rows) = self.dataset.rows() {
-            statistics.num_rows = Precision::Exact(rows as usize);
+            // A filter of rows keeps some of them.
+            statistics.num_rows = match self.row_filter {
+                Some(_) => Precision::Inexact(rows as usize),
+                None => Precision::Exact(rows as usize),
+            };
         }
         Ok(Arc::new(statistics))
     }
@@ -594,7 +641,7 @@ impl ExecutionPlan for VariantScanExec {
         let absorbed = Projection {
             outputs,
             filter: self.projection.filter.clone(),
-            runtime_filter: None,
+            ..Projection::default()
         };
         let schema = Arc::new(arrow::datatypes::Schema::new_with_metadata(
             fields,
@@ -634,14 +681,7 @@ impl ExecutionPlan for VariantScanExec {
         {
             return Ok(None);
         }
-        let scan = VariantScanExec::from_parts(
-            self.dataset.clone(),
-            self.projection.clone(),
-            self.schema.clone(),
-            partitions,
-            self.task,
-        )?
-        .with_runtime_filters(self.runtime_filters.clone());
+        let scan = self.rebuilt(self.dataset.clone(), partitions, self.task)?;
         Ok(Some(Arc::new(scan)))
     }
 }

@@ -41,6 +41,8 @@ use std::sync::Arc;
 use arrow::datatypes::SchemaRef;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_expr::utils::collect_columns;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion_distributed::DistributedTaskContext;
 use datafusion_proto::physical_plan::{
@@ -186,6 +188,10 @@ struct ScanMessage {
     /// Each a `PhysicalExprNode`'s protobuf.
     #[serde(default)]
     runtime_filters: Vec<Vec<u8>>,
+    /// The filter the scan runs on its rows, a `PhysicalExprNode`'s
+    /// protobuf.
+    #[serde(default)]
+    row_filter: Option<Vec<u8>>,
     /// Of a task's share of a dataset, the number of each file's first
     /// row group in the whole.
     #[serde(default)]
@@ -337,17 +343,13 @@ fn schema_of(bytes: &[u8]) -> Result<SchemaRef> {
 }
 
 impl VariantCodec {
-    /// The bytes of `scan`, without its runtime filters.
+    /// The bytes of `scan`, without its runtime filters and row filter.
     pub fn encode_scan(&self, scan: &VariantScanExec) -> Result<Vec<u8>> {
-        self.encode_scan_with(scan, Vec::new())
+        self.encode_scan_with(scan, ScanExprs::default())
     }
 
-    /// The bytes of `scan`, with `runtime_filters` (protobufs).
-    fn encode_scan_with(
-        &self,
-        scan: &VariantScanExec,
-        runtime_filters: Vec<Vec<u8>>,
-    ) -> Result<Vec<u8>> {
+    /// The bytes of `scan`, with its expressions' protobufs.
+    fn encode_scan_with(&self, scan: &VariantScanExec, exprs: ScanExprs) -> Result<Vec<u8>> {
         let (dataset, projection, partitions, task) = scan.parts();
         let files = dataset
             .files()
@@ -379,7 +381,8 @@ impl VariantCodec {
             filter,
             partitions,
             task,
-            runtime_filters,
+            runtime_filters: exprs.runtime_filters,
+            row_filter: exprs.row_filter,
             numbering: dataset.numbering().map(<[usize]>::to_vec),
             sizes: dataset.expected_sizes().map(<[u64]>::to_vec),
             hive: match dataset.hive_columns() {
@@ -395,18 +398,19 @@ impl VariantCodec {
         framed(&message, &schema_bytes(&scan.schema())?)
     }
 
-    /// The scan of `bytes`, checked, without its runtime filters; files
-    /// in an object store are read from the store of `context`'s session.
+    /// The scan of `bytes`, checked, without its runtime filters and row
+    /// filter; files in an object store are read from the store of
+    /// `context`'s session.
     pub fn decode_scan(&self, bytes: &[u8], context: &TaskContext) -> Result<VariantScanExec> {
         self.decode_scan_with(bytes, context).map(|(scan, _)| scan)
     }
 
-    /// The scan of `bytes`, checked, and its runtime filters' protobufs.
+    /// The scan of `bytes`, checked, and its expressions' protobufs.
     fn decode_scan_with(
         &self,
         bytes: &[u8],
         context: &TaskContext,
-    ) -> Result<(VariantScanExec, Vec<Vec<u8>>)> {
+    ) -> Result<(VariantScanExec, ScanExprs)> {
         let (message, schema) = unframed(bytes)?;
         let Message::Scan(message) = message else {
             return Err(refused("a node that is not a scan".into()));
@@ -417,6 +421,7 @@ impl VariantCodec {
             || message
                 .runtime_filters
                 .iter()
+                .chain(&message.row_filter)
                 .any(|f| f.len() > MAX_RUNTIME_FILTER_BYTES)
         {
             return Err(refused(format!(
@@ -471,7 +476,7 @@ impl VariantCodec {
         let projection = Projection {
             outputs,
             filter,
-            runtime_filter: None,
+            ..Projection::default()
         };
         let storage = storage_of(&files, context)?;
         let dataset = match message.numbering {
@@ -510,8 +515,20 @@ impl VariantCodec {
             message.partitions,
             (task, tasks),
         )?;
-        Ok((scan, message.runtime_filters))
+        let exprs = ScanExprs {
+            runtime_filters: message.runtime_filters,
+            row_filter: message.row_filter,
+        };
+        Ok((scan, exprs))
     }
+}
+
+/// The protobufs of a scan's expressions: its runtime filters and its row
+/// filter.
+#[derive(Default)]
+struct ScanExprs {
+    runtime_filters: Vec<Vec<u8>>,
+    row_filter: Option<Vec<u8>>,
 }
 
 impl VariantCodec {
@@ -637,6 +654,21 @@ fn unframed(bytes: &[u8]) -> Result<(Message, &[u8])> {
     Ok((message, rest))
 }
 
+/// Refuses a row filter that is not a condition on the scan's outputs.
+fn checked_row_filter(filter: &Arc<dyn PhysicalExpr>, schema: &SchemaRef) -> Result<()> {
+    let outputs = schema.fields().len();
+    let beyond = collect_columns(filter).iter().any(|c| c.index() >= outputs);
+    let condition = filter
+        .data_type(schema)
+        .is_ok_and(|t| t == arrow::datatypes::DataType::Boolean);
+    if beyond || !condition {
+        return Err(refused(format!(
+            "a row filter that is not a condition on the scan's {outputs} outputs"
+        )));
+    }
+    Ok(())
+}
+
 fn check_version(version: u32) -> Result<()> {
     if version != VERSION {
         return Err(refused(format!(
@@ -656,24 +688,37 @@ impl PhysicalExtensionCodec for VariantCodec {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         match inputs {
             [] => {
-                let (scan, filters) = self.decode_scan_with(buf, ctx)?;
+                let (scan, exprs) = self.decode_scan_with(buf, ctx)?;
                 let schema = scan.schema();
                 let context = PhysicalPlanDecodeContext::new(ctx, self);
-                let filters = filters
+                let decoded = |bytes: &Vec<u8>, what: &str| {
+                    let node = PhysicalExprNode::decode(bytes.as_slice())
+                        .map_err(|e| refused(format!("{what}: {e}")))?;
+                    // The parsers of expressions are DataFusion's, not
+                    // written for strangers' bytes.
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        proto_converter.proto_to_physical_expr(&node, &schema, &context)
+                    }))
+                    .map_err(|_| refused(format!("{what} is malformed")))?
+                    .map_err(|e| refused(format!("{what}: {e}")))
+                };
+                let filters = exprs
+                    .runtime_filters
                     .iter()
-                    .map(|bytes| {
-                        let node = PhysicalExprNode::decode(bytes.as_slice())
-                            .map_err(|e| refused(format!("a runtime filter: {e}")))?;
-                        // The parsers of expressions are DataFusion's, not
-                        // written for strangers' bytes.
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            proto_converter.proto_to_physical_expr(&node, &schema, &context)
-                        }))
-                        .map_err(|_| refused("a runtime filter is malformed".into()))?
-                        .map_err(|e| refused(format!("a runtime filter: {e}")))
-                    })
+                    .map(|bytes| decoded(bytes, "a runtime filter"))
                     .collect::<Result<Vec<_>>>()?;
-                Ok(Arc::new(scan.with_runtime_filters(filters)))
+                let row_filter = match &exprs.row_filter {
+                    Some(bytes) => {
+                        let filter = decoded(bytes, "a row filter")?;
+                        checked_row_filter(&filter, &schema)?;
+                        Some(filter)
+                    }
+                    None => None,
+                };
+                Ok(Arc::new(
+                    scan.with_runtime_filters(filters)
+                        .with_row_filter(row_filter)?,
+                ))
             }
             [input] => Ok(Arc::new(self.decode_write(buf, input.clone(), ctx)?)),
             _ => Err(refused(format!("a node of {} inputs", inputs.len()))),
@@ -687,16 +732,20 @@ impl PhysicalExtensionCodec for VariantCodec {
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
         let bytes = if let Some(scan) = node.downcast_ref::<VariantScanExec>() {
-            let filters = scan
-                .runtime_filters()
-                .iter()
-                .map(|f| {
-                    proto_converter
-                        .physical_expr_to_proto(f, self)
-                        .map(|node| node.encode_to_vec())
-                })
-                .collect::<Result<Vec<_>>>()?;
-            self.encode_scan_with(scan, filters)?
+            let encoded = |f: &Arc<dyn PhysicalExpr>| {
+                proto_converter
+                    .physical_expr_to_proto(f, self)
+                    .map(|node| node.encode_to_vec())
+            };
+            let exprs = ScanExprs {
+                runtime_filters: scan
+                    .runtime_filters()
+                    .iter()
+                    .map(encoded)
+                    .collect::<Result<Vec<_>>>()?,
+                row_filter: scan.row_filter().map(encoded).transpose()?,
+            };
+            self.encode_scan_with(scan, exprs)?
         } else if let Some(write) = node.downcast_ref::<WritePartitionsExec>() {
             self.encode_write(write)?
         } else {

@@ -60,7 +60,7 @@ fn scan(files: Vec<std::path::PathBuf>, filter: Option<&str>) -> VariantScanExec
             ),
         ],
         filter: filter.map(|f| ("v".into(), Predicate::parse(f).unwrap())),
-        runtime_filter: None,
+        ..Projection::default()
     };
     let schema = dataset.projection_schema(&projection).unwrap();
     VariantScanExec::from_parts(dataset, projection, schema, 3, (1, 4)).unwrap()
