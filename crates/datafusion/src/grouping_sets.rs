@@ -61,9 +61,9 @@ fn map_keys(
     ))
 }
 
-/// `plan`'s `grouping(...)` calls with each argument that is a grouping
-/// set's key, renamed, as that key is written: DataFusion finds the keys
-/// that `grouping` names by the expressions themselves.
+/// `plan`'s `grouping(...)` calls with each argument that is a key,
+/// renamed, as that key is written: DataFusion finds the keys that
+/// `grouping` names by the expressions themselves.
 pub(crate) fn grouping_args_as_keys(plan: LogicalPlan) -> Result<Transformed<LogicalPlan>> {
     let LogicalPlan::Aggregate(aggregate) = &plan else {
         return Ok(Transformed::no(plan));
@@ -71,11 +71,10 @@ pub(crate) fn grouping_args_as_keys(plan: LogicalPlan) -> Result<Transformed<Log
     let renamed: Vec<(&Expr, &Expr)> = aggregate
         .group_expr
         .iter()
-        .filter_map(|e| match e {
-            Expr::GroupingSet(set) => Some(set.distinct_expr()),
-            _ => None,
+        .flat_map(|e| match e {
+            Expr::GroupingSet(set) => set.distinct_expr(),
+            key => vec![key],
         })
-        .flatten()
         .filter_map(|key| match key {
             Expr::Alias(alias) => Some((alias.expr.as_ref(), key)),
             _ => None,

@@ -71,6 +71,7 @@ pub mod grouping_sets;
 pub mod join_keys;
 pub mod jsonl;
 pub mod nvl;
+pub mod operators;
 pub mod process_runtime;
 pub mod row_filter;
 #[cfg(feature = "s3")]

@@ -233,6 +233,7 @@ async fn statements(ctx: &SessionContext, text: &str) -> Result<Vec<RecordBatch>
 /// it: sqlparser 0.62 took what followed into its right operand, and
 /// `x IS DISTINCT FROM true AND k = 'a'` counted rows of every `k`, with no
 /// error (found by a probe). A written `(b AND c)` stays the operand.
+/// The answers are DuckDB 2.0.1's.
 #[tokio::test]
 async fn is_distinct_from_binds_tighter_than_and_and_or() {
     let ctx = vshred_datafusion::context(Default::default());
@@ -257,6 +258,26 @@ async fn is_distinct_from_binds_tighter_than_and_and_or() {
         (
             format!("SELECT count(*) FROM {rows} WHERE x > 3 IS DISTINCT FROM (k = 'a' AND x < 3)"),
             4,
+        ),
+        // Inside an AND, a NOT, or beside another: what it took in binds
+        // to them (found by a review).
+        (
+            format!("SELECT count(*) FROM {rows} WHERE k = 'b' AND x IS DISTINCT FROM 5 OR x = 1"),
+            2,
+        ),
+        (
+            format!("SELECT count(*) FROM {rows} WHERE NOT x IS DISTINCT FROM 5 AND k = 'b'"),
+            1,
+        ),
+        (
+            format!(
+                "SELECT count(*) FROM {rows} WHERE x IS DISTINCT FROM 1 AND x IS DISTINCT FROM 5 OR k = 'a'"
+            ),
+            3,
+        ),
+        (
+            format!("SELECT count(*) FROM {rows} WHERE x > 3 IS DISTINCT FROM true IS NULL"),
+            0,
         ),
     ] {
         let batches = statements(&ctx, &sql)
@@ -2242,7 +2263,7 @@ async fn the_filter_above_the_scan_keeps_its_rows_before_the_rest_is_rendered() 
 }
 
 /// A path as a key of `ROLLUP`, `CUBE` or `GROUPING SETS` plans, with
-/// `grouping(...)` of it: the rewrites of a cast of a Variant and of a
+/// `grouping(...)` of it (and of a plain `GROUP BY` key): the rewrites of a cast of a Variant and of a
 /// conversion that may fail each renamed the whole grouping set, and
 /// planning failed with `No field named ...` (found by a probe).
 #[tokio::test]
@@ -2282,6 +2303,11 @@ async fn a_grouping_set_over_a_path_plans() {
         (
             format!("SELECT count(*) FROM '{file}' GROUP BY GROUPING SETS (({g}), ({id}), ())"),
             6,
+        ),
+        // Of a plain key, as of a set's (found by a review).
+        (
+            format!("SELECT grouping({g}) FROM '{file}' GROUP BY {g}"),
+            2,
         ),
     ] {
         let batches = query(&ctx, &sql).await;
