@@ -513,3 +513,47 @@ fn a_worker_refuses_a_write_outside_its_roots_or_oddly_named() {
         assert!(error.contains("refused"), "{what}: {error}");
     }
 }
+
+/// The filter a scan runs on its rows travels with it; one that is no
+/// condition on the scan's outputs (a column beyond them, a value that is
+/// not true or false) is refused.
+#[test]
+fn a_row_filter_comes_back_and_one_not_on_the_outputs_is_refused() {
+    use datafusion::physical_expr::PhysicalExpr;
+    use datafusion::physical_expr::expressions::{Column, IsNotNullExpr};
+    use datafusion_proto::physical_plan::{DefaultPhysicalProtoConverter, PhysicalExtensionCodec};
+    let dir = tempfile::tempdir().unwrap();
+    let files = vec![file(dir.path(), "a.parquet")];
+    let codec = VariantCodec::with_data_roots(&[dir.path().to_path_buf()]).unwrap();
+    let sent_and_received = |filter: Arc<dyn PhysicalExpr>| {
+        let sent = scan(files.clone(), None)
+            .with_row_filter(Some(filter))
+            .unwrap();
+        let mut bytes = Vec::new();
+        codec
+            .try_encode(
+                Arc::new(sent),
+                &mut bytes,
+                &DefaultPhysicalProtoConverter {},
+            )
+            .unwrap();
+        codec.try_decode(&bytes, &[], &task(0, 1), &DefaultPhysicalProtoConverter {})
+    };
+    let a = |index| Arc::new(Column::new("a", index)) as Arc<dyn PhysicalExpr>;
+    let received = sent_and_received(Arc::new(IsNotNullExpr::new(a(3)))).unwrap();
+    let received = received.downcast_ref::<VariantScanExec>().unwrap();
+    assert_eq!(
+        received.row_filter().map(|f| f.to_string()),
+        Some("a@3 IS NOT NULL".to_string())
+    );
+    for refused in [
+        Arc::new(IsNotNullExpr::new(a(9))) as Arc<dyn PhysicalExpr>,
+        a(3),
+    ] {
+        let error = sent_and_received(refused.clone()).unwrap_err().to_string();
+        assert!(
+            error.contains("a row filter that is not a condition on the scan's 4 outputs"),
+            "{refused}: {error}"
+        );
+    }
+}
