@@ -60,9 +60,12 @@ enum Postfix {
         array: bool,
         format: Option<CastFormat>,
     },
-    /// `IS NULL`, `IS NOT TRUE`, ...: the node, its operand taken out.
-    Is(Expr),
+    /// `IS NULL`, `IS NOT TRUE`, ...: the node's maker.
+    Is(MakeTest),
 }
+
+/// `Expr::IsNull`, `Expr::IsNotTrue`, ...
+type MakeTest = fn(Box<Expr>) -> Expr;
 
 /// The rank sqlparser gives a binary operator this module takes apart.
 pub(crate) fn rank(op: &BinaryOperator, reach: Reach) -> Option<u8> {
@@ -123,7 +126,7 @@ pub(crate) fn operator_rank(expr: &Expr, reach: Reach) -> Option<u8> {
             ..
         } => Some(POSTFIX),
         Expr::IsDistinctFrom(..) | Expr::IsNotDistinctFrom(..) if reach == Reach::All => Some(IS),
-        e if reach == Reach::All && is_test(e).is_some() => Some(IS),
+        e if reach == Reach::All && test_parts(e).is_some() => Some(IS),
         _ => None,
     }
 }
@@ -149,37 +152,24 @@ pub(crate) fn holds(expr: &Expr, reach: Reach, found: &dyn Fn(&Expr) -> bool) ->
         Expr::UnaryOp { expr, .. }
         | Expr::JsonAccess { value: expr, .. }
         | Expr::Cast { expr, .. } => inner(expr),
-        e => is_test(e).is_some_and(inner),
+        e => test_parts(e).is_some_and(|(operand, _)| inner(operand)),
     }
 }
 
-/// The operand of an `IS NULL`, `IS NOT TRUE`, ... test.
-fn is_test(expr: &Expr) -> Option<&Expr> {
-    match expr {
-        Expr::IsNull(e)
-        | Expr::IsNotNull(e)
-        | Expr::IsTrue(e)
-        | Expr::IsNotTrue(e)
-        | Expr::IsFalse(e)
-        | Expr::IsNotFalse(e)
-        | Expr::IsUnknown(e)
-        | Expr::IsNotUnknown(e) => Some(e),
-        _ => None,
-    }
-}
-
-fn tested_mut(expr: &mut Expr) -> Option<&mut Box<Expr>> {
-    match expr {
-        Expr::IsNull(e)
-        | Expr::IsNotNull(e)
-        | Expr::IsTrue(e)
-        | Expr::IsNotTrue(e)
-        | Expr::IsFalse(e)
-        | Expr::IsNotFalse(e)
-        | Expr::IsUnknown(e)
-        | Expr::IsNotUnknown(e) => Some(e),
-        _ => None,
-    }
+/// The operand of an `IS NULL`, `IS NOT TRUE`, ... test, and the maker
+/// of that test.
+fn test_parts(expr: &Expr) -> Option<(&Expr, MakeTest)> {
+    Some(match expr {
+        Expr::IsNull(e) => (e, Expr::IsNull),
+        Expr::IsNotNull(e) => (e, Expr::IsNotNull),
+        Expr::IsTrue(e) => (e, Expr::IsTrue),
+        Expr::IsNotTrue(e) => (e, Expr::IsNotTrue),
+        Expr::IsFalse(e) => (e, Expr::IsFalse),
+        Expr::IsNotFalse(e) => (e, Expr::IsNotFalse),
+        Expr::IsUnknown(e) => (e, Expr::IsUnknown),
+        Expr::IsNotUnknown(e) => (e, Expr::IsNotUnknown),
+        _ => return None,
+    })
 }
 
 /// `expr` taken apart down the operators `reach` takes, and put together
@@ -232,11 +222,10 @@ fn flatten(expr: Expr, reach: Reach, items: &mut Vec<Item>) {
             };
             items.push(Item::Postfix(cast, ranked));
         }
-        mut test => {
-            let operand = tested_mut(&mut test).expect("operator_rank ranks no other node");
-            let operand = std::mem::replace(operand.as_mut(), placeholder());
-            flatten(operand, reach, items);
-            items.push(Item::Postfix(Postfix::Is(test), ranked));
+        test => {
+            let (operand, make) = test_parts(&test).expect("operator_rank ranks no other node");
+            flatten(operand.clone(), reach, items);
+            items.push(Item::Postfix(Postfix::Is(make), ranked));
         }
     }
 }
@@ -276,12 +265,7 @@ fn rebuild(items: &mut Peekable<std::vec::IntoIter<Item>>, above: u8) -> Expr {
                         array,
                         format,
                     },
-                    Postfix::Is(mut test) => {
-                        if let Some(operand) = tested_mut(&mut test) {
-                            **operand = built;
-                        }
-                        test
-                    }
+                    Postfix::Is(make) => make(Box::new(built)),
                 };
             }
             Some(Item::Infix(_, ranked)) if *ranked > above => {
