@@ -300,3 +300,56 @@ fn a_row_filter_keeps_its_rows_and_a_failure_names_its_row_in_the_file() {
     }
     assert_eq!(kept, (0..30).filter(|n| n % 3 == 0).collect::<Vec<i64>>());
 }
+
+/// A row filter that keeps most of a batch's rows has every row computed
+/// and held (the engine's filter above drops the rest: the copy to drop
+/// them cost more than it saved), yet a conversion that fails in a row it
+/// drops fails nothing: the first row it keeps that fails is named.
+#[test]
+fn a_row_filter_keeping_most_rows_holds_them_all_and_fails_only_a_kept_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = dataset(dir.path(), &[10]);
+    let mut projection = projection(None);
+    projection
+        .outputs
+        .push(("text".into(), Projected::Json("v".into())));
+    let all_but_zero: vshred::parquet::KeepRows = Arc::new(|batch: &RecordBatch| {
+        let n = batch.column(0).as_primitive::<Int64Type>();
+        Ok(n.iter().map(|n| n.map(|n| n != 0)).collect())
+    });
+    projection.row_filter = Some(RowFilter {
+        reads: vec![0],
+        keep: all_but_zero.clone(),
+    });
+    let schema = dataset.projection_schema(&projection).unwrap();
+    let read = |projection: &Projection, schema| {
+        dataset
+            .project_partition(
+                projection,
+                schema,
+                &ScanOptions::new(5),
+                Partition::new(0, 1).unwrap(),
+            )
+            .unwrap()
+            .collect::<vshred::Result<Vec<RecordBatch>>>()
+    };
+    let rows: usize = read(&projection, &schema)
+        .unwrap()
+        .iter()
+        .map(RecordBatch::num_rows)
+        .sum();
+    assert_eq!(rows, 10);
+    // `$.s` is "r0", "r1", ...: no row converts; row 0 is dropped.
+    projection.outputs.push((
+        "s".into(),
+        Projected::Path {
+            column: "v".into(),
+            path: "$.s".parse().unwrap(),
+            as_type: ShreddingSchema::Int64,
+            on_failure: OnFailure::Error,
+        },
+    ));
+    let schema = dataset.projection_schema(&projection).unwrap();
+    let failed = read(&projection, &schema).unwrap_err().to_string();
+    assert!(failed.contains("at row 1: $.s: \"r1\""), "{failed}");
+}

@@ -12,10 +12,11 @@
 //! The filter stays above the scan, where every row the scan kept passes
 //! it again: a scan that runs no filter (rebuilt by a later rule) gives the
 //! same answer, and a filter that fails in the scan keeps every row there,
-//! to fail above as it always did, with the same message. So only a filter
-//! that answers the same each time it runs is handed over (not `random()`),
-//! and only where an output it does not read rebuilds a Variant or renders
-//! one as JSON, which is where the time goes.
+//! to fail above as it always did, with the same message. So only the
+//! parts of a filter (its `AND`s) that answer the same each time they run
+//! are handed over (not `random()`), and only where an output the filter
+//! does not read rebuilds a Variant or renders one as JSON, which is where
+//! the time goes.
 
 use std::sync::Arc;
 
@@ -25,24 +26,26 @@ use datafusion::common::Result;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::physical_expr::PhysicalExpr;
-use datafusion::physical_expr::expressions::{Column, DynamicFilterPhysicalExpr};
+use datafusion::physical_expr::expressions::{Column, DynamicFilterPhysicalExpr, Literal};
 use datafusion::physical_expr::utils::collect_columns;
+use datafusion::physical_expr::utils::{conjunction, split_conjunction};
 use datafusion::physical_expr_common::physical_expr::is_volatile;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
 use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
+use datafusion::physical_plan::repartition::RepartitionExec;
 use vshred::parquet::{Projected, RowFilter, is_variant_field};
 use vshred::shred::ShreddingSchema;
 
 use crate::scan::VariantScanExec;
 
-/// Hands the filter above a [`VariantScanExec`] (directly, or over a
-/// projection that passes the columns it reads through) to the scan, as
-/// the module's documentation says (registered by [`crate::context`] last,
-/// once the plan's filters, projections and partitions are where they
-/// stay).
+/// Hands the filter above a [`VariantScanExec`] (directly, or over
+/// repartitions and projections that pass the columns it reads through)
+/// to the scan, as the module's documentation says (registered by
+/// [`crate::context`] last, once the plan's filters, projections and
+/// partitions are where they stay).
 #[derive(Debug, Default)]
 pub struct RowFiltersIntoScans;
 
@@ -56,29 +59,38 @@ impl PhysicalOptimizerRule for RowFiltersIntoScans {
             let Some(filter) = node.downcast_ref::<FilterExec>() else {
                 return Ok(Transformed::no(node));
             };
-            // The scan, and a projection between (`to_json` of a path).
-            let input = filter.input();
-            let (scan, between) = match input.downcast_ref::<ProjectionExec>() {
-                Some(projection) => (projection.input(), Some(input)),
-                None => (input, None),
-            };
-            let Some(scan) = scan.downcast_ref::<VariantScanExec>() else {
+            // The conjuncts that answer the same each time they run.
+            let steady: Vec<Arc<dyn PhysicalExpr>> = split_conjunction(filter.predicate())
+                .into_iter()
+                .filter(|c| answers_the_same(c))
+                .cloned()
+                .collect();
+            let mut predicate = conjunction(steady);
+            // Down to the scan, the nodes between from the top.
+            let mut between = Vec::new();
+            let mut below = filter.input().clone();
+            loop {
+                if let Some(projection) = below.downcast_ref::<ProjectionExec>() {
+                    predicate = match through(&predicate, projection) {
+                        Some(predicate) => predicate,
+                        None => return Ok(Transformed::no(node)),
+                    };
+                } else if below.downcast_ref::<RepartitionExec>().is_none() {
+                    break;
+                }
+                between.push(below.clone());
+                below = below.children()[0].clone();
+            }
+            let Some(scan) = below.downcast_ref::<VariantScanExec>() else {
                 return Ok(Transformed::no(node));
-            };
-            let predicate = match between {
-                Some(projection) => match through(filter.predicate(), projection) {
-                    Some(predicate) => predicate,
-                    None => return Ok(Transformed::no(node)),
-                },
-                None => filter.predicate().clone(),
             };
             if scan.row_filter().is_some() || !worth_handing_over(&predicate, scan) {
                 return Ok(Transformed::no(node));
             }
             let mut input: Arc<dyn ExecutionPlan> =
                 Arc::new(scan.with_row_filter(Some(predicate))?);
-            if let Some(projection) = between {
-                input = replace_child(projection, input)?;
+            for node in between.iter().rev() {
+                input = replace_child(node, input)?;
             }
             Ok(Transformed::yes(replace_child(&node, input)?))
         })
@@ -106,9 +118,8 @@ fn replace_child(
 /// column it reads is a column of the input, passed through.
 fn through(
     predicate: &Arc<dyn PhysicalExpr>,
-    projection: &Arc<dyn ExecutionPlan>,
+    projection: &ProjectionExec,
 ) -> Option<Arc<dyn PhysicalExpr>> {
-    let projection = projection.downcast_ref::<ProjectionExec>()?;
     let mut passed = true;
     let over_input = predicate
         .clone()
@@ -130,17 +141,22 @@ fn through(
     passed.then_some(over_input)
 }
 
-/// Whether `predicate` answers the same each time it runs and `scan` has
-/// an output it does not read that rebuilds a Variant or renders one.
+/// Whether `expr` answers the same each time it runs: no `random()`, no
+/// join's dynamic filter (which tightens as the join reads).
+fn answers_the_same(expr: &Arc<dyn PhysicalExpr>) -> bool {
+    let mut changing = is_volatile(expr);
+    expr.apply(|e| {
+        changing |= e.downcast_ref::<DynamicFilterPhysicalExpr>().is_some();
+        Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
+    })
+    .expect("the closure does not fail");
+    !changing
+}
+
+/// Whether `predicate` filters anything and `scan` has an output it does
+/// not read that rebuilds a Variant or renders one.
 fn worth_handing_over(predicate: &Arc<dyn PhysicalExpr>, scan: &VariantScanExec) -> bool {
-    let mut changing = is_volatile(predicate);
-    predicate
-        .apply(|e| {
-            changing |= e.downcast_ref::<DynamicFilterPhysicalExpr>().is_some();
-            Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
-        })
-        .expect("the closure does not fail");
-    if changing {
+    if predicate.downcast_ref::<Literal>().is_some() {
         return false;
     }
     let reads = reads(predicate);

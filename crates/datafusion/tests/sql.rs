@@ -2194,9 +2194,9 @@ async fn a_case_guards_a_conversion_in_a_filter_a_join_and_a_sort() {
 /// The filter above the scan runs in the scan, before the outputs it does
 /// not read are rendered or rebuilt, for the rows it keeps alone: `to_json`
 /// of every row read, for the filter to keep a few, was most of such a
-/// query's time. The answers are the filter's; a filter that changes from
-/// run to run stays above the scan alone; one that fails in the scan keeps
-/// every row there, to fail above as it did.
+/// query's time. The answers are the filter's; a filter (or the part of
+/// one) that changes from run to run stays above the scan alone; one that
+/// fails in the scan keeps every row there, to fail above as it did.
 #[tokio::test]
 async fn the_filter_above_the_scan_keeps_its_rows_before_the_rest_is_rendered() {
     let dir = tempfile::tempdir().unwrap();
@@ -2255,6 +2255,24 @@ async fn the_filter_above_the_scan_keeps_its_rows_before_the_rest_is_rendered() 
         plan.contains("FilterExec") && !plan.contains("row_filter"),
         "{plan}"
     );
+    // Its steady parts alone, through the repartition of a scan of one
+    // partition (found by a review).
+    for set in [
+        "SET datafusion.execution.target_partitions = 4",
+        "SET datafusion.optimizer.repartition_file_min_size = 0",
+        "SET datafusion.execution.batch_size = 100",
+    ] {
+        query(&ctx, set).await;
+    }
+    let partly = format!("SELECT to_json(v) AS j FROM '{file}' WHERE {k} = 7 AND random() < 2");
+    let plan = text(&query(&ctx, &format!("EXPLAIN {partly}")).await);
+    assert!(
+        plan.contains("RoundRobinBatch")
+            && plan.contains("row_filter=[__datafusion_extracted_1@0 = 7]"),
+        "{plan}"
+    );
+    let counted = format!("SELECT count(*) FROM ({partly})");
+    assert_eq!(int(&query(&ctx, &counted).await, 0), 10, "{counted}");
     let failing = format!("SELECT to_json(v) FROM '{file}' WHERE 10 / ({k} - 7) > 0");
     let plan = text(&query(&ctx, &format!("EXPLAIN {failing}")).await);
     assert!(plan.contains("row_filter=["), "{plan}");

@@ -743,7 +743,13 @@ impl PhysicalExtensionCodec for VariantCodec {
                     .iter()
                     .map(encoded)
                     .collect::<Result<Vec<_>>>()?,
-                row_filter: scan.row_filter().map(encoded).transpose()?,
+                // One too large to send is left behind: the filter
+                // above the scan, sent whole, keeps the same rows.
+                row_filter: scan
+                    .row_filter()
+                    .map(encoded)
+                    .transpose()?
+                    .filter(|bytes| bytes.len() <= MAX_RUNTIME_FILTER_BYTES),
             };
             self.encode_scan_with(scan, exprs)?
         } else if let Some(write) = node.downcast_ref::<WritePartitionsExec>() {
