@@ -8,7 +8,7 @@
 //! (5 OR x = 1))`: a wrong answer with no error (or, where the operand is
 //! not a boolean, a failure to plan: `Int64 AND Boolean`). SQL ranks `IS`
 //! above `NOT`, `AND` and `OR`, as sqlparser does since
-//! (apache/datafusion-sqlparser-rs#2436). [`DistinctFromOperands`] reads
+//! (apache/datafusion-sqlparser-rs#2436). `DistinctFromOperands` reads
 //! such an expression again in the order written, with those ranks
 //! ([`crate::operators`]). A written `(b AND c)` is kept: the tree holds
 //! its parentheses.

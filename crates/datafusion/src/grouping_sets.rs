@@ -7,8 +7,8 @@
 //! named ...`. Two of vshred's rewrites change a key's name: a cast of a
 //! Variant ([`crate::cast`], `ROLLUP(v:a::string)`) and a conversion that
 //! may fail, written as two calls ([`crate::defer`]). Here each key of a set
-//! keeps its own name ([`map_keeping_names`]), and a `grouping(...)` call
-//! names a renamed key as the set holds it ([`grouping_args_as_keys`]).
+//! keeps its own name (`map_keeping_names`), and a `grouping(...)` call
+//! names a renamed key as the set holds it (`grouping_args_as_keys`).
 
 use datafusion::common::Result;
 use datafusion::common::tree_node::{Transformed, TreeNode};

@@ -3,7 +3,7 @@
 //! mend in sqlparser's trees.
 //!
 //! The expression is taken apart into its operands and operators, in the
-//! order written ([`regroup`]), and put together again by precedence
+//! order written (`regroup`), and put together again by precedence
 //! climbing: `:path` and `::type` bind first, then the operators by
 //! sqlparser's ranks (its generic dialect's), those of one rank from the
 //! left; `IS [NOT] DISTINCT FROM` ranks as `IS` does, above `NOT`, `AND`
