@@ -243,7 +243,7 @@ pub(crate) fn projection_of_batch(
         .map(|r| r as u64)
         .collect();
     // Most rows kept: the copy of the columns read, to drop the others,
-    // costs more than computing the outputs for every row (a fifth more
+    // costs more than computing the outputs for every row (a third more
     // time at nine rows in ten), and an engine's filter above drops them.
     // A failure there is taken again over the rows kept, below: only a kept
     // row fails.
