@@ -241,6 +241,17 @@ fn a_share_of_a_dataset_reads_what_its_partitions_read_from_the_whole() {
     }
 }
 
+/// The output `s`, `$.s` as an `int64`: "r0", "r1", ... convert in no row.
+fn s_as_int64(on_failure: OnFailure) -> (String, Projected) {
+    let path = Projected::Path {
+        column: "v".into(),
+        path: "$.s".parse().unwrap(),
+        as_type: ShreddingSchema::Int64,
+        on_failure,
+    };
+    ("s".into(), path)
+}
+
 /// A row filter keeps its rows: the outputs it does not read are computed
 /// for those rows alone, and a failure among them names its row in the
 /// file, not in the rows kept.
@@ -250,15 +261,7 @@ fn a_row_filter_keeps_its_rows_and_a_failure_names_its_row_in_the_file() {
     let rows = [10, 20];
     let dataset = dataset(dir.path(), &rows);
     let mut projection = projection(None);
-    projection.outputs.push((
-        "s".into(),
-        Projected::Path {
-            column: "v".into(),
-            path: "$.s".parse().unwrap(),
-            as_type: ShreddingSchema::Int64,
-            on_failure: OnFailure::Defer,
-        },
-    ));
+    projection.outputs.push(s_as_int64(OnFailure::Defer));
     projection
         .outputs
         .push(("text".into(), Projected::Json("v".into())));
@@ -339,16 +342,8 @@ fn a_row_filter_keeping_most_rows_holds_them_all_and_fails_only_a_kept_row() {
         .map(RecordBatch::num_rows)
         .sum();
     assert_eq!(rows, 10);
-    // `$.s` is "r0", "r1", ...: no row converts; row 0 is dropped.
-    projection.outputs.push((
-        "s".into(),
-        Projected::Path {
-            column: "v".into(),
-            path: "$.s".parse().unwrap(),
-            as_type: ShreddingSchema::Int64,
-            on_failure: OnFailure::Error,
-        },
-    ));
+    // Row 0 is dropped.
+    projection.outputs.push(s_as_int64(OnFailure::Error));
     let schema = dataset.projection_schema(&projection).unwrap();
     let failed = read(&projection, &schema).unwrap_err().to_string();
     assert!(failed.contains("at row 1: $.s: \"r1\""), "{failed}");
