@@ -356,6 +356,44 @@ fn sent_bytes() -> &'static Vec<u8> {
     })
 }
 
+/// The bytes of a scan sent with a row filter, `a@3 IS NOT NULL AND a@3 >
+/// 2`, its file gone as [`sent_bytes`]'s is.
+fn sent_with_row_filter() -> &'static Vec<u8> {
+    use datafusion::logical_expr::Operator;
+    use datafusion::physical_expr::PhysicalExpr;
+    use datafusion::physical_expr::expressions::{BinaryExpr, Column, IsNotNullExpr, lit};
+    use datafusion_proto::physical_plan::{DefaultPhysicalProtoConverter, PhysicalExtensionCodec};
+    static SENT: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    SENT.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Arc::new(Column::new("a", 3)) as Arc<dyn PhysicalExpr>;
+        let filter = BinaryExpr::new(
+            Arc::new(IsNotNullExpr::new(a.clone())),
+            Operator::And,
+            Arc::new(BinaryExpr::new(a, Operator::Gt, lit(2i64))),
+        );
+        let sent = scan(vec![file(dir.path(), "a.parquet")], None)
+            .with_row_filter(Some(Arc::new(filter)))
+            .unwrap();
+        let mut bytes = Vec::new();
+        VariantCodec::new()
+            .try_encode(
+                Arc::new(sent),
+                &mut bytes,
+                &DefaultPhysicalProtoConverter {},
+            )
+            .unwrap();
+        drop(dir);
+        // Unchanged, they decode, the filter with them.
+        let received = VariantCodec::new()
+            .try_decode(&bytes, &[], &task(0, 1), &DefaultPhysicalProtoConverter {})
+            .unwrap();
+        let received = received.downcast_ref::<VariantScanExec>().unwrap();
+        assert!(received.row_filter().is_some());
+        bytes
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -374,6 +412,22 @@ proptest! {
             bytes[at] = byte;
         }
         let _ = codec.decode_scan(&bytes, &task(0, 1));
+    }
+
+    /// Any change to the bytes of a scan sent with a row filter (the
+    /// filter's protobuf among them): an answer or an error, never a panic.
+    #[test]
+    fn any_change_to_a_row_filter_is_an_error_or_a_scan(
+        flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
+    ) {
+        use datafusion_proto::physical_plan::{DefaultPhysicalProtoConverter, PhysicalExtensionCodec};
+        let mut bytes = sent_with_row_filter().clone();
+        for (at, byte) in flips {
+            let at = at % bytes.len();
+            bytes[at] = byte;
+        }
+        let codec = VariantCodec::new();
+        let _ = codec.try_decode(&bytes, &[], &task(0, 1), &DefaultPhysicalProtoConverter {});
     }
 
     /// Likewise for a write.
