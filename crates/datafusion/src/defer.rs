@@ -114,11 +114,7 @@ fn defer_in_branches(expr: Expr) -> Result<Transformed<Expr>> {
         when_then_expr,
         else_expr,
     });
-    Ok(if changed {
-        Transformed::yes(case)
-    } else {
-        Transformed::no(case)
-    })
+    Ok(Transformed::new_transformed(case, changed))
 }
 
 /// `expr` as the module's documentation describes, if it is a

@@ -83,6 +83,7 @@ pub(crate) fn grouping_args_as_keys(plan: LogicalPlan) -> Result<Transformed<Log
     if renamed.is_empty() {
         return Ok(Transformed::no(plan));
     }
+    let mut changed = false;
     let aggr_expr = aggregate
         .aggr_expr
         .iter()
@@ -94,6 +95,7 @@ pub(crate) fn grouping_args_as_keys(plan: LogicalPlan) -> Result<Transformed<Log
                             if let Some((_, key)) = renamed.iter().find(|(inner, _)| *inner == arg)
                             {
                                 *arg = (*key).clone();
+                                changed = true;
                             }
                         }
                         Ok(Transformed::yes(Expr::AggregateFunction(call)))
@@ -103,6 +105,9 @@ pub(crate) fn grouping_args_as_keys(plan: LogicalPlan) -> Result<Transformed<Log
                 .map(|t| t.data)
         })
         .collect::<Result<Vec<_>>>()?;
+    if !changed {
+        return Ok(Transformed::no(plan));
+    }
     let aggregate = Aggregate::try_new(
         aggregate.input.clone(),
         aggregate.group_expr.clone(),

@@ -120,25 +120,16 @@ fn through(
     predicate: &Arc<dyn PhysicalExpr>,
     projection: &ProjectionExec,
 ) -> Option<Arc<dyn PhysicalExpr>> {
-    let mut passed = true;
-    let over_input = predicate
-        .clone()
-        .transform(|e| {
-            let Some(c) = e.downcast_ref::<Column>() else {
-                return Ok(Transformed::no(e));
-            };
-            let source = projection.expr().get(c.index()).map(|p| &p.expr);
-            Ok(match source.and_then(|s| s.downcast_ref::<Column>()) {
-                Some(source) => Transformed::yes(Arc::new(source.clone()) as Arc<dyn PhysicalExpr>),
-                None => {
-                    passed = false;
-                    Transformed::no(e)
-                }
-            })
-        })
-        .expect("the closure does not fail")
-        .data;
-    passed.then_some(over_input)
+    let exprs = projection.expr();
+    let passed = collect_columns(predicate).iter().all(|c| {
+        exprs
+            .get(c.index())
+            .is_some_and(|p| p.expr.downcast_ref::<Column>().is_some())
+    });
+    if !passed {
+        return None;
+    }
+    projection.projection_expr().unproject_expr(predicate).ok()
 }
 
 /// Whether `expr` answers the same each time it runs: no `random()`, no
