@@ -1076,3 +1076,29 @@ fn a_conversion_failure_on_a_worker_reads_as_in_one_process() {
         );
     }
 }
+
+/// Integer arithmetic and sums past their type fail on a worker as in one
+/// process (the workers have vshred's `sum` and checked arithmetic, not
+/// DataFusion's, which wrap).
+#[test]
+fn integer_overflow_on_a_worker_reads_as_in_one_process() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    for (query, error) in [
+        (
+            "SELECT variant_get(v, '$.g', 'string') AS g, sum(id * 3074457345618258) AS s FROM 'data/events/' GROUP BY g",
+            "integer overflow: the sum ",
+        ),
+        (
+            "SELECT max(id * 3074457345618258000) AS m FROM 'data/events/'",
+            " * 3074457345618258000 does not fit Int64",
+        ),
+    ] {
+        for cluster in [None, Some(&workers[..])] {
+            let out = sql(dir.path(), cluster, query);
+            assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+            assert!(stderr(&out).contains(error), "{query}: {}", stderr(&out));
+        }
+    }
+}

@@ -450,6 +450,14 @@ fn the_readme_shows_what_variant_explode_gives() {
 }
 
 #[test]
+fn the_readme_shows_a_sum_past_its_type_failing() {
+    assert_eq!(
+        binary::readme_console_block("$ vshred sql \"SELECT sum(x) FROM (VALUES"),
+        1
+    );
+}
+
+#[test]
 fn the_readme_shows_what_copy_writes() {
     assert_eq!(
         binary::readme_console_block("$ vshred sql \"COPY (SELECT * FROM read_jsonl"),

@@ -24,6 +24,8 @@
 //!   prunes files, row groups and pages by the filters DataFusion pushes to
 //!   it ([`filter`]); [`row_filter`] has it run the filter above it
 //!   before it computes the outputs the filter does not read.
+//! - [`overflow`]: integer `+`, `-`, `*` and `sum` fail on overflow,
+//!   where DataFusion's wrap.
 //! - [`defer`]: a value that does not convert fails only a row the query
 //!   keeps; [`join_keys`]: a join on an expression over a path plans;
 //!   [`grouping_sets`]: `ROLLUP(v:a::string)` does too.
@@ -72,6 +74,7 @@ pub mod join_keys;
 pub mod jsonl;
 pub mod nvl;
 pub mod operators;
+pub mod overflow;
 pub mod process_runtime;
 pub mod row_filter;
 #[cfg(feature = "s3")]
@@ -96,6 +99,7 @@ use datafusion::execution::object_store::ObjectStoreRegistry;
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::{FunctionRegistry, SessionStateBuilder};
 use datafusion::logical_expr::planner::ExprPlanner;
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_session::SessionStore;
 
@@ -184,20 +188,16 @@ pub fn context_with(
         .get_or_insert_default()
         .splice(0..0, ours);
     let mut state = customize(builder).build();
-    for function in functions::all().into_iter().chain([
-        Arc::new(datafusion::logical_expr::ScalarUDF::from(
-            nvl::Nvl::default(),
-        )),
-        cast::TO_TIMESTAMP_NTZ.clone(),
-        cast::TRY_TO_TIMESTAMP_NTZ.clone(),
-    ]) {
+    for function in scalar_functions() {
         state
             .register_udf(function)
             .expect("registering a function does not fail");
     }
-    state
-        .register_udaf(schema_of::schema_of_variant_agg())
-        .expect("registering a function does not fail");
+    for function in aggregate_functions() {
+        state
+            .register_udaf(function)
+            .expect("registering a function does not fail");
+    }
     state
         .register_file_format(Arc::new(copy::VariantParquetFactory), true)
         .expect("registering a file format does not fail");
@@ -227,6 +227,10 @@ pub fn context_with(
         for rule in rules {
             insert_before(&mut analyzer.rules, "type_coercion", |r| r.name(), rule);
         }
+        // Last, once each operand has its type.
+        analyzer
+            .rules
+            .push(Arc::new(overflow::CheckedIntegerArithmetic));
     }
     // Ahead of DataFusion's move of cheap expressions toward the scans.
     if let Some(optimizer) = builder.optimizer() {
@@ -273,6 +277,26 @@ pub fn context_with(
         ctx.register_udtf(table.name(), Arc::new(table));
     }
     ctx
+}
+
+/// The scalar functions a [`context`] has beside DataFusion's, or in
+/// place of them: a distributed worker registers them too, to run the
+/// plans that call them.
+pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
+    let mut all = functions::all();
+    all.extend([
+        Arc::new(ScalarUDF::from(nvl::Nvl::default())),
+        cast::TO_TIMESTAMP_NTZ.clone(),
+        cast::TRY_TO_TIMESTAMP_NTZ.clone(),
+    ]);
+    all.extend(overflow::checked_functions());
+    all
+}
+
+/// The aggregate functions a [`context`] has beside DataFusion's, or in
+/// place of them (`sum`), as [`scalar_functions`].
+pub fn aggregate_functions() -> Vec<Arc<AggregateUDF>> {
+    vec![schema_of::schema_of_variant_agg(), overflow::checked_sum()]
 }
 
 /// Puts `rule` ahead of the rule named `before` in `rules`, or first if

@@ -72,15 +72,16 @@ pub async fn serve(
         let channels = channels.clone();
         async move {
             let mut builder = query.builder;
-            // Beside DataFusion's own, which the builder has.
+            // Beside DataFusion's own, which the builder has; ours come
+            // after, so that `sum` is ours.
             builder
                 .scalar_functions()
                 .get_or_insert_default()
-                .extend(vshred_datafusion::functions::all());
+                .extend(vshred_datafusion::scalar_functions());
             builder
                 .aggregate_functions()
                 .get_or_insert_default()
-                .push(vshred_datafusion::schema_of::schema_of_variant_agg());
+                .extend(vshred_datafusion::aggregate_functions());
             let state = builder
                 .with_distributed_option_extension_from_headers::<VshredSettings>(&query.headers)?
                 .with_distributed_user_codec(codec)

@@ -1,0 +1,641 @@
+//! Integer `+`, `-`, `*`, negation and `sum` fail on overflow, as Spark's
+//! (in its ANSI mode, the default since 4.0) and DuckDB's do.
+//!
+//! DataFusion 55 wraps instead (apache/datafusion#17539): the sum of 5M
+//! microsecond timestamps, past 2^63, came out negative with no error. Its
+//! `BinaryExpr` can check, but nothing in a session turns that on, and a
+//! physical plan's expressions cannot be rewritten in every kind of node.
+//! So the rewrite is logical, where every expression passes:
+//! - [`CheckedIntegerArithmetic`], an analyzer rule run after type
+//!   coercion, writes each integer `a + b`, `a - b`, `a * b` and `-a` as a
+//!   call of [`CheckedArithmetic`] (`checked_add`, ...), which uses Arrow's
+//!   checked kernels. The call keeps the operator's name (`a + b`), so
+//!   columns and the plans above them read as before.
+//! - [`CheckedSum`] replaces DataFusion's `sum` (same name, types and
+//!   state): for `BIGINT` and `BIGINT UNSIGNED` sums it adds in 128 bits and
+//!   fails when the sum does not fit its type, in groups, windows and
+//!   `DISTINCT`; other types go to DataFusion's own.
+//!
+//! A sum past 2^63 is exact as `sum(CAST(x AS DECIMAL(38,0)))`, which the
+//! error says. Decimal arithmetic past 38 digits is not checked here.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::mem::size_of;
+use std::sync::{Arc, LazyLock};
+
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, ListArray, PrimitiveArray};
+use arrow::buffer::NullBuffer;
+use arrow::compute::kernels::numeric;
+use arrow::datatypes::{ArrowPrimitiveType, DataType, FieldRef, Int64Type, UInt64Type};
+use arrow::error::ArrowError;
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::utils::SingleRowListArrayBuilder;
+use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue, exec_err};
+use datafusion::functions_aggregate::sum::Sum;
+use datafusion::logical_expr::expr::{ScalarFunction, schema_name_from_exprs};
+use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
+use datafusion::logical_expr::type_coercion::binary::BinaryTypeCoercer;
+use datafusion::logical_expr::utils::{AggregateOrderSensitivity, merge_schema};
+use datafusion::logical_expr::{
+    Accumulator, AggregateUDF, AggregateUDFImpl, BinaryExpr, ColumnarValue, Documentation, EmitTo,
+    Expr, ExprSchemable, GroupsAccumulator, LogicalPlan, Operator, ReversedUDAF,
+    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, SetMonotonicity, Signature, Volatility,
+};
+use datafusion::optimizer::AnalyzerRule;
+use datafusion::physical_expr_common::datum::apply;
+use datafusion_functions_aggregate_common::aggregate::groups_accumulator::accumulate::NullState;
+
+use crate::grouping_sets::map_keeping_names;
+
+/// The checked operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Arithmetic {
+    Add,
+    Subtract,
+    Multiply,
+    Negate,
+}
+
+impl Arithmetic {
+    const ALL: [Arithmetic; 4] = [Self::Add, Self::Subtract, Self::Multiply, Self::Negate];
+
+    fn of(op: Operator) -> Option<Self> {
+        match op {
+            Operator::Plus => Some(Self::Add),
+            Operator::Minus => Some(Self::Subtract),
+            Operator::Multiply => Some(Self::Multiply),
+            _ => None,
+        }
+    }
+
+    fn operator(self) -> Operator {
+        match self {
+            Self::Add => Operator::Plus,
+            Self::Subtract | Self::Negate => Operator::Minus,
+            Self::Multiply => Operator::Multiply,
+        }
+    }
+}
+
+/// `checked_add(a, b)`, `checked_subtract`, `checked_multiply` and
+/// `checked_negate(a)` of integers: an error where the result does not fit
+/// the operands' type.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct CheckedArithmetic {
+    op: Arithmetic,
+    signature: Signature,
+}
+
+impl CheckedArithmetic {
+    fn new(op: Arithmetic) -> Self {
+        Self {
+            op,
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
+    }
+
+    fn arity(&self) -> usize {
+        if self.op == Arithmetic::Negate { 1 } else { 2 }
+    }
+}
+
+/// Each of [`CheckedArithmetic`]'s functions, once.
+static CHECKED: LazyLock<Vec<Arc<ScalarUDF>>> = LazyLock::new(|| {
+    Arithmetic::ALL
+        .into_iter()
+        .map(|op| Arc::new(ScalarUDF::from(CheckedArithmetic::new(op))))
+        .collect()
+});
+
+/// The functions [`CheckedIntegerArithmetic`] writes, to register.
+pub fn checked_functions() -> Vec<Arc<ScalarUDF>> {
+    CHECKED.clone()
+}
+
+fn checked(op: Arithmetic) -> Arc<ScalarUDF> {
+    CHECKED[op as usize].clone()
+}
+
+impl ScalarUDFImpl for CheckedArithmetic {
+    fn name(&self) -> &str {
+        match self.op {
+            Arithmetic::Add => "checked_add",
+            Arithmetic::Subtract => "checked_subtract",
+            Arithmetic::Multiply => "checked_multiply",
+            Arithmetic::Negate => "checked_negate",
+        }
+    }
+
+    // Named as the operator it stands for, so that a rewritten expression
+    // and the columns named after it keep their names.
+    fn schema_name(&self, args: &[Expr]) -> Result<String> {
+        Ok(match args {
+            [a] => format!("(- {})", a.schema_name()),
+            [a, b] => format!(
+                "{} {} {}",
+                a.schema_name(),
+                self.op.operator(),
+                b.schema_name()
+            ),
+            _ => format!("{}({})", self.name(), schema_name_from_exprs(args)?),
+        })
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        let arity = self.arity();
+        if arg_types.len() != arity || !arg_types.iter().all(DataType::is_integer) {
+            return exec_err!(
+                "{} takes {arity} integer argument(s), not ({})",
+                self.name(),
+                arg_types
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        match arg_types {
+            [l, r] => {
+                let (l, r) = BinaryTypeCoercer::new(l, &self.op.operator(), r).get_input_types()?;
+                Ok(vec![l, r])
+            }
+            _ => Ok(arg_types.to_vec()),
+        }
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        Ok(arg_types[0].clone())
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let overflow = |e: ArrowError| match e {
+            ArrowError::ArithmeticOverflow(what) => {
+                let what = what.strip_prefix("Overflow happened on: ").unwrap_or(&what);
+                DataFusionError::Execution(format!(
+                    "integer overflow: {what} does not fit {}; cast an operand to DECIMAL(38,0) for the exact result",
+                    args.return_field.data_type()
+                ))
+            }
+            e => e.into(),
+        };
+        let result = match (self.op, args.args.as_slice()) {
+            (Arithmetic::Negate, [ColumnarValue::Array(a)]) => {
+                ColumnarValue::Array(numeric::neg(a).map_err(overflow)?)
+            }
+            (Arithmetic::Negate, [ColumnarValue::Scalar(a)]) => {
+                let negated = numeric::neg(&a.to_array()?).map_err(overflow)?;
+                ColumnarValue::Scalar(ScalarValue::try_from_array(&negated, 0)?)
+            }
+            (op, [a, b]) => {
+                let kernel = match op {
+                    Arithmetic::Add => numeric::add,
+                    Arithmetic::Subtract => numeric::sub,
+                    _ => numeric::mul,
+                };
+                match apply(a, b, kernel) {
+                    Err(DataFusionError::ArrowError(e, _)) => return Err(overflow(*e)),
+                    result => result?,
+                }
+            }
+            _ => return exec_err!("{} given {} arguments", self.name(), args.args.len()),
+        };
+        Ok(result)
+    }
+}
+
+/// Writes integer `+`, `-`, `*` and negation as [`CheckedArithmetic`]
+/// calls, each keeping its name.
+#[derive(Debug, Default)]
+pub struct CheckedIntegerArithmetic;
+
+impl CheckedIntegerArithmetic {
+    pub const NAME: &'static str = "checked_integer_arithmetic";
+}
+
+impl AnalyzerRule for CheckedIntegerArithmetic {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| {
+            let schema = merge_schema(&node.inputs());
+            map_keeping_names(node, |expr| expr.transform_up(|e| checked_call(e, &schema)))
+        })
+        .map(|t| t.data)
+    }
+}
+
+/// `expr` as a checked call, if it is integer arithmetic.
+fn checked_call(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let integer = |e: &Expr| e.get_type(schema).is_ok_and(|t| t.is_integer());
+    let (op, args) = match expr {
+        Expr::BinaryExpr(BinaryExpr { left, op, right })
+            if let Some(op) = Arithmetic::of(op)
+                && integer(&left)
+                && integer(&right) =>
+        {
+            (op, vec![*left, *right])
+        }
+        Expr::Negative(inner) if integer(&inner) => (Arithmetic::Negate, vec![*inner]),
+        expr => return Ok(Transformed::no(expr)),
+    };
+    Ok(Transformed::yes(Expr::ScalarFunction(
+        ScalarFunction::new_udf(checked(op), args),
+    )))
+}
+
+/// DataFusion's `sum`, but that an integer sum fails where it does not fit
+/// its type.
+#[derive(Debug, PartialEq, Eq, Hash, Default)]
+pub struct CheckedSum {
+    sum: Sum,
+}
+
+/// [`CheckedSum`], to register in place of DataFusion's `sum`.
+pub fn checked_sum() -> Arc<AggregateUDF> {
+    Arc::new(AggregateUDF::from(CheckedSum::default()))
+}
+
+/// Calls `$make` with the integer type of a sum's result, or gives
+/// DataFusion's own accumulator (`$otherwise`) for any other.
+macro_rules! by_integer_type {
+    ($args:expr, $make:ident, $otherwise:expr) => {
+        match $args.return_field.data_type() {
+            DataType::Int64 => Ok(Box::new($make::<Int64Type>::default())),
+            DataType::UInt64 => Ok(Box::new($make::<UInt64Type>::default())),
+            _ => $otherwise,
+        }
+    };
+}
+
+impl AggregateUDFImpl for CheckedSum {
+    fn name(&self) -> &str {
+        self.sum.name()
+    }
+
+    fn signature(&self) -> &Signature {
+        self.sum.signature()
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        self.sum.return_type(arg_types)
+    }
+
+    fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
+        self.sum.state_fields(args)
+    }
+
+    fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        if args.is_distinct {
+            by_integer_type!(args, DistinctSum, self.sum.accumulator(args))
+        } else {
+            by_integer_type!(args, IntegerSum, self.sum.accumulator(args))
+        }
+    }
+
+    fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
+        self.sum.groups_accumulator_supported(args)
+    }
+
+    fn create_groups_accumulator(
+        &self,
+        args: AccumulatorArgs,
+    ) -> Result<Box<dyn GroupsAccumulator>> {
+        by_integer_type!(args, IntegerSums, self.sum.create_groups_accumulator(args))
+    }
+
+    // Both of ours take values back out, as a window's frame moves.
+    fn create_sliding_accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        if args.is_distinct {
+            by_integer_type!(args, DistinctSum, self.sum.create_sliding_accumulator(args))
+        } else {
+            by_integer_type!(args, IntegerSum, self.sum.create_sliding_accumulator(args))
+        }
+    }
+
+    fn reverse_expr(&self) -> ReversedUDAF {
+        ReversedUDAF::Identical
+    }
+
+    fn order_sensitivity(&self) -> AggregateOrderSensitivity {
+        self.sum.order_sensitivity()
+    }
+
+    fn set_monotonicity(&self, data_type: &DataType) -> SetMonotonicity {
+        self.sum.set_monotonicity(data_type)
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        self.sum.documentation()
+    }
+}
+
+/// An integer type a sum is of, added up in 128 bits (2^64 values of the
+/// widest do not pass it).
+trait SumType:
+    ArrowPrimitiveType<Native: Into<i128> + TryFrom<i128> + Hash + Eq> + Debug + Send + Sync
+{
+}
+impl<T> SumType for T where
+    T: ArrowPrimitiveType<Native: Into<i128> + TryFrom<i128> + Hash + Eq> + Debug + Send + Sync
+{
+}
+
+/// `sum` as `T`, or the error that it does not fit.
+fn fit<T: SumType>(sum: i128) -> Result<T::Native> {
+    T::Native::try_from(sum).or_else(|_| {
+        exec_err!(
+            "integer overflow: the sum {sum} does not fit {}; sum(CAST(x AS DECIMAL(38,0))) gives it",
+            T::DATA_TYPE
+        )
+    })
+}
+
+/// The sum of `values`'s valid values, and how many there were.
+fn total<T: SumType>(values: &PrimitiveArray<T>) -> (i128, usize) {
+    let sum = match values.nulls().filter(|n| n.null_count() > 0) {
+        None => values.values().iter().map(|&v| v.into()).sum(),
+        Some(nulls) => nulls
+            .valid_indices()
+            .map(|i| values.values()[i].into())
+            .sum(),
+    };
+    (sum, values.len() - values.null_count())
+}
+
+/// The sum of one group, or of a window's frame.
+#[derive(Debug)]
+struct IntegerSum<T: SumType> {
+    sum: i128,
+    count: usize,
+    of: std::marker::PhantomData<T>,
+}
+
+impl<T: SumType> Default for IntegerSum<T> {
+    fn default() -> Self {
+        Self {
+            sum: 0,
+            count: 0,
+            of: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: SumType> IntegerSum<T> {
+    fn value(&self) -> Result<ScalarValue> {
+        let sum = match self.count {
+            0 => None,
+            _ => Some(fit::<T>(self.sum)?),
+        };
+        ScalarValue::new_primitive::<T>(sum, &T::DATA_TYPE)
+    }
+}
+
+impl<T: SumType> Accumulator for IntegerSum<T> {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let (sum, count) = total(values[0].as_primitive::<T>());
+        self.sum += sum;
+        self.count += count;
+        Ok(())
+    }
+
+    fn retract_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let (sum, count) = total(values[0].as_primitive::<T>());
+        self.sum -= sum;
+        self.count -= count;
+        Ok(())
+    }
+
+    fn supports_retract_batch(&self) -> bool {
+        true
+    }
+
+    // A partial sum is a sum of some values: null where there were none.
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        self.update_batch(states)
+    }
+
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok(vec![self.value()?])
+    }
+
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        self.value()
+    }
+
+    fn size(&self) -> usize {
+        size_of::<Self>()
+    }
+}
+
+/// The sums of many groups.
+#[derive(Debug)]
+struct IntegerSums<T: SumType> {
+    sums: Vec<i128>,
+    nulls: NullState,
+    of: std::marker::PhantomData<T>,
+}
+
+impl<T: SumType> Default for IntegerSums<T> {
+    fn default() -> Self {
+        Self {
+            sums: Vec::new(),
+            nulls: NullState::new(),
+            of: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: SumType> GroupsAccumulator for IntegerSums<T> {
+    fn update_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.sums.resize(total_num_groups, 0);
+        let sums = &mut self.sums;
+        self.nulls.accumulate(
+            group_indices,
+            values[0].as_primitive::<T>(),
+            opt_filter,
+            total_num_groups,
+            |group, value| sums[group] += value.into(),
+        );
+        Ok(())
+    }
+
+    fn merge_batch(
+        &mut self,
+        states: &[ArrayRef],
+        group_indices: &[usize],
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.update_batch(states, group_indices, None, total_num_groups)
+    }
+
+    fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
+        let sums = emit_to.take_needed(&mut self.sums);
+        let nulls = self.nulls.build(emit_to);
+        let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
+        let values = sums
+            .iter()
+            .enumerate()
+            .map(|(i, &sum)| {
+                if valid(i) {
+                    fit::<T>(sum)
+                } else {
+                    Ok(Default::default())
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(PrimitiveArray::<T>::new(values.into(), nulls)))
+    }
+
+    fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
+        Ok(vec![self.evaluate(emit_to)?])
+    }
+
+    // A row's state is its value (null where the filter leaves it out), so
+    // DataFusion may skip partial aggregation of groups that barely repeat.
+    fn convert_to_state(
+        &self,
+        values: &[ArrayRef],
+        opt_filter: Option<&BooleanArray>,
+    ) -> Result<Vec<ArrayRef>> {
+        let values = values[0].as_primitive::<T>();
+        let kept = opt_filter.map(|f| NullBuffer::new(f.values().clone()));
+        let kept_nulls = opt_filter.and_then(|f| f.nulls().cloned());
+        let nulls = NullBuffer::union(
+            NullBuffer::union(values.nulls(), kept.as_ref()).as_ref(),
+            kept_nulls.as_ref(),
+        );
+        Ok(vec![Arc::new(PrimitiveArray::<T>::new(
+            values.values().clone(),
+            nulls,
+        ))])
+    }
+
+    fn size(&self) -> usize {
+        self.sums.capacity() * size_of::<i128>() + self.nulls.size()
+    }
+}
+
+/// `sum(DISTINCT x)`: each distinct value with how many times it is in the
+/// frame, so that a window may take values back out.
+#[derive(Debug)]
+struct DistinctSum<T: SumType> {
+    counts: HashMap<T::Native, usize>,
+}
+
+impl<T: SumType> Default for DistinctSum<T> {
+    fn default() -> Self {
+        Self {
+            counts: HashMap::new(),
+        }
+    }
+}
+
+impl<T: SumType> DistinctSum<T> {
+    fn add(&mut self, values: &PrimitiveArray<T>) {
+        for value in values.iter().flatten() {
+            *self.counts.entry(value).or_default() += 1;
+        }
+    }
+}
+
+impl<T: SumType> Accumulator for DistinctSum<T> {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        self.add(values[0].as_primitive::<T>());
+        Ok(())
+    }
+
+    fn retract_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        for value in values[0].as_primitive::<T>().iter().flatten() {
+            if let Some(count) = self.counts.get_mut(&value) {
+                *count -= 1;
+                if *count == 0 {
+                    self.counts.remove(&value);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn supports_retract_batch(&self) -> bool {
+        true
+    }
+
+    // The state is the list of distinct values, as DataFusion's.
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        let values: PrimitiveArray<T> = self.counts.keys().map(|&v| Some(v)).collect();
+        Ok(vec![
+            SingleRowListArrayBuilder::new(Arc::new(values)).build_list_scalar(),
+        ])
+    }
+
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        let lists: &ListArray = states[0].as_list();
+        for list in lists.iter().flatten() {
+            self.add(list.as_primitive::<T>());
+        }
+        Ok(())
+    }
+
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        let sum = match self.counts.is_empty() {
+            true => None,
+            false => Some(fit::<T>(self.counts.keys().map(|&v| v.into()).sum())?),
+        };
+        ScalarValue::new_primitive::<T>(sum, &T::DATA_TYPE)
+    }
+
+    fn size(&self) -> usize {
+        size_of::<Self>() + self.counts.capacity() * (size_of::<T::Native>() + size_of::<usize>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow::array::Int64Array;
+
+    use super::*;
+
+    #[test]
+    fn a_row_s_state_is_its_value_or_null_where_the_filter_leaves_it_out() {
+        let sums = IntegerSums::<Int64Type>::default();
+        let values: ArrayRef = Arc::new(Int64Array::from(vec![Some(1), None, Some(3), Some(4)]));
+        let filter = BooleanArray::from(vec![Some(true), Some(true), Some(false), None]);
+        let state = sums.convert_to_state(&[values], Some(&filter)).unwrap();
+        let state: Vec<Option<i64>> = state[0].as_primitive::<Int64Type>().iter().collect();
+        assert_eq!(state, [Some(1), None, None, None]);
+    }
+
+    #[test]
+    fn grouped_sums_fail_only_for_the_group_past_the_type() {
+        let mut sums = IntegerSums::<Int64Type>::default();
+        let values: ArrayRef = Arc::new(Int64Array::from(vec![i64::MAX, 1, 5, -1]));
+        sums.update_batch(&[values], &[0, 0, 1, 0], None, 2)
+            .unwrap();
+        // Group 0 went past and came back.
+        let fitting = sums.evaluate(EmitTo::First(2)).unwrap();
+        let fitting: Vec<Option<i64>> = fitting.as_primitive::<Int64Type>().iter().collect();
+        assert_eq!(fitting, [Some(i64::MAX), Some(5)]);
+        let values: ArrayRef = Arc::new(Int64Array::from(vec![i64::MAX, 1]));
+        sums.update_batch(&[values], &[0, 0], None, 1).unwrap();
+        let failure = sums.evaluate(EmitTo::All).unwrap_err().to_string();
+        assert!(
+            failure.contains("the sum 9223372036854775808 does not fit Int64"),
+            "{failure}"
+        );
+    }
+}
