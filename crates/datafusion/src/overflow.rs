@@ -178,8 +178,8 @@ impl ScalarUDFImpl for CheckedArithmetic {
         let overflow = |e: ArrowError| match e {
             ArrowError::ArithmeticOverflow(what) => {
                 let what = what.strip_prefix("Overflow happened on: ").unwrap_or(&what);
-                DataFusionError::Execution(format!(
-                    "integer overflow: {what} does not fit {}; cast an operand to DECIMAL(38,0) for the exact result",
+                overflow_error(format!(
+                    "{what} does not fit {}; cast an operand to DECIMAL(38,0) for the exact result",
                     args.return_field.data_type()
                 ))
             }
@@ -351,12 +351,18 @@ impl<T> SumType for T where
 
 /// `sum` as `T`, or the error that it does not fit.
 fn fit<T: SumType>(sum: i128) -> Result<T::Native> {
-    T::Native::try_from(sum).or_else(|_| {
-        exec_err!(
-            "integer overflow: the sum {sum} does not fit {}; sum(CAST(x AS DECIMAL(38,0))) gives it",
+    T::Native::try_from(sum).map_err(|_| {
+        overflow_error(format!(
+            "the sum {sum} does not fit {}; sum(CAST(x AS DECIMAL(38,0))) gives it",
             T::DATA_TYPE
-        )
+        ))
     })
+}
+
+/// An overflow, said as vshred's own errors are (without DataFusion's
+/// "Execution error: ").
+fn overflow_error(what: String) -> DataFusionError {
+    DataFusionError::External(format!("integer overflow: {what}").into())
 }
 
 /// The sum of `values`'s valid values, and how many there were.
