@@ -660,7 +660,7 @@ def test_sql_errors_are_vshred_errors_saying_what(tmp_path):
     assert str(raised.value) == f"{missing}: I/O error: No such file or directory (os error 2)"
     with pytest.raises(vshred.VshredError, match="^SQL syntax error: Expected: an SQL statement, found: SELEC"):
         vshred.sql("SELEC 1")
-    with pytest.raises(vshred.VshredError, match="^statement 2 of 2: Schema error: No field named nope"):
+    with pytest.raises(vshred.VshredError, match="^statement 2 of 2: No field named nope"):
         vshred.sql("SELECT 1; SELECT nope")
     with pytest.raises(vshred.VshredError, match="table t: a source is a path, a URL or an Arrow table.*int$"):
         vshred.sql("SELECT 1", tables={"t": 7})

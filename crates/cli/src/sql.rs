@@ -93,7 +93,7 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
         config
             .options_mut()
             .set(key, value)
-            .map_err(|e| failure(format!("--set {setting}: {e}")))?;
+            .map_err(|e| failure(format!("--set {setting}: {}", error_message(&e))))?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -119,7 +119,7 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
         let set = format!("SET {key} = '{}'", value.replace('\'', "''"));
         runtime
             .block_on(async { ctx.sql(&set).await?.collect().await })
-            .map_err(|e| failure(format!("--set {setting}: {e}")))?;
+            .map_err(|e| failure(format!("--set {setting}: {}", error_message(&e))))?;
     }
     let text = match (&args.query, &args.file) {
         (Some(query), _) => query.clone(),

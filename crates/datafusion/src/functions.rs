@@ -91,7 +91,9 @@ pub(crate) fn batch_external(e: vshred::Error) -> DataFusionError {
 /// is another crate's (a vshred error, a worker's relayed), as it says
 /// itself (what, and where: file, row, line, byte, and the setting that is
 /// the way out), without DataFusion's "External error: " before it; a
-/// syntax error as the parser words it; any other as DataFusion does.
+/// syntax error as the parser words it; a refusal of the planner, an
+/// error of execution, of the schema or of Arrow without DataFusion's
+/// word for its kind; any other as DataFusion says it.
 pub fn error_message(e: &DataFusionError) -> String {
     use datafusion::sql::sqlparser::parser::ParserError;
     if let DataFusionError::Context(what, inner) = e {
@@ -107,7 +109,8 @@ pub fn error_message(e: &DataFusionError) -> String {
         }
         return format!("{what}: {}", error_message(inner));
     }
-    match e.find_root() {
+    let root = e.find_root();
+    match root {
         DataFusionError::External(inner) => {
             // Ours (a vshred error, a raised failure) or another's, such as
             // a worker's error relayed by the distributed engine: each says
@@ -123,6 +126,12 @@ pub fn error_message(e: &DataFusionError) -> String {
                 other => format!("SQL syntax error: {other}"),
             };
         }
+        // "Error during planning: ", "Execution error: ", "Schema error: "
+        // and "Arrow error: " say nothing the message does not.
+        DataFusionError::Plan(_)
+        | DataFusionError::Execution(_)
+        | DataFusionError::SchemaError(..)
+        | DataFusionError::ArrowError(..) => return root.message().into_owned(),
         _ => {}
     }
     e.to_string()
