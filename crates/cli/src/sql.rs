@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
+use arrow::util::display::{ArrayFormatter, FormatOptions};
 use clap::{Args, ValueEnum};
 use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
@@ -278,22 +279,83 @@ fn print(batches: &[RecordBatch], format: Format, out: &mut impl Write) -> Resul
             }
         }
         Format::Csv => {
-            // A batch at a time into memory, then out: the CSV writer's
-            // errors keep no cause, and a closed pipe (`| head`) must be
-            // told from a failure.
+            // A batch at a time into memory, then out: a closed pipe
+            // (`| head`) must be told from a failure.
             let mut text = Vec::new();
             for (i, batch) in batches.iter().enumerate() {
                 text.clear();
-                let mut writer = arrow::csv::WriterBuilder::new()
-                    .with_header(i == 0)
-                    .build(&mut text);
-                writer.write(&variants_as_json(batch)?).map_err(failure)?;
-                drop(writer);
+                let batch = variants_as_json(batch)?;
+                if i == 0 {
+                    let schema = batch.schema();
+                    let names = schema.fields().iter().map(|f| Some(f.name().as_str()));
+                    csv_record(names, &mut text);
+                }
+                csv_rows(&batch, &mut text)?;
                 out.write_all(&text)?;
             }
         }
     }
     Ok(())
+}
+
+/// The rows of `batch` as CSV records into `text`, each value as Arrow
+/// displays it. Arrow's CSV writer writes an empty text as it writes null;
+/// here, as Spark and DuckDB write them, null is an empty field and an
+/// empty text is `""`.
+fn csv_rows(batch: &RecordBatch, text: &mut Vec<u8>) -> Result<(), Failure> {
+    let options = FormatOptions::default();
+    let formatters = batch
+        .columns()
+        .iter()
+        .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(failure)?;
+    let mut fields = vec![String::new(); formatters.len()];
+    for row in 0..batch.num_rows() {
+        for ((field, formatter), column) in fields.iter_mut().zip(&formatters).zip(batch.columns())
+        {
+            field.clear();
+            if column.is_valid(row) {
+                use std::fmt::Write as _;
+                write!(field, "{}", formatter.value(row)).map_err(failure)?;
+            }
+        }
+        let values = fields
+            .iter()
+            .zip(batch.columns())
+            .map(|(field, column)| column.is_valid(row).then_some(field.as_str()));
+        csv_record(values, text);
+    }
+    Ok(())
+}
+
+/// One CSV record: a field quoted where it holds a comma, a quote or a
+/// line break, or is an empty text; a null (`None`) left empty.
+fn csv_record<'a>(fields: impl Iterator<Item = Option<&'a str>>, text: &mut Vec<u8>) {
+    for (i, field) in fields.enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        let Some(field) = field else { continue };
+        let field = field.as_bytes();
+        if field.is_empty()
+            || field
+                .iter()
+                .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+        {
+            text.push(b'"');
+            for &b in field {
+                if b == b'"' {
+                    text.push(b'"');
+                }
+                text.push(b);
+            }
+            text.push(b'"');
+        } else {
+            text.extend_from_slice(field);
+        }
+    }
+    text.push(b'\n');
 }
 
 /// The most characters of one text a table shows: the table printer's

@@ -106,6 +106,21 @@ fn tables_and_csv_show_variants_as_json_text() {
     assert_eq!(lines[1], r#"1,1,1.50,"{""a"":1,""d"":1.50,""s"":""x""}""#);
 }
 
+/// A null is an empty field and an empty text `""`, as Spark and DuckDB
+/// write them (Arrow's writer wrote both as an empty field); a field
+/// holding a comma, a quote or a line break is quoted.
+#[test]
+fn csv_tells_null_from_an_empty_text() {
+    let dir = dataset();
+    let query = "SELECT * FROM (VALUES (1, '', NULL, 'a,b', 'q\"x'), (NULL, 'x', '', E'l\\nm', NULL)) t(i, e, n, c, q)";
+    let csv = vshred_in(dir.path(), &["sql", "--format", "csv", query]);
+    assert!(csv.status.success(), "{}", stderr(&csv));
+    assert_eq!(
+        stdout(&csv),
+        "i,e,n,c,q\n1,\"\",,\"a,b\",\"q\"\"x\"\n,x,\"\",\"l\nm\",\n"
+    );
+}
+
 /// No rows still name their columns, so that a script tells an empty
 /// result from a query that returns nothing (it printed nothing at all);
 /// a statement that returns no columns (DDL, `SET`) prints nothing.
