@@ -1088,7 +1088,7 @@ fn integer_overflow_on_a_worker_reads_as_in_one_process() {
     for (query, error) in [
         (
             "SELECT variant_get(v, '$.g', 'string') AS g, sum(id * 3074457345618258) AS s FROM 'data/events/' GROUP BY g",
-            "integer overflow: the sum ",
+            "integer overflow: sum(",
         ),
         (
             "SELECT max(id * 3074457345618258000) AS m FROM 'data/events/'",

@@ -22,13 +22,19 @@
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::marker::PhantomData;
 use std::mem::size_of;
 use std::sync::{Arc, LazyLock};
 
-use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, ListArray, PrimitiveArray};
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, ListArray, PrimitiveArray,
+};
 use arrow::buffer::NullBuffer;
 use arrow::compute::kernels::numeric;
-use arrow::datatypes::{ArrowPrimitiveType, DataType, FieldRef, Int64Type, UInt64Type};
+use arrow::datatypes::{
+    ArrowPrimitiveType, DataType, Decimal128Type, Field, FieldRef, Int8Type, Int16Type, Int32Type,
+    Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
 use arrow::error::ArrowError;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
@@ -38,7 +44,7 @@ use datafusion::functions_aggregate::sum::Sum;
 use datafusion::logical_expr::expr::{ScalarFunction, schema_name_from_exprs};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::type_coercion::binary::BinaryTypeCoercer;
-use datafusion::logical_expr::utils::{AggregateOrderSensitivity, merge_schema};
+use datafusion::logical_expr::utils::{AggregateOrderSensitivity, format_state_name, merge_schema};
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, BinaryExpr, ColumnarValue, Documentation, EmitTo,
     Expr, ExprSchemable, GroupsAccumulator, LogicalPlan, Operator, ReversedUDAF,
@@ -150,7 +156,11 @@ impl ScalarUDFImpl for CheckedArithmetic {
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         let arity = self.arity();
-        if arg_types.len() != arity || !arg_types.iter().all(DataType::is_integer) {
+        let integer = match self.op {
+            Arithmetic::Negate => DataType::is_signed_integer,
+            _ => DataType::is_integer,
+        };
+        if arg_types.len() != arity || !arg_types.iter().all(integer) {
             return exec_err!(
                 "{} takes {arity} integer argument(s), not ({})",
                 self.name(),
@@ -194,6 +204,9 @@ impl ScalarUDFImpl for CheckedArithmetic {
                 ColumnarValue::Scalar(ScalarValue::try_from_array(&negated, 0)?)
             }
             (op, [a, b]) => {
+                if let Some(values) = without_overflow(op, a, b)? {
+                    return Ok(ColumnarValue::Array(values));
+                }
                 let kernel = match op {
                     Arithmetic::Add => numeric::add,
                     Arithmetic::Subtract => numeric::sub,
@@ -209,6 +222,165 @@ impl ScalarUDFImpl for CheckedArithmetic {
         Ok(result)
     }
 }
+
+/// `a op b`, computed as the CPU computes it, with no branch per value:
+/// `None` where a value overflowed (under a null too), for Arrow's checked
+/// kernel, slower, to say which or to find that only nulls did; or where
+/// the operands are not an array beside an array or a non-null constant
+/// of one integer type.
+fn without_overflow(
+    op: Arithmetic,
+    a: &ColumnarValue,
+    b: &ColumnarValue,
+) -> Result<Option<ArrayRef>> {
+    match a.data_type() {
+        DataType::Int8 => without_overflow_of::<Int8Type>(op, a, b),
+        DataType::Int16 => without_overflow_of::<Int16Type>(op, a, b),
+        DataType::Int32 => without_overflow_of::<Int32Type>(op, a, b),
+        DataType::Int64 => without_overflow_of::<Int64Type>(op, a, b),
+        DataType::UInt8 => without_overflow_of::<UInt8Type>(op, a, b),
+        DataType::UInt16 => without_overflow_of::<UInt16Type>(op, a, b),
+        DataType::UInt32 => without_overflow_of::<UInt32Type>(op, a, b),
+        DataType::UInt64 => without_overflow_of::<UInt64Type>(op, a, b),
+        _ => Ok(None),
+    }
+}
+
+fn without_overflow_of<T: ArrowPrimitiveType<Native: Overflowing>>(
+    op: Arithmetic,
+    a: &ColumnarValue,
+    b: &ColumnarValue,
+) -> Result<Option<ArrayRef>> {
+    match op {
+        Arithmetic::Add => without_overflow_by::<T>(a, b, T::Native::add),
+        Arithmetic::Subtract => without_overflow_by::<T>(a, b, T::Native::sub),
+        Arithmetic::Multiply => without_overflow_by::<T>(a, b, T::Native::mul),
+        Arithmetic::Negate => Ok(None),
+    }
+}
+
+fn without_overflow_by<T: ArrowPrimitiveType<Native: Overflowing>>(
+    a: &ColumnarValue,
+    b: &ColumnarValue,
+    f: impl Fn(T::Native, T::Native) -> (T::Native, T::Native) + Copy,
+) -> Result<Option<ArrayRef>> {
+    let constant = |c: &ScalarValue| -> Result<Option<T::Native>> {
+        let c = c.to_array()?;
+        let c = c.as_primitive_opt::<T>();
+        Ok(c.filter(|c| c.is_valid(0)).map(|c| c.value(0)))
+    };
+    let (values, nulls) = match (a, b) {
+        (ColumnarValue::Array(a), ColumnarValue::Array(b)) => {
+            let (Some(a), Some(b)) = (a.as_primitive_opt::<T>(), b.as_primitive_opt::<T>()) else {
+                return Ok(None);
+            };
+            let values = each(a.values(), b.values(), f);
+            (values, NullBuffer::union(a.nulls(), b.nulls()))
+        }
+        (ColumnarValue::Array(a), ColumnarValue::Scalar(b)) => {
+            let (Some(a), Some(b)) = (a.as_primitive_opt::<T>(), constant(b)?) else {
+                return Ok(None);
+            };
+            (
+                each(a.values(), std::iter::repeat(&b), f),
+                a.nulls().cloned(),
+            )
+        }
+        (ColumnarValue::Scalar(a), ColumnarValue::Array(b)) => {
+            let (Some(a), Some(b)) = (constant(a)?, b.as_primitive_opt::<T>()) else {
+                return Ok(None);
+            };
+            (
+                each(std::iter::repeat(&a), b.values(), f),
+                b.nulls().cloned(),
+            )
+        }
+        _ => return Ok(None),
+    };
+    Ok(values.map(|values| Arc::new(PrimitiveArray::<T>::new(values.into(), nulls)) as ArrayRef))
+}
+
+/// `f` of each pair; `None` if any overflowed. The flags of all pairs
+/// are or-ed together, and only once tested, so that the loop has no
+/// branch and compiles to vector instructions.
+fn each<'a, N: Overflowing + 'a>(
+    a: impl IntoIterator<Item = &'a N>,
+    b: impl IntoIterator<Item = &'a N>,
+    f: impl Fn(N, N) -> (N, N),
+) -> Option<Vec<N>> {
+    let mut flags = N::NONE;
+    let values = a
+        .into_iter()
+        .zip(b)
+        .map(|(&a, &b)| {
+            let (value, flag) = f(a, b);
+            flags = flags | flag;
+            value
+        })
+        .collect();
+    (!N::overflowed(flags)).then_some(values)
+}
+
+/// Integer operations that wrap and flag their overflow: each gives the
+/// wrapped result and bits that say, or-ed with others, whether any
+/// overflowed ([`Overflowing::overflowed`]).
+trait Overflowing: Copy + std::ops::BitOr<Output = Self> {
+    const NONE: Self;
+    fn add(a: Self, b: Self) -> (Self, Self);
+    fn sub(a: Self, b: Self) -> (Self, Self);
+    fn mul(a: Self, b: Self) -> (Self, Self);
+    fn overflowed(flags: Self) -> bool;
+}
+
+macro_rules! signed_overflowing {
+    ($($t:ty),*) => {$(
+        impl Overflowing for $t {
+            const NONE: Self = 0;
+            // The sign bit is set where the result's sign is not what the
+            // operands' signs allow.
+            fn add(a: Self, b: Self) -> (Self, Self) {
+                let r = a.wrapping_add(b);
+                (r, (a ^ r) & (b ^ r))
+            }
+            fn sub(a: Self, b: Self) -> (Self, Self) {
+                let r = a.wrapping_sub(b);
+                (r, (a ^ b) & (a ^ r))
+            }
+            fn mul(a: Self, b: Self) -> (Self, Self) {
+                let (r, overflow) = a.overflowing_mul(b);
+                (r, -(overflow as Self))
+            }
+            fn overflowed(flags: Self) -> bool {
+                flags < 0
+            }
+        }
+    )*};
+}
+
+macro_rules! unsigned_overflowing {
+    ($($t:ty),*) => {$(
+        impl Overflowing for $t {
+            const NONE: Self = 0;
+            fn add(a: Self, b: Self) -> (Self, Self) {
+                let r = a.wrapping_add(b);
+                (r, (r < a) as Self)
+            }
+            fn sub(a: Self, b: Self) -> (Self, Self) {
+                (a.wrapping_sub(b), (a < b) as Self)
+            }
+            fn mul(a: Self, b: Self) -> (Self, Self) {
+                let (r, overflow) = a.overflowing_mul(b);
+                (r, overflow as Self)
+            }
+            fn overflowed(flags: Self) -> bool {
+                flags != 0
+            }
+        }
+    )*};
+}
+
+signed_overflowing!(i8, i16, i32, i64);
+unsigned_overflowing!(u8, u16, u32, u64);
 
 /// Writes integer `+`, `-`, `*` and negation as [`CheckedArithmetic`]
 /// calls, each keeping its name.
@@ -226,6 +398,11 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
         plan.transform_up_with_subqueries(|node| {
+            // A limit's count is folded to a constant while planning, or
+            // refused: it stays as written.
+            if let LogicalPlan::Limit(_) = node {
+                return Ok(Transformed::no(node));
+            }
             let schema = merge_schema(&node.inputs());
             map_keeping_names(node, |expr| expr.transform_up(|e| checked_call(e, &schema)))
         })
@@ -236,6 +413,7 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
 /// `expr` as a checked call, if it is integer arithmetic.
 fn checked_call(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let integer = |e: &Expr| e.get_type(schema).is_ok_and(|t| t.is_integer());
+    let signed = |e: &Expr| e.get_type(schema).is_ok_and(|t| t.is_signed_integer());
     let (op, args) = match expr {
         Expr::BinaryExpr(BinaryExpr { left, op, right })
             if let Some(op) = Arithmetic::of(op)
@@ -244,7 +422,7 @@ fn checked_call(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         {
             (op, vec![*left, *right])
         }
-        Expr::Negative(inner) if integer(&inner) => (Arithmetic::Negate, vec![*inner]),
+        Expr::Negative(inner) if signed(&inner) => (Arithmetic::Negate, vec![*inner]),
         expr => return Ok(Transformed::no(expr)),
     };
     Ok(Transformed::yes(Expr::ScalarFunction(
@@ -264,13 +442,18 @@ pub fn checked_sum() -> Arc<AggregateUDF> {
     Arc::new(AggregateUDF::from(CheckedSum::default()))
 }
 
+/// A partial sum, as it passes from one stage of an aggregate to the next:
+/// all 128 bits, so that partial sums past the type that add up to one
+/// within it are no error.
+const PARTIAL_SUM: DataType = DataType::Decimal128(38, 0);
+
 /// Calls `$make` with the integer type of a sum's result, or gives
 /// DataFusion's own accumulator (`$otherwise`) for any other.
 macro_rules! by_integer_type {
     ($args:expr, $make:ident, $otherwise:expr) => {
         match $args.return_field.data_type() {
-            DataType::Int64 => Ok(Box::new($make::<Int64Type>::default())),
-            DataType::UInt64 => Ok(Box::new($make::<UInt64Type>::default())),
+            DataType::Int64 => Ok(Box::new($make::<Int64Type>::new($args.name))),
+            DataType::UInt64 => Ok(Box::new($make::<UInt64Type>::new($args.name))),
             _ => $otherwise,
         }
     };
@@ -290,7 +473,13 @@ impl AggregateUDFImpl for CheckedSum {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        self.sum.state_fields(args)
+        match args.return_type() {
+            DataType::Int64 | DataType::UInt64 if !args.is_distinct => {
+                let name = format_state_name(args.name, "sum");
+                Ok(vec![Arc::new(Field::new(name, PARTIAL_SUM, true))])
+            }
+            _ => self.sum.state_fields(args),
+        }
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
@@ -349,11 +538,12 @@ impl<T> SumType for T where
 {
 }
 
-/// `sum` as `T`, or the error that it does not fit.
-fn fit<T: SumType>(sum: i128) -> Result<T::Native> {
+/// `sum`, the value of the aggregate `name`, as `T`, or the error that it
+/// does not fit.
+fn fit<T: SumType>(sum: i128, name: &str) -> Result<T::Native> {
     T::Native::try_from(sum).map_err(|_| {
         overflow_error(format!(
-            "the sum {sum} does not fit {}; sum(CAST(x AS DECIMAL(38,0))) gives it",
+            "{name} is {sum}, which does not fit {}; the sum of its argument cast to DECIMAL(38,0) gives it",
             T::DATA_TYPE
         ))
     })
@@ -366,7 +556,7 @@ fn overflow_error(what: String) -> DataFusionError {
 }
 
 /// The sum of `values`'s valid values, and how many there were.
-fn total<T: SumType>(values: &PrimitiveArray<T>) -> (i128, usize) {
+fn total<T: ArrowPrimitiveType<Native: Into<i128>>>(values: &PrimitiveArray<T>) -> (i128, usize) {
     let sum = match values.nulls().filter(|n| n.null_count() > 0) {
         None => values.values().iter().map(|&v| v.into()).sum(),
         Some(nulls) => nulls
@@ -377,31 +567,28 @@ fn total<T: SumType>(values: &PrimitiveArray<T>) -> (i128, usize) {
     (sum, values.len() - values.null_count())
 }
 
+/// Partial sums as [`PARTIAL_SUM`]s.
+fn partial_sums(sums: Vec<i128>, nulls: Option<NullBuffer>) -> ArrayRef {
+    Arc::new(Decimal128Array::new(sums.into(), nulls).with_data_type(PARTIAL_SUM))
+}
+
 /// The sum of one group, or of a window's frame.
 #[derive(Debug)]
 struct IntegerSum<T: SumType> {
+    name: String,
     sum: i128,
     count: usize,
-    of: std::marker::PhantomData<T>,
-}
-
-impl<T: SumType> Default for IntegerSum<T> {
-    fn default() -> Self {
-        Self {
-            sum: 0,
-            count: 0,
-            of: std::marker::PhantomData,
-        }
-    }
+    of: PhantomData<T>,
 }
 
 impl<T: SumType> IntegerSum<T> {
-    fn value(&self) -> Result<ScalarValue> {
-        let sum = match self.count {
-            0 => None,
-            _ => Some(fit::<T>(self.sum)?),
-        };
-        ScalarValue::new_primitive::<T>(sum, &T::DATA_TYPE)
+    fn new(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            sum: 0,
+            count: 0,
+            of: PhantomData,
+        }
     }
 }
 
@@ -424,39 +611,68 @@ impl<T: SumType> Accumulator for IntegerSum<T> {
         true
     }
 
-    // A partial sum is a sum of some values: null where there were none.
+    // A partial sum is null where it summed no value.
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        self.update_batch(states)
+        let (sum, count) = total(states[0].as_primitive::<Decimal128Type>());
+        self.sum += sum;
+        self.count += count;
+        Ok(())
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        Ok(vec![self.value()?])
+        let sum = (self.count > 0).then_some(self.sum);
+        Ok(vec![ScalarValue::Decimal128(sum, 38, 0)])
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        self.value()
+        let sum = match self.count {
+            0 => None,
+            _ => Some(fit::<T>(self.sum, &self.name)?),
+        };
+        ScalarValue::new_primitive::<T>(sum, &T::DATA_TYPE)
     }
 
     fn size(&self) -> usize {
-        size_of::<Self>()
+        size_of::<Self>() + self.name.capacity()
     }
 }
 
 /// The sums of many groups.
 #[derive(Debug)]
 struct IntegerSums<T: SumType> {
+    name: String,
     sums: Vec<i128>,
     nulls: NullState,
-    of: std::marker::PhantomData<T>,
+    of: PhantomData<T>,
 }
 
-impl<T: SumType> Default for IntegerSums<T> {
-    fn default() -> Self {
+impl<T: SumType> IntegerSums<T> {
+    fn new(name: &str) -> Self {
         Self {
+            name: name.to_string(),
             sums: Vec::new(),
             nulls: NullState::new(),
-            of: std::marker::PhantomData,
+            of: PhantomData,
         }
+    }
+
+    /// Adds `values` (of `T`, or partial sums) to their groups.
+    fn add<V: ArrowPrimitiveType<Native: Into<i128>> + Send>(
+        &mut self,
+        values: &PrimitiveArray<V>,
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) {
+        self.sums.resize(total_num_groups, 0);
+        let sums = &mut self.sums;
+        self.nulls.accumulate(
+            group_indices,
+            values,
+            opt_filter,
+            total_num_groups,
+            |group, value| sums[group] += value.into(),
+        );
     }
 }
 
@@ -468,14 +684,11 @@ impl<T: SumType> GroupsAccumulator for IntegerSums<T> {
         opt_filter: Option<&BooleanArray>,
         total_num_groups: usize,
     ) -> Result<()> {
-        self.sums.resize(total_num_groups, 0);
-        let sums = &mut self.sums;
-        self.nulls.accumulate(
-            group_indices,
+        self.add(
             values[0].as_primitive::<T>(),
+            group_indices,
             opt_filter,
             total_num_groups,
-            |group, value| sums[group] += value.into(),
         );
         Ok(())
     }
@@ -486,7 +699,13 @@ impl<T: SumType> GroupsAccumulator for IntegerSums<T> {
         group_indices: &[usize],
         total_num_groups: usize,
     ) -> Result<()> {
-        self.update_batch(states, group_indices, None, total_num_groups)
+        self.add(
+            states[0].as_primitive::<Decimal128Type>(),
+            group_indices,
+            None,
+            total_num_groups,
+        );
+        Ok(())
     }
 
     fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
@@ -496,19 +715,17 @@ impl<T: SumType> GroupsAccumulator for IntegerSums<T> {
         let values = sums
             .iter()
             .enumerate()
-            .map(|(i, &sum)| {
-                if valid(i) {
-                    fit::<T>(sum)
-                } else {
-                    Ok(Default::default())
-                }
+            .map(|(i, &sum)| match valid(i) {
+                true => fit::<T>(sum, &self.name),
+                false => Ok(Default::default()),
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Arc::new(PrimitiveArray::<T>::new(values.into(), nulls)))
     }
 
     fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
-        Ok(vec![self.evaluate(emit_to)?])
+        let sums = emit_to.take_needed(&mut self.sums);
+        Ok(vec![partial_sums(sums, self.nulls.build(emit_to))])
     }
 
     // A row's state is its value (null where the filter leaves it out), so
@@ -525,14 +742,12 @@ impl<T: SumType> GroupsAccumulator for IntegerSums<T> {
             NullBuffer::union(values.nulls(), kept.as_ref()).as_ref(),
             kept_nulls.as_ref(),
         );
-        Ok(vec![Arc::new(PrimitiveArray::<T>::new(
-            values.values().clone(),
-            nulls,
-        ))])
+        let sums = values.values().iter().map(|&v| v.into()).collect();
+        Ok(vec![partial_sums(sums, nulls)])
     }
 
     fn size(&self) -> usize {
-        self.sums.capacity() * size_of::<i128>() + self.nulls.size()
+        self.sums.capacity() * size_of::<i128>() + self.nulls.size() + self.name.capacity()
     }
 }
 
@@ -540,18 +755,18 @@ impl<T: SumType> GroupsAccumulator for IntegerSums<T> {
 /// frame, so that a window may take values back out.
 #[derive(Debug)]
 struct DistinctSum<T: SumType> {
+    name: String,
     counts: HashMap<T::Native, usize>,
 }
 
-impl<T: SumType> Default for DistinctSum<T> {
-    fn default() -> Self {
+impl<T: SumType> DistinctSum<T> {
+    fn new(name: &str) -> Self {
         Self {
+            name: name.to_string(),
             counts: HashMap::new(),
         }
     }
-}
 
-impl<T: SumType> DistinctSum<T> {
     fn add(&mut self, values: &PrimitiveArray<T>) {
         for value in values.iter().flatten() {
             *self.counts.entry(value).or_default() += 1;
@@ -600,13 +815,18 @@ impl<T: SumType> Accumulator for DistinctSum<T> {
     fn evaluate(&mut self) -> Result<ScalarValue> {
         let sum = match self.counts.is_empty() {
             true => None,
-            false => Some(fit::<T>(self.counts.keys().map(|&v| v.into()).sum())?),
+            false => Some(fit::<T>(
+                self.counts.keys().map(|&v| v.into()).sum(),
+                &self.name,
+            )?),
         };
         ScalarValue::new_primitive::<T>(sum, &T::DATA_TYPE)
     }
 
     fn size(&self) -> usize {
-        size_of::<Self>() + self.counts.capacity() * (size_of::<T::Native>() + size_of::<usize>())
+        size_of::<Self>()
+            + self.name.capacity()
+            + self.counts.capacity() * (size_of::<T::Native>() + size_of::<usize>())
     }
 }
 
@@ -618,17 +838,101 @@ mod tests {
 
     #[test]
     fn a_row_s_state_is_its_value_or_null_where_the_filter_leaves_it_out() {
-        let sums = IntegerSums::<Int64Type>::default();
+        let sums = IntegerSums::<Int64Type>::new("sum(x)");
         let values: ArrayRef = Arc::new(Int64Array::from(vec![Some(1), None, Some(3), Some(4)]));
         let filter = BooleanArray::from(vec![Some(true), Some(true), Some(false), None]);
         let state = sums.convert_to_state(&[values], Some(&filter)).unwrap();
-        let state: Vec<Option<i64>> = state[0].as_primitive::<Int64Type>().iter().collect();
+        let state: Vec<Option<i128>> = state[0].as_primitive::<Decimal128Type>().iter().collect();
         assert_eq!(state, [Some(1), None, None, None]);
+    }
+
+    fn add(a: ArrayRef, b: ColumnarValue) -> Result<ArrayRef> {
+        let field = Arc::new(Field::new("x", a.data_type().clone(), true));
+        let args = ScalarFunctionArgs {
+            number_rows: a.len(),
+            args: vec![ColumnarValue::Array(a), b],
+            arg_fields: vec![field.clone(), field.clone()],
+            return_field: field,
+            config_options: Arc::new(ConfigOptions::default()),
+        };
+        checked(Arithmetic::Add)
+            .invoke_with_args(args)?
+            .into_array(1)
+    }
+
+    #[test]
+    fn an_overflow_under_a_null_is_no_error_and_any_other_is() {
+        // The value under the null overflows: only the checked kernel,
+        // which the fast path leaves it to, knows it is a null's.
+        let under_null: ArrayRef = Arc::new(Int64Array::new(
+            vec![i64::MAX, 1].into(),
+            Some(NullBuffer::from(vec![false, true])),
+        ));
+        let one = ColumnarValue::Scalar(ScalarValue::Int64(Some(1)));
+        let sum = add(under_null.clone(), one.clone()).unwrap();
+        let sum: Vec<Option<i64>> = sum.as_primitive::<Int64Type>().iter().collect();
+        assert_eq!(sum, [None, Some(2)]);
+        let valid: ArrayRef = Arc::new(Int64Array::from(vec![1, i64::MAX]));
+        let failure = add(valid.clone(), one).unwrap_err().to_string();
+        assert!(
+            failure.contains("9223372036854775807 + 1 does not fit Int64"),
+            "{failure}"
+        );
+        let failure = add(valid.clone(), ColumnarValue::Array(valid))
+            .unwrap_err()
+            .to_string();
+        assert!(failure.contains("integer overflow: "), "{failure}");
+        let small: ArrayRef = Arc::new(arrow::array::UInt8Array::from(vec![200, 3]));
+        let failure = add(small.clone(), ColumnarValue::Array(small))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            failure.contains("200 + 200 does not fit UInt8"),
+            "{failure}"
+        );
+    }
+
+    /// The flags agree with Rust's checked operations on every pair of
+    /// 8-bit values (the macros are the same for the wider types).
+    #[test]
+    fn the_flags_say_overflow_exactly_where_a_checked_operation_fails() {
+        for a in i8::MIN..=i8::MAX {
+            for b in i8::MIN..=i8::MAX {
+                for (f, checked) in [
+                    (
+                        <i8 as Overflowing>::add as fn(i8, i8) -> (i8, i8),
+                        i8::checked_add as fn(i8, i8) -> Option<i8>,
+                    ),
+                    (<i8 as Overflowing>::sub, i8::checked_sub),
+                    (<i8 as Overflowing>::mul, i8::checked_mul),
+                ] {
+                    let (value, flags) = f(a, b);
+                    assert_eq!(i8::overflowed(flags), checked(a, b).is_none(), "{a}, {b}");
+                    assert!(checked(a, b).is_none_or(|c| c == value), "{a}, {b}");
+                }
+            }
+        }
+        for a in 0..=u8::MAX {
+            for b in 0..=u8::MAX {
+                for (f, checked) in [
+                    (
+                        <u8 as Overflowing>::add as fn(u8, u8) -> (u8, u8),
+                        u8::checked_add as fn(u8, u8) -> Option<u8>,
+                    ),
+                    (<u8 as Overflowing>::sub, u8::checked_sub),
+                    (<u8 as Overflowing>::mul, u8::checked_mul),
+                ] {
+                    let (value, flags) = f(a, b);
+                    assert_eq!(u8::overflowed(flags), checked(a, b).is_none(), "{a}, {b}");
+                    assert!(checked(a, b).is_none_or(|c| c == value), "{a}, {b}");
+                }
+            }
+        }
     }
 
     #[test]
     fn grouped_sums_fail_only_for_the_group_past_the_type() {
-        let mut sums = IntegerSums::<Int64Type>::default();
+        let mut sums = IntegerSums::<Int64Type>::new("sum(x)");
         let values: ArrayRef = Arc::new(Int64Array::from(vec![i64::MAX, 1, 5, -1]));
         sums.update_batch(&[values], &[0, 0, 1, 0], None, 2)
             .unwrap();
@@ -640,7 +944,7 @@ mod tests {
         sums.update_batch(&[values], &[0, 0], None, 1).unwrap();
         let failure = sums.evaluate(EmitTo::All).unwrap_err().to_string();
         assert!(
-            failure.contains("the sum 9223372036854775808 does not fit Int64"),
+            failure.contains("sum(x) is 9223372036854775808, which does not fit Int64"),
             "{failure}"
         );
     }

@@ -347,14 +347,30 @@ async fn a_bigint_sum_past_its_type_fails_and_a_decimal_one_is_exact() {
     ] {
         let failure = run_failure(&ctx, &sum).await;
         assert!(
-            failure.contains("integer overflow: the sum "),
+            failure.contains("integer overflow: sum(") && failure.contains(", which does not fit "),
             "{sum}: {failure}"
         );
         assert!(
-            failure.contains("sum(CAST(x AS DECIMAL(38,0))) gives it"),
+            failure.contains("the sum of its argument cast to DECIMAL(38,0) gives it"),
             "{failure}"
         );
     }
+    // Partial sums past 2^63 (one partition of the union each) that add up
+    // to one within it.
+    let halves = "(SELECT * FROM (VALUES (9223372036854775807, 'a'), (9223372036854775807, 'b'), (3, 'a')) UNION ALL \
+                  SELECT * FROM (VALUES (-9223372036854775807, 'a'), (-9223372036854775807, 'b'), (2, 'b'))) h(x, k)";
+    let partial = query(&ctx, &format!("SELECT sum(x) FROM {halves}")).await;
+    assert_eq!(int(&partial, 0), 5);
+    let grouped = query(
+        &ctx,
+        &format!("SELECT k, sum(x) FROM {halves} GROUP BY k ORDER BY k"),
+    )
+    .await;
+    assert!(
+        text(&grouped).contains("| a | 3        |\n| b | 2        |"),
+        "{}",
+        text(&grouped)
+    );
     // Past 2^63 and back: the sum fits.
     let back = query(
         &ctx,
@@ -411,6 +427,21 @@ async fn integer_arithmetic_past_its_type_fails_and_keeps_its_names() {
             "{sql}: {failure}"
         );
     }
+    // An AND does not guard it (DataFusion computes both sides over the
+    // batch); a CASE with a result that is not a boolean does.
+    let guarded = "FROM (VALUES (5, 1), (6, 9223372036854775807)) t(id, x) WHERE";
+    let failure = run_failure(
+        &ctx,
+        &format!("SELECT id {guarded} id IN (5, 7) AND x + 1 > 0"),
+    )
+    .await;
+    assert!(failure.contains("integer overflow: "), "{failure}");
+    let kept = query(
+        &ctx,
+        &format!("SELECT id {guarded} CASE WHEN id IN (5, 7) THEN x + 1 END > 0"),
+    )
+    .await;
+    assert_eq!((kept[0].num_rows(), int(&kept, 0)), (1, 5));
     // Of constants, as DataFusion folds them while planning.
     let folded = planning_failure(&ctx, "SELECT 9223372036854775807 + 1").await;
     assert!(
