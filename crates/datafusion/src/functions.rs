@@ -110,6 +110,9 @@ pub fn error_message(e: &DataFusionError) -> String {
         return format!("{what}: {}", error_message(inner));
     }
     let root = e.find_root();
+    if let Some(refusal) = variant_where_typed(&root.message()) {
+        return refusal;
+    }
     match root {
         DataFusionError::External(inner) => {
             // Ours (a vshred error, a raised failure) or another's, such as
@@ -135,6 +138,43 @@ pub fn error_message(e: &DataFusionError) -> String {
         _ => {}
     }
     e.to_string()
+}
+
+/// How DataFusion prints a Variant's type, in its planner's refusals of a
+/// function or an operator given one.
+const VARIANT_TYPE: &str = r#"Struct("metadata": non-null Binary, "value": non-null Binary)"#;
+
+/// The planner's refusal of a Variant given where a typed value is taken,
+/// as the way to type it: `sum(v)` failed with DataFusion's "Internal
+/// error", six signatures long, asking for a bug report; `v + 1`, that it
+/// cannot coerce a struct. Spark refuses both too. The planner checks the
+/// types as it builds the plan, before any rule of ours sees it, so the
+/// refusal is worded again here; `None` for any other error.
+fn variant_where_typed(message: &str) -> Option<String> {
+    if !message.contains(VARIANT_TYPE) {
+        return None;
+    }
+    let between = |start: &str, end: &str| {
+        let from = message.find(start)? + start.len();
+        let to = from + message[from..].find(end)?;
+        Some(message[from..to].to_string())
+    };
+    let operator = |op: &str| format!("the operator {op}");
+    let what = between("argument types '", "(")
+        .or_else(|| between("Function '", "'"))
+        .or_else(|| {
+            // "Cannot coerce arithmetic expression Int64 + Struct(...) to
+            // valid types", the Variant on either side.
+            let operation = between("arithmetic expression ", " to valid types")?;
+            let (before, after) = operation.split_once(VARIANT_TYPE)?;
+            let op = before.split_whitespace().last();
+            op.or_else(|| after.split_whitespace().next()).map(operator)
+        })
+        .or_else(|| message.contains("string concat").then(|| operator("||")))
+        .unwrap_or_else(|| "this function or operator".to_string());
+    Some(format!(
+        "{what} takes no Variant value: give the value a type, variant_get(x, '$.path', 'double') or x:path::double (CAST(x AS DOUBLE) for the whole value), or take its text, to_json(x)"
+    ))
 }
 
 /// A type named as Spark names it, as the layout our kernels take.
