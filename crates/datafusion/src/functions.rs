@@ -172,6 +172,14 @@ fn variant_where_typed(message: &str) -> Option<String> {
         })
         .or_else(|| message.contains("string concat").then(|| operator("||")))
         .unwrap_or_else(|| "this function or operator".to_string());
+    // Ours take Variants, and say themselves what they refuse.
+    let ours = all()
+        .iter()
+        .map(|f| f.name().to_string())
+        .collect::<Vec<_>>();
+    if ours.contains(&what) || what == crate::schema_of::schema_of_variant_agg().name() {
+        return None;
+    }
     Some(format!(
         "{what} takes no Variant value: give the value a type, variant_get(x, '$.path', 'double') or x:path::double (CAST(x AS DOUBLE) for the whole value), or take its text, to_json(x)"
     ))
