@@ -275,7 +275,10 @@ fn write_options(
 ) -> Result<WriteOptions> {
     let mut write = options.write.clone();
     for path in &options.bloom_filters {
-        match (bloom_filter_leaf(path, columns), left_out.as_deref_mut()) {
+        match (
+            bloom_filter_leaf(path, columns, &options.shred),
+            left_out.as_deref_mut(),
+        ) {
             (Ok(leaf), _) => write.bloom_filters.push(leaf),
             (Err(_), Some(left_out)) => left_out.push(path.clone()),
             (Err(e), None) => return Err(e),
@@ -374,7 +377,7 @@ fn bloom_filter_column(path: &str) -> (Option<&str>, &str) {
 
 /// The Parquet leaf of a `--bloom-filter` path: an ordinary column, or the
 /// `typed_value` of a shredded primitive field.
-fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec]) -> Result<Vec<String>> {
+fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec], shred: &ShredMode) -> Result<Vec<String>> {
     let fail = |why: String| Error::new(ErrorKind::Usage, format!("bloom filter {path:?}: {why}"));
     let (column, rest) = match bloom_filter_column(path) {
         (Some(column), rest) => (column, rest),
@@ -401,8 +404,15 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec]) -> Result<Vec<String>> 
                     crate::path::PathSegment::Index(_) => None,
                 };
                 let Some((name, next)) = next else {
+                    let why = match shred {
+                        ShredMode::Infer(_) => {
+                            "`auto` types such a path only where the sampled lines give it values of one type"
+                        }
+                        ShredMode::None => "`--shred none` shreds no path",
+                        ShredMode::Schema(_) => "the layout given does not shred it",
+                    };
                     return Err(fail(format!(
-                        "not shredded in {column} (layout {schema}): `auto` types such a path only where the sampled lines give it values of one type"
+                        "not shredded in {column} (layout {schema}): {why}"
                     )));
                 };
                 fields.push(name.as_str());

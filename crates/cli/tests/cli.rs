@@ -582,6 +582,40 @@ fn a_bloom_filter_path_is_shredded_by_auto_whatever_it_costs() {
     }
 }
 
+/// A path the layout does not shred is refused naming why: the layout
+/// given, or `--shred none` (it blamed `auto`, which was not used).
+#[test]
+fn a_bloom_filter_path_not_shredded_names_the_layout_that_left_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (shred, why) in [
+        (
+            r#"{"user":{"id":"string"}}"#,
+            "the layout given does not shred it",
+        ),
+        ("none", "`--shred none` shreds no path"),
+    ] {
+        binary::fails_with(
+            dir.path(),
+            &[
+                "encode",
+                EVENTS,
+                "b.parquet",
+                "--bloom-filter",
+                "$.id",
+                "--shred",
+                shred,
+            ],
+            &format!(
+                "bloom filter \"$.id\": not shredded in v (layout {}): {why}",
+                match shred {
+                    "none" => "\"variant\"",
+                    layout => layout,
+                }
+            ),
+        );
+    }
+}
+
 #[test]
 fn get_stats_counts_in_the_singular_when_one() {
     let dir = tempfile::tempdir().unwrap();
