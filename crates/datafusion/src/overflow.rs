@@ -197,7 +197,13 @@ impl ScalarUDFImpl for CheckedArithmetic {
         };
         let result = match (self.op, args.args.as_slice()) {
             (Arithmetic::Negate, [ColumnarValue::Array(a)]) => {
-                ColumnarValue::Array(numeric::neg(a).map_err(overflow)?)
+                // `0 - a`, which overflows where `-a` does.
+                let zero = ColumnarValue::Scalar(ScalarValue::new_zero(a.data_type())?);
+                let array = ColumnarValue::Array(a.clone());
+                match without_overflow(Arithmetic::Subtract, &zero, &array)? {
+                    Some(negated) => ColumnarValue::Array(negated),
+                    None => ColumnarValue::Array(numeric::neg(a).map_err(overflow)?),
+                }
             }
             (Arithmetic::Negate, [ColumnarValue::Scalar(a)]) => {
                 let negated = numeric::neg(&a.to_array()?).map_err(overflow)?;
@@ -846,18 +852,22 @@ mod tests {
         assert_eq!(state, [Some(1), None, None, None]);
     }
 
-    fn add(a: ArrayRef, b: ColumnarValue) -> Result<ArrayRef> {
+    fn call(op: Arithmetic, a: ArrayRef, b: Option<ColumnarValue>) -> Result<ArrayRef> {
         let field = Arc::new(Field::new("x", a.data_type().clone(), true));
+        let rows = a.len();
+        let args: Vec<ColumnarValue> = [ColumnarValue::Array(a)].into_iter().chain(b).collect();
         let args = ScalarFunctionArgs {
-            number_rows: a.len(),
-            args: vec![ColumnarValue::Array(a), b],
-            arg_fields: vec![field.clone(), field.clone()],
+            number_rows: rows,
+            arg_fields: vec![field.clone(); args.len()],
+            args,
             return_field: field,
             config_options: Arc::new(ConfigOptions::default()),
         };
-        checked(Arithmetic::Add)
-            .invoke_with_args(args)?
-            .into_array(1)
+        checked(op).invoke_with_args(args)?.into_array(rows)
+    }
+
+    fn add(a: ArrayRef, b: ColumnarValue) -> Result<ArrayRef> {
+        call(Arithmetic::Add, a, Some(b))
     }
 
     #[test]
@@ -882,6 +892,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(failure.contains("integer overflow: "), "{failure}");
+        let min_under_null: ArrayRef = Arc::new(Int64Array::new(
+            vec![i64::MIN, 1].into(),
+            Some(NullBuffer::from(vec![false, true])),
+        ));
+        let negated = call(Arithmetic::Negate, min_under_null, None).unwrap();
+        let negated: Vec<Option<i64>> = negated.as_primitive::<Int64Type>().iter().collect();
+        assert_eq!(negated, [None, Some(-1)]);
+        let min: ArrayRef = Arc::new(Int64Array::from(vec![1, i64::MIN]));
+        let failure = call(Arithmetic::Negate, min, None).unwrap_err().to_string();
+        assert!(
+            failure.contains("- -9223372036854775808 does not fit Int64"),
+            "{failure}"
+        );
         let small: ArrayRef = Arc::new(arrow::array::UInt8Array::from(vec![200, 3]));
         let failure = add(small.clone(), ColumnarValue::Array(small))
             .unwrap_err()
