@@ -298,6 +298,15 @@ impl PlanWriter for VariantParquetWriter {
             .iter()
             .any(|f| is_variant_field(f))
         {
+            // Ours would be left unused without a word.
+            if let Some(option) = OUR_OPTIONS
+                .iter()
+                .find(|o| self.options.given().contains_key(**o))
+            {
+                return plan_err!(
+                    "COPY option {option} is for Variant columns, and the query has none (DataFusion's Parquet writer writes it)"
+                );
+            }
             return WholeFilesWriter
                 .plan_writer(inner, input, state, conf, order_requirements)
                 .await;

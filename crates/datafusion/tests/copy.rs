@@ -355,6 +355,18 @@ async fn bad_copies_fail_with_the_option_or_row_and_leave_no_file() {
         assert!(!out.exists(), "{sql}: no file");
     }
 
+    // Without Variant columns, ours would go unused: refused too.
+    let sql = format!(
+        "COPY (SELECT 1 AS x) TO '{}' OPTIONS (shred 'spark')",
+        out.display()
+    );
+    let err = run(&ctx, &sql).await.expect_err(&sql).to_string();
+    assert!(
+        err.contains("COPY option shred is for Variant columns, and the query has none"),
+        "{err}"
+    );
+    assert!(!out.exists(), "{sql}: no file");
+
     // A Variant-shaped struct whose value is cut short: row 1 is named.
     let sql = format!(
         "COPY (SELECT named_struct('metadata', X'010000', 'value', v) AS v \
