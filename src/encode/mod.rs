@@ -406,7 +406,7 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec], shred: &ShredMode) -> R
                 let Some((name, next)) = next else {
                     let why = match shred {
                         ShredMode::Infer(_) => {
-                            "`auto` types such a path only where the sampled lines give it values of one type"
+                            "inference (`auto`, `spark`) types such a path only where the sampled lines give it values of one type"
                         }
                         ShredMode::None => "`--shred none` shreds no path",
                         ShredMode::Schema(_) => "the layout given does not shred it",

@@ -330,13 +330,18 @@ fn csv_rows(batch: &RecordBatch, text: &mut Vec<u8>) -> Result<(), Failure> {
 }
 
 /// One CSV record: a field quoted where it holds a comma, a quote or a
-/// line break, or is an empty text; a null (`None`) left empty.
-fn csv_record<'a>(fields: impl Iterator<Item = Option<&'a str>>, text: &mut Vec<u8>) {
+/// line break, or is an empty text; a null (`None`) left empty, but in a
+/// record of one field, which would be an empty line (that readers skip:
+/// the row would be lost), written `""` as an empty text is.
+fn csv_record<'a>(fields: impl ExactSizeIterator<Item = Option<&'a str>>, text: &mut Vec<u8>) {
+    let alone = fields.len() == 1;
     for (i, field) in fields.enumerate() {
         if i > 0 {
             text.push(b',');
         }
-        let Some(field) = field else { continue };
+        let Some(field) = field.or(alone.then_some("")) else {
+            continue;
+        };
         let field = field.as_bytes();
         if field.is_empty()
             || field

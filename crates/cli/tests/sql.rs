@@ -119,6 +119,10 @@ fn csv_tells_null_from_an_empty_text() {
         stdout(&csv),
         "i,e,n,c,q\n1,\"\",,\"a,b\",\"q\"\"x\"\n,x,\"\",\"l\nm\",\n"
     );
+    // Alone in its row, a null is not an empty line, which readers skip.
+    let alone = "SELECT s FROM (VALUES ('a'), (NULL), ('')) t(s)";
+    let csv = vshred_in(dir.path(), &["sql", "--format", "csv", alone]);
+    assert_eq!(stdout(&csv), "s\na\n\"\"\n\"\"\n");
 }
 
 /// No rows still name their columns, so that a script tells an empty

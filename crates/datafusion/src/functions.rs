@@ -151,27 +151,43 @@ const VARIANT_TYPE: &str = r#"Struct("metadata": non-null Binary, "value": non-n
 /// types as it builds the plan, before any rule of ours sees it, so the
 /// refusal is worded again here; `None` for any other error.
 fn variant_where_typed(message: &str) -> Option<String> {
-    if !message.contains(VARIANT_TYPE) {
-        return None;
-    }
-    let between = |start: &str, end: &str| {
-        let from = message.find(start)? + start.len();
-        let to = from + message[from..].find(end)?;
-        Some(message[from..to].to_string())
-    };
+    let after = |start: &str| Some(&message[message.find(start)? + start.len()..]);
     let operator = |op: &str| format!("the operator {op}");
-    let what = between("argument types '", "(")
-        .or_else(|| between("Function '", "'"))
-        .or_else(|| {
-            // "Cannot coerce arithmetic expression Int64 + Struct(...) to
-            // valid types", the Variant on either side.
-            let operation = between("arithmetic expression ", " to valid types")?;
-            let (before, after) = operation.split_once(VARIANT_TYPE)?;
-            let op = before.split_whitespace().last();
-            op.or_else(|| after.split_whitespace().next()).map(operator)
-        })
-        .or_else(|| message.contains("string concat").then(|| operator("||")))
-        .unwrap_or_else(|| "this function or operator".to_string());
+    // A function given a Variant as an argument itself (not in a struct or
+    // a list), as the planner lists the types it was given; not a wrong
+    // count of arguments, nor a function's own refusal.
+    let function = || {
+        let (name, args) = after("argument types '")?.split_once('(')?;
+        let given = args.starts_with(VARIANT_TYPE) || args.contains(&format!(", {VARIANT_TYPE}"));
+        // A wrong count is the first thing said; a function of several
+        // signatures lists each one's refusal after.
+        let first = &message[..message.find(['.', ',']).unwrap_or(message.len())];
+        let other_fault = first.contains("arguments but received")
+            || message.contains("user-defined coercion failed");
+        (given && !other_fault).then(|| name.to_string())
+    };
+    // "Cannot coerce arithmetic expression Int64 + Struct(...) to valid
+    // types", the Variant itself on either side.
+    let arithmetic = || {
+        let operation = after("arithmetic expression ")?;
+        let operation = &operation[..operation.find(" to valid types")?];
+        let op = match (
+            operation.strip_prefix(VARIANT_TYPE),
+            operation.strip_suffix(VARIANT_TYPE),
+        ) {
+            (Some(rest), _) => rest.split_whitespace().next(),
+            (None, Some(rest)) => rest.split_whitespace().last(),
+            (None, None) => None,
+        };
+        op.map(operator)
+    };
+    let concat = || {
+        let operation = after("string concat operation ")?;
+        let given = operation.starts_with(VARIANT_TYPE)
+            || operation.contains(&format!("|| {VARIANT_TYPE}"));
+        given.then(|| operator("||"))
+    };
+    let what = function().or_else(arithmetic).or_else(concat)?;
     // Ours take Variants, and say themselves what they refuse.
     let ours = all()
         .iter()

@@ -2873,6 +2873,7 @@ async fn a_function_or_operator_given_a_variant_says_how_to_type_it() {
         ("median(v)", "median"),
         ("avg(v) OVER ()", "avg"),
         ("abs(v)", "abs"),
+        ("round(v, 2)", "round"),
         ("length(v)", "character_length"),
         ("v * 2", "the operator *"),
         ("2 + v", "the operator +"),
@@ -2887,6 +2888,34 @@ async fn a_function_or_operator_given_a_variant_says_how_to_type_it() {
             message.starts_with(&format!("{what} takes no Variant value: give the value a type, variant_get(x, '$.path', 'double') or x:path::double")),
             "{call}: {message}"
         );
+    }
+    // Another fault is left as DataFusion or the function says it: a
+    // wrong count of arguments, a Variant inside a struct or a list, a
+    // function of ours.
+    for (call, says) in [
+        (
+            "abs(v, 1)",
+            "Function 'abs' expects 1 arguments but received 2",
+        ),
+        (
+            "make_array(v) + 1",
+            "Cannot coerce arithmetic expression List(",
+        ),
+        (
+            "sum(named_struct('a', v))",
+            "Function 'sum' failed to match any signature",
+        ),
+        (
+            "raise_variant_failure(v)",
+            "raise_variant_failure takes the result of variant_get_or_failure",
+        ),
+    ] {
+        let e = match ctx.sql(&format!("SELECT {call} FROM {table}")).await {
+            Err(e) => e,
+            Ok(frame) => frame.collect().await.expect_err(call),
+        };
+        let message = vshred_datafusion::functions::error_message(&e);
+        assert!(message.contains(says), "{call}: {message}");
     }
     let typed = query(
         &ctx,
