@@ -238,8 +238,9 @@ fn errors_are_one_line() {
     );
     let err = stderr(&out);
     assert!(
-        err.contains("variant_get takes a Variant, a path and optionally a type, not 1 argument")
-            && !err.contains("bug"),
+        err.starts_with(
+            "vshred: variant_get takes a Variant, a path and optionally a type, not 1 argument"
+        ) && !err.contains("bug"),
         "{err}"
     );
     fails_with(

@@ -110,8 +110,17 @@ pub fn error_message(e: &DataFusionError) -> String {
         return format!("{what}: {}", error_message(inner));
     }
     let root = e.find_root();
-    if let Some(refusal) = variant_where_typed(&root.message()) {
+    let message = root.message();
+    if let Some(refusal) = variant_where_typed(&message) {
         return refusal;
+    }
+    // A function's own refusal of its arguments, which DataFusion flattens
+    // into its text behind two prefixes.
+    if let Some((_, refusal)) = message.split_once(" user-defined coercion failed with: ") {
+        return refusal
+            .strip_prefix("Error during planning: ")
+            .unwrap_or(refusal)
+            .to_string();
     }
     match root {
         DataFusionError::External(inner) => {

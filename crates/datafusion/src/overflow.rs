@@ -39,7 +39,7 @@ use arrow::error::ArrowError;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::utils::SingleRowListArrayBuilder;
-use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue, exec_err};
+use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue, exec_err, plan_err};
 use datafusion::functions_aggregate::sum::Sum;
 use datafusion::logical_expr::expr::{ScalarFunction, schema_name_from_exprs};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
@@ -161,7 +161,7 @@ impl ScalarUDFImpl for CheckedArithmetic {
             _ => DataType::is_integer,
         };
         if arg_types.len() != arity || !arg_types.iter().all(integer) {
-            return exec_err!(
+            return plan_err!(
                 "{} takes {arity} integer argument(s), not ({})",
                 self.name(),
                 arg_types
