@@ -915,42 +915,34 @@ mod tests {
         );
     }
 
+    /// Every pair of values of `$t` through each operation.
+    macro_rules! flags_agree_with_checked_operations {
+        ($t:ty) => {
+            for a in <$t>::MIN..=<$t>::MAX {
+                for b in <$t>::MIN..=<$t>::MAX {
+                    for (f, checked) in [
+                        (
+                            <$t as Overflowing>::add as fn($t, $t) -> ($t, $t),
+                            <$t>::checked_add as fn($t, $t) -> Option<$t>,
+                        ),
+                        (<$t as Overflowing>::sub, <$t>::checked_sub),
+                        (<$t as Overflowing>::mul, <$t>::checked_mul),
+                    ] {
+                        let (value, flags) = f(a, b);
+                        assert_eq!(<$t>::overflowed(flags), checked(a, b).is_none(), "{a}, {b}");
+                        assert!(checked(a, b).is_none_or(|c| c == value), "{a}, {b}");
+                    }
+                }
+            }
+        };
+    }
+
     /// The flags agree with Rust's checked operations on every pair of
     /// 8-bit values (the macros are the same for the wider types).
     #[test]
     fn the_flags_say_overflow_exactly_where_a_checked_operation_fails() {
-        for a in i8::MIN..=i8::MAX {
-            for b in i8::MIN..=i8::MAX {
-                for (f, checked) in [
-                    (
-                        <i8 as Overflowing>::add as fn(i8, i8) -> (i8, i8),
-                        i8::checked_add as fn(i8, i8) -> Option<i8>,
-                    ),
-                    (<i8 as Overflowing>::sub, i8::checked_sub),
-                    (<i8 as Overflowing>::mul, i8::checked_mul),
-                ] {
-                    let (value, flags) = f(a, b);
-                    assert_eq!(i8::overflowed(flags), checked(a, b).is_none(), "{a}, {b}");
-                    assert!(checked(a, b).is_none_or(|c| c == value), "{a}, {b}");
-                }
-            }
-        }
-        for a in 0..=u8::MAX {
-            for b in 0..=u8::MAX {
-                for (f, checked) in [
-                    (
-                        <u8 as Overflowing>::add as fn(u8, u8) -> (u8, u8),
-                        u8::checked_add as fn(u8, u8) -> Option<u8>,
-                    ),
-                    (<u8 as Overflowing>::sub, u8::checked_sub),
-                    (<u8 as Overflowing>::mul, u8::checked_mul),
-                ] {
-                    let (value, flags) = f(a, b);
-                    assert_eq!(u8::overflowed(flags), checked(a, b).is_none(), "{a}, {b}");
-                    assert!(checked(a, b).is_none_or(|c| c == value), "{a}, {b}");
-                }
-            }
-        }
+        flags_agree_with_checked_operations!(i8);
+        flags_agree_with_checked_operations!(u8);
     }
 
     #[test]
