@@ -143,7 +143,7 @@ pub fn error_message(e: &DataFusionError) -> String {
         DataFusionError::Plan(_)
         | DataFusionError::Execution(_)
         | DataFusionError::SchemaError(..)
-        | DataFusionError::ArrowError(..) => return root.message().into_owned(),
+        | DataFusionError::ArrowError(..) => return message.into_owned(),
         _ => {}
     }
     e.to_string()

@@ -8,9 +8,11 @@
 //! So the rewrite is logical, where every expression passes:
 //! - [`CheckedIntegerArithmetic`], an analyzer rule run after type
 //!   coercion, writes each integer `a + b`, `a - b`, `a * b` and `-a` as a
-//!   call of [`CheckedArithmetic`] (`checked_add`, ...), which uses Arrow's
-//!   checked kernels. The call keeps the operator's name (`a + b`), so
-//!   columns and the plans above them read as before.
+//!   call of [`CheckedArithmetic`] (`checked_add`, ...). It computes the
+//!   wrapped results with flags of overflow, tested once a batch, and only
+//!   where one is set runs Arrow's checked kernel, which names the value.
+//!   The call keeps the operator's name (`a + b`), so columns and the plans
+//!   above them read as before.
 //! - [`CheckedSum`] replaces DataFusion's `sum` (same name, types and
 //!   state): for `BIGINT` and `BIGINT UNSIGNED` sums it adds in 128 bits and
 //!   fails when the sum does not fit its type, in groups, windows and
@@ -53,6 +55,7 @@ use datafusion::logical_expr::{
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::physical_expr_common::datum::apply;
 use datafusion_functions_aggregate_common::aggregate::groups_accumulator::accumulate::NullState;
+use datafusion_functions_aggregate_common::aggregate::groups_accumulator::nulls::filtered_null_mask;
 
 use crate::grouping_sets::map_keeping_names;
 
@@ -742,12 +745,7 @@ impl<T: SumType> GroupsAccumulator for IntegerSums<T> {
         opt_filter: Option<&BooleanArray>,
     ) -> Result<Vec<ArrayRef>> {
         let values = values[0].as_primitive::<T>();
-        let kept = opt_filter.map(|f| NullBuffer::new(f.values().clone()));
-        let kept_nulls = opt_filter.and_then(|f| f.nulls().cloned());
-        let nulls = NullBuffer::union(
-            NullBuffer::union(values.nulls(), kept.as_ref()).as_ref(),
-            kept_nulls.as_ref(),
-        );
+        let nulls = filtered_null_mask(opt_filter, values);
         let sums = values.values().iter().map(|&v| v.into()).collect();
         Ok(vec![partial_sums(sums, nulls)])
     }
