@@ -19,7 +19,7 @@ use std::ops::ControlFlow;
 use datafusion::common::{DataFusionError, Result, plan_datafusion_err, plan_err};
 use datafusion::sql::sqlparser::ast::{
     Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
-    JsonPath, JsonPathElem, ObjectName, Value, VisitorMut,
+    JsonPath, JsonPathElem, ObjectName, Query, SelectItem, SetExpr, Value, VisitorMut,
 };
 use vshred::path::{PathSegment, VariantPath};
 
@@ -31,6 +31,13 @@ pub(crate) struct Colons;
 
 impl VisitorMut for Colons {
     type Break = Box<DataFusionError>;
+
+    /// Before the query's expressions are visited, while their `:` is
+    /// still in the tree: names its `SELECT`s' extractions.
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<Self::Break> {
+        name_extractions(&mut query.body);
+        ControlFlow::Continue(())
+    }
 
     /// Before an expression's parts are visited, so that an expression of
     /// operators is seen whole, from its top.
@@ -60,6 +67,50 @@ impl VisitorMut for Colons {
             *expr = variant_get(value, VariantPath::new(segments));
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// Names each unnamed `x:path` of `body`'s `SELECT`s, typed or not
+/// (`v:k`, `v:k::int`, `CAST(v:k AS INT)`), as it is written. DataFusion
+/// would name it after the call without the type, so that `v:k::int,
+/// v:k::string` clashed, and as `variant_get(t.v,Utf8("$.k"))`. Spark's
+/// name, the path's last name (`k`), is not taken: DataFusion refuses two
+/// columns of one name, and that name may be a column's of the table
+/// (`SELECT id, v:user.id`), which the tree does not know.
+fn name_extractions(body: &mut SetExpr) {
+    match body {
+        SetExpr::Select(select) => {
+            for item in &mut select.projection {
+                let SelectItem::UnnamedExpr(expr) = item else {
+                    continue;
+                };
+                if holds(expr, Reach::UnderColon, &|e| {
+                    matches!(e, Expr::JsonAccess { .. })
+                }) {
+                    *expr = regroup(std::mem::replace(expr, placeholder()), Reach::UnderColon);
+                }
+                if is_extraction(expr) {
+                    let alias = Ident::with_quote('"', expr.to_string());
+                    let expr = std::mem::replace(expr, placeholder());
+                    *item = SelectItem::ExprWithAlias { expr, alias };
+                }
+            }
+        }
+        SetExpr::SetOperation { left, right, .. } => {
+            name_extractions(left);
+            name_extractions(right);
+        }
+        // A query in parentheses is visited as a query of its own.
+        _ => {}
+    }
+}
+
+/// Whether `expr` is `x:path`, cast or not.
+fn is_extraction(expr: &Expr) -> bool {
+    match expr {
+        Expr::JsonAccess { .. } => true,
+        Expr::Cast { expr, .. } | Expr::Nested(expr) => is_extraction(expr),
+        _ => false,
     }
 }
 

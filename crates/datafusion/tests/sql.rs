@@ -579,11 +579,11 @@ async fn a_colon_extracts_a_path_as_variant_get_does() {
         assert_eq!(cell(expr.clone()).await.as_deref(), Some(value), "{expr}");
     }
     let plan = text(
-        &statements(&ctx, &format!("EXPLAIN SELECT {nested}:a:b[1]"))
+        &statements(&ctx, &format!("EXPLAIN SELECT v:n:a FROM '{file}'"))
             .await
             .unwrap(),
     );
-    assert!(plan.contains(r#"Utf8("$.a.b[1]")"#), "{plan}");
+    assert!(plan.contains(r#"Utf8("$.n.a")"#), "{plan}");
     for (sql, says) in [
         (
             format!("SELECT {nested}:a.b[-1]"),
@@ -615,6 +615,62 @@ async fn a_colon_extracts_a_path_as_variant_get_does() {
         err.contains("Spark's `:` is read in statements parsed by vshred_datafusion::statements"),
         "{err}"
     );
+}
+
+/// An unnamed `v:path` in a `SELECT`, typed or not, is named as it is
+/// written, so that two types of one path can stand side by side;
+/// `AS` still names it, and other expressions keep DataFusion's names.
+#[tokio::test]
+async fn a_colon_extraction_is_named_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 100);
+    let ctx = vshred_datafusion::context(Default::default());
+    let file = file.display();
+    let names = |sql: String| {
+        let ctx = ctx.clone();
+        async move {
+            let rows = statements(&ctx, &sql)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            let schema = rows[0].schema();
+            let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+            (names, rows)
+        }
+    };
+    let (named, rows) = names(format!(
+        "SELECT v:n.a, v:n.a::bigint, v:n.a::string, CAST(v:n.a AS INT), \
+         TRY_CAST(v:['n'].a AS DOUBLE), v:n.a AS a, v:n.a::int + 1 \
+         FROM '{file}' t WHERE v:n.a::int = 2 LIMIT 1"
+    ))
+    .await;
+    assert_eq!(
+        named,
+        [
+            "v:n.a",
+            "v:n.a::BIGINT",
+            "v:n.a::STRING",
+            "CAST(v:n.a AS INT)",
+            "TRY_CAST(v:['n'].a AS DOUBLE)",
+            "a",
+            r#"variant_get(t.v,Utf8("$.n.a")) + Int64(1)"#,
+        ]
+    );
+    assert_eq!(int(&rows, 1), 2);
+    assert_eq!(int(&rows, 6), 3);
+    // The name as a column's, in a query around it, and in each branch
+    // of a UNION (the first names the columns).
+    let (named, rows) = names(format!(
+        r#"SELECT sum("v:n.a::BIGINT") FROM (SELECT v:n.a::bigint FROM '{file}' UNION ALL SELECT v:n.a::bigint FROM '{file}')"#
+    ))
+    .await;
+    assert_eq!(named, [r#"sum(v:n.a::BIGINT)"#]);
+    assert_eq!(int(&rows, 0), 2 * (0..100i64).map(|i| i % 3).sum::<i64>());
+    // Grouped and ordered by the extraction, written again.
+    let (_, rows) = names(format!(
+        "SELECT v:n.a::bigint, count(*) FROM '{file}' GROUP BY v:n.a::bigint ORDER BY v:n.a::bigint DESC"
+    ))
+    .await;
+    assert_eq!((rows[0].num_rows(), int(&rows, 0)), (3, 2));
 }
 
 /// A glob whose last part has no extension (`logs/*`, `logs/day=*`) is a
