@@ -23,6 +23,7 @@ use std::ops::ControlFlow;
 
 use datafusion::common::{DataFusionError, Result, plan_datafusion_err, plan_err};
 use datafusion::dataframe::DataFrame;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::{CopyToSource, DFParserBuilder, Statement};
 use datafusion::sql::sqlparser::ast::{
@@ -84,8 +85,30 @@ pub fn in_statement(e: DataFusionError, index: usize, count: usize) -> DataFusio
 /// before its rows are asked for (DDL and `SET` take effect here).
 pub async fn execute(ctx: &SessionContext, statement: Statement) -> Result<DataFrame> {
     refuse_miscounted_set_operations(&statement)?;
-    let plan = ctx.state().statement_to_plan(statement).await?;
+    let plan = plan(ctx, statement).await?;
     ctx.execute_logical_plan(plan).await
+}
+
+/// `statement` planned with its extractions named as written
+/// ([`colon::ColonExtraction`]), or, where it does not plan so, with the
+/// names DataFusion gives them. Such a name may clash with one already in
+/// the plan: `SELECT *, v:k FROM (SELECT v, v:k FROM t) c` has the columns
+/// `v`, `variant_get(t.v,Utf8("$.k"))` and `variant_get(c.v,Utf8("$.k"))`.
+/// And a statement that plans neither way is refused in DataFusion's
+/// words for the expressions as it names them, not for our function.
+async fn plan(ctx: &SessionContext, statement: Statement) -> Result<LogicalPlan> {
+    let state = ctx.state();
+    let mut unnamed = statement.clone();
+    let named = state.statement_to_plan(statement).await;
+    if named.is_ok() {
+        return named;
+    }
+    let mut names = colon::Unnamed::default();
+    rewrite_expressions(&mut unnamed, &mut names)?;
+    if !names.found {
+        return named;
+    }
+    state.statement_to_plan(unnamed).await
 }
 
 /// Refuses `INTERSECT ALL` and `EXCEPT ALL`, anywhere in `statement`:

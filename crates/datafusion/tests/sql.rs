@@ -617,9 +617,9 @@ async fn a_colon_extracts_a_path_as_variant_get_does() {
     );
 }
 
-/// An unnamed `v:path` in a `SELECT`, typed or not, is named as it is
-/// written, so that two types of one path can stand side by side;
-/// `AS` still names it, and other expressions keep DataFusion's names.
+/// `v:path`, typed or not, is named as it is written, however the cast
+/// is written, in a column and in the expressions around it, so that two
+/// types of one path can stand side by side; `AS` still names it.
 #[tokio::test]
 async fn a_colon_extraction_is_named_as_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -638,8 +638,8 @@ async fn a_colon_extraction_is_named_as_written() {
         }
     };
     let (named, rows) = names(format!(
-        "SELECT v:n.a, v:n.a::bigint, v:n.a::string, CAST(v:n.a AS INT), \
-         TRY_CAST(v:['n'].a AS DOUBLE), v:n.a AS a, v:n.a::int + 1 \
+        "SELECT v:n.a, v:n.a::bigint, v:n['a']::string, CAST((v:n:a) AS INT), \
+         TRY_CAST(v:['n'].a AS DOUBLE), v:n.a AS a, v:n.a::int + 1, v:[0] \
          FROM '{file}' t WHERE v:n.a::int = 2 LIMIT 1"
     ))
     .await;
@@ -649,14 +649,32 @@ async fn a_colon_extraction_is_named_as_written() {
             "v:n.a",
             "v:n.a::BIGINT",
             "v:n.a::STRING",
-            "CAST(v:n.a AS INT)",
-            "TRY_CAST(v:['n'].a AS DOUBLE)",
+            "v:n.a::INT",
+            "TRY_CAST(v:n.a AS DOUBLE)",
             "a",
-            r#"variant_get(t.v,Utf8("$.n.a")) + Int64(1)"#,
+            "v:n.a::INT + Int64(1)",
+            "v:[0]",
         ]
     );
     assert_eq!(int(&rows, 1), 2);
     assert_eq!(int(&rows, 6), 3);
+    // In aggregates, two types of one path, and the key written two ways.
+    let (named, rows) = names(format!(
+        "SELECT CAST(v:n.a AS BIGINT), sum(v:n.a::int), sum(v:n.a::bigint), count(*) \
+         FROM '{file}' GROUP BY v:n['a']::bigint ORDER BY v:n.a::bigint"
+    ))
+    .await;
+    assert_eq!(
+        named,
+        [
+            "v:n.a::BIGINT",
+            "sum(v:n.a::INT)",
+            "sum(v:n.a::BIGINT)",
+            "count(*)"
+        ]
+    );
+    assert_eq!(rows[0].num_rows(), 3);
+    assert_eq!((int(&rows, 0), int(&rows, 3)), (0, 34));
     // The name as a column's, in a query around it, and in each branch
     // of a UNION (the first names the columns).
     let (named, rows) = names(format!(
@@ -665,12 +683,41 @@ async fn a_colon_extraction_is_named_as_written() {
     .await;
     assert_eq!(named, [r#"sum(v:n.a::BIGINT)"#]);
     assert_eq!(int(&rows, 0), 2 * (0..100i64).map(|i| i % 3).sum::<i64>());
-    // Grouped and ordered by the extraction, written again.
-    let (_, rows) = names(format!(
-        "SELECT v:n.a::bigint, count(*) FROM '{file}' GROUP BY v:n.a::bigint ORDER BY v:n.a::bigint DESC"
+    // Where a name a query below gave is given again, the statement's
+    // extractions are DataFusion's, after the relation read; one written
+    // twice is refused.
+    let (named, rows) = names(format!(
+        "SELECT *, v:n.a::int FROM (SELECT v, v:n.a::int FROM '{file}' t WHERE v:n.a::int = 1) c"
     ))
     .await;
-    assert_eq!((rows[0].num_rows(), int(&rows, 0)), (3, 2));
+    assert_eq!(
+        named,
+        [
+            "v",
+            r#"variant_get(t.v,Utf8("$.n.a"))"#,
+            r#"variant_get(c.v,Utf8("$.n.a"))"#
+        ]
+    );
+    assert_eq!((int(&rows, 1), int(&rows, 2)), (1, 1));
+    let err = statements(&ctx, &format!("SELECT v:n.a, v:n.a FROM '{file}'"))
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("require unique expression names")
+            && err.contains(r#""variant_get(/"#)
+            && !err.contains("colon_extraction"),
+        "{err}"
+    );
+    // The scan still reads the path's leaf alone.
+    let plan = text(
+        &statements(
+            &ctx,
+            &format!("EXPLAIN SELECT sum(v:n.a::bigint) FROM '{file}'"),
+        )
+        .await
+        .unwrap(),
+    );
+    assert!(plan.contains("outputs=[v:$.n.a::int64"), "{plan}");
 }
 
 /// A glob whose last part has no extension (`logs/*`, `logs/day=*`) is a
