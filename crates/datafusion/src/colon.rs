@@ -13,28 +13,17 @@
 //!   `:` is read again with `:` and `::` binding first
 //!   ([`crate::operators`]): `1 + ((v:x::int) * 2)`. A parenthesized
 //!   operand, `(a || b):x`, is left as written.
-//! - An extraction is named as written, `v:k::INT` ([`ColonExtraction`]):
-//!   the name is the only thing the tree knows that the plan does not.
 
 use std::ops::ControlFlow;
 
-use arrow::datatypes::{DataType, FieldRef};
-use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DataFusionError, Result, plan_datafusion_err, plan_err};
-use datafusion::logical_expr::expr::schema_name_from_exprs;
-use datafusion::logical_expr::{
-    ColumnarValue, Expr as DfExpr, LogicalPlan, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDFImpl,
-    Signature, Volatility,
-};
-use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::sqlparser::ast::{
-    CastKind, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
-    FunctionArguments, Ident, JsonPath, JsonPathElem, ObjectName, Value, VisitorMut,
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
+    JsonPath, JsonPathElem, ObjectName, Query, SelectItem, SetExpr, Value, Visit, Visitor,
+    VisitorMut,
 };
 use vshred::path::{PathSegment, VariantPath};
 
-use crate::grouping_sets::{grouping_args_as_keys, map_keeping_names};
 use crate::operators::{Reach, holds, placeholder, regroup};
 
 /// Rewrites every `x:path` as `variant_get(x, '$.path')`
@@ -47,159 +36,12 @@ impl VisitorMut for Colons {
     /// Before an expression's parts are visited, so that an expression of
     /// operators is seen whole, from its top.
     fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<Self::Break> {
-        regroup_colons(expr);
-        match extraction(expr) {
-            Ok(Some(name)) => {
-                let expr_as_written = std::mem::replace(expr, placeholder());
-                *expr = call(
-                    COLON_EXTRACTION,
-                    [
-                        expr_as_written,
-                        Expr::value(Value::SingleQuotedString(name)),
-                    ],
-                );
-            }
-            Ok(None) => {}
-            Err(e) => return ControlFlow::Break(Box::new(e)),
+        if holds(expr, Reach::UnderColon, &|e| {
+            matches!(e, Expr::JsonAccess { .. })
+        }) {
+            *expr = regroup(std::mem::replace(expr, placeholder()), Reach::UnderColon);
         }
-        ControlFlow::Continue(())
-    }
-}
-
-/// `expr` read again with `:` and `::` binding first, if it is an
-/// expression of operators that holds a `:`.
-fn regroup_colons(expr: &mut Expr) {
-    if holds(expr, Reach::UnderColon, &|e| {
-        matches!(e, Expr::JsonAccess { .. })
-    }) {
-        *expr = regroup(std::mem::replace(expr, placeholder()), Reach::UnderColon);
-    }
-}
-
-/// The function that names an extraction: `colon_extraction(x, 'name')`
-/// is `x`, named `name` ([`ColonExtraction`]).
-pub const COLON_EXTRACTION: &str = "colon_extraction";
-
-/// `x`, named as the extraction it was written as (`v:k::INT`), where
-/// DataFusion would name a cast after what it casts, without the type
-/// (`variant_get(t.v,Utf8("$.k"))` for `v:k::int` and `v:k::string`
-/// alike, which then could not stand in one `SELECT` or one aggregate).
-/// It holds the name only while the statement is planned: [`ColonNames`]
-/// takes it out, the expressions around it keeping their names, before
-/// any other rule looks for `variant_get`.
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct ColonExtraction {
-    signature: Signature,
-}
-
-impl Default for ColonExtraction {
-    fn default() -> Self {
-        Self {
-            signature: Signature::any(2, Volatility::Immutable),
-        }
-    }
-}
-
-impl ScalarUDFImpl for ColonExtraction {
-    fn name(&self) -> &str {
-        COLON_EXTRACTION
-    }
-
-    fn schema_name(&self, args: &[DfExpr]) -> Result<String> {
-        match args {
-            [_, DfExpr::Literal(name, _)] if let Some(Some(name)) = name.try_as_str() => {
-                Ok(name.to_string())
-            }
-            _ => Ok(format!(
-                "{COLON_EXTRACTION}({})",
-                schema_name_from_exprs(args)?
-            )),
-        }
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
-        Ok(arg_types[0].clone())
-    }
-
-    // The field itself, so that a Variant stays marked as one.
-    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-        Ok(args.arg_fields[0].clone())
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        Ok(args.args.into_iter().next().expect("two arguments"))
-    }
-}
-
-/// Takes each [`ColonExtraction`] out of the plan, leaving what it named
-/// under the name it gave (registered by [`crate::context`] first).
-#[derive(Debug)]
-pub struct ColonNames;
-
-impl AnalyzerRule for ColonNames {
-    fn name(&self) -> &str {
-        "colon_names"
-    }
-
-    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|node| {
-            map_keeping_names(node, |expr| {
-                expr.transform_up(|e| match e {
-                    DfExpr::ScalarFunction(call) if call.func.inner().is::<ColonExtraction>() => {
-                        Ok(Transformed::yes(
-                            call.args.into_iter().next().expect("two arguments"),
-                        ))
-                    }
-                    e => Ok(Transformed::no(e)),
-                })
-            })?
-            .transform_data(grouping_args_as_keys)
-        })
-        .map(|t| t.data)
-    }
-}
-
-/// Takes the names out of a statement's extractions, each then named by
-/// DataFusion, after the column it reads (`variant_get(c.v,Utf8("$.k"))`).
-#[derive(Default)]
-pub(crate) struct Unnamed {
-    /// Whether there was a name to take out.
-    pub(crate) found: bool,
-}
-
-impl VisitorMut for Unnamed {
-    type Break = Box<DataFusionError>;
-
-    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<Self::Break> {
-        if let Expr::Function(Function {
-            name,
-            args: FunctionArguments::List(list),
-            ..
-        }) = expr
-            && name.to_string() == COLON_EXTRACTION
-            && let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(named))) = list.args.first_mut()
-        {
-            *expr = std::mem::replace(named, placeholder());
-            self.found = true;
-        }
-        ControlFlow::Continue(())
-    }
-}
-
-/// Rewrites the `x:path` under `expr`'s casts and parentheses as
-/// `variant_get(x, '$.path')`, and gives the extraction's name: `x:path`
-/// with the path as `variant_get` prints it, then `::TYPE` for each cast
-/// (`TRY_CAST(... AS TYPE)` for a `TRY_CAST`), so that one extraction
-/// written two ways (`v:a['b']::int`, `CAST((v:a.b) AS INT)`) is one
-/// expression to `GROUP BY`. `None`, and `expr` left as it was, where
-/// `expr` is not one.
-fn extraction(expr: &mut Expr) -> Result<Option<String>> {
-    Ok(match expr {
-        Expr::JsonAccess { .. } => {
+        if let Expr::JsonAccess { .. } = expr {
             let Expr::JsonAccess { value, path } = std::mem::replace(expr, placeholder()) else {
                 unreachable!("matched above");
             };
@@ -212,38 +54,92 @@ fn extraction(expr: &mut Expr) -> Result<Option<String>> {
             }
             let mut segments = Vec::new();
             for path in paths.iter().rev() {
-                push_segments(path, &mut segments)?;
+                if let Err(e) = push_segments(path, &mut segments) {
+                    return ControlFlow::Break(Box::new(e));
+                }
             }
-            let path = VariantPath::new(segments).to_string();
-            let steps = path.strip_prefix("$").unwrap_or(&path);
-            let name = format!("{value}:{}", steps.strip_prefix('.').unwrap_or(steps));
-            *expr = call(
-                "variant_get",
-                [value, Expr::value(Value::SingleQuotedString(path))],
-            );
-            Some(name)
+            *expr = variant_get(value, VariantPath::new(segments));
         }
-        Expr::Nested(inner) => {
-            regroup_colons(inner);
-            extraction(inner)?
+        ControlFlow::Continue(())
+    }
+}
+
+/// Names each column of a `SELECT` that holds an `x:path` (outside a
+/// subquery) as it is written, before [`Colons`] rewrites it: `v:k::int`
+/// is `v:k::INT`, `sum(v:n::bigint)` is `sum(v:n::BIGINT)`. DataFusion
+/// would name it after the call, without a cast's type
+/// (`variant_get(t.v,Utf8("$.k"))` for `v:k::int` and `v:k::string`
+/// alike, which could then not stand in one `SELECT`). Only the column
+/// is named, as `AS` names it: the expression, which `GROUP BY`, `ORDER
+/// BY` and a window match, is the same. Spark's name, the path's last
+/// name (`k`), is not taken: a DataFusion plan takes a name once, and
+/// that name may be a column's of the table (`SELECT id, v:user.id`).
+#[derive(Default)]
+pub(crate) struct ExtractionNames {
+    /// Whether a column was named.
+    pub(crate) found: bool,
+}
+
+impl VisitorMut for ExtractionNames {
+    type Break = Box<DataFusionError>;
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<Self::Break> {
+        self.found |= name_columns(&mut query.body);
+        ControlFlow::Continue(())
+    }
+}
+
+/// The naming [`ExtractionNames`] describes, of `body`'s `SELECT`s (a
+/// query in parentheses is visited as a query of its own); whether a
+/// column was named.
+fn name_columns(body: &mut SetExpr) -> bool {
+    match body {
+        SetExpr::Select(select) => {
+            let mut named = false;
+            for item in &mut select.projection {
+                if let SelectItem::UnnamedExpr(expr) = item
+                    && holds_extraction(expr)
+                {
+                    let alias = Ident::with_quote('"', expr.to_string());
+                    let expr = std::mem::replace(expr, placeholder());
+                    *item = SelectItem::ExprWithAlias { expr, alias };
+                    named = true;
+                }
+            }
+            named
         }
-        Expr::Cast {
-            kind,
-            expr: inner,
-            data_type,
-            format: None,
-            array: false,
-        } => {
-            // What `CAST(... AS t)` holds is read whole, as below the top.
-            regroup_colons(inner);
-            extraction(inner)?.map(|name| match kind {
-                CastKind::TryCast => format!("TRY_CAST({name} AS {data_type})"),
-                CastKind::SafeCast => format!("SAFE_CAST({name} AS {data_type})"),
-                CastKind::Cast | CastKind::DoubleColon => format!("{name}::{data_type}"),
-            })
+        SetExpr::SetOperation { left, right, .. } => name_columns(left) | name_columns(right),
+        _ => false,
+    }
+}
+
+/// Whether `expr` holds an `x:path` outside a subquery.
+fn holds_extraction(expr: &Expr) -> bool {
+    /// How deep in subqueries the visit is.
+    struct Finder(usize);
+
+    impl Visitor for Finder {
+        type Break = ();
+
+        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+            self.0 += 1;
+            ControlFlow::Continue(())
         }
-        _ => None,
-    })
+
+        fn post_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+            self.0 -= 1;
+            ControlFlow::Continue(())
+        }
+
+        fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+            match expr {
+                Expr::JsonAccess { .. } if self.0 == 0 => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+
+    expr.visit(&mut Finder(0)).is_break()
 }
 
 /// The steps of one `:` path, taken from the tree.
@@ -303,14 +199,15 @@ fn field(name: &str) -> Result<PathSegment> {
         .map_err(|e| plan_datafusion_err!("[{name:?}]: {}", e.message()))
 }
 
-/// A call of the function `name`.
-fn call<const N: usize>(name: &str, args: [Expr; N]) -> Expr {
-    let args = args
+/// `variant_get(value, 'path')`.
+fn variant_get(value: Expr, path: VariantPath) -> Expr {
+    let path = Expr::value(Value::SingleQuotedString(path.to_string()));
+    let args = [value, path]
         .into_iter()
         .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
         .collect();
     Expr::Function(Function {
-        name: ObjectName::from(vec![Ident::new(name)]),
+        name: ObjectName::from(vec![Ident::new("variant_get")]),
         uses_odbc_syntax: false,
         parameters: FunctionArguments::None,
         args: FunctionArguments::List(FunctionArgumentList {

@@ -220,8 +220,6 @@ pub fn context_with(
     if let Some(analyzer) = builder.analyzer() {
         // First, where DataFusion runs its function rewrites.
         analyzer.rules.insert(0, Arc::new(cast::VariantCast));
-        // Ahead of it and of every rule that looks for `variant_get`.
-        analyzer.rules.insert(0, Arc::new(colon::ColonNames));
         let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 2] = [
             Arc::new(field_access::VariantEncoding),
             Arc::new(compare::VariantComparisons),
@@ -288,7 +286,6 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
     let mut all = functions::all();
     all.extend([
         Arc::new(ScalarUDF::from(nvl::Nvl::default())),
-        Arc::new(ScalarUDF::from(colon::ColonExtraction::default())),
         cast::TO_TIMESTAMP_NTZ.clone(),
         cast::TRY_TO_TIMESTAMP_NTZ.clone(),
     ]);

@@ -23,7 +23,6 @@ use std::ops::ControlFlow;
 
 use datafusion::common::{DataFusionError, Result, plan_datafusion_err, plan_err};
 use datafusion::dataframe::DataFrame;
-use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::{CopyToSource, DFParserBuilder, Statement};
 use datafusion::sql::sqlparser::ast::{
@@ -33,21 +32,47 @@ use datafusion::sql::sqlparser::dialect::dialect_from_str;
 
 use crate::{colon, copy, distinct_from};
 
+/// A statement parsed and rewritten by [`parse_statements`], to
+/// [`execute`].
+pub struct ParsedStatement {
+    /// Its columns that hold an `x:path` named as written
+    /// ([`colon::ExtractionNames`]).
+    named: Statement,
+    /// The same without those names, if it had any: planned where `named`
+    /// does not plan.
+    unnamed: Option<Statement>,
+}
+
 /// The statements of `text`, separated by `;`, in the session's dialect.
-pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<Statement>> {
+pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<ParsedStatement>> {
     let dialect = ctx.state().config().options().sql_parser.dialect;
     let dialect = dialect_from_str(dialect)
         .ok_or_else(|| plan_datafusion_err!("unsupported SQL dialect {dialect}"))?;
-    let mut statements = DFParserBuilder::new(text)
+    let statements = DFParserBuilder::new(text)
         .with_dialect(dialect.as_ref())
         .build()?
         .parse_statements()?;
-    for statement in statements.iter_mut() {
-        copy::parquet_by_default(statement);
-        rewrite_expressions(statement, &mut colon::Colons)?;
-        rewrite_expressions(statement, &mut distinct_from::DistinctFromOperands)?;
-    }
-    Ok(statements.into())
+    statements
+        .into_iter()
+        .map(|mut statement| {
+            copy::parquet_by_default(&mut statement);
+            let mut named = statement.clone();
+            let mut names = colon::ExtractionNames::default();
+            rewrite_expressions(&mut named, &mut names)?;
+            Ok(ParsedStatement {
+                named: rewritten(named)?,
+                unnamed: names.found.then(|| rewritten(statement)).transpose()?,
+            })
+        })
+        .collect()
+}
+
+/// `statement` with Spark's `x:path` ([`colon`]) and the operands of `IS
+/// [NOT] DISTINCT FROM` ([`distinct_from`]) rewritten.
+fn rewritten(mut statement: Statement) -> Result<Statement> {
+    rewrite_expressions(&mut statement, &mut colon::Colons)?;
+    rewrite_expressions(&mut statement, &mut distinct_from::DistinctFromOperands)?;
+    Ok(statement)
 }
 
 /// `statement`'s expressions, those of the query an `EXPLAIN` or a `COPY`
@@ -83,32 +108,23 @@ pub fn in_statement(e: DataFusionError, index: usize, count: usize) -> DataFusio
 
 /// Plans `statement` and runs it as far as DataFusion runs a statement
 /// before its rows are asked for (DDL and `SET` take effect here).
-pub async fn execute(ctx: &SessionContext, statement: Statement) -> Result<DataFrame> {
-    refuse_miscounted_set_operations(&statement)?;
-    let plan = plan(ctx, statement).await?;
-    ctx.execute_logical_plan(plan).await
-}
-
-/// `statement` planned with its extractions named as written
-/// ([`colon::ColonExtraction`]), or, where it does not plan so, with the
-/// names DataFusion gives them. Such a name may clash with one already in
-/// the plan: `SELECT *, v:k FROM (SELECT v, v:k FROM t) c` has the columns
-/// `v`, `variant_get(t.v,Utf8("$.k"))` and `variant_get(c.v,Utf8("$.k"))`.
-/// And a statement that plans neither way is refused in DataFusion's
-/// words for the expressions as it names them, not for our function.
-async fn plan(ctx: &SessionContext, statement: Statement) -> Result<LogicalPlan> {
+///
+/// A statement whose extractions' names do not plan is planned with the
+/// names DataFusion gives them, which name the relation read: `SELECT *,
+/// v:k FROM (SELECT v, v:k FROM t) c` would have two columns `v:k`, and
+/// has `variant_get(t.v,Utf8("$.k"))` and `variant_get(c.v,Utf8("$.k"))`.
+/// One that plans neither way is refused as DataFusion refuses it.
+pub async fn execute(ctx: &SessionContext, statement: ParsedStatement) -> Result<DataFrame> {
+    refuse_miscounted_set_operations(&statement.named)?;
     let state = ctx.state();
-    let mut unnamed = statement.clone();
-    let named = state.statement_to_plan(statement).await;
-    if named.is_ok() {
-        return named;
-    }
-    let mut names = colon::Unnamed::default();
-    rewrite_expressions(&mut unnamed, &mut names)?;
-    if !names.found {
-        return named;
-    }
-    state.statement_to_plan(unnamed).await
+    let plan = match (
+        state.statement_to_plan(statement.named).await,
+        statement.unnamed,
+    ) {
+        (Err(_), Some(unnamed)) => state.statement_to_plan(unnamed).await?,
+        (planned, _) => planned?,
+    };
+    ctx.execute_logical_plan(plan).await
 }
 
 /// Refuses `INTERSECT ALL` and `EXCEPT ALL`, anywhere in `statement`:
