@@ -399,7 +399,11 @@ fn parquet_text(e: &impl fmt::Display) -> String {
     {
         rest = inner;
     }
-    rest.to_string()
+    // parquet 59 leaves this message's placeholders unfilled.
+    rest.replace(
+        "expected {levels_to_read}, got {levels_read}",
+        "fewer than its page header counts values",
+    )
 }
 
 /// `Result` with [`Error`].

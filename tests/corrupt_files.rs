@@ -628,3 +628,158 @@ fn a_page_that_does_not_decode_is_named_by_its_column() {
         );
     }
 }
+
+/// Found by a review that damaged footers and page headers by hand:
+/// each of these read as fewer rows or values than the file holds, with
+/// no error (every command returned nothing for the first).
+#[test]
+fn counts_that_disagree_are_errors_naming_what_disagrees() {
+    let corrupt = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corrupt");
+    let error = read_all(&corrupt.join("footer-row-count-below-row-groups.parquet"))
+        .expect_err("the footer counts 0 rows");
+    assert!(
+        error
+            .to_string()
+            .contains("the footer counts 0 rows in the file and 3000 in its row groups"),
+        "{error}"
+    );
+    // A page of `$.id`'s leaf says it holds 999 values of its row
+    // group's 1000: read alone, the leaf ended early.
+    let file =
+        ParquetFile::open(&corrupt.join("page-holding-fewer-values-than-its-row-group.parquet"))
+            .unwrap();
+    let request = GetRequest {
+        column: "v".into(),
+        path: "$.id".parse().unwrap(),
+        as_type: ShreddingSchema::Variant,
+        strict: false,
+        filter: None,
+    };
+    let error = file
+        .get(&request, 64, |_| Ok(()))
+        .expect_err("a page is short");
+    assert!(
+        error.to_string().contains(
+            "reading row group 1, column \"v.typed_value.id.typed_value\": 999 rows where the footer counts 1000"
+        ),
+        "{error}"
+    );
+    let error = ParquetFile::open(&corrupt.join("shredded-field-group-optional.parquet"))
+        .map(drop)
+        .expect_err("the spec makes the group required");
+    assert!(
+        error
+            .to_string()
+            .contains("v.typed_value.user.typed_value.name is an optional group"),
+        "{error}"
+    );
+}
+
+/// A bloom filter whose footer length is a byte short of its header's
+/// size was read with fewer blocks, and ruled out a row group holding
+/// the value: such a filter is not used.
+#[test]
+fn a_bloom_filter_of_another_size_than_its_header_says_rules_nothing_out() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/corrupt/bloom-filter-length-one-short.parquet");
+    let file = ParquetFile::open(&path).unwrap();
+    let values = |filter: Option<&str>| {
+        let request = GetRequest {
+            column: "v".into(),
+            path: "$.user.id".parse().unwrap(),
+            as_type: ShreddingSchema::Variant,
+            strict: false,
+            filter: filter.map(|f| f.parse().unwrap()),
+        };
+        let mut ids = Vec::new();
+        file.get(&request, 64, |values| {
+            let values = arrow::array::AsArray::as_struct(values.as_ref());
+            let column = ShreddedColumn::try_new(values)?;
+            for row in 0..values.len() {
+                let mut json = Vec::new();
+                column.write_json(row, &mut json)?;
+                ids.push(String::from_utf8(json).unwrap());
+            }
+            Ok(())
+        })
+        .unwrap();
+        ids
+    };
+    let all = values(None);
+    let with_1005 = all.iter().filter(|id| *id == "1005").count();
+    assert!(with_1005 > 10, "{with_1005}");
+    assert_eq!(values(Some("$.user.id == 1005")).len(), with_1005);
+}
+
+/// A footer whose schema nests `depth` groups above one leaf, written by
+/// hand (no writer nests so deep): `PAR1`, the footer in Thrift's compact
+/// protocol, its length, `PAR1`.
+fn nested_schema_file(depth: usize) -> Vec<u8> {
+    // A schema element: (field delta << 4 | type, value) pairs then a stop;
+    // i32s zigzag-encoded, one byte each here.
+    fn element(out: &mut Vec<u8>, physical: Option<u8>, children: Option<u8>) {
+        let mut last = 0;
+        let mut field = |out: &mut Vec<u8>, id: u8, kind: u8| {
+            out.push((id - last) << 4 | kind);
+            last = id;
+        };
+        if let Some(t) = physical {
+            field(out, 1, 5);
+            out.push(t << 1);
+        }
+        field(out, 3, 5); // repetition: optional
+        out.push(1 << 1);
+        field(out, 4, 8); // name
+        out.extend([1, b'g']);
+        if let Some(n) = children {
+            field(out, 5, 5);
+            out.push(n << 1);
+        }
+        out.push(0);
+    }
+    let mut footer = vec![0x15, 2]; // field 1, version: 1
+    let elements = depth + 2;
+    footer.push(0x19); // field 2, schema: a list
+    footer.push(0xfc); // of structs, its length as a varint
+    let mut n = elements;
+    while n >= 0x80 {
+        footer.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    footer.push(n as u8);
+    element(&mut footer, None, Some(1));
+    for _ in 0..depth {
+        element(&mut footer, None, Some(1));
+    }
+    element(&mut footer, Some(1), None);
+    footer.extend([0x16, 0]); // field 3, num_rows: 0
+    footer.extend([0x19, 0x0c]); // field 4, row_groups: no structs
+    footer.push(0);
+    let mut file = b"PAR1".to_vec();
+    file.extend(&footer);
+    file.extend((footer.len() as u32).to_le_bytes());
+    file.extend(b"PAR1");
+    file
+}
+
+/// A footer nesting a hundred thousand groups overflowed the parquet
+/// crate's stack as it built the schema (the process aborted); one
+/// nesting 5,000 overflowed Arrow's. Past 256 levels a file is refused
+/// before either reads it; below, it reads, on a test's 2 MiB stack.
+#[test]
+fn a_schema_nested_past_256_levels_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep.parquet");
+    std::fs::write(&path, nested_schema_file(100_000)).unwrap();
+    let error = ParquetFile::open(&path).map(drop).expect_err("too deep");
+    assert!(
+        error
+            .to_string()
+            .contains("its schema nests 100001 levels deep, more than the 256 vshred reads"),
+        "{error}"
+    );
+    std::fs::write(&path, nested_schema_file(254)).unwrap();
+    let file = ParquetFile::open(&path).unwrap();
+    assert_eq!(file.parquet_schema().column(0).path().parts().len(), 255);
+    read_all(&path).unwrap();
+}

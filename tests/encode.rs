@@ -341,3 +341,40 @@ fn each_file_of_a_dataset_gets_the_encodings_its_own_values_price() {
         (false, true)
     );
 }
+
+/// A layout nesting deeper than a file may for vshred to read it back
+/// (values nested 100 arrays deep, inference let go 100 levels down) is
+/// refused before a file is written, and nothing is left behind.
+#[test]
+fn a_layout_too_deep_to_read_back_is_refused() {
+    use vshred::encode::ShredMode;
+    use vshred::infer::InferOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("deep.parquet");
+    let value = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+    let text = format!("{value}\n{value}\n");
+    let options = EncodeOptions {
+        shred: ShredMode::Infer(InferOptions::default().with_max_depth(100)),
+        ..EncodeOptions::default()
+    };
+    let error = encode(&mut text.as_bytes(), &out, &options, &mut |_| {}).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("more than the 256 a file may for vshred to read it back"),
+        "{error}"
+    );
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // Inference's own depth, 50, writes a file that reads back.
+    let options = EncodeOptions::default();
+    encode(&mut text.as_bytes(), &out, &options, &mut |_| {}).unwrap();
+    assert_eq!(
+        ParquetFile::open(&out)
+            .unwrap()
+            .metadata()
+            .file_metadata()
+            .num_rows(),
+        2
+    );
+}

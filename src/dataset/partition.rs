@@ -20,13 +20,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ::parquet::arrow::arrow_reader::ParquetRecordBatchReader;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 
 use super::{Dataset, DatasetStats, PlannedFile};
 use crate::error::{Error, ErrorKind, Result};
-use crate::parquet::{FileRows, Projection, ScanOptions, projection_of_batch};
+use crate::parquet::{FileRows, Projection, RowGroupBatches, ScanOptions, projection_of_batch};
 
 /// One share of a dataset's row groups: the `index`-th of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,7 +180,7 @@ impl Dataset {
 }
 
 /// The reader of a row group, with where its rows are in the file.
-type RowGroupReader = (ParquetRecordBatchReader, FileRows);
+type RowGroupReader = (RowGroupBatches, FileRows);
 
 /// The batches of one [`Partition`] of a dataset's projection, read as
 /// they are asked for.
@@ -235,13 +234,10 @@ impl PartitionBatches {
             if let Some((planned, next, reader)) = &mut self.file {
                 let path = planned.file.path();
                 if let Some((batches, rows)) = reader
-                    && let Some(batch) =
-                        crate::parquet::next_batch(path, batches, Some(rows.row_group)).map_err(
-                            |e| {
-                                let row_group = &planned.plan.row_groups()[*next - 1];
-                                planned.file.naming_the_column(&planned.plan, row_group, e)
-                            },
-                        )?
+                    && let Some(batch) = batches.next(path).map_err(|e| {
+                        let row_group = &planned.plan.row_groups()[*next - 1];
+                        planned.file.naming_the_column(&planned.plan, row_group, e)
+                    })?
                 {
                     let batch = self.dataset.with_projected_hive_columns(
                         &self.projection,

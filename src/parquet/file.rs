@@ -10,12 +10,12 @@ use std::sync::{Arc, Mutex};
 
 use ::parquet::arrow::ProjectionMask;
 use ::parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder, RowSelection,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
 };
 use ::parquet::arrow::{ARROW_SCHEMA_META_KEY, parquet_to_arrow_schema};
 use ::parquet::basic::LogicalType;
 use ::parquet::bloom_filter::Sbbf;
+use ::parquet::errors::ParquetError;
 use ::parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 use ::parquet::file::reader::Length;
 use ::parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
@@ -28,9 +28,10 @@ use arrow::datatypes::{DataType, Schema, SchemaRef};
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::arrow_hint::readable_hint;
 use crate::parquet::page_headers::Chunks;
-use crate::parquet::scan::guarded;
+use crate::parquet::scan::{RowGroupBatches, guarded};
 use crate::parquet::schema::is_variant_field;
 use crate::parquet::shared_file::{ByteSource, LocalFile, SharedFile};
+use crate::parquet::thrift;
 use crate::shred::check_variant_shape;
 
 /// `schema` with the binary leaves of the `variants` columns read as
@@ -457,13 +458,11 @@ impl ParquetFile {
         let length = stamp.length;
         let file = SharedFile::new(source);
         check_magic(&file, length).map_err(|e| e.in_file(name))?;
-        let metadata = ParquetMetaDataReader::new()
-            .parse_and_finish(&file)
-            .map_err(|e| {
-                Error::parquet(&footer_context(&file, length), &e)
-                    .in_file(name)
-                    .with_source(e)
-            })?;
+        let metadata = read_metadata(&file, length).map_err(|e| {
+            Error::parquet(&footer_context(&file, length), &e)
+                .in_file(name)
+                .with_source(e)
+        })?;
         check_chunks(&metadata, length)
             .map_err(|e| Error::new(ErrorKind::Parquet, e).in_file(name))?;
         let schema = layouts
@@ -546,7 +545,7 @@ impl ParquetFile {
         batch_size: usize,
         mask: ProjectionMask,
         selection: Option<RowSelection>,
-    ) -> Result<ParquetRecordBatchReader> {
+    ) -> Result<RowGroupBatches> {
         // Without a selection every page of the chunks is read: one read
         // each. With one, the pages it skips are not read at all, and those
         // it keeps are read ahead by runs of pages (one request each in an
@@ -596,17 +595,26 @@ impl ParquetFile {
                 .with_row_groups(vec![rg])
                 .with_projection(mask)
                 .with_batch_size(batch_size);
-        if let Some(selection) = selection {
+        let rows = metadata.metadata().row_group(rg).num_rows();
+        let batches = |reader| RowGroupBatches::new(reader, rg, rows, selection.as_ref());
+        if let Some(selection) = selection.clone() {
             builder = builder.with_row_selection(selection);
         }
-        builder.build().map_err(|e| self.row_group_error(rg, e))
+        builder
+            .build()
+            .map(batches)
+            .map_err(|e| self.row_group_error(rg, e))
     }
 
     /// The bloom filter of row group `rg`'s leaf `leaf`, if it has one that
     /// can be trusted. One with no bit set holds no value: a writer writes
     /// it only for a chunk of nulls alone, which its statistics rule out
     /// anyway, so it is taken for damaged (it would rule out every row).
+    /// So is one whose size is not the one its header gives: the parquet
+    /// crate takes the footer's length for it, and a filter read with
+    /// another count of blocks rules out values it holds.
     pub(super) fn bloom_filter(&self, rg: usize, leaf: usize) -> Result<Option<Sbbf>> {
+        use ::parquet::file::reader::ChunkReader;
         let bloom = ParquetRecordBatchReaderBuilder::new_with_metadata(
             self.file.clone(),
             self.metadata.clone(),
@@ -616,6 +624,24 @@ impl ParquetFile {
         let Some(bloom) = bloom else {
             return Ok(None);
         };
+        let chunk = self.metadata().row_group(rg).column(leaf);
+        let offset = chunk.bloom_filter_offset().unwrap_or(0).max(0) as u64;
+        let header = self
+            .file
+            .get_bytes(
+                offset,
+                self.file.len().saturating_sub(offset).min(64) as usize,
+            )
+            .map_err(|e| self.error(e))?;
+        let sized = thrift::bloom_filter_size(&header).is_some_and(|(header, bits)| {
+            bits == bloom.num_blocks() * 32
+                && chunk
+                    .bloom_filter_length()
+                    .is_none_or(|length| usize::try_from(length) == Ok(header + bits))
+        });
+        if !sized {
+            return Ok(None);
+        }
         let mut bits = Vec::with_capacity(bloom.num_blocks() * 32);
         bloom.write_bitset(&mut bits).map_err(|e| self.error(e))?;
         Ok(bits.iter().any(|&b| b != 0).then_some(bloom))
@@ -638,7 +664,7 @@ impl ParquetFile {
     }
 
     /// An error met while reading row group `rg`, named as the batches'
-    /// errors are ([`next_batch`](super::scan::next_batch)).
+    /// errors are ([`RowGroupBatches::next`]).
     #[cold]
     fn row_group_error(&self, rg: usize, e: impl std::fmt::Display) -> Error {
         Error::parquet(&format!("reading row group {rg}"), e).in_file(&self.path)
@@ -781,6 +807,41 @@ fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
     ))
 }
 
+/// The most names on a path from a file's schema root to a leaf: more
+/// than inference nests (a shredded Variant takes two or three a level of
+/// its values, and inference goes 50 levels down), few enough for the
+/// recursions of the parquet crate, Arrow and DataFusion over a schema on
+/// a thread's stack of 2 MiB (a test's, a tokio worker's), which 500
+/// overflowed.
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 256;
+
+/// The footer of `file` (of `length` bytes, its magic checked), refused
+/// if its schema nests deeper than [`MAX_SCHEMA_DEPTH`] before the parquet
+/// crate builds the schema's tree ([`thrift::schema_depth`]). Footer bytes
+/// that cannot be read are left to the crate, whose error says why.
+fn read_metadata(
+    file: &SharedFile,
+    length: u64,
+) -> std::result::Result<ParquetMetaData, ParquetError> {
+    use ::parquet::file::reader::ChunkReader;
+    let footer_end = length - 8;
+    let footer = file
+        .get_bytes(footer_end, 4)
+        .ok()
+        .and_then(|b| Some(u64::from(u32::from_le_bytes(b.as_ref().try_into().ok()?))))
+        .filter(|&size| size <= footer_end)
+        .and_then(|size| file.get_bytes(footer_end - size, size as usize).ok());
+    let Some(footer) = footer else {
+        return ParquetMetaDataReader::new().parse_and_finish(file);
+    };
+    if let Some(depth) = thrift::schema_depth(&footer).filter(|&d| d > MAX_SCHEMA_DEPTH) {
+        return Err(ParquetError::General(format!(
+            "its schema nests {depth} levels deep, more than the {MAX_SCHEMA_DEPTH} vshred reads"
+        )));
+    }
+    ParquetMetaDataReader::decode_metadata(&footer)
+}
+
 /// Where the footer lies, for an error in it: `its footer (bytes 691 to
 /// 1580 of 1588)`.
 #[cold]
@@ -845,6 +906,13 @@ fn check_chunks(
                 ));
             }
         }
+    }
+    // A count of the file's rows reads its count, a scan its row groups.
+    let counted = metadata.file_metadata().num_rows();
+    if counted != rows {
+        return Err(format!(
+            "the footer counts {counted} rows in the file and {rows} in its row groups"
+        ));
     }
     Ok(())
 }

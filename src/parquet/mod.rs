@@ -16,6 +16,7 @@ mod read;
 mod scan;
 mod schema;
 mod shared_file;
+mod thrift;
 mod write;
 
 /// The cores this process may use, asked of the system once: asking is
@@ -34,7 +35,7 @@ pub use projection::{KeepRows, Projected, Projection, RowFilter};
 pub use read::GetRequest;
 pub(crate) use read::{get_of_batch, json_lines_of_batch};
 pub use scan::ScanOptions;
-pub(crate) use scan::{FileRows, next_batch, run_ordered};
+pub(crate) use scan::{FileRows, RowGroupBatches, run_ordered};
 pub use shared_file::{ByteSource, LocalFile};
 
 pub use schema::{

@@ -36,6 +36,8 @@ use ::parquet::basic::{Compression, Type as PhysicalType};
 use ::parquet::errors::ParquetError;
 use ::parquet::file::metadata::ParquetMetaData;
 
+use super::thrift::{Compact, I32, STRUCT};
+
 /// The column chunks a reader reads, by position in the file.
 #[derive(Default)]
 pub(crate) struct Chunks {
@@ -243,9 +245,6 @@ struct PageHeader {
     dictionary_values: Option<i32>,
 }
 
-/// Structs deeper than this are not a page header's.
-const MAX_DEPTH: u32 = 16;
-
 /// Why bytes did not read as a page header.
 #[derive(Debug, PartialEq)]
 enum Unread {
@@ -260,11 +259,11 @@ impl PageHeader {
     /// its length. Every field read takes at least a byte, so this ends
     /// within `bytes`, whatever they are.
     fn parse(bytes: &[u8]) -> Result<(PageHeader, usize), Unread> {
-        let mut input = Compact { bytes, at: 0 };
+        let mut input = Compact::new(bytes);
         let header = Self::read(&mut input);
         match header {
-            Some(header) => Ok((header, input.at)),
-            None if input.at >= bytes.len() => Err(Unread::CutShort),
+            Some(header) => Ok((header, input.at())),
+            None if input.at() >= bytes.len() => Err(Unread::CutShort),
             None => Err(Unread::Invalid),
         }
     }
@@ -290,163 +289,10 @@ impl PageHeader {
     }
 }
 
-/// Thrift compact protocol types.
-const BOOL_TRUE: u8 = 1;
-const BOOL_FALSE: u8 = 2;
-const BYTE: u8 = 3;
-const I16: u8 = 4;
-const I32: u8 = 5;
-const I64: u8 = 6;
-const DOUBLE: u8 = 7;
-const BINARY: u8 = 8;
-const LIST: u8 = 9;
-const SET: u8 = 10;
-const MAP: u8 = 11;
-const STRUCT: u8 = 12;
-const UUID: u8 = 13;
-
-/// A reader of Thrift's compact protocol over bytes, skipping what it does
-/// not need without allocating.
-struct Compact<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Compact<'_> {
-    fn byte(&mut self) -> Option<u8> {
-        let b = *self.bytes.get(self.at)?;
-        self.at += 1;
-        Some(b)
-    }
-
-    /// Skips `n` bytes; past the end, stops there (what ran out is told
-    /// by where the reader stopped).
-    fn advance(&mut self, n: usize) -> Option<()> {
-        match self.at.checked_add(n).filter(|&e| e <= self.bytes.len()) {
-            Some(end) => {
-                self.at = end;
-                Some(())
-            }
-            None => {
-                self.at = self.bytes.len();
-                None
-            }
-        }
-    }
-
-    fn varint(&mut self) -> Option<u64> {
-        let mut value = 0u64;
-        for shift in (0..70).step_by(7) {
-            let b = self.byte()?;
-            value |= u64::from(b & 0x7f).checked_shl(shift)?;
-            if b & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-        None
-    }
-
-    fn i32(&mut self) -> Option<i32> {
-        let v = u32::try_from(self.varint()?).ok()?;
-        Some(((v >> 1) as i32) ^ -((v & 1) as i32))
-    }
-
-    /// The next field's id and type; `Some(None)` at the struct's end.
-    fn field_header(&mut self, last_id: &mut i16) -> Option<Option<(i16, u8)>> {
-        let b = self.byte()?;
-        if b == 0 {
-            return Some(None);
-        }
-        let (delta, kind) = (b >> 4, b & 0x0f);
-        *last_id = if delta == 0 {
-            let v = u16::try_from(self.varint()?).ok()?;
-            ((v >> 1) as i16) ^ -((v & 1) as i16)
-        } else {
-            last_id.checked_add(i16::from(delta))?
-        };
-        Some(Some((*last_id, kind)))
-    }
-
-    /// The first field of a struct if it is an `i32` numbered 1 (a page
-    /// type's header starts with its value count), the rest skipped.
-    fn first_i32_of_struct(&mut self) -> Option<Option<i32>> {
-        let mut last_id = 0;
-        let mut first = None;
-        let mut at_first = true;
-        while let Some((id, kind)) = self.field_header(&mut last_id)? {
-            if at_first && id == 1 && kind == I32 {
-                first = Some(self.i32()?);
-            } else {
-                self.skip(kind, 1)?;
-            }
-            at_first = false;
-        }
-        Some(first)
-    }
-
-    /// Skips a value of type `kind` at nesting `depth`.
-    fn skip(&mut self, kind: u8, depth: u32) -> Option<()> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        match kind {
-            BOOL_TRUE | BOOL_FALSE => Some(()),
-            BYTE => self.advance(1),
-            I16 | I32 | I64 => self.varint().map(drop),
-            DOUBLE => self.advance(8),
-            UUID => self.advance(16),
-            BINARY => {
-                let n = usize::try_from(self.varint()?).ok()?;
-                self.advance(n)
-            }
-            LIST | SET => {
-                let b = self.byte()?;
-                let n = match b >> 4 {
-                    15 => self.varint()?,
-                    n => u64::from(n),
-                };
-                let element = b & 0x0f;
-                for _ in 0..n {
-                    // Booleans in a list take a byte each.
-                    match element {
-                        BOOL_TRUE | BOOL_FALSE => self.advance(1)?,
-                        _ => self.skip(element, depth + 1)?,
-                    }
-                }
-                Some(())
-            }
-            MAP => {
-                let n = self.varint()?;
-                if n == 0 {
-                    return Some(());
-                }
-                let b = self.byte()?;
-                let (key, value) = (b >> 4, b & 0x0f);
-                for _ in 0..n {
-                    for kind in [key, value] {
-                        match kind {
-                            BOOL_TRUE | BOOL_FALSE => self.advance(1)?,
-                            _ => self.skip(kind, depth + 1)?,
-                        }
-                    }
-                }
-                Some(())
-            }
-            STRUCT => {
-                let mut last_id = 0;
-                while let Some((_, kind)) = self.field_header(&mut last_id)? {
-                    self.skip(kind, depth + 1)?;
-                }
-                Some(())
-            }
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parquet::thrift::{BINARY, BOOL_FALSE, BOOL_TRUE, DOUBLE, LIST, MAP};
 
     fn varint(mut v: u64, out: &mut Vec<u8>) {
         while v >= 0x80 {

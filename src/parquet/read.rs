@@ -11,7 +11,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::get::variant_get;
 use crate::parquet::ParquetFile;
 use crate::parquet::plan::{ReadStats, ScanPlan};
-use crate::parquet::scan::{ScanOptions, next_batch};
+use crate::parquet::scan::ScanOptions;
 use crate::path::VariantPath;
 use crate::predicate::Predicate;
 use crate::shred::{Shredder, ShreddingSchema};
@@ -78,7 +78,7 @@ impl ParquetFile {
                     }
                 };
                 let row_group = &plan.row_groups()[*i];
-                match next_batch(&self.path, reader, Some(row_group.row_group)) {
+                match reader.next(&self.path) {
                     Ok(Some(batch)) => return Some(Ok(batch)),
                     Ok(None) => reading = None,
                     Err(e) => {

@@ -242,7 +242,8 @@ impl ParquetFile {
             return Ok(());
         };
         let mut rows = FileRows::of(self, row_group);
-        while let Some(batch) = next_batch(&self.path, &mut reader, Some(row_group.row_group))
+        while let Some(batch) = reader
+            .next(&self.path)
             .map_err(|e| self.naming_the_column(plan, row_group, e))?
         {
             let read = batch.num_rows();
@@ -287,7 +288,7 @@ impl ParquetFile {
                     selection.clone(),
                 )
                 .and_then(|mut reader| {
-                    while next_batch_in(&self.path, &mut reader, &context)?.is_some() {}
+                    while reader.next_in(&self.path, &context)?.is_some() {}
                     Ok(())
                 });
             if let Err(alone) = failed {
@@ -303,7 +304,7 @@ impl ParquetFile {
         plan: &ScanPlan,
         row_group: &RowGroupPlan,
         batch_size: usize,
-    ) -> Result<Option<ParquetRecordBatchReader>> {
+    ) -> Result<Option<RowGroupBatches>> {
         let Decision::Read { leaves, selection } = &row_group.decision else {
             return Ok(None);
         };
@@ -329,8 +330,6 @@ impl ParquetFile {
 /// the file's row, counting the rows of the row groups before and the
 /// rows the selection skips.
 pub(crate) struct FileRows {
-    /// The row group's index in the file.
-    pub(crate) row_group: usize,
     /// Its first row in the file.
     first: u64,
     selection: Option<RowSelection>,
@@ -349,7 +348,6 @@ impl FileRows {
             Decision::Skip(_) => None,
         };
         FileRows {
-            row_group: row_group.row_group,
             first,
             selection,
             read: 0,
@@ -402,36 +400,72 @@ pub(super) fn guarded<T>(path: &Path, f: impl FnOnce() -> T) -> Result<T> {
     })
 }
 
-/// The reader's next batch, with its errors and panics as our errors,
-/// naming the row group read when one is (the parquet crate's errors name
-/// neither it nor the column).
-pub(crate) fn next_batch(
-    path: &Path,
-    reader: &mut ParquetRecordBatchReader,
-    row_group: Option<usize>,
-) -> Result<Option<RecordBatch>> {
-    let context = || match row_group {
-        Some(rg) => format!("reading row group {rg}"),
-        None => "reading".to_string(),
-    };
-    next_batch_in(path, reader, &context)
+/// The batches of one row group's reader, held to the rows the footer
+/// counts: a page that holds fewer values than its header says would
+/// end a column early, and the parquet crate, reading one column alone,
+/// gives fewer rows without a word.
+pub(crate) struct RowGroupBatches {
+    reader: ParquetRecordBatchReader,
+    row_group: usize,
+    /// The rows the footer counts, those the selection keeps.
+    expected: u64,
+    read: u64,
+}
+
+impl RowGroupBatches {
+    pub(super) fn new(
+        reader: ParquetRecordBatchReader,
+        row_group: usize,
+        rows: i64,
+        selection: Option<&RowSelection>,
+    ) -> RowGroupBatches {
+        let expected = selection.map_or(rows.max(0) as u64, |s| s.row_count() as u64);
+        RowGroupBatches {
+            reader,
+            row_group,
+            expected,
+            read: 0,
+        }
+    }
+
+    /// The next batch, with its errors and panics as our errors, naming
+    /// the row group (the parquet crate's errors name neither it nor the
+    /// column).
+    pub(crate) fn next(&mut self, path: &Path) -> Result<Option<RecordBatch>> {
+        let row_group = self.row_group;
+        self.next_in(path, &|| format!("reading row group {row_group}"))
+    }
+
+    /// [`next`](Self::next), its errors beginning with what `context` says.
+    fn next_in(
+        &mut self,
+        path: &Path,
+        context: &dyn Fn() -> String,
+    ) -> Result<Option<RecordBatch>> {
+        let batch = guarded(path, || self.reader.next())
+            .map_err(|e| {
+                let message = format!("{}: {}", context(), e.message());
+                Error::new(ErrorKind::Parquet, message).in_file(path)
+            })?
+            .transpose()
+            .map_err(|e| Error::parquet(&context(), &e).in_file(path).with_source(e))?;
+        match &batch {
+            Some(batch) => self.read += batch.num_rows() as u64,
+            None if self.read != self.expected => {
+                let message = format!(
+                    "{}: {} rows where the footer counts {}: a page holds another count of values than its row group",
+                    context(),
+                    self.read,
+                    self.expected
+                );
+                return Err(Error::new(ErrorKind::Parquet, message).in_file(path));
+            }
+            None => {}
+        }
+        Ok(batch)
+    }
 }
 
 /// Rows read at a time when each leaf of a row group is read again alone
 /// ([`ParquetFile::naming_the_column`]).
 const ROWS_PER_CHECK: usize = 8192;
-
-/// [`next_batch`], its errors beginning with what `context` says.
-fn next_batch_in(
-    path: &Path,
-    reader: &mut ParquetRecordBatchReader,
-    context: &dyn Fn() -> String,
-) -> Result<Option<RecordBatch>> {
-    guarded(path, || reader.next())
-        .map_err(|e| {
-            let message = format!("{}: {}", context(), e.message());
-            Error::new(ErrorKind::Parquet, message).in_file(path)
-        })?
-        .transpose()
-        .map_err(|e| Error::parquet(&context(), &e).in_file(path).with_source(e))
-}

@@ -23,7 +23,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::hash::BytesHasher;
 use crate::infer::{DICTIONARY_PAGE_LIMIT, Distinct, LeafEncoding, MOSTLY_DISTINCT};
 use crate::output::{Completion, Destination, OpenOutput, Output, destination};
-use crate::parquet::file::{LeafSize, TypedValues, leaf_sizes};
+use crate::parquet::file::{LeafSize, MAX_SCHEMA_DEPTH, TypedValues, leaf_sizes};
 use crate::parquet::parallel_writer::ParallelWriter;
 use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
 use crate::parquet::{magic_of, starts_as_parquet};
@@ -916,7 +916,17 @@ pub fn parquet_schema(columns: &[ColumnSpec], decimals: DecimalMode) -> Result<S
         .with_fields(fields)
         .build()
         .map_err(|e| Error::parquet("the file schema", e))?;
-    Ok(SchemaDescriptor::new(Arc::new(root)))
+    let descriptor = SchemaDescriptor::new(Arc::new(root));
+    let depth = descriptor.columns().iter().map(|c| c.path().parts().len());
+    if let Some(depth) = depth.max().filter(|&d| d > MAX_SCHEMA_DEPTH) {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "the layout nests {depth} levels deep, more than the {MAX_SCHEMA_DEPTH} a file may for vshred to read it back; shred fewer levels (--max-depth)"
+            ),
+        ));
+    }
+    Ok(descriptor)
 }
 
 #[cfg(test)]

@@ -89,7 +89,12 @@ fn check_slot(path: &str, children: &Fields, parts: &[&str]) -> Result<()> {
     let Some((_, typed)) = typed else {
         return Ok(());
     };
-    let slot = |path: String, t: &DataType| match t {
+    // A field's or an element's group is required: where it is null, a
+    // reader could not tell the field missing from the field's value.
+    let slot = |path: String, field: &Field| match field.data_type() {
+        _ if field.is_nullable() => Err(shape_error(format!(
+            "{path} is an optional group; the shredding spec makes a field's and an element's group required"
+        ))),
         DataType::Struct(children) => check_slot(&path, children, &["value", "typed_value"]),
         other => Err(shape_error(format!(
             "{path} is a {other}, not a group of value and typed_value"
@@ -98,10 +103,10 @@ fn check_slot(path: &str, children: &Fields, parts: &[&str]) -> Result<()> {
     match typed.data_type() {
         DataType::Struct(fields) => fields
             .iter()
-            .try_for_each(|f| slot(format!("{path}.typed_value.{}", f.name()), f.data_type())),
+            .try_for_each(|f| slot(format!("{path}.typed_value.{}", f.name()), f)),
         DataType::List(element) | DataType::LargeList(element) => slot(
             format!("{path}.typed_value.list.{}", element.name()),
-            element.data_type(),
+            element,
         ),
         _ => Ok(()),
     }
