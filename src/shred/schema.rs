@@ -89,12 +89,7 @@ fn check_slot(path: &str, children: &Fields, parts: &[&str]) -> Result<()> {
     let Some((_, typed)) = typed else {
         return Ok(());
     };
-    // A field's or an element's group is required: where it is null, a
-    // reader could not tell the field missing from the field's value.
     let slot = |path: String, field: &Field| match field.data_type() {
-        _ if field.is_nullable() => Err(shape_error(format!(
-            "{path} is an optional group; the shredding spec makes a field's and an element's group required"
-        ))),
         DataType::Struct(children) => check_slot(&path, children, &["value", "typed_value"]),
         other => Err(shape_error(format!(
             "{path} is a {other}, not a group of value and typed_value"
