@@ -333,9 +333,6 @@ fn a_malformed_arrow_schema_hint_is_ignored() {
     read_all(&path).expect("the file reads");
 }
 
-/// A Variant value that is not valid, read from a file by path, is an
-/// error naming the file (with its row and path), as a dataset's read
-/// names it.
 /// Writes `column` as the file's one column, `v`, with the parquet crate.
 fn write_column(path: &Path, column: arrow::array::StructArray) {
     use std::sync::Arc;
@@ -357,6 +354,9 @@ fn write_column(path: &Path, column: arrow::array::StructArray) {
     writer.close().unwrap();
 }
 
+/// A Variant value that is not valid, read from a file by path, is an
+/// error naming the file (with its row and path), as a dataset's read
+/// names it.
 #[test]
 fn an_invalid_variant_in_a_file_is_an_error_naming_the_file() {
     use std::sync::Arc;
@@ -773,4 +773,62 @@ fn a_schema_nested_past_256_levels_is_refused() {
     let file = ParquetFile::open(&path).unwrap();
     assert_eq!(file.parquet_schema().column(0).path().parts().len(), 255);
     read_all(&path).unwrap();
+}
+
+/// The spec makes an array element's group required; arrow-rs writes it
+/// optional, and its files read (a check of the spec's rule refused them).
+#[test]
+fn an_optional_element_group_as_arrow_rs_writes_it_reads() {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, BinaryArray, Int64Array, ListArray, StructArray};
+    use arrow::buffer::OffsetBuffer;
+    use arrow::datatypes::{DataType, Field};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("arrow-rs.parquet");
+    let element = StructArray::from(vec![
+        (
+            Arc::new(Field::new("value", DataType::Binary, true)),
+            Arc::new(BinaryArray::from(vec![None::<&[u8]>, None])) as ArrayRef,
+        ),
+        (
+            Arc::new(Field::new("typed_value", DataType::Int64, true)),
+            Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef,
+        ),
+    ]);
+    let element_field = Arc::new(Field::new("element", element.data_type().clone(), true));
+    let list = ListArray::new(
+        element_field,
+        OffsetBuffer::new(vec![0, 2].into()),
+        Arc::new(element),
+        None,
+    );
+    let column = StructArray::from(vec![
+        (
+            Arc::new(Field::new("metadata", DataType::Binary, false)),
+            Arc::new(BinaryArray::from(vec![&[1u8, 0, 0][..]])) as ArrayRef,
+        ),
+        (
+            Arc::new(Field::new("value", DataType::Binary, true)),
+            Arc::new(BinaryArray::from(vec![None::<&[u8]>])) as ArrayRef,
+        ),
+        (
+            Arc::new(Field::new("typed_value", list.data_type().clone(), true)),
+            Arc::new(list) as ArrayRef,
+        ),
+    ]);
+    write_column(&path, column);
+
+    let file = ParquetFile::open(&path).unwrap();
+    let mut rows = Vec::new();
+    for batch in file.batches(64).unwrap() {
+        let batch = batch.unwrap();
+        let v = arrow::array::AsArray::as_struct(batch.column(0).as_ref());
+        let reader = ShreddedColumn::try_new(v).unwrap();
+        let mut json = Vec::new();
+        reader.write_json(0, &mut json).unwrap();
+        rows.push(String::from_utf8(json).unwrap());
+    }
+    assert_eq!(rows, ["[1,2]"]);
 }
