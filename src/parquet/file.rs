@@ -818,7 +818,8 @@ pub(crate) const MAX_SCHEMA_DEPTH: usize = 256;
 /// The footer of `file` (of `length` bytes, its magic checked), refused
 /// if its schema nests deeper than [`MAX_SCHEMA_DEPTH`] before the parquet
 /// crate builds the schema's tree ([`thrift::schema_depth`]). Footer bytes
-/// that cannot be read are left to the crate, whose error says why.
+/// that cannot be read from the file are left to the crate, whose error
+/// says why.
 fn read_metadata(
     file: &SharedFile,
     length: u64,
@@ -834,12 +835,18 @@ fn read_metadata(
     let Some(footer) = footer else {
         return ParquetMetaDataReader::new().parse_and_finish(file);
     };
-    if let Some(depth) = thrift::schema_depth(&footer).filter(|&d| d > MAX_SCHEMA_DEPTH) {
-        return Err(ParquetError::General(format!(
+    // A schema this reader cannot follow is not left to the crate, which
+    // reads some such (a count of children as an i64, or cut to 32 bits)
+    // and then recurses as deep as they say.
+    match thrift::schema_depth(&footer) {
+        Some(depth) if depth <= MAX_SCHEMA_DEPTH => ParquetMetaDataReader::decode_metadata(&footer),
+        Some(depth) => Err(ParquetError::General(format!(
             "its schema nests {depth} levels deep, more than the {MAX_SCHEMA_DEPTH} vshred reads"
-        )));
+        ))),
+        None => Err(ParquetError::General(
+            "its schema does not read as Thrift's compact protocol".into(),
+        )),
     }
-    ParquetMetaDataReader::decode_metadata(&footer)
 }
 
 /// Where the footer lies, for an error in it: `its footer (bytes 691 to

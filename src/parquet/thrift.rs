@@ -24,7 +24,8 @@ const MAX_NESTING: u32 = 16;
 
 /// How deep the schema of the footer `bytes` (a `FileMetaData`) nests: the
 /// most names on a path from the root to a leaf. `None` where the bytes do
-/// not read as far as the schema's end. The parquet crate builds the
+/// not read as far as the schema's end, or a count of children is
+/// negative or past 32 bits. The parquet crate builds the
 /// schema's tree by recursion, one call per level, and a footer of a few
 /// hundred kilobytes nesting a hundred thousand levels overflows its
 /// stack; this reads the flat list the tree is built from.
@@ -182,7 +183,12 @@ impl<'a> Compact<'a> {
         let mut children = 0;
         while let Some((id, kind)) = self.field_header(&mut last_id)? {
             match (id, kind) {
-                (5, I32) => children = u32::try_from(self.i32()?).ok()?,
+                // Read as the parquet crate reads it, of any integer type.
+                (5, I16 | I32 | I64) => {
+                    let v = self.varint()?;
+                    let v = ((v >> 1) as i64) ^ -((v & 1) as i64);
+                    children = u32::try_from(v).ok()?;
+                }
                 _ => self.skip(kind, 1)?,
             }
         }
