@@ -89,7 +89,7 @@ fn check_slot(path: &str, children: &Fields, parts: &[&str]) -> Result<()> {
     let Some((_, typed)) = typed else {
         return Ok(());
     };
-    let slot = |path: String, field: &Field| match field.data_type() {
+    let slot = |path: String, t: &DataType| match t {
         DataType::Struct(children) => check_slot(&path, children, &["value", "typed_value"]),
         other => Err(shape_error(format!(
             "{path} is a {other}, not a group of value and typed_value"
@@ -98,10 +98,10 @@ fn check_slot(path: &str, children: &Fields, parts: &[&str]) -> Result<()> {
     match typed.data_type() {
         DataType::Struct(fields) => fields
             .iter()
-            .try_for_each(|f| slot(format!("{path}.typed_value.{}", f.name()), f)),
+            .try_for_each(|f| slot(format!("{path}.typed_value.{}", f.name()), f.data_type())),
         DataType::List(element) | DataType::LargeList(element) => slot(
             format!("{path}.typed_value.list.{}", element.name()),
-            element,
+            element.data_type(),
         ),
         _ => Ok(()),
     }
