@@ -595,14 +595,17 @@ impl ParquetFile {
                 .with_row_groups(vec![rg])
                 .with_projection(mask)
                 .with_batch_size(batch_size);
-        let rows = metadata.metadata().row_group(rg).num_rows();
-        let batches = |reader| RowGroupBatches::new(reader, rg, rows, selection.as_ref());
-        if let Some(selection) = selection.clone() {
+        // The rows the footer counts, those the selection keeps.
+        let rows = match &selection {
+            Some(selection) => selection.row_count() as u64,
+            None => metadata.metadata().row_group(rg).num_rows().max(0) as u64,
+        };
+        if let Some(selection) = selection {
             builder = builder.with_row_selection(selection);
         }
         builder
             .build()
-            .map(batches)
+            .map(|reader| RowGroupBatches::new(reader, rg, rows))
             .map_err(|e| self.row_group_error(rg, e))
     }
 
@@ -826,10 +829,7 @@ fn read_metadata(
 ) -> std::result::Result<ParquetMetaData, ParquetError> {
     use ::parquet::file::reader::ChunkReader;
     let footer_end = length - 8;
-    let footer = file
-        .get_bytes(footer_end, 4)
-        .ok()
-        .and_then(|b| Some(u64::from(u32::from_le_bytes(b.as_ref().try_into().ok()?))))
+    let footer = footer_size(file, length)
         .filter(|&size| size <= footer_end)
         .and_then(|size| file.get_bytes(footer_end - size, size as usize).ok());
     let Some(footer) = footer else {
@@ -849,20 +849,25 @@ fn read_metadata(
     }
 }
 
+/// The size the footer of `file` (of `length` bytes, its magic checked)
+/// declares, in the four bytes before the magic.
+fn footer_size(file: &SharedFile, length: u64) -> Option<u64> {
+    use ::parquet::file::reader::ChunkReader;
+    let bytes = file.get_bytes(length - 8, 4).ok()?;
+    Some(u64::from(u32::from_le_bytes(
+        bytes.as_ref().try_into().ok()?,
+    )))
+}
+
 /// Where the footer lies, for an error in it: `its footer (bytes 691 to
 /// 1580 of 1588)`.
 #[cold]
 fn footer_context(file: &SharedFile, length: u64) -> String {
-    use ::parquet::file::reader::ChunkReader;
     let footer_end = length - 8;
-    let declared = file
-        .get_bytes(footer_end, 4)
-        .ok()
-        .and_then(|b| Some(u32::from_le_bytes(b.as_ref().try_into().ok()?)));
-    match declared {
-        Some(size) if u64::from(size) <= footer_end => format!(
+    match footer_size(file, length) {
+        Some(size) if size <= footer_end => format!(
             "its footer (bytes {} to {footer_end} of {length})",
-            footer_end - u64::from(size)
+            footer_end - size
         ),
         Some(size) => format!("its footer ({size} bytes, in a file of {length})"),
         None => "its footer".to_string(),

@@ -413,13 +413,13 @@ pub(crate) struct RowGroupBatches {
 }
 
 impl RowGroupBatches {
+    /// `reader`'s batches of row group `row_group`, which are to hold
+    /// `expected` rows.
     pub(super) fn new(
         reader: ParquetRecordBatchReader,
         row_group: usize,
-        rows: i64,
-        selection: Option<&RowSelection>,
+        expected: u64,
     ) -> RowGroupBatches {
-        let expected = selection.map_or(rows.max(0) as u64, |s| s.row_count() as u64);
         RowGroupBatches {
             reader,
             row_group,

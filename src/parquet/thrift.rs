@@ -128,9 +128,14 @@ impl<'a> Compact<'a> {
         None
     }
 
+    /// A zigzag-encoded integer, of any width.
+    fn zigzag(&mut self) -> Option<i64> {
+        let v = self.varint()?;
+        Some(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
     pub(super) fn i32(&mut self) -> Option<i32> {
-        let v = u32::try_from(self.varint()?).ok()?;
-        Some(((v >> 1) as i32) ^ -((v & 1) as i32))
+        i32::try_from(self.zigzag()?).ok()
     }
 
     /// The next field's id and type; `Some(None)` at the struct's end.
@@ -141,8 +146,7 @@ impl<'a> Compact<'a> {
         }
         let (delta, kind) = (b >> 4, b & 0x0f);
         *last_id = if delta == 0 {
-            let v = u16::try_from(self.varint()?).ok()?;
-            ((v >> 1) as i16) ^ -((v & 1) as i16)
+            i16::try_from(self.zigzag()?).ok()?
         } else {
             last_id.checked_add(i16::from(delta))?
         };
@@ -184,11 +188,7 @@ impl<'a> Compact<'a> {
         while let Some((id, kind)) = self.field_header(&mut last_id)? {
             match (id, kind) {
                 // Read as the parquet crate reads it, of any integer type.
-                (5, I16 | I32 | I64) => {
-                    let v = self.varint()?;
-                    let v = ((v >> 1) as i64) ^ -((v & 1) as i64);
-                    children = u32::try_from(v).ok()?;
-                }
+                (5, I16 | I32 | I64) => children = u32::try_from(self.zigzag()?).ok()?,
                 _ => self.skip(kind, 1)?,
             }
         }
