@@ -138,9 +138,10 @@ fn a_file_cut_short_while_read_names_the_row_group() {
 ///   reader skips it element by element on empty reads (40 s for this
 ///   872-byte file, unbounded with nested lists) unless the reader stops
 ///   at the end of the file;
-/// - a footer whose skipped fields make that reader loop (0.8 s in release
-///   for 2 KB) before it reports a missing field; the time is the parquet
-///   crate's;
+/// - a footer whose skipped fields made the parquet crate's reader loop
+///   (0.8 s in release for 2 KB) before it reported a missing field: one
+///   is a list of 230 million elements in 1,799 bytes, refused before the
+///   crate reads it;
 /// - a row group of -3 rows, which the parquet crate adds to the others
 ///   as a `usize` (an overflow panic with overflow checks, a wrong count
 ///   without).
@@ -151,10 +152,9 @@ fn files_the_fuzzer_found_are_errors() {
             "page-header-list-past-eof.parquet",
             "reading row group 0, column \"var.metadata\": External: a page header runs past the end of its column chunk",
         ),
-        // Where in the file: the parquet crate's message names no place.
         (
             "footer-long-list-of-skipped-fields.parquet",
-            "its footer (bytes 166 to 2044 of 2052): Required field codec is missing",
+            "its footer (bytes 166 to 2044 of 2052): a list at byte 245 counts 230686719 elements, more than the 1799 bytes after it hold",
         ),
         ("negative-row-count.parquet", "row group 0 claims -3 rows"),
         // Found by a probe: a footer whose row group says 1 row over
@@ -702,10 +702,11 @@ fn a_bloom_filter_of_another_size_than_its_header_says_rules_nothing_out() {
     assert_eq!(values(Some("$.user.id == 1005")).len(), with_1005);
 }
 
-/// A footer whose schema nests `depth` groups above one leaf, written by
+/// A footer whose schema nests `depth` groups above one leaf, and whose
+/// list of row groups counts `row_groups` but holds none, written by
 /// hand (no writer nests so deep): `PAR1`, the footer in Thrift's compact
 /// protocol, its length, `PAR1`.
-fn nested_schema_file(depth: usize) -> Vec<u8> {
+fn nested_schema_file(depth: usize, row_groups: u64) -> Vec<u8> {
     // A schema element: (field delta << 4 | type, value) pairs then a stop;
     // i32s zigzag-encoded, one byte each here.
     fn element(out: &mut Vec<u8>, physical: Option<u8>, children: Option<u8>) {
@@ -732,25 +733,29 @@ fn nested_schema_file(depth: usize) -> Vec<u8> {
     let elements = depth + 2;
     footer.push(0x19); // field 2, schema: a list
     footer.push(0xfc); // of structs, its length as a varint
-    let mut n = elements;
-    while n >= 0x80 {
-        footer.push(n as u8 | 0x80);
-        n >>= 7;
-    }
-    footer.push(n as u8);
+    varint(&mut footer, elements as u64);
     element(&mut footer, None, Some(1));
     for _ in 0..depth {
         element(&mut footer, None, Some(1));
     }
     element(&mut footer, Some(1), None);
     footer.extend([0x16, 0]); // field 3, num_rows: 0
-    footer.extend([0x19, 0x0c]); // field 4, row_groups: no structs
+    footer.extend([0x19, 0xfc]); // field 4, row_groups: structs
+    varint(&mut footer, row_groups);
     footer.push(0);
     let mut file = b"PAR1".to_vec();
     file.extend(&footer);
     file.extend((footer.len() as u32).to_le_bytes());
     file.extend(b"PAR1");
     file
+}
+
+fn varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
 }
 
 /// A footer nesting a hundred thousand groups overflowed the parquet
@@ -761,7 +766,7 @@ fn nested_schema_file(depth: usize) -> Vec<u8> {
 fn a_schema_nested_past_256_levels_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("deep.parquet");
-    std::fs::write(&path, nested_schema_file(100_000)).unwrap();
+    std::fs::write(&path, nested_schema_file(100_000, 0)).unwrap();
     let error = ParquetFile::open(&path).map(drop).expect_err("too deep");
     assert!(
         error
@@ -769,10 +774,82 @@ fn a_schema_nested_past_256_levels_is_refused() {
             .contains("its schema nests 100001 levels deep, more than the 256 vshred reads"),
         "{error}"
     );
-    std::fs::write(&path, nested_schema_file(254)).unwrap();
+    std::fs::write(&path, nested_schema_file(254, 0)).unwrap();
     let file = ParquetFile::open(&path).unwrap();
     assert_eq!(file.parquet_schema().column(0).path().parts().len(), 255);
     read_all(&path).unwrap();
+}
+
+/// The parquet crate reserves room for as many row groups as the footer
+/// counts before it reads them: 2^30 aborted the process on a 100 GB
+/// allocation. A list counting more elements than bytes are left is
+/// refused first, naming where it is.
+#[test]
+fn a_footer_list_counting_more_elements_than_bytes_left_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("row-groups.parquet");
+    let file = nested_schema_file(1, 1 << 30);
+    std::fs::write(&path, &file).unwrap();
+    let error = ParquetFile::open(&path).map(drop).expect_err("refused");
+    // The list's header ends 6 bytes before the footer's last byte (its
+    // stop), the varint of 2^30 taking 5 of them.
+    let header_end = file.len() - 8 - 1;
+    assert!(
+        error.to_string().contains(&format!(
+            "a list at byte {header_end} counts 1073741824 elements, more than the 1 bytes after it hold"
+        )),
+        "{error}"
+    );
+}
+
+/// As the footer's row groups, an offset index's page locations are
+/// reserved by their count: 2^31 - 1 of them aborted a filtered read on a
+/// 51 GB allocation. Such an index is not used (as any page index that
+/// does not read): the filter keeps the rows it kept with a sound one.
+#[test]
+fn an_offset_index_counting_more_pages_than_its_bytes_is_not_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("offset-index.parquet");
+    let text: String = (0..3000).map(|i| format!("{{\"id\": {i}}}\n")).collect();
+    let options = EncodeOptions {
+        shred: ShredMode::Schema(r#"{"id":"int64"}"#.parse().unwrap()),
+        ..EncodeOptions::default()
+    };
+    encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+    let ids = |path: &Path| {
+        let file = ParquetFile::open(path).unwrap();
+        let request = GetRequest {
+            column: "v".into(),
+            path: "$.id".parse().unwrap(),
+            as_type: ShreddingSchema::Int64,
+            strict: false,
+            filter: Some("$.id >= 2990".parse().unwrap()),
+        };
+        let mut ids = Vec::new();
+        file.get(&request, 64, |values| {
+            let values = values
+                .as_any()
+                .downcast_ref::<arrow::array::Int64Array>()
+                .unwrap();
+            ids.extend(values.iter().flatten());
+            Ok(())
+        })
+        .unwrap();
+        ids
+    };
+    let expected: Vec<i64> = (2990..3000).collect();
+    assert_eq!(ids(&path), expected);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let file = ParquetFile::open(&path).unwrap();
+    let chunk = file.metadata().row_group(0).column(0);
+    let at = chunk.offset_index_offset().expect("an offset index") as usize;
+    // Field 1, a list of structs whose count, 2^31 - 1 as a varint,
+    // overwrites the first location: the index keeps its length.
+    assert_eq!(bytes[at], 0x19, "an offset index starts with its list");
+    bytes[at + 1..at + 7].copy_from_slice(&[0xfc, 0xff, 0xff, 0xff, 0xff, 0x07]);
+    let damaged = dir.path().join("damaged.parquet");
+    std::fs::write(&damaged, &bytes).unwrap();
+    assert_eq!(ids(&damaged), expected);
 }
 
 /// The spec makes an array element's group required; arrow-rs writes it

@@ -653,12 +653,59 @@ impl ParquetFile {
     /// The footer again, with the column and offset indexes (where the
     /// writer wrote them).
     pub(super) fn with_page_index(&self) -> Result<ArrowReaderMetadata> {
+        self.check_offset_indexes()?;
         let options = ArrowReaderOptions::new()
             .with_schema(self.arrow_schema().clone())
             .with_page_index_policy(PageIndexPolicy::Optional);
         guarded(&self.path, || {
             ArrowReaderMetadata::load(&self.file, options).map_err(|e| self.error(e))
         })?
+    }
+
+    /// Reads the file's offset indexes as Thrift structs whose lists fit
+    /// their bytes ([`thrift::read_struct`]), before the parquet crate
+    /// sizes its list of a chunk's pages by the count it reads: an error
+    /// naming the first that does not. Indexes outside the file are left
+    /// to the crate's error.
+    fn check_offset_indexes(&self) -> Result<()> {
+        use ::parquet::file::reader::ChunkReader;
+        let mut ranges = Vec::new();
+        for (rg, group) in self.metadata().row_groups().iter().enumerate() {
+            for chunk in group.columns() {
+                let range = chunk.offset_index_offset().zip(chunk.offset_index_length());
+                let Some((at, length)) = range.and_then(|(at, length)| {
+                    let at = u64::try_from(at).ok()?;
+                    Some((at, at.checked_add(u64::try_from(length).ok()?)?))
+                }) else {
+                    continue;
+                };
+                ranges.push((rg, chunk.column_path(), at, length));
+            }
+        }
+        let (Some(start), Some(end)) = (
+            ranges.iter().map(|r| r.2).min(),
+            ranges.iter().map(|r| r.3).max(),
+        ) else {
+            return Ok(());
+        };
+        // One read, as the crate's own, of the span they lie in.
+        let Some(bytes) = usize::try_from(end - start)
+            .ok()
+            .filter(|_| end <= self.stamp.length)
+            .and_then(|size| self.file.get_bytes(start, size).ok())
+        else {
+            return Ok(());
+        };
+        for (rg, column, at, end) in ranges {
+            let index = &bytes[(at - start) as usize..(end - start) as usize];
+            thrift::read_struct(index).map_err(|unreadable| {
+                let unreadable = unreadable.in_file_at(at);
+                self.error(format!(
+                    "the offset index of column {column} in row group {rg} (bytes {at} to {end}): {unreadable}"
+                ))
+            })?;
+        }
+        Ok(())
     }
 
     #[cold]
@@ -829,22 +876,25 @@ fn read_metadata(
 ) -> std::result::Result<ParquetMetaData, ParquetError> {
     use ::parquet::file::reader::ChunkReader;
     let footer_end = length - 8;
-    let footer = footer_size(file, length)
+    let footer_start = footer_size(file, length)
         .filter(|&size| size <= footer_end)
-        .and_then(|size| file.get_bytes(footer_end - size, size as usize).ok());
-    let Some(footer) = footer else {
+        .map(|size| footer_end - size);
+    let footer = footer_start
+        .and_then(|start| file.get_bytes(start, (footer_end - start) as usize).ok())
+        .zip(footer_start);
+    let Some((footer, footer_start)) = footer else {
         return ParquetMetaDataReader::new().parse_and_finish(file);
     };
     // A schema this reader cannot follow is not left to the crate, which
     // reads some such (a count of children as an i64, or cut to 32 bits)
     // and then recurses as deep as they say.
     match thrift::schema_depth(&footer) {
-        Some(depth) if depth <= MAX_SCHEMA_DEPTH => ParquetMetaDataReader::decode_metadata(&footer),
-        Some(depth) => Err(ParquetError::General(format!(
+        Ok(depth) if depth <= MAX_SCHEMA_DEPTH => ParquetMetaDataReader::decode_metadata(&footer),
+        Ok(depth) => Err(ParquetError::General(format!(
             "its schema nests {depth} levels deep, more than the {MAX_SCHEMA_DEPTH} vshred reads"
         ))),
-        None => Err(ParquetError::General(
-            "its schema does not read as Thrift's compact protocol".into(),
+        Err(unreadable) => Err(ParquetError::General(
+            unreadable.in_file_at(footer_start).to_string(),
         )),
     }
 }

@@ -1,7 +1,13 @@
 //! Thrift's compact protocol, read over bytes without allocating, for the
-//! parts of a footer or a page header checked before the parquet crate
-//! acts on them ([`super::page_headers`], [`schema_depth`],
-//! [`bloom_filter_size`]).
+//! parts of a footer, a page header or an offset index checked before the
+//! parquet crate acts on them ([`super::page_headers`], [`schema_depth`],
+//! [`read_struct`], [`bloom_filter_size`]).
+//!
+//! Every list here is refused where it counts more elements than bytes
+//! are left (each takes one at least): the parquet crate sizes some of
+//! its vectors by the count before reading them (a footer's row groups,
+//! an offset index's pages), and a count of 2^30 aborted the process on
+//! a 100 GB allocation.
 
 /// The length of the bloom filter header `bytes` begin with and the size
 /// of the bitset it says follows (its field 1), if they read as one.
@@ -22,15 +28,62 @@ pub(super) fn bloom_filter_size(bytes: &[u8]) -> Option<(usize, usize)> {
 /// header's.
 const MAX_NESTING: u32 = 16;
 
+/// Where and why bytes stopped reading as Thrift's compact protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Unreadable {
+    /// A list or map whose header ends at byte `at` counts `count`
+    /// elements, more than the `left` bytes after it could hold.
+    Overlong { at: u64, count: u64, left: u64 },
+    /// What is at byte `at` is not what the protocol or the struct allows
+    /// there (or the bytes end).
+    At(u64),
+}
+
+impl Unreadable {
+    /// The same, its bytes counted from `start` bytes earlier: from the
+    /// start of the file the bytes read were at `start` in.
+    pub(super) fn in_file_at(self, start: u64) -> Unreadable {
+        match self {
+            Unreadable::Overlong { at, count, left } => Unreadable::Overlong {
+                at: at + start,
+                count,
+                left,
+            },
+            Unreadable::At(at) => Unreadable::At(at + start),
+        }
+    }
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Unreadable::Overlong { at, count, left } => write!(
+                f,
+                "a list at byte {at} counts {count} elements, more than the {left} bytes after it hold"
+            ),
+            Unreadable::At(at) => write!(
+                f,
+                "it does not read as Thrift's compact protocol at byte {at}"
+            ),
+        }
+    }
+}
+
 /// How deep the schema of the footer `bytes` (a `FileMetaData`) nests: the
-/// most names on a path from the root to a leaf. `None` where the bytes do
-/// not read as far as the schema's end, or a count of children is
-/// negative or past 32 bits. The parquet crate builds the
-/// schema's tree by recursion, one call per level, and a footer of a few
-/// hundred kilobytes nesting a hundred thousand levels overflows its
-/// stack; this reads the flat list the tree is built from.
-pub(super) fn schema_depth(bytes: &[u8]) -> Option<usize> {
+/// most names on a path from the root to a leaf; an error where the bytes
+/// do not read as a footer to its end, a count of children is negative or
+/// past 32 bits, or a list counts more elements than bytes are left. The
+/// parquet crate builds the schema's tree by recursion, one call per
+/// level, and a footer of a few hundred kilobytes nesting a hundred
+/// thousand levels overflows its stack; this reads the flat list the tree
+/// is built from.
+pub(super) fn schema_depth(bytes: &[u8]) -> Result<usize, Unreadable> {
     let mut input = Compact::new(bytes);
+    let depth = schema_depth_of(&mut input);
+    depth.ok_or_else(|| input.unreadable())
+}
+
+fn schema_depth_of(input: &mut Compact<'_>) -> Option<usize> {
     let mut last_id = 0;
     // The schema is field 2, a list of its elements depth first, each
     // counting its children (its field 5).
@@ -60,7 +113,20 @@ pub(super) fn schema_depth(bytes: &[u8]) -> Option<usize> {
             open.push(children);
         }
     }
+    // The fields after the schema (the row groups among them), for their
+    // lists' counts.
+    while let Some((_, kind)) = input.field_header(&mut last_id)? {
+        input.skip(kind, 0)?;
+    }
     Some(deepest)
+}
+
+/// Reads `bytes` as one struct (an offset index, say) whose lists count
+/// no more elements than there are bytes.
+pub(super) fn read_struct(bytes: &[u8]) -> Result<(), Unreadable> {
+    let mut input = Compact::new(bytes);
+    let read = input.skip(STRUCT, 0);
+    read.ok_or_else(|| input.unreadable())
 }
 
 /// Thrift compact protocol types.
@@ -83,16 +149,28 @@ pub(super) const UUID: u8 = 13;
 pub(super) struct Compact<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// The list that counted more elements than bytes were left, if one
+    /// did.
+    overlong: Option<Unreadable>,
 }
 
 impl<'a> Compact<'a> {
     pub(super) fn new(bytes: &'a [u8]) -> Compact<'a> {
-        Compact { bytes, at: 0 }
+        Compact {
+            bytes,
+            at: 0,
+            overlong: None,
+        }
     }
 
     /// Where the reader is, from the start of its bytes.
     pub(super) fn at(&self) -> usize {
         self.at
+    }
+
+    /// Why the reader stopped, once a read has failed.
+    fn unreadable(&self) -> Unreadable {
+        self.overlong.unwrap_or(Unreadable::At(self.at as u64))
     }
 
     fn byte(&mut self) -> Option<u8> {
@@ -170,14 +248,32 @@ impl<'a> Compact<'a> {
         Some(first)
     }
 
-    /// A list's length and the type of its elements.
+    /// A list's length and the type of its elements; `None` for a length
+    /// past the bytes left.
     pub(super) fn list_header(&mut self) -> Option<(u64, u8)> {
         let b = self.byte()?;
         let n = match b >> 4 {
             15 => self.varint()?,
             n => u64::from(n),
         };
+        self.holds(n)?;
         Some((n, b & 0x0f))
+    }
+
+    /// Whether `n` elements, each a byte at least, fit in the bytes left;
+    /// where not, stops at the end, as [`Compact::advance`] does.
+    fn holds(&mut self, n: u64) -> Option<()> {
+        let left = self.bytes.len() - self.at;
+        if n > left as u64 {
+            self.overlong = Some(Unreadable::Overlong {
+                at: self.at as u64,
+                count: n,
+                left: left as u64,
+            });
+            self.at = self.bytes.len();
+            return None;
+        }
+        Some(())
     }
 
     /// A schema element's count of children (its field 5), the rest of it
@@ -223,6 +319,7 @@ impl<'a> Compact<'a> {
             }
             MAP => {
                 let n = self.varint()?;
+                self.holds(n)?;
                 if n == 0 {
                     return Some(());
                 }
