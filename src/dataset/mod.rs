@@ -849,7 +849,10 @@ impl Dataset {
             1 => "it has",
             _ => "they have",
         };
-        let mut message = format!("no {what} {name:?} in {files} ({they}: {}", join(&in_files));
+        let mut message = match in_files.is_empty() {
+            true => format!("no {what} {name:?} in {files} ({they} none"),
+            false => format!("no {what} {name:?} in {files} ({they}: {}", join(&in_files)),
+        };
         if !directories.is_empty() {
             message += &format!("; their key=value directories: {}", join(&directories));
         }

@@ -302,7 +302,9 @@ fn write_parts(
         sample_size(options).min(usize::try_from(rows).unwrap_or(usize::MAX))
     });
     let mut agreed = AgreedColumns::of_dataset_in(dir)?;
-    agreed.refuse_whole_rows_beside_columns(options)?;
+    agreed
+        .refuse_whole_rows_beside_columns(options)
+        .map_err(|e| e.in_file(dir))?;
     let mut source = Source::new(input);
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let mut files: Vec<PartReport> = Vec::new();
@@ -348,7 +350,9 @@ fn write_parts(
             }
             false => None,
         };
-        let columns = agreed.keep(columns, &options.variant_fields)?;
+        let columns = agreed
+            .keep(columns, &options.variant_fields)
+            .map_err(|e| e.in_file(dir))?;
         let mut left_out = Vec::new();
         let first = layout == LayoutChoice::First;
         let mut write = write_options(&columns, options, (!first).then_some(&mut left_out))?;
@@ -453,9 +457,10 @@ impl AgreedColumns {
         if files.is_empty() {
             return Ok(());
         }
+        // Named as the output, not the input being read.
         let dataset = Dataset::from_files(files.clone());
-        let columns = dataset.columns()?;
-        columns.all_agree()?;
+        let columns = dataset.columns().map_err(|e| e.in_file(dir))?;
+        columns.all_agree().map_err(|e| e.in_file(dir))?;
         for (name, column_type) in columns.all.iter().zip(&columns.types) {
             self.agree(name, column_type.clone());
         }

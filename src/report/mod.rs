@@ -328,6 +328,14 @@ impl LayoutReport {
 /// storage: they would be the `Int` files again.
 pub fn compare_layouts(json_lines: &[u8], source: &str, options: &ReportOptions) -> Result<Report> {
     options.check()?;
+    // Every size and ratio of no rows would be 0.
+    if json_lines.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "nothing to report on: the input holds no JSON lines",
+        )
+        .in_file(Path::new(source)));
+    }
     let (layouts, notes) = layouts_worth_writing(json_lines, options)?;
     let temp;
     let dir = match &options.keep_dir {

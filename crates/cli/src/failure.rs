@@ -13,7 +13,7 @@ use crate::Cli;
 /// arguments at all print the help and fail; a usage error is one line,
 /// like every other failure, with exit code 1.
 pub(crate) fn usage_error(e: clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
+    use clap::error::{ContextKind, ErrorKind};
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
@@ -39,7 +39,7 @@ pub(crate) fn usage_error(e: clap::Error) -> ExitCode {
             // several files: most likely a glob the shell expanded (in
             // `get`, a second file takes the place of the path).
             let unexpected = e
-                .get(clap::error::ContextKind::InvalidArg)
+                .get(ContextKind::InvalidArg)
                 .map(|arg| arg.to_string())
                 .unwrap_or_default();
             let files = std::env::args_os()
@@ -58,12 +58,18 @@ pub(crate) fn usage_error(e: clap::Error) -> ExitCode {
                 Some(command) => format!("vshred {command} --help"),
                 None => "vshred --help".to_string(),
             };
+            // Clap's tip, after the line kept above: the name meant.
+            let meant = [ContextKind::SuggestedArg, ContextKind::SuggestedSubcommand]
+                .into_iter()
+                .find_map(|kind| e.get(kind))
+                .map(|name| format!("did you mean {name}? "))
+                .unwrap_or_default();
             if expanded {
                 eprintln!(
                     "vshred: {message} (a glob goes in quotes, 'dir/*.parquet', for vshred to expand; see {help})"
                 );
             } else {
-                eprintln!("vshred: {message} (see {help})");
+                eprintln!("vshred: {message} ({meant}see {help})");
             }
             ExitCode::from(1)
         }

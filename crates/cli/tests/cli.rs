@@ -63,6 +63,15 @@ fn usage_errors_are_one_line_with_exit_code_1() {
             &["get", "x.parquet", "$.a", "--nope"],
             "unexpected argument '--nope'",
         ),
+        // Clap's tip, on the same line.
+        (
+            &["encode", "a", "b", "--compresion", "zstd"],
+            "unexpected argument '--compresion' found (did you mean --compression? see",
+        ),
+        (
+            &["encod", "a", "b"],
+            "unrecognized subcommand 'encod' (did you mean encode? see",
+        ),
         (
             &["get", "x.parquet", "$.a", "--threads", "0"],
             "invalid value '0' for '--threads <N>': must be at least 1",
@@ -90,8 +99,8 @@ fn usage_errors_are_one_line_with_exit_code_1() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         // The help that lists a command's options is its own.
         let help = match args[0] {
-            "bogus" => "(see vshred --help)".to_string(),
-            command => format!("(see vshred {command} --help)"),
+            "bogus" | "encod" => "see vshred --help)".to_string(),
+            command => format!("see vshred {command} --help)"),
         };
         assert!(err.ends_with(&format!("{help}\n")), "{args:?}: {err}");
         assert!(stdout(&out).is_empty(), "{args:?}");

@@ -550,8 +550,10 @@ fn every_file_keeps_the_column_types_of_the_files_before() {
     )
     .unwrap_err()
     .to_string();
+    // Named as the dataset, not the input.
     assert!(
-        err.contains("column \"id\" is Int64 in the dataset, and as a Variant field"),
+        err.starts_with(&format!("{}: ", out.display()))
+            && err.contains("column \"id\" is Int64 in the dataset, and as a Variant field"),
         "{err}"
     );
     assert_eq!(cat(dir.path(), "out").lines().count(), 4001);

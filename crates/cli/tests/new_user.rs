@@ -910,3 +910,18 @@ fn a_path_naming_a_column_beside_the_variant_says_so() {
     let out = vshred_in(dir.path(), &["get", "e.parquet", "$.nope"]);
     assert_eq!((stdout(&out), stderr(&out)), ("null\nnull\n", ""));
 }
+
+#[test]
+fn a_column_asked_of_a_file_without_variant_columns_is_named_with_none_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["sql", "COPY (SELECT 1 AS a) TO 'plain.parquet'"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    fails_with(
+        dir.path(),
+        &["get", "plain.parquet", "$.a", "--column", "a"],
+        "no Variant column \"a\" in the file (it has none)",
+    );
+}

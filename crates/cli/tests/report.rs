@@ -179,3 +179,14 @@ fn a_pipe_or_standard_input_is_reported_whole() {
         .collect();
     assert!(sizes.len() == 2 && sizes[0] != sizes[1], "{text}");
 }
+
+#[test]
+fn an_input_of_no_json_lines_is_refused_before_any_encode() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.jsonl"), "\n \n").unwrap();
+    fails_with(
+        dir.path(),
+        &["report", "empty.jsonl"],
+        "empty.jsonl: invalid arguments: nothing to report on: the input holds no JSON lines",
+    );
+}
