@@ -399,11 +399,20 @@ fn parquet_text(e: &impl fmt::Display) -> String {
     {
         rest = inner;
     }
-    // parquet 59 leaves this message's placeholders unfilled.
-    rest.replace(
-        "expected {levels_to_read}, got {levels_read}",
-        "fewer than its page header counts values",
-    )
+    // parquet 59 leaves the first message's placeholders unfilled, and
+    // the second says what differs, not what it means here.
+    [
+        (
+            "expected {levels_to_read}, got {levels_read}",
+            "fewer than its page header counts values",
+        ),
+        (
+            "Not all children array length are the same!",
+            "the columns of a group read as different numbers of values (a damaged page, holding more or fewer than its header counts?)",
+        ),
+    ]
+    .iter()
+    .fold(rest.to_string(), |text, (theirs, ours)| text.replace(theirs, ours))
 }
 
 /// `Result` with [`Error`].

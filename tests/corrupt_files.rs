@@ -146,7 +146,7 @@ fn a_file_cut_short_while_read_names_the_row_group() {
 ///   as a `usize` (an overflow panic with overflow checks, a wrong count
 ///   without).
 #[test]
-fn files_the_fuzzer_found_are_errors() {
+fn files_the_fuzzer_and_byte_flips_found_are_errors() {
     for (file, message) in [
         (
             "page-header-list-past-eof.parquet",
@@ -157,6 +157,13 @@ fn files_the_fuzzer_found_are_errors() {
             "its footer (bytes 166 to 2044 of 2052): a list at byte 245 counts 230686719 elements, more than the 1799 bytes after it hold",
         ),
         ("negative-row-count.parquet", "row group 0 claims -3 rows"),
+        // Three bytes flipped in a page of an uncompressed file: the
+        // parquet crate's "Not all children array length are the same!"
+        // says what differs, not what it means here.
+        (
+            "columns-of-a-group-disagreeing.parquet",
+            "reading row group 0: the columns of a group read as different numbers of values (a damaged page",
+        ),
         // Found by a probe: a footer whose row group says 1 row over
         // chunks of 3 values was read as 3 rows unfiltered, 1 when a
         // filter read statistics.
