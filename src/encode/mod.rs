@@ -403,10 +403,16 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec], shred: &ShredMode) -> R
                     crate::path::PathSegment::Field(name) => slot.field(name).map(|n| (name, n)),
                     crate::path::PathSegment::Index(_) => None,
                 };
+                // A filter reads one value of a row at its path.
+                if matches!(slot, ShreddingSchema::Array(_)) {
+                    return Err(fail(format!(
+                        "it goes through an array in {column} (layout {schema}), and a bloom filter takes a path through objects alone"
+                    )));
+                }
                 let Some((name, next)) = next else {
                     let why = match shred {
                         ShredMode::Infer(_) => {
-                            "inference (`auto`, `spark`) types such a path only where the sampled lines give it values of one type"
+                            "inference (`auto`, `spark`) types such a path only where the sampled lines give it values of one type (a decimal's scale is part of its type: 1.5 and 1.25 are two)"
                         }
                         ShredMode::None => "`--shred none` shreds no path",
                         ShredMode::Schema(_) => "the layout given does not shred it",

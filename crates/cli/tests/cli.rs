@@ -623,6 +623,34 @@ fn a_bloom_filter_path_not_shredded_names_the_layout_that_left_it() {
             ),
         );
     }
+    // Inference's reasons: decimals of two scales (104.8, 19.99) are two
+    // types; an array's elements are many values of a row.
+    for (path, shred, why) in [
+        (
+            "$.price",
+            "auto",
+            "(a decimal's scale is part of its type: 1.5 and 1.25 are two)",
+        ),
+        (
+            "$.items.sku",
+            "spark",
+            "and a bloom filter takes a path through objects alone",
+        ),
+    ] {
+        binary::fails_with(
+            dir.path(),
+            &[
+                "encode",
+                EVENTS,
+                "b.parquet",
+                "--bloom-filter",
+                path,
+                "--shred",
+                shred,
+            ],
+            why,
+        );
+    }
 }
 
 #[test]
