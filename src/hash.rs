@@ -26,6 +26,12 @@ impl Default for BytesHasher {
 }
 
 impl BytesHasher {
+    /// A hasher whose hashes are the same in every process: for a
+    /// fingerprint two processes compare, not for a table.
+    pub(crate) fn unseeded() -> BytesHasher {
+        BytesHasher { seed: K }
+    }
+
     #[inline]
     pub(crate) fn hash(&self, bytes: &[u8]) -> u64 {
         fold(absorb(self.seed ^ bytes.len() as u64, bytes) ^ self.seed)

@@ -80,10 +80,31 @@ pub struct Dataset {
     numbering: Option<Vec<usize>>,
     /// The columns its `key=value` directories hold.
     hive: Option<Arc<HiveColumns>>,
-    /// Of a share: each file's size where the whole dataset's footers were
-    /// read, which the file must have when opened again (a worker that
-    /// sees other files would read other row groups).
-    expected_sizes: Option<Vec<u64>>,
+    /// Of a share: each file as it was where the whole dataset's footers
+    /// were read, which it must be when opened again (a worker that sees
+    /// other files would read other row groups, or other rows).
+    expected: Option<Vec<FileIdentity>>,
+}
+
+/// What tells a file apart from another at its path, short of reading it
+/// all: its size and its footer's
+/// [`fingerprint`](ParquetFile::fingerprint) (which holds every column
+/// chunk's offsets and statistics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileIdentity {
+    /// In bytes.
+    pub size: u64,
+    /// `None` where the footer was not read as bytes.
+    pub fingerprint: Option<u64>,
+}
+
+impl FileIdentity {
+    fn of(file: &ParquetFile) -> FileIdentity {
+        FileIdentity {
+            size: file.size(),
+            fingerprint: file.fingerprint(),
+        }
+    }
 }
 
 /// What a dataset's first pass read of its footers.
@@ -94,8 +115,8 @@ struct Footers {
     /// The number of each file's first row group: its index among them,
     /// or in the whole dataset of a share.
     first_row_group: Vec<usize>,
-    /// Each file's size in bytes, as its footer was read.
-    sizes: Vec<u64>,
+    /// Each file, as its footer was read.
+    identities: Vec<FileIdentity>,
     /// Each file's row groups.
     file_row_groups: Vec<usize>,
     /// The compressed bytes of all the row groups.
@@ -376,7 +397,7 @@ impl Dataset {
             footer_budget: FOOTER_CACHE_BYTES,
             numbering: None,
             hive: None,
-            expected_sizes: None,
+            expected: None,
         }
     }
 
@@ -417,18 +438,18 @@ impl Dataset {
         self.numbering.as_deref()
     }
 
-    /// The dataset whose files must have these sizes in bytes, in order,
-    /// when opened ([`Dataset::share`] gives them those of its footers'
-    /// read): a file of another size is an error naming it, not other row
-    /// groups read.
-    pub fn with_expected_sizes(mut self, sizes: Vec<u64>) -> Dataset {
-        self.expected_sizes = Some(sizes);
+    /// The dataset whose files must be these, in order, when opened
+    /// ([`Dataset::share`] gives them as its footers were read): a file of
+    /// another size or footer is an error naming it, not other row groups
+    /// or rows read.
+    pub fn with_expected_files(mut self, files: Vec<FileIdentity>) -> Dataset {
+        self.expected = Some(files);
         self
     }
 
-    /// The sizes its files must have ([`with_expected_sizes`](Self::with_expected_sizes)).
-    pub fn expected_sizes(&self) -> Option<&[u64]> {
-        self.expected_sizes.as_deref()
+    /// What its files must be ([`with_expected_files`](Self::with_expected_files)).
+    pub fn expected_files(&self) -> Option<&[FileIdentity]> {
+        self.expected.as_deref()
     }
 
     /// Keeps footers between the passes only while they take at most
@@ -475,7 +496,7 @@ impl Dataset {
             row_groups: 0,
             first_row_group: Vec::with_capacity(self.files.len()),
             file_row_groups: Vec::with_capacity(self.files.len()),
-            sizes: Vec::with_capacity(self.files.len()),
+            identities: Vec::with_capacity(self.files.len()),
             bytes: 0,
             rows: 0,
             kept: Vec::with_capacity(self.files.len()),
@@ -490,7 +511,7 @@ impl Dataset {
             };
             footers.first_row_group.push(first);
             footers.file_row_groups.push(file_row_groups);
-            footers.sizes.push(file.size());
+            footers.identities.push(FileIdentity::of(file));
             footers.row_groups += file_row_groups;
             footers.bytes += file
                 .metadata()
@@ -527,6 +548,7 @@ impl Dataset {
             Some(footer) => ParquetFile::open_with_footer(source, path, footer, &self.layouts)?,
             None => ParquetFile::open_in(source, path, &self.layouts)?,
         };
+        self.check_footer(i, &file)?;
         footers.columns.still_agree(&file)?;
         Ok(PlannedFile {
             hive,
@@ -536,11 +558,12 @@ impl Dataset {
         })
     }
 
-    /// Opens file `i`, which must have its expected size, if any.
+    /// Opens file `i`, which must have its expected size, if any (checked
+    /// before its footer is read).
     fn open_source(&self, i: usize) -> Result<Arc<dyn crate::parquet::ByteSource>> {
         let path = &self.files[i];
         let source = self.storage.open(path).map_err(|e| Error::io(path, e))?;
-        match self.expected_sizes.as_ref().map(|sizes| sizes[i]) {
+        match self.expected.as_ref().map(|files| files[i].size) {
             Some(expected) if expected != source.size() => Err(Error::new(
                 ErrorKind::Incompatible,
                 format!(
@@ -550,6 +573,25 @@ impl Dataset {
             )
             .in_file(path)),
             _ => Ok(source),
+        }
+    }
+
+    /// Fails unless file `i`, opened, has its expected footer, if any: a
+    /// file of the same size with other values has another.
+    fn check_footer(&self, i: usize, file: &ParquetFile) -> Result<()> {
+        let Some(expected) = self.expected.as_ref().map(|files| files[i]) else {
+            return Ok(());
+        };
+        match (expected.fingerprint, file.fingerprint()) {
+            (Some(planned), Some(here)) if planned != here => Err(Error::new(
+                ErrorKind::Incompatible,
+                format!(
+                    "the file's footer here is not the one where the query was planned (the file is {} bytes in both, but holds other values or row groups): every worker must see the same files at the same paths",
+                    expected.size
+                ),
+            )
+            .in_file(&self.files[i])),
+            _ => Ok(()),
         }
     }
 
@@ -565,11 +607,9 @@ impl Dataset {
             options.workers(self.files.len()),
             || Ok(paths.next().map(|found| (found, 1))),
             |(i, path), send| {
-                send(ParquetFile::open_in(
-                    self.open_source(i)?,
-                    path,
-                    &self.layouts,
-                )?);
+                let file = ParquetFile::open_in(self.open_source(i)?, path, &self.layouts)?;
+                self.check_footer(i, &file)?;
+                send(file);
                 Ok(())
             },
             |file| visit(&file),

@@ -109,7 +109,7 @@ impl Dataset {
             .map(|&i| (self.files[i].clone(), footers.first_row_group[i]))
             .collect();
         Ok(Dataset::from_numbered_files(files)
-            .with_expected_sizes(shared.iter().map(|&i| footers.sizes[i]).collect())
+            .with_expected_files(shared.iter().map(|&i| footers.identities[i]).collect())
             .with_footer_budget(self.footer_budget)
             .with_storage(self.storage.clone())
             .with_hive_columns(self.hive_columns().cloned()))

@@ -291,6 +291,7 @@ pub struct ParquetFile {
     pub(super) file: SharedFile,
     pub(super) metadata: ArrowReaderMetadata,
     stamp: FileStamp,
+    fingerprint: Option<u64>,
 }
 
 impl std::fmt::Debug for ParquetFile {
@@ -331,6 +332,7 @@ pub struct LeafSize {
 pub struct Footer {
     metadata: ArrowReaderMetadata,
     stamp: FileStamp,
+    fingerprint: Option<u64>,
 }
 
 /// What tells a file that changed from one that did not, short of reading
@@ -403,7 +405,16 @@ impl ParquetFile {
             file: SharedFile::new(source),
             metadata: footer.metadata.clone(),
             stamp: footer.stamp,
+            fingerprint: footer.fingerprint,
         })
+    }
+
+    /// A hash of its footer's bytes, the same in every process: with its
+    /// size, what tells a worker that its file at a path is the one the
+    /// query was planned with. `None` where the footer was not read here
+    /// as bytes (the parquet crate read it).
+    pub fn fingerprint(&self) -> Option<u64> {
+        self.fingerprint
     }
 
     /// Its size in bytes, as it was when opened.
@@ -431,6 +442,7 @@ impl ParquetFile {
         Footer {
             metadata: self.metadata.clone(),
             stamp: self.stamp,
+            fingerprint: self.fingerprint,
         }
     }
 
@@ -458,7 +470,7 @@ impl ParquetFile {
         let length = stamp.length;
         let file = SharedFile::new(source);
         check_magic(&file, length).map_err(|e| e.in_file(name))?;
-        let metadata = read_metadata(&file, length).map_err(|e| {
+        let (metadata, fingerprint) = read_metadata(&file, length).map_err(|e| {
             Error::parquet(&footer_context(&file, length), &e)
                 .in_file(name)
                 .with_source(e)
@@ -487,6 +499,7 @@ impl ParquetFile {
             file,
             metadata,
             stamp,
+            fingerprint,
         })
     }
 
@@ -867,13 +880,13 @@ pub(crate) const MAX_SCHEMA_DEPTH: usize = 256;
 
 /// The footer of `file` (of `length` bytes, its magic checked), refused
 /// if its schema nests deeper than [`MAX_SCHEMA_DEPTH`] before the parquet
-/// crate builds the schema's tree ([`thrift::schema_depth`]). Footer bytes
-/// that cannot be read from the file are left to the crate, whose error
-/// says why.
+/// crate builds the schema's tree ([`thrift::schema_depth`]), and its
+/// [`fingerprint`](ParquetFile::fingerprint). Footer bytes that cannot be
+/// read from the file are left to the crate, whose error says why.
 fn read_metadata(
     file: &SharedFile,
     length: u64,
-) -> std::result::Result<ParquetMetaData, ParquetError> {
+) -> std::result::Result<(ParquetMetaData, Option<u64>), ParquetError> {
     use ::parquet::file::reader::ChunkReader;
     let footer_end = length - 8;
     let footer_start = footer_size(file, length)
@@ -883,13 +896,17 @@ fn read_metadata(
         .and_then(|start| file.get_bytes(start, (footer_end - start) as usize).ok())
         .zip(footer_start);
     let Some((footer, footer_start)) = footer else {
-        return ParquetMetaDataReader::new().parse_and_finish(file);
+        return Ok((ParquetMetaDataReader::new().parse_and_finish(file)?, None));
     };
+    let fingerprint = crate::hash::BytesHasher::unseeded().hash(&footer);
     // A schema this reader cannot follow is not left to the crate, which
     // reads some such (a count of children as an i64, or cut to 32 bits)
     // and then recurses as deep as they say.
     match thrift::schema_depth(&footer) {
-        Ok(depth) if depth <= MAX_SCHEMA_DEPTH => ParquetMetaDataReader::decode_metadata(&footer),
+        Ok(depth) if depth <= MAX_SCHEMA_DEPTH => Ok((
+            ParquetMetaDataReader::decode_metadata(&footer)?,
+            Some(fingerprint),
+        )),
         Ok(depth) => Err(ParquetError::General(format!(
             "its schema nests {depth} levels deep, more than the {MAX_SCHEMA_DEPTH} vshred reads"
         ))),

@@ -51,8 +51,8 @@ use datafusion_proto::physical_plan::{
 use datafusion_proto::protobuf::PhysicalExprNode;
 use prost::Message as _;
 use serde::{Deserialize, Serialize};
-use vshred::dataset::Dataset;
 use vshred::dataset::hive::{HiveColumns, HiveType};
+use vshred::dataset::{Dataset, FileIdentity};
 use vshred::encode::ShredMode;
 use vshred::get::OnFailure;
 use vshred::parquet::{Projected, Projection};
@@ -89,7 +89,8 @@ const MAX_RUNTIME_FILTER_BYTES: usize = 1 << 20;
 const MAX_PREFIX: usize = 64;
 /// The wire format's version. 3: a write gives each file's staged name,
 /// for the coordinator to rename (version 2's workers renamed their own).
-const VERSION: u32 = 3;
+/// 4: a scan's files carry their footers' fingerprints with their sizes.
+const VERSION: u32 = 4;
 
 impl VariantCodec {
     /// The coordinator's codec.
@@ -196,10 +197,10 @@ struct ScanMessage {
     /// row group in the whole.
     #[serde(default)]
     numbering: Option<Vec<usize>>,
-    /// Of a share, each file's size where the query was planned, which
-    /// the worker's must have.
+    /// Of a share, each file's size and footer's fingerprint where the
+    /// query was planned, which the worker's must have.
     #[serde(default)]
-    sizes: Option<Vec<u64>>,
+    expected_files: Option<Vec<(u64, Option<u64>)>>,
     /// The columns of the dataset's `key=value` directories: the root
     /// they are counted from, and each one's name and type (`int64`,
     /// `string`); each file's path gives its values.
@@ -384,7 +385,9 @@ impl VariantCodec {
             runtime_filters: exprs.runtime_filters,
             row_filter: exprs.row_filter,
             numbering: dataset.numbering().map(<[usize]>::to_vec),
-            sizes: dataset.expected_sizes().map(<[u64]>::to_vec),
+            expected_files: dataset
+                .expected_files()
+                .map(|files| files.iter().map(|f| (f.size, f.fingerprint)).collect()),
             hive: match dataset.hive_columns() {
                 Some(hive) => {
                     let columns = hive.columns().iter();
@@ -430,7 +433,7 @@ impl VariantCodec {
             )));
         }
         let numbered = message.numbering.as_ref().map(Vec::len);
-        let sized = message.sizes.as_ref().map(Vec::len);
+        let sized = message.expected_files.as_ref().map(Vec::len);
         if (message.files.is_empty() && numbered.is_none())
             || numbered.is_some_and(|n| n != message.files.len())
             || sized.is_some_and(|n| n != message.files.len())
@@ -505,8 +508,11 @@ impl VariantCodec {
             None => None,
         };
         let mut dataset = dataset.with_hive_columns(hive);
-        if let Some(sizes) = message.sizes {
-            dataset = dataset.with_expected_sizes(sizes);
+        if let Some(files) = message.expected_files {
+            let files = files
+                .into_iter()
+                .map(|(size, fingerprint)| FileIdentity { size, fingerprint });
+            dataset = dataset.with_expected_files(files.collect());
         }
         let scan = VariantScanExec::from_parts(
             Arc::new(dataset),

@@ -114,7 +114,13 @@ fn a_tasks_share_comes_back_with_its_numbering() {
             .unwrap()
             .len()
     };
-    assert_eq!(dataset.expected_sizes(), Some(&[size(3), size(4)][..]));
+    let sizes: Vec<u64> = dataset
+        .expected_files()
+        .unwrap()
+        .iter()
+        .map(|f| f.size)
+        .collect();
+    assert_eq!(sizes, [size(3), size(4)]);
     dataset.rows().unwrap();
     let other = "{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3}\n";
     let path = dir.path().join("3.parquet");
@@ -132,6 +138,35 @@ fn a_tasks_share_comes_back_with_its_numbering() {
     assert!(
         error.contains("3.parquet: incompatible files: the file is ")
             && error.contains("bytes where the query was planned: every worker must see the same files at the same paths"),
+        "{error}"
+    );
+    // A file of the same size with other values has another footer (its
+    // statistics): refused too, where the worker's size alone read other
+    // rows without a word.
+    let path = dir.path().join("4.parquet");
+    let same_size = "{\"a\": 3, \"b\": {\"c\": \"z\"}}\n{\"a\": 4, \"b\": {\"c\": \"w\"}}\n";
+    encode(
+        &mut same_size.as_bytes(),
+        &path,
+        &EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(size(4), sizes[1], "the test's rewrite keeps the size");
+    let sent = scan(vec![path.clone()], None).for_task(0, 1).unwrap();
+    let sent_files = sent.parts().0.expected_files().unwrap().to_vec();
+    file(dir.path(), "4.parquet");
+    let received = codec
+        .decode_scan(&codec.encode_scan(&sent).unwrap(), &task(0, 1))
+        .unwrap();
+    assert_eq!(
+        received.parts().0.expected_files().unwrap(),
+        &sent_files[..]
+    );
+    let error = received.parts().0.rows().unwrap_err().to_string();
+    assert!(
+        error.contains("4.parquet: incompatible files: the file's footer here is not the one where the query was planned (the file is ")
+            && error.contains("every worker must see the same files at the same paths"),
         "{error}"
     );
 }
@@ -282,7 +317,9 @@ fn crafted_counts_and_nesting_are_refused() {
         ("version", edited(&bytes, |m| m["version"] = 99.into())),
         (
             "sizes of other files",
-            edited(&bytes, |m| m["sizes"] = serde_json::json!([1, 2, 3])),
+            edited(&bytes, |m| {
+                m["expected_files"] = serde_json::json!([[1, null], [2, 7], [3, null]])
+            }),
         ),
         (
             "directory column type",
