@@ -289,11 +289,15 @@ fn encode<'py>(
     })
     .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
     let written = PyDict::new(py);
-    let (lines, unsampled) = match encoded {
+    let (lines, unsampled, unsampled_layout) = match encoded {
         Encoded::File(report) => {
             set_written(&written, &report.written)?;
             written.set_item("layout", layout_json(&report.columns))?;
-            (report.lines, report.unsampled_variant_fields)
+            (
+                report.lines,
+                report.unsampled_variant_fields,
+                report.unsampled_layout_fields,
+            )
         }
         Encoded::Dataset(report) => {
             let files = PyList::empty(py);
@@ -314,7 +318,11 @@ fn encode<'py>(
             written.set_item("row_groups", sum(|w| w.row_groups as u64))?;
             written.set_item("bytes", sum(|w| w.bytes))?;
             written.set_item("files", files)?;
-            (report.lines, report.unsampled_variant_fields)
+            (
+                report.lines,
+                report.unsampled_variant_fields,
+                report.unsampled_layout_fields,
+            )
         }
     };
     written.set_item("bad_lines", lines.bad_lines)?;
@@ -322,6 +330,7 @@ fn encode<'py>(
     written.set_item("inexact_numbers", lines.inexact_numbers)?;
     written.set_item("first_inexact_line", lines.first_inexact_line)?;
     written.set_item("unsampled_variant_fields", unsampled)?;
+    written.set_item("unsampled_layout_fields", unsampled_layout)?;
     Ok(written)
 }
 

@@ -258,6 +258,9 @@ def test_python_arguments_are_checked_as_the_cli_checks_them(tmp_path):
     with pytest.warns(UserWarning, match='no sampled line has "usr"'):
         written = vshred.encode(rows, tmp_path / "w.parquet", variant_fields=["v", "usr"])
     assert written["unsampled_variant_fields"] == ["usr"]
+    with pytest.warns(UserWarning, match="no sampled line has the layout's field v.b"):
+        written = vshred.encode(rows, tmp_path / "l.parquet", shred='{"id": "int64", "b": "string"}')
+    assert written["unsampled_layout_fields"] == ["v.b"]
     with pytest.raises(ValueError, match="output is a file's path"):
         vshred.encode(rows, "-")
     assert not os.path.exists("-")

@@ -181,8 +181,10 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     :func:`infer` gives it), ``bad_lines`` skipped and the
     ``first_bad_line`` with its error, ``inexact_numbers`` stored as
     doubles and the ``first_inexact_line`` (each warned about, as the
-    command line warns), and the ``unsampled_variant_fields`` (names no
-    sampled line has, each also warned about: misspelt, perhaps).
+    command line warns), the ``unsampled_variant_fields`` (names no
+    sampled line has, each also warned about: misspelt, perhaps) and the
+    ``unsampled_layout_fields`` (fields of a ``shred`` layout given that no
+    sampled line has, as ``COLUMN.path``, warned about likewise).
 
     With ``max_file_rows`` (lines per file) or ``max_file_bytes`` (a file
     ends with the first batch that takes it to that size), ``output`` is a
@@ -242,6 +244,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     for name in written["unsampled_variant_fields"]:
         _warnings.warn('variant_fields: no sampled line has "%s"; its column is null '
                        "(misspelt?)" % name, stacklevel=2)
+    for path in written["unsampled_layout_fields"]:
+        _warnings.warn("shred: no sampled line has the layout's field %s; its typed column is "
+                       "null (misspelt?)" % path, stacklevel=2)
     return written
 
 

@@ -186,6 +186,9 @@ pub struct DatasetReport {
     /// Names given as [`EncodeOptions::variant_fields`] that no line of
     /// the first file's sample has.
     pub unsampled_variant_fields: Vec<String>,
+    /// Fields of a layout given that no line of the first file's sample
+    /// has, as `COLUMN.path`.
+    pub unsampled_layout_fields: Vec<String>,
 }
 
 impl DatasetReport {
@@ -308,7 +311,7 @@ fn write_parts(
     let mut source = Source::new(input);
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let mut files: Vec<PartReport> = Vec::new();
-    let mut unsampled = Vec::new();
+    let (mut unsampled, mut unsampled_layout_fields) = (Vec::new(), Vec::new());
     let mut priced = Vec::new();
     let mut measured = MeasuredLayouts::default();
     loop {
@@ -328,6 +331,7 @@ fn write_parts(
         let (columns, layout) = match files.last() {
             None => {
                 unsampled = plan.unsampled;
+                unsampled_layout_fields = plan.unsampled_layout_fields;
                 (plan.columns, LayoutChoice::First)
             }
             Some(last) => choose_layout(&last.columns, plan.columns, &sample, &tallies, options)?,
@@ -413,6 +417,7 @@ fn write_parts(
         files,
         lines: tallies.counts(),
         unsampled_variant_fields: unsampled,
+        unsampled_layout_fields,
     })
 }
 

@@ -222,6 +222,10 @@ pub struct EncodeReport {
     /// Names given as [`EncodeOptions::variant_fields`] that no sampled
     /// line has: their columns are null in those lines (a misspelt name?).
     pub unsampled_variant_fields: Vec<String>,
+    /// Fields of a layout given ([`ShredMode::Schema`]) that no sampled
+    /// line has, as `COLUMN.path`: their typed columns are null there (a
+    /// misspelt name?).
+    pub unsampled_layout_fields: Vec<String>,
     /// The file written.
     pub written: WriteSummary,
 }
@@ -261,6 +265,7 @@ pub fn encode(
         columns: plan.columns,
         lines: tallies.counts(),
         unsampled_variant_fields: plan.unsampled,
+        unsampled_layout_fields: plan.unsampled_layout_fields,
         written,
     })
 }

@@ -458,6 +458,9 @@ pub(super) struct Plan {
     pub(super) priced: Vec<LeafEstimate>,
     /// The named Variant fields that no sampled line has.
     pub(super) unsampled: Vec<String>,
+    /// The fields of a layout given that no sampled line has
+    /// ([`layout_fields_unsampled`]).
+    pub(super) unsampled_layout_fields: Vec<String>,
     /// Numbers of the sample that no decimal holds, read as doubles, and
     /// the line of the first: for `infer`, which reads the sample alone
     /// (an encode counts them as it writes each line).
@@ -590,12 +593,87 @@ pub(super) fn plan_columns(
             name: field.name,
         });
     }
+    let unsampled_layout_fields = match &options.shred {
+        ShredMode::Schema(_) => layout_fields_unsampled(lines, &columns, split, options),
+        _ => Vec::new(),
+    };
     Ok(Plan {
         columns,
         priced,
         unsampled,
+        unsampled_layout_fields,
         inexact,
     })
+}
+
+/// The fields of the given layouts (through objects, not arrays' elements)
+/// that no sampled line has, as `COLUMN.path` (`v.usr.id`): a name
+/// mistyped in `--shred`, whose typed column would stay null while the
+/// values it meant went on in `value`. Reads the sample again, only for a
+/// layout given.
+fn layout_fields_unsampled(
+    lines: &Lines,
+    columns: &[ColumnSpec],
+    split: bool,
+    options: &EncodeOptions,
+) -> Vec<String> {
+    // Each field of a layout: its column and the names down to it.
+    let mut fields: Vec<(&str, Vec<&str>)> = Vec::new();
+    fn walk<'s>(
+        column: &'s str,
+        schema: &'s ShreddingSchema,
+        path: &mut Vec<&'s str>,
+        out: &mut Vec<(&'s str, Vec<&'s str>)>,
+    ) {
+        if let ShreddingSchema::Object(by_name) = schema {
+            for (name, field) in by_name {
+                path.push(name);
+                out.push((column, path.clone()));
+                walk(column, field, path, out);
+                path.pop();
+            }
+        }
+    }
+    for column in columns {
+        if let ColumnSpec::Variant { name, schema } = column {
+            walk(name, schema, &mut Vec::new(), &mut fields);
+        }
+    }
+    let parser = JsonParser::new().with_inexact_numbers(InexactNumbers::Double);
+    let mut builder = VariantBuilder::new().with_duplicate_keys(options.duplicate_keys);
+    for (_, text) in lines.iter() {
+        if fields.is_empty() {
+            break;
+        }
+        builder.reset();
+        if parser.parse(text, &mut builder).is_err() {
+            continue;
+        }
+        let (m, v) = builder.finish();
+        let Ok(line) = VariantRef::try_new(m, v) else {
+            continue;
+        };
+        fields.retain(|(column, path)| {
+            let root = match split {
+                true => line.as_object().and_then(|o| o.get(column)),
+                false => Some(line),
+            };
+            let found = path.iter().try_fold(root, |value, name| {
+                Some(value?.as_object().and_then(|o| o.get(name)))
+            });
+            !matches!(found, Some(Some(_)))
+        });
+    }
+    // A field under one no line has goes unsaid.
+    fields
+        .iter()
+        .filter(|(column, path)| {
+            !fields
+                .iter()
+                .any(|(c, p)| c == column && p.len() < path.len() && path.starts_with(p))
+        })
+        .map(|(column, path)| format!("{column}.{}", path.join(".")))
+        .collect()
 }
 
 #[cfg(test)]

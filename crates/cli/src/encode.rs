@@ -183,7 +183,11 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
             .context(&args.input);
         bar.finish_and_clear();
         let report = report?;
-        warn_about_lines(&report.lines, &report.unsampled_variant_fields);
+        warn_about_lines(&report.lines);
+        warn_unsampled(
+            &report.unsampled_variant_fields,
+            &report.unsampled_layout_fields,
+        );
         warn_about_partitions(&args.output, &report);
         print_dataset(&args.output, &report);
         return Ok(());
@@ -196,7 +200,11 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     let report = encode(&mut input, output, &options, &mut progress).context(&args.input);
     bar.finish_and_clear();
     let report = report?;
-    warn_about_lines(&report.lines, &report.unsampled_variant_fields);
+    warn_about_lines(&report.lines);
+    warn_unsampled(
+        &report.unsampled_variant_fields,
+        &report.unsampled_layout_fields,
+    );
     let whole_lines = options.variant_fields.is_empty();
     // A regular file's: opening a FIFO again would wait for a writer.
     let file = input_path.filter(|_| input_size.is_some());
@@ -259,8 +267,8 @@ fn warn_about_partitions(output: &Path, report: &DatasetReport) {
 }
 
 /// What `encode` says about the input lines: bad lines skipped, inexact
-/// numbers, Variant fields that no sampled line has.
-fn warn_about_lines(lines: &LineCounts, unsampled_variant_fields: &[String]) {
+/// numbers.
+fn warn_about_lines(lines: &LineCounts) {
     if lines.bad_lines > 0 {
         eprintln!(
             "vshred: skipped {}; the first: {}",
@@ -269,14 +277,19 @@ fn warn_about_lines(lines: &LineCounts, unsampled_variant_fields: &[String]) {
         );
     }
     warn_inexact_numbers(lines.inexact_numbers, lines.first_inexact_line);
-    warn_unsampled_variant_fields(unsampled_variant_fields);
 }
 
-/// What `encode` and `infer` say of Variant fields no sampled line has.
-fn warn_unsampled_variant_fields(names: &[String]) {
-    for name in names {
+/// What `encode` and `infer` say of Variant fields and fields of a layout
+/// given that no sampled line has.
+fn warn_unsampled(variant_fields: &[String], layout_fields: &[String]) {
+    for name in variant_fields {
         eprintln!(
             "vshred: warning: --variant-field {name:?}: no sampled line has this field; its column is null there (misspelt?)"
+        );
+    }
+    for path in layout_fields {
+        eprintln!(
+            "vshred: warning: --shred: no sampled line has the layout's field {path}; its typed column is null there (misspelt?)"
         );
     }
 }
@@ -399,7 +412,8 @@ pub(crate) fn run_infer(args: InferArgs) -> Result<(), Failure> {
         return Ok(());
     }
     let inferred = infer_columns(&mut input, &options).context(&args.input)?;
-    warn_unsampled_variant_fields(&inferred.unsampled_variant_fields);
+    // `infer` takes presets alone: no layout to check.
+    warn_unsampled(&inferred.unsampled_variant_fields, &[]);
     writeln!(io::stdout().lock(), "{}", layout_json(&inferred.columns))?;
     warn_inexact_numbers(inferred.inexact_numbers, inferred.first_inexact_line);
     Ok(())

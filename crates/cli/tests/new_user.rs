@@ -774,6 +774,30 @@ fn typos_and_absent_fields_are_caught() {
             stderr(&out)
         );
     }
+    // A layout's field that no line has, at any depth, for each Variant
+    // column it applies to, not the fields under it; the fields the lines
+    // have are not named.
+    let layout = r#"{"a":"int64","bb":"int64","b":{"c":"int64","cc":"string"}}"#;
+    for (args, warned) in [
+        (&[][..], ["v.b.cc", "v.bb"].as_slice()),
+        (&["--variant-field", "b"], ["b.a", "b.b", "b.bb"].as_slice()),
+    ] {
+        let mut all = vec!["encode", "in.jsonl", "o.parquet", "--shred", layout];
+        all.extend(args);
+        let out = vshred_in(dir.path(), &all);
+        assert!(out.status.success(), "{all:?}: {}", stderr(&out));
+        let mut said: Vec<&str> = stderr(&out)
+            .lines()
+            .filter_map(|line| {
+                line.strip_prefix(
+                    "vshred: warning: --shred: no sampled line has the layout's field ",
+                )?
+                .strip_suffix("; its typed column is null there (misspelt?)")
+            })
+            .collect();
+        said.sort();
+        assert_eq!(said, warned, "{all:?}: {}", stderr(&out));
+    }
 }
 
 #[test]
