@@ -675,11 +675,11 @@ impl ParquetFile {
         })?
     }
 
-    /// Reads the file's offset indexes as Thrift structs whose lists fit
-    /// their bytes ([`thrift::read_struct`]), before the parquet crate
-    /// sizes its list of a chunk's pages by the count it reads: an error
-    /// naming the first that does not. Indexes outside the file are left
-    /// to the crate's error.
+    /// Checks that the count of pages of each of the file's offset indexes
+    /// fits its bytes ([`thrift::first_list_fits`]), before the parquet
+    /// crate sizes its list of a chunk's pages by it: an error naming the
+    /// first that does not. Indexes outside the file are left to the
+    /// crate's error.
     fn check_offset_indexes(&self) -> Result<()> {
         use ::parquet::file::reader::ChunkReader;
         let mut ranges = Vec::new();
@@ -711,7 +711,7 @@ impl ParquetFile {
         };
         for (rg, column, at, end) in ranges {
             let index = &bytes[(at - start) as usize..(end - start) as usize];
-            thrift::read_struct(index).map_err(|unreadable| {
+            thrift::first_list_fits(index).map_err(|unreadable| {
                 let unreadable = unreadable.in_file_at(at);
                 self.error(format!(
                     "the offset index of column {column} in row group {rg} (bytes {at} to {end}): {unreadable}"

@@ -1,13 +1,13 @@
 //! Thrift's compact protocol, read over bytes without allocating, for the
 //! parts of a footer, a page header or an offset index checked before the
 //! parquet crate acts on them ([`super::page_headers`], [`schema_depth`],
-//! [`read_struct`], [`bloom_filter_size`]).
+//! [`first_list_fits`], [`bloom_filter_size`]).
 //!
-//! Every list here is refused where it counts more elements than bytes
-//! are left (each takes one at least): the parquet crate sizes some of
-//! its vectors by the count before reading them (a footer's row groups,
-//! an offset index's pages), and a count of 2^30 aborted the process on
-//! a 100 GB allocation.
+//! Every list read here is refused where it counts more elements than
+//! bytes are left (each takes one at least): the parquet crate sizes two
+//! of its vectors by the count before reading them (a footer's row
+//! groups, an offset index's pages; it checks its others), and a count of
+//! 2^30 aborted the process on a 100 GB allocation.
 
 /// The length of the bloom filter header `bytes` begin with and the size
 /// of the bitset it says follows (its field 1), if they read as one.
@@ -113,20 +113,31 @@ fn schema_depth_of(input: &mut Compact<'_>) -> Option<usize> {
             open.push(children);
         }
     }
-    // The fields after the schema (the row groups among them), for their
-    // lists' counts.
-    while let Some((_, kind)) = input.field_header(&mut last_id)? {
+    // The list of row groups (field 4, after the row count), for its
+    // count: the crate checks those of the lists within and after it.
+    while let Some((id, kind)) = input.field_header(&mut last_id)? {
+        if (id, kind) == (4, LIST) {
+            input.list_header()?;
+            break;
+        }
         input.skip(kind, 0)?;
     }
     Some(deepest)
 }
 
-/// Reads `bytes` as one struct (an offset index, say) whose lists count
-/// no more elements than there are bytes.
-pub(super) fn read_struct(bytes: &[u8]) -> Result<(), Unreadable> {
+/// Reads the first field of the struct `bytes` begin with, if it is a list
+/// (an offset index's page locations), as far as its count, which must
+/// not pass the bytes left. What else they hold is left to the parquet
+/// crate, which checks its other lists' counts itself.
+pub(super) fn first_list_fits(bytes: &[u8]) -> Result<(), Unreadable> {
+    fn first_list(input: &mut Compact<'_>) -> Option<()> {
+        match input.field_header(&mut 0)? {
+            Some((_, LIST)) => input.list_header().map(drop),
+            _ => Some(()),
+        }
+    }
     let mut input = Compact::new(bytes);
-    let read = input.skip(STRUCT, 0);
-    read.ok_or_else(|| input.unreadable())
+    first_list(&mut input).ok_or_else(|| input.unreadable())
 }
 
 /// Thrift compact protocol types.
