@@ -592,63 +592,40 @@ fn a_bloom_filter_path_is_shredded_by_auto_whatever_it_costs() {
 }
 
 /// A path the layout does not shred is refused naming why: the layout
-/// given, or `--shred none` (it blamed `auto`, which was not used).
+/// given, `--shred none` (it blamed `auto`, which was not used),
+/// inference's rule, or an array on the way.
 #[test]
 fn a_bloom_filter_path_not_shredded_names_the_layout_that_left_it() {
     let dir = tempfile::tempdir().unwrap();
-    for (shred, why) in [
+    let layout = r#"{"user":{"id":"string"}}"#;
+    for (path, shred, says) in [
         (
-            r#"{"user":{"id":"string"}}"#,
-            "the layout given does not shred it",
+            "$.id",
+            layout,
+            format!("bloom filter \"$.id\": not shredded in v (layout {layout}): the layout given does not shred it"),
         ),
-        ("none", "`--shred none` shreds no path"),
-    ] {
-        binary::fails_with(
-            dir.path(),
-            &[
-                "encode",
-                EVENTS,
-                "b.parquet",
-                "--bloom-filter",
-                "$.id",
-                "--shred",
-                shred,
-            ],
-            &format!(
-                "bloom filter \"$.id\": not shredded in v (layout {}): {why}",
-                match shred {
-                    "none" => "\"variant\"",
-                    layout => layout,
-                }
-            ),
-        );
-    }
-    // Inference's reasons: decimals of two scales (104.8, 19.99) are two
-    // types; an array's elements are many values of a row.
-    for (path, shred, why) in [
+        (
+            "$.id",
+            "none",
+            "bloom filter \"$.id\": not shredded in v (layout \"variant\"): `--shred none` shreds no path".into(),
+        ),
+        // Inference's reasons: decimals of two scales (104.8, 19.99) are
+        // two types; an array's elements are many values of a row.
         (
             "$.price",
             "auto",
-            "(a decimal's scale is part of its type: 1.5 and 1.25 are two)",
+            "(a decimal's scale is part of its type: 1.5 and 1.25 are two)".into(),
         ),
         (
             "$.items.sku",
             "spark",
-            "and a bloom filter takes a path through objects alone",
+            "and a bloom filter takes a path through objects alone".into(),
         ),
     ] {
         binary::fails_with(
             dir.path(),
-            &[
-                "encode",
-                EVENTS,
-                "b.parquet",
-                "--bloom-filter",
-                path,
-                "--shred",
-                shred,
-            ],
-            why,
+            &["encode", EVENTS, "b.parquet", "--bloom-filter", path, "--shred", shred],
+            &says,
         );
     }
 }
