@@ -504,3 +504,49 @@ fn a_path_that_is_not_there_is_an_error_when_found() {
     assert_eq!(e.file(), Some(missing.as_path()), "{e}");
     assert!(e.to_string().contains("No such file or directory"), "{e}");
 }
+
+/// A share's files must be those whose footers it was planned with: one
+/// of another size, or of the same size with another footer (other
+/// values), is an error naming the file and the place that read it (a
+/// worker, on a cluster), where it read other rows without a word.
+#[test]
+fn a_shares_file_other_than_the_planners_is_an_error_naming_where_it_was_read() {
+    use vshred::dataset::partition::Partition;
+    let dir = tempfile::tempdir().unwrap();
+    let files = dataset(dir.path(), 2, 20);
+    let whole = Dataset::from_files(files.clone());
+    let share = || whole.share(&[Partition::new(0, 1).unwrap()]).unwrap();
+    let planned = share().read_on("worker 127.0.0.1:7401".into());
+    assert_eq!(values(&planned, &options(2, 8192)).unwrap().len(), 40);
+    let size = std::fs::metadata(&files[1]).unwrap().len();
+    // The same rows but for one letter of each string: the same size.
+    let other: String = (20..40)
+        .map(|n| format!("{{\"n\":{n},\"s\":\"g1r{}\"}}\n", n - 20))
+        .collect();
+    let as_file_1 = EncodeOptions {
+        shred: ShredMode::None,
+        write: WriteOptions {
+            row_group_rows: 7,
+            ..WriteOptions::default()
+        },
+        ..EncodeOptions::default()
+    };
+    encode(&mut other.as_bytes(), &files[1], &as_file_1, &mut |_| {}).unwrap();
+    assert_eq!(
+        std::fs::metadata(&files[1]).unwrap().len(),
+        size,
+        "the same size"
+    );
+    let error = values(&planned, &options(2, 8192)).unwrap_err().to_string();
+    assert!(
+        error.contains("part-001.parquet: incompatible files: the file's footer on worker 127.0.0.1:7401 is not the one where the query was planned"),
+        "{error}"
+    );
+    // Another size, read here.
+    std::fs::write(&files[1], b"PAR1").unwrap();
+    let error = values(&share(), &options(2, 8192)).unwrap_err().to_string();
+    assert!(
+        error.contains("the file is 4 bytes here but was"),
+        "{error}"
+    );
+}

@@ -84,6 +84,9 @@ pub struct Dataset {
     /// were read, which it must be when opened again (a worker that sees
     /// other files would read other row groups, or other rows).
     expected: Option<Vec<FileIdentity>>,
+    /// Where it is read, as a file's mismatch with [`Dataset::expected`]
+    /// names the place: `worker 127.0.0.1:7401`; "here" unless set.
+    read_on: Option<String>,
 }
 
 /// What tells a file apart from another at its path, short of reading it
@@ -398,6 +401,7 @@ impl Dataset {
             numbering: None,
             hive: None,
             expected: None,
+            read_on: None,
         }
     }
 
@@ -450,6 +454,22 @@ impl Dataset {
     /// What its files must be ([`with_expected_files`](Self::with_expected_files)).
     pub fn expected_files(&self) -> Option<&[FileIdentity]> {
         self.expected.as_deref()
+    }
+
+    /// The dataset whose files, where they are not the ones expected, are
+    /// said to be so on `place` (`worker 127.0.0.1:7401`), not "here": a
+    /// client of several workers learns which one sees other files.
+    pub fn read_on(mut self, place: String) -> Dataset {
+        self.read_on = Some(place);
+        self
+    }
+
+    /// Where it is read, in a message: "here" or "on `place`".
+    fn here(&self) -> String {
+        match &self.read_on {
+            Some(place) => format!("on {place}"),
+            None => "here".into(),
+        }
     }
 
     /// Keeps footers between the passes only while they take at most
@@ -567,8 +587,9 @@ impl Dataset {
             Some(expected) if expected != source.size() => Err(Error::new(
                 ErrorKind::Incompatible,
                 format!(
-                    "the file is {} bytes here but was {expected} bytes where the query was planned: every worker must see the same files at the same paths",
-                    source.size()
+                    "the file is {} bytes {} but was {expected} bytes where the query was planned: every worker must see the same files at the same paths",
+                    source.size(),
+                    self.here()
                 ),
             )
             .in_file(path)),
@@ -586,7 +607,8 @@ impl Dataset {
             (Some(planned), Some(here)) if planned != here => Err(Error::new(
                 ErrorKind::Incompatible,
                 format!(
-                    "the file's footer here is not the one where the query was planned (the file is {} bytes in both, but holds other values or row groups): every worker must see the same files at the same paths",
+                    "the file's footer {} is not the one where the query was planned (the file is {} bytes in both, but holds other values or row groups): every worker must see the same files at the same paths",
+                    self.here(),
                     expected.size
                 ),
             )

@@ -514,6 +514,10 @@ impl VariantCodec {
                 .map(|(size, fingerprint)| FileIdentity { size, fingerprint });
             dataset = dataset.with_expected_files(files.collect());
         }
+        // A file other than the planner's is named with the worker seeing it.
+        if let Some(worker) = self.data_roots.as_deref().and_then(DataRoots::worker) {
+            dataset = dataset.read_on(format!("worker {worker}"));
+        }
         let scan = VariantScanExec::from_parts(
             Arc::new(dataset),
             projection,

@@ -72,6 +72,11 @@ impl DataRoots {
         }
     }
 
+    /// The worker's address, once it listens.
+    pub(crate) fn worker(&self) -> Option<&str> {
+        self.worker.as_deref()
+    }
+
     /// `what` is outside the roots: the refusal, said by the worker and
     /// logged on its stderr.
     fn outside(&self, what: String) -> String {
