@@ -798,12 +798,12 @@ fn a_footer_list_counting_more_elements_than_bytes_left_is_refused() {
     let file = nested_schema_file(1, 1 << 30);
     std::fs::write(&path, &file).unwrap();
     let error = ParquetFile::open(&path).map(drop).expect_err("refused");
-    // The list's header ends 6 bytes before the footer's last byte (its
-    // stop), the varint of 2^30 taking 5 of them.
-    let header_end = file.len() - 8 - 1;
+    // The list's header (a byte, then 2^30 in a varint of 5) starts 6
+    // bytes before the footer's last byte, its stop.
+    let header = file.len() - 8 - 1 - 6;
     assert!(
         error.to_string().contains(&format!(
-            "a list at byte {header_end} counts 1073741824 elements, more than the 1 bytes after it hold"
+            "a list at byte {header} counts 1073741824 elements, more than the 1 bytes after it hold"
         )),
         "{error}"
     );

@@ -31,8 +31,8 @@ const MAX_NESTING: u32 = 16;
 /// Where and why bytes stopped reading as Thrift's compact protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Unreadable {
-    /// A list or map whose header ends at byte `at` counts `count`
-    /// elements, more than the `left` bytes after it could hold.
+    /// A list or map whose header starts at byte `at` counts `count`
+    /// elements, more than the `left` bytes after the header could hold.
     Overlong { at: u64, count: u64, left: u64 },
     /// What is at byte `at` is not what the protocol or the struct allows
     /// there (or the bytes end).
@@ -262,22 +262,24 @@ impl<'a> Compact<'a> {
     /// A list's length and the type of its elements; `None` for a length
     /// past the bytes left.
     pub(super) fn list_header(&mut self) -> Option<(u64, u8)> {
+        let header = self.at;
         let b = self.byte()?;
         let n = match b >> 4 {
             15 => self.varint()?,
             n => u64::from(n),
         };
-        self.holds(n)?;
+        self.holds(n, header)?;
         Some((n, b & 0x0f))
     }
 
-    /// Whether `n` elements, each a byte at least, fit in the bytes left;
-    /// where not, stops at the end, as [`Compact::advance`] does.
-    fn holds(&mut self, n: u64) -> Option<()> {
+    /// Whether `n` elements, each a byte at least, fit in the bytes left
+    /// after the header at `header`; where not, stops at the end, as
+    /// [`Compact::advance`] does.
+    fn holds(&mut self, n: u64, header: usize) -> Option<()> {
         let left = self.bytes.len() - self.at;
         if n > left as u64 {
             self.overlong = Some(Unreadable::Overlong {
-                at: self.at as u64,
+                at: header as u64,
                 count: n,
                 left: left as u64,
             });
@@ -329,8 +331,9 @@ impl<'a> Compact<'a> {
                 Some(())
             }
             MAP => {
+                let header = self.at;
                 let n = self.varint()?;
-                self.holds(n)?;
+                self.holds(n, header)?;
                 if n == 0 {
                     return Some(());
                 }
