@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::infer::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, Preset, SchemaInferrer};
 use crate::json::{InexactNumbers, JsonParser, JsonReader, Peek};
 use crate::parquet::{ColumnSpec, InMemoryFile, WriteOptions, encode_in_memory};
-use crate::path::VariantPath;
+use crate::path::{PathSegment, VariantPath};
 use crate::shred::{Shredder, ShreddingSchema};
 use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
 
@@ -639,10 +639,29 @@ fn layout_fields_unsampled(
             walk(name, schema, &mut Vec::new(), &mut fields);
         }
     }
+    // A name written nowhere in the sample's text is in no line, where no
+    // `\u` escape could spell it otherwise and it holds no character that
+    // another escape spells: its fields need no line parsed (a misspelt
+    // name, the case warned about, would have every line parsed again).
+    let literal = memchr::memmem::find(&lines.text, b"\\u").is_none();
+    let written = |name: &str| {
+        !literal
+            || name.is_empty()
+            || name
+                .chars()
+                .any(|c| matches!(c, '"' | '\\' | '/') || c < ' ')
+            || memchr::memmem::find(&lines.text, name.as_bytes()).is_some()
+    };
+    // Each field still unseen, in the layout's order, and those of them a
+    // line may have.
+    let mut unseen = vec![true; fields.len()];
+    let mut sought: Vec<usize> = (0..fields.len())
+        .filter(|&i| fields[i].1.iter().all(|name| written(name)))
+        .collect();
     let parser = JsonParser::new().with_inexact_numbers(InexactNumbers::Double);
     let mut builder = VariantBuilder::new().with_duplicate_keys(options.duplicate_keys);
     for (_, text) in lines.iter() {
-        if fields.is_empty() {
+        if sought.is_empty() {
             break;
         }
         builder.reset();
@@ -653,7 +672,8 @@ fn layout_fields_unsampled(
         let Ok(line) = VariantRef::try_new(m, v) else {
             continue;
         };
-        fields.retain(|(column, path)| {
+        sought.retain(|&i| {
+            let (column, path) = &fields[i];
             let root = match split {
                 true => line.as_object().and_then(|o| o.get(column)),
                 false => Some(line),
@@ -661,18 +681,32 @@ fn layout_fields_unsampled(
             let found = path.iter().try_fold(root, |value, name| {
                 Some(value?.as_object().and_then(|o| o.get(name)))
             });
-            !matches!(found, Some(Some(_)))
+            unseen[i] = !matches!(found, Some(Some(_)));
+            unseen[i]
         });
     }
+    let absent: Vec<&(&str, Vec<&str>)> = fields
+        .iter()
+        .zip(&unseen)
+        .filter_map(|(field, &unseen)| unseen.then_some(field))
+        .collect();
     // A field under one no line has goes unsaid.
-    fields
+    absent
         .iter()
         .filter(|(column, path)| {
-            !fields
+            !absent
                 .iter()
                 .any(|(c, p)| c == column && p.len() < path.len() && path.starts_with(p))
         })
-        .map(|(column, path)| format!("{column}.{}", path.join(".")))
+        .map(|(column, path)| {
+            // As a path prints (`$.a.b`, `$['c.d']`), the column for `$`.
+            let path = VariantPath::new(
+                path.iter()
+                    .map(|name| PathSegment::Field(name.to_string()))
+                    .collect(),
+            );
+            format!("{column}{}", &path.to_string()[1..])
+        })
         .collect()
 }
 

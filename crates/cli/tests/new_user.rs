@@ -798,6 +798,36 @@ fn typos_and_absent_fields_are_caught() {
         said.sort();
         assert_eq!(said, warned, "{all:?}: {}", stderr(&out));
     }
+    // A key written with an escape is found (the text does not spell it);
+    // a key with a dot is named as a path spells it, apart from the
+    // nested field the lines have.
+    std::fs::write(
+        dir.path().join("escaped.jsonl"),
+        "{\"\\u0075sr\":1,\"c\":{\"d\":2}}\n",
+    )
+    .unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "encode",
+            "escaped.jsonl",
+            "o.parquet",
+            "--shred",
+            r#"{"usr":"int64","c.d":"int64","c":{"d":"int64"}}"#,
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out)
+            .lines()
+            .filter(|l| l.contains("warning"))
+            .collect::<Vec<_>>(),
+        [
+            "vshred: warning: --shred: no sampled line has the layout's field v['c.d']; its typed column is null there (misspelt?)"
+        ],
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
