@@ -563,12 +563,7 @@ impl Dataset {
         plan: impl Fn(&ParquetFile) -> Result<ScanPlan>,
     ) -> Result<PlannedFile> {
         let path = &self.files[i];
-        let source = self.open_source(i)?;
-        let file = match &footers.kept[i] {
-            Some(footer) => ParquetFile::open_with_footer(source, path, footer, &self.layouts)?,
-            None => ParquetFile::open_in(source, path, &self.layouts)?,
-        };
-        self.check_footer(i, &file)?;
+        let file = self.open_file(i, footers.kept[i].as_ref())?;
         footers.columns.still_agree(&file)?;
         Ok(PlannedFile {
             hive,
@@ -578,43 +573,50 @@ impl Dataset {
         })
     }
 
-    /// Opens file `i`, which must have its expected size, if any (checked
-    /// before its footer is read).
-    fn open_source(&self, i: usize) -> Result<Arc<dyn crate::parquet::ByteSource>> {
+    /// Opens file `i` (with `kept`, its footer read before, if kept),
+    /// which must be the one expected, if any: of its size, checked before
+    /// its footer is read, and with its footer (a file of the same size
+    /// with other values has another).
+    fn open_file(&self, i: usize, kept: Option<&Footer>) -> Result<ParquetFile> {
         let path = &self.files[i];
         let source = self.storage.open(path).map_err(|e| Error::io(path, e))?;
-        match self.expected.as_ref().map(|files| files[i].size) {
-            Some(expected) if expected != source.size() => Err(Error::new(
-                ErrorKind::Incompatible,
+        let expected = self.expected.as_ref().map(|files| files[i]);
+        if let Some(expected) = expected.filter(|e| e.size != source.size()) {
+            return Err(self.not_as_planned(
+                i,
                 format!(
-                    "the file is {} bytes {} but was {expected} bytes where the query was planned: every worker must see the same files at the same paths",
+                    "the file is {} bytes {} but was {} bytes where the query was planned",
                     source.size(),
-                    self.here()
-                ),
-            )
-            .in_file(path)),
-            _ => Ok(source),
-        }
-    }
-
-    /// Fails unless file `i`, opened, has its expected footer, if any: a
-    /// file of the same size with other values has another.
-    fn check_footer(&self, i: usize, file: &ParquetFile) -> Result<()> {
-        let Some(expected) = self.expected.as_ref().map(|files| files[i]) else {
-            return Ok(());
-        };
-        match (expected.fingerprint, file.fingerprint()) {
-            (Some(planned), Some(here)) if planned != here => Err(Error::new(
-                ErrorKind::Incompatible,
-                format!(
-                    "the file's footer {} is not the one where the query was planned (the file is {} bytes in both, but holds other values or row groups): every worker must see the same files at the same paths",
                     self.here(),
                     expected.size
                 ),
-            )
-            .in_file(&self.files[i])),
-            _ => Ok(()),
+            ));
         }
+        let file = match kept {
+            Some(footer) => ParquetFile::open_with_footer(source, path, footer, &self.layouts)?,
+            None => ParquetFile::open_in(source, path, &self.layouts)?,
+        };
+        match (expected.and_then(|e| e.fingerprint), file.fingerprint()) {
+            (Some(planned), Some(here)) if planned != here => Err(self.not_as_planned(
+                i,
+                format!(
+                    "the file's footer {} is not the one where the query was planned (the file is {} bytes in both, but holds other values or row groups)",
+                    self.here(),
+                    file.size()
+                ),
+            )),
+            _ => Ok(file),
+        }
+    }
+
+    /// File `i` is not the one the query was planned with, as `what` says.
+    #[cold]
+    fn not_as_planned(&self, i: usize, what: String) -> Error {
+        Error::new(
+            ErrorKind::Incompatible,
+            format!("{what}: every worker must see the same files at the same paths"),
+        )
+        .in_file(&self.files[i])
     }
 
     /// Opens every file, its footer read on the worker pool, and hands
@@ -624,14 +626,12 @@ impl Dataset {
         options: &ScanOptions,
         mut visit: impl FnMut(&ParquetFile) -> Result<()>,
     ) -> Result<()> {
-        let mut paths = self.files.iter().enumerate();
+        let mut indices = 0..self.files.len();
         run_ordered(
             options.workers(self.files.len()),
-            || Ok(paths.next().map(|found| (found, 1))),
-            |(i, path), send| {
-                let file = ParquetFile::open_in(self.open_source(i)?, path, &self.layouts)?;
-                self.check_footer(i, &file)?;
-                send(file);
+            || Ok(indices.next().map(|i| (i, 1))),
+            |i, send| {
+                send(self.open_file(i, None)?);
                 Ok(())
             },
             |file| visit(&file),

@@ -686,13 +686,13 @@ impl ParquetFile {
         for (rg, group) in self.metadata().row_groups().iter().enumerate() {
             for chunk in group.columns() {
                 let range = chunk.offset_index_offset().zip(chunk.offset_index_length());
-                let Some((at, length)) = range.and_then(|(at, length)| {
+                let Some((at, end)) = range.and_then(|(at, length)| {
                     let at = u64::try_from(at).ok()?;
                     Some((at, at.checked_add(u64::try_from(length).ok()?)?))
                 }) else {
                     continue;
                 };
-                ranges.push((rg, chunk.column_path(), at, length));
+                ranges.push((rg, chunk.column_path(), at, end));
             }
         }
         let (Some(start), Some(end)) = (

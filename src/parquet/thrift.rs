@@ -71,8 +71,9 @@ impl std::fmt::Display for Unreadable {
 
 /// How deep the schema of the footer `bytes` (a `FileMetaData`) nests: the
 /// most names on a path from the root to a leaf; an error where the bytes
-/// do not read as a footer to its end, a count of children is negative or
-/// past 32 bits, or a list counts more elements than bytes are left. The
+/// do not read as a footer as far as its list of row groups, a count of
+/// children is negative or past 32 bits, or a list read counts more
+/// elements than bytes are left (the row groups' among them). The
 /// parquet crate builds the schema's tree by recursion, one call per
 /// level, and a footer of a few hundred kilobytes nesting a hundred
 /// thousand levels overflows its stack; this reads the flat list the tree
