@@ -17,7 +17,9 @@ use crate::json::{InexactNumbers, JsonParser, JsonReader, Peek};
 use crate::parquet::{ColumnSpec, InMemoryFile, WriteOptions, encode_in_memory};
 use crate::path::{PathSegment, VariantPath};
 use crate::shred::{Shredder, ShreddingSchema};
-use crate::variant::{DuplicateKeys, VariantBuilder, VariantRef};
+use crate::variant::{
+    DEFAULT_MAX_DEPTH, DuplicateKeys, Metadata, PathStep, VariantBuilder, VariantRef,
+};
 
 /// The kinds of JSON value a top-level field took in the sample.
 #[derive(Default, Clone, Copy)]
@@ -617,26 +619,33 @@ fn layout_fields_unsampled(
     split: bool,
     options: &EncodeOptions,
 ) -> Vec<String> {
-    // Each field of a layout: its column and the names down to it.
-    let mut fields: Vec<(&str, Vec<&str>)> = Vec::new();
+    // Each field of a layout: its column, its path in the column, and
+    // the steps to it from a line's root (through the column's field,
+    // where a line's fields are columns).
+    let mut fields: Vec<(&str, VariantPath, Vec<PathStep>)> = Vec::new();
     fn walk<'s>(
         column: &'s str,
-        schema: &'s ShreddingSchema,
-        path: &mut Vec<&'s str>,
-        out: &mut Vec<(&'s str, Vec<&'s str>)>,
+        schema: &ShreddingSchema,
+        path: &VariantPath,
+        out: &mut Vec<(&'s str, VariantPath, Vec<PathStep>)>,
+        split: bool,
     ) {
         if let ShreddingSchema::Object(by_name) = schema {
             for (name, field) in by_name {
-                path.push(name);
-                out.push((column, path.clone()));
-                walk(column, field, path, out);
-                path.pop();
+                let path = path.join(PathSegment::Field(name.clone()));
+                let column_step = split.then(|| PathStep::Name(column.to_string()));
+                let steps = column_step
+                    .into_iter()
+                    .chain(path.segments().iter().map(PathStep::by_name))
+                    .collect();
+                out.push((column, path.clone(), steps));
+                walk(column, field, &path, out, split);
             }
         }
     }
     for column in columns {
         if let ColumnSpec::Variant { name, schema } = column {
-            walk(name, schema, &mut Vec::new(), &mut fields);
+            walk(name, schema, &VariantPath::root(), &mut fields, split);
         }
     }
     // A name written nowhere in the sample's text is in no line, where no
@@ -644,19 +653,21 @@ fn layout_fields_unsampled(
     // another escape spells: its fields need no line parsed (a misspelt
     // name, the case warned about, would have every line parsed again).
     let literal = memchr::memmem::find(&lines.text, b"\\u").is_none();
-    let written = |name: &str| {
-        !literal
-            || name.is_empty()
-            || name
-                .chars()
-                .any(|c| matches!(c, '"' | '\\' | '/') || c < ' ')
-            || memchr::memmem::find(&lines.text, name.as_bytes()).is_some()
+    let written = |segment: &PathSegment| match segment {
+        PathSegment::Field(name) => {
+            !literal
+                || name.is_empty()
+                || name
+                    .chars()
+                    .any(|c| matches!(c, '"' | '\\' | '/') || c < ' ')
+                || memchr::memmem::find(&lines.text, name.as_bytes()).is_some()
+        }
+        PathSegment::Index(_) => true,
     };
-    // Each field still unseen, in the layout's order, and those of them a
-    // line may have.
+    // Each field still unseen, and those of them a line may have.
     let mut unseen = vec![true; fields.len()];
     let mut sought: Vec<usize> = (0..fields.len())
-        .filter(|&i| fields[i].1.iter().all(|name| written(name)))
+        .filter(|&i| fields[i].1.segments().iter().all(written))
         .collect();
     let parser = JsonParser::new().with_inexact_numbers(InexactNumbers::Double);
     let mut builder = VariantBuilder::new().with_duplicate_keys(options.duplicate_keys);
@@ -669,44 +680,32 @@ fn layout_fields_unsampled(
             continue;
         }
         let (m, v) = builder.finish();
-        let Ok(line) = VariantRef::try_new(m, v) else {
+        let Ok(metadata) = Metadata::try_new(m) else {
             continue;
         };
         sought.retain(|&i| {
-            let (column, path) = &fields[i];
-            let root = match split {
-                true => line.as_object().and_then(|o| o.get(column)),
-                false => Some(line),
-            };
-            let found = path.iter().try_fold(root, |value, name| {
-                Some(value?.as_object().and_then(|o| o.get(name)))
-            });
-            unseen[i] = !matches!(found, Some(Some(_)));
+            let found = VariantRef::try_at_path(metadata, v, &fields[i].2, DEFAULT_MAX_DEPTH);
+            unseen[i] = !matches!(found, Ok(Some(_)));
             unseen[i]
         });
     }
-    let absent: Vec<&(&str, Vec<&str>)> = fields
+    let absent: Vec<&(&str, VariantPath, Vec<PathStep>)> = fields
         .iter()
         .zip(&unseen)
         .filter_map(|(field, &unseen)| unseen.then_some(field))
         .collect();
-    // A field under one no line has goes unsaid.
+    // A field under one no line has goes unsaid; each as a path prints
+    // (`$.a.b`, `$['c.d']`), its column for the `$`.
     absent
         .iter()
-        .filter(|(column, path)| {
-            !absent
-                .iter()
-                .any(|(c, p)| c == column && p.len() < path.len() && path.starts_with(p))
+        .filter(|(column, path, _)| {
+            !absent.iter().any(|(c, p, _)| {
+                c == column
+                    && p.segments().len() < path.segments().len()
+                    && path.segments().starts_with(p.segments())
+            })
         })
-        .map(|(column, path)| {
-            // As a path prints (`$.a.b`, `$['c.d']`), the column for `$`.
-            let path = VariantPath::new(
-                path.iter()
-                    .map(|name| PathSegment::Field(name.to_string()))
-                    .collect(),
-            );
-            format!("{column}{}", &path.to_string()[1..])
-        })
+        .map(|(column, path, _)| format!("{column}{}", &path.to_string()[1..]))
         .collect()
 }
 
