@@ -338,9 +338,13 @@ impl Outputs {
 
 /// The share of the dataset partition `partition` of a scan in
 /// `partitions` partitions reads as task `task.0` of `task.1`:
-/// `task.0 * partitions + partition` of `task.1 * partitions`.
+/// `partition * task.1 + task.0` of `task.1 * partitions`. Row groups go
+/// round robin over the tasks first, so that every task has some while
+/// there are as many row groups as tasks (numbered `task.0 * partitions +
+/// partition`, six row groups in three tasks of three partitions went 3, 3
+/// and 0).
 fn task_share(task: (usize, usize), partitions: usize, partition: usize) -> Result<Partition> {
-    Partition::new(task.0 * partitions + partition, task.1 * partitions).map_err(external)
+    Partition::new(partition * task.1 + task.0, task.1 * partitions).map_err(external)
 }
 
 /// What a partition read, as the plan's metrics (`EXPLAIN ANALYZE` shows

@@ -95,7 +95,7 @@ fn a_tasks_share_comes_back_with_its_numbering() {
         .map(|i| file(dir.path(), &format!("{i}.parquet")))
         .collect();
     // One row group a file; task 1 of 2 (of 3 partitions each) holds
-    // shares 3, 4 and 5 of 6: the files of row groups 3 and 4.
+    // shares 1, 3 and 5 of 6: the files of row groups 1 and 3.
     let whole = scan(files, None);
     let sent = whole.for_task(1, 2).unwrap();
     let codec = VariantCodec::with_data_roots(&[dir.path().to_path_buf()]).unwrap();
@@ -103,8 +103,9 @@ fn a_tasks_share_comes_back_with_its_numbering() {
         .decode_scan(&codec.encode_scan(&sent).unwrap(), &task(1, 2))
         .unwrap();
     let dataset = received.parts().0;
-    assert_eq!(dataset.files(), &whole.parts().0.files()[3..5]);
-    assert_eq!(dataset.numbering(), Some(&[3, 4][..]));
+    let planned = whole.parts().0.files();
+    assert_eq!(dataset.files(), [planned[1].clone(), planned[3].clone()]);
+    assert_eq!(dataset.numbering(), Some(&[1, 3][..]));
     assert_eq!(received.parts().3, (1, 2));
     // With the files' sizes: a worker whose file is not the planner's
     // (here rewritten with another row) fails naming it, where it read
@@ -120,7 +121,7 @@ fn a_tasks_share_comes_back_with_its_numbering() {
         .iter()
         .map(|f| f.size)
         .collect();
-    assert_eq!(sizes, [size(3), size(4)]);
+    assert_eq!(sizes, [size(1), size(3)]);
     dataset.rows().unwrap();
     let other = "{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3}\n";
     let path = dir.path().join("3.parquet");
@@ -169,6 +170,25 @@ fn a_tasks_share_comes_back_with_its_numbering() {
             && error.contains("every worker must see the same files at the same paths"),
         "{error}"
     );
+}
+
+/// Row groups go round robin over the tasks before their partitions:
+/// six files of a row group each, in three tasks of three partitions,
+/// give each task two files (numbered by task first, they went 3, 3, 0).
+#[test]
+fn every_task_gets_row_groups_while_there_are_as_many_as_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = (0..6)
+        .map(|i| file(dir.path(), &format!("{i}.parquet")))
+        .collect();
+    let whole = scan(files, None);
+    let shares: Vec<Vec<usize>> = (0..3)
+        .map(|t| {
+            let share = whole.for_task(t, 3).unwrap();
+            share.parts().0.numbering().unwrap().to_vec()
+        })
+        .collect();
+    assert_eq!(shares, [vec![0, 3], vec![1, 4], vec![2, 5]]);
 }
 
 #[test]
