@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::column::*;
 use super::plain::{NullFields, PlainColumn};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::json::{JsonWriter, write_json_string};
 use crate::variant::{VariantBuilder, VariantRef};
 
@@ -82,6 +82,9 @@ impl<'a> ShreddedColumn<'a> {
 /// ```
 pub fn unshred(column: &StructArray) -> Result<StructArray> {
     let reader = ShreddedColumn::try_new(column)?;
+    if let Some(unshredded) = validated_as_it_is(&reader, column)? {
+        return Ok(unshredded);
+    }
     let mut metadata = BinaryBuilder::new();
     let mut value = BinaryBuilder::new();
     let mut builder = VariantBuilder::new();
@@ -96,18 +99,59 @@ pub fn unshred(column: &StructArray) -> Result<StructArray> {
             value.append_value(b"");
         }
     }
-    let fields = vec![
-        arrow::datatypes::Field::new("metadata", DataType::Binary, false),
-        arrow::datatypes::Field::new("value", DataType::Binary, false),
-    ];
     Ok(StructArray::new(
-        fields.into(),
+        unshredded_fields(),
         vec![
             Arc::new(metadata.finish()) as ArrayRef,
             Arc::new(value.finish()) as ArrayRef,
         ],
         column.nulls().cloned(),
     ))
+}
+
+/// `column` as it is, once every row's value is validated, where it is
+/// unshredded already and every present row holds a value (as Spark and
+/// DuckDB write by default): rebuilding it would copy the same values
+/// into new bytes. `None` for any other column.
+fn validated_as_it_is(
+    reader: &ShreddedColumn,
+    column: &StructArray,
+) -> Result<Option<StructArray>> {
+    let (Some(metadata), Some(value), None) = (
+        column.column_by_name("metadata"),
+        column.column_by_name("value"),
+        column.column_by_name("typed_value"),
+    ) else {
+        return Ok(None);
+    };
+    // A null `value` in a present row is the Variant null, which has
+    // bytes only once rebuilt; nulls under null rows are left to it too.
+    if metadata.null_count() > 0 || value.null_count() > 0 {
+        return Ok(None);
+    }
+    for row in 0..column.len() {
+        reader.unshredded_value(row)?;
+    }
+    let binary = |array: &ArrayRef| -> Result<ArrayRef> {
+        arrow::compute::cast(array, &DataType::Binary).map_err(|e| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!("a Variant column's bytes: {e}"),
+            )
+        })
+    };
+    Ok(Some(StructArray::new(
+        unshredded_fields(),
+        vec![binary(metadata)?, binary(value)?],
+        column.nulls().cloned(),
+    )))
+}
+
+fn unshredded_fields() -> arrow::datatypes::Fields {
+    arrow::datatypes::Fields::from(vec![
+        Field::new("metadata", DataType::Binary, false),
+        Field::new("value", DataType::Binary, false),
+    ])
 }
 
 impl<'a> SlotReader<'a> {
