@@ -286,6 +286,27 @@ fn refuse_other_keys(dir: &Path) -> Result<()> {
     .in_file(dir))
 }
 
+/// Refuses to write a column into `dir` whose name a `key=value` directory
+/// above it gives too (`day` under `logs/day=2024-03-01/`): a reader of the
+/// dataset would have two columns of that name, and refuses it.
+fn refuse_columns_named_by_directories(dir: &Path, columns: &[ColumnSpec]) -> Result<()> {
+    let keys = crate::dataset::hive::keys_of(dir);
+    let Some(column) = columns
+        .iter()
+        .map(|c| c.field().name().clone())
+        .find(|name| keys.contains(name))
+    else {
+        return Ok(());
+    };
+    Err(Error::new(
+        ErrorKind::Usage,
+        format!(
+            "its files would hold a column \"{column}\", which the directory {column}=... above them names too, so the dataset would not read (a key=value directory's key is a column of every file under it); leave the field inside the Variant column (not in --variant-field) or write to a directory without that key"
+        ),
+    )
+    .in_file(dir))
+}
+
 /// Writes the files, numbered from `number`, each counted in `complete`
 /// once in place.
 fn write_parts(
@@ -357,6 +378,7 @@ fn write_parts(
         let columns = agreed
             .keep(columns, &options.variant_fields)
             .map_err(|e| e.in_file(dir))?;
+        refuse_columns_named_by_directories(dir, &columns)?;
         let mut left_out = Vec::new();
         let first = layout == LayoutChoice::First;
         let mut write = write_options(&columns, options, (!first).then_some(&mut left_out))?;

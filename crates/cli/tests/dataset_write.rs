@@ -1034,3 +1034,49 @@ fn a_dataset_under_other_keys_than_its_siblings_is_refused() {
     let read = vshred_in(dir.path(), &["get", "logs", "$.id", "--agg", "count"]);
     assert_eq!(stdout(&read), "8\n", "{}", stderr(&read));
 }
+
+/// A column named as a `key=value` directory above the files
+/// (`--variant-field` keeping `day` beside `v` under `logs/day=.../`) made
+/// a dataset no read accepted ("both in this file and in the dataset's
+/// day=... directories"), written without a word: refused, writing
+/// nothing, whether the dataset is new or appended to.
+#[test]
+fn a_column_named_as_a_directory_above_it_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("in.jsonl"),
+        "{\"day\":\"x\",\"p\":{\"a\":1}}\n",
+    )
+    .unwrap();
+    let encode = |out: &str, more: &[&str]| {
+        let mut args = vec!["encode", "in.jsonl", out, "--max-file-rows", "5"];
+        args.extend_from_slice(more);
+        vshred_in(dir.path(), &args)
+    };
+    for more in [&["--variant-field", "p"][..], &["--variant-field", "day"]] {
+        let refused = encode("logs/day=2024-03-01/", more);
+        assert_eq!(refused.status.code(), Some(1));
+        assert!(
+            stderr(&refused).starts_with(
+                "vshred: logs/day=2024-03-01/: invalid arguments: its files would hold a column \"day\", which the directory day=... above them names too"
+            ),
+            "{}",
+            stderr(&refused)
+        );
+        assert!(!dir.path().join("logs/day=2024-03-01").exists());
+    }
+    // Inside the Variant column, the field is no column of its own.
+    assert!(encode("logs/day=2024-03-01/", &[]).status.success());
+    let appended = encode(
+        "logs/day=2024-03-01/",
+        &["--append", "--variant-field", "p"],
+    );
+    assert_eq!(appended.status.code(), Some(1), "{}", stderr(&appended));
+    let read = vshred_in(dir.path(), &["get", "logs", "$.day", "--with", "day"]);
+    assert_eq!(
+        stdout(&read),
+        "{\"day\":\"2024-03-01\",\"$.day\":\"x\"}\n",
+        "{}",
+        stderr(&read)
+    );
+}
