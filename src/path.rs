@@ -68,7 +68,28 @@ impl VariantPath {
         };
         let (path, end) = VariantPath::parse_prefix(text).map_err(|(at, m)| error(at, m))?;
         if end < text.len() {
-            return Err(error(end, "expected '.' or '['"));
+            // Spark's paths take any character but `.` and `[` after a
+            // `.`; here a name of other characters is quoted, which says
+            // where it ends (a path in a `--where` filter ends at a space).
+            let dot = text[..end]
+                .rfind('.')
+                .filter(|&dot| text[dot + 1..end].bytes().all(is_identifier));
+            return Err(match dot {
+                Some(dot) => {
+                    let rest = &text[dot + 1..];
+                    let (name, after) = rest.split_at(rest.find(['.', '[']).unwrap_or(rest.len()));
+                    let quoted = VariantPath::new(vec![PathSegment::Field(name.to_string())]);
+                    error(
+                        end,
+                        &format!(
+                            "expected '.' or '[' (a name with other characters is quoted: {}{}{after})",
+                            &text[..dot],
+                            &quoted.to_string()[1..]
+                        ),
+                    )
+                }
+                None => error(end, "expected '.' or '['"),
+            });
         }
         Ok(path)
     }
@@ -313,6 +334,11 @@ mod tests {
             ("$['a", "unterminated quoted field name"),
             ("$['a'x", "expected ']' after the quoted name"),
             ("$a", "character 2: expected '.' or '['"),
+            (
+                "$.a.b c.d",
+                "character 6: expected '.' or '[' (a name with other characters is quoted: $.a['b c'].d)",
+            ),
+            ("$[1] c", "character 5: expected '.' or '['"),
             ("$[-1]", "expected an index"),
             (r"$['\x']", "character 4: invalid escape"),
             (r"$['\u12']", "character 4: invalid escape"),
