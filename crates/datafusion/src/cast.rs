@@ -39,7 +39,7 @@ use datafusion::logical_expr::{
 };
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::prelude::lit;
-use datafusion::sql::sqlparser::ast::{DataType as SqlType, ExactNumberInfo};
+use datafusion::sql::sqlparser::ast::{DataType as SqlType, ExactNumberInfo, TimezoneInfo};
 use vshred::get::{cast_texts, result_field, result_layout};
 use vshred::parquet::is_variant_field;
 use vshred::shred::ShreddingSchema;
@@ -215,6 +215,16 @@ impl TypePlanner for SparkTypeNames {
             SqlType::Dec(ExactNumberInfo::Precision(p)) => Some(decimal(&format!("dec({p})"))?),
             SqlType::Dec(ExactNumberInfo::PrecisionAndScale(p, s)) => {
                 Some(decimal(&format!("dec({p},{s})"))?)
+            }
+            // Spark's TIMESTAMP counts microseconds, from year 1 to 9999:
+            // DataFusion's nanoseconds hold 1677 to 2262 alone, and keep
+            // digits Spark's cast drops. `TIMESTAMP(9)` is nanoseconds.
+            SqlType::Timestamp(None, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+                Some(Arc::new(Field::new(
+                    "",
+                    DataType::Timestamp(TimeUnit::Microsecond, None),
+                    true,
+                )))
             }
             SqlType::TimestampNtz(None) => {
                 let mark = HashMap::from([(LOCAL_TIME.to_string(), "true".to_string())]);

@@ -1904,11 +1904,13 @@ async fn queries_that_carry_variants_along_still_run() {
     assert_eq!(int(&batches, 0), 2);
 }
 
-/// `CAST(x AS TIMESTAMP)` (DataFusion's, nanoseconds without a zone) of a
+/// `CAST(x AS TIMESTAMP)` (Spark's microseconds, without a zone) of a
 /// Variant is the instant in UTC, as DataFusion casts the same text and as
 /// `variant_get(x, '$', 'timestamp')` reads it: a string's offset is
 /// applied, not dropped; a timestamp with a zone is its instant, one
-/// without and a date (at midnight) are as they are.
+/// without and a date (at midnight) are as they are; a nanosecond is cut
+/// to its microsecond, and years DataFusion's nanoseconds do not hold
+/// (before 1677, after 2262) read, as in Spark.
 #[tokio::test]
 async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
     let ctx = vshred_datafusion::context(Default::default());
@@ -1917,6 +1919,8 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
         "2024-03-01T12:30:00.123456789-02:00",
         "2024-03-01 12:30:00.5",
         "2024-03-01",
+        "9999-12-31",
+        "0001-01-01T00:00:00Z",
     ] {
         let sql = format!(
             "SELECT CAST('{text}' AS TIMESTAMP) AS t, CAST(parse_json('\"{text}\"') AS TIMESTAMP) AS v"
@@ -1955,21 +1959,8 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
         RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![Arc::new(column)]).unwrap();
     ctx.register_batch("times", batch).unwrap();
     let shown = text(&query(&ctx, "SELECT CAST(v AS TIMESTAMP) AS t FROM times").await);
-    assert_eq!(
-        shown,
-        "+-------------------------------+\n\
-         | t                             |\n\
-         +-------------------------------+\n\
-         | 2024-03-01T11:30:00.500       |\n\
-         | 2024-03-01T11:30:00.500000001 |\n\
-         | 2024-03-01T12:30:00.500       |\n\
-         | 2024-03-01T00:00:00           |\n\
-         +-------------------------------+"
-    );
-    // To microseconds, a nanosecond timestamp is cut to the microsecond it
-    // falls in, as DataFusion cuts its own.
-    let micros = "SELECT CAST(v AS TIMESTAMP(6)) AS t FROM times";
-    let shown = text(&query(&ctx, micros).await);
+    // A nanosecond timestamp is cut to the microsecond it falls in, as
+    // DataFusion cuts its own.
     assert_eq!(
         shown,
         "+-------------------------+\n\
@@ -1980,6 +1971,16 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
          | 2024-03-01T12:30:00.500 |\n\
          | 2024-03-01T00:00:00     |\n\
          +-------------------------+"
+    );
+    // `TIMESTAMP(9)` keeps nanoseconds.
+    let nanos = "SELECT CAST(v AS TIMESTAMP(9)) AS t FROM times";
+    let shown = text(&query(&ctx, nanos).await);
+    assert!(shown.contains("| 2024-03-01T11:30:00.500000001 |"), "{shown}");
+    let far = r#"SELECT CAST(parse_json('"9999-12-31"') AS TIMESTAMP) AS t"#;
+    assert!(
+        text(&query(&ctx, far).await).contains("| 9999-12-31T00:00:00 |"),
+        "{}",
+        text(&query(&ctx, far).await)
     );
     // Spark's TIMESTAMP_NTZ, which DataFusion's SQL does not name, is the
     // local date-time: an offset is dropped, not applied; a Variant
