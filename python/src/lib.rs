@@ -350,8 +350,8 @@ fn set_written(dict: &Bound<'_, PyDict>, written: &WriteSummary) -> PyResult<()>
 /// The layout the encoder would choose for the input, as JSON text.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn infer(
-    py: Python<'_>,
+fn infer<'py>(
+    py: Python<'py>,
     input: &Bound<'_, PyAny>,
     variant_fields: Option<Vec<String>>,
     shred: String,
@@ -359,10 +359,10 @@ fn infer(
     limits: InferLimits,
     inexact_numbers: String,
     duplicate_keys: String,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::of(input)?;
     let raised = input.raised();
-    exiting::detach(py, move || -> vshred::Result<_> {
+    let inferred = exiting::detach(py, move || -> vshred::Result<_> {
         let options = encode_options(
             variant_fields,
             &shred,
@@ -371,12 +371,27 @@ fn infer(
             &inexact_numbers,
             &duplicate_keys,
         )?;
-        let columns = input
-            .read(|reader| infer_columns(reader, &options))?
-            .columns;
-        Ok(layout_json(&columns))
+        input.read(|reader| infer_columns(reader, &options))
     })
-    .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))
+    .map_err(|e| raised.take().unwrap_or_else(|| failed_with_hint(e)))?;
+    // The keys `encode` gives of its sample, for the same warnings.
+    let said = PyDict::new(py);
+    said.set_item("layout", layout_json(&inferred.columns))?;
+    said.set_item("inexact_numbers", inferred.inexact_numbers)?;
+    said.set_item("first_inexact_line", inferred.first_inexact_line)?;
+    said.set_item(
+        "unsampled_variant_fields",
+        inferred.unsampled_variant_fields,
+    )?;
+    said.set_item("unsampled_layout_fields", Vec::<String>::new())?;
+    Ok(said)
+}
+
+/// Whether the file at `path` starts with a JSON array: encoded as one
+/// row, it was most likely meant as a row per element.
+#[pyfunction]
+fn file_starts_with_an_array(path: PathBuf) -> bool {
+    vshred::json::file_starts_with_an_array(&path)
 }
 
 /// The value at `path` of each row of a file, directory or glob, and what
@@ -597,6 +612,7 @@ fn _vshred(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_function(wrap_pyfunction!(encode, module)?)?;
     module.add_function(wrap_pyfunction!(infer, module)?)?;
+    module.add_function(wrap_pyfunction!(file_starts_with_an_array, module)?)?;
     module.add_function(wrap_pyfunction!(get, module)?)?;
     module.add_function(wrap_pyfunction!(read, module)?)?;
     module.add_function(wrap_pyfunction!(parse_json, module)?)?;

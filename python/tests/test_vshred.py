@@ -264,6 +264,23 @@ def test_python_arguments_are_checked_as_the_cli_checks_them(tmp_path):
     with pytest.raises(ValueError, match="output is a file's path"):
         vshred.encode(rows, "-")
     assert not os.path.exists("-")
+    with pytest.raises(ValueError, match="input is a file's path, or JSON texts"):
+        vshred.encode("-", tmp_path / "stdin.parquet")
+    with pytest.raises(ValueError, match="input is a file's path, or JSON texts"):
+        vshred.infer(b"-")
+    # `infer` warns of its sample as `encode` does.
+    with pytest.warns(UserWarning, match='no sampled line has "usr"'):
+        vshred.infer(rows, variant_fields=["v", "usr"])
+    with pytest.warns(UserWarning, match="1 number that no decimal holds"):
+        vshred.infer(['{"n": 1%s}' % ("0" * 40)], inexact_numbers="double")
+    # An output path given as bytes, as an input path may be.
+    written = vshred.encode(rows, os.fsencode(tmp_path / "bytes.parquet"))
+    assert written["rows"] == 10 and (tmp_path / "bytes.parquet").exists()
+    # A file of one line holding an array, most likely meant as a row each.
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([{"a": 1}, {"a": 2}]))
+    with pytest.warns(UserWarning, match="one line holding a JSON array, written as one row"):
+        assert vshred.encode(export, tmp_path / "export.parquet")["rows"] == 1
     assert vshred.read(tmp_path / "w.parquet", columns=["id", "id"]).column_names == ["id"]
     with pytest.raises(TypeError, match="tables maps names to sources"):
         vshred.sql("SELECT 1", tables=[tmp_path / "w.parquet"])

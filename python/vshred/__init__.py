@@ -53,7 +53,11 @@ def _input(input):
     without a ``str`` each, as it reads an array's; any other iterable as
     it is."""
     if isinstance(input, bytes):
-        return _path(input)
+        input = _path(input)
+    if isinstance(input, str) and input == "-":
+        raise ValueError("input is a file's path, or JSON texts given as an iterable ('-', "
+                         "standard input, is the command line's: sys.stdin is an iterable of "
+                         "lines)")
     if not hasattr(input, "__arrow_c_array__") and hasattr(input, "__arrow_c_stream__"):
         input = _pa.chunked_array(input)
     if isinstance(input, _pa.ChunkedArray):
@@ -204,7 +208,7 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     >>> written["rows"], written["layout"]
     (5000, {'id': 'int32', 'tags': ['string']})
     """
-    input, shred = _input(input), _shred(shred)
+    input, shred, output = _input(input), _shred(shred), _path(output)
     if str(output) == "-":
         raise ValueError("output is a file's path ('-', standard output, is the "
                          "command line's)")
@@ -235,19 +239,33 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
         _warnings.warn("skipped %d bad line%s; the first: %s" % (
             written["bad_lines"], "" if written["bad_lines"] == 1 else "s",
             written["first_bad_line"]), stacklevel=2)
-    if written["inexact_numbers"]:
+    _warn_of_sample(written)
+    if (not dataset and not variant_fields and written["rows"] == 1
+            and isinstance(input, (str, _os.PathLike))
+            and _vshred.file_starts_with_an_array(input)):
+        _warnings.warn("the input is one line holding a JSON array, written as one row (give "
+                       "its elements as an iterable, [json.dumps(e) for e in json.load(f)], "
+                       "or as JSON Lines, `jq -c '.[]' %s`, for a row each)" % _os.fsdecode(input),
+                       stacklevel=2)
+    return written
+
+
+def _warn_of_sample(said):
+    """Warns, as the command line does, of what :func:`encode` or
+    :func:`infer` found in the sample: numbers stored as doubles, and
+    fields named that no line has."""
+    if said["inexact_numbers"]:
         _warnings.warn("%d number%s that no decimal holds (more than 38 digits) stored as the "
                        "nearest double (the first on line %d)" % (
-                           written["inexact_numbers"],
-                           "" if written["inexact_numbers"] == 1 else "s",
-                           written["first_inexact_line"]), stacklevel=2)
-    for name in written["unsampled_variant_fields"]:
+                           said["inexact_numbers"],
+                           "" if said["inexact_numbers"] == 1 else "s",
+                           said["first_inexact_line"]), stacklevel=3)
+    for name in said["unsampled_variant_fields"]:
         _warnings.warn('variant_fields: no sampled line has "%s"; its column is null '
-                       "(misspelt?)" % name, stacklevel=2)
-    for path in written["unsampled_layout_fields"]:
+                       "(misspelt?)" % name, stacklevel=3)
+    for path in said["unsampled_layout_fields"]:
         _warnings.warn("shred: no sampled line has the layout's field %s; its typed column is "
-                       "null (misspelt?)" % path, stacklevel=2)
-    return written
+                       "null (misspelt?)" % path, stacklevel=3)
 
 
 def infer(input, *, variant_fields=None, shred="auto", sample_rows=None, max_columns=None,
@@ -267,8 +285,10 @@ def infer(input, *, variant_fields=None, shred="auto", sample_rows=None, max_col
     """
     variant_fields = _names(variant_fields)
     limits = (max_columns, max_depth, min_frequency)
-    return _json.loads(_vshred.infer(_input(input), variant_fields, _shred(shred), sample_rows,
-                                     limits, inexact_numbers, duplicate_keys))
+    said = _vshred.infer(_input(input), variant_fields, _shred(shred), sample_rows, limits,
+                         inexact_numbers, duplicate_keys)
+    _warn_of_sample(said)
+    return _json.loads(said["layout"])
 
 
 def get(source, path, as_type="variant", where=None, *, column=None, strict=False):

@@ -85,6 +85,22 @@ impl<'a> Iterator for JsonLines<'a> {
 /// file: not JSON, so it is skipped.
 pub const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// Whether the file at `path` starts with `[` (after a byte order mark and
+/// whitespace): one line of it encoded as one row is, most likely, an
+/// export of many records (`json.dump(rows)`) meant as a row each, which
+/// the command line and the Python module warn of.
+pub fn file_starts_with_an_array(path: &std::path::Path) -> bool {
+    let mut start = [0; 256];
+    let Ok(read) =
+        std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut start))
+    else {
+        return false;
+    };
+    let text = &start[..read];
+    let text = text.strip_prefix(UTF8_BOM).unwrap_or(text);
+    text.trim_ascii_start().starts_with(b"[")
+}
+
 /// What to tell someone whose line failed with `message` (at the line's
 /// end when `cut_short`) when the input is not JSON Lines at all:
 /// pretty-printed JSON, or one JSON array. Only the first line (`first`)

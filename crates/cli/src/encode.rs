@@ -208,7 +208,10 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     let whole_lines = options.variant_fields.is_empty();
     // A regular file's: opening a FIFO again would wait for a writer.
     let file = input_path.filter(|_| input_size.is_some());
-    if whole_lines && report.written.rows == 1 && file.is_some_and(starts_with_an_array) {
+    if whole_lines
+        && report.written.rows == 1
+        && file.is_some_and(vshred::json::file_starts_with_an_array)
+    {
         eprintln!(
             "vshred: warning: the input is one line holding a JSON array, written as one row (`jq -c '.[]' {}` writes its elements as JSON Lines, a row each)",
             args.input.display()
@@ -224,20 +227,6 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
         );
     }
     Ok(())
-}
-
-/// Whether the file at `path` starts with `[` (after a byte order mark and
-/// whitespace): one line of it encoded as one row is, most likely, an
-/// export of many records (`json.dump(rows)`) meant as a row each.
-fn starts_with_an_array(path: &Path) -> bool {
-    let mut start = [0; 256];
-    let Ok(read) = std::fs::File::open(path).and_then(|mut f| io::Read::read(&mut f, &mut start))
-    else {
-        return false;
-    };
-    let text = &start[..read];
-    let text = text.strip_prefix(vshred::json::UTF8_BOM).unwrap_or(text);
-    text.trim_ascii_start().starts_with(b"[")
 }
 
 /// Warns when the files just written into a `key=value` directory

@@ -1975,7 +1975,10 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
     // `TIMESTAMP(9)` keeps nanoseconds.
     let nanos = "SELECT CAST(v AS TIMESTAMP(9)) AS t FROM times";
     let shown = text(&query(&ctx, nanos).await);
-    assert!(shown.contains("| 2024-03-01T11:30:00.500000001 |"), "{shown}");
+    assert!(
+        shown.contains("| 2024-03-01T11:30:00.500000001 |"),
+        "{shown}"
+    );
     let far = r#"SELECT CAST(parse_json('"9999-12-31"') AS TIMESTAMP) AS t"#;
     assert!(
         text(&query(&ctx, far).await).contains("| 9999-12-31T00:00:00 |"),
