@@ -213,6 +213,12 @@ impl<'t> Parser<'t> {
             return Err(self.error("expected a path ($.a.b) or a column name"));
         }
         self.pos += len;
+        if matches!(rest.as_bytes().get(len), Some(b'.' | b'[')) {
+            return Err(self.error(&format!(
+                "a filter compares a path of the Variant column read ($...) or a column by its name alone, not {}'s fields (filter on another column's fields in SQL)",
+                &rest[..len]
+            )));
+        }
         Ok(Operand::Column(rest[..len].to_string()))
     }
 
@@ -482,6 +488,10 @@ mod tests {
             ("($.a == 1", "expected ')'"),
             ("$.a == 1 $.b == 2", "expected 'and', 'or' or the end"),
             ("$.a is 3", "expected 'null' after 'is'"),
+            (
+                "b.y == \"s\"",
+                "at character 2: a filter compares a path of the Variant column read ($...) or a column by its name alone, not b's fields",
+            ),
         ] {
             let err = Predicate::parse(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");
