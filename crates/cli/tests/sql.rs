@@ -274,6 +274,7 @@ fn a_missing_file_or_directory_is_named_as_missing() {
     for (query, missing) in [
         ("SELECT * FROM 'nope.parquet'", "nope.parquet"),
         ("SELECT * FROM 'nope/'", "nope/"),
+        ("SELECT * FROM 'nope/x'", "nope/x"),
         ("SELECT * FROM read_jsonl('nope.jsonl')", "nope.jsonl"),
     ] {
         let out = vshred_in(dir.path(), &["sql", query]);
