@@ -18,15 +18,22 @@ const METADATA: &[u8] = &[0x01, 2, 0, 1, 2, b'b', b'a'];
 const A_IS_ONE: &[u8] = &[0x02, 1, 1, 0, 2, 0x0C, 0x01];
 
 fn column(values: Vec<Option<&[u8]>>, nulls: Option<NullBuffer>) -> StructArray {
-    let rows = values.len();
+    column_of(vec![Some(METADATA); values.len()], values, nulls)
+}
+
+fn column_of(
+    metadata: Vec<Option<&[u8]>>,
+    values: Vec<Option<&[u8]>>,
+    nulls: Option<NullBuffer>,
+) -> StructArray {
     StructArray::new(
         vec![
-            Field::new("metadata", DataType::Binary, false),
+            Field::new("metadata", DataType::Binary, true),
             Field::new("value", DataType::Binary, true),
         ]
         .into(),
         vec![
-            Arc::new(BinaryArray::from(vec![Some(METADATA); rows])) as ArrayRef,
+            Arc::new(BinaryArray::from(metadata)) as ArrayRef,
             Arc::new(BinaryArray::from(values)),
         ],
         nulls,
@@ -67,6 +74,25 @@ fn an_unshredded_column_comes_back_with_its_own_bytes() {
         );
         assert_eq!(json(&output, row), r#"{"a":1}"#);
     }
+}
+
+/// A null row's children are null where Parquet readers read it: the
+/// other rows come back with their own bytes all the same.
+#[test]
+fn null_rows_with_null_children_come_back_with_the_others_own_bytes() {
+    let input = column_of(
+        vec![Some(METADATA), None],
+        vec![Some(A_IS_ONE), None],
+        Some(NullBuffer::from(vec![true, false])),
+    );
+    let output = unshred(&input).unwrap();
+    assert!(output.is_null(1));
+    let metadata = output.column_by_name("metadata").unwrap();
+    assert_eq!(metadata.as_binary::<i32>().value(0), METADATA);
+    // A present row whose metadata is null is an error, not passed on.
+    let input = column_of(vec![None], vec![Some(A_IS_ONE)], None);
+    let error = unshred(&input).unwrap_err();
+    assert!(error.to_string().contains("metadata is null"), "{error}");
 }
 
 #[test]

@@ -125,8 +125,14 @@ fn validated_as_it_is(
         return Ok(None);
     };
     // A null `value` in a present row is the Variant null, which has
-    // bytes only once rebuilt; nulls under null rows are left to it too.
-    if metadata.null_count() > 0 || value.null_count() > 0 {
+    // bytes only once rebuilt; nulls under null rows (as Parquet readers
+    // give a null group's children) stay.
+    let under_null_rows = |child: &ArrayRef| match (child.nulls(), column.nulls()) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(child), Some(rows)) => (rows.inner() & &!child.inner()).count_set_bits() == 0,
+    };
+    if !under_null_rows(metadata) || !under_null_rows(value) {
         return Ok(None);
     }
     for row in 0..column.len() {
