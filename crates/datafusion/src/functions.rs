@@ -140,13 +140,29 @@ pub fn error_message(e: &DataFusionError) -> String {
         }
         // "Error during planning: ", "Execution error: ", "Schema error: "
         // and "Arrow error: " say nothing the message does not.
-        DataFusionError::Plan(_)
-        | DataFusionError::Execution(_)
+        DataFusionError::Plan(_) => {
+            return missing_path(&message).unwrap_or_else(|| message.into_owned());
+        }
+        DataFusionError::Execution(_)
         | DataFusionError::SchemaError(..)
         | DataFusionError::ArrowError(..) => return message.into_owned(),
         _ => {}
     }
     e.to_string()
+}
+
+/// DataFusion's "table 'datafusion.public.nope/x' not found" of a name
+/// with a `/`, a path that is not there (a name ending in `/` or
+/// `.parquet` is named as missing where it is read; `CREATE TABLE "a/b"`
+/// asks for the name first, so the others are named here), as the path
+/// missing; `None` for any other message.
+fn missing_path(message: &str) -> Option<String> {
+    let name = message
+        .strip_prefix("table '")?
+        .strip_suffix("' not found")?;
+    let name = name.strip_prefix("datafusion.public.").unwrap_or(name);
+    name.contains('/')
+        .then(|| format!("{name}: no such file or directory (nor a table of that name)"))
 }
 
 /// How DataFusion prints a Variant's type, in its planner's refusals of a

@@ -297,17 +297,11 @@ impl UrlTableFactory for VariantUrlTables {
                             "{url} is JSON Lines, which read_jsonl('{url}') reads (FROM reads Parquet files and what DataFusion reads)"
                         );
                     }
-                    // A name ending in `/` is a directory, there or not, and
-                    // one with a `/` a path: one that is not there is named
-                    // as missing, not as an unknown table. A file of another
-                    // name is Parquet if it starts as one, as `vshred cat`
-                    // takes it.
-                    _ => {
-                        path.is_dir()
-                            || url.ends_with('/')
-                            || is_parquet_by_content(path)
-                            || (url.contains('/') && !is_glob(url) && !path.exists())
-                    }
+                    // A name ending in `/` is a directory, there or not: one
+                    // that is not there is named as missing, not as an
+                    // unknown table. A file of another name is Parquet if
+                    // it starts as one, as `vshred cat` takes it.
+                    _ => path.is_dir() || url.ends_with('/') || is_parquet_by_content(path),
                 }
             }
         };
