@@ -90,6 +90,9 @@ fn variant_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     if target.metadata().contains_key(LOCAL_TIME) && !is_variant_field(&source) {
         return local_time_cast(inner, source.data_type(), strict).map(Transformed::yes);
     }
+    if let Some(cast) = seconds_cast(inner, source.data_type(), target, strict) {
+        return Ok(Transformed::yes(cast));
+    }
     if !is_variant_field(&source) || is_variant_field(target) {
         return Ok(Transformed::no(expr));
     }
@@ -239,6 +242,37 @@ impl TypePlanner for SparkTypeNames {
 /// type string `dec(precision, scale)`.
 fn decimal(type_name: &str) -> Result<FieldRef> {
     Ok(Arc::new(result_field("", &parse_type(type_name)?)))
+}
+
+/// A cast of a number to a timestamp, as Spark's: seconds since the
+/// epoch, with their fraction (microseconds, cut toward zero) for a double
+/// or a decimal. Arrow's cast reads a number as the timestamp's own unit,
+/// and DataFusion's SQL makes seconds of an `Int64` cast to nanoseconds
+/// alone; `None` for any other cast.
+fn seconds_cast(inner: &Expr, source: &DataType, target: &FieldRef, strict: bool) -> Option<Expr> {
+    let DataType::Timestamp(_, zone) = target.data_type() else {
+        return None;
+    };
+    let cast = |expr: Expr, to: DataType| {
+        let expr = Box::new(expr);
+        match strict {
+            true => Expr::Cast(Cast::new(expr, to)),
+            false => Expr::TryCast(TryCast::new(expr, to)),
+        }
+    };
+    let at = |unit| DataType::Timestamp(unit, zone.clone());
+    let time = if source.is_integer() {
+        cast(cast(inner.clone(), DataType::Int64), at(TimeUnit::Second))
+    } else if source.is_floating() || source.is_decimal() {
+        let micros = cast(inner.clone(), DataType::Float64) * lit(1_000_000f64);
+        cast(cast(micros, DataType::Int64), at(TimeUnit::Microsecond))
+    } else {
+        return None;
+    };
+    Some(match strict {
+        true => Expr::Cast(Cast::new_from_field(Box::new(time), target.clone())),
+        false => Expr::TryCast(TryCast::new_from_field(Box::new(time), target.clone())),
+    })
 }
 
 /// A cast to Spark's `TIMESTAMP_NTZ` of `inner`, of type `source`, not a

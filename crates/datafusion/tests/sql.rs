@@ -1979,6 +1979,22 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
         shown.contains("| 2024-03-01T11:30:00.500000001 |"),
         "{shown}"
     );
+    // A number is seconds since the epoch, as Spark reads it, whatever its
+    // type (Arrow's cast reads it in the timestamp's unit, and DataFusion
+    // made seconds of an Int64 alone).
+    let numbers = "SELECT CAST(1709296200 AS TIMESTAMP) AS a, \
+        CAST(CAST(1709296200 AS INT) AS TIMESTAMP) AS b, \
+        CAST(1709296200.5 AS TIMESTAMP) AS c, CAST(CAST(-1.5 AS DOUBLE) AS TIMESTAMP) AS d, \
+        CAST(CAST(1000 AS SMALLINT) AS TIMESTAMP(9)) AS e, \
+        TRY_CAST(CAST(1e300 AS DOUBLE) AS TIMESTAMP) AS f";
+    assert_eq!(
+        text(&query(&ctx, numbers).await),
+        "+---------------------+---------------------+-------------------------+-------------------------+---------------------+---+\n\
+         | a                   | b                   | c                       | d                       | e                   | f |\n\
+         +---------------------+---------------------+-------------------------+-------------------------+---------------------+---+\n\
+         | 2024-03-01T12:30:00 | 2024-03-01T12:30:00 | 2024-03-01T12:30:00.500 | 1969-12-31T23:59:58.500 | 1970-01-01T00:16:40 |   |\n\
+         +---------------------+---------------------+-------------------------+-------------------------+---------------------+---+"
+    );
     let far = r#"SELECT CAST(parse_json('"9999-12-31"') AS TIMESTAMP) AS t"#;
     assert!(
         text(&query(&ctx, far).await).contains("| 9999-12-31T00:00:00 |"),
