@@ -289,7 +289,10 @@ fn refuse_other_keys(dir: &Path) -> Result<()> {
 /// Refuses to write a column into `dir` whose name a `key=value` directory
 /// above it gives too (`day` under `logs/day=2024-03-01/`): a reader of the
 /// dataset would have two columns of that name, and refuses it.
-fn refuse_columns_named_by_directories(dir: &Path, columns: &[ColumnSpec]) -> Result<()> {
+pub(super) fn refuse_columns_named_by_directories(
+    dir: &Path,
+    columns: &[ColumnSpec],
+) -> Result<()> {
     let keys = crate::dataset::hive::keys_of(dir);
     let Some(column) = columns
         .iter()
@@ -301,10 +304,9 @@ fn refuse_columns_named_by_directories(dir: &Path, columns: &[ColumnSpec]) -> Re
     Err(Error::new(
         ErrorKind::Usage,
         format!(
-            "its files would hold a column \"{column}\", which the directory {column}=... above them names too, so the dataset would not read (a key=value directory's key is a column of every file under it); leave the field inside the Variant column (not in --variant-field) or write to a directory without that key"
+            "the column \"{column}\" would be named by the directory {column}=... above it too, and a dataset with two columns of one name does not read (a key=value directory's key is a column of every file under it); leave the field inside the Variant column (not in --variant-field) or write to a directory without that key"
         ),
-    )
-    .in_file(dir))
+    ))
 }
 
 /// Writes the files, numbered from `number`, each counted in `complete`
@@ -378,7 +380,7 @@ fn write_parts(
         let columns = agreed
             .keep(columns, &options.variant_fields)
             .map_err(|e| e.in_file(dir))?;
-        refuse_columns_named_by_directories(dir, &columns)?;
+        refuse_columns_named_by_directories(dir, &columns).map_err(|e| e.in_file(dir))?;
         let mut left_out = Vec::new();
         let first = layout == LayoutChoice::First;
         let mut write = write_options(&columns, options, (!first).then_some(&mut left_out))?;

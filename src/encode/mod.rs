@@ -240,11 +240,21 @@ pub fn encode(
     options: &EncodeOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<EncodeReport> {
+    let output = output.into();
+    let path = match &output {
+        Output::Path(path) => Some(path.clone()),
+        Output::Stream(_) => None,
+    };
     // Opened first: an output that cannot be written fails before any work.
-    let output = open_output(output.into())?;
+    let output = open_output(output)?;
     let mut source = Source::new(input);
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let (sample, plan) = plan_first_sample(&mut source, options, &mut tallies)?;
+    if let Some(path) = path {
+        let dir = path.parent().unwrap_or(&path);
+        dataset::refuse_columns_named_by_directories(dir, &plan.columns)
+            .map_err(|e| e.in_file(&path))?;
+    }
     let write = WriteOptions {
         leaf_encodings: leaf_encodings(&plan.priced),
         ..write_options(&plan.columns, options, None)?

@@ -1058,13 +1058,33 @@ fn a_column_named_as_a_directory_above_it_is_refused() {
         assert_eq!(refused.status.code(), Some(1));
         assert!(
             stderr(&refused).starts_with(
-                "vshred: logs/day=2024-03-01/: invalid arguments: its files would hold a column \"day\", which the directory day=... above them names too"
+                "vshred: logs/day=2024-03-01/: invalid arguments: the column \"day\" would be named by the directory day=... above it too"
             ),
             "{}",
             stderr(&refused)
         );
         assert!(!dir.path().join("logs/day=2024-03-01").exists());
     }
+    // A file written alone there is refused as well.
+    std::fs::create_dir_all(dir.path().join("logs/day=2024-03-02")).unwrap();
+    let alone = vshred_in(
+        dir.path(),
+        &[
+            "encode",
+            "in.jsonl",
+            "logs/day=2024-03-02/x.parquet",
+            "--variant-field",
+            "p",
+        ],
+    );
+    assert!(
+        stderr(&alone).starts_with(
+            "vshred: logs/day=2024-03-02/x.parquet: invalid arguments: the column \"day\" would be named"
+        ),
+        "{}",
+        stderr(&alone)
+    );
+    assert!(!dir.path().join("logs/day=2024-03-02/x.parquet").exists());
     // Inside the Variant column, the field is no column of its own.
     assert!(encode("logs/day=2024-03-01/", &[]).status.success());
     let appended = encode(

@@ -569,12 +569,14 @@ fn directories_that_disagree_with_each_other_or_with_the_files_are_refused() {
         &["cat", "a"],
         "a/day=1/f.parquet is under directories day=..., a/hour=1/f.parquet under directories hour=...",
     );
-    encoded(
-        dir.path(),
-        "b/id=1/f.parquet",
-        &one,
-        &["--variant-field", "v"],
-    );
+    // Written elsewhere and moved in: `encode` refuses to write it there.
+    encoded(dir.path(), "f.parquet", &one, &["--variant-field", "v"]);
+    std::fs::create_dir_all(dir.path().join("b/id=1")).unwrap();
+    std::fs::rename(
+        dir.path().join("f.parquet"),
+        dir.path().join("b/id=1/f.parquet"),
+    )
+    .unwrap();
     fails_with(
         dir.path(),
         &["cat", "b"],
