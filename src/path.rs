@@ -71,25 +71,27 @@ impl VariantPath {
             // Spark's paths take any character but `.` and `[` after a
             // `.`; here a name of other characters is quoted, which says
             // where it ends (a path in a `--where` filter ends at a space).
-            let dot = text[..end]
-                .rfind('.')
-                .filter(|&dot| text[dot + 1..end].bytes().all(is_identifier));
-            return Err(match dot {
-                Some(dot) => {
-                    let rest = &text[dot + 1..];
-                    let (name, after) = rest.split_at(rest.find(['.', '[']).unwrap_or(rest.len()));
-                    let quoted = VariantPath::new(vec![PathSegment::Field(name.to_string())]);
-                    error(
-                        end,
-                        &format!(
-                            "expected '.' or '[' (a name with other characters is quoted: {}{}{after})",
-                            &text[..dot],
-                            &quoted.to_string()[1..]
-                        ),
-                    )
-                }
-                None => error(end, "expected '.' or '['"),
-            });
+            // The name the error cut: after the last `.`, or a bare first
+            // name, which the quoted form writes after a `$`.
+            let (before, start) = match text[..end].rfind('.') {
+                Some(dot) => (&text[..dot], dot + 1),
+                None => ("$", 0),
+            };
+            let a_name = start > 0 || !text.starts_with('$');
+            let named = a_name && start < end && text[start..end].bytes().all(is_identifier);
+            if !named {
+                return Err(error(end, "expected '.' or '['"));
+            }
+            let rest = &text[start..];
+            let (name, after) = rest.split_at(rest.find(['.', '[']).unwrap_or(rest.len()));
+            let quoted = VariantPath::new(vec![PathSegment::Field(name.to_string())]);
+            return Err(error(
+                end,
+                &format!(
+                    "expected '.' or '[' (a name with other characters is quoted: {before}{}{after})",
+                    &quoted.to_string()[1..]
+                ),
+            ));
         }
         Ok(path)
     }
@@ -339,6 +341,10 @@ mod tests {
                 "character 6: expected '.' or '[' (a name with other characters is quoted: $.a['b c'].d)",
             ),
             ("$[1] c", "character 5: expected '.' or '['"),
+            (
+                "a b",
+                "character 2: expected '.' or '[' (a name with other characters is quoted: $['a b'])",
+            ),
             ("$[-1]", "expected an index"),
             (r"$['\x']", "character 4: invalid escape"),
             (r"$['\u12']", "character 4: invalid escape"),
@@ -348,5 +354,8 @@ mod tests {
             let err = VariantPath::parse(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");
         }
+        // `$a` is no name to quote.
+        let err = VariantPath::parse("$a b").unwrap_err().to_string();
+        assert!(err.ends_with("character 2: expected '.' or '['"), "{err}");
     }
 }

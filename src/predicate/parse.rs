@@ -214,8 +214,10 @@ impl<'t> Parser<'t> {
         }
         self.pos += len;
         if matches!(rest.as_bytes().get(len), Some(b'.' | b'[')) {
+            let steps = &rest[len..];
+            let steps = &steps[..steps.find(char::is_whitespace).unwrap_or(steps.len())];
             return Err(self.error(&format!(
-                "a filter compares a path of the Variant column read ($...) or a column by its name alone, not {}'s fields (filter on another column's fields in SQL)",
+                "a filter compares a path of the Variant column read, from its root $, or a column by its name alone: ${steps} where {} is the column read (another column's fields are filtered in SQL)",
                 &rest[..len]
             )));
         }
@@ -490,7 +492,7 @@ mod tests {
             ("$.a is 3", "expected 'null' after 'is'"),
             (
                 "b.y == \"s\"",
-                "at character 2: a filter compares a path of the Variant column read ($...) or a column by its name alone, not b's fields",
+                "at character 2: a filter compares a path of the Variant column read, from its root $, or a column by its name alone: $.y where b is the column read",
             ),
         ] {
             let err = Predicate::parse(text).unwrap_err();
