@@ -1,7 +1,8 @@
 //! Untrusted Variant bytes: validation must never panic, errors must point
 //! inside the input, and whatever validates must render as JSON, re-encode,
 //! and re-validate to a logically equal value; reconstruction from a
-//! column (one pass that validates and renders) must agree; converting
+//! column (one pass that validates and renders) must agree, and `unshred`
+//! of it must refuse the same bytes or give them back as they are; converting
 //! it to every type `variant_get` takes gives a value or null, never a
 //! panic.
 //!
@@ -14,14 +15,14 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, BinaryArray, StructArray};
+use arrow::array::{Array, ArrayRef, AsArray, BinaryArray, StructArray};
 use arrow::datatypes::{DataType, Field};
 use libfuzzer_sys::fuzz_target;
 use vshred::get::variant_get;
 use vshred::json::{json_to_variant, write_json};
 use vshred::path::VariantPath;
 use vshred::shred::ShreddingSchema;
-use vshred::unshred::ShreddedColumn;
+use vshred::unshred::{ShreddedColumn, unshred};
 use vshred::variant::{DEFAULT_MAX_DEPTH, Metadata, VariantBuilder, VariantRef};
 use vshred::{Error, ErrorKind, Position, VariantPart};
 
@@ -49,15 +50,22 @@ fn check(metadata: &[u8], value: &[u8]) {
     // what validation rejects, with the same error, and else write the
     // same text as rendering the validated value.
     let reconstructed = reconstructed_json(metadata, value);
+    // An unshredded column comes back as it is once validated.
+    let unshredded = unshred(&one_row_column(metadata, value));
     let v = match VariantRef::try_new(metadata, value) {
         Ok(v) => v,
         Err(e) => {
             check_error(&e, metadata.len(), value.len());
             let r = reconstructed.expect_err("reconstruction passed what validation rejects");
             assert!(r.message().contains(e.message()), "{r} against {e}");
+            let u = unshredded.expect_err("unshred passed what validation rejects");
+            assert!(u.message().contains(e.message()), "{u} against {e}");
             return;
         }
     };
+    let unshredded = unshredded.expect("unshred of a valid value");
+    assert_eq!(unshredded.column(0).as_binary::<i32>().value(0), metadata);
+    assert_eq!(unshredded.column(1).as_binary::<i32>().value(0), value);
 
     // Reading a validated value never fails.
     let m = Metadata::try_new(metadata).expect("metadata validated once already");
