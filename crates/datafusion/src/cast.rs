@@ -28,6 +28,7 @@ use std::sync::{Arc, LazyLock};
 use arrow::array::AsArray;
 use arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
 use datafusion::common::config::ConfigOptions;
+use datafusion::common::datatype::DataTypeExt;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::expr::ScalarFunction;
@@ -112,12 +113,17 @@ fn variant_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     if result_field("", &as_type).data_type() == target.data_type() {
         return Ok(Transformed::yes(call));
     }
-    let call = Box::new(call);
-    Ok(Transformed::yes(if strict {
-        Expr::Cast(Cast::new_from_field(call, target.clone()))
-    } else {
-        Expr::TryCast(TryCast::new_from_field(call, target.clone()))
-    }))
+    Ok(Transformed::yes(cast_to(call, target.clone(), strict)))
+}
+
+/// `expr` cast to `field`'s type: by `CAST` when `strict`, else by
+/// `TRY_CAST` (null where a value does not convert).
+fn cast_to(expr: Expr, field: FieldRef, strict: bool) -> Expr {
+    let expr = Box::new(expr);
+    match strict {
+        true => Expr::Cast(Cast::new_from_field(expr, field)),
+        false => Expr::TryCast(TryCast::new_from_field(expr, field)),
+    }
 }
 
 /// The layout a cast to `target` reads a Variant as: `target`'s own, or,
@@ -253,13 +259,7 @@ fn seconds_cast(inner: &Expr, source: &DataType, target: &FieldRef, strict: bool
     let DataType::Timestamp(_, zone) = target.data_type() else {
         return None;
     };
-    let cast = |expr: Expr, to: DataType| {
-        let expr = Box::new(expr);
-        match strict {
-            true => Expr::Cast(Cast::new(expr, to)),
-            false => Expr::TryCast(TryCast::new(expr, to)),
-        }
-    };
+    let cast = |expr: Expr, to: DataType| cast_to(expr, to.into_nullable_field_ref(), strict);
     let at = |unit| DataType::Timestamp(unit, zone.clone());
     let time = if source.is_integer() {
         cast(cast(inner.clone(), DataType::Int64), at(TimeUnit::Second))
@@ -269,17 +269,13 @@ fn seconds_cast(inner: &Expr, source: &DataType, target: &FieldRef, strict: bool
     } else {
         return None;
     };
-    Some(match strict {
-        true => Expr::Cast(Cast::new_from_field(Box::new(time), target.clone())),
-        false => Expr::TryCast(TryCast::new_from_field(Box::new(time), target.clone())),
-    })
+    Some(cast_to(time, target.clone(), strict))
 }
 
 /// A cast to Spark's `TIMESTAMP_NTZ` of `inner`, of type `source`, not a
 /// Variant.
 fn local_time_cast(inner: &Expr, source: &DataType, strict: bool) -> Result<Expr> {
     let local = local_time_field().data_type().clone();
-    let inner = Box::new(inner.clone());
     Ok(match source {
         DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => {
             let function = if strict {
@@ -287,13 +283,10 @@ fn local_time_cast(inner: &Expr, source: &DataType, strict: bool) -> Result<Expr
             } else {
                 &TRY_TO_TIMESTAMP_NTZ
             };
-            function.call(vec![*inner])
+            function.call(vec![inner.clone()])
         }
         DataType::Null | DataType::Date32 | DataType::Date64 | DataType::Timestamp(..) => {
-            match strict {
-                true => Expr::Cast(Cast::new(inner, local)),
-                false => Expr::TryCast(TryCast::new(inner, local)),
-            }
+            cast_to(inner.clone(), local.into_nullable_field_ref(), strict)
         }
         other => {
             return plan_err!(
