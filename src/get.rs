@@ -500,11 +500,7 @@ fn list_get(
         offsets.push(end);
     }
     let elements = StructArray::new(
-        vec![
-            Field::new("metadata", DataType::Binary, false),
-            Field::new("value", DataType::Binary, false),
-        ]
-        .into(),
+        ShreddingSchema::Variant.column_fields(),
         vec![
             Arc::new(element_metadata.finish()),
             Arc::new(element_values.finish()),
@@ -656,12 +652,8 @@ fn variants(
             }
         }
     }
-    let fields = vec![
-        Field::new("metadata", DataType::Binary, false),
-        Field::new("value", DataType::Binary, false),
-    ];
     Ok(Arc::new(StructArray::new(
-        fields.into(),
+        ShreddingSchema::Variant.column_fields(),
         vec![Arc::new(metadata.finish()), Arc::new(value.finish())],
         nulls.finish(),
     )))

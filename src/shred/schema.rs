@@ -302,17 +302,23 @@ impl ShreddingSchema {
         Fields::from(fields)
     }
 
-    /// The Arrow type of a whole Variant column with this layout:
-    /// `metadata`, `value`, and `typed_value` when typed.
-    /// `value` is nullable only when shredded: an unshredded column stores
-    /// every present row in `value`, as the spec's `required binary value`.
+    /// The Arrow type of a whole Variant column with this layout, a
+    /// struct of its [`column_fields`](Self::column_fields).
     pub fn column_type(&self) -> DataType {
+        DataType::Struct(self.column_fields())
+    }
+
+    /// The fields of a whole Variant column with this layout: `metadata`,
+    /// `value`, and `typed_value` when typed. `value` is nullable only when
+    /// shredded: an unshredded column stores every present row in `value`,
+    /// as the spec's `required binary value`.
+    pub fn column_fields(&self) -> Fields {
         let mut fields = vec![Field::new("metadata", DataType::Binary, false)];
         fields.extend(self.slot_fields().iter().map(|f| {
             let nullable = f.name() != "value" || self.is_typed();
             f.as_ref().clone().with_nullable(nullable)
         }));
-        DataType::Struct(Fields::from(fields))
+        Fields::from(fields)
     }
 
     /// The layout of an Arrow Variant column as any writer laid it out (the

@@ -14,6 +14,7 @@ use super::column::*;
 use super::plain::{NullFields, PlainColumn};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::{JsonWriter, write_json_string};
+use crate::shred::ShreddingSchema;
 use crate::variant::{VariantBuilder, VariantRef};
 
 impl<'a> ShreddedColumn<'a> {
@@ -100,7 +101,7 @@ pub fn unshred(column: &StructArray) -> Result<StructArray> {
         }
     }
     Ok(StructArray::new(
-        unshredded_fields(),
+        ShreddingSchema::Variant.column_fields(),
         vec![
             Arc::new(metadata.finish()) as ArrayRef,
             Arc::new(value.finish()) as ArrayRef,
@@ -147,17 +148,10 @@ fn validated_as_it_is(
         })
     };
     Ok(Some(StructArray::new(
-        unshredded_fields(),
+        ShreddingSchema::Variant.column_fields(),
         vec![binary(metadata)?, binary(value)?],
         column.nulls().cloned(),
     )))
-}
-
-fn unshredded_fields() -> arrow::datatypes::Fields {
-    arrow::datatypes::Fields::from(vec![
-        Field::new("metadata", DataType::Binary, false),
-        Field::new("value", DataType::Binary, false),
-    ])
 }
 
 impl<'a> SlotReader<'a> {
