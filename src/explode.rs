@@ -11,21 +11,25 @@
 //! The values share their row's metadata: each one's `metadata` is a view
 //! of the row's bytes, not a copy (an object used as a map may have
 //! thousands of keys, each in every row's metadata), so the Variant
-//! columns of the result are `BinaryView`s.
+//! columns of the result are `BinaryView`s. A shredded row is not rebuilt
+//! whole to be split again: its residual's fields are views of their
+//! bytes as an unshredded row's are, and only its typed fields or
+//! elements are rebuilt, each with metadata of its own (a scalar's three
+//! bytes fit in the view).
 
 use std::sync::Arc;
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryViewArray, BinaryViewBuilder, Int32Builder, ListArray,
-    StringBuilder, StructArray,
+    MAX_INLINE_VIEW_LEN, StringBuilder, StructArray, make_view,
 };
-use arrow::buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow::buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{DataType, Field, Fields};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::shred::{ShreddingSchema, variant_field};
-use crate::unshred::{ShreddedColumn, unshred};
-use crate::variant::VariantRef;
+use crate::unshred::{Entry, ShreddedColumn};
+use crate::variant::VariantBuilder;
 
 /// The type of each exploded entry: `struct<pos int, key string, value
 /// variant>`; `pos` and `value` are null only in the entry that
@@ -72,13 +76,6 @@ pub fn variant_explode_outer(column: &StructArray) -> Result<ListArray> {
 }
 
 fn explode(column: &StructArray, outer: bool) -> Result<ListArray> {
-    let unshredded;
-    let column = if column.column_by_name("typed_value").is_some() {
-        unshredded = unshred(column)?;
-        &unshredded
-    } else {
-        column
-    };
     let reader = ShreddedColumn::try_new(column)?;
     let metadata = column
         .column_by_name("metadata")
@@ -91,20 +88,34 @@ fn explode(column: &StructArray, outer: bool) -> Result<ListArray> {
     let mut pos = Int32Builder::new();
     let mut keys = StringBuilder::new();
     let mut values = BinaryViewBuilder::new();
-    // Each entry's metadata is its row's view, repeated.
+    // A stored entry's metadata is its row's view, repeated; a rebuilt
+    // one's is inline in its view (a scalar's takes 3 bytes) or, longer,
+    // in one more buffer after the rows'.
     let mut metadata_views: Vec<u128> = Vec::new();
+    let mut rebuilt_metadata: Vec<u8> = Vec::new();
+    let rebuilt_block = metadata.data_buffers().len() as u32;
+    let mut builder = VariantBuilder::new();
     for row in 0..column.len() {
         let mut entries = 0usize;
-        let mut entry = |key: Option<&str>, bytes: &[u8]| {
+        reader.entries(row, &mut builder, |key, value| {
             pos.append_value(entries as i32);
             keys.append_option(key);
-            values.append_value(bytes);
-            metadata_views.push(metadata.views()[row]);
+            match value {
+                Entry::Stored(bytes) => {
+                    values.append_value(bytes);
+                    metadata_views.push(metadata.views()[row]);
+                }
+                Entry::Rebuilt { metadata, value } => {
+                    values.append_value(value);
+                    let offset = rebuilt_metadata.len() as u32;
+                    metadata_views.push(make_view(metadata, rebuilt_block, offset));
+                    if metadata.len() > MAX_INLINE_VIEW_LEN as usize {
+                        rebuilt_metadata.extend_from_slice(metadata);
+                    }
+                }
+            }
             entries += 1;
-        };
-        if let Some(v) = reader.unshredded_value(row)? {
-            explode_one(&v, &mut entry);
-        }
+        })?;
         if outer && entries == 0 {
             // An entry of nulls: its `pos` is null exactly where its value is.
             pos.append_null();
@@ -122,12 +133,18 @@ fn explode(column: &StructArray, outer: bool) -> Result<ListArray> {
         })?;
         offsets.push(end);
     }
-    let metadata = BinaryViewArray::try_new(
-        ScalarBuffer::from(metadata_views),
-        metadata.data_buffers().to_vec(),
-        None,
-    )
-    .map_err(|e| Error::new(ErrorKind::Usage, format!("variant_explode: {e}")))?;
+    if u32::try_from(rebuilt_metadata.len()).is_err() {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "variant_explode: more than 4 GiB of rebuilt metadata in one batch",
+        ));
+    }
+    let mut buffers = metadata.data_buffers().to_vec();
+    if !rebuilt_metadata.is_empty() {
+        buffers.push(Buffer::from_vec(rebuilt_metadata));
+    }
+    let metadata = BinaryViewArray::try_new(ScalarBuffer::from(metadata_views), buffers, None)
+        .map_err(|e| Error::new(ErrorKind::Usage, format!("variant_explode: {e}")))?;
     let DataType::Struct(value_fields) = value_field().data_type().clone() else {
         unreachable!("a Variant field is a struct")
     };
@@ -151,17 +168,4 @@ fn explode(column: &StructArray, outer: bool) -> Result<ListArray> {
         Arc::new(entries),
         None::<NullBuffer>,
     ))
-}
-
-/// Hands each field (with its name) or element of `v` to `entry`.
-fn explode_one(v: &VariantRef<'_>, entry: &mut impl FnMut(Option<&str>, &[u8])) {
-    if let Some(object) = v.as_object() {
-        for i in 0..object.len() {
-            entry(Some(object.field_name(i)), object.field_bytes(i));
-        }
-    } else if let Some(array) = v.as_array() {
-        for i in 0..array.len() {
-            entry(None, array.element_bytes(i));
-        }
-    }
 }

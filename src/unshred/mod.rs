@@ -25,4 +25,5 @@ use column::{FieldName, Offsets, is_valid};
 pub use column::{ScalarColumn, ShreddedColumn};
 pub(crate) use find::Found;
 pub use plain::NullFields;
+pub(crate) use reconstruct::Entry;
 pub use reconstruct::{JsonRows, column_json_strings, json_strings, unshred};

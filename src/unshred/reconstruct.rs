@@ -15,7 +15,7 @@ use super::plain::{NullFields, PlainColumn};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::{JsonWriter, write_json_string};
 use crate::shred::ShreddingSchema;
-use crate::variant::{VariantBuilder, VariantRef};
+use crate::variant::{ObjectRef, VariantBuilder, VariantRef};
 
 impl<'a> ShreddedColumn<'a> {
     /// Reconstructs row `row` into `builder` (which must be empty). A null
@@ -44,6 +44,21 @@ impl<'a> ShreddedColumn<'a> {
                 .map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Hands `entry` the fields or elements of row `row`
+    /// ([`SlotReader::entries`]); nothing for a null row.
+    pub(crate) fn entries(
+        &self,
+        row: usize,
+        builder: &mut VariantBuilder,
+        entry: impl FnMut(Option<&str>, Entry<'_, 'a>),
+    ) -> Result<()> {
+        if self.is_null(row) {
+            return Ok(());
+        }
+        self.root
+            .entries(row, &self.metadata_of(row), builder, entry)
     }
 
     /// Appends row `row` as JSON text to `out`; a null row is `null`.
@@ -154,6 +169,61 @@ fn validated_as_it_is(
     )))
 }
 
+/// A field or an element as [`SlotReader::entries`] gives it.
+pub(crate) enum Entry<'b, 'a> {
+    /// Bytes of the row's own value (an unshredded one, or a residual),
+    /// read with the row's metadata.
+    Stored(&'a [u8]),
+    /// A typed value rebuilt, with the metadata made for it.
+    Rebuilt { metadata: &'b [u8], value: &'b [u8] },
+}
+
+/// A field of a partially shredded object, as
+/// [`ObjectReader::merged_fields`] gives them.
+enum MergedField<'r, 'a> {
+    /// Field `r` of the residual object.
+    Residual(&'r ObjectRef<'a>, usize),
+    /// A shredded field.
+    Shredded(&'r FieldName<'a>, &'r SlotReader<'a>),
+}
+
+impl<'a> ObjectReader<'a> {
+    /// Hands `visit` the fields of the object at `i` in name order: the
+    /// shredded ones present there merged with those of `residual`. A
+    /// residual field that a shredded one repeats is left out: the
+    /// shredded field wins, even when it is missing.
+    #[inline]
+    fn merged_fields(
+        &self,
+        i: usize,
+        residual: Option<&ObjectRef<'a>>,
+        mut visit: impl FnMut(MergedField<'_, 'a>) -> Result<()>,
+    ) -> Result<()> {
+        let residual_len = residual.map_or(0, |o| o.len());
+        let mut r = 0;
+        for (name, field) in &self.fields {
+            if let Some(res) = residual {
+                while r < residual_len && res.field_name(r) < name.name {
+                    visit(MergedField::Residual(res, r))?;
+                    r += 1;
+                }
+                if r < residual_len && res.field_name(r) == name.name {
+                    r += 1;
+                }
+            }
+            if field.is_present(i) {
+                visit(MergedField::Shredded(name, field))?;
+            }
+        }
+        if let Some(res) = residual {
+            for r in r..residual_len {
+                visit(MergedField::Residual(res, r))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl<'a> SlotReader<'a> {
     /// Writes the slot's value at `i`; `false` when it is missing.
     pub(crate) fn variant(
@@ -193,32 +263,18 @@ impl<'a> SlotReader<'a> {
                     Some(bytes) => Some(self.residual_object(i, m, bytes)?),
                     None => None,
                 };
-                let residual_len = residual.as_ref().map_or(0, |o| o.len());
                 let mut first = true;
-                let mut r = 0;
                 sink.begin_object();
-                for (name, field) in &object.fields {
-                    if let Some(res) = &residual {
-                        while r < residual_len && res.field_name(r) < name.name {
-                            sink.key(std::mem::take(&mut first), res.field_name(r));
-                            sink.value(&res.field(r))?;
-                            r += 1;
-                        }
-                        if r < residual_len && res.field_name(r) == name.name {
-                            r += 1; // the shredded field wins, even when missing
-                        }
-                    }
-                    if field.is_present(i) {
-                        sink.field_name(std::mem::take(&mut first), name);
-                        field.write(i, m, sink)?;
-                    }
-                }
-                if let Some(res) = &residual {
-                    for r in r..residual_len {
+                object.merged_fields(i, residual.as_ref(), |field| match field {
+                    MergedField::Residual(res, r) => {
                         sink.key(std::mem::take(&mut first), res.field_name(r));
-                        sink.value(&res.field(r))?;
+                        sink.value(&res.field(r))
                     }
-                }
+                    MergedField::Shredded(name, field) => {
+                        sink.field_name(std::mem::take(&mut first), name);
+                        field.write(i, m, sink).map(drop)
+                    }
+                })?;
                 sink.end_object().map_err(|e| e.with_row(i as u64))?;
             }
             TypedReader::List(list) => {
@@ -239,6 +295,81 @@ impl<'a> SlotReader<'a> {
         }
         Ok(true)
     }
+    /// The fields or elements of the slot's value at `i`, each handed to
+    /// `entry` with its name (`None` for an element) as it is stored: a
+    /// residual's or an unshredded value's bytes, which the row's metadata
+    /// reads, or a typed value rebuilt into `builder` with its own
+    /// metadata. Nothing for a scalar or a missing value; no value is
+    /// rebuilt whole, only the typed fields and elements in it.
+    pub(crate) fn entries(
+        &self,
+        i: usize,
+        m: &RowMetadata<'_, 'a>,
+        builder: &mut VariantBuilder,
+        mut entry: impl FnMut(Option<&str>, Entry<'_, 'a>),
+    ) -> Result<()> {
+        let value = self.value_at(i);
+        let rebuilt = |slot: &SlotReader<'a>, i: usize, builder: &mut VariantBuilder| {
+            builder.reset();
+            if !slot.variant(i, m, builder)? {
+                builder.null(); // a missing element is the Variant null
+            }
+            Ok::<_, Error>(())
+        };
+        match self
+            .typed
+            .as_ref()
+            .filter(|t| t.is_valid(i))
+            .map(|t| &t.reader)
+        {
+            None => {
+                let Some(bytes) = value else { return Ok(()) };
+                let v = self.decode(i, m, bytes)?;
+                if let Some(object) = v.as_object() {
+                    for k in 0..object.len() {
+                        entry(
+                            Some(object.field_name(k)),
+                            Entry::Stored(object.field_bytes(k)),
+                        );
+                    }
+                } else if let Some(array) = v.as_array() {
+                    for k in 0..array.len() {
+                        entry(None, Entry::Stored(array.element_bytes(k)));
+                    }
+                }
+            }
+            Some(TypedReader::Object(object)) => {
+                let residual = match value {
+                    Some(bytes) => Some(self.residual_object(i, m, bytes)?),
+                    None => None,
+                };
+                object.merged_fields(i, residual.as_ref(), |field| {
+                    match field {
+                        MergedField::Residual(res, r) => {
+                            entry(Some(res.field_name(r)), Entry::Stored(res.field_bytes(r)));
+                        }
+                        MergedField::Shredded(name, field) => {
+                            rebuilt(field, i, builder)?;
+                            let (metadata, value) = builder.finish();
+                            entry(Some(name.name), Entry::Rebuilt { metadata, value });
+                        }
+                    }
+                    Ok(())
+                })?;
+            }
+            Some(TypedReader::List(list)) => {
+                self.no_conflict(i, value)?;
+                for e in list.offsets.range(i) {
+                    rebuilt(&list.element, e, builder)?;
+                    let (metadata, value) = builder.finish();
+                    entry(None, Entry::Rebuilt { metadata, value });
+                }
+            }
+            Some(_) => self.no_conflict(i, value)?,
+        }
+        Ok(())
+    }
+
     /// The residual of a partially shredded object, which must be an object.
     pub(super) fn residual_object(
         &self,
