@@ -1077,19 +1077,16 @@ impl Dataset {
     pub fn projection_schema(&self, projection: &Projection) -> Result<SchemaRef> {
         let known = self.columns()?;
         for (_, output) in &projection.outputs {
-            if let Projected::Json(column) | Projected::Path { column, .. } = output {
-                known.agree_on(column)?;
-            }
             match output {
                 Projected::Column(name) => self.check_columns(known, [name.as_str()])?,
-                Projected::Json(column) if !known.variants.contains(column) => {
-                    return Err(self.no_column(column, "Variant column", &known.variants));
+                Projected::Json(column)
+                | Projected::Path { column, .. }
+                | Projected::Explode { column, .. } => {
+                    known.agree_on(column)?;
+                    if !known.variants.contains(column) {
+                        return Err(self.no_column(column, "Variant column", &known.variants));
+                    }
                 }
-                Projected::Json(_) => {}
-                Projected::Path { column, .. } if !known.variants.contains(column) => {
-                    return Err(self.no_column(column, "Variant column", &known.variants));
-                }
-                Projected::Path { .. } => {}
             }
         }
         Ok(projection.schema(|name| known.plain_type(name)))

@@ -21,6 +21,7 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::explode::{exploded_type, variant_explode, variant_explode_outer};
 use crate::get::{OnFailure, result_field_on, variant_get_on};
 use crate::parquet::ScanPlan;
 use crate::parquet::file::ParquetFile;
@@ -54,6 +55,16 @@ pub enum Projected {
     /// A Variant column as JSON text, rendered from its shredded columns
     /// as `cat` renders them (no Variant is rebuilt).
     Json(String),
+    /// `variant_explode(column)` (`variant_explode_outer` when `outer`):
+    /// each row's fields or elements, split where its shredded columns
+    /// store them, with no row rebuilt whole.
+    Explode {
+        /// The Variant column.
+        column: String,
+        /// Whether a row without fields or elements gives an entry of
+        /// nulls.
+        outer: bool,
+    },
 }
 
 /// The outputs a reader returns, and what rules row groups out.
@@ -136,6 +147,7 @@ impl Projection {
                     ..
                 } => result_field_on(name, as_type, *on_failure),
                 Projected::Json(_) => Field::new(name, DataType::Utf8, true),
+                Projected::Explode { outer, .. } => Field::new(name, exploded_type(*outer), false),
             })
             .collect();
         Arc::new(Schema::new(fields))
@@ -156,7 +168,9 @@ impl ParquetFile {
         let mut targets = Vec::new();
         for (_, output) in &projection.outputs {
             match output {
-                Projected::Column(name) | Projected::Json(name) => {
+                Projected::Column(name)
+                | Projected::Json(name)
+                | Projected::Explode { column: name, .. } => {
                     roots.extend(self.present_roots(std::slice::from_ref(name)))
                 }
                 Projected::Path {
@@ -308,6 +322,13 @@ fn output_of_batch(
             on_failure,
         } => variant_get_on(&variant(column), path, as_type, *on_failure, place)?,
         Projected::Json(column) => Arc::new(json_strings(&variant(column))?),
+        Projected::Explode { column, outer } => {
+            let variant = variant(column);
+            Arc::new(match outer {
+                false => variant_explode(&variant)?,
+                true => variant_explode_outer(&variant)?,
+            })
+        }
     };
     if array.data_type() == field.data_type() {
         Ok(array)

@@ -22,7 +22,8 @@ use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{DFSchema, Result, plan_err};
 use datafusion::datasource::MemTable;
 use datafusion::logical_expr::{
-    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDFImpl, Signature,
+    ColumnarValue, ExpressionPlacement, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDFImpl,
+    Signature,
 };
 use vshred::explode::{entry_fields, exploded_type, variant_explode, variant_explode_outer};
 
@@ -67,6 +68,15 @@ impl ScalarUDFImpl for VariantExplode {
         let column = variant_arg(name, &args.args[0], args.number_rows)?;
         let exploded = explode(&column).map_err(batch_external)?;
         Ok(ColumnarValue::Array(Arc::new(exploded)))
+    }
+
+    fn placement(&self, args: &[ExpressionPlacement]) -> ExpressionPlacement {
+        // Of a column, the scan splits each row where its shredded columns
+        // store it, where above the scan the column comes rebuilt.
+        match args {
+            [ExpressionPlacement::Column] => ExpressionPlacement::MoveTowardsLeafNodes,
+            _ => ExpressionPlacement::KeepInPlace,
+        }
     }
 }
 

@@ -205,7 +205,7 @@ fn runtime_operand(
             as_type,
             ..
         } => path_operand(column, path.clone(), as_type.clone(), variant),
-        Projected::Json(_) => None,
+        Projected::Json(_) | Projected::Explode { .. } => None,
     }
 }
 

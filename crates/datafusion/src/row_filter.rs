@@ -163,7 +163,7 @@ fn worth_handing_over(predicate: &Arc<dyn PhysicalExpr>, scan: &VariantScanExec)
 
 fn rebuilds_or_renders(output: &Projected, field: &Field) -> bool {
     match output {
-        Projected::Json(_) => true,
+        Projected::Json(_) | Projected::Explode { .. } => true,
         Projected::Column(_) => is_variant_field(field),
         Projected::Path { as_type, .. } => matches!(
             as_type,

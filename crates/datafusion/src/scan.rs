@@ -60,6 +60,7 @@ use vshred::dataset::{Dataset, DatasetStats};
 use vshred::get::OnFailure;
 use vshred::parquet::{Projected, Projection, ScanOptions, is_variant_field};
 
+use crate::explode::VariantExplode;
 use crate::filter::runtime_predicate;
 use crate::functions::{ToJson, VariantGet, external, path_and_type};
 use crate::row_filter::row_filter;
@@ -274,16 +275,25 @@ impl VariantScanExec {
             return Some(output.clone());
         }
         let call = expr.downcast_ref::<ScalarFunctionExpr>()?;
-        if call.fun().inner().is::<ToJson>() {
+        let function = call.fun().inner();
+        let explode = function.downcast_ref::<VariantExplode>();
+        if function.is::<ToJson>() || explode.is_some() {
             // Of a Variant column; `to_json` of another runs on its values.
             let argument = call.args().first()?.downcast_ref::<Column>()?;
             if !is_variant_field(self.schema.field(argument.index())) {
                 return None;
             }
-            return match output(call.args().first()?)? {
-                Projected::Column(column) => Some(Projected::Json(column.clone())),
-                _ => None,
+            let Projected::Column(column) = output(call.args().first()?)? else {
+                return None;
             };
+            let column = column.clone();
+            return Some(match explode {
+                Some(explode) => Projected::Explode {
+                    column,
+                    outer: explode.outer,
+                },
+                None => Projected::Json(column),
+            });
         }
         let get = call.fun().inner().downcast_ref::<VariantGet>()?;
         let Projected::Column(column) = output(call.args().first()?)? else {
@@ -422,6 +432,11 @@ impl DisplayAs for VariantScanExec {
                 Projected::Column(column) if column == name => write!(f, "{name}")?,
                 Projected::Column(column) => write!(f, "{column} AS {name}")?,
                 Projected::Json(column) => write!(f, "to_json({column}) AS {name}")?,
+                Projected::Explode { column, outer } => write!(
+                    f,
+                    "variant_explode{}({column}) AS {name}",
+                    if *outer { "_outer" } else { "" }
+                )?,
                 Projected::Path {
                     column,
                     path,

@@ -1044,6 +1044,37 @@ async fn to_json_of_a_column_is_rendered_by_the_scan() {
     assert!(a > 3000 * 20, "{a}");
 }
 
+/// `variant_explode(v)` is split by the scan where the shredded columns
+/// store each row, and gives the entries `variant_explode` of the whole
+/// value read first gives, outer or not.
+#[tokio::test]
+async fn variant_explode_of_a_column_is_split_by_the_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, _) = seed_file(dir.path(), 3000);
+    let ctx = vshred_datafusion::context(Default::default());
+    for function in ["variant_explode", "variant_explode_outer"] {
+        let entries = |argument: &str| {
+            format!(
+                "SELECT id, e.pos, e.key, to_json(e.value) AS value \
+                 FROM (SELECT id, unnest({function}({argument})) AS e FROM '{}') \
+                 ORDER BY id, e.pos",
+                file.display()
+            )
+        };
+        let sql = entries("v");
+        let plan = text(&query(&ctx, &format!("EXPLAIN {sql}")).await);
+        let scan = plan
+            .lines()
+            .find(|l| l.contains("VariantScanExec"))
+            .unwrap();
+        assert!(scan.contains(&format!("{function}(v) AS")), "{plan}");
+        let split = text(&query(&ctx, &sql).await);
+        let whole = text(&query(&ctx, &entries("variant_get(v, '$')")).await);
+        assert_eq!(split, whole, "{function}");
+        assert!(split.lines().count() > 3 * 3000, "{function}");
+    }
+}
+
 /// A computation over a path (functions, nested, arithmetic) runs over
 /// the scan's output of that path: the scan reads the path's leaves alone,
 /// not every leaf of `v` (`to_json(v:n)` read the whole Variant).

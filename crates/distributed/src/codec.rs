@@ -219,6 +219,11 @@ enum OutputMessage {
         name: String,
         column: String,
     },
+    Explode {
+        name: String,
+        column: String,
+        outer: bool,
+    },
     Path {
         name: String,
         column: String,
@@ -249,6 +254,11 @@ impl OutputMessage {
                 name,
                 column: column.clone(),
             },
+            Projected::Explode { column, outer } => OutputMessage::Explode {
+                name,
+                column: column.clone(),
+                outer: *outer,
+            },
             Projected::Path {
                 column,
                 path,
@@ -272,6 +282,11 @@ impl OutputMessage {
         Ok(match self {
             OutputMessage::Column { name, column } => (name, Projected::Column(column)),
             OutputMessage::Json { name, column } => (name, Projected::Json(column)),
+            OutputMessage::Explode {
+                name,
+                column,
+                outer,
+            } => (name, Projected::Explode { column, outer }),
             OutputMessage::Path {
                 name,
                 column,

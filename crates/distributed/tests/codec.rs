@@ -58,6 +58,13 @@ fn scan(files: Vec<std::path::PathBuf>, filter: Option<&str>) -> VariantScanExec
                     on_failure: OnFailure::Null,
                 },
             ),
+            (
+                "entries".into(),
+                Projected::Explode {
+                    column: "v".into(),
+                    outer: true,
+                },
+            ),
         ],
         filter: filter.map(|f| ("v".into(), Predicate::parse(f).unwrap())),
         ..Projection::default()
@@ -663,7 +670,7 @@ fn a_row_filter_comes_back_and_one_not_on_the_outputs_is_refused() {
     ] {
         let error = sent_and_received(refused.clone()).unwrap_err().to_string();
         assert!(
-            error.contains("a row filter that is not a condition on the scan's 4 outputs"),
+            error.contains("a row filter that is not a condition on the scan's 5 outputs"),
             "{refused}: {error}"
         );
     }
