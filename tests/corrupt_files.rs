@@ -916,3 +916,53 @@ fn an_optional_element_group_as_arrow_rs_writes_it_reads() {
     }
     assert_eq!(rows, ["[1,2]"]);
 }
+
+/// pyarrow writes a dictionary array's Arrow type into the file: a Variant
+/// group without the annotation, whose `metadata` it hints is a
+/// dictionary of binaries, is still a Variant column by its shape (it was
+/// read as a plain struct of bytes).
+#[test]
+fn a_variant_whose_metadata_is_hinted_a_dictionary_reads_as_a_variant() {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, BinaryArray, DictionaryArray, Int32Array, StructArray};
+    use arrow::datatypes::{DataType, Field};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pyarrow.parquet");
+    let (metadata, value) = vshred::json::json_to_variant(br#"{"a": [1, "x"]}"#).unwrap();
+    let dictionary = DictionaryArray::new(
+        Int32Array::from(vec![0, 0]),
+        Arc::new(BinaryArray::from(vec![metadata.as_slice()])),
+    );
+    let column = StructArray::from(vec![
+        (
+            Arc::new(Field::new(
+                "metadata",
+                dictionary.data_type().clone(),
+                false,
+            )),
+            Arc::new(dictionary) as ArrayRef,
+        ),
+        (
+            Arc::new(Field::new("value", DataType::Binary, true)),
+            Arc::new(BinaryArray::from(vec![value.as_slice(); 2])) as ArrayRef,
+        ),
+    ]);
+    write_column(&path, column);
+
+    let file = ParquetFile::open(&path).unwrap();
+    assert_eq!(file.variant_columns(), ["v"]);
+    let mut rows = Vec::new();
+    for batch in file.batches(64).unwrap() {
+        let batch = batch.unwrap();
+        let v = arrow::array::AsArray::as_struct(batch.column(0).as_ref());
+        let reader = ShreddedColumn::try_new(v).unwrap();
+        for row in 0..v.len() {
+            let mut json = Vec::new();
+            reader.write_json(row, &mut json).unwrap();
+            rows.push(String::from_utf8(json).unwrap());
+        }
+    }
+    assert_eq!(rows, [r#"{"a":[1,"x"]}"#; 2]);
+}

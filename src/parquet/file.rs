@@ -23,7 +23,7 @@ use arrow::array::{
     Array, AsArray, BooleanBufferBuilder, GenericListArray, OffsetSizeTrait, StructArray,
 };
 use arrow::buffer::BooleanBuffer;
-use arrow::datatypes::{DataType, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::parquet::arrow_hint::readable_hint;
@@ -40,10 +40,12 @@ fn binaries_as_views(
     schema: &arrow::datatypes::SchemaRef,
     variants: &[String],
 ) -> arrow::datatypes::SchemaRef {
-    use arrow::datatypes::{DataType, Field, Schema};
     fn view(field: &Field) -> Field {
         let data_type = match field.data_type() {
             DataType::Binary => DataType::BinaryView,
+            // As pyarrow writes a dictionary array's hint; read as views of
+            // the dictionary page, as any dictionary-encoded leaf is.
+            DataType::Dictionary(_, values) if is_binary(values) => DataType::BinaryView,
             DataType::Struct(fields) => DataType::Struct(fields.iter().map(|f| view(f)).collect()),
             DataType::List(element) => DataType::List(view(element).into()),
             DataType::LargeList(element) => DataType::LargeList(view(element).into()),
@@ -65,6 +67,13 @@ fn binaries_as_views(
     std::sync::Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
+fn is_binary(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    )
+}
+
 /// The Variant columns of a file of this schema, as
 /// [`ParquetFile::variant_columns`] finds them.
 fn variant_columns_of(parquet: &SchemaDescriptor, arrow: &Schema) -> Vec<String> {
@@ -79,10 +88,26 @@ fn variant_columns_of(parquet: &SchemaDescriptor, arrow: &Schema) -> Vec<String>
             )
         })
         .map(|f| f.name().to_string());
+    // By shape, the binaries of a dictionary (as pyarrow hints a dictionary
+    // array was written) taken as binaries.
+    let undictionaried = |field: &Field| match field.data_type() {
+        DataType::Struct(children) => field.clone().with_data_type(DataType::Struct(
+            children
+                .iter()
+                .map(|c| match c.data_type() {
+                    DataType::Dictionary(_, values) if is_binary(values) => {
+                        c.as_ref().clone().with_data_type(DataType::Binary)
+                    }
+                    _ => c.as_ref().clone(),
+                })
+                .collect(),
+        )),
+        _ => field.clone(),
+    };
     let shaped = arrow
         .fields()
         .iter()
-        .filter(|f| is_variant_field(f))
+        .filter(|f| is_variant_field(&undictionaried(f)))
         .map(|f| f.name().to_string());
     let mut names: Vec<String> = annotated.chain(shaped).collect();
     names.sort();
