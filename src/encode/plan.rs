@@ -149,7 +149,8 @@ impl FieldPlan {
                 .with_typed_paths(typed.chain(bloom_filter_paths(&name, bloom_filters)))
         });
         // Paths asked for typed are in our layout alone: it is not
-        // measured against Spark's (nor against unshredded).
+        // measured against Spark's, and falls back to those paths typed
+        // alone rather than to unshredded.
         let alternative = infer
             .as_ref()
             .filter(|o| o.preset() == Preset::Default && o.typed_paths().is_empty())
@@ -196,8 +197,9 @@ impl FieldPlan {
     /// wider one costs more of it) but not against shredding: on a sample
     /// it outweighs what it does in a file of many rows, and would leave a
     /// thousand seed rows unshredded. Without inference: unshredded. With
-    /// paths asked for typed (a bloom filter's), ours, unmeasured: the
-    /// others may leave those paths in `value`.
+    /// paths asked for typed (a bloom filter's), ours, measured against
+    /// those paths typed alone rather than against Spark's and unshredded,
+    /// which may leave them in `value`.
     ///
     /// `shred_sample` shreds the measured sample rows by a layout, as they
     /// will be written (`None`: nothing to measure, ours stays).
@@ -214,21 +216,31 @@ impl FieldPlan {
             return Ok(LayoutPlan::from(ShreddingSchema::Variant));
         };
         let ours = inferrer.plan();
-        let (Some(spark), Some(shred_sample)) = (&self.alternative, shred_sample) else {
+        let Some(shred_sample) = shred_sample else {
             return Ok(ours);
         };
-        // Ours types one of the keys equal but for case; Spark's types
-        // them all, which DuckDB reads wrong (see `infer`): then ours is
-        // measured against unshredded alone.
-        let theirs = match spark.plan() {
-            theirs if theirs.schema.has_fields_equal_but_for_case() => ours.clone(),
-            theirs => theirs,
+        let typed_paths = inferrer.options().typed_paths();
+        let theirs = match &self.alternative {
+            // Ours types one of the keys equal but for case; Spark's types
+            // them all, which DuckDB reads wrong (see `infer`): then ours
+            // is measured against unshredded alone.
+            Some(spark) => match spark.plan() {
+                theirs if theirs.schema.has_fields_equal_but_for_case() => ours.clone(),
+                theirs => theirs,
+            },
+            // Paths asked for typed: against those paths typed alone.
+            None if !typed_paths.is_empty() && inferrer.options().preset() == Preset::Default => {
+                ours.clone()
+            }
+            None => return Ok(ours),
         };
+        let segments: Vec<&[PathSegment]> = typed_paths.iter().map(|p| p.segments()).collect();
+        let floor = typed_alone(&ours.schema, &segments);
         let proposed = (self.name.clone(), [proposal(&ours), proposal(&theirs)]);
         if let Some((_, chosen)) = measured.0.iter().find(|(p, _)| *p == proposed) {
             return Ok(chosen.clone());
         }
-        let (chosen, kept) = self.measured(ours, theirs, write, shred_sample)?;
+        let (chosen, kept) = self.measured(ours, theirs, floor, write, shred_sample)?;
         if kept {
             measured.0.push((proposed, chosen.clone()));
         }
@@ -236,13 +248,14 @@ impl FieldPlan {
     }
 
     /// [`layout`](Self::layout)'s choice between `ours` and `theirs` (and
-    /// unshredded), measured on the sample, and whether it may be kept for
-    /// other samples: not when too few values were measured to weigh
-    /// unshredding.
+    /// `floor`: unshredded, or the paths asked for typed alone), measured
+    /// on the sample, and whether it may be kept for other samples: not
+    /// when too few values were measured to weigh the floor.
     fn measured(
         &self,
         ours: LayoutPlan,
         theirs: LayoutPlan,
+        floor: ShreddingSchema,
         write: &WriteOptions,
         shred_sample: &ShredSample<'_>,
     ) -> Result<(LayoutPlan, bool)> {
@@ -286,10 +299,10 @@ impl FieldPlan {
                 (ours, Some(ours_file))
             }
         };
-        if chosen.schema == ShreddingSchema::Variant {
+        if chosen.schema == floor {
             return Ok((chosen, true));
         }
-        let unshredded = shred_sample(&ShreddingSchema::Variant)?;
+        let unshredded = shred_sample(&floor)?;
         let values = unshredded.len() - unshredded.null_count();
         if values < MIN_VALUES_TO_UNSHRED {
             let chosen = match written {
@@ -302,7 +315,7 @@ impl FieldPlan {
             Some(file) => file,
             None => write_sample(&chosen)?,
         };
-        let unshredded_plan = LayoutPlan::from(ShreddingSchema::Variant);
+        let unshredded_plan = LayoutPlan::from(floor);
         let unshredded_bytes = write_file(&unshredded_plan, unshredded)?.column_bytes;
         let saving = chosen_file.column_bytes.saturating_sub(unshredded_bytes);
         let chosen = if clearly_smaller(unshredded_bytes, chosen_file.column_bytes)
@@ -473,6 +486,41 @@ pub(super) struct Plan {
 /// in any Variant column, `column.a` in that one), which inference types
 /// whatever they cost. Paths that do not parse are left to the error that
 /// the bloom filter's leaf gives.
+/// `schema` with only the fields on `paths` typed (each with its layout
+/// there) and the objects above them: what `auto` may fall back to when
+/// paths are asked for typed, as it falls back to unshredded otherwise.
+fn typed_alone(schema: &ShreddingSchema, paths: &[&[PathSegment]]) -> ShreddingSchema {
+    if paths.iter().any(|p| p.is_empty()) {
+        return schema.clone();
+    }
+    let ShreddingSchema::Object(fields) = schema else {
+        return ShreddingSchema::Variant;
+    };
+    let kept: Vec<_> = fields
+        .iter()
+        .filter_map(|(name, field)| {
+            let below: Vec<&[PathSegment]> = paths
+                .iter()
+                .filter_map(|p| match p.split_first() {
+                    Some((PathSegment::Field(f), rest)) if f == name => Some(rest),
+                    _ => None,
+                })
+                .collect();
+            if below.is_empty() {
+                return None;
+            }
+            match typed_alone(field, &below) {
+                ShreddingSchema::Variant => None,
+                typed => Some((name.clone(), typed)),
+            }
+        })
+        .collect();
+    match kept.is_empty() {
+        true => ShreddingSchema::Variant,
+        false => ShreddingSchema::Object(kept),
+    }
+}
+
 fn bloom_filter_paths(column: &str, bloom_filters: &[String]) -> Vec<VariantPath> {
     bloom_filters
         .iter()

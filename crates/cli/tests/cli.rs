@@ -591,6 +591,56 @@ fn a_bloom_filter_path_is_shredded_by_auto_whatever_it_costs() {
     }
 }
 
+/// Where `auto` leaves rows unshredded (wide and repetitive, smaller whole
+/// under compression), a bloom filter's path is typed alone: the whole
+/// layout `auto` measured against unshredded was taken unmeasured, 120
+/// typed fields and a file 16 times larger.
+#[test]
+fn a_bloom_filter_path_is_typed_alone_where_auto_leaves_the_rest_unshredded() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..400)
+        .map(|i| {
+            let fields: Vec<String> = (0..120)
+                .map(|k| {
+                    format!(
+                        r#""field_{k:03}": "https://api.example.com/r/{}""#,
+                        "x".repeat(k % 7)
+                    )
+                })
+                .collect();
+            format!(
+                r#"{{"id": {i}, "user": {{"login": "u{}"}}, {}}}"#,
+                i % 13,
+                fields.join(", ")
+            ) + "\n"
+        })
+        .collect();
+    std::fs::write(dir.path().join("wide.jsonl"), lines).unwrap();
+    for (file, bloom) in [
+        ("plain.parquet", None),
+        ("bloom.parquet", Some("$.user.login")),
+    ] {
+        let mut args = vec!["encode", "wide.jsonl", file];
+        args.extend(
+            bloom
+                .map(|path| ["--bloom-filter", path])
+                .into_iter()
+                .flatten(),
+        );
+        let out = vshred_in(dir.path(), &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let typed = |file: &str| {
+        let out = vshred_in(dir.path(), &["schema", file]);
+        let schema = stdout(&out);
+        let groups = schema.matches("group typed_value").count();
+        groups + schema.matches(" typed_value (").count()
+    };
+    assert_eq!(typed("plain.parquet"), 0);
+    // The row's, the user object's and the login's.
+    assert_eq!(typed("bloom.parquet"), 3);
+}
+
 /// A path the layout does not shred is refused naming why: the layout
 /// given, `--shred none` (it blamed `auto`, which was not used),
 /// inference's rule, or an array on the way.
