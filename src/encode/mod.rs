@@ -390,6 +390,22 @@ fn bloom_filter_column(path: &str) -> (Option<&str>, &str) {
     (Some(&path[..split]), &path[split..])
 }
 
+/// A layout as an error shows it: whole up to 300 characters, which a
+/// line of a terminal or two holds; a wider one by its start and its size
+/// (`vshred infer` prints it whole).
+fn abbreviated(schema: &ShreddingSchema) -> String {
+    const SHOWN: usize = 300;
+    let text = schema.to_string();
+    if text.len() <= SHOWN {
+        return text;
+    }
+    let cut = (0..=SHOWN - 60)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}... of {} columns", &text[..cut], schema.leaf_count())
+}
+
 /// The Parquet leaf of a `--bloom-filter` path: an ordinary column, or the
 /// `typed_value` of a shredded primitive field.
 fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec], shred: &ShredMode) -> Result<Vec<String>> {
@@ -421,19 +437,30 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec], shred: &ShredMode) -> R
                 // A filter reads one value of a row at its path.
                 if matches!(slot, ShreddingSchema::Array(_)) {
                     return Err(fail(format!(
-                        "it goes through an array in {column} (layout {schema}), and a bloom filter takes a path through objects alone"
+                        "it goes through an array in {column} (layout {}), and a bloom filter takes a path through objects alone",
+                        abbreviated(schema)
                     )));
                 }
                 let Some((name, next)) = next else {
                     let why = match shred {
-                        ShredMode::Infer(_) => {
-                            "inference (`auto`, `spark`) types such a path only where the sampled lines give it values of one type (a decimal's scale is part of its type: 1.5 and 1.25 are two)"
+                        // The budget is spent in field-name order: the
+                        // fields after it are left out whatever their type.
+                        ShredMode::Infer(o) if schema.leaf_count() + 2 >= o.max_columns() => {
+                            format!(
+                                "the layout inference chose takes {} of the {} columns `--max-columns` allows, and fields past them stay in `value` (a larger --max-columns takes them)",
+                                schema.leaf_count(),
+                                o.max_columns()
+                            )
                         }
-                        ShredMode::None => "`--shred none` shreds no path",
-                        ShredMode::Schema(_) => "the layout given does not shred it",
+                        ShredMode::Infer(_) => {
+                            "inference (`auto`, `spark`) types such a path only where the sampled lines give it values of one type (a decimal's scale is part of its type: 1.5 and 1.25 are two)".into()
+                        }
+                        ShredMode::None => "`--shred none` shreds no path".into(),
+                        ShredMode::Schema(_) => "the layout given does not shred it".into(),
                     };
                     return Err(fail(format!(
-                        "not shredded in {column} (layout {schema}): {why}"
+                        "not shredded in {column} (layout {}): {why}",
+                        abbreviated(schema)
                     )));
                 };
                 fields.push(name.as_str());
@@ -443,11 +470,29 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec], shred: &ShredMode) -> R
                 || matches!(slot, ShreddingSchema::Object(_) | ShreddingSchema::Array(_))
             {
                 return Err(fail(format!(
-                    "not a shredded primitive in {column} (layout {schema})"
+                    "not a shredded primitive in {column} (layout {})",
+                    abbreviated(schema)
                 )));
             }
             Ok(crate::parquet::typed_value_path(column, &fields))
         }
         _ => Err(fail(format!("no column {column:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wide_layout_is_shown_by_its_start_and_its_size() {
+        let narrow: ShreddingSchema = r#"{"a": "string"}"#.parse().unwrap();
+        assert_eq!(abbreviated(&narrow), narrow.to_string());
+        let fields = (0..400).map(|k| (format!("f{k:03}é"), ShreddingSchema::String));
+        let wide = ShreddingSchema::object(fields).unwrap();
+        let shown = abbreviated(&wide);
+        assert!(shown.len() < 300, "{shown}");
+        assert!(shown.starts_with(r#"{"f000é":"string""#), "{shown}");
+        assert!(shown.ends_with("... of 801 columns"), "{shown}");
     }
 }
