@@ -20,12 +20,14 @@
 
 #![no_main]
 
-use arrow::array::AsArray;
+use arrow::array::{Array, AsArray, StructArray};
+use arrow::datatypes::Int32Type;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use vshred::json::{InexactNumbers, JsonParser, write_json};
 use vshred::shred::{Shredder, ShreddingSchema};
-use vshred::unshred::unshred;
+use vshred::explode::variant_explode_outer;
+use vshred::unshred::{json_strings, unshred};
 use vshred::variant::{DEFAULT_MAX_DEPTH, DuplicateKeys, VariantBuilder, VariantRef};
 use vshred::{Error, ErrorKind, Position};
 
@@ -134,7 +136,13 @@ fn shreds_as_it_parses(data: &[u8], parsed: Option<(&[u8], &[u8])>) {
     }
     let (m, v) = parsed.expect("accepted");
     let want = VariantRef::try_new(m, v).expect("parsed Variant validates");
-    let column = unshred(&shredder.finish()).expect("a shredded column reconstructs");
+    let shredded = shredder.finish();
+    let column = unshred(&shredded).expect("a shredded column reconstructs");
+    assert_eq!(
+        exploded(&shredded),
+        exploded(&column),
+        "a shredded row splits otherwise than its reconstruction"
+    );
     let metadata = column.column(0).as_binary::<i32>();
     let value = column.column(1).as_binary::<i32>();
     for row in 0..2 {
@@ -145,6 +153,25 @@ fn shreds_as_it_parses(data: &[u8], parsed: Option<(&[u8], &[u8])>) {
             "row {row} shredded as {got:?}, parsed as {want:?}"
         );
     }
+}
+
+/// Each row's entries of `variant_explode_outer`, each as its position,
+/// key and value as JSON.
+fn exploded(column: &StructArray) -> Vec<(Option<i32>, Option<String>, Option<String>)> {
+    let list = variant_explode_outer(column).expect("a valid column explodes");
+    let entries = list.values().as_struct();
+    let pos = entries.column(0).as_primitive::<Int32Type>();
+    let key = entries.column(1).as_string::<i32>();
+    let value = json_strings(entries.column(2).as_struct()).expect("entries are valid");
+    (0..entries.len())
+        .map(|i| {
+            (
+                pos.is_valid(i).then(|| pos.value(i)),
+                key.is_valid(i).then(|| key.value(i).to_string()),
+                value.is_valid(i).then(|| value.value(i).to_string()),
+            )
+        })
+        .collect()
 }
 
 /// Variant -> JSON -> Variant gives the same value, and the JSON text is a

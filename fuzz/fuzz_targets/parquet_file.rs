@@ -4,15 +4,18 @@
 //! panic, hang or run out of memory. The parquet crate's own panics on
 //! corrupt pages are caught and turned into errors by `ParquetFile`, so a
 //! panic that reaches this harness is ours. The file is also read as a
-//! dataset (twice over), through the dataset's passes and executor.
+//! dataset (twice over), through the dataset's passes and executor, and
+//! its Variant columns exploded.
 
 #![no_main]
 
 use std::path::PathBuf;
 use std::sync::Once;
 
+use arrow::array::AsArray;
 use libfuzzer_sys::fuzz_target;
 use vshred::dataset::Dataset;
+use vshred::explode::variant_explode_outer;
 use vshred::parquet::{GetRequest, ParquetFile, ScanOptions};
 use vshred::shred::ShreddingSchema;
 use vshred::unshred::JsonRows;
@@ -49,6 +52,12 @@ fn read_everything(path: &std::path::Path) -> vshred::Result<()> {
         for row in 0..batch.num_rows() {
             text.clear();
             rows.write_row(row, &mut text)?;
+        }
+        // Split where its columns store each row, as SQL's scan does.
+        for name in &variants {
+            if let Some(column) = batch.column_by_name(name).and_then(|c| c.as_struct_opt()) {
+                variant_explode_outer(column)?;
+            }
         }
     }
     let Some(column) = variants.first() else {
