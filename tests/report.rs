@@ -655,6 +655,42 @@ fn the_exact_column_says_which_layouts_give_back_the_input_text() {
     );
 }
 
+/// Files are compared on the columns all of them have (an `id` one adds
+/// beside `v` made every row differ), and a file of more rows says how
+/// many each has (it said "5 of 3 rows differ").
+#[test]
+fn files_are_compared_on_their_shared_columns_and_named_by_their_row_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String, variant_field: bool| {
+        let path = dir.path().join(name);
+        let mut options = vshred::encode::EncodeOptions::default();
+        if variant_field {
+            options.variant_fields = vec!["v".into()];
+        }
+        vshred::encode::encode(&mut text.as_bytes(), &path, &options, &mut |_| {}).unwrap();
+        path
+    };
+    let rows = |n: usize| {
+        (1..=n)
+            .map(|i| format!("{{\"a\":{i}}}\n"))
+            .collect::<String>()
+    };
+    let small = write("small.parquet", rows(3), false);
+    let big = write("big.parquet", rows(8), false);
+    let with_id = (1..=3)
+        .map(|i| format!("{{\"id\":{i},\"v\":{{\"a\":{i}}}}}\n"))
+        .collect();
+    let with_id = write("with-id.parquet", with_id, true);
+    let text = markdown(&measure_files(&[small, big, with_id], &options(1)).unwrap());
+    let sizes = section(&text, "Size per layout");
+    let exact = |file: &str| markdown_row(sizes, file).last().unwrap().to_string();
+    assert_eq!(
+        exact("big.parquet"),
+        r#"no: 5 of 8 rows differ (it has 8, the first 3), first at row 3: `(no row)` -> `{"v":{"a":4}}`"#
+    );
+    assert_eq!(exact("with-id.parquet"), "yes");
+}
+
 #[test]
 fn zero_runs_are_refused() {
     let err = compare_layouts(&seed_lines(10), "seed", &options(0)).unwrap_err();

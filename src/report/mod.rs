@@ -268,8 +268,10 @@ pub enum Exactness {
     Same,
     /// Some rows read back differently, or one of the two lacks them.
     Differs {
-        /// How many rows differ.
+        /// How many rows differ (a row one of the two lacks counts).
         rows: u64,
+        /// How many rows it has.
+        of: u64,
         /// The first of them, from 0.
         first: u64,
         /// Its text in the first layout (empty if that has no such row).
@@ -638,9 +640,13 @@ fn reconstruct(files: &[PathBuf]) -> Result<()> {
 
 /// Hands each row of `dataset`, read back as JSON text as `vshred cat`
 /// prints it (without the newline), to `row` with its index.
-fn for_each_row(dataset: &Dataset, mut row: impl FnMut(usize, &[u8])) -> Result<()> {
+fn for_each_row(
+    dataset: &Dataset,
+    columns: &[String],
+    mut row: impl FnMut(usize, &[u8]),
+) -> Result<()> {
     let mut index = 0;
-    dataset.json_lines(None, &ScanOptions::new(BATCH_ROWS), |text| {
+    dataset.json_lines(Some(columns), &ScanOptions::new(BATCH_ROWS), |text| {
         for line in text.split_inclusive(|&b| b == b'\n') {
             row(index, line.strip_suffix(b"\n").unwrap_or(line));
             index += 1;
@@ -650,22 +656,28 @@ fn for_each_row(dataset: &Dataset, mut row: impl FnMut(usize, &[u8])) -> Result<
 }
 
 /// Each dataset's rows as JSON text against the first one's, row for row,
-/// and the first one's row count. The first one's rows are kept as
-/// 64-bit hashes, 8 bytes a row however long it is (a collision is
-/// negligibly likely), and read again only for the text of a row that
-/// differs.
+/// on the columns every dataset has (a file that adds an `id` beside `v`,
+/// as Spark's writer may, is compared on `v`), and the first one's row
+/// count. The first one's rows are kept as 64-bit hashes, 8 bytes a row
+/// however long it is (a collision is negligibly likely), and read again
+/// only for the text of a row that differs.
 fn compare_text(datasets: &[Dataset]) -> Result<(u64, Vec<Exactness>)> {
     let hash = |line: &[u8]| {
         let mut hasher = std::hash::DefaultHasher::new();
         hasher.write(line);
         hasher.finish()
     };
+    let mut shared: Vec<String> = column_names(&datasets[0])?;
+    for dataset in &datasets[1..] {
+        let names = column_names(dataset)?;
+        shared.retain(|name| names.contains(name));
+    }
     let mut expected = Vec::new();
-    for_each_row(&datasets[0], |_, line| expected.push(hash(line)))?;
+    for_each_row(&datasets[0], &shared, |_, line| expected.push(hash(line)))?;
     let mut exact = vec![Exactness::Same];
     for dataset in &datasets[1..] {
         let (mut differ, mut first, mut rows) = (0, None, 0);
-        for_each_row(dataset, |row, line| {
+        for_each_row(dataset, &shared, |row, line| {
             rows = row + 1;
             if expected.get(row) != Some(&hash(line)) {
                 differ += 1;
@@ -680,6 +692,7 @@ fn compare_text(datasets: &[Dataset]) -> Result<(u64, Vec<Exactness>)> {
             None => Exactness::Same,
             Some((row, found)) => Exactness::Differs {
                 rows: differ as u64,
+                of: rows as u64,
                 first: row as u64,
                 expected: String::new(),
                 found,
@@ -687,7 +700,7 @@ fn compare_text(datasets: &[Dataset]) -> Result<(u64, Vec<Exactness>)> {
         });
     }
     if exact.iter().any(|e| matches!(e, Exactness::Differs { .. })) {
-        for_each_row(&datasets[0], |row, line| {
+        for_each_row(&datasets[0], &shared, |row, line| {
             for e in &mut exact {
                 if let Exactness::Differs {
                     first, expected, ..
@@ -700,6 +713,16 @@ fn compare_text(datasets: &[Dataset]) -> Result<(u64, Vec<Exactness>)> {
         })?;
     }
     Ok((expected.len() as u64, exact))
+}
+
+/// The top-level columns of `dataset`, in order.
+fn column_names(dataset: &Dataset) -> Result<Vec<String>> {
+    Ok(dataset
+        .schema()?
+        .columns
+        .into_iter()
+        .map(|c| c.name)
+        .collect())
 }
 
 /// Runs one `variant_get` over the dataset of `files`; the non-null values

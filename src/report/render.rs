@@ -247,15 +247,20 @@ impl Report {
             Exactness::Same => "yes".into(),
             Exactness::Differs {
                 rows,
+                of,
                 first,
                 expected,
                 found,
             } => {
                 let (expected, found) = difference(expected, found);
+                let counts = match *of == self.rows {
+                    true => String::new(),
+                    false => format!(" (it has {}, the first {})", count(*of), count(self.rows)),
+                };
                 format!(
-                    "no: {} of {} rows differ, first at row {}: `{expected}` -> `{found}`",
+                    "no: {} of {} rows differ{counts}, first at row {}: `{expected}` -> `{found}`",
                     count(*rows),
-                    count(self.rows),
+                    count(self.rows.max(*of)),
                     count(*first)
                 )
             }
