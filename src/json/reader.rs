@@ -239,6 +239,13 @@ impl<'a> JsonReader<'a> {
                     " (bzip2-compressed data: decompress it first, as bzcat does)"
                 } else if rest.starts_with(b"PAR1") {
                     " (a Parquet file, which is read, not encoded)"
+                } else if rest.starts_with(&[0xff, 0xfe])
+                    || rest.starts_with(&[0xfe, 0xff])
+                    || (b == 0 && rest.get(1).is_some_and(u8::is_ascii_graphic))
+                {
+                    // A byte order mark, or ASCII with a zero byte beside
+                    // each character, as Windows tools write text.
+                    " (UTF-16 text: convert it to UTF-8 first, as iconv -f UTF-16 -t UTF-8 does)"
                 } else {
                     ""
                 };

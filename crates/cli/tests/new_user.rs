@@ -386,7 +386,27 @@ fn a_file_of_another_kind_is_named_for_what_it_is() {
     std::fs::write(dir.path().join("in.jsonl.zst"), [0x28, 0xb5, 0x2f, 0xfd, 0]).unwrap();
     std::fs::write(dir.path().join("in.jsonl.xz"), b"\xfd7zXZ\0\0").unwrap();
     std::fs::write(dir.path().join("in.jsonl.bz2"), b"BZh91AY&SY").unwrap();
+    // UTF-16, little-endian with a byte order mark and big-endian without.
+    let utf16 = |bytes: fn(u16) -> [u8; 2], bom: &[u8]| -> Vec<u8> {
+        let text = "{\"a\":1}\n".encode_utf16().flat_map(bytes);
+        bom.iter().copied().chain(text).collect()
+    };
+    std::fs::write(
+        dir.path().join("le.jsonl"),
+        utf16(u16::to_le_bytes, &[0xff, 0xfe]),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("be.jsonl"), utf16(u16::to_be_bytes, &[])).unwrap();
+    let utf16_said = " (UTF-16 text: convert it to UTF-8 first, as iconv -f UTF-16 -t UTF-8 does)";
     for (args, said) in [
+        (
+            ["encode", "le.jsonl", "out.parquet"],
+            &*format!("expected a JSON value, found byte 0xff{utf16_said}"),
+        ),
+        (
+            ["encode", "be.jsonl", "out.parquet"],
+            &format!("expected a JSON value, found byte 0x00{utf16_said}"),
+        ),
         (
             ["encode", "in.jsonl.gz", "out.parquet"],
             "expected a JSON value, found byte 0x1f (gzip-compressed data: decompress it first, as zcat does)",
