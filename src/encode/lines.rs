@@ -250,8 +250,9 @@ impl<'r> LineReader<'r> {
 pub(super) struct LineTallies {
     pub(super) skip: bool,
     bad: u64,
-    /// The earliest bad line counted: its number and error.
-    first_bad: Option<(u64, String)>,
+    /// The earliest bad line counted: its number, its error and the
+    /// error's kind.
+    first_bad: Option<(u64, String, ErrorKind)>,
     /// Bad lines of the sample, which is read again when encoding.
     pub(super) sampled: Vec<u64>,
     /// Numbers stored as inexact doubles.
@@ -286,11 +287,16 @@ impl LineTallies {
         self.bad
     }
 
+    /// The kind of error of the earliest bad line counted.
+    pub(super) fn first_bad_kind(&self) -> Option<ErrorKind> {
+        self.first_bad.as_ref().map(|(.., kind)| *kind)
+    }
+
     /// What was counted, for a report.
     pub(super) fn counts(&self) -> LineCounts {
         LineCounts {
             bad_lines: self.bad,
-            first_bad_line: self.first_bad.as_ref().map(|(_, e)| e.clone()),
+            first_bad_line: self.first_bad.as_ref().map(|(_, e, _)| e.clone()),
             inexact_numbers: self.inexact,
             first_inexact_line: self.first_inexact,
         }
@@ -332,7 +338,7 @@ impl LineTallies {
         if !self.sampled.contains(&line.number) {
             self.bad += 1;
             if self.first_bad.as_ref().is_none_or(|f| line.number < f.0) {
-                self.first_bad = Some((line.number, e.to_string()));
+                self.first_bad = Some((line.number, e.to_string(), e.kind()));
             }
         }
         Ok(())

@@ -231,7 +231,9 @@ pub(super) fn write_lines(
 pub(super) fn every_line_bad(tallies: &LineTallies) -> Error {
     let counts = tallies.counts();
     Error::new(
-        ErrorKind::Json,
+        // The first line's: `invalid JSON` for one the columns could not
+        // hold called valid JSON invalid.
+        tallies.first_bad_kind().unwrap_or(ErrorKind::Json),
         format!(
             "every line is bad ({} skipped); the first: {}",
             counts.bad_lines,

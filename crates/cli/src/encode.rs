@@ -20,7 +20,6 @@ use crate::failure::{Context, Failure, usage};
 use crate::input::{is_stdin, open_input};
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("split").multiple(true)))]
 pub(crate) struct EncodeArgs {
     /// Input JSON Lines, or `-` for stdin.
     input: PathBuf,
@@ -32,17 +31,17 @@ pub(crate) struct EncodeArgs {
     /// Write a dataset: OUTPUT is a directory of files part-00000.parquet,
     /// part-00001.parquet, ..., each of at most N lines, each renamed into
     /// place once complete.
-    #[arg(long, value_name = "N", group = "split", value_parser = at_least_one::<u64>)]
+    #[arg(long, value_name = "N", value_parser = at_least_one::<u64>)]
     max_file_rows: Option<u64>,
     /// Write a dataset (as --max-file-rows) whose files end after the batch
     /// with which they reach B bytes (so may pass it by one batch): a number
     /// of bytes, or with K, M or G (powers of 1024): 128M.
-    #[arg(long, value_name = "B", group = "split", value_parser = crate::args::byte_size)]
+    #[arg(long, value_name = "B", value_parser = crate::args::byte_size)]
     max_file_bytes: Option<u64>,
     /// Add the files to a directory that holds Parquet files already,
     /// numbered after its highest part-NNNNN.parquet (without it, such a
     /// directory is refused).
-    #[arg(long, requires = "split")]
+    #[arg(long)]
     append: bool,
     #[command(flatten)]
     layout: LayoutArgs,
@@ -146,6 +145,11 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     let to_stdout = args.output == Path::new("-");
     let input_path = (!is_stdin(&args.input)).then_some(args.input.as_path());
     let split = args.dataset_split();
+    if args.append && split.is_none() {
+        return Err(usage(
+            "--append adds files to a dataset directory, which --max-file-rows N or --max-file-bytes B writes: give one of them too (a single file is replaced whole, never added to)".into(),
+        ));
+    }
     if split.is_some() {
         if to_stdout {
             return Err(usage(

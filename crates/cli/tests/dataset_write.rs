@@ -222,10 +222,16 @@ fn a_directory_that_holds_a_dataset_is_refused_and_append_numbers_on() {
     assert!(
         stderr(&out).contains("holds a dataset already (1 Parquet file, such as other/x.parquet)")
     );
-    // --append alone is not a dataset.
+    // --append alone is not a dataset, said before anything is read.
     let out = vshred_in(dir.path(), &["encode", "in.jsonl", "x.parquet", "--append"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("--max-file-rows"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(
+            "vshred: invalid arguments: --append adds files to a dataset directory, which --max-file-rows N or --max-file-bytes B writes"
+        ),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Appending to the root of a dataset of key=value directories is
@@ -651,6 +657,36 @@ fn lines_that_are_all_bad_make_no_file() {
     );
     // The directory it made for them goes too.
     assert!(!dir.path().join("bad").exists());
+
+    // Valid JSON that the dataset's columns do not hold is called so, not
+    // invalid JSON.
+    std::fs::write(dir.path().join("a.jsonl"), "{\"name\":\"x\",\"v\":1}\n").unwrap();
+    std::fs::write(
+        dir.path().join("b.jsonl"),
+        "{\"name\":{\"c\":\"y\"},\"v\":2}\n",
+    )
+    .unwrap();
+    let encode = |input, more: &[&str]| {
+        let args = [
+            "encode",
+            input,
+            "typed",
+            "--variant-field",
+            "v",
+            "--max-file-rows",
+            "10",
+        ];
+        vshred_in(dir.path(), &[&args[..], more].concat())
+    };
+    assert!(encode("a.jsonl", &[]).status.success());
+    let out = encode("b.jsonl", &["--append", "--skip-bad-lines"]);
+    assert!(
+        stderr(&out).starts_with(
+            "vshred: b.jsonl: valid JSON that its columns do not hold: every line is bad (1 skipped)"
+        ),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A part whose lines are all bad, after one whose layout writes a string
