@@ -306,7 +306,10 @@ fn encode<'py>(
                 file.set_item("path", &part.path)?;
                 set_written(&file, &part.written)?;
                 file.set_item("layout", layout_json(&part.columns))?;
-                let reinferred = matches!(part.layout, LayoutChoice::Reinferred { .. });
+                let reinferred = matches!(
+                    part.layout,
+                    LayoutChoice::Reinferred { .. } | LayoutChoice::Unused { .. }
+                );
                 file.set_item("reinferred", reinferred)?;
                 file.set_item("bloom_filters_left_out", &part.bloom_filters_left_out)?;
                 files.append(file)?;

@@ -82,10 +82,12 @@
 //! common (the fresh layout gives it a column; the one in use leaves it in
 //! the residual) and a field whose type changes (its values go to `value`)
 //! both lower the share of the layout in use. A field that disappears does
-//! not: its columns are null, which costs a few bytes a page, and the
-//! schema stays stable for readers; it goes when the layout is re-inferred
-//! for another reason. When a fresh inference gives the layout in use
-//! again, nothing is measured.
+//! not: its columns are null, which costs a few bytes a page and its
+//! entries in the footer, and the schema stays stable for readers; it goes
+//! when the layout is re-inferred for another reason, or when more than
+//! [`UNUSED_LEAVES`] typed columns, and more than half of them, would hold
+//! none of the sample's values. When a fresh inference gives the layout in
+//! use again, nothing is measured.
 //!
 //! Each file's own first lines are its sample, rather than the last lines
 //! of the file before, so that the layout follows the data within the
@@ -121,6 +123,13 @@ use crate::shred::ShreddingSchema;
 /// layout: `crates/cli/tests/dataset_write.rs`).
 pub const REINFER_GAIN: f64 = 0.05;
 
+/// How many typed columns of the layout in use, and more than half of
+/// them, may hold none of a file's sample before the file takes a layout
+/// inferred from it (their fields gone): each costs its entries in every
+/// row group's footer, not only a few bytes a page. 200 fields that
+/// stopped made each later file of 1,000 small rows 93 kB, 9 kB alone.
+pub const UNUSED_LEAVES: u64 = 16;
+
 /// How JSON Lines are split into the files of a dataset.
 #[derive(Clone, Debug, Default)]
 pub struct DatasetSplit {
@@ -149,6 +158,14 @@ pub enum LayoutChoice {
         kept: Option<f64>,
         /// The new one.
         fresh: f64,
+    },
+    /// Inferred from its sample, because most typed columns of the layout
+    /// in use would hold none of its values (their fields are gone).
+    Unused {
+        /// Typed columns of the layout in use that hold none.
+        empty: u64,
+        /// Its typed columns.
+        of: u64,
     },
 }
 
@@ -693,9 +710,25 @@ fn choose_layout(
     if fresh == kept {
         return Ok((fresh, LayoutChoice::Kept));
     }
-    let kept_share = typed_share_on(kept, sample, tallies, options)?;
-    let fresh_share = typed_share_on(&fresh, sample, tallies, options)?;
+    let kept_values = typed_values_on(kept, sample, tallies, options)?;
+    let fresh_values = typed_values_on(&fresh, sample, tallies, options)?;
+    let kept_share = kept_values.map(|v| v.share());
+    let fresh_share = fresh_values.map(|v| v.share());
     Ok(match (kept_share, fresh_share) {
+        (Some(_), Some(_))
+            if kept_values.is_some_and(|v| {
+                v.empty_typed_leaves > UNUSED_LEAVES && 2 * v.empty_typed_leaves > v.typed_leaves
+            }) =>
+        {
+            let kept_values = kept_values.unwrap_or_default();
+            (
+                fresh,
+                LayoutChoice::Unused {
+                    empty: kept_values.empty_typed_leaves,
+                    of: kept_values.typed_leaves,
+                },
+            )
+        }
         (Some(k), Some(f)) if f - k < REINFER_GAIN => (kept.to_vec(), LayoutChoice::Kept),
         // A line that neither layout encodes is a bad line: the file
         // reports it, whichever layout it has.
@@ -704,15 +737,15 @@ fn choose_layout(
     })
 }
 
-/// The typed share of the sample written with `columns`; `None` when a
-/// line of it (other than those planning found bad) does not encode with
-/// them.
-fn typed_share_on(
+/// Where the values of the sample written with `columns` are stored;
+/// `None` when a line of it (other than those planning found bad) does
+/// not encode with them.
+fn typed_values_on(
     columns: &[ColumnSpec],
     sample: &Lines,
     tallies: &LineTallies,
     options: &EncodeOptions,
-) -> Result<Option<f64>> {
+) -> Result<Option<TypedValues>> {
     let mut encoder = RowEncoder::new(columns, options, &StartingNames::default());
     for (line, text) in sample.iter() {
         if tallies.sampled.contains(&line.number) {
@@ -728,7 +761,7 @@ fn typed_share_on(
         .zip(&arrays)
         .filter(|(column, _)| matches!(column, ColumnSpec::Variant { .. }))
         .filter_map(|(_, array)| array.as_struct_opt());
-    Ok(Some(TypedValues::of_variant_arrays(variants).share()))
+    Ok(Some(TypedValues::of_variant_arrays(variants)))
 }
 
 #[cfg(test)]

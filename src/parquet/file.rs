@@ -214,6 +214,11 @@ pub struct TypedValues {
     pub typed: u64,
     /// Non-null values of `value` leaves.
     pub residual: u64,
+    /// `typed_value` leaves (primitive ones: an object's or a list's are
+    /// groups).
+    pub typed_leaves: u64,
+    /// `typed_value` leaves that hold no value.
+    pub empty_typed_leaves: u64,
 }
 
 impl TypedValues {
@@ -222,13 +227,12 @@ impl TypedValues {
     pub fn of_leaves<'a>(leaves: impl IntoIterator<Item = &'a LeafSize>) -> Option<TypedValues> {
         let mut values = TypedValues::default();
         for leaf in leaves {
-            let count = match leaf.path.last().map(String::as_str) {
-                Some("typed_value") => &mut values.typed,
-                Some("value") => &mut values.residual,
+            match leaf.path.last().map(String::as_str) {
+                Some("typed_value") => values.add_typed_leaf(leaf.values - leaf.nulls?),
+                Some("value") => values.residual += leaf.values - leaf.nulls?,
                 // `metadata` leaves are written without statistics.
-                _ => continue,
-            };
-            *count += leaf.values - leaf.nulls?;
+                _ => {}
+            }
         }
         Some(values)
     }
@@ -270,12 +274,18 @@ impl TypedValues {
                     Some(d) => d.count_set_bits(),
                 } as u64;
                 match name {
-                    "typed_value" => self.typed += count,
+                    "typed_value" => self.add_typed_leaf(count),
                     "value" => self.residual += count,
                     _ => {}
                 }
             }
         }
+    }
+
+    fn add_typed_leaf(&mut self, values: u64) {
+        self.typed += values;
+        self.typed_leaves += 1;
+        self.empty_typed_leaves += u64::from(values == 0);
     }
 
     /// Adds the values under the elements of the lists of `list` that are

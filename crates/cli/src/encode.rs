@@ -296,12 +296,25 @@ fn print_dataset(dir: &Path, report: &DatasetReport) {
             .map_or(String::new(), |n| n.to_string_lossy().into_owned())
     };
     for part in &report.files {
-        if let LayoutChoice::Reinferred { kept, fresh } = part.layout {
-            let kept = kept.map_or("a line it cannot hold".into(), |k| percent(Some(k)));
+        let why = match part.layout {
+            LayoutChoice::Reinferred { kept, fresh } => {
+                let kept = kept.map_or("a line it cannot hold".into(), |k| percent(Some(k)));
+                format!(
+                    "typed share of its first lines: {kept} with the layout before, {} with this one",
+                    percent(Some(fresh))
+                )
+            }
+            LayoutChoice::Unused { empty, of } => {
+                format!(
+                    "{empty} of the {of} typed columns of the layout before hold none of its first lines' values"
+                )
+            }
+            LayoutChoice::First | LayoutChoice::Kept => String::new(),
+        };
+        if !why.is_empty() {
             eprintln!(
-                "vshred: {}: layout re-inferred (typed share of its first lines: {kept} with the layout before, {} with this one): {}",
+                "vshred: {}: layout re-inferred ({why}): {}",
                 name(part),
-                percent(Some(fresh)),
                 layout_json(&part.columns)
             );
         }

@@ -181,6 +181,36 @@ fn files_are_split_by_bytes_within_one_batch_of_the_limit() {
     assert_eq!(sizes(&report), sizes(&second));
 }
 
+/// Fields that stop: the files after them take a layout of their own
+/// lines, where they kept every typed column of the gone fields, null (a
+/// file of 1,000 small rows was 93 kB, 9 kB alone).
+#[test]
+fn typed_columns_that_would_hold_nothing_make_a_file_re_infer() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = (0..1500).map(|i| {
+        let fields: Vec<String> = (0..40).map(|k| format!("\"f{k:02}\": {}", i * k)).collect();
+        format!("{{{}}}\n", fields.join(", "))
+    });
+    let narrow = (0..3000).map(|i| format!("{{\"arc\": {i}, \"points\": [[{i}, 1]]}}\n"));
+    let text: String = wide.chain(narrow).collect();
+    std::fs::write(dir.path().join("in.jsonl"), &text).unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "out", "--max-file-rows", "1000"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "part-00002.parquet: layout re-inferred (40 of the 40 typed columns of the layout before hold none of its first lines' values)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let schema = vshred_in(dir.path(), &["schema", "out/part-00003.parquet"]);
+    assert!(!stdout(&schema).contains("f00"), "{}", stdout(&schema));
+    assert_eq!(cat(dir.path(), "out").lines().count(), 4500);
+}
+
 #[test]
 fn a_directory_that_holds_a_dataset_is_refused_and_append_numbers_on() {
     let dir = tempfile::tempdir().unwrap();
