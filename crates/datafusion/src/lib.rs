@@ -63,6 +63,7 @@ pub mod cast;
 pub mod colon;
 pub mod compare;
 pub mod copy;
+pub mod decimal_double;
 pub mod defer;
 pub mod distinct_from;
 pub mod explode;
@@ -179,8 +180,9 @@ pub fn context_with(
         .with_type_planner(Arc::new(cast::SparkTypeNames));
     // Ahead of DataFusion's own, which plan comparisons and brackets on a
     // Variant as on any struct.
-    let ours: [Arc<dyn ExprPlanner>; 2] = [
+    let ours: [Arc<dyn ExprPlanner>; 3] = [
         Arc::new(compare::VariantComparisonPlanner),
+        Arc::new(decimal_double::DecimalDoubleComparison),
         Arc::new(field_access::FieldAccess),
     ];
     builder

@@ -3076,3 +3076,30 @@ async fn a_function_or_operator_given_a_variant_says_how_to_type_it() {
         "+-----+---+-------+ | s | n | none | +-----+---+-------+ | 1.5 | 1 | false | +-----+---+-------+"
     );
 }
+
+/// A decimal compared with a double compares as two doubles, as Spark and
+/// DuckDB compare them: DataFusion's coercion to `Decimal128(30, 15)`
+/// rounded `1e-20` to 0 and refused `1e16`.
+#[tokio::test]
+async fn a_decimal_compared_with_a_double_compares_as_doubles() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let batches = query(
+        &ctx,
+        "SELECT CAST(0 AS DECIMAL(10,2)) < 1e-20 AS below, \
+                CAST(0 AS DECIMAL(10,2)) = 1e-20 AS equal, \
+                CAST(2.5 AS DECIMAL(10,2)) < 1e16 AS large, \
+                1e-20 > CAST(0 AS DECIMAL(10,2)) AS flipped",
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        [
+            "+-------+-------+-------+---------+",
+            "| below | equal | large | flipped |",
+            "+-------+-------+-------+---------+",
+            "| true  | false | true  | true    |",
+            "+-------+-------+-------+---------+",
+        ]
+        .join("\n")
+    );
+}
