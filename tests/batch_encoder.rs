@@ -221,3 +221,50 @@ fn a_batch_of_another_schema_is_refused() {
     let err = encoder.write(&batch).unwrap_err();
     assert!(err.to_string().contains("schema"), "{err}");
 }
+
+#[test]
+fn batches_that_end_within_the_sample_are_weighed_as_the_whole_file() {
+    // 150 rows of four small fields: written whole, the typed columns'
+    // footer entries outweigh what they save, and `auto` leaves them
+    // unshredded; the same rows as the first 100 sampled of a longer run
+    // are weighed without the footer, as a file of many rows, and shred.
+    let lines: Vec<String> = (0..150)
+        .map(|i| {
+            format!(
+                r#"{{"n":{},"s":"s-{}","d":{}.{},"nested":{{"a":{}}}}}"#,
+                i * 7919 % 1000,
+                i * 104_729 % 997,
+                100 + i % 89,
+                i % 10,
+                i % 100
+            )
+        })
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let auto = |rows: usize| EncodeOptions {
+        shred: ShredMode::Infer(InferOptions::default().with_sample_rows(rows)),
+        sample_rows: rows,
+        ..EncodeOptions::default()
+    };
+    let none = EncodeOptions {
+        shred: ShredMode::None,
+        ..EncodeOptions::default()
+    };
+    let written = |name: &str, options: &EncodeOptions| {
+        let out = dir.path().join(name);
+        let mut encoder = BatchEncoder::new(schema(), &out, options).unwrap();
+        for (start, chunk) in (0..).step_by(50).zip(lines.chunks(50)) {
+            let end = start + chunk.len() as i64;
+            encoder.write(&batch(start..end, variants(chunk))).unwrap();
+        }
+        let written = encoder.finish().unwrap();
+        assert_eq!(lines_of(&out).len(), 150);
+        (layout(&written.columns, "v"), written.summary.bytes)
+    };
+    let (whole, whole_bytes) = written("whole.parquet", &auto(4096));
+    let (_, none_bytes) = written("none.parquet", &none);
+    assert_eq!((whole.as_str(), whole_bytes), ("\"variant\"", none_bytes));
+    let (first_rows, _) = written("first.parquet", &auto(100));
+    assert!(first_rows.contains("\"nested\""), "{first_rows}");
+}

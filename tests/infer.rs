@@ -1027,17 +1027,11 @@ fn wide_lines(n: usize, keys: usize) -> String {
 /// The layout `encode` chose for the whole lines of `text`, and the size
 /// of the file it wrote.
 fn encoded(text: &str, shred: ShredMode) -> (ShreddingSchema, u64) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.parquet");
     let options = EncodeOptions {
         shred,
         ..EncodeOptions::default()
     };
-    let report = encode(&mut text.as_bytes(), &out, &options, &mut |_| {}).unwrap();
-    let [ColumnSpec::Variant { schema, .. }] = &report.columns[..] else {
-        panic!("one Variant column: {:?}", report.columns)
-    };
-    (schema.clone(), report.written.bytes)
+    encoded_with(text, &options)
 }
 
 #[test]
@@ -1074,35 +1068,57 @@ fn templated_lines(n: usize) -> String {
         .collect()
 }
 
+/// `text` encoded with `options`: the layout of its Variant column and the
+/// file's size.
+fn encoded_with(text: &str, options: &EncodeOptions) -> (ShreddingSchema, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.parquet");
+    let report = encode(&mut text.as_bytes(), &out, options, &mut |_| {}).unwrap();
+    let [ColumnSpec::Variant { schema, .. }] = &report.columns[..] else {
+        panic!("one Variant column: {:?}", report.columns)
+    };
+    (schema.clone(), report.written.bytes)
+}
+
 #[test]
-fn wide_rows_that_compress_well_whole_are_left_unshredded_from_200_rows() {
+fn wide_rows_that_compress_well_whole_are_left_unshredded_from_200_sampled_rows() {
     // Whole rows compress to almost nothing; shredded, each of the 240
-    // leaves pays its pages and headers.
-    let text = templated_lines(200);
-    let (auto, auto_bytes) = encoded(&text, ShredMode::Infer(InferOptions::default()));
-    let (_, none_bytes) = encoded(&text, ShredMode::None);
-    assert_eq!(auto, ShreddingSchema::Variant);
+    // leaves pays its pages and headers. A sample of the first 200 rows
+    // of 1,000 weighs the layouts without the footer, as a file of many
+    // rows would.
+    let sampled = |rows| EncodeOptions {
+        shred: ShredMode::Infer(InferOptions::default().with_sample_rows(rows)),
+        sample_rows: rows,
+        ..EncodeOptions::default()
+    };
+    let text = templated_lines(1_000);
+    let auto = ShredMode::Infer(InferOptions::default());
+    let (layout, auto_bytes) = encoded_with(&text, &sampled(200));
+    let none = EncodeOptions {
+        shred: ShredMode::None,
+        ..sampled(200)
+    };
+    let (_, none_bytes) = encoded_with(&text, &none);
+    assert_eq!(layout, ShreddingSchema::Variant);
     assert_eq!(auto_bytes, none_bytes);
-    // Fewer rows are shredded for the reads a layout serves, however small
-    // they are unshredded; so are rows that shred well.
-    let (few, _) = encoded(
-        &templated_lines(199),
-        ShredMode::Infer(InferOptions::default()),
-    );
+    // From a sample of fewer rows of a larger input, the layouts' fixed
+    // costs would always win: the column is shredded for the reads a
+    // layout serves, however small it is unshredded.
+    let (few, _) = encoded_with(&text, &sampled(199));
     assert!(few.leaf_count() > 100, "{few}");
     // Nor is a column whose saving does not grow with the rows: copies of
     // one small row, where unshredded saves only the leaves' fixed cost.
     let copies = "{\"id\":1,\"tags\":[\"a\"]}\n".repeat(5_000);
-    let (copies, _) = encoded(&copies, ShredMode::Infer(InferOptions::default()));
+    let (copies, _) = encoded(&copies, auto);
     assert!(copies != ShreddingSchema::Variant);
-    // The sample is measured as one row group, whatever the file's: the
-    // layout is the one `infer` gives.
+    // A sample of a file's first rows is measured as one row group,
+    // whatever the file's: the layout is the one `infer` gives.
     let small_groups = EncodeOptions {
         write: WriteOptions {
             row_group_rows: 100,
             ..WriteOptions::default()
         },
-        ..EncodeOptions::default()
+        ..sampled(250)
     };
     let objects: String = (0..300)
         .map(|i| {
@@ -1114,16 +1130,51 @@ fn wide_rows_that_compress_well_whole_are_left_unshredded_from_200_rows() {
             )
         })
         .collect();
-    let infer_default = infer_columns(&mut objects.as_bytes(), &EncodeOptions::default())
+    let infer_default = infer_columns(&mut objects.as_bytes(), &sampled(250))
         .unwrap()
         .columns;
     let infer_small = infer_columns(&mut objects.as_bytes(), &small_groups)
         .unwrap()
         .columns;
     assert_eq!(infer_default, infer_small);
-    let seed = seed_lines(1_000).join("\n");
-    let (seed, _) = encoded(&seed, ShredMode::Infer(InferOptions::default()));
-    assert!(seed != ShreddingSchema::Variant);
+}
+
+#[test]
+fn an_input_the_sample_holds_whole_is_shredded_only_where_that_writes_it_smaller() {
+    // The sample is the file: its footer, an entry per leaf, weighs as it
+    // will. On 500 seed rows it outweighs what shredding saves; on 2,000
+    // it does not.
+    let auto = ShredMode::Infer(InferOptions::default());
+    for (rows, shredded) in [(500, false), (2_000, true)] {
+        let seed = seed_lines(rows).join("\n");
+        let (layout, auto_bytes) = encoded(&seed, auto.clone());
+        let (_, none_bytes) = encoded(&seed, ShredMode::None);
+        assert_eq!(layout != ShreddingSchema::Variant, shredded, "{rows} rows");
+        assert!(
+            auto_bytes <= none_bytes,
+            "{rows} rows: {auto_bytes} against {none_bytes}"
+        );
+    }
+    // As is 199 rows' worth of wide rows that compress well whole, below
+    // the 200 values a sample of a larger input needs to be weighed
+    // against unshredded.
+    let (layout, _) = encoded(&templated_lines(199), auto.clone());
+    assert_eq!(layout, ShreddingSchema::Variant);
+    // And the file's own row groups count: 2,000 seed rows in groups of
+    // 100 pay twenty footers' entries per leaf, and are left unshredded.
+    let small_groups = |shred| EncodeOptions {
+        shred,
+        write: WriteOptions {
+            row_group_rows: 100,
+            ..WriteOptions::default()
+        },
+        ..EncodeOptions::default()
+    };
+    let seed = seed_lines(2_000).join("\n");
+    let (layout, auto_bytes) = encoded_with(&seed, &small_groups(auto));
+    let (_, none_bytes) = encoded_with(&seed, &small_groups(ShredMode::None));
+    assert_eq!(layout, ShreddingSchema::Variant);
+    assert_eq!(auto_bytes, none_bytes);
 }
 
 // ---------------------------------------------------------------------------
@@ -1321,8 +1372,16 @@ fn priced_lines(n: usize) -> String {
 /// writes the sample `text` with the layout inferred from it: as written,
 /// and as priced.
 fn costed_leaf(text: &str, path: &[&str]) -> vshred::encode::LeafCost {
-    let costs =
-        vshred::encode::layout_costs(&mut text.as_bytes(), &EncodeOptions::default()).unwrap();
+    costed_leaf_of(text, path, InferOptions::default())
+}
+
+/// [`costed_leaf`] with the layout inferred with `infer`.
+fn costed_leaf_of(text: &str, path: &[&str], infer: InferOptions) -> vshred::encode::LeafCost {
+    let options = EncodeOptions {
+        shred: ShredMode::Infer(infer),
+        ..EncodeOptions::default()
+    };
+    let costs = vshred::encode::layout_costs(&mut text.as_bytes(), &options).unwrap();
     let leaf: Vec<&str> = ["v", "typed_value"].iter().chain(path).copied().collect();
     costs
         .leaves
@@ -1347,7 +1406,10 @@ fn a_leaf_is_priced_on_its_exact_share_of_distinct_values_either_side_of_the_lin
                 )
             })
             .collect();
-        let title = costed_leaf(&text, &["title", "typed_value"]);
+        // Asked for typed: on 1,700 rows the file is as small unshredded.
+        let typed = InferOptions::default()
+            .with_typed_paths([vshred::path::VariantPath::parse("$.title").unwrap()]);
+        let title = costed_leaf_of(&text, &["title", "typed_value"], typed);
         let encoding = title.estimate.as_ref().expect("priced").encoding;
         assert_eq!(
             encoding == LeafEncoding::Dictionary,

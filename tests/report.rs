@@ -184,7 +184,7 @@ fn values_that_do_not_fit_count_as_residuals() {
 
 #[test]
 fn queries_take_a_type_or_the_shredded_one() {
-    let lines = seed_lines(500);
+    let lines = seed_lines(3000);
     let report = compare_layouts(
         &lines,
         "seed",
@@ -208,7 +208,7 @@ fn queries_take_a_type_or_the_shredded_one() {
         ]
     );
     for layout in &report.layouts {
-        assert_eq!(layout.query_values, [500, 500, 0], "{}", layout.name);
+        assert_eq!(layout.query_values, [3000, 3000, 0], "{}", layout.name);
     }
     // A key that merely contains " as " is a path, not a type.
     let odd: Query = "$['x as y']".parse().unwrap();
@@ -262,7 +262,7 @@ fn an_unshredded_reference_takes_its_default_queries_from_a_shredded_layout() {
 
 #[test]
 fn markdown_has_a_size_table_a_latency_table_and_the_leaves_of_each_layout() {
-    let report = compare_layouts(&seed_lines(500), "seed.jsonl", &options(3)).unwrap();
+    let report = compare_layouts(&seed_lines(3000), "seed.jsonl", &options(3)).unwrap();
     let text = markdown(&report);
     assert!(text.starts_with("# vshred report: seed.jsonl\n"), "{text}");
     assert!(text.contains("medians of 3 runs"), "{text}");
@@ -270,7 +270,7 @@ fn markdown_has_a_size_table_a_latency_table_and_the_leaves_of_each_layout() {
         "| layout | file | Variant column | Variant bytes/row | vs auto, int decimals | in typed_value | encode |"
     ));
     assert!(text.contains("| layout | full reconstruction | `$.d as decimal(4,1)` |"));
-    assert!(text.contains("| non-null values | 500 | 500 | 500 | 500 | 500 |"));
+    assert!(text.contains("| non-null values | 3,000 | 3,000 | 3,000 | 3,000 | 3,000 |"));
     for layout in Layout::ENCODED {
         assert!(
             text.contains(&format!("## Leaves of {}\n", layout.name())),
@@ -318,7 +318,7 @@ fn the_page_is_self_contained() {
 fn existing_files_are_measured_side_by_side() {
     let dir = tempfile::tempdir().unwrap();
     compare_layouts(
-        &seed_lines(800),
+        &seed_lines(3000),
         "seed",
         &ReportOptions {
             keep_dir: Some(dir.path().to_path_buf()),

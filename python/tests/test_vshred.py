@@ -24,12 +24,16 @@ ROWS = [
     for i in range(300)
 ]
 # The price: a string in odd rows, a number in even ones (a residual).
+# The layout `auto` takes for such rows sampled from a longer input: these
+# 300 alone, in row groups of 100, it leaves unshredded, which writes them
+# smaller.
+LAYOUT = {"kind": "string", "user": {"id": "int32", "name": "string"}}
 
 
 @pytest.fixture
 def events(tmp_path):
     path = tmp_path / "events.parquet"
-    written = vshred.encode(ROWS, path, variant_fields=["v"], row_group_rows=100)
+    written = vshred.encode(ROWS, path, variant_fields=["v"], row_group_rows=100, shred=LAYOUT)
     assert written["rows"] == 300 and written["row_groups"] == 3
     assert written["bytes"] == os.path.getsize(path)
     return path
@@ -39,10 +43,12 @@ def test_encode_from_strings_or_a_file_writes_the_same_rows(tmp_path, events):
     lines = tmp_path / "events.jsonl"
     lines.write_text("\n".join(ROWS) + "\n")
     from_file = tmp_path / "from_file.parquet"
-    written = vshred.encode(str(lines), from_file, variant_fields=["v"], row_group_rows=100)
-    assert written["rows"] == 300
-    assert written["layout"] == vshred.infer(ROWS, variant_fields=["v"])
+    written = vshred.encode(str(lines), from_file, variant_fields=["v"], row_group_rows=100,
+                            shred=LAYOUT)
+    assert (written["rows"], written["layout"]) == (300, LAYOUT)
     assert vshred.read(from_file).equals(vshred.read(events))
+    inferred = vshred.encode(str(lines), tmp_path / "auto.parquet", variant_fields=["v"])
+    assert inferred["layout"] == vshred.infer(ROWS, variant_fields=["v"])
 
 
 def test_a_generator_is_encoded_as_it_yields(tmp_path):
@@ -840,9 +846,10 @@ def test_pyarrow_reads_the_file_and_infer_gives_the_layout(events):
     assert pq.read_table(events).num_rows == 300
     # Spark's preset shreds every field; ours weighs what each saves: the
     # price, a string or a number, stays in the residual; the user's id
-    # and name, distinct, pay as deltas.
-    assert vshred.infer(ROWS, variant_fields=["v"]) == {
-        "kind": "string", "user": {"id": "int32", "name": "string"}}
+    # and name, distinct, pay as deltas. (Sampled from a longer input: the
+    # 300 rows as a file of their own are smaller unshredded.)
+    assert vshred.infer(ROWS, variant_fields=["v"], sample_rows=200) == LAYOUT
+    assert vshred.infer(ROWS, variant_fields=["v"]) == "variant"
     spark = vshred.infer(ROWS, variant_fields=["v"], shred="spark")
     assert spark["user"] == {"id": "int64", "name": "string"}
 

@@ -133,7 +133,7 @@ impl BatchEncoder {
         let (sample, _) = self.sampling.as_mut().expect("sampling until writing");
         sample.push(batch.clone());
         if self.rows >= sample_size(&self.options) as u64 {
-            self.start_writing()?;
+            self.start_writing(false)?;
         }
         Ok(())
     }
@@ -151,7 +151,7 @@ impl BatchEncoder {
     /// byte whether the file is wanted (a cancelled query's is not).
     pub fn finish_staged(mut self) -> Result<(BatchesWritten, Completion)> {
         if self.writing.is_none() {
-            self.start_writing()?;
+            self.start_writing(true)?;
         }
         let writing = self.writing.take().expect("writing after start_writing");
         let (summary, completion) = writing.writer.finish_staged()?;
@@ -162,9 +162,9 @@ impl BatchEncoder {
         Ok((written, completion))
     }
 
-    /// Chooses the layout from the sample, opens the writer and writes the
-    /// sample.
-    fn start_writing(&mut self) -> Result<()> {
+    /// Chooses the layout from the sample (`whole`: all the file will
+    /// hold), opens the writer and writes the sample.
+    fn start_writing(&mut self, whole: bool) -> Result<()> {
         let (sample, output) = self.sampling.take().expect("sampling until writing");
         let mut columns = Vec::with_capacity(self.input.fields().len());
         let mut priced = Vec::new();
@@ -186,7 +186,7 @@ impl BatchEncoder {
                     })
                     .collect::<Result<Vec<_>>>()?;
                 let (schema, mut leaves) =
-                    self.layout(field.name(), &variant_columns, &variants)?;
+                    self.layout(field.name(), &variant_columns, &variants, whole)?;
                 priced.append(&mut leaves);
                 ColumnSpec::Variant {
                     schema,
@@ -227,6 +227,7 @@ impl BatchEncoder {
         name: &str,
         variant_columns: &[&str],
         sample: &[StructArray],
+        whole: bool,
     ) -> Result<(ShreddingSchema, Vec<LeafEstimate>)> {
         let infer = match &self.options.shred {
             ShredMode::Infer(infer) => infer,
@@ -240,10 +241,12 @@ impl BatchEncoder {
         let mut measured = Vec::new();
         let mut bytes = 0;
         let mut row = 0;
+        let mut whole = whole;
         'sample: for column in sample {
             let (metadata, value) = variant_bytes(column);
             for i in 0..column.len() {
                 if row >= sample_size(&self.options) {
+                    whole = false;
                     break 'sample;
                 }
                 if column.is_null(i) {
@@ -256,6 +259,8 @@ impl BatchEncoder {
                     if bytes < MEASURED_BYTES {
                         bytes += m.len() + v.len();
                         measured.push((m, v));
+                    } else {
+                        whole = false;
                     }
                 }
                 row += 1;
@@ -272,6 +277,7 @@ impl BatchEncoder {
         let chosen = plan.layout(
             &self.options.write,
             (!measured.is_empty()).then_some(&shred_sample as &ShredSample<'_>),
+            whole,
             &mut MeasuredLayouts::default(),
         )?;
         let priced = plan.priced_leaves(&chosen);

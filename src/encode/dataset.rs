@@ -366,7 +366,10 @@ fn write_parts(
         // The bad lines of this sample, counted as it is planned, are the
         // ones the file's encoders skip without counting them again.
         tallies.sampled.clear();
-        let plan = plan_columns(&sample, options, &mut tallies, &mut measured)?;
+        // The file holds the sample alone where it ends the input or
+        // reaches the file's row limit.
+        let whole = limit.rows == Some(sample.len() as u64) || source.ended()?;
+        let plan = plan_columns(&sample, whole, options, &mut tallies, &mut measured)?;
         let fresh = plan.columns.clone();
         let (columns, layout) = match files.last() {
             None => {

@@ -129,6 +129,21 @@ impl<'r> Source<'r> {
         self.reader.fill(lines, target - lines.len(), max_bytes)
     }
 
+    /// Whether no line is left to read: reads the next one, if any, to
+    /// know (it stays pending).
+    pub(super) fn ended(&mut self) -> Result<bool> {
+        if !self.pending.is_empty() {
+            return Ok(false);
+        }
+        let mut next = Lines::default();
+        self.reader.fill(&mut next, 1, usize::MAX)?;
+        if next.is_empty() {
+            return Ok(true);
+        }
+        self.pending.push_back(next);
+        Ok(false)
+    }
+
     /// The first batch of `sample` (lines [`fill_sample`](Self::fill_sample)
     /// read whole, to choose the columns), of [`MAX_BATCH_BYTES`] at most
     /// or one line: the lines after it are pending, read again as batches,

@@ -367,7 +367,14 @@ fn plan_first_sample(
 ) -> Result<(Lines, plan::Plan)> {
     let mut sample = Lines::default();
     source.fill_sample(&mut sample, sample_size(options))?;
-    let plan = plan_columns(&sample, options, tallies, &mut MeasuredLayouts::default())?;
+    let whole = source.ended()?;
+    let plan = plan_columns(
+        &sample,
+        whole,
+        options,
+        tallies,
+        &mut MeasuredLayouts::default(),
+    )?;
     Ok((sample, plan))
 }
 

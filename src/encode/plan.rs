@@ -51,9 +51,11 @@ const CLEARLY_SMALLER: f64 = 0.95;
 
 /// The fewest measured values (non-null rows of the sample's first
 /// [`MEASURED_BYTES`]) from which `auto` may leave a column unshredded
-/// because that writes it smaller. Over fewer, every layout's fixed cost
-/// per leaf (page and column headers, a dictionary page) outweighs what
-/// shredding saves, so a small input would never be shredded. From it, the
+/// because that writes it smaller, from a sample of a longer input (one
+/// the sample holds whole is weighed as a file, footer and all). Over
+/// fewer, every layout's fixed cost per leaf (page and column headers, a
+/// dictionary page) outweighs what shredding saves, so the first rows of
+/// an input would never be shredded. From it, the
 /// real-data bench's smallest sets are left unshredded: 250 countries and
 /// 329 webhook payloads, 7% and 29% smaller so.
 const MIN_VALUES_TO_UNSHRED: usize = 200;
@@ -83,18 +85,19 @@ pub(super) const MEASURED_BYTES: usize = 8 << 20;
 struct MeasuredRows<'a> {
     rows: Vec<&'a [u8]>,
     bytes: usize,
+    /// Whether a line read as a row was left out.
+    cut: bool,
 }
 
 impl<'a> MeasuredRows<'a> {
     fn push(&mut self, text: &'a [u8]) {
-        if self.bytes < MEASURED_BYTES {
-            if text.len() > MEASURED_BYTES {
-                self.bytes = MEASURED_BYTES;
-                return;
-            }
-            self.bytes += text.len();
-            self.rows.push(text);
+        if self.bytes >= MEASURED_BYTES || text.len() > MEASURED_BYTES {
+            self.bytes = self.bytes.max(MEASURED_BYTES);
+            self.cut = true;
+            return;
         }
+        self.bytes += text.len();
+        self.rows.push(text);
     }
 }
 
@@ -194,9 +197,12 @@ impl FieldPlan {
     /// layouts are measured. Near a tie ours stays: its types are narrower
     /// and its values faithful, and a shredded column serves reads that an
     /// unshredded one cannot. The footer counts between two layouts (a
-    /// wider one costs more of it) but not against shredding: on a sample
-    /// it outweighs what it does in a file of many rows, and would leave a
-    /// thousand seed rows unshredded. Without inference: unshredded. With
+    /// wider one costs more of it) but not against shredding, unless the
+    /// sample is the whole file: a sample of a file's first rows weighs it
+    /// as the file will not (the footer and page indexes that shredding
+    /// adds to 1,000 seed rows, 8.4 kB, take almost all of the 8.7 kB it
+    /// saves them; to 4,000 rows, an eighth of 68 kB; to a row group of 1M
+    /// rows, nothing to speak of). Without inference: unshredded. With
     /// paths asked for typed (a bloom filter's), ours, measured against
     /// those paths typed alone rather than against Spark's and unshredded,
     /// which may leave them in `value`.
@@ -204,12 +210,19 @@ impl FieldPlan {
     /// `shred_sample` shreds the measured sample rows by a layout, as they
     /// will be written (`None`: nothing to measure, ours stays).
     ///
+    /// `whole`: the measured rows are all that the file will hold. The
+    /// sample written is then the file, footer and all, and unshredded is
+    /// taken whenever that makes it smaller, however few its values: 500
+    /// seed rows, or 1,911 emoji descriptions whose 154 leaves' footer
+    /// entries outweigh what their columns save.
+    ///
     /// What measuring chose is kept in `measured`, and taken again without
     /// measuring where the two presets propose the same layouts as then.
     pub(super) fn layout(
         &self,
         write: &WriteOptions,
         shred_sample: Option<&ShredSample<'_>>,
+        whole: bool,
         measured: &mut MeasuredLayouts,
     ) -> Result<LayoutPlan> {
         let Some(inferrer) = &self.inferrer else {
@@ -240,7 +253,7 @@ impl FieldPlan {
         if let Some((_, chosen)) = measured.0.iter().find(|(p, _)| *p == proposed) {
             return Ok(chosen.clone());
         }
-        let (chosen, kept) = self.measured(ours, theirs, floor, write, shred_sample)?;
+        let (chosen, kept) = self.measured(ours, theirs, floor, write, shred_sample, whole)?;
         if kept {
             measured.0.push((proposed, chosen.clone()));
         }
@@ -258,18 +271,24 @@ impl FieldPlan {
         floor: ShreddingSchema,
         write: &WriteOptions,
         shred_sample: &ShredSample<'_>,
+        whole: bool,
     ) -> Result<(LayoutPlan, bool)> {
         let write_file = |plan: &LayoutPlan, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
                 schema: plan.schema.clone(),
             };
-            // The sample in one row group, whatever the file's: the
-            // leaves' fixed costs then count once, as in a row group larger
-            // than a sample, and the layout is the one `infer` gives
-            // without a row group size.
+            // A sample of the file's first rows in one row group,
+            // whatever the file's: the leaves' fixed costs then count
+            // once, as in a row group larger than a sample, and the layout
+            // is the one `infer` gives without a row group size. A whole
+            // file's sample is written as the file will be.
             let options = WriteOptions {
-                row_group_rows: usize::MAX,
+                row_group_rows: if whole {
+                    write.row_group_rows
+                } else {
+                    usize::MAX
+                },
                 leaf_encodings: self.leaf_encodings(plan),
                 ..write.clone()
             };
@@ -304,7 +323,7 @@ impl FieldPlan {
         }
         let unshredded = shred_sample(&floor)?;
         let values = unshredded.len() - unshredded.null_count();
-        if values < MIN_VALUES_TO_UNSHRED {
+        if !whole && values < MIN_VALUES_TO_UNSHRED {
             let chosen = match written {
                 Some(file) => self.settled(chosen, &file),
                 None => chosen,
@@ -316,11 +335,15 @@ impl FieldPlan {
             None => write_sample(&chosen)?,
         };
         let unshredded_plan = LayoutPlan::from(floor);
-        let unshredded_bytes = write_file(&unshredded_plan, unshredded)?.column_bytes;
-        let saving = chosen_file.column_bytes.saturating_sub(unshredded_bytes);
-        let chosen = if clearly_smaller(unshredded_bytes, chosen_file.column_bytes)
-            && saving >= MIN_SAVING_PER_VALUE * values as u64
-        {
+        let unshredded_file = write_file(&unshredded_plan, unshredded)?;
+        let unshred = if whole {
+            unshredded_file.bytes < chosen_file.bytes
+        } else {
+            let (unshredded, chosen) = (unshredded_file.column_bytes, chosen_file.column_bytes);
+            clearly_smaller(unshredded, chosen)
+                && chosen.saturating_sub(unshredded) >= MIN_SAVING_PER_VALUE * values as u64
+        };
+        let chosen = if unshred {
             unshredded_plan
         } else {
             self.settled(chosen, &chosen_file)
@@ -381,6 +404,7 @@ impl FieldPlan {
         &self,
         rows: &[&[u8]],
         split: bool,
+        whole: bool,
         options: &EncodeOptions,
         measured: &mut MeasuredLayouts,
     ) -> Result<LayoutPlan> {
@@ -403,6 +427,7 @@ impl FieldPlan {
         self.layout(
             &options.write,
             measurable.then_some(&shred_sample as &ShredSample<'_>),
+            whole,
             measured,
         )
     }
@@ -531,9 +556,11 @@ fn bloom_filter_paths(column: &str, bloom_filters: &[String]) -> Vec<VariantPath
         .collect()
 }
 
-/// Looks at the sample and chooses every column.
+/// Looks at the sample and chooses every column; `whole`: the sample is
+/// all the file will hold.
 pub(super) fn plan_columns(
     lines: &Lines,
+    whole: bool,
     options: &EncodeOptions,
     tallies: &mut LineTallies,
     layouts: &mut MeasuredLayouts,
@@ -631,7 +658,8 @@ pub(super) fn plan_columns(
         }
         let schema = match &options.shred {
             ShredMode::Infer(_) => {
-                let plan = field.layout_of_lines(&measured.rows, split, options, layouts)?;
+                let whole = whole && !measured.cut;
+                let plan = field.layout_of_lines(&measured.rows, split, whole, options, layouts)?;
                 priced.extend(field.priced_leaves(&plan));
                 plan.schema
             }

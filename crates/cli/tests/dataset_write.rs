@@ -958,8 +958,15 @@ fn a_file_that_keeps_the_layout_keeps_the_encodings_priced_with_it() {
         max_file_rows: Some(2_000),
         ..DatasetSplit::default()
     };
+    // Each file's layout from its first 1,000 rows: a sample of the file
+    // (sampled whole, 2,000 random ids are as small unshredded).
     let options = EncodeOptions {
-        shred: ShredMode::Infer(InferOptions::default().with_min_frequency(0.01)),
+        shred: ShredMode::Infer(
+            InferOptions::default()
+                .with_min_frequency(0.01)
+                .with_sample_rows(1_000),
+        ),
+        sample_rows: 1_000,
         ..small_batches()
     };
     let report = write_dataset(dir.path(), &text, &options, &split);
@@ -1165,4 +1172,45 @@ fn a_column_named_as_a_directory_above_it_is_refused() {
         "{}",
         stderr(&read)
     );
+}
+
+/// Files of no more rows than a sample are each weighed whole, footer and
+/// all: 150 rows of four small fields are smaller unshredded, and every
+/// file of 150 is written so; sampled 100 at a time, they shred.
+#[test]
+fn files_no_longer_than_the_sample_are_weighed_as_whole_files() {
+    let text: String = (0..450)
+        .map(|i| {
+            format!(
+                "{{\"n\":{},\"s\":\"s-{}\",\"d\":{}.{},\"nested\":{{\"a\":{}}}}}\n",
+                i * 7919 % 1000,
+                i * 104_729 % 997,
+                100 + i % 89,
+                i % 10,
+                i % 100
+            )
+        })
+        .collect();
+    let split = DatasetSplit {
+        max_file_rows: Some(150),
+        ..DatasetSplit::default()
+    };
+    let layouts = |sample_rows: usize| -> Vec<bool> {
+        let dir = tempfile::tempdir().unwrap();
+        let options = EncodeOptions {
+            shred: ShredMode::Infer(InferOptions::default().with_sample_rows(sample_rows)),
+            sample_rows,
+            ..EncodeOptions::default()
+        };
+        write_dataset(dir.path(), &text, &options, &split)
+            .files
+            .iter()
+            .map(|file| match &file.columns[..] {
+                [ColumnSpec::Variant { schema, .. }] => *schema != ShreddingSchema::Variant,
+                other => panic!("one Variant column: {other:?}"),
+            })
+            .collect()
+    };
+    assert_eq!(layouts(4096), [false; 3]);
+    assert_eq!(layouts(100), [true; 3]);
 }

@@ -3,12 +3,15 @@
 
 use std::path::Path;
 
-use vshred::encode::{EncodeOptions, encode};
+use vshred::encode::{EncodeOptions, ShredMode, encode};
 use vshred::parquet::WriteOptions;
+use vshred::shred::ShreddingSchema;
 
 /// `rows` rows `{"id":i,"v":{"f0":i%1000,"s":"s-i%7","n":{"a":i%3}}}`
-/// (every 10th `f0` a string), encoded with `v` shredded, in row groups of
-/// 1000 rows.
+/// (every 10th `f0` a string), encoded with `v` shredded as `auto` shreds
+/// many of them, in row groups of 1000 rows. (`auto` writes a few thousand
+/// such rows unshredded: in row groups that small, the footer that typed
+/// columns add outweighs what they save.)
 pub fn seed_file(dir: &Path, rows: usize) -> (std::path::PathBuf, Vec<String>) {
     let lines: Vec<String> = (0..rows)
         .map(|i| {
@@ -26,8 +29,10 @@ pub fn seed_file(dir: &Path, rows: usize) -> (std::path::PathBuf, Vec<String>) {
         .collect();
     let text = lines.join("\n") + "\n";
     let path = dir.join("seed.parquet");
+    let layout = r#"{"f0":"int32","n":{"a":"int32"},"s":"string"}"#;
     let options = EncodeOptions {
         variant_fields: vec!["v".into()],
+        shred: ShredMode::Schema(ShreddingSchema::from_json(layout).unwrap()),
         write: WriteOptions {
             row_group_rows: 1000,
             ..WriteOptions::default()
