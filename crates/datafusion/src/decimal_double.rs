@@ -2,14 +2,29 @@
 //! and DuckDB. DataFusion's coercion takes both to a decimal instead
 //! (`Decimal128(30, 15)` for a `DECIMAL(10,2)` and a `DOUBLE`), which
 //! rounds the double to 15 places (`0.00 < 1e-20` is false, `0.00 =
-//! 1e-20` true) and fails on one past 10^15 (`d < 1e16`). Planned as the
-//! SQL is read, before that coercion: the comparison operators, with
-//! either side a decimal and the other a `DOUBLE` or `FLOAT`.
+//! 1e-20` true, `0.00 IN (1e-20)` true) and fails on one past 10^15 (`d <
+//! 1e16`). The decimals are cast to `DOUBLE` before that coercion: in the
+//! comparison operators as the SQL is read ([`DecimalDoubleComparison`],
+//! while a join's equality is still an expression), in `BETWEEN` and `IN`
+//! lists by an analyzer rule ahead of type coercion
+//! ([`DecimalDoubleRanges`]; the planner has no hook for them).
+//!
+//! Values that take one type without being compared (`CASE` and
+//! `coalesce` results, `UNION` columns) keep DataFusion's decimal: a
+//! number with a point is a `DOUBLE` in DataFusion's SQL and a decimal in
+//! Spark's and DuckDB's, so `coalesce(d, 0.0)`, a decimal there, would
+//! become a double; `coalesce(d, 1e-20)` rounds the double to 0 instead.
 
 use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result};
+use datafusion::config::ConfigOptions;
+use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
-use datafusion::logical_expr::{Expr, ExprSchemable, cast};
+use datafusion::logical_expr::utils::merge_schema;
+use datafusion::logical_expr::{Between, Expr, ExprSchemable, LogicalPlan, cast};
+use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::sqlparser::ast::BinaryOperator;
 
 /// Casts the decimal side of a comparison with a floating-point value to
@@ -24,23 +39,75 @@ impl ExprPlanner for DecimalDoubleComparison {
         schema: &DFSchema,
     ) -> Result<PlannerResult<RawBinaryExpr>> {
         use BinaryOperator as B;
-        if !matches!(
+        if matches!(
             expr.op,
             B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq | B::Spaceship
         ) {
-            return Ok(PlannerResult::Original(expr));
-        }
-        // A side whose type does not resolve is left to the planner's
-        // own error.
-        let kind = |e: &Expr| e.get_type(schema).ok();
-        let (left, right) = (kind(&expr.left), kind(&expr.right));
-        let decimal = |t: &Option<DataType>| t.as_ref().is_some_and(DataType::is_decimal);
-        let floating = |t: &Option<DataType>| t.as_ref().is_some_and(DataType::is_floating);
-        if decimal(&left) && floating(&right) {
-            expr.left = cast(expr.left, DataType::Float64);
-        } else if floating(&left) && decimal(&right) {
-            expr.right = cast(expr.right, DataType::Float64);
+            as_doubles(&mut [&mut expr.left, &mut expr.right], schema);
         }
         Ok(PlannerResult::Original(expr))
     }
+}
+
+/// Casts the decimal operands of a `BETWEEN` or an `IN` list that also
+/// has a floating-point one to `DOUBLE` (registered by
+/// [`crate::context`], ahead of DataFusion's type coercion).
+#[derive(Debug)]
+pub struct DecimalDoubleRanges;
+
+impl AnalyzerRule for DecimalDoubleRanges {
+    fn name(&self) -> &str {
+        "decimal_double_ranges"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        let rewritten = plan.transform_up_with_subqueries(|node| {
+            let schema = merge_schema(&node.inputs());
+            // A projection's columns keep their names.
+            let names = NamePreserver::new(&node);
+            node.map_expressions(|expr| {
+                let name = names.save(&expr);
+                let expr = expr.transform_up(|e| ranges_as_doubles(e, &schema))?;
+                Ok(expr.update_data(|e| name.restore(e)))
+            })
+        })?;
+        Ok(rewritten.data)
+    }
+}
+
+fn ranges_as_doubles(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    Ok(match expr {
+        Expr::Between(mut between) => {
+            let Between {
+                expr, low, high, ..
+            } = &mut between;
+            let cast = as_doubles(&mut [&mut **expr, &mut **low, &mut **high], schema);
+            Transformed::new_transformed(Expr::Between(between), cast)
+        }
+        Expr::InList(mut in_list) => {
+            let InList { expr, list, .. } = &mut in_list;
+            let mut operands: Vec<&mut Expr> = std::iter::once(&mut **expr).chain(list).collect();
+            let cast = as_doubles(&mut operands, schema);
+            Transformed::new_transformed(Expr::InList(in_list), cast)
+        }
+        other => Transformed::no(other),
+    })
+}
+
+/// Where `operands`, compared with each other, hold both a decimal and a
+/// floating-point value, casts the decimals to `DOUBLE`; says whether it
+/// did. An operand whose type does not resolve
+/// is left to the planner's own error.
+fn as_doubles(operands: &mut [&mut Expr], schema: &DFSchema) -> bool {
+    let types: Vec<Option<DataType>> = operands.iter().map(|e| e.get_type(schema).ok()).collect();
+    let any = |kind: fn(&DataType) -> bool| types.iter().flatten().any(kind);
+    if !(any(DataType::is_decimal) && any(DataType::is_floating)) {
+        return false;
+    }
+    for (operand, kind) in operands.iter_mut().zip(&types) {
+        if kind.as_ref().is_some_and(DataType::is_decimal) {
+            **operand = cast((**operand).clone(), DataType::Float64);
+        }
+    }
+    true
 }

@@ -222,9 +222,10 @@ pub fn context_with(
     if let Some(analyzer) = builder.analyzer() {
         // First, where DataFusion runs its function rewrites.
         analyzer.rules.insert(0, Arc::new(cast::VariantCast));
-        let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 2] = [
+        let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 3] = [
             Arc::new(field_access::VariantEncoding),
             Arc::new(compare::VariantComparisons),
+            Arc::new(decimal_double::DecimalDoubleRanges),
         ];
         for rule in rules {
             insert_before(&mut analyzer.rules, "type_coercion", |r| r.name(), rule);

@@ -3102,4 +3102,26 @@ async fn a_decimal_compared_with_a_double_compares_as_doubles() {
         ]
         .join("\n")
     );
+    // So do BETWEEN and IN lists, whose columns keep their names.
+    let batches = query(
+        &ctx,
+        "SELECT d BETWEEN 1e-20 AND 1 AS between, d NOT BETWEEN 1e-20 AND 1 AS outside, \
+                d BETWEEN 1 AND 1e16 AS large, d IN (1e-20, 2.5e0) AS listed, \
+                d NOT IN (1e-20) AS unlisted, 1e-20 IN (d, 1) AS flipped, \
+                d IN (0.00, 1.00) AS decimals, d BETWEEN 1e-20 AND 1 \
+         FROM (SELECT CAST(0 AS DECIMAL(10,2)) AS d) \
+         WHERE d NOT BETWEEN 1e-20 AND 1e16 AND d NOT IN (1e-20)",
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        [
+            "+---------+---------+-------+--------+----------+---------+----------+--------------------------------------------------------+",
+            "| between | outside | large | listed | unlisted | flipped | decimals | d BETWEEN Float64(0.00000000000000000001) AND Int64(1) |",
+            "+---------+---------+-------+--------+----------+---------+----------+--------------------------------------------------------+",
+            "| false   | true    | false | false  | true     | false   | true     | false                                                  |",
+            "+---------+---------+-------+--------+----------+---------+----------+--------------------------------------------------------+",
+        ]
+        .join("\n")
+    );
 }
