@@ -59,6 +59,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod aggregate_order;
 pub mod cast;
 pub mod colon;
 pub mod compare;
@@ -222,10 +223,11 @@ pub fn context_with(
     if let Some(analyzer) = builder.analyzer() {
         // First, where DataFusion runs its function rewrites.
         analyzer.rules.insert(0, Arc::new(cast::VariantCast));
-        let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 3] = [
+        let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 4] = [
             Arc::new(field_access::VariantEncoding),
             Arc::new(compare::VariantComparisons),
             Arc::new(decimal_double::DecimalDoubleRanges),
+            Arc::new(aggregate_order::AggregateOrder),
         ];
         for rule in rules {
             insert_before(&mut analyzer.rules, "type_coercion", |r| r.name(), rule);

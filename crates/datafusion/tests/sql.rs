@@ -3125,3 +3125,79 @@ async fn a_decimal_compared_with_a_double_compares_as_doubles() {
         .join("\n")
     );
 }
+
+/// An aggregate's `ORDER BY` that DataFusion 55 fails on (a task's panic,
+/// an Arrow error): a key given twice, or an order that an aggregate such
+/// as `avg` does not depend on. Both are answered, as DuckDB answers them.
+#[tokio::test]
+async fn an_aggregates_order_by_with_a_repeated_key_or_no_bearing_is_answered() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let rows = "(VALUES (1, 2, 6), (1, 1, 3), (2, 4, 12), (2, 3, 10)) t(g, k, x)";
+    let batches = query(
+        &ctx,
+        &format!(
+            "SELECT g, first_value(x ORDER BY k, k) AS f, first_value(x ORDER BY k DESC, k) AS l, \
+                    array_agg(x ORDER BY k, k) AS a, avg(x ORDER BY k) AS m, \
+                    count(x ORDER BY k) AS n, min(x ORDER BY k) AS lo, stddev(x ORDER BY k) > 0 AS s \
+             FROM {rows} GROUP BY g ORDER BY g"
+        ),
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        [
+            "+---+----+----+----------+------+---+----+------+",
+            "| g | f  | l  | a        | m    | n | lo | s    |",
+            "+---+----+----+----------+------+---+----+------+",
+            "| 1 | 3  | 6  | [3, 6]   | 4.5  | 2 | 3  | true |",
+            "| 2 | 10 | 12 | [10, 12] | 11.0 | 2 | 10 | true |",
+            "+---+----+----+----------+------+---+----+------+",
+        ]
+        .join("\n")
+    );
+    // DISTINCT ON's key leads its ORDER BY, and may be written again.
+    let batches = query(
+        &ctx,
+        &format!("SELECT DISTINCT ON (g) g, x FROM {rows} ORDER BY g, g, x"),
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        [
+            "+---+----+",
+            "| g | x  |",
+            "+---+----+",
+            "| 1 | 3  |",
+            "| 2 | 10 |",
+            "+---+----+"
+        ]
+        .join("\n")
+    );
+    // And by every name of the aggregates it could not change.
+    for name in [
+        "mean",
+        "max",
+        "median",
+        "stddev_samp",
+        "stddev_pop",
+        "var_samp",
+        "var_population",
+        "bit_and",
+        "bit_or",
+        "bit_xor",
+    ] {
+        let sql = format!("SELECT {name}(x ORDER BY k) AS a FROM {rows} GROUP BY g");
+        let groups: usize = query(&ctx, &sql).await.iter().map(|b| b.num_rows()).sum();
+        assert_eq!(groups, 2, "{sql}");
+    }
+    // The aggregate's column keeps the name DataFusion gives it.
+    let batches = query(
+        &ctx,
+        &format!("SELECT avg(x ORDER BY k) FROM {rows} GROUP BY g"),
+    )
+    .await;
+    assert_eq!(
+        batches[0].schema().field(0).name(),
+        "avg(t.x) ORDER BY [t.k ASC NULLS LAST]"
+    );
+}

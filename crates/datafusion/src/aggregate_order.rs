@@ -1,0 +1,108 @@
+//! An aggregate's `ORDER BY` as DataFusion 55 runs it, rewritten where it
+//! fails. A key given twice (`first_value(x ORDER BY k, k)`, or
+//! `DISTINCT ON (k) ... ORDER BY k, k`, where the key must lead and is
+//! easily written again) panics a task or fails with an Arrow error
+//! (apache/datafusion#25398): the ordering's state counts the keys as
+//! written, its accumulators without the repeats. An `ORDER BY` on an
+//! aggregate whose result does not depend on it (`avg(x ORDER BY k)` with
+//! a `GROUP BY`, `count`, `min`, `stddev`, ...) hands the accumulator the
+//! keys as extra columns, and it panics or fails
+//! (apache/datafusion#25401). Both are legal SQL that DuckDB answers.
+//!
+//! Ahead of planning, a repeated key is dropped (it never breaks a tie
+//! the first left), and so is the `ORDER BY` of the aggregates listed in
+//! [`ORDER_INSENSITIVE`] (it changes nothing they give). A function not
+//! listed keeps its order: `percentile_cont(0.5) WITHIN GROUP (ORDER BY
+//! x)` holds its argument there.
+
+use datafusion::common::Result;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::config::ConfigOptions;
+use datafusion::logical_expr::expr::{AggregateFunction, Sort};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::{Distinct, Expr, LogicalPlan};
+use datafusion::optimizer::AnalyzerRule;
+
+/// DataFusion's aggregates whose result does not depend on the order of
+/// their input (by the names DataFusion gives them, aliases resolved).
+const ORDER_INSENSITIVE: &[&str] = &[
+    "avg",
+    "count",
+    "min",
+    "max",
+    "median",
+    "stddev",
+    "stddev_pop",
+    "var",
+    "var_pop",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+];
+
+/// Drops what DataFusion fails on in an aggregate's `ORDER BY` and in a
+/// `DISTINCT ON`'s (registered by [`crate::context`]).
+#[derive(Debug)]
+pub struct AggregateOrder;
+
+impl AnalyzerRule for AggregateOrder {
+    fn name(&self) -> &str {
+        "aggregate_order"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        let rewritten = plan.transform_up_with_subqueries(|node| {
+            let node = match node {
+                LogicalPlan::Distinct(Distinct::On(mut on)) => {
+                    let repeated = on.sort_expr.as_mut().is_some_and(without_repeats);
+                    Transformed::new_transformed(LogicalPlan::Distinct(Distinct::On(on)), repeated)
+                }
+                other => Transformed::no(other),
+            };
+            node.transform_data(|node| {
+                // An aggregate's column keeps its name.
+                let names = NamePreserver::new(&node);
+                node.map_expressions(|expr| {
+                    let name = names.save(&expr);
+                    let expr = expr.transform_up(aggregate_order)?;
+                    Ok(expr.update_data(|e| name.restore(e)))
+                })
+            })
+        })?;
+        Ok(rewritten.data)
+    }
+}
+
+fn aggregate_order(expr: Expr) -> Result<Transformed<Expr>> {
+    let Expr::AggregateFunction(mut call) = expr else {
+        return Ok(Transformed::no(expr));
+    };
+    let AggregateFunction { func, params } = &mut call;
+    let changed = if params.order_by.is_empty() {
+        false
+    } else if ORDER_INSENSITIVE.contains(&func.name()) {
+        params.order_by.clear();
+        true
+    } else {
+        without_repeats(&mut params.order_by)
+    };
+    Ok(Transformed::new_transformed(
+        Expr::AggregateFunction(call),
+        changed,
+    ))
+}
+
+/// Drops each key of `order` whose expression an earlier one sorts by;
+/// says whether there was one.
+fn without_repeats(order: &mut Vec<Sort>) -> bool {
+    let before = order.len();
+    let mut seen: Vec<Expr> = Vec::with_capacity(before);
+    order.retain(|key| {
+        let first = !seen.contains(&key.expr);
+        if first {
+            seen.push(key.expr.clone());
+        }
+        first
+    });
+    order.len() != before
+}
