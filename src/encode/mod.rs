@@ -27,6 +27,7 @@ use crate::shred::ShreddingSchema;
 use crate::variant::DuplicateKeys;
 use lines::{LineTallies, Lines, Source};
 use pipeline::{FileLimit, every_line_bad, write_lines};
+pub use plan::LeftUnshredded;
 use plan::{MeasuredLayouts, leaf_encodings, plan_columns};
 use rows::column_name;
 
@@ -226,6 +227,9 @@ pub struct EncodeReport {
     /// line has, as `COLUMN.path`: their typed columns are null there (a
     /// misspelt name?).
     pub unsampled_layout_fields: Vec<String>,
+    /// The Variant columns `auto` left unshredded because the sample was
+    /// smaller so than with the layout it inferred.
+    pub left_unshredded: Vec<LeftUnshredded>,
     /// The file written.
     pub written: WriteSummary,
 }
@@ -276,6 +280,7 @@ pub fn encode(
         lines: tallies.counts(),
         unsampled_variant_fields: plan.unsampled,
         unsampled_layout_fields: plan.unsampled_layout_fields,
+        left_unshredded: plan.left_unshredded,
         written,
     })
 }

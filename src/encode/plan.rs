@@ -109,9 +109,31 @@ impl<'a> MeasuredRows<'a> {
 /// files). The proposals are inferred from each file's own sample, so data
 /// whose types, fields or distinct values change is measured again; so is
 /// a sample of too few values to weigh unshredding
-/// ([`MIN_VALUES_TO_UNSHRED`]), whose choice is not kept.
+/// ([`MIN_VALUES_TO_UNSHRED`]), whose choice is not kept. Beside them, the
+/// columns measuring left unshredded since the last file's plan, to be
+/// said.
 #[derive(Default)]
-pub(super) struct MeasuredLayouts(Vec<(Proposed, LayoutPlan)>);
+pub(super) struct MeasuredLayouts {
+    chosen: Vec<(Proposed, LayoutPlan)>,
+    left_unshredded: Vec<LeftUnshredded>,
+}
+
+/// A Variant column that `auto` left unshredded because the sample written
+/// so was smaller than with the layout it inferred.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeftUnshredded {
+    /// The column.
+    pub column: String,
+    /// The sample written unshredded, in bytes: the whole file where
+    /// [`whole_file`](Self::whole_file), else its column chunks.
+    pub unshredded_bytes: u64,
+    /// The same, written with the layout inferred.
+    pub shredded_bytes: u64,
+    /// Whether the sample was the whole file, footer and all (typed
+    /// columns' footer entries outweighed what they save), rather than its
+    /// first rows (whole values compress better than their fields apart).
+    pub whole_file: bool,
+}
 
 /// What the two presets proposed for a column: its name, and each layout
 /// with the encodings it priced.
@@ -250,20 +272,23 @@ impl FieldPlan {
         let segments: Vec<&[PathSegment]> = typed_paths.iter().map(|p| p.segments()).collect();
         let floor = typed_alone(&ours.schema, &segments);
         let proposed = (self.name.clone(), [proposal(&ours), proposal(&theirs)]);
-        if let Some((_, chosen)) = measured.0.iter().find(|(p, _)| *p == proposed) {
+        if let Some((_, chosen)) = measured.chosen.iter().find(|(p, _)| *p == proposed) {
             return Ok(chosen.clone());
         }
-        let (chosen, kept) = self.measured(ours, theirs, floor, write, shred_sample, whole)?;
+        let (chosen, kept, left) =
+            self.measured(ours, theirs, floor, write, shred_sample, whole)?;
         if kept {
-            measured.0.push((proposed, chosen.clone()));
+            measured.chosen.push((proposed, chosen.clone()));
         }
+        measured.left_unshredded.extend(left);
         Ok(chosen)
     }
 
     /// [`layout`](Self::layout)'s choice between `ours` and `theirs` (and
     /// `floor`: unshredded, or the paths asked for typed alone), measured
-    /// on the sample, and whether it may be kept for other samples: not
-    /// when too few values were measured to weigh the floor.
+    /// on the sample, whether it may be kept for other samples (not when
+    /// too few values were measured to weigh the floor), and the sizes
+    /// that left the column unshredded, if they did.
     fn measured(
         &self,
         ours: LayoutPlan,
@@ -272,7 +297,7 @@ impl FieldPlan {
         write: &WriteOptions,
         shred_sample: &ShredSample<'_>,
         whole: bool,
-    ) -> Result<(LayoutPlan, bool)> {
+    ) -> Result<(LayoutPlan, bool, Option<LeftUnshredded>)> {
         let write_file = |plan: &LayoutPlan, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
@@ -319,7 +344,7 @@ impl FieldPlan {
             }
         };
         if chosen.schema == floor {
-            return Ok((chosen, true));
+            return Ok((chosen, true, None));
         }
         let unshredded = shred_sample(&floor)?;
         let values = unshredded.len() - unshredded.null_count();
@@ -328,7 +353,7 @@ impl FieldPlan {
                 Some(file) => self.settled(chosen, &file),
                 None => chosen,
             };
-            return Ok((chosen, false));
+            return Ok((chosen, false, None));
         }
         let chosen_file = match written {
             Some(file) => file,
@@ -336,19 +361,28 @@ impl FieldPlan {
         };
         let unshredded_plan = LayoutPlan::from(floor);
         let unshredded_file = write_file(&unshredded_plan, unshredded)?;
-        let unshred = if whole {
-            unshredded_file.bytes < chosen_file.bytes
-        } else {
-            let (unshredded, chosen) = (unshredded_file.column_bytes, chosen_file.column_bytes);
-            clearly_smaller(unshredded, chosen)
-                && chosen.saturating_sub(unshredded) >= MIN_SAVING_PER_VALUE * values as u64
+        let (unshredded, shredded) = match whole {
+            true => (unshredded_file.bytes, chosen_file.bytes),
+            false => (unshredded_file.column_bytes, chosen_file.column_bytes),
         };
-        let chosen = if unshred {
-            unshredded_plan
-        } else {
-            self.settled(chosen, &chosen_file)
+        let unshred = match whole {
+            true => unshredded < shredded,
+            false => {
+                clearly_smaller(unshredded, shredded)
+                    && shredded - unshredded >= MIN_SAVING_PER_VALUE * values as u64
+            }
         };
-        Ok((chosen, true))
+        if !unshred {
+            return Ok((self.settled(chosen, &chosen_file), true, None));
+        }
+        // The floor of paths asked for typed is shredded still.
+        let left = (unshredded_plan.schema == ShreddingSchema::Variant).then(|| LeftUnshredded {
+            column: self.name.clone(),
+            unshredded_bytes: unshredded,
+            shredded_bytes: shredded,
+            whole_file: whole,
+        });
+        Ok((unshredded_plan, true, left))
     }
 
     /// `plan` with the string and binary leaves it priced as deltas that
@@ -505,6 +539,8 @@ pub(super) struct Plan {
     /// the line of the first: for `infer`, which reads the sample alone
     /// (an encode counts them as it writes each line).
     pub(super) inexact: (u64, Option<u64>),
+    /// The Variant columns measuring left unshredded, smaller so.
+    pub(super) left_unshredded: Vec<LeftUnshredded>,
 }
 
 /// The paths of Variant column `column` that `bloom_filters` read (`$.a`
@@ -681,6 +717,7 @@ pub(super) fn plan_columns(
         unsampled,
         unsampled_layout_fields,
         inexact,
+        left_unshredded: std::mem::take(&mut layouts.left_unshredded),
     })
 }
 

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use vshred::encode::{
-    DatasetReport, DatasetSplit, EncodeOptions, LayoutChoice, LineCounts, PartReport, ShredMode,
-    encode, encode_dataset, infer_columns, layout_costs, layout_json,
+    DatasetReport, DatasetSplit, EncodeOptions, LayoutChoice, LeftUnshredded, LineCounts,
+    PartReport, ShredMode, encode, encode_dataset, infer_columns, layout_costs, layout_json,
 };
 use vshred::infer::Preset;
 use vshred::json::{JsonLines, JsonParser, write_json};
@@ -209,6 +209,9 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
         &report.unsampled_variant_fields,
         &report.unsampled_layout_fields,
     );
+    for left in &report.left_unshredded {
+        say_left_unshredded(left);
+    }
     let whole_lines = options.variant_fields.is_empty();
     // A regular file's: opening a FIFO again would wait for a writer.
     let file = input_path.filter(|_| input_size.is_some());
@@ -231,6 +234,25 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
         );
     }
     Ok(())
+}
+
+/// Says why `auto` wrote a Variant column unshredded, which a user who
+/// expects typed columns would otherwise find out from `vshred schema`.
+fn say_left_unshredded(left: &LeftUnshredded) {
+    let (what, why) = match left.whole_file {
+        true => (
+            "the file is",
+            "its typed columns' footer entries would outweigh what they save",
+        ),
+        false => (
+            "the sampled lines' column chunks are",
+            "whole values compress better than their fields apart",
+        ),
+    };
+    eprintln!(
+        "vshred: {} left unshredded: {what} {} bytes so, {} shredded ({why}; --shred spark shreds it whatever it costs)",
+        left.column, left.unshredded_bytes, left.shredded_bytes
+    );
 }
 
 /// Warns when the files just written into a `key=value` directory

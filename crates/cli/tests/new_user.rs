@@ -999,3 +999,52 @@ fn a_column_asked_of_a_file_without_variant_columns_is_named_with_none_listed() 
         "no Variant column \"a\" in the file (it has none)",
     );
 }
+
+/// `auto` writing a small input unshredded (smaller so) says it, with the
+/// sizes that decided it: a user expecting typed columns would otherwise
+/// find none and not know why.
+#[test]
+fn a_column_left_unshredded_is_said_with_the_sizes_that_decided_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..300)
+        .map(|i| {
+            format!(
+                "{{\"n\":{},\"s\":\"s-{}\"}}\n",
+                i * 7919 % 1000,
+                i * 31 % 97
+            )
+        })
+        .collect();
+    std::fs::write(dir.path().join("in.jsonl"), &lines).unwrap();
+    let out = vshred_in(dir.path(), &["encode", "in.jsonl", "auto.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let size = std::fs::metadata(dir.path().join("auto.parquet"))
+        .unwrap()
+        .len();
+    let said = stderr(&out);
+    let prefix = format!("vshred: v left unshredded: the file is {size} bytes so, ");
+    let line = said
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("{said}"));
+    let shredded: u64 = line[prefix.len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(shredded > size, "{line}");
+    assert!(
+        line.ends_with("--shred spark shreds it whatever it costs)"),
+        "{line}"
+    );
+    // Shredded as asked, nothing to say.
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "spark.parquet", "--shred", "spark"],
+    );
+    assert!(!stderr(&out).contains("unshredded"), "{}", stderr(&out));
+    let spark = std::fs::metadata(dir.path().join("spark.parquet"))
+        .unwrap()
+        .len();
+    assert!(spark > size, "{spark} against {size}");
+}
