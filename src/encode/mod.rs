@@ -320,6 +320,8 @@ pub struct Inferred {
     pub inexact_numbers: u64,
     /// The line of the first of them.
     pub first_inexact_line: Option<u64>,
+    /// As [`EncodeReport::left_unshredded`].
+    pub left_unshredded: Vec<LeftUnshredded>,
 }
 
 /// Chooses the columns from the first lines of `input`, as [`encode`] would:
@@ -332,6 +334,7 @@ pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result
         unsampled_variant_fields: plan.unsampled,
         inexact_numbers: plan.inexact.0,
         first_inexact_line: plan.inexact.1,
+        left_unshredded: plan.left_unshredded,
     })
 }
 

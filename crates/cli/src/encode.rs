@@ -241,7 +241,7 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
 fn say_left_unshredded(left: &LeftUnshredded) {
     let (what, why) = match left.whole_file {
         true => (
-            "the file is",
+            "the input as a file is",
             "its typed columns' footer entries would outweigh what they save",
         ),
         false => (
@@ -442,6 +442,9 @@ pub(crate) fn run_infer(args: InferArgs) -> Result<(), Failure> {
     let inferred = infer_columns(&mut input, &options).context(&args.input)?;
     // `infer` takes presets alone: no layout to check.
     warn_unsampled(&inferred.unsampled_variant_fields, &[]);
+    for left in &inferred.left_unshredded {
+        say_left_unshredded(left);
+    }
     writeln!(io::stdout().lock(), "{}", layout_json(&inferred.columns))?;
     warn_inexact_numbers(inferred.inexact_numbers, inferred.first_inexact_line);
     Ok(())

@@ -1022,7 +1022,7 @@ fn a_column_left_unshredded_is_said_with_the_sizes_that_decided_it() {
         .unwrap()
         .len();
     let said = stderr(&out);
-    let prefix = format!("vshred: v left unshredded: the file is {size} bytes so, ");
+    let prefix = format!("vshred: v left unshredded: the input as a file is {size} bytes so, ");
     let line = said
         .lines()
         .find(|l| l.starts_with(&prefix))
@@ -1037,6 +1037,10 @@ fn a_column_left_unshredded_is_said_with_the_sizes_that_decided_it() {
         line.ends_with("--shred spark shreds it whatever it costs)"),
         "{line}"
     );
+    // `infer` says it too, of the layout it prints.
+    let out = vshred_in(dir.path(), &["infer", "in.jsonl"]);
+    assert_eq!(stdout(&out), "\"variant\"\n");
+    assert!(stderr(&out).starts_with(&prefix), "{}", stderr(&out));
     // Shredded as asked, nothing to say.
     let out = vshred_in(
         dir.path(),
