@@ -87,6 +87,7 @@ pub mod settings;
 pub mod statements;
 pub mod store;
 pub mod table;
+pub mod truth_tests;
 pub mod whole_files;
 pub mod write_partitions;
 
@@ -223,11 +224,12 @@ pub fn context_with(
     if let Some(analyzer) = builder.analyzer() {
         // First, where DataFusion runs its function rewrites.
         analyzer.rules.insert(0, Arc::new(cast::VariantCast));
-        let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 4] = [
+        let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 5] = [
             Arc::new(field_access::VariantEncoding),
             Arc::new(compare::VariantComparisons),
             Arc::new(decimal_double::DecimalDoubleRanges),
             Arc::new(aggregate_order::AggregateOrder),
+            Arc::new(truth_tests::AggregateTruthTests),
         ];
         for rule in rules {
             insert_before(&mut analyzer.rules, "type_coercion", |r| r.name(), rule);

@@ -3201,3 +3201,44 @@ async fn an_aggregates_order_by_with_a_repeated_key_or_no_bearing_is_answered() 
         "avg(t.x) ORDER BY [t.k ASC NULLS LAST]"
     );
 }
+
+/// A truth test of a nullable boolean in two aggregates, which DataFusion
+/// 55's common-subexpression pass planned into an internal error (a column
+/// never null in the logical plan, nullable in the physical one).
+#[tokio::test]
+async fn a_truth_test_in_two_aggregates_is_answered() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let rows = "(VALUES (true), (false), (NULL), (true)) t(x)";
+    let batches = query(
+        &ctx,
+        &format!(
+            "SELECT sum(CASE WHEN x IS TRUE THEN 1 ELSE 0 END) AS t, count(*) FILTER (WHERE x IS TRUE) AS tc, \
+                    sum(CASE WHEN x IS FALSE THEN 1 END) AS f, count(*) FILTER (WHERE x IS FALSE) AS fc, \
+                    sum(CASE WHEN x IS NOT TRUE THEN 1 END) AS nt, count(*) FILTER (WHERE x IS NOT TRUE) AS ntc, \
+                    sum(CASE WHEN x IS NOT FALSE THEN 1 END) AS nf, count(*) FILTER (WHERE x IS NOT FALSE) AS nfc \
+             FROM {rows}"
+        ),
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        [
+            "+---+----+---+----+----+-----+----+-----+",
+            "| t | tc | f | fc | nt | ntc | nf | nfc |",
+            "+---+----+---+----+----+-----+----+-----+",
+            "| 2 | 2  | 1 | 1  | 2  | 2   | 3  | 3   |",
+            "+---+----+---+----+----+-----+----+-----+",
+        ]
+        .join("\n")
+    );
+    // The aggregate's column keeps the name DataFusion gives it.
+    let batches = query(
+        &ctx,
+        &format!("SELECT count(*) FILTER (WHERE x IS TRUE), count(x) FROM {rows}"),
+    )
+    .await;
+    assert_eq!(
+        batches[0].schema().field(0).name(),
+        "count(*) FILTER (WHERE t.x IS TRUE)"
+    );
+}
