@@ -267,4 +267,54 @@ fn batches_that_end_within_the_sample_are_weighed_as_the_whole_file() {
     assert_eq!((whole.as_str(), whole_bytes), ("\"variant\"", none_bytes));
     let (first_rows, _) = written("first.parquet", &auto(100));
     assert!(first_rows.contains("\"nested\""), "{first_rows}");
+    // A sample that the input fills exactly is the whole file too.
+    let (exact, _) = written("exact.parquet", &auto(150));
+    assert_eq!(exact, "\"variant\"");
+}
+
+#[test]
+fn sql_nulls_are_weighed_with_the_rows_they_fill() {
+    // 4,000 rows of which one in five holds a Variant and the rest SQL
+    // NULL, ending within the sample: the whole file is weighed, each
+    // typed column's levels for the nulls too. Weighed on the 800 values
+    // alone, a layout looked smaller that made the file larger.
+    let values: Vec<String> = (0..800)
+        .map(|i| {
+            let tags = ["a", "b", "c"][..i % 4 % 3].join("\",\"");
+            format!(
+                r#"{{"id":{},"name":"user-{}","score":{}.{:02},"tags":["{tags}"],"nested":{{"a":{},"b":"{}"}}}}"#,
+                i * 5,
+                i * 7919 % 501,
+                i * 31 % 100,
+                i * 17 % 100,
+                i * 13 % 101,
+                ["x", "y", "z"][i % 3]
+            )
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let written = |name: &str, shred: ShredMode| {
+        let out = dir.path().join(name);
+        let options = EncodeOptions {
+            shred,
+            ..EncodeOptions::default()
+        };
+        let mut encoder = BatchEncoder::new(schema(), &out, &options).unwrap();
+        for (n, chunk) in values.chunks(100).enumerate() {
+            // Each value followed by four SQL NULLs.
+            let lines: Vec<&str> = chunk
+                .iter()
+                .flat_map(|v| std::iter::once(v.as_str()).chain(["null"; 4]))
+                .collect();
+            let (fields, arrays, _) = variants(&lines).into_parts();
+            let valid = (0..lines.len()).map(|i| i % 5 == 0).collect::<Vec<_>>();
+            let v = StructArray::new(fields, arrays, Some(valid.into()));
+            let start = n as i64 * 500;
+            encoder.write(&batch(start..start + 500, v)).unwrap();
+        }
+        encoder.finish().unwrap().summary.bytes
+    };
+    let auto = written("auto.parquet", ShredMode::Infer(InferOptions::default()));
+    let none = written("none.parquet", ShredMode::None);
+    assert!(auto <= none, "auto {auto} against unshredded {none}");
 }

@@ -132,7 +132,9 @@ impl BatchEncoder {
         }
         let (sample, _) = self.sampling.as_mut().expect("sampling until writing");
         sample.push(batch.clone());
-        if self.rows >= sample_size(&self.options) as u64 {
+        // A sample that ends with the input is weighed as the whole file:
+        // past it, the input is longer.
+        if self.rows > sample_size(&self.options) as u64 {
             self.start_writing(false)?;
         }
         Ok(())
@@ -237,7 +239,8 @@ impl BatchEncoder {
             }
         };
         let mut plan = FieldPlan::new(name.to_string(), Some(infer), &self.options.bloom_filters);
-        // The rows measured: up to MEASURED_BYTES of Variant bytes.
+        // The rows measured, SQL nulls as `None`: up to MEASURED_BYTES of
+        // Variant bytes.
         let mut measured = Vec::new();
         let mut bytes = 0;
         let mut row = 0;
@@ -249,18 +252,22 @@ impl BatchEncoder {
                     whole = false;
                     break 'sample;
                 }
+                // A row past the measured bytes is not weighed.
+                let measurable = bytes < MEASURED_BYTES;
+                whole &= measurable;
                 if column.is_null(i) {
                     plan.add_null();
+                    if measurable {
+                        measured.push(None);
+                    }
                 } else {
                     let (m, v) = (metadata.value(i), value.value(i));
                     let variant =
                         VariantRef::try_new(m, v).map_err(|e| locate(e, name, row as u64))?;
                     plan.add(&variant);
-                    if bytes < MEASURED_BYTES {
+                    if measurable {
                         bytes += m.len() + v.len();
-                        measured.push((m, v));
-                    } else {
-                        whole = false;
+                        measured.push(Some((m, v)));
                     }
                 }
                 row += 1;
@@ -269,14 +276,20 @@ impl BatchEncoder {
         let options = &self.options;
         let shred_sample = |schema: &ShreddingSchema| -> Result<StructArray> {
             let mut shredder = shredder(schema, options);
-            for &(m, v) in &measured {
-                shredder.append_variant(m, v)?;
+            for row in &measured {
+                match *row {
+                    Some((m, v)) => shredder.append_variant(m, v)?,
+                    None => shredder.append_null(),
+                }
             }
             Ok(shredder.finish())
         };
         let chosen = plan.layout(
             &self.options.write,
-            (!measured.is_empty()).then_some(&shred_sample as &ShredSample<'_>),
+            measured
+                .iter()
+                .any(Option::is_some)
+                .then_some(&shred_sample as &ShredSample<'_>),
             whole,
             &mut MeasuredLayouts::default(),
         )?;
