@@ -119,7 +119,8 @@ pub(super) struct MeasuredLayouts {
 }
 
 /// A Variant column that `auto` left unshredded because the sample written
-/// so was smaller than with the layout it inferred.
+/// so (as a file of that column alone) was smaller than with the layout it
+/// inferred.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeftUnshredded {
     /// The column.
@@ -129,10 +130,13 @@ pub struct LeftUnshredded {
     pub unshredded_bytes: u64,
     /// The same, written with the layout inferred.
     pub shredded_bytes: u64,
-    /// Whether the sample was the whole file, footer and all (typed
-    /// columns' footer entries outweighed what they save), rather than its
-    /// first rows (whole values compress better than their fields apart).
+    /// Whether the sample was the whole input, weighed as a file, footer
+    /// and all, rather than its first rows, weighed by their column chunks.
     pub whole_file: bool,
+    /// Whether the unshredded column chunks alone were the smaller (whole
+    /// values compressed better than their fields apart), as opposed to
+    /// the typed columns' footer entries outweighing what they saved.
+    pub smaller_columns: bool,
 }
 
 /// What the two presets proposed for a column: its name, and each layout
@@ -381,6 +385,7 @@ impl FieldPlan {
             unshredded_bytes: unshredded,
             shredded_bytes: shredded,
             whole_file: whole,
+            smaller_columns: unshredded_file.column_bytes < chosen_file.column_bytes,
         });
         Ok((unshredded_plan, true, left))
     }

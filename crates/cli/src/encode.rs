@@ -239,15 +239,13 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
 /// Says why `auto` wrote a Variant column unshredded, which a user who
 /// expects typed columns would otherwise find out from `vshred schema`.
 fn say_left_unshredded(left: &LeftUnshredded) {
-    let (what, why) = match left.whole_file {
-        true => (
-            "the input as a file is",
-            "its typed columns' footer entries would outweigh what they save",
-        ),
-        false => (
-            "the sampled lines' column chunks are",
-            "whole values compress better than their fields apart",
-        ),
+    let what = match left.whole_file {
+        true => "written alone, it makes a file of",
+        false => "its sampled lines' column chunks are",
+    };
+    let why = match left.smaller_columns {
+        true => "whole values compress better than their fields apart",
+        false => "its typed columns' footer entries would outweigh what they save",
     };
     eprintln!(
         "vshred: {} left unshredded: {what} {} bytes so, {} shredded ({why}; --shred spark shreds it whatever it costs)",

@@ -1022,7 +1022,8 @@ fn a_column_left_unshredded_is_said_with_the_sizes_that_decided_it() {
         .unwrap()
         .len();
     let said = stderr(&out);
-    let prefix = format!("vshred: v left unshredded: the input as a file is {size} bytes so, ");
+    let prefix =
+        format!("vshred: v left unshredded: written alone, it makes a file of {size} bytes so, ");
     let line = said
         .lines()
         .find(|l| l.starts_with(&prefix))
