@@ -15,12 +15,13 @@
 //! listed keeps its order: `percentile_cont(0.5) WITHIN GROUP (ORDER BY
 //! x)` holds its argument there.
 
-use datafusion::common::Result;
 use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{DFSchema, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::expr::{AggregateFunction, Sort};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
-use datafusion::logical_expr::{Distinct, Expr, LogicalPlan};
+use datafusion::logical_expr::utils::merge_schema;
+use datafusion::logical_expr::{Cast, Distinct, Expr, ExprSchemable, LogicalPlan, TryCast};
 use datafusion::optimizer::AnalyzerRule;
 
 /// DataFusion's aggregates whose result does not depend on the order of
@@ -52,9 +53,13 @@ impl AnalyzerRule for AggregateOrder {
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
         let rewritten = plan.transform_up_with_subqueries(|node| {
+            let schema = merge_schema(&node.inputs());
             let node = match node {
                 LogicalPlan::Distinct(Distinct::On(mut on)) => {
-                    let repeated = on.sort_expr.as_mut().is_some_and(without_repeats);
+                    let repeated = on
+                        .sort_expr
+                        .as_mut()
+                        .is_some_and(|order| without_repeats(order, &schema));
                     Transformed::new_transformed(LogicalPlan::Distinct(Distinct::On(on)), repeated)
                 }
                 other => Transformed::no(other),
@@ -64,7 +69,7 @@ impl AnalyzerRule for AggregateOrder {
                 let names = NamePreserver::new(&node);
                 node.map_expressions(|expr| {
                     let name = names.save(&expr);
-                    let expr = expr.transform_up(aggregate_order)?;
+                    let expr = expr.transform_up(|e| aggregate_order(e, &schema))?;
                     Ok(expr.update_data(|e| name.restore(e)))
                 })
             })
@@ -73,7 +78,7 @@ impl AnalyzerRule for AggregateOrder {
     }
 }
 
-fn aggregate_order(expr: Expr) -> Result<Transformed<Expr>> {
+fn aggregate_order(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let Expr::AggregateFunction(mut call) = expr else {
         return Ok(Transformed::no(expr));
     };
@@ -84,7 +89,7 @@ fn aggregate_order(expr: Expr) -> Result<Transformed<Expr>> {
         params.order_by.clear();
         true
     } else {
-        without_repeats(&mut params.order_by)
+        without_repeats(&mut params.order_by, schema)
     };
     Ok(Transformed::new_transformed(
         Expr::AggregateFunction(call),
@@ -92,17 +97,37 @@ fn aggregate_order(expr: Expr) -> Result<Transformed<Expr>> {
     ))
 }
 
-/// Drops each key of `order` whose expression an earlier one sorts by;
-/// says whether there was one.
-fn without_repeats(order: &mut Vec<Sort>) -> bool {
-    let before = order.len();
-    let mut seen: Vec<Expr> = Vec::with_capacity(before);
-    order.retain(|key| {
-        let first = !seen.contains(&key.expr);
-        if first {
-            seen.push(key.expr.clone());
+/// Drops each key of `order` whose expression an earlier one sorts by,
+/// casts to the type it has aside (`CAST(k AS BIGINT)` of a `BIGINT` is
+/// `k` once simplified, and a repeat then); says whether there was one.
+fn without_repeats(order: &mut Vec<Sort>, schema: &DFSchema) -> bool {
+    let mut seen: Vec<&Expr> = Vec::with_capacity(order.len());
+    let firsts: Vec<bool> = order
+        .iter()
+        .map(|key| {
+            let value = uncast(&key.expr, schema);
+            let first = !seen.contains(&value);
+            seen.push(value);
+            first
+        })
+        .collect();
+    let repeated = firsts.contains(&false);
+    let mut firsts = firsts.into_iter();
+    order.retain(|_| firsts.next().unwrap_or(true));
+    repeated
+}
+
+/// `expr` without the casts around it that change nothing: to the type
+/// their operand has.
+fn uncast<'e>(expr: &'e Expr, schema: &DFSchema) -> &'e Expr {
+    match expr {
+        Expr::Cast(Cast { expr: inner, field }) | Expr::TryCast(TryCast { expr: inner, field })
+            if inner
+                .get_type(schema)
+                .is_ok_and(|t| t == *field.data_type()) =>
+        {
+            uncast(inner, schema)
         }
-        first
-    });
-    order.len() != before
+        other => other,
+    }
 }

@@ -78,6 +78,7 @@ pub mod nvl;
 pub mod operators;
 pub mod overflow;
 pub mod process_runtime;
+pub mod quantile_order;
 pub mod row_filter;
 #[cfg(feature = "s3")]
 pub mod s3;

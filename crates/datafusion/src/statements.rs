@@ -30,7 +30,7 @@ use datafusion::sql::sqlparser::ast::{
 };
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 
-use crate::{colon, copy, distinct_from};
+use crate::{colon, copy, distinct_from, quantile_order};
 
 /// A statement parsed and rewritten by [`parse_statements`], to
 /// [`execute`].
@@ -67,11 +67,13 @@ pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<ParsedSt
         .collect()
 }
 
-/// `statement` with Spark's `x:path` ([`colon`]) and the operands of `IS
-/// [NOT] DISTINCT FROM` ([`distinct_from`]) rewritten.
+/// `statement` with Spark's `x:path` ([`colon`]), the operands of `IS
+/// [NOT] DISTINCT FROM` ([`distinct_from`]) and a percentile's inline
+/// `ORDER BY` ([`quantile_order`]) rewritten.
 fn rewritten(mut statement: Statement) -> Result<Statement> {
     rewrite_expressions(&mut statement, &mut colon::Colons)?;
     rewrite_expressions(&mut statement, &mut distinct_from::DistinctFromOperands)?;
+    rewrite_expressions(&mut statement, &mut quantile_order::QuantileOrder)?;
     Ok(statement)
 }
 

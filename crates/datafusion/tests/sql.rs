@@ -3155,6 +3155,28 @@ async fn an_aggregates_order_by_with_a_repeated_key_or_no_bearing_is_answered() 
         ]
         .join("\n")
     );
+    // A key cast to the type it has is the same key, once DataFusion
+    // drops the cast.
+    let batches = query(
+        &ctx,
+        &format!(
+            "SELECT g, first_value(x ORDER BY CAST(k AS BIGINT), k DESC) AS c \
+             FROM {rows} GROUP BY g ORDER BY g"
+        ),
+    )
+    .await;
+    assert_eq!(
+        text(&batches),
+        [
+            "+---+----+",
+            "| g | c  |",
+            "+---+----+",
+            "| 1 | 3  |",
+            "| 2 | 10 |",
+            "+---+----+"
+        ]
+        .join("\n")
+    );
     // DISTINCT ON's key leads its ORDER BY, and may be written again.
     let batches = query(
         &ctx,
@@ -3240,5 +3262,39 @@ async fn a_truth_test_in_two_aggregates_is_answered() {
     assert_eq!(
         batches[0].schema().field(0).name(),
         "count(*) FILTER (WHERE t.x IS TRUE)"
+    );
+}
+
+/// `percentile_cont(x, 0.5 ORDER BY k)` is the median of `x`, as DuckDB
+/// has it: DataFusion 55 reads an inline ORDER BY of a percentile as its
+/// WITHIN GROUP and gave the median of `k`, with no error. On its first
+/// argument, DataFusion's way of writing WITHIN GROUP, it stays.
+#[tokio::test]
+async fn a_percentiles_order_by_on_another_key_is_ignored() {
+    let ctx = vshred_datafusion::context(Default::default());
+    let rows = "(VALUES (1, 30), (2, 10), (3, 20), (4, 0)) t(x, k)";
+    let batches = statements(
+        &ctx,
+        &format!(
+            "SELECT percentile_cont(x, 0.5 ORDER BY k) AS by_key, \
+                    percentile_cont(x, 0.5) AS plain, \
+                    approx_percentile_cont(x, 0.5 ORDER BY k DESC) AS approx, \
+                    quantile_cont(x, 0.5 ORDER BY x) AS own, \
+                    percentile_cont(0.5) WITHIN GROUP (ORDER BY k) AS within \
+             FROM {rows}"
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        text(&batches),
+        [
+            "+--------+-------+--------+-----+--------+",
+            "| by_key | plain | approx | own | within |",
+            "+--------+-------+--------+-----+--------+",
+            "| 2.5    | 2.5   | 2.5    | 2.5 | 15.0   |",
+            "+--------+-------+--------+-----+--------+",
+        ]
+        .join("\n")
     );
 }
