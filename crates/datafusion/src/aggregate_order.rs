@@ -11,7 +11,7 @@
 //!
 //! Ahead of planning, a repeated key is dropped (it never breaks a tie
 //! the first left), and so is the `ORDER BY` of the aggregates listed in
-//! [`ORDER_INSENSITIVE`] (it changes nothing they give). A function not
+//! `ORDER_INSENSITIVE` (it changes nothing they give). A function not
 //! listed keeps its order: `percentile_cont(0.5) WITHIN GROUP (ORDER BY
 //! x)` holds its argument there.
 

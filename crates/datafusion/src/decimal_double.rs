@@ -5,9 +5,10 @@
 //! 1e-20` true, `0.00 IN (1e-20)` true) and fails on one past 10^15 (`d <
 //! 1e16`). The decimals are cast to `DOUBLE` before that coercion: in the
 //! comparison operators as the SQL is read ([`DecimalDoubleComparison`],
-//! while a join's equality is still an expression), in `BETWEEN` and `IN`
-//! lists by an analyzer rule ahead of type coercion
-//! ([`DecimalDoubleRanges`]; the planner has no hook for them).
+//! while a join's equality is still an expression), in `BETWEEN`, `IN`
+//! lists and `IN` and `ANY`/`ALL` subqueries by an analyzer rule ahead of
+//! type coercion ([`DecimalDoubleRanges`]; the planner has no hook for
+//! them).
 //!
 //! Values that take one type without being compared (`CASE` and
 //! `coalesce` results, `UNION` columns) keep DataFusion's decimal: a
@@ -17,13 +18,17 @@
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::{Transformed, TreeNode};
-use datafusion::common::{DFSchema, Result};
+use std::sync::Arc;
+
+use datafusion::common::{Column, DFSchema, Result};
 use datafusion::config::ConfigOptions;
-use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::expr::{InList, InSubquery, SetComparison};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::utils::merge_schema;
-use datafusion::logical_expr::{Between, Expr, ExprSchemable, LogicalPlan, cast};
+use datafusion::logical_expr::{
+    Between, Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, Subquery, cast,
+};
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::sqlparser::ast::BinaryOperator;
 
@@ -49,9 +54,10 @@ impl ExprPlanner for DecimalDoubleComparison {
     }
 }
 
-/// Casts the decimal operands of a `BETWEEN` or an `IN` list that also
-/// has a floating-point one to `DOUBLE` (registered by
-/// [`crate::context`], ahead of DataFusion's type coercion).
+/// Casts the decimal operands of a `BETWEEN`, an `IN` list or an `IN` or
+/// `ANY`/`ALL` subquery that also has a floating-point one to `DOUBLE`
+/// (registered by [`crate::context`], ahead of DataFusion's type
+/// coercion).
 #[derive(Debug)]
 pub struct DecimalDoubleRanges;
 
@@ -90,8 +96,45 @@ fn ranges_as_doubles(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>>
             let cast = as_doubles(&mut operands, schema);
             Transformed::new_transformed(Expr::InList(in_list), cast)
         }
+        Expr::InSubquery(mut in_subquery) => {
+            let InSubquery { expr, subquery, .. } = &mut in_subquery;
+            let cast = subquery_as_doubles(expr, subquery, schema)?;
+            Transformed::new_transformed(Expr::InSubquery(in_subquery), cast)
+        }
+        Expr::SetComparison(mut set) => {
+            let SetComparison { expr, subquery, .. } = &mut set;
+            let cast = subquery_as_doubles(expr, subquery, schema)?;
+            Transformed::new_transformed(Expr::SetComparison(set), cast)
+        }
         other => Transformed::no(other),
     })
+}
+
+/// [`as_doubles`] of `expr` and the one column of `subquery` (`x IN
+/// (SELECT d ...)`, `x = ANY (SELECT d ...)`): a decimal column is cast
+/// in a projection over the subquery.
+fn subquery_as_doubles(
+    expr: &mut Expr,
+    subquery: &mut Subquery,
+    schema: &DFSchema,
+) -> Result<bool> {
+    let plan = Arc::clone(&subquery.subquery);
+    let inner = plan.schema();
+    let (Ok(outer), [field]) = (expr.get_type(schema), inner.fields().as_ref()) else {
+        return Ok(false);
+    };
+    if outer.is_decimal() && field.data_type().is_floating() {
+        *expr = cast(expr.clone(), DataType::Float64);
+    } else if outer.is_floating() && field.data_type().is_decimal() {
+        let column = Expr::Column(Column::from(inner.qualified_field(0)));
+        let projected = LogicalPlanBuilder::from(plan.as_ref().clone())
+            .project([cast(column, DataType::Float64).alias(field.name())])?
+            .build()?;
+        subquery.subquery = Arc::new(projected);
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// Where `operands`, compared with each other, hold both a decimal and a

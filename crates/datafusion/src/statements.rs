@@ -3,8 +3,10 @@
 //! (`datafusion.sql_parser.dialect`), each then planned and run in turn,
 //! so that a `CREATE` is seen by the statements after it. A `COPY` to a
 //! directory writes Parquet unless it says otherwise
-//! ([`copy::parquet_by_default`]), and Spark's `v:a.b` is `variant_get(v,
-//! '$.a.b')` ([`colon`]).
+//! ([`copy::parquet_by_default`]), Spark's `v:a.b` is `variant_get(v,
+//! '$.a.b')` ([`colon`]), and the text is read as SQL ranks its operators
+//! ([`distinct_from`]) and as DuckDB reads a percentile's inline `ORDER
+//! BY` ([`quantile_order`]).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> datafusion::common::Result<()> {

@@ -3124,6 +3124,29 @@ async fn a_decimal_compared_with_a_double_compares_as_doubles() {
         ]
         .join("\n")
     );
+    // And an IN or ANY subquery, on either side.
+    let decimals =
+        "(SELECT CAST(0 AS DECIMAL(10,2)) AS d UNION ALL SELECT CAST(2.5 AS DECIMAL(10,2)))";
+    let doubles = "(SELECT 1e-20 AS f UNION ALL SELECT 2.5)";
+    for (filter, count) in [
+        (format!("d IN (SELECT f FROM {doubles})"), 1),
+        (format!("d NOT IN (SELECT f FROM {doubles})"), 1),
+        (format!("d = ANY (SELECT f FROM {doubles})"), 1),
+        (format!("d < ANY (SELECT f FROM {doubles} WHERE f < 1)"), 1),
+    ] {
+        let sql = format!("SELECT count(*) AS n FROM {decimals} WHERE {filter}");
+        let n = query(&ctx, &sql).await[0]
+            .column(0)
+            .as_primitive::<Int64Type>()
+            .value(0);
+        assert_eq!(n, count, "{sql}");
+    }
+    let sql = format!("SELECT count(*) AS n FROM {doubles} WHERE f IN (SELECT d FROM {decimals})");
+    let n = query(&ctx, &sql).await[0]
+        .column(0)
+        .as_primitive::<Int64Type>()
+        .value(0);
+    assert_eq!(n, 1, "{sql}");
 }
 
 /// An aggregate's `ORDER BY` that DataFusion 55 fails on (a task's panic,
