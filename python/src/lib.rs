@@ -293,6 +293,16 @@ fn encode<'py>(
         Encoded::File(report) => {
             set_written(&written, &report.written)?;
             written.set_item("layout", layout_json(&report.columns))?;
+            let left = PyList::empty(py);
+            for column in &report.left_unshredded {
+                let said = PyDict::new(py);
+                said.set_item("column", &column.column)?;
+                said.set_item("unshredded_bytes", column.unshredded_bytes)?;
+                said.set_item("shredded_bytes", column.shredded_bytes)?;
+                said.set_item("whole_file", column.whole_file)?;
+                left.append(said)?;
+            }
+            written.set_item("left_unshredded", left)?;
             (
                 report.lines,
                 report.unsampled_variant_fields,

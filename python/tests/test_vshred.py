@@ -48,7 +48,12 @@ def test_encode_from_strings_or_a_file_writes_the_same_rows(tmp_path, events):
     assert (written["rows"], written["layout"]) == (300, LAYOUT)
     assert vshred.read(from_file).equals(vshred.read(events))
     inferred = vshred.encode(str(lines), tmp_path / "auto.parquet", variant_fields=["v"])
-    assert inferred["layout"] == vshred.infer(ROWS, variant_fields=["v"])
+    assert inferred["layout"] == vshred.infer(ROWS, variant_fields=["v"]) == "variant"
+    # Said, with the sizes that decided it: the rows alone are smaller.
+    [left] = inferred["left_unshredded"]
+    assert (left["column"], left["whole_file"]) == ("v", True)
+    assert left["unshredded_bytes"] < left["shredded_bytes"]
+    assert written["left_unshredded"] == []
 
 
 def test_a_generator_is_encoded_as_it_yields(tmp_path):

@@ -188,7 +188,12 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     command line warns), the ``unsampled_variant_fields`` (names no
     sampled line has, each also warned about: misspelt, perhaps) and the
     ``unsampled_layout_fields`` (fields of a ``shred`` layout given that no
-    sampled line has, as ``COLUMN.path``, warned about likewise).
+    sampled line has, as ``COLUMN.path``, warned about likewise), and
+    ``left_unshredded``: each Variant ``column`` that ``auto`` wrote
+    unshredded because the sample was smaller so, with the
+    ``unshredded_bytes`` and ``shredded_bytes`` it measured (of the whole
+    file, written with that column alone, where ``whole_file``, else of
+    the sample's column chunks).
 
     With ``max_file_rows`` (lines per file) or ``max_file_bytes`` (a file
     ends with the first batch that takes it to that size), ``output`` is a
