@@ -19,10 +19,11 @@ use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::expr::{AggregateFunction, Sort};
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{Cast, Distinct, Expr, ExprSchemable, LogicalPlan, TryCast};
 use datafusion::optimizer::AnalyzerRule;
+
+use crate::grouping_sets::map_keeping_names;
 
 /// DataFusion's aggregates whose result does not depend on the order of
 /// their input (by the names DataFusion gives them, aliases resolved).
@@ -64,13 +65,10 @@ impl AnalyzerRule for AggregateOrder {
                 }
                 other => Transformed::no(other),
             };
+            // An aggregate's column keeps its name.
             node.transform_data(|node| {
-                // An aggregate's column keeps its name.
-                let names = NamePreserver::new(&node);
-                node.map_expressions(|expr| {
-                    let name = names.save(&expr);
-                    let expr = expr.transform_up(|e| aggregate_order(e, &schema))?;
-                    Ok(expr.update_data(|e| name.restore(e)))
+                map_keeping_names(node, |expr| {
+                    expr.transform_up(|e| aggregate_order(e, &schema))
                 })
             })
         })?;

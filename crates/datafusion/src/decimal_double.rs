@@ -16,14 +16,13 @@
 //! Spark's and DuckDB's, so `coalesce(d, 0.0)`, a decimal there, would
 //! become a double; `coalesce(d, 1e-20)` rounds the double to 0 instead.
 
-use datafusion::arrow::datatypes::DataType;
-use datafusion::common::tree_node::{Transformed, TreeNode};
 use std::sync::Arc;
 
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Column, DFSchema, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::expr::{InList, InSubquery, SetComparison};
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
@@ -31,6 +30,8 @@ use datafusion::logical_expr::{
 };
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::sqlparser::ast::BinaryOperator;
+
+use crate::grouping_sets::map_keeping_names;
 
 /// Casts the decimal side of a comparison with a floating-point value to
 /// `DOUBLE` (registered by [`crate::context`]).
@@ -70,11 +71,8 @@ impl AnalyzerRule for DecimalDoubleRanges {
         let rewritten = plan.transform_up_with_subqueries(|node| {
             let schema = merge_schema(&node.inputs());
             // A projection's columns keep their names.
-            let names = NamePreserver::new(&node);
-            node.map_expressions(|expr| {
-                let name = names.save(&expr);
-                let expr = expr.transform_up(|e| ranges_as_doubles(e, &schema))?;
-                Ok(expr.update_data(|e| name.restore(e)))
+            map_keeping_names(node, |expr| {
+                expr.transform_up(|e| ranges_as_doubles(e, &schema))
             })
         })?;
         Ok(rewritten.data)

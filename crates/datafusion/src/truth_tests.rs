@@ -16,9 +16,10 @@ use datafusion::common::Result;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::config::ConfigOptions;
 use datafusion::functions::core::expr_fn::coalesce;
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{Expr, LogicalPlan, lit, not};
 use datafusion::optimizer::AnalyzerRule;
+
+use crate::grouping_sets::map_keeping_names;
 
 /// Writes the truth tests of aggregates as `coalesce` (registered by
 /// [`crate::context`]).
@@ -36,12 +37,7 @@ impl AnalyzerRule for AggregateTruthTests {
                 return Ok(Transformed::no(node));
             }
             // The aggregate's columns keep their names.
-            let names = NamePreserver::new(&node);
-            node.map_expressions(|expr| {
-                let name = names.save(&expr);
-                let expr = expr.transform_up(as_coalesce)?;
-                Ok(expr.update_data(|e| name.restore(e)))
-            })
+            map_keeping_names(node, |expr| expr.transform_up(as_coalesce))
         })?;
         Ok(rewritten.data)
     }
