@@ -1111,11 +1111,11 @@ fn wide_rows_that_compress_well_whole_are_left_unshredded_from_200_sampled_rows(
     let copies = "{\"id\":1,\"tags\":[\"a\"]}\n".repeat(5_000);
     let (copies, _) = encoded(&copies, auto);
     assert!(copies != ShreddingSchema::Variant);
-    // A sample of a file's first rows is measured as one row group,
-    // whatever the file's: the layout is the one `infer` gives.
-    let small_groups = EncodeOptions {
+    // A sample of a file's first rows is measured as one row group where
+    // the file's hold it: the layout is the one `infer` gives.
+    let groups_of_250 = EncodeOptions {
         write: WriteOptions {
-            row_group_rows: 100,
+            row_group_rows: 250,
             ..WriteOptions::default()
         },
         ..sampled(250)
@@ -1133,10 +1133,42 @@ fn wide_rows_that_compress_well_whole_are_left_unshredded_from_200_sampled_rows(
     let infer_default = infer_columns(&mut objects.as_bytes(), &sampled(250))
         .unwrap()
         .columns;
-    let infer_small = infer_columns(&mut objects.as_bytes(), &small_groups)
+    let infer_groups = infer_columns(&mut objects.as_bytes(), &groups_of_250)
         .unwrap()
         .columns;
-    assert_eq!(infer_default, infer_small);
+    assert_eq!(infer_default, infer_groups);
+}
+
+#[test]
+fn a_sample_that_the_files_row_groups_cut_is_weighed_in_them() {
+    // 6,000 seed rows in row groups of 100: each pays the typed leaves'
+    // fixed costs and footer entries again, which the 4,096 sampled rows
+    // weighed in one row group hid (the file came out twice as large
+    // shredded). Weighed in groups of 100, they are left unshredded; in
+    // groups of 1,000, they shred.
+    let seed = seed_lines(6_000).join("\n");
+    for (rows, shredded) in [(100, false), (1_000, true)] {
+        let in_groups = |shred| EncodeOptions {
+            shred,
+            write: WriteOptions {
+                row_group_rows: rows,
+                ..WriteOptions::default()
+            },
+            ..EncodeOptions::default()
+        };
+        let (layout, auto_bytes) =
+            encoded_with(&seed, &in_groups(ShredMode::Infer(InferOptions::default())));
+        let (_, none_bytes) = encoded_with(&seed, &in_groups(ShredMode::None));
+        assert_eq!(
+            layout != ShreddingSchema::Variant,
+            shredded,
+            "groups of {rows}"
+        );
+        assert!(
+            auto_bytes <= none_bytes,
+            "groups of {rows}: {auto_bytes} against {none_bytes}"
+        );
+    }
 }
 
 #[test]

@@ -300,6 +300,7 @@ fn encode<'py>(
                 said.set_item("unshredded_bytes", column.unshredded_bytes)?;
                 said.set_item("shredded_bytes", column.shredded_bytes)?;
                 said.set_item("whole_file", column.whole_file)?;
+                said.set_item("in_row_groups", column.in_row_groups)?;
                 left.append(said)?;
             }
             written.set_item("left_unshredded", left)?;

@@ -191,8 +191,9 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     sampled line has, as ``COLUMN.path``, warned about likewise), and
     ``left_unshredded``: each Variant ``column`` that ``auto`` wrote
     unshredded because the sample was smaller so, with the
-    ``unshredded_bytes`` and ``shredded_bytes`` it measured (of the whole
-    file, written with that column alone, where ``whole_file``, else of
+    ``unshredded_bytes`` and ``shredded_bytes`` it measured (of the
+    sample written with that column alone in the file's row groups where
+    ``in_row_groups``, the whole file where ``whole_file`` too, else of
     the sample's column chunks).
 
     With ``max_file_rows`` (lines per file) or ``max_file_bytes`` (a file

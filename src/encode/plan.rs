@@ -125,14 +125,18 @@ pub(super) struct MeasuredLayouts {
 pub struct LeftUnshredded {
     /// The column.
     pub column: String,
-    /// The sample written unshredded, in bytes: the whole file where
-    /// [`whole_file`](Self::whole_file), else its column chunks.
+    /// The sample written unshredded, in bytes: the file where
+    /// [`in_row_groups`](Self::in_row_groups), else its column chunks.
     pub unshredded_bytes: u64,
     /// The same, written with the layout inferred.
     pub shredded_bytes: u64,
     /// Whether the sample was the whole input, weighed as a file, footer
-    /// and all, rather than its first rows, weighed by their column chunks.
+    /// and all, rather than its first rows.
     pub whole_file: bool,
+    /// Whether the sample was written in the file's row groups, footer
+    /// and all (a whole input's, or first rows that the file's row groups
+    /// cut), rather than weighed by its column chunks in one row group.
+    pub in_row_groups: bool,
     /// Whether the unshredded column chunks alone were the smaller (whole
     /// values compressed better than their fields apart), as opposed to
     /// the typed columns' footer entries outweighing what they saved.
@@ -224,8 +228,9 @@ impl FieldPlan {
     /// and its values faithful, and a shredded column serves reads that an
     /// unshredded one cannot. The footer counts between two layouts (a
     /// wider one costs more of it) but not against shredding, unless the
-    /// sample is the whole file: a sample of a file's first rows weighs it
-    /// as the file will not (the footer and page indexes that shredding
+    /// sample is the whole file or the file's row groups cut it (it is then
+    /// written in them): a sample of a file's first rows in one row group
+    /// weighs it as the file will not (the footer and page indexes that shredding
     /// adds to 1,000 seed rows, 8.4 kB, take almost all of the 8.7 kB it
     /// saves them; to 4,000 rows, an eighth of 68 kB; to a row group of 1M
     /// rows, nothing to speak of). Without inference: unshredded. With
@@ -302,18 +307,21 @@ impl FieldPlan {
         shred_sample: &ShredSample<'_>,
         whole: bool,
     ) -> Result<(LayoutPlan, bool, Option<LeftUnshredded>)> {
+        let in_row_groups = |rows: usize| whole || write.row_group_rows < rows;
         let write_file = |plan: &LayoutPlan, sample: StructArray| -> Result<InMemoryFile> {
             let column = ColumnSpec::Variant {
                 name: self.name.clone(),
                 schema: plan.schema.clone(),
             };
-            // A sample of the file's first rows in one row group,
-            // whatever the file's: the leaves' fixed costs then count
+            // A sample of the file's first rows in one row group where
+            // the file's hold more: the leaves' fixed costs then count
             // once, as in a row group larger than a sample, and the layout
             // is the one `infer` gives without a row group size. A whole
-            // file's sample is written as the file will be.
+            // file's sample, or one that the file's row groups cut, is
+            // written in those row groups, each paying those costs and
+            // its footer entries again.
             let options = WriteOptions {
-                row_group_rows: if whole {
+                row_group_rows: if in_row_groups(sample.len()) {
                     write.row_group_rows
                 } else {
                     usize::MAX
@@ -352,6 +360,7 @@ impl FieldPlan {
         }
         let unshredded = shred_sample(&floor)?;
         let values = unshredded.len() - unshredded.null_count();
+        let grouped = in_row_groups(unshredded.len());
         if !whole && values < MIN_VALUES_TO_UNSHRED {
             let chosen = match written {
                 Some(file) => self.settled(chosen, &file),
@@ -365,7 +374,7 @@ impl FieldPlan {
         };
         let unshredded_plan = LayoutPlan::from(floor);
         let unshredded_file = write_file(&unshredded_plan, unshredded)?;
-        let (unshredded, shredded) = match whole {
+        let (unshredded, shredded) = match grouped {
             true => (unshredded_file.bytes, chosen_file.bytes),
             false => (unshredded_file.column_bytes, chosen_file.column_bytes),
         };
@@ -385,6 +394,7 @@ impl FieldPlan {
             unshredded_bytes: unshredded,
             shredded_bytes: shredded,
             whole_file: whole,
+            in_row_groups: grouped,
             smaller_columns: unshredded_file.column_bytes < chosen_file.column_bytes,
         });
         Ok((unshredded_plan, true, left))

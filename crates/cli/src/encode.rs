@@ -239,9 +239,10 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
 /// Says why `auto` wrote a Variant column unshredded, which a user who
 /// expects typed columns would otherwise find out from `vshred schema`.
 fn say_left_unshredded(left: &LeftUnshredded) {
-    let what = match left.whole_file {
-        true => "written alone, it makes a file of",
-        false => "its sampled lines' column chunks are",
+    let what = match (left.whole_file, left.in_row_groups) {
+        (true, _) => "written alone, it makes a file of",
+        (false, true) => "its sampled lines, written alone in the file's row groups, make",
+        (false, false) => "its sampled lines' column chunks are",
     };
     let why = match left.smaller_columns {
         true => "whole values compress better than their fields apart",
