@@ -15,15 +15,16 @@
 //! listed keeps its order: `percentile_cont(0.5) WITHIN GROUP (ORDER BY
 //! x)` holds its argument there.
 
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use std::sync::Arc;
+
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::expr::{AggregateFunction, Sort};
-use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{Cast, Distinct, Expr, ExprSchemable, LogicalPlan, TryCast};
 use datafusion::optimizer::AnalyzerRule;
 
-use crate::grouping_sets::map_keeping_names;
+use crate::grouping_sets::rewrite_keeping_names;
 
 /// DataFusion's aggregates whose result does not depend on the order of
 /// their input (by the names DataFusion gives them, aliases resolved).
@@ -54,23 +55,19 @@ impl AnalyzerRule for AggregateOrder {
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
         let rewritten = plan.transform_up_with_subqueries(|node| {
-            let schema = merge_schema(&node.inputs());
             let node = match node {
                 LogicalPlan::Distinct(Distinct::On(mut on)) => {
+                    let input = Arc::clone(on.input.schema());
                     let repeated = on
                         .sort_expr
                         .as_mut()
-                        .is_some_and(|order| without_repeats(order, &schema));
+                        .is_some_and(|order| without_repeats(order, &input));
                     Transformed::new_transformed(LogicalPlan::Distinct(Distinct::On(on)), repeated)
                 }
                 other => Transformed::no(other),
             };
             // An aggregate's column keeps its name.
-            node.transform_data(|node| {
-                map_keeping_names(node, |expr| {
-                    expr.transform_up(|e| aggregate_order(e, &schema))
-                })
-            })
+            node.transform_data(|node| rewrite_keeping_names(node, aggregate_order))
         })?;
         Ok(rewritten.data)
     }
@@ -99,20 +96,16 @@ fn aggregate_order(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
 /// casts to the type it has aside (`CAST(k AS BIGINT)` of a `BIGINT` is
 /// `k` once simplified, and a repeat then); says whether there was one.
 fn without_repeats(order: &mut Vec<Sort>, schema: &DFSchema) -> bool {
-    let mut seen: Vec<&Expr> = Vec::with_capacity(order.len());
-    let firsts: Vec<bool> = order
-        .iter()
-        .map(|key| {
-            let value = uncast(&key.expr, schema);
-            let first = !seen.contains(&value);
-            seen.push(value);
-            first
-        })
-        .collect();
-    let repeated = firsts.contains(&false);
-    let mut firsts = firsts.into_iter();
-    order.retain(|_| firsts.next().unwrap_or(true));
-    repeated
+    let before = order.len();
+    let mut kept: Vec<Sort> = Vec::with_capacity(before);
+    for key in order.drain(..) {
+        let value = uncast(&key.expr, schema);
+        if !kept.iter().any(|k| uncast(&k.expr, schema) == value) {
+            kept.push(key);
+        }
+    }
+    *order = kept;
+    order.len() != before
 }
 
 /// `expr` without the casts around it that change nothing: to the type

@@ -29,11 +29,10 @@ use arrow::array::AsArray;
 use arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::datatype::DataTypeExt;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::planner::TypePlanner;
-use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
     ScalarUDFImpl, Signature, TryCast, Volatility,
@@ -46,7 +45,7 @@ use vshred::parquet::is_variant_field;
 use vshred::shred::ShreddingSchema;
 
 use crate::functions::{TRY_VARIANT_GET, VARIANT_GET, VariantGet, batch_external, parse_type};
-use crate::grouping_sets::{grouping_args_as_keys, map_keeping_names};
+use crate::grouping_sets::{grouping_args_as_keys, rewrite_keeping_names};
 
 /// Rewrites `CAST` and `TRY_CAST` of a Variant into `variant_get` and
 /// `try_variant_get` (registered by [`crate::context`] first, where
@@ -68,9 +67,7 @@ impl AnalyzerRule for VariantCast {
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
         plan.transform_up_with_subqueries(|node| {
-            let schema = merge_schema(&node.inputs());
-            map_keeping_names(node, |expr| expr.transform_up(|e| variant_cast(e, &schema)))?
-                .transform_data(grouping_args_as_keys)
+            rewrite_keeping_names(node, variant_cast)?.transform_data(grouping_args_as_keys)
         })
         .map(|t| t.data)
     }

@@ -19,19 +19,18 @@
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{Column, DFSchema, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::expr::{InList, InSubquery, SetComparison};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
-use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     Between, Expr, ExprSchemable, LogicalPlan, LogicalPlanBuilder, Subquery, cast,
 };
 use datafusion::optimizer::AnalyzerRule;
 use datafusion::sql::sqlparser::ast::BinaryOperator;
 
-use crate::grouping_sets::map_keeping_names;
+use crate::grouping_sets::rewrite_keeping_names;
 
 /// Casts the decimal side of a comparison with a floating-point value to
 /// `DOUBLE` (registered by [`crate::context`]).
@@ -68,13 +67,9 @@ impl AnalyzerRule for DecimalDoubleRanges {
     }
 
     fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
-        let rewritten = plan.transform_up_with_subqueries(|node| {
-            let schema = merge_schema(&node.inputs());
-            // A projection's columns keep their names.
-            map_keeping_names(node, |expr| {
-                expr.transform_up(|e| ranges_as_doubles(e, &schema))
-            })
-        })?;
+        // A projection's columns keep their names.
+        let rewritten = plan
+            .transform_up_with_subqueries(|node| rewrite_keeping_names(node, ranges_as_doubles))?;
         Ok(rewritten.data)
     }
 }
@@ -118,31 +113,32 @@ fn subquery_as_doubles(
 ) -> Result<bool> {
     let plan = Arc::clone(&subquery.subquery);
     let inner = plan.schema();
-    let (Ok(outer), [field]) = (expr.get_type(schema), inner.fields().as_ref()) else {
+    let [field] = inner.fields().as_ref() else {
         return Ok(false);
     };
-    if outer.is_decimal() && field.data_type().is_floating() {
+    let outer = expr.get_type(schema).ok();
+    if !mixed(&[outer.clone(), Some(field.data_type().clone())]) {
+        return Ok(false);
+    }
+    if outer.as_ref().is_some_and(DataType::is_decimal) {
         *expr = cast(expr.clone(), DataType::Float64);
-    } else if outer.is_floating() && field.data_type().is_decimal() {
+    } else {
         let column = Expr::Column(Column::from(inner.qualified_field(0)));
         let projected = LogicalPlanBuilder::from(plan.as_ref().clone())
             .project([cast(column, DataType::Float64).alias(field.name())])?
             .build()?;
         subquery.subquery = Arc::new(projected);
-    } else {
-        return Ok(false);
     }
     Ok(true)
 }
 
 /// Where `operands`, compared with each other, hold both a decimal and a
 /// floating-point value, casts the decimals to `DOUBLE`; says whether it
-/// did. An operand whose type does not resolve
-/// is left to the planner's own error.
+/// did. An operand whose type does not resolve is left to the planner's
+/// own error.
 fn as_doubles(operands: &mut [&mut Expr], schema: &DFSchema) -> bool {
     let types: Vec<Option<DataType>> = operands.iter().map(|e| e.get_type(schema).ok()).collect();
-    let any = |kind: fn(&DataType) -> bool| types.iter().flatten().any(kind);
-    if !(any(DataType::is_decimal) && any(DataType::is_floating)) {
+    if !mixed(&types) {
         return false;
     }
     for (operand, kind) in operands.iter_mut().zip(&types) {
@@ -151,4 +147,11 @@ fn as_doubles(operands: &mut [&mut Expr], schema: &DFSchema) -> bool {
         }
     }
     true
+}
+
+/// Whether `types` (`None`: one that does not resolve) hold both a decimal
+/// and a floating-point type.
+fn mixed(types: &[Option<DataType>]) -> bool {
+    let any = |kind: fn(&DataType) -> bool| types.iter().flatten().any(kind);
+    any(DataType::is_decimal) && any(DataType::is_floating)
 }

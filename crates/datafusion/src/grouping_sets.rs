@@ -10,11 +10,24 @@
 //! keeps its own name (`map_keeping_names`), and a `grouping(...)` call
 //! names a renamed key as the set holds it (`grouping_args_as_keys`).
 
-use datafusion::common::Result;
 use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::GroupingSet;
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{Aggregate, Expr, LogicalPlan};
+
+/// `node` with `rewrite` applied to every part of each of its expressions,
+/// from the leaves up, given the schema of the node's inputs, each
+/// expression keeping its name ([`map_keeping_names`]): how vshred's
+/// analyzer rules rewrite a node.
+pub(crate) fn rewrite_keeping_names(
+    node: LogicalPlan,
+    rewrite: impl Fn(Expr, &DFSchema) -> Result<Transformed<Expr>>,
+) -> Result<Transformed<LogicalPlan>> {
+    let schema = merge_schema(&node.inputs());
+    map_keeping_names(node, |expr| expr.transform_up(|e| rewrite(e, &schema)))
+}
 
 /// `plan` with `rewrite` applied to each of its expressions, each keeping
 /// its name; a grouping set's keys each keep theirs.

@@ -39,14 +39,14 @@ use arrow::datatypes::{
 };
 use arrow::error::ArrowError;
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::utils::SingleRowListArrayBuilder;
 use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue, exec_err, plan_err};
 use datafusion::functions_aggregate::sum::Sum;
 use datafusion::logical_expr::expr::{ScalarFunction, schema_name_from_exprs};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::type_coercion::binary::BinaryTypeCoercer;
-use datafusion::logical_expr::utils::{AggregateOrderSensitivity, format_state_name, merge_schema};
+use datafusion::logical_expr::utils::{AggregateOrderSensitivity, format_state_name};
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, BinaryExpr, ColumnarValue, Documentation, EmitTo,
     Expr, ExprSchemable, GroupsAccumulator, LogicalPlan, Operator, ReversedUDAF,
@@ -57,7 +57,7 @@ use datafusion::physical_expr_common::datum::apply;
 use datafusion_functions_aggregate_common::aggregate::groups_accumulator::accumulate::NullState;
 use datafusion_functions_aggregate_common::aggregate::groups_accumulator::nulls::filtered_null_mask;
 
-use crate::grouping_sets::map_keeping_names;
+use crate::grouping_sets::rewrite_keeping_names;
 
 /// The checked operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -412,8 +412,7 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
             if let LogicalPlan::Limit(_) = node {
                 return Ok(Transformed::no(node));
             }
-            let schema = merge_schema(&node.inputs());
-            map_keeping_names(node, |expr| expr.transform_up(|e| checked_call(e, &schema)))
+            rewrite_keeping_names(node, checked_call)
         })
         .map(|t| t.data)
     }

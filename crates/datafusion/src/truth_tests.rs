@@ -13,13 +13,13 @@
 //! Elsewhere, where the scan prunes by them, they stay.
 
 use datafusion::common::Result;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::config::ConfigOptions;
 use datafusion::functions::core::expr_fn::coalesce;
 use datafusion::logical_expr::{Expr, LogicalPlan, lit, not};
 use datafusion::optimizer::AnalyzerRule;
 
-use crate::grouping_sets::map_keeping_names;
+use crate::grouping_sets::rewrite_keeping_names;
 
 /// Writes the truth tests of aggregates as `coalesce` (registered by
 /// [`crate::context`]).
@@ -37,7 +37,7 @@ impl AnalyzerRule for AggregateTruthTests {
                 return Ok(Transformed::no(node));
             }
             // The aggregate's columns keep their names.
-            map_keeping_names(node, |expr| expr.transform_up(as_coalesce))
+            rewrite_keeping_names(node, |expr, _| as_coalesce(expr))
         })?;
         Ok(rewritten.data)
     }
