@@ -27,8 +27,8 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use vshred::encode::{
-    DatasetReport, DatasetSplit, EncodeOptions, EncodeReport, LayoutChoice, ShredMode,
-    encode_dataset, infer_columns, layout_json,
+    DatasetReport, DatasetSplit, EncodeOptions, EncodeReport, LayoutChoice, LeftUnshredded,
+    ShredMode, encode_dataset, infer_columns, layout_json,
 };
 use vshred::infer::InferOptions;
 use vshred::parquet::{Compression, GetRequest, Projected, Projection, ScanOptions, WriteSummary};
@@ -293,17 +293,7 @@ fn encode<'py>(
         Encoded::File(report) => {
             set_written(&written, &report.written)?;
             written.set_item("layout", layout_json(&report.columns))?;
-            let left = PyList::empty(py);
-            for column in &report.left_unshredded {
-                let said = PyDict::new(py);
-                said.set_item("column", &column.column)?;
-                said.set_item("unshredded_bytes", column.unshredded_bytes)?;
-                said.set_item("shredded_bytes", column.shredded_bytes)?;
-                said.set_item("whole_file", column.whole_file)?;
-                said.set_item("in_row_groups", column.in_row_groups)?;
-                left.append(said)?;
-            }
-            written.set_item("left_unshredded", left)?;
+            set_left_unshredded(&written, &report.left_unshredded)?;
             (
                 report.lines,
                 report.unsampled_variant_fields,
@@ -323,6 +313,7 @@ fn encode<'py>(
                 );
                 file.set_item("reinferred", reinferred)?;
                 file.set_item("bloom_filters_left_out", &part.bloom_filters_left_out)?;
+                set_left_unshredded(&file, &part.left_unshredded)?;
                 files.append(file)?;
             }
             let sum = |of: fn(&WriteSummary) -> u64| -> u64 {
@@ -352,6 +343,22 @@ fn encode<'py>(
 enum Encoded {
     File(EncodeReport),
     Dataset(DatasetReport),
+}
+
+/// The columns `auto` left unshredded in a file, as `left_unshredded`
+/// into `dict`.
+fn set_left_unshredded(dict: &Bound<'_, PyDict>, columns: &[LeftUnshredded]) -> PyResult<()> {
+    let left = PyList::empty(dict.py());
+    for column in columns {
+        let said = PyDict::new(dict.py());
+        said.set_item("column", &column.column)?;
+        said.set_item("unshredded_bytes", column.unshredded_bytes)?;
+        said.set_item("shredded_bytes", column.shredded_bytes)?;
+        said.set_item("whole_file", column.whole_file)?;
+        said.set_item("in_row_groups", column.in_row_groups)?;
+        left.append(said)?;
+    }
+    dict.set_item("left_unshredded", left)
 }
 
 /// A file's `rows`, `row_groups` and `bytes` into `dict`.
@@ -397,7 +404,7 @@ fn infer<'py>(
         "unsampled_variant_fields",
         inferred.unsampled_variant_fields,
     )?;
-    said.set_item("unsampled_layout_fields", Vec::<String>::new())?;
+    said.set_item("unsampled_layout_fields", inferred.unsampled_layout_fields)?;
     Ok(said)
 }
 

@@ -54,6 +54,9 @@ def test_encode_from_strings_or_a_file_writes_the_same_rows(tmp_path, events):
     assert (left["column"], left["whole_file"]) == ("v", True)
     assert left["unshredded_bytes"] < left["shredded_bytes"]
     assert written["left_unshredded"] == []
+    # And of a dataset's file that chose its layout.
+    dataset = vshred.encode(str(lines), tmp_path / "parts", variant_fields=["v"], max_file_rows=300)
+    assert dataset["files"][0]["left_unshredded"] == [left]
 
 
 def test_a_generator_is_encoded_as_it_yields(tmp_path):
@@ -284,6 +287,8 @@ def test_python_arguments_are_checked_as_the_cli_checks_them(tmp_path):
         vshred.infer(rows, variant_fields=["v", "usr"])
     with pytest.warns(UserWarning, match="1 number that no decimal holds"):
         vshred.infer(['{"n": 1%s}' % ("0" * 40)], inexact_numbers="double")
+    with pytest.warns(UserWarning, match="no sampled line has the layout's field v.b"):
+        vshred.infer(rows, shred={"id": "int64", "b": "string"})
     # An output path given as bytes, as an input path may be.
     written = vshred.encode(rows, os.fsencode(tmp_path / "bytes.parquet"))
     assert written["rows"] == 10 and (tmp_path / "bytes.parquet").exists()
@@ -506,6 +511,8 @@ def test_a_dataset_of_files_is_written_as_the_command_line_writes_it(tmp_path):
     assert [f["rows"] for f in written["files"]] == [3, 2, 3, 1]
     assert sum(f["bytes"] for f in written["files"]) == written["bytes"]
     assert written["files"][0]["layout"] == "variant"
+    # The result is data: it serialises as JSON, paths and all.
+    assert json.loads(json.dumps(written))["files"][0]["path"] == str(out / "part-00000.parquet")
     assert vshred.get(out, "$.id", "int64").to_pylist() == [0, 1, 2, 3, 5, 6, 7, 8, 9]
     # A directory that holds a dataset is refused, unless appending.
     with pytest.raises(vshred.VshredError, match=r"holds a dataset already .*\(append=True adds to it\)"):

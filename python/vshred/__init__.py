@@ -202,7 +202,7 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     each appear whole, each with a layout that fits its rows (as ``vshred
     encode OUT_DIR --max-file-rows N`` writes them). A directory that holds
     Parquet files already is refused unless ``append`` adds to it. The
-    result then gives ``files``, each with its ``path``, ``rows``,
+    result then gives ``files``, each with its ``path`` (a ``str``), ``rows``,
     ``row_groups``, ``bytes``, ``layout``, whether the layout was
     ``reinferred`` for it, and the ``bloom_filters_left_out`` of it (paths
     its layout does not shred, each also warned about), in place of one
@@ -238,6 +238,10 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
         raise
     for file in written.get("files", [written]):
         file["layout"] = _json.loads(file["layout"])
+        if "path" in file:
+            # A str, as every other value of the result, so that it
+            # serialises as JSON.
+            file["path"] = _os.fsdecode(file["path"])
         for path in file.get("bloom_filters_left_out", []):
             _warnings.warn("%s: no bloom filter for %s: its layout does not shred it"
                            % (_os.path.basename(file["path"]), path), stacklevel=2)

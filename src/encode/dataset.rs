@@ -103,7 +103,7 @@ use arrow::datatypes::{DataType, Field};
 
 use super::lines::{LineTallies, Lines, Source};
 use super::pipeline::{FileLimit, every_line_bad, write_lines};
-use super::plan::{MeasuredLayouts, leaf_encodings, plan_columns};
+use super::plan::{LeftUnshredded, MeasuredLayouts, leaf_encodings, plan_columns};
 use super::rows::{RowEncoder, StartingNames};
 use super::{DEFAULT_COLUMN, EncodeOptions, LineCounts, sample_size, write_options};
 use crate::dataset::Dataset;
@@ -181,6 +181,9 @@ pub struct PartReport {
     /// Bloom filter paths that its layout (re-inferred) does not shred,
     /// left out of this file.
     pub bloom_filters_left_out: Vec<String>,
+    /// The Variant columns `auto` left unshredded in the layout inferred
+    /// for this file (none where it kept the layout before).
+    pub left_unshredded: Vec<LeftUnshredded>,
     /// Rows, row groups, bytes, and where the Variant values went.
     pub written: WriteSummary,
 }
@@ -384,6 +387,11 @@ fn write_parts(
         if columns == fresh {
             priced = leaf_encodings(&plan.priced);
         }
+        // Said of the file that chose the layout, not of each that keeps it.
+        let left_unshredded = match columns == fresh && layout != LayoutChoice::Kept {
+            true => plan.left_unshredded,
+            false => Vec::new(),
+        };
         // A file that brings a column the dataset lacks is written under
         // the directory's lock, the columns agreed again once it is held:
         // another writer may have brought the same column, of another
@@ -450,6 +458,7 @@ fn write_parts(
             columns,
             layout,
             bloom_filters_left_out: left_out,
+            left_unshredded,
             written,
         });
         number += 1;

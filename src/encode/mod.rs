@@ -315,6 +315,8 @@ pub struct Inferred {
     /// Names given as [`EncodeOptions::variant_fields`] that no sampled
     /// line has (misspelt, perhaps).
     pub unsampled_variant_fields: Vec<String>,
+    /// As [`EncodeReport::unsampled_layout_fields`].
+    pub unsampled_layout_fields: Vec<String>,
     /// Numbers of the sampled lines that no decimal holds, read as the
     /// nearest double ([`InexactNumbers::Double`](crate::json::InexactNumbers)).
     pub inexact_numbers: u64,
@@ -332,6 +334,7 @@ pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result
     Ok(Inferred {
         columns: plan.columns,
         unsampled_variant_fields: plan.unsampled,
+        unsampled_layout_fields: plan.unsampled_layout_fields,
         inexact_numbers: plan.inexact.0,
         first_inexact_line: plan.inexact.1,
         left_unshredded: plan.left_unshredded,

@@ -210,7 +210,7 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
         &report.unsampled_layout_fields,
     );
     for left in &report.left_unshredded {
-        say_left_unshredded(left);
+        say_left_unshredded(None, left);
     }
     let whole_lines = options.variant_fields.is_empty();
     // A regular file's: opening a FIFO again would wait for a writer.
@@ -238,7 +238,9 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
 
 /// Says why `auto` wrote a Variant column unshredded, which a user who
 /// expects typed columns would otherwise find out from `vshred schema`.
-fn say_left_unshredded(left: &LeftUnshredded) {
+/// Says why `auto` left a column unshredded, and by what sizes; `file`
+/// names a dataset's file.
+fn say_left_unshredded(file: Option<&str>, left: &LeftUnshredded) {
     let what = match (left.whole_file, left.in_row_groups) {
         (true, _) => "written alone, it makes a file of",
         (false, true) => "its sampled lines, written alone in the file's row groups, make",
@@ -248,8 +250,9 @@ fn say_left_unshredded(left: &LeftUnshredded) {
         true => "whole values compress better than their fields apart",
         false => "its typed columns' footer entries would outweigh what they save",
     };
+    let file = file.map_or(String::new(), |f| format!("{f}: "));
     eprintln!(
-        "vshred: {} left unshredded: {what} {} bytes so, {} shredded ({why}; --shred spark shreds it whatever it costs)",
+        "vshred: {file}{} left unshredded: {what} {} bytes so, {} shredded ({why}; --shred spark shreds it whatever it costs)",
         left.column, left.unshredded_bytes, left.shredded_bytes
     );
 }
@@ -338,6 +341,9 @@ fn print_dataset(dir: &Path, report: &DatasetReport) {
                 name(part),
                 layout_json(&part.columns)
             );
+        }
+        for left in &part.left_unshredded {
+            say_left_unshredded(Some(&name(part)), left);
         }
         for path in &part.bloom_filters_left_out {
             eprintln!(
@@ -442,7 +448,7 @@ pub(crate) fn run_infer(args: InferArgs) -> Result<(), Failure> {
     // `infer` takes presets alone: no layout to check.
     warn_unsampled(&inferred.unsampled_variant_fields, &[]);
     for left in &inferred.left_unshredded {
-        say_left_unshredded(left);
+        say_left_unshredded(None, left);
     }
     writeln!(io::stdout().lock(), "{}", layout_json(&inferred.columns))?;
     warn_inexact_numbers(inferred.inexact_numbers, inferred.first_inexact_line);

@@ -1042,6 +1042,25 @@ fn a_column_left_unshredded_is_said_with_the_sizes_that_decided_it() {
     let out = vshred_in(dir.path(), &["infer", "in.jsonl"]);
     assert_eq!(stdout(&out), "\"variant\"\n");
     assert!(stderr(&out).starts_with(&prefix), "{}", stderr(&out));
+    // A dataset says it of the file that chose the layout, by name, once:
+    // the files after keep that layout.
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "parts", "--max-file-rows", "100"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said: Vec<String> = stderr(&out)
+        .lines()
+        .filter(|l| l.contains("left unshredded"))
+        .map(String::from)
+        .collect();
+    let first = std::fs::metadata(dir.path().join("parts/part-00000.parquet"))
+        .unwrap()
+        .len();
+    let prefix = format!(
+        "vshred: part-00000.parquet: v left unshredded: written alone, it makes a file of {first} bytes so, "
+    );
+    assert!(said.len() == 1 && said[0].starts_with(&prefix), "{said:?}");
     // Shredded as asked, nothing to say.
     let out = vshred_in(
         dir.path(),
