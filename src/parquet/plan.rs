@@ -535,6 +535,22 @@ impl ParquetFile {
         let schema = self.parquet_schema();
         let mut warnings = Vec::new();
         for comparison in filter.filter.comparisons() {
+            // A path at which no row holds a value (misspelt, most likely)
+            // reads null in every row, which no comparison passes.
+            if let (Operand::Path(path) | Operand::PathAs(path, _), OperandLeaves::Path(target)) =
+                (&comparison.operand, filter.leaves_of(&comparison.operand))
+                && self.metadata().num_row_groups() > 0
+                && self
+                    .metadata()
+                    .row_groups()
+                    .iter()
+                    .all(|meta| target.holds_no_value(schema, meta))
+            {
+                warnings.push(format!(
+                    "no row can pass `{comparison}`: no row has a value at {path} (misspelt?)"
+                ));
+                continue;
+            }
             // A converted value is of its type's kind, whatever it was
             // stored as (`"12"` as an int64 is a number).
             if let Operand::PathAs(_, as_type) = &comparison.operand {
@@ -1126,6 +1142,17 @@ impl Target {
 
     fn value_leaf(&self, schema: &SchemaDescriptor) -> Option<usize> {
         self.prefix_leaves(schema, &["value"]).first().copied()
+    }
+
+    /// Whether no row of the row group can have a value at the path: it
+    /// leaves the shredded groups (a field that is not shredded, an index
+    /// into what is not a list) where the slot's `value`, which would hold
+    /// it, is all null or absent.
+    fn holds_no_value(&self, schema: &SchemaDescriptor, meta: &RowGroupMetaData) -> bool {
+        !self.complete
+            && self
+                .value_leaf(schema)
+                .is_none_or(|value| all_null(meta, value))
     }
 
     /// The typed leaf whose statistics (of the row group, or of its pages)

@@ -595,6 +595,47 @@ fn a_filter_no_row_can_pass_is_warned_about() {
     }
 }
 
+/// A misspelt path in a filter reads null in every row, so the filter
+/// passes none: where the file's layout shows that no row holds a value
+/// there (not shredded, and no residual that could hold it), that is said.
+#[test]
+fn a_filter_on_a_path_no_row_has_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    filtered_file(dir.path());
+    for filter in ["$.dealy == 5", "$.delay.x == 5", "$.dealy as int64 > 1"] {
+        let out = delay_count(dir.path(), filter);
+        assert_eq!(stdout(&out), "0\n", "{filter}");
+        let path = filter.split(' ').next().unwrap();
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "vshred: warning: no row can pass `{filter}`: no row has a value at {path} (misspelt?)\n"
+            ),
+            "{filter}"
+        );
+    }
+    // A field the layout does not shred may be in the residual: no word.
+    encoded(
+        dir.path(),
+        "partly.parquet",
+        &std::fs::read_to_string(dir.path().join("in.jsonl")).unwrap(),
+        &["--variant-field", "v", "--shred", r#"{"delay":"int64"}"#],
+    );
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "partly.parquet",
+            "$.delay",
+            "--where",
+            r#"$.note == "ok""#,
+            "--agg",
+            "count",
+        ],
+    );
+    assert_eq!((stdout(&out), stderr(&out)), ("36\n".into(), "".into()));
+}
+
 #[test]
 fn filters_take_and_or_not_in_null_and_ordinary_columns() {
     let dir = tempfile::tempdir().unwrap();
