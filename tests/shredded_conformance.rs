@@ -13,7 +13,9 @@ use std::path::PathBuf;
 
 use arrow::array::{Array, AsArray, StructArray};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use vshred::get::{ResultColumn, variant_get};
 use vshred::json::variant_to_json_string;
+use vshred::shred::ShreddingSchema;
 use vshred::unshred::ShreddedColumn;
 use vshred::variant::{Metadata, VariantBuilder, VariantRef};
 
@@ -73,6 +75,29 @@ fn reconstruct(column: &StructArray) -> Result<Vec<Row>, vshred::Error> {
     Ok(rows)
 }
 
+/// Whether `variant_get(column, '$')` gives `rows`, row for row: a row
+/// with nothing stored is the Variant null there too, not SQL's NULL.
+fn root_is_the_row(column: &StructArray, rows: &[Row]) -> Result<(), String> {
+    let root = variant_get(
+        column,
+        &"$".parse().unwrap(),
+        &ShreddingSchema::Variant,
+        true,
+    )
+    .map_err(|e| e.to_string())?;
+    let root = ResultColumn::try_new(&root).map_err(|e| e.to_string())?;
+    for (i, row) in rows.iter().enumerate() {
+        let got = root.get(i).map_err(|e| e.to_string())?;
+        let want = row
+            .as_ref()
+            .map(|(m, v)| VariantRef::try_new(m, v).unwrap());
+        if got != want {
+            return Err(format!("row {i}: got {got:?}, the row is {want:?}"));
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn every_case_reads_as_expected_or_fails_clearly() {
     let dir = data_dir();
@@ -112,6 +137,10 @@ fn every_case_reads_as_expected_or_fails_clearly() {
                 continue;
             }
         };
+        // `variant_get(v, '$')` is the row, as rebuilt whole.
+        if let Err(e) = root_is_the_row(&column, &rows) {
+            failures.push(format!("case {n}: variant_get of $: {e}"));
+        }
         let expected_files: Vec<Option<String>> = match case.get("variant_files") {
             Some(files) => files
                 .as_array()

@@ -44,7 +44,13 @@ impl<'p, 'a> PathFinder<'p, 'a> {
     /// Where the path leads in row `row` (which must not be null).
     #[inline]
     pub(crate) fn find(&self, row: usize, m: &RowMetadata<'_, 'a>) -> Result<Found<'p, 'a>> {
-        self.column.root.find(row, self, 0, m)
+        match self.column.root.find(row, self, 0, m)? {
+            // A row with nothing stored, neither `value` nor `typed_value`,
+            // is the Variant null, as the row rebuilt whole reads
+            // ([`ShreddedColumn::write_variant`]): `$` is that null.
+            Found::Missing if self.path.is_empty() => Ok(Found::Value(VARIANT_NULL)),
+            found => Ok(found),
+        }
     }
 
     /// The bytes of the sub-value at the path's steps from `depth` on,
@@ -79,6 +85,9 @@ impl<'p, 'a> PathFinder<'p, 'a> {
         )
     }
 }
+
+/// The Variant null, encoded: a primitive header of type 0.
+const VARIANT_NULL: &[u8] = &[0];
 
 /// Where a path leads in one row.
 pub(crate) enum Found<'s, 'a> {
