@@ -80,20 +80,7 @@ impl Storage for LocalFiles {
             found.map_err(|e| Error::io(input, e))?;
             files.push(input.to_path_buf());
         } else {
-            // As a shell's `*` does, a wildcard does not match a leading
-            // `.`; nor a leading `_`, as a directory's walk skips both.
-            let options = glob::MatchOptions {
-                require_literal_leading_dot: true,
-                ..glob::MatchOptions::new()
-            };
-            let paths = glob::glob_with(&text, options).map_err(|e| {
-                Error::new(ErrorKind::Usage, format!("not a glob pattern: {e}")).in_file(input)
-            })?;
-            for path in paths {
-                let path = path.map_err(|e| {
-                    let at = e.path().to_path_buf();
-                    Error::io(&at, e.into())
-                })?;
+            for path in glob_matches(input)? {
                 if wildcard_matched_skipped_name(input, &path) {
                     continue;
                 }
@@ -126,6 +113,73 @@ impl Storage for LocalFiles {
         }
         Ok(files)
     }
+}
+
+/// The paths that glob `pattern` matches. Its directories are walked from
+/// its [`glob_root`], following symbolic links (as a shell's glob does)
+/// but not a link to a directory the walk is already in: with
+/// `d/up -> ..` and `d/again -> d` beside each other, every path through
+/// them would be a match, two more at each level, and the walk would not
+/// end. As a shell's `*` does, a wildcard does not match a leading `.`
+/// (nor a leading `_`: see [`wildcard_matched_skipped_name`]).
+fn glob_matches(pattern: &Path) -> Result<Vec<PathBuf>> {
+    // Matched as the glob crate gives its paths: without `./`.
+    let written = without_leading_dot(pattern);
+    let matcher = glob::Pattern::new(&written.to_string_lossy()).map_err(|e| {
+        Error::new(ErrorKind::Usage, format!("not a glob pattern: {e}")).in_file(pattern)
+    })?;
+    let options = glob::MatchOptions {
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+        ..glob::MatchOptions::new()
+    };
+    // `dir/*/` matches directories alone.
+    let directories_only = pattern.to_string_lossy().ends_with('/');
+    let root = glob_root(pattern);
+    // Below its root, a pattern without `**` matches at one depth.
+    let below: Vec<_> = pattern
+        .strip_prefix(&root)
+        .unwrap_or(pattern)
+        .components()
+        .collect();
+    let mut walk = walkdir::WalkDir::new(&root).follow_links(true).min_depth(1);
+    if !below.iter().any(|c| c.as_os_str() == "**") {
+        walk = walk.max_depth(below.len());
+    }
+    let mut found = Vec::new();
+    for entry in walk {
+        let entry = match entry {
+            Ok(entry) => entry,
+            // A link to a directory the walk is in: its paths are found
+            // through that directory.
+            Err(e) if e.loop_ancestor().is_some() => continue,
+            Err(e) => {
+                let at = e.path().unwrap_or(&root).to_path_buf();
+                let Some(io) = e.io_error() else { continue };
+                if is_link_loop(io) {
+                    continue;
+                }
+                // A dangling link that matches is kept, for its open to
+                // name it.
+                if io.kind() == io::ErrorKind::NotFound {
+                    let path = without_leading_dot(&at);
+                    if matcher.matches_path_with(&path, options) {
+                        found.push(path);
+                    }
+                    continue;
+                }
+                return Err(Error::io(&at, io::Error::new(io.kind(), io.to_string())));
+            }
+        };
+        if directories_only && !entry.file_type().is_dir() {
+            continue;
+        }
+        let path = without_leading_dot(entry.path());
+        if matcher.matches_path_with(&path, options) {
+            found.push(path);
+        }
+    }
+    Ok(found)
 }
 
 /// Whether `e` is the system's "too many levels of symbolic links"
