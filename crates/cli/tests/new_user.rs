@@ -633,7 +633,7 @@ fn a_filter_on_a_path_no_row_has_is_warned_about() {
             "count",
         ],
     );
-    assert_eq!((stdout(&out), stderr(&out)), ("36\n".into(), "".into()));
+    assert_eq!((stdout(&out), stderr(&out)), ("36\n", ""));
 }
 
 #[test]
