@@ -203,7 +203,7 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
     };
     let report = encode(&mut input, output, &options, &mut progress).context(&args.input);
     bar.finish_and_clear();
-    let report = report?;
+    let report = report.map_err(|e| cut_short(e, &args.output))?;
     warn_about_lines(&report.lines);
     warn_unsampled(
         &report.unsampled_variant_fields,
@@ -234,6 +234,22 @@ pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {
         );
     }
     Ok(())
+}
+
+/// A pipe or FIFO whose reader went before the file was complete: a
+/// failure, where `cat`'s or `get`'s reader closing early (`| head`) asks
+/// for no more text.
+fn cut_short(e: Failure, output: &Path) -> Failure {
+    if !e.is_broken_pipe() {
+        return e;
+    }
+    let output = match output == Path::new("-") {
+        true => "standard output".into(),
+        false => output.display().to_string(),
+    };
+    Failure::Io(io::Error::other(format!(
+        "{output} was closed before the Parquet file was complete: its reader has a file cut short"
+    )))
 }
 
 /// Says why `auto` wrote a Variant column unshredded, which a user who
