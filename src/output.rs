@@ -328,6 +328,10 @@ pub(crate) fn destination(path: &Path) -> Result<Destination> {
     .in_file(path))
 }
 
+/// The most bytes of a target's name that its temporary file's name
+/// (`.NAME.XXXXXX.tmp`) repeats.
+const MAX_NAME_IN_TEMPORARY: usize = 200;
+
 /// A temporary file beside its target, registered for
 /// [`remove_unfinished_files`]; removed when dropped unless
 /// [persisted](Self::persist).
@@ -353,7 +357,13 @@ impl Staged {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let prefix = format!(".{file_name}.");
+        // The temporary name adds 12 bytes to the target's, which may be
+        // up to the file system's 255 already: a prefix of it does.
+        let mut end = file_name.len().min(MAX_NAME_IN_TEMPORARY);
+        while !file_name.is_char_boundary(end) {
+            end -= 1;
+        }
+        let prefix = format!(".{}.", &file_name[..end]);
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");
         #[cfg(unix)]
@@ -591,6 +601,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("report.html");
         std::fs::write(&target, "old").unwrap();
+        write_atomically(&target, b"new").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_name_as_long_as_the_file_system_takes_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        // Near the 255 bytes most file systems take, in two-byte
+        // characters, so that the temporary name cuts it on a boundary.
+        let name = format!("{}.parquet", "é".repeat(123));
+        assert_eq!(name.len(), 254);
+        let target = dir.path().join(&name);
         write_atomically(&target, b"new").unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
