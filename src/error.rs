@@ -77,6 +77,10 @@ pub enum ErrorKind {
     /// sample chose do not hold: a text in an `int64` column, or a
     /// top-level field without a column.
     ColumnMismatch,
+    /// A call stopped before its end, its output left unwritten, by no
+    /// fault of its arguments or input: the Python interpreter exiting
+    /// under a daemon thread's call.
+    Stopped,
 }
 
 /// Which of the two Variant byte strings an offset refers to.
@@ -189,6 +193,13 @@ impl Error {
         Error::new(ErrorKind::Usage, message)
     }
 
+    /// A call stopped by what goes on around it ([`ErrorKind::Stopped`]),
+    /// `why`: for front ends.
+    #[cold]
+    pub fn stopped(why: &str) -> Error {
+        Error::new(ErrorKind::Stopped, why)
+    }
+
     /// Attach the (0-based) row number of a multi-row input.
     #[cold]
     pub fn with_row(mut self, row: u64) -> Error {
@@ -286,6 +297,7 @@ impl fmt::Display for Error {
             ErrorKind::DatasetExists => "dataset exists",
             ErrorKind::AmbiguousColumn => "several Variant columns",
             ErrorKind::ColumnMismatch => "valid JSON that its columns do not hold",
+            ErrorKind::Stopped => "stopped",
         };
         if let Some(file) = &self.0.file {
             write!(f, "{}: ", file.display())?;

@@ -73,7 +73,7 @@ fn item_error(i: usize, what: &str) -> ItemError {
 /// Why a call in a thread other than the main one fails when the program
 /// ends under it (`exiting.rs`).
 fn exiting() -> vshred::Error {
-    vshred::Error::from_message("the Python interpreter is exiting".into())
+    vshred::Error::stopped("the Python interpreter is exiting")
 }
 
 /// The texts of the items, one a line, gathered for the reader; and

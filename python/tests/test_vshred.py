@@ -1055,3 +1055,37 @@ def test_an_atexit_function_that_joins_a_daemon_thread_encoding_does_not_hang(tm
     ended = subprocess.run([sys.executable, "-c", _JOIN_AT_EXIT, str(tmp_path / "x.parquet")],
                            capture_output=True, text=True, timeout=30)
     assert (ended.returncode, ended.stdout, ended.stderr) == (0, "failed: True\njoined\n", "")
+
+
+# The usual order: vshred imported first, then a daemon thread encodes an
+# endless generator, and an `atexit` function joins it, which atexit runs
+# before the functions registered earlier (vshred's own among them): the
+# join waited for ever on the encode.
+_JOIN_REGISTERED_AFTER_IMPORT = """
+import atexit, sys, threading, time
+import vshred
+def lines():
+    i = 0
+    while True:
+        time.sleep(0.01)
+        yield '{"a": %d}' % i
+        i += 1
+def work():
+    try:
+        vshred.encode(lines(), sys.argv[1])
+    except vshred.VshredError as e:
+        print("failed:", str(e))
+worker = threading.Thread(target=work, daemon=True)
+worker.start()
+atexit.register(lambda: (worker.join(), print("joined")))
+time.sleep(0.3)
+"""
+
+
+def test_a_daemon_threads_encode_joined_by_an_atexit_function_registered_after_import_stops(tmp_path):
+    ended = subprocess.run([sys.executable, "-c", _JOIN_REGISTERED_AFTER_IMPORT,
+                            str(tmp_path / "x.parquet")],
+                           capture_output=True, text=True, timeout=30)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (
+        0, "failed: stopped: the Python interpreter is exiting\njoined\n", "")
+    assert not (tmp_path / "x.parquet").exists()
