@@ -101,7 +101,7 @@ impl Input {
             Box::new(ArrowItems::of_chunks(&chunks)?)
         } else if input.hasattr("__arrow_c_array__")? {
             let array = make_array(input.extract::<PyArrowType<ArrayData>>()?.0);
-            Box::new(ArrowItems::of_array(array).map_err(failed)?)
+            Box::new(ArrowItems::of_array(array).map_err(|e| lines::not_texts(&e))?)
         } else if input.is_instance_of::<pyo3::types::PyDict>() {
             // Iterated, it gives its keys.
             return Err(pyo3::exceptions::PyTypeError::new_err(
@@ -115,7 +115,7 @@ impl Input {
                 true => "None".into(),
                 false => input.get_type().name()?.to_string(),
             };
-            return Err(failed(format!(
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
                 "the input is a path or an iterable of JSON strings, not {given}"
             )));
         };
@@ -239,7 +239,9 @@ fn encode<'py>(
     compression: String,
     row_group_rows: Option<i128>,
     sample_rows: Option<i128>,
-    limits: InferLimits,
+    max_columns: Option<i128>,
+    max_depth: Option<i128>,
+    min_frequency: Option<f64>,
     bloom_filters: Option<Vec<String>>,
     inexact_numbers: String,
     duplicate_keys: String,
@@ -255,7 +257,7 @@ fn encode<'py>(
             variant_fields,
             &shred,
             sample_rows,
-            limits,
+            (max_columns, max_depth, min_frequency),
             &inexact_numbers,
             &duplicate_keys,
         )?;
@@ -278,6 +280,12 @@ fn encode<'py>(
                 return Err(vshred::Error::from_message(
                     "append adds files to a dataset: give max_file_rows or max_file_bytes".into(),
                 ));
+            }
+            if vshred::output::names_a_directory(&output) {
+                return Err(vshred::Error::from_message(format!(
+                    "{}: a directory takes a dataset of files, which max_file_rows or max_file_bytes writes; give a file's name to write one file",
+                    output.display()
+                )));
             }
             return input
                 .read(|reader| vshred::encode::encode(reader, &output, &options, &mut |_| {}))
@@ -377,7 +385,9 @@ fn infer<'py>(
     variant_fields: Option<Vec<String>>,
     shred: String,
     sample_rows: Option<i128>,
-    limits: InferLimits,
+    max_columns: Option<i128>,
+    max_depth: Option<i128>,
+    min_frequency: Option<f64>,
     inexact_numbers: String,
     duplicate_keys: String,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -388,7 +398,7 @@ fn infer<'py>(
             variant_fields,
             &shred,
             sample_rows,
-            limits,
+            (max_columns, max_depth, min_frequency),
             &inexact_numbers,
             &duplicate_keys,
         )?;

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use arrow::array::{Array, ArrayAccessor, ArrayData, ArrayRef, AsArray, make_array};
 use arrow::datatypes::DataType;
 use arrow_pyarrow::PyArrowType;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyIterator, PyString};
 use vshred::shred::is_text_type;
@@ -400,6 +401,8 @@ impl Items for PyItems {
                     block.push_text(i, bytes.as_bytes())?;
                     continue;
                 }
+                // Of the data, as a null item is: reported in its place
+                // among the lines' errors.
                 let text = item.cast::<PyString>().map_err(|_| {
                     item_error(i, "is not a str or bytes (each item is one JSON text)")
                 })?;
@@ -466,12 +469,20 @@ impl ArrowItems {
                 error: io::Error::other(format!("a chunk of the input: {e}")),
                 exception: Some(e),
             })?;
-            texts(make_array(data.0))
-                .map(Some)
-                .map_err(|e| io::Error::other(e).into())
+            // Every chunk is of one type: the first refused comes before
+            // any line is read.
+            texts(make_array(data.0)).map(Some).map_err(|e| ItemError {
+                exception: Some(not_texts(&e)),
+                error: io::Error::other(e),
+            })
         });
         taken.unwrap_or_else(|| Err(io::Error::other(exiting()).into()))
     }
+}
+
+/// The `TypeError` of an Arrow input that [`texts`] refuses.
+pub fn not_texts(e: &vshred::Error) -> PyErr {
+    PyTypeError::new_err(e.message().to_string())
 }
 
 /// `array` as texts: strings and binaries as they are, a dictionary of

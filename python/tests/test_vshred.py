@@ -93,9 +93,10 @@ def test_an_exception_of_an_iterables_iter_comes_out_as_itself(tmp_path):
         vshred.encode(BadIter(), out)
     with pytest.raises(Mine, match="^mine$"):
         vshred.infer(BadIter())
-    # What is neither a path nor iterable is named by its type.
+    # What is neither a path nor iterable is named by its type, a
+    # TypeError as any wrong type is.
     for given, name in ((5, "int"), (None, "None"), (object(), "object")):
-        with pytest.raises(vshred.VshredError,
+        with pytest.raises(TypeError,
                            match=f"^the input is a path or an iterable of JSON strings, not {name}$"):
             vshred.encode(given, out)
     assert not out.exists()
@@ -438,18 +439,19 @@ def test_an_arrow_string_array_of_any_kind_encodes_as_its_texts_would(tmp_path):
         assert rows == ['{"a":1}', '{"a":3}']
     with pytest.raises(vshred.VshredError, match=r"line 2.*UTF-8"):
         vshred.encode(pa.array([b'{"a": 1}', b'{"a": "\xff"}'], pa.binary()), out)
-    with pytest.raises(vshred.VshredError,
-                       match="^invalid arguments: the input array holds Int64, not JSON texts"):
+    with pytest.raises(TypeError, match="^the input array holds Int64, not JSON texts"):
         vshred.encode(pa.array([1, 2]), out)
+    with pytest.raises(TypeError, match="^the input array holds Int64, not JSON texts"):
+        vshred.encode(pa.chunked_array([[1, 2]]), out)
     for table in (pl.DataFrame({"j": texts[:2]}), pa.table({"j": texts[:2], "k": [1, 2]}),
                   pa.record_batch({"j": texts[:2]}), pa.table({"j": pa.array([], pa.string())})):
-        with pytest.raises(vshred.VshredError,
+        with pytest.raises(TypeError,
                            match=re.escape("is a table of columns j") + ".*" + re.escape('(`table["j"]`)')):
             vshred.encode(table, out)
     # The example is a column of texts, named as Python would.
-    with pytest.raises(vshred.VshredError, match=re.escape('columns k, j, not JSON texts: give one column of texts (`table["j"]`)')):
+    with pytest.raises(TypeError, match=re.escape('columns k, j, not JSON texts: give one column of texts (`table["j"]`)')):
         vshred.encode(pa.table({"k": [1], "j": ["{}"]}), out)
-    with pytest.raises(vshred.VshredError, match=r'columns a"b, not JSON texts: give one column of texts$'):
+    with pytest.raises(TypeError, match=r'columns a"b, not JSON texts: give one column of texts$'):
         vshred.encode(pa.table({'a"b': ["{}"]}), out)
     assert not out.exists()
     with pytest.raises(TypeError, match="the input is a dict, not JSON texts"):
@@ -565,10 +567,13 @@ def test_bad_input_is_an_error_saying_where_and_leaves_no_file(tmp_path):
         vshred.encode(lines, out)
     assert not out.exists()
     # A directory takes a dataset; a name ending in / gave "Not a directory
-    # (os error 20)".
+    # (os error 20)", then "is a directory" of one not made yet.
     for directory in (tmp_path, tmp_path / "new" / ""):
-        with pytest.raises(vshred.VshredError, match="is a directory, not a file"):
+        with pytest.raises(vshred.VshredError, match="a directory takes a dataset of files, "
+                           "which max_file_rows or max_file_bytes writes"):
             vshred.encode(['{"a": 1}'], str(directory) + os.sep)
+    assert not (tmp_path / "new").exists()
+    # Of the data, as a null item is, so reported in its place.
     with pytest.raises(vshred.VshredError, match="item 1 of the input is not a str or bytes"):
         vshred.encode(['{"a": 1}', 7], out)
     # Bytes are texts as a file's are, checked as UTF-8.
@@ -852,6 +857,17 @@ def test_the_inference_limits_are_the_command_lines(tmp_path):
                          (dict(max_columns=0), "max_columns must be a whole number from 1, not 0")):
         with pytest.raises(vshred.VshredError, match=re.escape(says)):
             vshred.infer(rows, **limits)
+    # A wrong type is a TypeError naming the argument given.
+    for name, given in (("min_frequency", "0.5"), ("max_columns", "300"), ("max_depth", 2.5)):
+        for call in (lambda: vshred.infer(rows, **{name: given}),
+                     lambda: vshred.encode(rows, tmp_path / "u.parquet", **{name: given})):
+            with pytest.raises(TypeError, match="'%s'" % name):
+                call()
+    # A schema file's path, as a str or a path.
+    schema = tmp_path / "layout.json"
+    schema.write_text('{"id": "int64"}')
+    assert vshred.infer(rows, shred=schema) == vshred.infer(rows, shred=str(schema)) == {
+        "id": "int64"}
 
 
 def test_pyarrow_reads_the_file_and_infer_gives_the_layout(events):

@@ -131,8 +131,12 @@ def _chunk_by_chunk(native, array, *args):
 
 def _shred(shred):
     """``shred`` as the core takes it: a layout as :func:`infer` gives it
-    (a dict, a list) as its JSON."""
-    return _json.dumps(shred) if isinstance(shred, (dict, list)) else shred
+    (a dict, a list) as its JSON; a schema file's path as ``str``."""
+    if isinstance(shred, (dict, list)):
+        return _json.dumps(shred)
+    if isinstance(shred, (bytes, _os.PathLike)):
+        return _os.fsdecode(shred)
+    return shred
 
 
 def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
@@ -148,9 +152,11 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     too, a polars Series, any object with ``__arrow_c_array__`` or
     ``__arrow_c_stream__``; its values are read without a Python object
     each), or an iterable of JSON texts (``str``, or UTF-8 ``bytes``): one row each item (a text over
-    several lines, pretty-printed, too), so an item that is null, empty or
-    only whitespace is an error naming it, which ``skip_bad_lines`` does
-    not skip. Each row is an object whose
+    several lines, pretty-printed, too), so an item that is null, empty,
+    only whitespace or not a text is an error naming it, which
+    ``skip_bad_lines`` does not skip; an input of another kind (a number,
+    an Arrow array of numbers, a table of several columns) is a
+    ``TypeError``. Each row is an object whose
     ``variant_fields`` become Variant columns (the whole row is one Variant
     column ``v`` when none are named) and whose other fields are typed
     columns where the sample gives them one type (``int64``, ``double``,
@@ -224,7 +230,7 @@ def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
     try:
         written = _vshred.encode(input, output, variant_fields, shred, decimal,
                                  compression, row_group_rows, sample_rows,
-                                 (max_columns, max_depth, min_frequency), bloom_filters, inexact_numbers, duplicate_keys,
+                                 max_columns, max_depth, min_frequency, bloom_filters, inexact_numbers, duplicate_keys,
                                  skip_bad_lines, max_file_rows, max_file_bytes, append)
     except BaseException as stopped:
         # A VshredError says which files it left; the iterable's own
@@ -294,9 +300,8 @@ def infer(input, *, variant_fields=None, shred="auto", sample_rows=None, max_col
 
     """
     variant_fields = _names(variant_fields)
-    limits = (max_columns, max_depth, min_frequency)
-    said = _vshred.infer(_input(input), variant_fields, _shred(shred), sample_rows, limits,
-                         inexact_numbers, duplicate_keys)
+    said = _vshred.infer(_input(input), variant_fields, _shred(shred), sample_rows, max_columns,
+                         max_depth, min_frequency, inexact_numbers, duplicate_keys)
     _warn_of_sample(said)
     return _json.loads(said["layout"])
 
