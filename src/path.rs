@@ -157,8 +157,11 @@ impl VariantPath {
                         while end < bytes.len() && bytes[end].is_ascii_digit() {
                             end += 1;
                         }
-                        if end == start || bytes.get(end) != Some(&b']') {
+                        if end == start {
                             return Err(err(start, "expected an index or a quoted name in [...]"));
+                        }
+                        if bytes.get(end) != Some(&b']') {
+                            return Err(err(end, "expected ']' after the index"));
                         }
                         let index = text[start..end]
                             .parse()
@@ -346,6 +349,7 @@ mod tests {
                 "character 2: expected '.' or '[' (a name with other characters is quoted: $['a b'])",
             ),
             ("$[-1]", "expected an index"),
+            ("$.a[0][1", "character 9: expected ']' after the index"),
             (r"$['\x']", "character 4: invalid escape"),
             (r"$['\u12']", "character 4: invalid escape"),
             (r"$['\ud83d']", "character 4: invalid escape"),

@@ -426,6 +426,9 @@ class Session(_vshred.Session):
     """
 
     def register(self, name, source):
+        """Makes ``source`` the table ``name``: a Parquet file, directory,
+        glob or URL, or an Arrow table or stream of record batches, read
+        once into memory (the class's text says more)."""
         super().register(name, _unsliced_source(_path(source)))
 
 

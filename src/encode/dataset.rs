@@ -416,14 +416,7 @@ fn write_parts(
         // The next number no other writer of the directory has taken.
         let (path, claim) = loop {
             if number > LAST_PART {
-                return Err(Error::new(
-                    ErrorKind::Usage,
-                    format!(
-                        "a dataset holds at most {} files (part-00000 to part-{LAST_PART}), so that path order is the order they were written in; let each file hold more rows or bytes, or write to another directory",
-                        LAST_PART + 1
-                    ),
-                )
-                .in_file(dir));
+                return Err(no_number_left(dir));
             }
             let name = format!("part-{number:05}.parquet");
             match Claim::take(dir, &name)? {
@@ -698,7 +691,22 @@ fn prepare_dir(dir: &Path, append: bool) -> Result<(u64, bool)> {
             next = next.max(n + 1);
         }
     }
+    // Said before any work, not once a file is written.
+    if next > LAST_PART {
+        return Err(no_number_left(dir));
+    }
     Ok((next, false))
+}
+
+/// The error of a dataset whose files' numbers have reached the highest.
+fn no_number_left(dir: &Path) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!(
+            "no part number is left for a new file: its files are numbered up to part-{LAST_PART}, the highest (five digits, so that path order is the order they were written in); let each file hold more rows or bytes, or write to another directory"
+        ),
+    )
+    .in_file(dir)
 }
 
 /// `N` of a file named `part-N.parquet` (digits only).

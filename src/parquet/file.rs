@@ -887,6 +887,10 @@ fn check_magic(file: &SharedFile, length: u64) -> Result<()> {
     };
     let why = if length == 0 {
         "the file is empty".to_string()
+    } else if head && length < 12 {
+        format!(
+            "it starts as one but is {size}, too few for the magic bytes at both ends and a footer's length (12; cut short?)"
+        )
     } else if head {
         "it starts as one but does not end with the PAR1 footer magic (cut short?)".to_string()
     } else if file

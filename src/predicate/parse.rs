@@ -102,7 +102,10 @@ impl<'t> Parser<'t> {
         if self.eat("is") {
             let negated = self.eat("not");
             if !self.eat("null") {
-                return Err(self.error("expected 'null' after 'is'"));
+                return Err(self.error(match negated {
+                    true => "expected 'null' after 'is not'",
+                    false => "expected 'null' after 'is'",
+                }));
             }
             let is_null = Predicate::IsNull(operand);
             return Ok(if negated {
@@ -490,6 +493,7 @@ mod tests {
             ("($.a == 1", "expected ')'"),
             ("$.a == 1 $.b == 2", "expected 'and', 'or' or the end"),
             ("$.a is 3", "expected 'null' after 'is'"),
+            ("$.a is not", "expected 'null' after 'is not'"),
             (
                 "b.y == \"s\"",
                 "at character 2: a filter compares a path of the Variant column read, from its root $, or a column by its name alone: $.y where b is the column read",

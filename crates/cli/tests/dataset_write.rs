@@ -607,15 +607,36 @@ fn a_dataset_stops_at_part_99999_so_that_path_order_stays_write_order() {
         out.join("part-99999.parquet"),
     )
     .unwrap();
+    // Refused before any work: nothing written.
     let refused = vshred_in(dir.path(), &[&args[..], &["--append"]].concat());
     assert_eq!(refused.status.code(), Some(1));
-    assert!(
-        stderr(&refused)
-            .contains("a dataset holds at most 100000 files (part-00000 to part-99999)"),
-        "{}",
-        stderr(&refused)
+    assert_eq!(
+        stderr(&refused),
+        "vshred: out: invalid arguments: no part number is left for a new file: its files are numbered up to part-99999, the highest (five digits, so that path order is the order they were written in); let each file hold more rows or bytes, or write to another directory\n"
     );
     assert_eq!(names(&out), ["part-00000.parquet", "part-99999.parquet"]);
+    // Numbers that run out in the run: the files written are said.
+    std::fs::rename(
+        out.join("part-99999.parquet"),
+        out.join("part-99998.parquet"),
+    )
+    .unwrap();
+    let stopped = vshred_in(dir.path(), &[&args[..], &["--append"]].concat());
+    assert_eq!(stopped.status.code(), Some(1));
+    assert!(
+        stderr(&stopped).contains("no part number is left for a new file")
+            && stderr(&stopped).contains("1 complete file was written"),
+        "{}",
+        stderr(&stopped)
+    );
+    assert_eq!(
+        names(&out),
+        [
+            "part-00000.parquet",
+            "part-99998.parquet",
+            "part-99999.parquet"
+        ]
+    );
 }
 
 #[test]

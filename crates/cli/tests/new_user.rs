@@ -435,6 +435,20 @@ fn a_file_of_another_kind_is_named_for_what_it_is() {
         &["cat", "in.jsonl"],
         "not a Parquet file: it does not start with the PAR1 magic bytes (8 bytes) but as JSON text (`vshred encode` makes Parquet of JSON lines)",
     );
+    // A file that starts as Parquet, cut short: too short for a footer's
+    // length, though it ends with the magic; or longer, without it.
+    std::fs::write(dir.path().join("short.parquet"), "PAR1PAR1").unwrap();
+    fails_with(
+        dir.path(),
+        &["cat", "short.parquet"],
+        "not a Parquet file: it starts as one but is 8 bytes, too few for the magic bytes at both ends and a footer's length (12; cut short?)",
+    );
+    std::fs::write(dir.path().join("cut.parquet"), "PAR1 and the rest").unwrap();
+    fails_with(
+        dir.path(),
+        &["cat", "cut.parquet"],
+        "not a Parquet file: it starts as one but does not end with the PAR1 footer magic (cut short?)",
+    );
 }
 
 /// A line cut short after lines of JSON Lines is only that: no hint that
