@@ -71,17 +71,14 @@ impl VariantPath {
             // Spark's paths take any character but `.` and `[` after a
             // `.`; here a name of other characters is quoted, which says
             // where it ends (a path in a `--where` filter ends at a space).
-            // The name the error cut: after the last `.`, or a bare first
-            // name, which the quoted form writes after a `$`.
-            let (before, start) = match text[..end].rfind('.') {
-                Some(dot) => (&text[..dot], dot + 1),
-                None => ("$", 0),
-            };
-            let a_name = start > 0 || !text.starts_with('$');
-            let named = a_name && start < end && text[start..end].bytes().all(is_identifier);
-            if !named {
+            // The name the error cut, after the last `.`.
+            let cut = text[..end]
+                .rfind('.')
+                .filter(|&dot| dot + 1 < end && text[dot + 1..end].bytes().all(is_identifier));
+            let Some(dot) = cut else {
                 return Err(error(end, "expected '.' or '['"));
-            }
+            };
+            let (before, start) = (&text[..dot], dot + 1);
             let rest = &text[start..];
             let (name, after) = rest.split_at(rest.find(['.', '[']).unwrap_or(rest.len()));
             let quoted = VariantPath::new(vec![PathSegment::Field(name.to_string())]);
@@ -104,12 +101,13 @@ impl VariantPath {
         text: &str,
     ) -> std::result::Result<(VariantPath, usize), (usize, &'static str)> {
         let bytes = text.as_bytes();
-        let mut i = 0;
-        if bytes.first() == Some(&b'$') {
-            i = 1;
-        }
-        let mut segments = Vec::new();
         let err = |at: usize, message: &'static str| (at, message);
+        // As Spark's: `a.b` could mean the key "a.b" as well as `$.a.b`.
+        if bytes.first() != Some(&b'$') {
+            return Err(err(0, "a path starts with $ (the whole value; $.a.b, $.a[0], $['a.b'])"));
+        }
+        let mut i = 1;
+        let mut segments = Vec::new();
         while i < bytes.len() {
             match bytes[i] {
                 b'.' => {
@@ -170,16 +168,6 @@ impl VariantPath {
                         i = end + 1;
                     }
                 },
-                _ if i == 0 && is_identifier(bytes[0]) => {
-                    // A bare first name: "a.b" means "$.a.b".
-                    let mut end = 0;
-                    while end < bytes.len() && is_identifier(bytes[end]) {
-                        end += 1;
-                    }
-                    segments.push(PathSegment::Field(text[..end].to_string()));
-                    i = end;
-                }
-                _ if i == 0 => return Err(err(i, "expected '.' or '['")),
                 _ => break,
             }
         }
