@@ -104,7 +104,10 @@ impl VariantPath {
         let err = |at: usize, message: &'static str| (at, message);
         // As Spark's: `a.b` could mean the key "a.b" as well as `$.a.b`.
         if bytes.first() != Some(&b'$') {
-            return Err(err(0, "a path starts with $ (the whole value; $.a.b, $.a[0], $['a.b'])"));
+            return Err(err(
+                0,
+                "a path starts with $ (the whole value; $.a.b, $.a[0], $['a.b'])",
+            ));
         }
         let mut i = 1;
         let mut segments = Vec::new();

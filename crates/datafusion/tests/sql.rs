@@ -2026,6 +2026,17 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
          | 2024-03-01T12:30:00 | 2024-03-01T12:30:00 | 2024-03-01T12:30:00.500 | 1969-12-31T23:59:58.500 | 1970-01-01T00:16:40 |   |\n\
          +---------------------+---------------------+-------------------------+-------------------------+---------------------+---+"
     );
+    // `variant_get`'s timestamp is Spark's, an instant: with its zone,
+    // UTC; the cast has DataFusion's type for `TIMESTAMP`, without one.
+    let zones = r#"SELECT arrow_typeof(variant_get(parse_json('"2024-03-01T12:30:00.5+01:00"'), '$', 'timestamp')) AS g, arrow_typeof(CAST(parse_json('"2024-03-01T12:30:00.5+01:00"') AS TIMESTAMP)) AS c"#;
+    assert_eq!(
+        text(&query(&ctx, zones).await),
+        "+----------------------+---------------+\n\
+         | g                    | c             |\n\
+         +----------------------+---------------+\n\
+         | Timestamp(µs, \"UTC\") | Timestamp(µs) |\n\
+         +----------------------+---------------+"
+    );
     let far = r#"SELECT CAST(parse_json('"9999-12-31"') AS TIMESTAMP) AS t"#;
     assert!(
         text(&query(&ctx, far).await).contains("| 9999-12-31T00:00:00 |"),
