@@ -19,11 +19,24 @@ Rust crate; arrays cross by the Arrow C data interface, without copies.
 import json as _json
 import os as _os
 import warnings as _warnings
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Union
 
 import pyarrow as _pa
 
 from ._vshred import VshredError, __version__
 from . import _vshred
+
+#: A file's path, as :func:`open` takes one.
+Path = Union[str, bytes, "_os.PathLike[str]", "_os.PathLike[bytes]"]
+#: What :func:`encode` and :func:`infer` read: a JSON lines file's path,
+#: an Arrow array of texts (any object with ``__arrow_c_array__`` or
+#: ``__arrow_c_stream__``), or an iterable of JSON texts.
+Input = Union[Path, Iterable[Union[str, bytes]], Any]
+#: A layout, as :func:`infer` gives it: ``"variant"``, or a dict of fields
+#: (a list for an array), each a type name or a layout.
+Layout = Union[str, Dict[str, Any], List[Any]]
+#: One name or several.
+Names = Union[str, Sequence[str], None]
 
 __all__ = ["VshredError", "encode", "infer", "get", "read", "parse_json", "to_json",
            "sql", "Session", "__version__"]
@@ -139,10 +152,15 @@ def _shred(shred):
     return shred
 
 
-def encode(input, output, *, variant_fields=None, shred="auto", decimal="int",
-           compression="zstd", row_group_rows=None, sample_rows=None, max_columns=None,
-           max_depth=None, min_frequency=None, bloom_filters=None, inexact_numbers="error", duplicate_keys="error",
-           skip_bad_lines=False, max_file_rows=None, max_file_bytes=None, append=False):
+def encode(input: Input, output: Path, *, variant_fields: Names = None,
+           shred: Union[Layout, Path] = "auto", decimal: Literal["int", "flba"] = "int",
+           compression: str = "zstd", row_group_rows: Optional[int] = None,
+           sample_rows: Optional[int] = None, max_columns: Optional[int] = None,
+           max_depth: Optional[int] = None, min_frequency: Optional[float] = None,
+           bloom_filters: Names = None, inexact_numbers: Literal["error", "double"] = "error",
+           duplicate_keys: Literal["error", "last"] = "error", skip_bad_lines: bool = False,
+           max_file_rows: Optional[int] = None, max_file_bytes: Optional[int] = None,
+           append: bool = False) -> Dict[str, Any]:
     """Encodes JSON lines into the Parquet file ``output``, as ``vshred encode``,
     or into a dataset directory of files when ``max_file_rows`` or
     ``max_file_bytes`` is given.
@@ -284,8 +302,11 @@ def _warn_of_sample(said):
                        "null (misspelt?)" % path, stacklevel=3)
 
 
-def infer(input, *, variant_fields=None, shred="auto", sample_rows=None, max_columns=None,
-          max_depth=None, min_frequency=None, inexact_numbers="error", duplicate_keys="error"):
+def infer(input: Input, *, variant_fields: Names = None, shred: Union[Layout, Path] = "auto",
+          sample_rows: Optional[int] = None, max_columns: Optional[int] = None,
+          max_depth: Optional[int] = None, min_frequency: Optional[float] = None,
+          inexact_numbers: Literal["error", "double"] = "error",
+          duplicate_keys: Literal["error", "last"] = "error") -> Layout:
     """The layout :func:`encode` would choose for ``input``, as a dict (or
     ``"variant"`` for a column left unshredded).
 
@@ -306,7 +327,9 @@ def infer(input, *, variant_fields=None, shred="auto", sample_rows=None, max_col
     return _json.loads(said["layout"])
 
 
-def get(source, path, as_type="variant", where=None, *, column=None, strict=False):
+def get(source: Path, path: str, as_type: str = "variant", where: Optional[str] = None, *,
+        column: Optional[str] = None,
+        strict: bool = False) -> Union[_pa.Array, _pa.ChunkedArray]:
     """The value at ``path`` of every row of ``source``, as a ``pyarrow.Array``.
 
     ``source`` is a Parquet file, a directory of them or a glob, whatever
@@ -335,7 +358,7 @@ def get(source, path, as_type="variant", where=None, *, column=None, strict=Fals
     return parts[0] if len(parts) == 1 else _pa.chunked_array(parts)
 
 
-def read(source, columns=None):
+def read(source: Path, columns: Names = None) -> _pa.Table:
     """The rows of ``source`` (a file, a directory or a glob, by path or URL, as
     :func:`get` takes it) as a ``pyarrow.Table``.
 
@@ -354,7 +377,10 @@ def read(source, columns=None):
     return _vshred.read(_path(source), names)
 
 
-def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="error"):
+def parse_json(array: Any, *, strict: bool = True,
+               inexact_numbers: Literal["error", "double"] = "error",
+               duplicate_keys: Literal["error", "last"] = "error",
+               ) -> Union[_pa.Array, _pa.ChunkedArray]:
     """The Variant of each JSON text of a string array, as a Variant array
     (a chunked array of a chunked array, chunk by chunk).
 
@@ -377,7 +403,7 @@ def parse_json(array, *, strict=True, inexact_numbers="error", duplicate_keys="e
     return _chunk_by_chunk(_vshred.parse_json, array, strict, inexact_numbers, duplicate_keys)
 
 
-def to_json(array):
+def to_json(array: Any) -> Union[_pa.Array, _pa.ChunkedArray]:
     """The JSON text of each value of a Variant array (shredded or not), as
     a string array (a chunked array of a chunked array, chunk by chunk).
 
@@ -425,14 +451,15 @@ class Session(_vshred.Session):
     [{'a': 3.5}]
     """
 
-    def register(self, name, source):
+    def register(self, name: str, source: Any) -> None:
         """Makes ``source`` the table ``name``: a Parquet file, directory,
         glob or URL, or an Arrow table or stream of record batches, read
         once into memory (the class's text says more)."""
         super().register(name, _unsliced_source(_path(source)))
 
 
-def sql(query, *, tables=None, settings=None):
+def sql(query: str, *, tables: Optional[Mapping[str, Any]] = None,
+        settings: Optional[Mapping[str, Any]] = None) -> _pa.Table:
     """The rows of ``query`` as a ``pyarrow.Table``, in a new :class:`Session`.
 
     ``tables`` maps names to sources, as :meth:`Session.register` takes
