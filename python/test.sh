@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python package's tests: builds the module into a virtual environment
 # of its own (target/python-venv; the Rust build in the workspace's target
-# directory, debug, as `cargo test` builds), with pytest, pyarrow, DuckDB
+# directory, debug, as `cargo test` builds), with pytest, mypy, pyarrow, DuckDB
 # and polars, and moto's S3 server for test_s3.py, then runs the tests and
 # the examples of the docstrings.
 set -euo pipefail
