@@ -408,6 +408,16 @@ fn bloom_filter_column(path: &str) -> (Option<&str>, &str) {
     (Some(&path[..split]), &path[split..])
 }
 
+/// The Variant path of a `--bloom-filter` path's rest
+/// ([`bloom_filter_column`]): `$.a`, or `.a.b` after a column's name, its
+/// `$` implied.
+fn bloom_filter_path(rest: &str) -> Result<crate::path::VariantPath> {
+    match rest.starts_with('$') {
+        true => crate::path::VariantPath::parse(rest),
+        false => crate::path::VariantPath::parse(&format!("${rest}")),
+    }
+}
+
 /// A layout as an error shows it: whole up to 300 characters, which a
 /// line of a terminal or two holds; a wider one by its start and its size
 /// (`vshred infer` prints it whole).
@@ -444,7 +454,7 @@ fn bloom_filter_leaf(path: &str, columns: &[ColumnSpec], shred: &ShredMode) -> R
     match columns.iter().find(|c| column_name(c) == column) {
         Some(ColumnSpec::Plain(_)) if rest.is_empty() => Ok(vec![column.to_string()]),
         Some(ColumnSpec::Variant { schema, .. }) => {
-            let variant_path = crate::path::VariantPath::parse(rest)?;
+            let variant_path = bloom_filter_path(rest)?;
             let mut fields = Vec::new();
             let mut slot = schema;
             for segment in variant_path.segments() {

@@ -10,7 +10,9 @@ use arrow::datatypes::{DataType, Field};
 
 use super::lines::{LineTallies, Lines};
 use super::rows::not_an_object;
-use super::{DEFAULT_COLUMN, EncodeOptions, ShredMode, bloom_filter_column, given_layout};
+use super::{
+    DEFAULT_COLUMN, EncodeOptions, ShredMode, bloom_filter_column, bloom_filter_path, given_layout,
+};
 use crate::error::Result;
 use crate::infer::{InferOptions, LayoutPlan, LeafEncoding, LeafEstimate, Preset, SchemaInferrer};
 use crate::json::{InexactNumbers, JsonParser, JsonReader, Peek};
@@ -602,7 +604,7 @@ fn bloom_filter_paths(column: &str, bloom_filters: &[String]) -> Vec<VariantPath
         .iter()
         .filter_map(|path| match bloom_filter_column(path) {
             (Some(named), rest) if named != column || rest.is_empty() => None,
-            (_, rest) => VariantPath::parse(rest).ok(),
+            (_, rest) => bloom_filter_path(rest).ok(),
         })
         .collect()
 }

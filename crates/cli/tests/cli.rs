@@ -619,6 +619,8 @@ fn a_bloom_filter_path_is_typed_alone_where_auto_leaves_the_rest_unshredded() {
     for (file, bloom) in [
         ("plain.parquet", None),
         ("bloom.parquet", Some("$.user.login")),
+        // The column's name for `$`, as `--help` shows.
+        ("named.parquet", Some("v.user.login")),
     ] {
         let mut args = vec!["encode", "wide.jsonl", file];
         args.extend(
@@ -639,6 +641,7 @@ fn a_bloom_filter_path_is_typed_alone_where_auto_leaves_the_rest_unshredded() {
     assert_eq!(typed("plain.parquet"), 0);
     // The row's, the user object's and the login's.
     assert_eq!(typed("bloom.parquet"), 3);
+    assert_eq!(typed("named.parquet"), 3);
 }
 
 /// A path the layout does not shred is refused naming why: the layout
