@@ -16,10 +16,10 @@
 //!   (a segmentation fault in `PyGILState_Ensure`).
 //!
 //! So the module registers [`drain`] with `atexit`, which runs before the
-//! interpreter finalizes, and moves it after the `atexit` functions the
-//! program registered ([`drain_first`]), so that it runs before them: one
-//! that joins a daemon thread whose call reads an endless iterable would
-//! otherwise wait on it for ever. From then on, such threads, and a call's own
+//! interpreter finalizes, and after the `atexit` functions registered
+//! after it (the last registered runs first): one of the program's that
+//! ends a daemon thread's input and joins it, to flush its output, finds
+//! the call still working and completing. From then on, such threads, and a call's own
 //! thread coming back from its work ([`detach`]), no longer take the
 //! interpreter: they are held for [`HOLD`], by when the process has
 //! normally ended, as the daemon thread would have, and their call then
@@ -69,24 +69,6 @@ pub fn drain(py: Python<'_>) {
         let _ = LEFT.wait_timeout_while(count, DRAIN_LIMIT, |count| *count > 0);
     });
 }
-
-/// Registered with `threading`'s exit functions, which run once the main
-/// thread has ended, before the non-daemon threads are joined and the
-/// `atexit` functions run: registers [`drain`] with `atexit` again, after
-/// those the program registered until then, so that it runs first
-/// (`atexit` runs the last registered first).
-#[pyfunction]
-pub fn drain_first(py: Python<'_>) -> PyResult<()> {
-    let atexit = py.import("atexit")?;
-    // The function object registered, which `unregister` compares with.
-    let drain = py.import("vshred._vshred")?.getattr(DRAIN)?;
-    atexit.call_method1("unregister", (&drain,))?;
-    atexit.call_method1("register", (drain,))?;
-    Ok(())
-}
-
-/// The module's name for the [`drain`] function it registers.
-pub const DRAIN: &str = "_drain_at_exit";
 
 /// How the threads working for one call take the interpreter back.
 #[derive(Clone, Copy)]

@@ -649,16 +649,8 @@ fn _vshred(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(parse_json, module)?)?;
     module.add_function(wrap_pyfunction!(to_json, module)?)?;
     module.add_class::<sql::Session>()?;
-    // Run before the interpreter finalizes, and before the program's own
-    // `atexit` functions where `threading` lets it: `exiting.rs` says why.
-    let drain = wrap_pyfunction!(exiting::drain, module)?;
-    module.add(exiting::DRAIN, &drain)?;
-    module
-        .py()
-        .import("atexit")?
-        .call_method1("register", (drain,))?;
-    if let Ok(register) = module.py().import("threading")?.getattr("_register_atexit") {
-        register.call1((wrap_pyfunction!(exiting::drain_first, module)?,))?;
-    }
+    // Run before the interpreter finalizes: `exiting.rs` says why.
+    let atexit = module.py().import("atexit")?;
+    atexit.call_method1("register", (wrap_pyfunction!(exiting::drain, module)?,))?;
     Ok(())
 }
