@@ -120,33 +120,59 @@ impl Storage for LocalFiles {
 /// but not a link to a directory the walk is already in: with
 /// `d/up -> ..` and `d/again -> d` beside each other, every path through
 /// them would be a match, two more at each level, and the walk would not
-/// end. As a shell's `*` does, a wildcard does not match a leading `.`
-/// (nor a leading `_`: see [`wildcard_matched_skipped_name`]).
+/// end. Only directories that a match can be under are read (another's
+/// unreadable directory beside them is no error). As a shell's `*` does,
+/// a wildcard does not match a leading `.` (nor a leading `_`: see
+/// [`wildcard_matched_skipped_name`]); `**` matches directories, at any
+/// depth, and `dir/*/` directories alone.
 fn glob_matches(pattern: &Path) -> Result<Vec<PathBuf>> {
-    // Matched as the glob crate gives its paths: without `./`.
-    let written = without_leading_dot(pattern);
-    let matcher = glob::Pattern::new(&written.to_string_lossy()).map_err(|e| {
-        Error::new(ErrorKind::Usage, format!("not a glob pattern: {e}")).in_file(pattern)
-    })?;
+    let refused = |why: String| Error::new(ErrorKind::Usage, why).in_file(pattern);
     let options = glob::MatchOptions {
         require_literal_separator: true,
         require_literal_leading_dot: true,
         ..glob::MatchOptions::new()
     };
-    // `dir/*/` matches directories alone.
-    let directories_only = pattern.to_string_lossy().ends_with('/');
+    // Matched as the glob crate gives its paths: without `./`.
+    let matcher = glob::Pattern::new(&without_leading_dot(pattern).to_string_lossy())
+        .map_err(|e| refused(format!("not a glob pattern: {e}")))?;
     let root = glob_root(pattern);
-    // Below its root, a pattern without `**` matches at one depth.
-    let below: Vec<_> = pattern
-        .strip_prefix(&root)
-        .unwrap_or(pattern)
-        .components()
-        .collect();
+    // The pattern's components below its root, each matching a name.
+    let mut steps = Vec::new();
+    for component in pattern.strip_prefix(&root).unwrap_or(pattern).components() {
+        let text = component.as_os_str().to_string_lossy();
+        match text.as_ref() {
+            "**" => steps.push(None),
+            // The walk goes down, never back up a link it followed.
+            ".." => {
+                return Err(refused(
+                    "a pattern's `..` after its first wildcard is not followed: name the directory it leads to".into(),
+                ));
+            }
+            _ => steps.push(Some(
+                glob::Pattern::new(&text)
+                    .map_err(|e| refused(format!("not a glob pattern: {e}")))?,
+            )),
+        }
+    }
+    let any_depth = steps.iter().position(Option::is_none);
+    let text = pattern.to_string_lossy();
+    let directories_only = text.ends_with('/') || text.ends_with("**");
+    // Whether a directory's name, `depth` steps below the root, may lead
+    // to a match: below a `**`, any name but a hidden one.
+    let may_lead = |name: &str, depth: usize| match steps.get(depth - 1) {
+        _ if any_depth.is_some_and(|at| depth > at) => !name.starts_with('.'),
+        Some(Some(step)) => step.matches_with(name, options),
+        Some(None) => !name.starts_with('.'),
+        None => false,
+    };
     let mut walk = walkdir::WalkDir::new(&root).follow_links(true).min_depth(1);
-    if !below.iter().any(|c| c.as_os_str() == "**") {
-        walk = walk.max_depth(below.len());
+    if any_depth.is_none() {
+        walk = walk.max_depth(steps.len());
     }
     let mut found = Vec::new();
+    let walk = walk.into_iter().filter_entry(|entry| {
+        !entry.file_type().is_dir() || may_lead(&entry.file_name().to_string_lossy(), entry.depth())
+    });
     for entry in walk {
         let entry = match entry {
             Ok(entry) => entry,
@@ -159,11 +185,11 @@ fn glob_matches(pattern: &Path) -> Result<Vec<PathBuf>> {
                 if is_link_loop(io) {
                     continue;
                 }
-                // A dangling link that matches is kept, for its open to
-                // name it.
+                // A dangling link that matches a file is kept, for its
+                // open to name it.
                 if io.kind() == io::ErrorKind::NotFound {
                     let path = without_leading_dot(&at);
-                    if matcher.matches_path_with(&path, options) {
+                    if !directories_only && matcher.matches_path_with(&path, options) {
                         found.push(path);
                     }
                     continue;

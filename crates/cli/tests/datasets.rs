@@ -279,6 +279,19 @@ fn a_glob_through_a_link_to_a_directory_above_reads_each_file_once() {
     std::os::unix::fs::symlink("d", dir.path().join("sl/again")).unwrap();
     assert_eq!(count("sl/**/*.parquet"), "3\n");
     assert_eq!(count("sl/*/*.parquet"), "3\n");
+    // `**` and `dir/*/` match directories alone, as the shell's do: not a
+    // text file beside the data, nor a link to nothing.
+    std::fs::write(dir.path().join("sl/d/notes.txt"), "hi").unwrap();
+    std::os::unix::fs::symlink("/nowhere", dir.path().join("sl/gone")).unwrap();
+    for pattern in ["sl/**", "sl/*/", "sl/**/"] {
+        assert_eq!(count(pattern), "3\n", "{pattern}");
+    }
+    // The walk goes down, so a `..` after a wildcard is refused, named.
+    fails_with(
+        dir.path(),
+        &["cat", "sl/*/../d/a.parquet"],
+        "a pattern's `..` after its first wildcard is not followed: name the directory it leads to",
+    );
 }
 
 #[test]
