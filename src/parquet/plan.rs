@@ -546,9 +546,13 @@ impl ParquetFile {
                     .iter()
                     .all(|meta| target.holds_no_value(schema, meta))
             {
-                warnings.push(format!(
-                    "no row can pass `{comparison}`: no row has a value at {path} (misspelt?)"
-                ));
+                // Once a path, however many comparisons (`in (1, 2)`).
+                let warning = format!(
+                    "no row has a value at {path}, so no comparison of it passes (misspelt?)"
+                );
+                if !warnings.contains(&warning) {
+                    warnings.push(warning);
+                }
                 continue;
             }
             // A converted value is of its type's kind, whatever it was
