@@ -1038,11 +1038,16 @@ for read in (lambda: vshred.read(sys.argv[1]),
     assert traced.stdout == "True\nTrue\n" and "panicked at" in traced.stderr, traced.stderr
 
 
-# An `atexit` function registered before vshred's (so run after its own)
-# stops a daemon thread's encode and joins the thread: the thread, held
-# once the program is ending, must not hang the join; its call fails.
+# A daemon thread encodes a generator; an `atexit` function ends the
+# generator and joins the thread, to have the file written. Registered
+# after `import vshred` (the usual order), it runs before vshred's own
+# (atexit runs the last registered first): the call goes on to its end.
+# Registered before, it runs after vshred's, which holds the thread once
+# the program is ending: the join must not hang, and the call fails.
 _JOIN_AT_EXIT = """
 import atexit, sys, threading, time
+if sys.argv[2] == "vshred first":
+    import vshred
 stop = threading.Event()
 def lines():
     i = 0
@@ -1050,15 +1055,15 @@ def lines():
         time.sleep(0.01)
         yield '{"a": %d}' % i
         i += 1
-def join():
+def finish():
     stop.set()
     worker.join()
     print("joined")
-atexit.register(join)
+atexit.register(finish)
 import vshred
 def work():
     try:
-        vshred.encode(lines(), sys.argv[1])
+        print("wrote", vshred.encode(lines(), sys.argv[1])["rows"] > 0)
     except vshred.VshredError as e:
         print("failed:", str(e) == "stopped: the Python interpreter is exiting")
 worker = threading.Thread(target=work, daemon=True)
@@ -1067,41 +1072,11 @@ time.sleep(0.3)
 """
 
 
-def test_an_atexit_function_that_joins_a_daemon_thread_encoding_does_not_hang(tmp_path):
-    ended = subprocess.run([sys.executable, "-c", _JOIN_AT_EXIT, str(tmp_path / "x.parquet")],
+@pytest.mark.parametrize("order, said", [("vshred first", "wrote True"),
+                                         ("finish first", "failed: True")])
+def test_an_atexit_function_that_ends_and_joins_a_daemon_threads_encode(tmp_path, order, said):
+    out = tmp_path / "x.parquet"
+    ended = subprocess.run([sys.executable, "-c", _JOIN_AT_EXIT, str(out), order],
                            capture_output=True, text=True, timeout=30)
-    assert (ended.returncode, ended.stdout, ended.stderr) == (0, "failed: True\njoined\n", "")
-
-
-# The usual order: vshred imported first, then a daemon thread encodes a
-# generator, and an `atexit` function ends the generator and joins the
-# thread to have the file written, which atexit runs before vshred's own
-# (registered before it): the call goes on to its end.
-_FLUSH_AT_EXIT = """
-import atexit, sys, threading, time
-import vshred
-stop = threading.Event()
-def lines():
-    i = 0
-    while not stop.is_set():
-        time.sleep(0.01)
-        yield '{"a": %d}' % i
-        i += 1
-def work():
-    written = vshred.encode(lines(), sys.argv[1])
-    print("wrote", written["rows"] > 0)
-worker = threading.Thread(target=work, daemon=True)
-worker.start()
-def finish():
-    stop.set()
-    worker.join()
-atexit.register(finish)
-time.sleep(0.3)
-"""
-
-
-def test_an_atexit_function_that_ends_a_daemon_threads_input_has_its_file_written(tmp_path):
-    ended = subprocess.run([sys.executable, "-c", _FLUSH_AT_EXIT, str(tmp_path / "x.parquet")],
-                           capture_output=True, text=True, timeout=30)
-    assert (ended.returncode, ended.stdout, ended.stderr) == (0, "wrote True\n", "")
-    assert pq.read_table(tmp_path / "x.parquet").num_rows > 0
+    assert (ended.returncode, ended.stdout, ended.stderr) == (0, said + "\njoined\n", "")
+    assert out.exists() == (order == "vshred first")
