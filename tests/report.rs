@@ -681,7 +681,8 @@ fn files_are_compared_on_their_shared_columns_and_named_by_their_row_counts() {
         .map(|i| format!("{{\"id\":{i},\"v\":{{\"a\":{i}}}}}\n"))
         .collect();
     let with_id = write("with-id.parquet", with_id, true);
-    let text = markdown(&measure_files(&[small, big, with_id], &options(1)).unwrap());
+    let report = measure_files(&[small, big, with_id], &options(1)).unwrap();
+    let text = markdown(&report);
     let sizes = section(&text, "Size per layout");
     let exact = |file: &str| markdown_row(sizes, file).last().unwrap().to_string();
     assert_eq!(
@@ -689,6 +690,20 @@ fn files_are_compared_on_their_shared_columns_and_named_by_their_row_counts() {
         r#"no: 5 of 8 rows differ (it has 8, the first 3), first at row 3: `(no row)` -> `{"v":{"a":4}}`"#
     );
     assert_eq!(exact("with-id.parquet"), "yes");
+    // Bytes a row of each file's own rows (they were all the first's).
+    for layout in &report.layouts {
+        let per_row = markdown_row(sizes, &layout.name)[3].to_string();
+        assert_eq!(
+            per_row,
+            format!("{:.1}", layout.variant_bytes() as f64 / layout.rows as f64),
+            "{}",
+            layout.name
+        );
+    }
+    assert_eq!(
+        report.layouts.iter().map(|l| l.rows).collect::<Vec<_>>(),
+        [3, 8, 3]
+    );
 }
 
 #[test]

@@ -246,6 +246,8 @@ pub struct LayoutReport {
     pub file: PathBuf,
     /// Size of the whole file.
     pub file_bytes: u64,
+    /// Its rows (the first layout's are [`Report::rows`]).
+    pub rows: u64,
     /// The leaves of the Variant columns, largest (compressed) first.
     pub leaves: Vec<LeafSize>,
     /// Whether the rows read back as the first layout's do.
@@ -527,6 +529,7 @@ fn measure(
             layout: *layout,
             file: path.clone(),
             file_bytes,
+            rows: dataset.rows()?,
             leaves,
             exact: Exactness::Same,
             encode: None,

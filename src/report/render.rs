@@ -206,7 +206,7 @@ impl Report {
                     l.name.clone(),
                     bytes(l.file_bytes),
                     bytes(l.variant_bytes()),
-                    format!("{:.1}", l.variant_bytes() as f64 / self.rows.max(1) as f64),
+                    format!("{:.1}", l.variant_bytes() as f64 / l.rows.max(1) as f64),
                     match l.typed_share() {
                         Some(share) => format!("{:.1}%", share * 100.0),
                         None => "n/a (no null counts)".into(),
