@@ -111,6 +111,20 @@ impl ReportOptions {
         }
         // Last, so that a check that fails leaves nothing behind.
         if let Some(dir) = &self.keep_dir {
+            // Another run's layouts, left beside this one's, would read as
+            // one dataset with them.
+            if dir.is_dir()
+                && let Some(held) = crate::dataset::parquet_files_beneath(dir)?.first()
+            {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "holds Parquet files already (such as {}), which the layouts kept would mix with: give an empty or new directory",
+                        held.display()
+                    ),
+                )
+                .in_file(dir));
+            }
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
         Ok(())

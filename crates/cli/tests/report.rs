@@ -81,6 +81,27 @@ fn the_command_checks_its_outputs_before_it_encodes() {
     assert_eq!(err.lines().count(), 1, "{err}");
     // Nothing was encoded: the directory for the files is not even made.
     assert!(!keep.exists());
+    // A directory that holds Parquet files (another run's layouts) is
+    // refused: the files kept would read as one dataset with them.
+    std::fs::create_dir(&keep).unwrap();
+    std::fs::write(keep.join("auto-flba-decimals.parquet"), "old").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--runs", "1", "--variant-field", "v"])
+        .arg("--keep-files")
+        .arg(&keep)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "vshred: {}: invalid arguments: holds Parquet files already (such as {}), which the layouts kept would mix with: give an empty or new directory\n",
+            keep.display(),
+            keep.join("auto-flba-decimals.parquet").display()
+        )
+    );
+    assert_eq!(std::fs::read_dir(&keep).unwrap().count(), 1);
 }
 
 /// A query's type that is not a type is named as such, not as a path.
