@@ -369,7 +369,7 @@ fn is_variant(expr: &Expr, schema: &DFSchema) -> bool {
 }
 
 /// Whether `field` is a Variant or one of its nested fields is.
-fn holds_variant(field: &Field) -> bool {
+pub(crate) fn holds_variant(field: &Field) -> bool {
     is_variant_field(field) || type_holds_variant(field.data_type())
 }
 

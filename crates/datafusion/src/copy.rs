@@ -40,7 +40,9 @@ use std::sync::Arc;
 use arrow::datatypes::{Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
+use datafusion::common::config::ConfigOptions;
 use datafusion::common::runtime::SpawnedTask;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{GetExt, Result, plan_err};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::parquet::{ParquetFormat, ParquetFormatFactory};
@@ -51,7 +53,9 @@ use datafusion::datasource::physical_plan::{FileSink, FileSinkConfig};
 use datafusion::datasource::sink::{DataSink, DataSinkExec};
 use datafusion::error::DataFusionError;
 use datafusion::execution::TaskContext;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::object_store::ObjectStore;
+use datafusion::optimizer::AnalyzerRule;
 use datafusion::physical_expr::LexRequirement;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
@@ -65,6 +69,7 @@ use vshred::infer::InferOptions;
 use vshred::output::Output;
 use vshred::parquet::{Compression, is_variant_field, magic_of, starts_as_parquet};
 
+use crate::compare::holds_variant;
 use crate::functions::external;
 use crate::whole_files::{CopyWrites, PlanWriter, SessionFormat, WholeFilesWriter};
 
@@ -642,5 +647,47 @@ impl Write for ChunkWriter {
             self.send()?;
         }
         Ok(())
+    }
+}
+
+/// Refuses `COPY ... TO` JSON or CSV of a Variant column (or one holding
+/// one): their writers would write its encoding, its `metadata` and
+/// `value` bytes (in hex), where its JSON text is meant, as `vshred sql
+/// --format json` prints it. An Arrow IPC file keeps the column as the
+/// Arrow extension type it is.
+#[derive(Debug)]
+pub struct VariantTextCopy;
+
+impl VariantTextCopy {
+    /// The rule's name, which its refusals need not say.
+    pub const NAME: &str = "variant_text_copy";
+}
+
+impl AnalyzerRule for VariantTextCopy {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _: &ConfigOptions) -> Result<LogicalPlan> {
+        let mut refused = None;
+        plan.apply(|node| {
+            if let LogicalPlan::Copy(copy) = node {
+                let format = copy.file_type.get_ext().to_lowercase();
+                let variant = copy.input.schema().fields().iter().find(|f| holds_variant(f));
+                if let (true, Some(field)) = (format == "json" || format == "csv", variant) {
+                    refused = Some(format!(
+                        "COPY to {format} would write the Variant column {:?} as its encoding (its metadata and value bytes): write to_json({}) for its JSON text, or COPY to Parquet",
+                        field.name(),
+                        field.name()
+                    ));
+                    return Ok(TreeNodeRecursion::Stop);
+                }
+            }
+            Ok(TreeNodeRecursion::Continue)
+        })?;
+        match refused {
+            Some(why) => plan_err!("{why}"),
+            None => Ok(plan),
+        }
     }
 }

@@ -225,8 +225,9 @@ pub fn context_with(
     if let Some(analyzer) = builder.analyzer() {
         // First, where DataFusion runs its function rewrites.
         analyzer.rules.insert(0, Arc::new(cast::VariantCast));
-        let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 5] = [
+        let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 6] = [
             Arc::new(field_access::VariantEncoding),
+            Arc::new(copy::VariantTextCopy),
             Arc::new(compare::VariantComparisons),
             Arc::new(decimal_double::DecimalDoubleRanges),
             Arc::new(aggregate_order::AggregateOrder),

@@ -740,3 +740,38 @@ async fn a_copy_whose_upload_fails_ends_with_the_upload_s_error() {
     assert!(error.contains("No space left on device"), "{error}");
     assert!(error.contains("full:///out.parquet"), "{error}");
 }
+
+/// JSON's and CSV's writers would write a Variant's encoding, its
+/// metadata and value bytes in hex (CSV refused a struct, in Arrow's
+/// words): refused, naming the column and `to_json`, which is written.
+#[tokio::test]
+async fn a_variant_copied_to_json_or_csv_is_refused_and_its_json_text_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    for (columns, format, column) in [
+        ("parse_json('{\"a\":1}') AS v", "json", "v"),
+        ("1 AS n, parse_json('1') AS v", "csv", "v"),
+        ("named_struct('s', parse_json('1')) AS w", "json", "w"),
+    ] {
+        let out = dir.path().join(format!("x.{format}"));
+        let sql = format!("COPY (SELECT {columns}) TO '{}'", out.display());
+        let e = vshred_datafusion::functions::error_message(&run(&ctx, &sql).await.unwrap_err());
+        assert_eq!(
+            e,
+            format!(
+                "COPY to {format} would write the Variant column \"{column}\" as its encoding (its metadata and value bytes): write to_json({column}) for its JSON text, or COPY to Parquet"
+            )
+        );
+        assert!(!out.exists(), "{columns}");
+    }
+    let out = dir.path().join("text.json");
+    let sql = format!(
+        "COPY (SELECT to_json(parse_json('{{\"a\":1}}')) AS v) TO '{}'",
+        out.display()
+    );
+    query(&ctx, &sql).await;
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "{\"v\":\"{\\\"a\\\":1}\"}\n"
+    );
+}
