@@ -91,6 +91,27 @@ pub fn parquet_by_default(statement: &mut Statement) {
     }
 }
 
+/// Reads a `PARTITIONED BY` column in double quotes (`("Event")`, for a
+/// name in capitals or with a space) as the name it quotes: DataFusion 55
+/// looks the text up with its quotes (`No field named """Event"""`).
+pub fn unquote_partition_columns(statement: &mut Statement) {
+    match statement {
+        Statement::CopyTo(copy) => {
+            for name in &mut copy.partitioned_by {
+                if let Some(quoted) = name
+                    .strip_prefix('"')
+                    .and_then(|rest| rest.strip_suffix('"'))
+                    .filter(|quoted| !quoted.is_empty())
+                {
+                    *name = quoted.replace("\"\"", "\"");
+                }
+            }
+        }
+        Statement::Explain(explain) => unquote_partition_columns(&mut explain.statement),
+        _ => {}
+    }
+}
+
 /// The `parquet` file format of a session: DataFusion's, with Variant
 /// columns written shredded (see the [module](self)).
 #[derive(Debug, Default)]

@@ -58,6 +58,7 @@ pub fn parse_statements(ctx: &SessionContext, text: &str) -> Result<Vec<ParsedSt
         .into_iter()
         .map(|mut statement| {
             copy::parquet_by_default(&mut statement);
+            copy::unquote_partition_columns(&mut statement);
             let mut named = statement.clone();
             let mut names = colon::ExtractionNames::default();
             rewrite_expressions(&mut named, &mut names)?;

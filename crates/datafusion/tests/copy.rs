@@ -775,3 +775,34 @@ async fn a_variant_copied_to_json_or_csv_is_refused_and_its_json_text_is_written
         "{\"v\":\"{\\\"a\\\":1}\"}\n"
     );
 }
+
+/// A `PARTITIONED BY` column in double quotes, a name in capitals or with
+/// a space, is the name it quotes: DataFusion 55 looked the text up with
+/// its quotes (`No field named """Event"""`), with Variant columns or
+/// without.
+#[tokio::test]
+async fn a_partition_column_in_quotes_is_the_name_it_quotes() {
+    use vshred_datafusion::statements::{execute, parse_statements};
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    for (name, value) in [("plain", "1 AS n"), ("variant", "parse_json('1') AS v")] {
+        let out = dir.path().join(name);
+        let sql = format!(
+            "COPY (SELECT 'a' AS \"Event\", 'b' AS \"ev name\", {value}) TO '{}/' STORED AS PARQUET PARTITIONED BY (\"Event\", \"ev name\")",
+            out.display()
+        );
+        for statement in parse_statements(&ctx, &sql).unwrap() {
+            execute(&ctx, statement)
+                .await
+                .unwrap()
+                .collect()
+                .await
+                .unwrap();
+        }
+        assert_eq!(
+            parquet_files(&out.join("Event=a").join("ev name=b")).len(),
+            1,
+            "{name}"
+        );
+    }
+}
