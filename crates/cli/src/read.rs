@@ -113,12 +113,15 @@ pub(crate) fn run_schema(path: &Path) -> Result<(), Failure> {
     let schema = String::from_utf8_lossy(&schema).replace("VARIANT(Some(", "VARIANT((");
     let schema = schema.replace("VARIANT((1))", "VARIANT(1)");
     out.write_all(schema.as_bytes())?;
+    let variants = match file.variant_columns() {
+        none if none.is_empty() => "none".to_string(),
+        some => some.join(", "),
+    };
     writeln!(
         out,
-        "\n{}, {}; Variant columns: {}",
+        "\n{}, {}; Variant columns: {variants}",
         count(metadata.file_metadata().num_rows().max(0) as u64, "row"),
         count(metadata.num_row_groups() as u64, "row group"),
-        file.variant_columns().join(", ")
     )?;
     writeln!(out, "\n{:>14} {:>14}  column", "compressed", "uncompressed")?;
     let (mut total_c, mut total_u) = (0, 0);

@@ -281,6 +281,17 @@ fn schema_shows_the_annotation_and_sizes() {
     assert!(text.contains("OPTIONAL group v (VARIANT"), "{text}");
     assert!(text.contains("Variant columns: v"), "{text}");
     assert!(text.contains("v.metadata"), "{text}");
+    // A file of none says so (the line ended at its colon).
+    let out = vshred_in(
+        dir.path(),
+        &["sql", "COPY (SELECT 1 AS n) TO 'plain.parquet'"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&vshred_in(dir.path(), &["schema", "plain.parquet"]));
+    assert!(
+        text.contains("1 row, 1 row group; Variant columns: none\n"),
+        "{text}"
+    );
 }
 
 #[test]
