@@ -287,7 +287,8 @@ fn schema_shows_the_annotation_and_sizes() {
         &["sql", "COPY (SELECT 1 AS n) TO 'plain.parquet'"],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&vshred_in(dir.path(), &["schema", "plain.parquet"]));
+    let plain = vshred_in(dir.path(), &["schema", "plain.parquet"]);
+    let text = stdout(&plain);
     assert!(
         text.contains("1 row, 1 row group; Variant columns: none\n"),
         "{text}"
