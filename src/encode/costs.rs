@@ -92,11 +92,11 @@ impl LayoutCosts {
     /// A markdown table of the leaves, largest written first, and the
     /// totals of the priced ones.
     pub fn write_markdown(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        writeln!(
-            out,
-            "{} sample rows, written as one row group.\n",
-            self.rows
-        )?;
+        let rows = match self.rows {
+            1 => "1 sample row".to_string(),
+            n => format!("{n} sample rows"),
+        };
+        writeln!(out, "{rows}, written as one row group.\n")?;
         writeln!(
             out,
             "| leaf | priced as | estimate | written as | before compression | compressed | estimate / before |"
