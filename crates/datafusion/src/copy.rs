@@ -98,12 +98,13 @@ pub fn unquote_partition_columns(statement: &mut Statement) {
     match statement {
         Statement::CopyTo(copy) => {
             for name in &mut copy.partitioned_by {
+                // The parser has read a doubled quote inside as one.
                 if let Some(quoted) = name
                     .strip_prefix('"')
                     .and_then(|rest| rest.strip_suffix('"'))
                     .filter(|quoted| !quoted.is_empty())
                 {
-                    *name = quoted.replace("\"\"", "\"");
+                    *name = quoted.to_string();
                 }
             }
         }

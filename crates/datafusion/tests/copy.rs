@@ -788,7 +788,7 @@ async fn a_partition_column_in_quotes_is_the_name_it_quotes() {
     for (name, value) in [("plain", "1 AS n"), ("variant", "parse_json('1') AS v")] {
         let out = dir.path().join(name);
         let sql = format!(
-            "COPY (SELECT 'a' AS \"Event\", 'b' AS \"ev name\", {value}) TO '{}/' STORED AS PARQUET PARTITIONED BY (\"Event\", \"ev name\")",
+            "COPY (SELECT 'a' AS \"Event\", 'b' AS \"ev name\", 'c' AS \"x\"\"y\", 'd' AS \"x\"\"\"\"y\", {value}) TO '{}/' STORED AS PARQUET PARTITIONED BY (\"Event\", \"ev name\", \"x\"\"\"\"y\")",
             out.display()
         );
         for statement in parse_statements(&ctx, &sql).unwrap() {
@@ -799,10 +799,13 @@ async fn a_partition_column_in_quotes_is_the_name_it_quotes() {
                 .await
                 .unwrap();
         }
+        // A doubled quote inside is one (`x""y`, not `x"y`, a column too).
+        let partition = out.join("Event=a").join("ev name=b").join("x%22%22y=d");
         assert_eq!(
-            parquet_files(&out.join("Event=a").join("ev name=b")).len(),
+            parquet_files(&partition).len(),
             1,
-            "{name}"
+            "{name}: {:?}",
+            parquet_files(&out)
         );
     }
 }
