@@ -127,14 +127,16 @@ impl Storage for LocalFiles {
 /// depth, and `dir/*/` directories alone.
 fn glob_matches(pattern: &Path) -> Result<Vec<PathBuf>> {
     let refused = |why: String| Error::new(ErrorKind::Usage, why).in_file(pattern);
+    let compiled = |text: &str| {
+        glob::Pattern::new(text).map_err(|e| refused(format!("not a glob pattern: {e}")))
+    };
     let options = glob::MatchOptions {
         require_literal_separator: true,
         require_literal_leading_dot: true,
         ..glob::MatchOptions::new()
     };
     // Matched as the glob crate gives its paths: without `./`.
-    let matcher = glob::Pattern::new(&without_leading_dot(pattern).to_string_lossy())
-        .map_err(|e| refused(format!("not a glob pattern: {e}")))?;
+    let matcher = compiled(&without_leading_dot(pattern).to_string_lossy())?;
     let root = glob_root(pattern);
     // The pattern's components below its root, each matching a name.
     let mut steps = Vec::new();
@@ -148,22 +150,18 @@ fn glob_matches(pattern: &Path) -> Result<Vec<PathBuf>> {
                     "a pattern's `..` after its first wildcard is not followed: name the directory it leads to".into(),
                 ));
             }
-            _ => steps.push(Some(
-                glob::Pattern::new(&text)
-                    .map_err(|e| refused(format!("not a glob pattern: {e}")))?,
-            )),
+            _ => steps.push(Some(compiled(&text)?)),
         }
     }
     let any_depth = steps.iter().position(Option::is_none);
     let text = pattern.to_string_lossy();
     let directories_only = text.ends_with('/') || text.ends_with("**");
     // Whether a directory's name, `depth` steps below the root, may lead
-    // to a match: below a `**`, any name but a hidden one.
+    // to a match: at or below a `**`, any name but a hidden one.
     let may_lead = |name: &str, depth: usize| match steps.get(depth - 1) {
-        _ if any_depth.is_some_and(|at| depth > at) => !name.starts_with('.'),
+        _ if any_depth.is_some_and(|at| at < depth) => !name.starts_with('.'),
         Some(Some(step)) => step.matches_with(name, options),
-        Some(None) => !name.starts_with('.'),
-        None => false,
+        _ => false,
     };
     let mut walk = walkdir::WalkDir::new(&root).follow_links(true).min_depth(1);
     if any_depth.is_none() {
@@ -181,8 +179,10 @@ fn glob_matches(pattern: &Path) -> Result<Vec<PathBuf>> {
             Err(e) if e.loop_ancestor().is_some() => continue,
             Err(e) => {
                 let at = e.path().unwrap_or(&root).to_path_buf();
-                let Some(io) = e.io_error() else { continue };
-                if is_link_loop(io) {
+                let Some(io) = e.into_io_error() else {
+                    continue;
+                };
+                if is_link_loop(&io) {
                     continue;
                 }
                 // A dangling link that matches a file is kept, for its
@@ -194,7 +194,7 @@ fn glob_matches(pattern: &Path) -> Result<Vec<PathBuf>> {
                     }
                     continue;
                 }
-                return Err(Error::io(&at, io::Error::new(io.kind(), io.to_string())));
+                return Err(Error::io(&at, io));
             }
         };
         if directories_only && !entry.file_type().is_dir() {

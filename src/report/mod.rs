@@ -543,7 +543,7 @@ fn measure(
             layout: *layout,
             file: path.clone(),
             file_bytes,
-            rows: dataset.rows()?,
+            rows: schema.rows,
             leaves,
             exact: Exactness::Same,
             encode: None,

@@ -252,10 +252,9 @@ fn cut_short(e: Failure, output: &Path) -> Failure {
     )))
 }
 
-/// Says why `auto` wrote a Variant column unshredded, which a user who
-/// expects typed columns would otherwise find out from `vshred schema`.
-/// Says why `auto` left a column unshredded, and by what sizes; `file`
-/// names a dataset's file.
+/// Says why `auto` left a Variant column unshredded, and by what sizes,
+/// which a user who expects typed columns would otherwise find out from
+/// `vshred schema`; `file` names a dataset's file.
 fn say_left_unshredded(file: Option<&str>, left: &LeftUnshredded) {
     let what = match (left.whole_file, left.in_row_groups) {
         (true, _) => "written alone, it makes a file of",
@@ -461,8 +460,10 @@ pub(crate) fn run_infer(args: InferArgs) -> Result<(), Failure> {
         return Ok(());
     }
     let inferred = infer_columns(&mut input, &options).context(&args.input)?;
-    // `infer` takes presets alone: no layout to check.
-    warn_unsampled(&inferred.unsampled_variant_fields, &[]);
+    warn_unsampled(
+        &inferred.unsampled_variant_fields,
+        &inferred.unsampled_layout_fields,
+    );
     for left in &inferred.left_unshredded {
         say_left_unshredded(None, left);
     }
