@@ -464,10 +464,18 @@ impl Drop for Staged {
 /// too; a run killed outright leaves it, and the name is skipped.
 pub(crate) struct Claim(PathBuf);
 
+/// What holds a name [`Claim::take`] could not take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Taken {
+    /// A file of that name.
+    File,
+    /// Another writer's claim, this file: a run killed outright leaves it.
+    Claim(PathBuf),
+}
+
 impl Claim {
-    /// Takes `name` in `dir`; `None` if it is taken (a file, or another
-    /// writer's claim).
-    pub(crate) fn take(dir: &Path, name: &str) -> Result<Option<Claim>> {
+    /// Takes `name` in `dir`, or says what has it.
+    pub(crate) fn take(dir: &Path, name: &str) -> Result<std::result::Result<Claim, Taken>> {
         let path = dir.join(format!(".{name}.claim"));
         {
             let mut registry = registry();
@@ -477,16 +485,18 @@ impl Claim {
                 .open(&path);
             match made {
                 Ok(_) => registry.unfinished.push(path.clone()),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(None),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Ok(Err(Taken::Claim(path)));
+                }
                 Err(e) => return Err(Error::io(&path, e)),
             }
         }
         let claim = Claim(path);
         // Written since the directory was looked at: dropped, the claim goes.
         if dir.join(name).exists() {
-            return Ok(None);
+            return Ok(Err(Taken::File));
         }
-        Ok(Some(claim))
+        Ok(Ok(claim))
     }
 }
 

@@ -110,7 +110,7 @@ use crate::dataset::Dataset;
 use crate::dataset::hive::HiveColumns;
 use crate::dataset::schema::{ColumnType, normalized};
 use crate::error::{Error, ErrorKind, Result};
-use crate::output::{Claim, DatasetFiles, Output};
+use crate::output::{Claim, DatasetFiles, Output, Taken};
 use crate::parquet::{ColumnSpec, ParquetWriter, TypedValues, WriteSummary, open_output};
 use crate::shred::ShreddingSchema;
 
@@ -400,7 +400,14 @@ fn write_parts(
         let columns_lock = match new_columns {
             true => {
                 let lock = lock_columns(dir)?;
-                agreed.read_new(dir)?;
+                let theirs = agreed.read_new(dir)?;
+                // A new dataset's directory that another writer wrote
+                // into while this one waited for the lock.
+                if let (false, true, Some(file)) = (split.append, files.is_empty(), theirs.first())
+                {
+                    let name = file.strip_prefix(dir).unwrap_or(file);
+                    return Err(another_writer(dir, &name.to_string_lossy(), None));
+                }
                 Some(lock)
             }
             false => None,
@@ -420,8 +427,18 @@ fn write_parts(
             }
             let name = format!("part-{number:05}.parquet");
             match Claim::take(dir, &name)? {
-                Some(claim) => break (dir.join(name), claim),
-                None => number += 1,
+                Ok(claim) => break (dir.join(name), claim),
+                // A new dataset's first name taken: another writer began
+                // one in the same directory, whose files would mix with
+                // these. (Later, only an `append` can have taken one.)
+                Err(taken) if !split.append && files.is_empty() => {
+                    let claim = match &taken {
+                        Taken::File => None,
+                        Taken::Claim(claim) => Some(claim.as_path()),
+                    };
+                    return Err(another_writer(dir, &name, claim));
+                }
+                Err(_) => number += 1,
             }
         };
         let mut output = open_output(Output::from(&path))?;
@@ -498,15 +515,16 @@ impl AgreedColumns {
         Ok(agreed)
     }
 
-    /// Adds the columns of the files in `dir` not known yet: those other
-    /// writers completed since. Each file's footer is read once a run.
-    fn read_new(&mut self, dir: &Path) -> Result<()> {
+    /// Adds the columns of the files in `dir` not known yet, those other
+    /// writers completed since, and returns those files. Each file's
+    /// footer is read once a run.
+    fn read_new(&mut self, dir: &Path) -> Result<Vec<PathBuf>> {
         let files: Vec<PathBuf> = crate::dataset::parquet_files_beneath(dir)?
             .into_iter()
             .filter(|f| !self.known.contains(f))
             .collect();
         if files.is_empty() {
-            return Ok(());
+            return Ok(files);
         }
         // Named as the output, not the input being read.
         let dataset = Dataset::from_files(files.clone());
@@ -515,8 +533,8 @@ impl AgreedColumns {
         for (name, column_type) in columns.all.iter().zip(&columns.types) {
             self.agree(name, column_type.clone());
         }
-        self.known.extend(files);
-        Ok(())
+        self.known.extend(files.iter().cloned());
+        Ok(files)
     }
 
     /// Takes `column_type` for `name` where the dataset has no type for it
@@ -704,6 +722,29 @@ fn no_number_left(dir: &Path) -> Error {
         ErrorKind::Usage,
         format!(
             "no part number is left for a new file: its files are numbered up to part-{LAST_PART}, the highest (five digits, so that path order is the order they were written in); let each file hold more rows or bytes, or write to another directory"
+        ),
+    )
+    .in_file(dir)
+}
+
+/// The error of a writer beginning a new dataset in `dir` that finds
+/// another writer's file `name` there: written, or (`claim`) being
+/// written.
+fn another_writer(dir: &Path, name: &str, claim: Option<&Path>) -> Error {
+    let (verb, left) = match claim {
+        None => ("wrote", String::new()),
+        Some(claim) => (
+            "is writing",
+            format!(
+                " (if none is running, remove {}: a run killed outright left it)",
+                claim.display()
+            ),
+        ),
+    };
+    Error::new(
+        ErrorKind::DatasetExists,
+        format!(
+            "another writer {verb} {name} here while this one began a dataset: their files would mix with these{left}; choose another directory"
         ),
     )
     .in_file(dir)

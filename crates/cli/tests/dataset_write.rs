@@ -3,7 +3,7 @@
 //! that read back, together, as the input.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 #[path = "../../../benches/workload/mod.rs"]
 mod workload;
@@ -421,7 +421,6 @@ fn appends_at_the_same_time_write_every_file_under_a_name_of_its_own() {
 #[test]
 fn appends_at_once_that_bring_a_column_agree_on_its_type() {
     use std::io::Write;
-    use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
     let rows = |x: &dyn Fn(i64) -> String| -> String {
         (0..10)
@@ -1033,6 +1032,91 @@ fn the_summary_says_when_other_writers_files_lie_between() {
         ),
         "{}",
         stderr(&out)
+    );
+}
+
+/// Two runs that begin one new dataset in the same directory at the same
+/// time do not both succeed, their files mixed into one dataset: the
+/// second waits for the first's lock, finds its file and fails naming it,
+/// and the first's dataset is whole. An append still joins in.
+#[test]
+fn a_second_writer_of_a_new_dataset_fails_rather_than_mix_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(6, &[])).unwrap();
+    let args = [
+        "encode",
+        "in.jsonl",
+        "out",
+        "--max-file-rows",
+        "100",
+        "--sample-rows",
+        "5",
+    ];
+    let (mut first, pipe) = encoding_from_a_pipe(
+        dir.path(),
+        &{
+            let mut a = args;
+            a[1] = "-";
+            a
+        },
+        10,
+    );
+    let started = std::time::Instant::now();
+    while !std::fs::exists(dir.path().join("out/.part-00000.parquet.claim")).unwrap() {
+        assert!(first.try_wait().unwrap().is_none(), "the first ended");
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the first never claimed a file"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(args)
+        .current_dir(dir.path())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Time to reach the lock; were it slower, it would find the first's
+    // file before it began and fail as well.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(pipe);
+    let first = first.wait_with_output().unwrap();
+    assert!(first.status.success(), "{}", stderr(&first));
+    let second = second.wait_with_output().unwrap();
+    assert!(!second.status.success());
+    assert!(
+        stderr(&second).starts_with("vshred: out: dataset exists: another writer wrote part-00000.parquet here while this one began a dataset: their files would mix with these; choose another directory")
+            || stderr(&second).contains("holds a dataset already"),
+        "{}",
+        stderr(&second)
+    );
+    assert_eq!(names(&dir.path().join("out")), ["part-00000.parquet"]);
+    let cat = vshred_in(dir.path(), &["cat", "out"]);
+    assert_eq!(stdout(&cat).lines().count(), 10, "{}", stderr(&cat));
+    let append = vshred_in(dir.path(), &[&args[..], &["--append"]].concat());
+    assert!(append.status.success(), "{}", stderr(&append));
+}
+
+/// A new dataset's first name claimed by a run killed outright is named,
+/// so that it can be removed; an append skips it.
+#[test]
+fn a_claim_left_in_a_new_datasets_directory_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), lines(6, &[])).unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    std::fs::write(dir.path().join("out/.part-00000.parquet.claim"), "").unwrap();
+    let args = ["encode", "in.jsonl", "out", "--max-file-rows", "100"];
+    let out = vshred_in(dir.path(), &args);
+    assert!(!out.status.success());
+    assert_eq!(
+        stderr(&out),
+        "vshred: out: dataset exists: another writer is writing part-00000.parquet here while this one began a dataset: their files would mix with these (if none is running, remove out/.part-00000.parquet.claim: a run killed outright left it); choose another directory; no complete file was written to out before the failure (--append adds to it)\n"
+    );
+    let append = vshred_in(dir.path(), &[&args[..], &["--append"]].concat());
+    assert!(append.status.success(), "{}", stderr(&append));
+    assert_eq!(
+        names(&dir.path().join("out")),
+        [".part-00000.parquet.claim", "part-00001.parquet"]
     );
 }
 
