@@ -158,6 +158,12 @@ impl VariantPath {
                         while end < bytes.len() && bytes[end].is_ascii_digit() {
                             end += 1;
                         }
+                        if bytes.get(start) == Some(&b'*') {
+                            return Err(err(
+                                start,
+                                "[*] (each element, as `schema` lists an array's) is not one value: ask for the array, or one element as [0]",
+                            ));
+                        }
                         if end == start {
                             return Err(err(start, "expected an index or a quoted name in [...]"));
                         }
@@ -188,11 +194,25 @@ fn escape(bytes: &[u8]) -> Option<(char, usize)> {
     }
 }
 
-/// Characters a path prints as JSON escapes, which parse back: controls
-/// (a NUL key cannot be typed) and line separators, which print as
-/// nothing or as a line break.
+/// Characters a path prints as JSON escapes, which parse back: those that
+/// print as nothing, as a line break or as a space that is not one
+/// (controls, line separators, the byte order mark, zero-width and
+/// direction marks, other spaces), so that a key can be told from its
+/// look-alikes and typed back.
 fn unseen(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+    c.is_control()
+        || (c.is_whitespace() && c != ' ')
+        || matches!(
+            c,
+            '\u{00ad}'
+                | '\u{061c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+        )
 }
 
 /// The name `text` stands for, its escapes (as in a quoted name of a path:
@@ -315,6 +335,8 @@ mod tests {
             "$.@t.$oid",
             r"$['\u0000a\u001f']",
             r"$['\u007f\u0085\u2028']",
+            r"$['\ufeff']",
+            r"$['a\u200bb\u00a0\u3000\u202e']",
         ] {
             assert_eq!(VariantPath::parse(text).unwrap().to_string(), text);
         }
@@ -338,6 +360,7 @@ mod tests {
             ("", "character 1: a path starts with $"),
             (".a", "character 1: a path starts with $"),
             ("$[-1]", "expected an index"),
+            ("$.tags[*]", "character 8: [*] (each element"),
             ("$.a[0][1", "character 9: expected ']' after the index"),
             (r"$['\x']", "character 4: invalid escape"),
             (r"$['\u12']", "character 4: invalid escape"),
