@@ -242,6 +242,13 @@ impl Error {
         self
     }
 
+    /// The same error, its message rewritten.
+    #[cold]
+    pub(crate) fn map_message(mut self, f: impl FnOnce(&str) -> String) -> Error {
+        self.0.message = f(&self.0.message);
+        self
+    }
+
     /// Names the file the error is about, unless it names one already: a
     /// caller that knows which file it was reading adds it on the way out.
     #[cold]

@@ -252,6 +252,7 @@ fn encode<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let input = Input::of(input)?;
     let raised = input.raised();
+    let items = matches!(input, Input::Items(_));
     let encoded = exiting::detach(py, move || -> vshred::Result<_> {
         let mut options = encode_options(
             variant_fields,
@@ -339,7 +340,15 @@ fn encode<'py>(
         }
     };
     written.set_item("bad_lines", lines.bad_lines)?;
-    written.set_item("first_bad_line", lines.first_bad_line)?;
+    // Of the texts given one by one, a text cut short is only that.
+    let first_bad_line = match items {
+        true => lines
+            .first_bad_line
+            .as_deref()
+            .map(vshred::json::without_json_lines_hints),
+        false => lines.first_bad_line,
+    };
+    written.set_item("first_bad_line", first_bad_line)?;
     written.set_item("inexact_numbers", lines.inexact_numbers)?;
     written.set_item("first_inexact_line", lines.first_inexact_line)?;
     written.set_item("unsampled_variant_fields", unsampled)?;

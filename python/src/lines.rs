@@ -301,8 +301,11 @@ impl<I: Items> Lines<I> {
 
     /// `error` placed in the text of its item, where the item was over
     /// several lines: its line there is the item's (line 3 is item 2),
-    /// its column counted along the whole item.
+    /// its column counted along the whole item. An item cut short is not
+    /// a sign that the input is other than JSON Lines: the hints that say
+    /// so go.
     pub fn placed_in_item(&self, error: vshred::Error) -> vshred::Error {
+        let error = error.without_json_lines_hints();
         let Some(vshred::Position::Json { line, column, .. }) = error.position() else {
             return error;
         };

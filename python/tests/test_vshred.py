@@ -556,6 +556,25 @@ def test_a_dataset_of_files_is_written_as_the_command_line_writes_it(tmp_path):
     assert not (tmp_path / "bad.parquet").exists()
 
 
+def test_an_item_cut_short_is_not_taken_for_pretty_printed_json(tmp_path):
+    # A file's first line cut short after `{"a":` looks like pretty-printed
+    # JSON, and the command line says how to make JSON Lines of it; an
+    # item is one whole text, so it is only cut short.
+    out = tmp_path / "out.parquet"
+    for items in (['{"a":'], ['[1,'], ['{"a":', '[1,']):
+        with pytest.raises(vshred.VshredError, match="unexpected end of input") as raised:
+            vshred.encode(items, out, skip_bad_lines=len(items) > 1)
+        assert "jq" not in str(raised.value) and "JSON Lines" not in str(raised.value), raised.value
+    with pytest.warns(UserWarning, match="^skipped 1 bad line") as said:
+        vshred.encode(['{"a":', '{"a": 1}'], out, skip_bad_lines=True)
+    assert "jq" not in str(said[0].message), said[0].message
+    # A file given by its path is JSON Lines, and told so.
+    lines = tmp_path / "in.json"
+    lines.write_text('{"a":\n1}\n')
+    with pytest.raises(vshred.VshredError, match=re.escape("jq -c . in.json")):
+        vshred.encode(lines, out)
+
+
 def test_bad_input_is_an_error_saying_where_and_leaves_no_file(tmp_path):
     out = tmp_path / "out.parquet"
     with pytest.raises(vshred.VshredError, match="line 2"):

@@ -101,6 +101,13 @@ pub fn file_starts_with_an_array(path: &std::path::Path) -> bool {
     text.trim_ascii_start().starts_with(b"[")
 }
 
+/// The hints of [`not_json_lines_hint`].
+const NOT_JSON_LINES_HINTS: [&str; 3] = [
+    "the input must be JSON Lines, one JSON value per line; this looks like a JSON array over many lines (`jq -c '.[]' in.json` writes its elements as JSON Lines)",
+    "the input must be JSON Lines, one JSON value per line; this looks like pretty-printed JSON (`jq -c . in.json` writes it as JSON Lines)",
+    "this line is an array; a JSON array of objects becomes JSON Lines with `jq -c '.[]' in.json`",
+];
+
 /// What to tell someone whose line failed with `message` (at the line's
 /// end when `cut_short`) when the input is not JSON Lines at all:
 /// pretty-printed JSON, or one JSON array. Only the first line (`first`)
@@ -119,22 +126,38 @@ pub(crate) fn not_json_lines_hint(
     // a record cut short, not a document spread over lines.
     let continues = text.last().is_some_and(|b| b"{[,:".contains(b));
     let cut_short = cut_short && continues;
+    let [array, pretty, array_line] = NOT_JSON_LINES_HINTS;
     if cut_short && first && text.starts_with(b"[") {
-        return Some(
-            "the input must be JSON Lines, one JSON value per line; this looks like a JSON array over many lines (`jq -c '.[]' in.json` writes its elements as JSON Lines)",
-        );
+        return Some(array);
     }
     if cut_short && first && text.starts_with(b"{") {
-        return Some(
-            "the input must be JSON Lines, one JSON value per line; this looks like pretty-printed JSON (`jq -c . in.json` writes it as JSON Lines)",
-        );
+        return Some(pretty);
     }
     if message.starts_with("expected a JSON object") && text.starts_with(b"[") {
-        return Some(
-            "this line is an array; a JSON array of objects becomes JSON Lines with `jq -c '.[]' in.json`",
-        );
+        return Some(array_line);
     }
     None
+}
+
+/// An error's text (or a message quoting one, as
+/// [`LineCounts::first_bad_line`](crate::encode::LineCounts::first_bad_line))
+/// without the hints that the input is not JSON Lines: for a front end
+/// that was given the texts one by one (Python's iterables), where a text
+/// cut short is only that.
+pub fn without_json_lines_hints(text: &str) -> String {
+    NOT_JSON_LINES_HINTS
+        .iter()
+        .fold(text.to_string(), |text, hint| {
+            text.replace(&format!(" ({hint})"), "")
+        })
+}
+
+impl Error {
+    /// This error without the hints that the input is not JSON Lines
+    /// ([`without_json_lines_hints`]).
+    pub fn without_json_lines_hints(self) -> Error {
+        self.map_message(without_json_lines_hints)
+    }
 }
 
 impl JsonLine<'_> {
