@@ -91,19 +91,21 @@ pub fn parquet_by_default(statement: &mut Statement) {
     }
 }
 
-/// Reads a `PARTITIONED BY` column in double quotes (`("Event")`, for a
-/// name in capitals or with a space) as the name it quotes: DataFusion 55
-/// looks the text up with its quotes (`No field named """Event"""`).
+/// Reads a `PARTITIONED BY` column in double quotes or backquotes
+/// (`("Event")`, for a name in capitals or with a space) as the name it
+/// quotes: DataFusion 55 looks the text up with its quotes (`No field
+/// named """Event"""`).
 pub fn unquote_partition_columns(statement: &mut Statement) {
     match statement {
         Statement::CopyTo(copy) => {
             for name in &mut copy.partitioned_by {
                 // The parser has read a doubled quote inside as one.
-                if let Some(quoted) = name
-                    .strip_prefix('"')
-                    .and_then(|rest| rest.strip_suffix('"'))
-                    .filter(|quoted| !quoted.is_empty())
-                {
+                let quoted = ['"', '`'].into_iter().find_map(|quote| {
+                    name.strip_prefix(quote)?
+                        .strip_suffix(quote)
+                        .filter(|quoted| !quoted.is_empty())
+                });
+                if let Some(quoted) = quoted {
                     *name = quoted.to_string();
                 }
             }
@@ -672,20 +674,23 @@ impl Write for ChunkWriter {
     }
 }
 
-/// Refuses `COPY ... TO` JSON or CSV of a Variant column (or one holding
-/// one): their writers would write its encoding, its `metadata` and
+/// Refuses the `COPY ... TO`s of a Variant column (or one holding one)
+/// that DataFusion would write wrongly or refuse in its own terms: to JSON
+/// or CSV, whose writers would write its encoding, its `metadata` and
 /// `value` bytes (in hex), where its JSON text is meant, as `vshred sql
-/// --format json` prints it. An Arrow IPC file keeps the column as the
-/// Arrow extension type it is.
+/// --format json` prints it (an Arrow IPC file keeps the column as the
+/// Arrow extension type it is); and `PARTITIONED BY` it, which DataFusion
+/// does not write ("not yet supported ... with datatype Struct"), where a
+/// value taken from it is what is meant.
 #[derive(Debug)]
-pub struct VariantTextCopy;
+pub struct VariantCopyChecks;
 
-impl VariantTextCopy {
+impl VariantCopyChecks {
     /// The rule's name, which its refusals need not say.
-    pub const NAME: &str = "variant_text_copy";
+    pub const NAME: &str = "variant_copy_checks";
 }
 
-impl AnalyzerRule for VariantTextCopy {
+impl AnalyzerRule for VariantCopyChecks {
     fn name(&self) -> &str {
         Self::NAME
     }
@@ -694,14 +699,27 @@ impl AnalyzerRule for VariantTextCopy {
         let mut refused = None;
         plan.apply(|node| {
             if let LogicalPlan::Copy(copy) = node {
+                let schema = copy.input.schema();
                 let format = copy.file_type.get_ext().to_lowercase();
-                let variant = copy.input.schema().fields().iter().find(|f| holds_variant(f));
-                if let (true, Some(field)) = (format == "json" || format == "csv", variant) {
-                    refused = Some(format!(
+                let variant = schema.fields().iter().find(|f| holds_variant(f));
+                let partition = copy.partition_by.iter().find(|name| {
+                    schema
+                        .fields()
+                        .iter()
+                        .any(|f| f.name() == *name && holds_variant(f))
+                });
+                refused = match (format.as_str(), variant, partition) {
+                    (_, _, Some(name)) => Some(format!(
+                        "COPY cannot be PARTITIONED BY the Variant column {name:?}: a directory is named by a value, so select one from it, as variant_get({name}, '$.a', 'string') AS a, and partition by that"
+                    )),
+                    ("json" | "csv", Some(field), None) => Some(format!(
                         "COPY to {format} would write the Variant column {:?} as its encoding (its metadata and value bytes): write to_json({}) for its JSON text, or COPY to Parquet",
                         field.name(),
                         field.name()
-                    ));
+                    )),
+                    _ => None,
+                };
+                if refused.is_some() {
                     return Ok(TreeNodeRecursion::Stop);
                 }
             }

@@ -102,7 +102,7 @@ pub fn error_message(e: &DataFusionError) -> String {
             crate::compare::VariantComparisons::NAME,
             crate::field_access::VariantEncoding::NAME,
             crate::cast::VariantCast::NAME,
-            crate::copy::VariantTextCopy::NAME,
+            crate::copy::VariantCopyChecks::NAME,
         ]
         .contains(&what.as_str())
         {

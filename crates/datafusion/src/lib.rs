@@ -227,7 +227,7 @@ pub fn context_with(
         analyzer.rules.insert(0, Arc::new(cast::VariantCast));
         let rules: [Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>; 6] = [
             Arc::new(field_access::VariantEncoding),
-            Arc::new(copy::VariantTextCopy),
+            Arc::new(copy::VariantCopyChecks),
             Arc::new(compare::VariantComparisons),
             Arc::new(decimal_double::DecimalDoubleRanges),
             Arc::new(aggregate_order::AggregateOrder),

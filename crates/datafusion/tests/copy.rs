@@ -776,10 +776,37 @@ async fn a_variant_copied_to_json_or_csv_is_refused_and_its_json_text_is_written
     );
 }
 
-/// A `PARTITIONED BY` column in double quotes, a name in capitals or with
-/// a space, is the name it quotes: DataFusion 55 looked the text up with
-/// its quotes (`No field named """Event"""`), with Variant columns or
-/// without.
+/// `PARTITIONED BY` a Variant column is refused, saying to select a value
+/// of it, which partitions (DataFusion said its writer did not support a
+/// struct); no directory is left.
+#[tokio::test]
+async fn a_copy_partitioned_by_a_variant_column_is_refused_and_one_by_its_value_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = vshred_datafusion::context(Default::default());
+    let out = dir.path().join("out");
+    let rows = "SELECT parse_json('{\"a\":\"x\"}') AS v";
+    let sql = format!(
+        "COPY ({rows}) TO '{}/' STORED AS PARQUET PARTITIONED BY (v)",
+        out.display()
+    );
+    let e = vshred_datafusion::functions::error_message(&run(&ctx, &sql).await.unwrap_err());
+    assert_eq!(
+        e,
+        "COPY cannot be PARTITIONED BY the Variant column \"v\": a directory is named by a value, so select one from it, as variant_get(v, '$.a', 'string') AS a, and partition by that"
+    );
+    assert!(!out.exists());
+    let sql = format!(
+        "COPY (SELECT v, variant_get(v, '$.a', 'string') AS a FROM ({rows})) TO '{}/' STORED AS PARQUET PARTITIONED BY (a)",
+        out.display()
+    );
+    query(&ctx, &sql).await;
+    assert_eq!(parquet_files(&out.join("a=x")).len(), 1);
+}
+
+/// A `PARTITIONED BY` column in double quotes or backquotes, a name in
+/// capitals or with a space, is the name it quotes: DataFusion 55 looked
+/// the text up with its quotes (`No field named """Event"""`), with
+/// Variant columns or without.
 #[tokio::test]
 async fn a_partition_column_in_quotes_is_the_name_it_quotes() {
     use vshred_datafusion::statements::{execute, parse_statements};
@@ -788,7 +815,7 @@ async fn a_partition_column_in_quotes_is_the_name_it_quotes() {
     for (name, value) in [("plain", "1 AS n"), ("variant", "parse_json('1') AS v")] {
         let out = dir.path().join(name);
         let sql = format!(
-            "COPY (SELECT 'a' AS \"Event\", 'b' AS \"ev name\", 'c' AS \"x\"\"y\", 'd' AS \"x\"\"\"\"y\", {value}) TO '{}/' STORED AS PARQUET PARTITIONED BY (\"Event\", \"ev name\", \"x\"\"\"\"y\")",
+            "COPY (SELECT 'a' AS \"Event\", 'b' AS \"ev name\", 'c' AS \"x\"\"y\", 'd' AS \"x\"\"\"\"y\", {value}) TO '{}/' STORED AS PARQUET PARTITIONED BY (\"Event\", `ev name`, \"x\"\"\"\"y\")",
             out.display()
         );
         for statement in parse_statements(&ctx, &sql).unwrap() {
