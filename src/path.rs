@@ -292,6 +292,7 @@ impl fmt::Display for VariantPath {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy as _;
 
     fn field(name: &str) -> PathSegment {
         PathSegment::Field(name.into())
@@ -321,6 +322,30 @@ mod tests {
                 segments,
                 "{text}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// Any path prints as text that parses back to it, and a key of
+        /// characters that print as nothing or as another (a control, a
+        /// byte order mark, a zero-width mark, a space other than ' ')
+        /// prints escaped, so that what is seen is what is typed.
+        #[test]
+        fn any_path_prints_as_text_that_parses_back(
+            steps in proptest::collection::vec(
+                proptest::prop_oneof![
+                    (0usize..100).prop_map(PathSegment::Index),
+                    "\\PC{0,6}|[\\x00-\\x1f\\u{a0}\\u{200b}-\\u{200f}\\u{2028}\\u{feff}a.' ]{0,4}"
+                        .prop_map(PathSegment::Field),
+                ],
+                0..5,
+            )
+        ) {
+            let path = VariantPath { segments: steps };
+            let text = path.to_string();
+            proptest::prop_assert_eq!(VariantPath::parse(&text).unwrap(), path.clone(), "{}", text);
+            let invisible = |c: char| c.is_control() || matches!(c, '\u{a0}' | '\u{200b}'..='\u{200f}' | '\u{2028}' | '\u{feff}');
+            proptest::prop_assert!(!text.chars().any(invisible), "{}", text);
         }
     }
 
