@@ -308,6 +308,16 @@ impl DatasetColumns {
         }
     }
 
+    /// The columns the files agree on the type of, in order, where they
+    /// disagree on some (`None` where they agree on every one).
+    pub fn agreed(&self) -> Option<Vec<&str>> {
+        let agreed: Vec<&str> = (self.all.iter().zip(&self.disagreements))
+            .filter(|(_, disagreement)| disagreement.is_none())
+            .map(|(name, _)| name.as_str())
+            .collect();
+        (agreed.len() < self.all.len()).then_some(agreed)
+    }
+
     /// Fails when the files disagree on the type of any column.
     pub fn all_agree(&self) -> Result<()> {
         self.all.iter().try_for_each(|name| self.agree_on(name))

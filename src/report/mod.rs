@@ -558,13 +558,19 @@ fn measure(
     for (report, exact) in reports.iter_mut().zip(exact) {
         report.exact = exact;
     }
+    let mut notes = Vec::new();
+    let mut columns = Vec::with_capacity(datasets.len());
+    for ((name, _), dataset) in entries.iter().zip(datasets) {
+        notes.extend(columns_left_out(name, dataset)?);
+        columns.push(read_columns(dataset)?);
+    }
     let mut reconstruct_times = vec![Vec::with_capacity(runs); entries.len()];
     let mut query_times = vec![vec![Vec::with_capacity(runs); queries.len()]; entries.len()];
     for run in 0..runs {
         for (i, dataset) in datasets.iter().enumerate() {
             let files = dataset.files();
             let start = Instant::now();
-            reconstruct(files)?;
+            reconstruct(files, &columns[i])?;
             reconstruct_times[i].push(start.elapsed());
             for (q, (query_path, as_type)) in queries.iter().enumerate() {
                 let start = Instant::now();
@@ -590,7 +596,7 @@ fn measure(
         queries,
         layouts: reports,
         reference,
-        notes: Vec::new(),
+        notes,
     })
 }
 
@@ -650,9 +656,10 @@ fn primitive_or_variant(slot: &ShreddingSchema) -> ShreddingSchema {
 // would.
 
 /// Reads every row of the dataset of `files` as JSON text, as `vshred cat`
-/// does.
-fn reconstruct(files: &[PathBuf]) -> Result<()> {
-    Dataset::from_files(files.to_vec()).json_lines(None, &ScanOptions::new(BATCH_ROWS), |_| Ok(()))
+/// does, with `columns` ([`read_columns`]).
+fn reconstruct(files: &[PathBuf], columns: &[String]) -> Result<()> {
+    let options = ScanOptions::new(BATCH_ROWS);
+    Dataset::from_files(files.to_vec()).json_lines(Some(columns), &options, |_| Ok(()))
 }
 
 /// Hands each row of `dataset`, read back as JSON text as `vshred cat`
@@ -684,9 +691,9 @@ fn compare_text(datasets: &[Dataset]) -> Result<(u64, Vec<Exactness>)> {
         hasher.write(line);
         hasher.finish()
     };
-    let mut shared: Vec<String> = column_names(&datasets[0])?;
+    let mut shared: Vec<String> = read_columns(&datasets[0])?;
     for dataset in &datasets[1..] {
-        let names = column_names(dataset)?;
+        let names = read_columns(dataset)?;
         shared.retain(|name| names.contains(name));
     }
     let mut expected = Vec::new();
@@ -732,13 +739,30 @@ fn compare_text(datasets: &[Dataset]) -> Result<(u64, Vec<Exactness>)> {
     Ok((expected.len() as u64, exact))
 }
 
-/// The top-level columns of `dataset`, in order.
-fn column_names(dataset: &Dataset) -> Result<Vec<String>> {
-    Ok(dataset
-        .schema()?
-        .columns
-        .into_iter()
-        .map(|c| c.name)
+/// The top-level columns of `dataset` that its rows are read with, in
+/// order: all of them, or where its files disagree on the type of some
+/// (which `cat` refuses), the others.
+fn read_columns(dataset: &Dataset) -> Result<Vec<String>> {
+    let columns = dataset.columns()?;
+    Ok(match columns.agreed() {
+        Some(agreed) => agreed.into_iter().map(String::from).collect(),
+        None => columns.all.clone(),
+    })
+}
+
+/// A note for each column of `dataset` (named `name`) left out of its
+/// rows read because its files disagree on the column's type.
+fn columns_left_out(name: &str, dataset: &Dataset) -> Result<Vec<String>> {
+    let columns = dataset.columns()?;
+    Ok(columns
+        .all
+        .iter()
+        .filter_map(|column| {
+            let disagreement = columns.disagreement(column)?;
+            Some(format!(
+                "Column `{column}` of {name} is left out of the rows read back (reconstruction, and the check that every layout reads back the same): its files disagree on its type ({disagreement})."
+            ))
+        })
         .collect())
 }
 

@@ -98,6 +98,18 @@ impl ParquetInput {
         }
     }
 
+    /// The columns the files agree on the type of, where they disagree
+    /// on some.
+    pub(crate) fn agreed_columns(&self) -> Option<Vec<String>> {
+        match self {
+            ParquetInput::Stream(_) => None,
+            ParquetInput::Files(dataset) => {
+                let columns = dataset.columns().ok()?;
+                Some(columns.agreed()?.into_iter().map(String::from).collect())
+            }
+        }
+    }
+
     pub(crate) fn json_lines(
         &self,
         columns: Option<&[String]>,

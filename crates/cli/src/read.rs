@@ -238,6 +238,12 @@ pub(crate) fn run_cat(args: CatArgs) -> Result<(), Failure> {
                 .map_or(text.len(), |(i, _)| i + 1);
             out.write(&text[..end], room)
         })
+        .map_err(|e| match (columns, e.kind(), file.agreed_columns()) {
+            (None, vshred::ErrorKind::Incompatible, Some(agreed)) if !agreed.is_empty() => {
+                e.with_hint(&format!("--columns {} reads the others", agreed.join(",")))
+            }
+            _ => e,
+        })
         .context(&args.file);
     out.finish(outcome)
 }

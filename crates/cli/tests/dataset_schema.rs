@@ -247,6 +247,23 @@ fn files_that_disagree_on_an_ordinary_column_are_named_and_only_its_reads_fail()
     let out = vshred_in(dir.path(), &["get", "d", "$.a", "--agg", "count"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "5\n");
+    // `cat` says which columns read, and they do; `report` reads them
+    // back, saying which it left out.
+    fails_with(
+        dir.path(),
+        &["cat", "d"],
+        "vshred: d: incompatible files: column \"id\" is Int64 in d/a.parquet but Utf8 in d/b.parquet (--columns v reads the others)",
+    );
+    let out = vshred_in(dir.path(), &["cat", "d", "--columns", "v"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 6);
+    let out = vshred_in(dir.path(), &["report", "d"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Column `id` of d is left out of the rows read back (reconstruction, and the check that every layout reads back the same): its files disagree on its type (Int64 in d/a.parquet but Utf8 in d/b.parquet)."),
+        "{}",
+        stdout(&out)
+    );
     fails_with(
         dir.path(),
         &["get", "d", "$.a", "--with", "id"],
