@@ -70,6 +70,9 @@ pub enum ErrorKind {
     /// already: each front end says how to add to them instead
     /// (`--append`, `append=True`).
     DatasetExists,
+    /// Another run began writing the same new dataset at the same time:
+    /// their files would have mixed into one dataset.
+    WriterConflict,
     /// Several Variant columns, and none chosen: each front end says how
     /// to choose one (`--column`, `column=`).
     AmbiguousColumn,
@@ -302,6 +305,7 @@ impl fmt::Display for Error {
             ErrorKind::Conversion => "conversion failed",
             ErrorKind::Incompatible => "incompatible files",
             ErrorKind::DatasetExists => "dataset exists",
+            ErrorKind::WriterConflict => "another writer",
             ErrorKind::AmbiguousColumn => "several Variant columns",
             ErrorKind::ColumnMismatch => "valid JSON that its columns do not hold",
             ErrorKind::Stopped => "stopped",

@@ -63,7 +63,10 @@ impl VariantPath {
         let error = |at: usize, message: &str| {
             Error::new(
                 ErrorKind::Path,
-                format!("{text:?} at character {}: {message}", at + 1),
+                format!(
+                    "{text:?} at character {}: {message}",
+                    character_at(text, at)
+                ),
             )
         };
         let (path, end) = VariantPath::parse_prefix(text).map_err(|(at, m)| error(at, m))?;
@@ -196,23 +199,40 @@ fn escape(bytes: &[u8]) -> Option<(char, usize)> {
 
 /// Characters a path prints as JSON escapes, which parse back: those that
 /// print as nothing, as a line break or as a space that is not one
-/// (controls, line separators, the byte order mark, zero-width and
-/// direction marks, other spaces), so that a key can be told from its
-/// look-alikes and typed back.
+/// (controls, line separators, spaces other than ' ', and Unicode's
+/// default-ignorable characters: the byte order mark, zero-width, joiner
+/// and direction marks, variation selectors, fillers, tags), so that a key
+/// can be told from its look-alikes and typed back.
 fn unseen(c: char) -> bool {
     c.is_control()
         || (c.is_whitespace() && c != ' ')
         || matches!(
             c,
             '\u{00ad}'
+                | '\u{034f}'
                 | '\u{061c}'
-                | '\u{180e}'
+                | '\u{115f}'..='\u{1160}'
+                | '\u{17b4}'..='\u{17b5}'
+                | '\u{180b}'..='\u{180f}'
                 | '\u{200b}'..='\u{200f}'
                 | '\u{202a}'..='\u{202e}'
                 | '\u{2060}'..='\u{206f}'
+                | '\u{2800}'
+                | '\u{3164}'
+                | '\u{fe00}'..='\u{fe0f}'
                 | '\u{feff}'
-                | '\u{fff9}'..='\u{fffb}'
+                | '\u{ffa0}'
+                | '\u{fff0}'..='\u{fffb}'
+                | '\u{1bca0}'..='\u{1bca3}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0000}'..='\u{e0fff}'
         )
+}
+
+/// Which character of `text` (from 1) its byte `at` is in: what an
+/// error's "at character N" counts, so that `é` is one.
+pub(crate) fn character_at(text: &str, at: usize) -> usize {
+    text.char_indices().take_while(|&(i, _)| i < at).count() + 1
 }
 
 /// The name `text` stands for, its escapes (as in a quoted name of a path:
@@ -229,7 +249,7 @@ pub fn unescape_name(text: &str) -> Result<String> {
                     ErrorKind::Path,
                     format!(
                         "{text:?} at character {}: invalid escape in field name",
-                        at + 1
+                        character_at(text, at)
                     ),
                 )
             })?;
@@ -276,7 +296,13 @@ impl fmt::Display for VariantPath {
                             '\\' | '\'' => write!(f, "\\{c}")?,
                             // Control characters as JSON escapes, which
                             // parse back (a NUL key cannot be typed).
-                            c if unseen(c) => write!(f, "\\u{:04x}", c as u32)?,
+                            // Beyond the BMP, as JSON writes it: a
+                            // surrogate pair.
+                            c if unseen(c) => {
+                                for unit in c.encode_utf16(&mut [0; 2]) {
+                                    write!(f, "\\u{unit:04x}")?
+                                }
+                            }
                             c => write!(f, "{c}")?,
                         }
                     }
@@ -335,7 +361,7 @@ mod tests {
             steps in proptest::collection::vec(
                 proptest::prop_oneof![
                     (0usize..100).prop_map(PathSegment::Index),
-                    "\\PC{0,6}|[\\x00-\\x1f\\u{a0}\\u{200b}-\\u{200f}\\u{2028}\\u{feff}a.' ]{0,4}"
+                    "\\PC{0,6}|[\\x00-\\x1f\\u{a0}\\u{200b}-\\u{200f}\\u{2028}\\u{fe0f}\\u{feff}\\u{1d173}\\u{e0061}a.' ]{0,4}"
                         .prop_map(PathSegment::Field),
                 ],
                 0..5,
@@ -344,7 +370,10 @@ mod tests {
             let path = VariantPath { segments: steps };
             let text = path.to_string();
             proptest::prop_assert_eq!(VariantPath::parse(&text).unwrap(), path.clone(), "{}", text);
-            let invisible = |c: char| c.is_control() || matches!(c, '\u{a0}' | '\u{200b}'..='\u{200f}' | '\u{2028}' | '\u{feff}');
+            let invisible = |c: char| {
+                c.is_control()
+                    || matches!(c, '\u{a0}' | '\u{200b}'..='\u{200f}' | '\u{2028}' | '\u{fe0f}' | '\u{feff}' | '\u{1d173}' | '\u{e0061}')
+            };
             proptest::prop_assert!(!text.chars().any(invisible), "{}", text);
         }
     }
@@ -362,6 +391,7 @@ mod tests {
             r"$['\u007f\u0085\u2028']",
             r"$['\ufeff']",
             r"$['a\u200bb\u00a0\u3000\u202e']",
+            r"$['vs\ufe0f\ud834\udd73\udb40\udc61']",
         ] {
             assert_eq!(VariantPath::parse(text).unwrap().to_string(), text);
         }
@@ -386,6 +416,8 @@ mod tests {
             (".a", "character 1: a path starts with $"),
             ("$[-1]", "expected an index"),
             ("$.tags[*]", "character 8: [*] (each element"),
+            ("$.ééé[*]", "character 7: [*] (each element"),
+            ("$.é[x]", "character 5: expected an index"),
             ("$.a[0][1", "character 9: expected ']' after the index"),
             (r"$['\x']", "character 4: invalid escape"),
             (r"$['\u12']", "character 4: invalid escape"),

@@ -742,9 +742,9 @@ fn another_writer(dir: &Path, name: &str, claim: Option<&Path>) -> Error {
         ),
     };
     Error::new(
-        ErrorKind::DatasetExists,
+        ErrorKind::WriterConflict,
         format!(
-            "another writer {verb} {name} here while this one began a dataset: their files would mix with these{left}; choose another directory"
+            "another run {verb} {name} here while this one began a new dataset: their files would mix with these{left}; choose another directory"
         ),
     )
     .in_file(dir)

@@ -33,7 +33,11 @@ impl<'t> Parser<'t> {
     fn error(&self, message: &str) -> Error {
         Error::new(
             ErrorKind::Filter,
-            format!("{:?} at character {}: {message}", self.text, self.pos + 1),
+            format!(
+                "{:?} at character {}: {message}",
+                self.text,
+                crate::path::character_at(self.text, self.pos)
+            ),
         )
     }
 

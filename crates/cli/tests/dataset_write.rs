@@ -1085,7 +1085,7 @@ fn a_second_writer_of_a_new_dataset_fails_rather_than_mix_files() {
     let second = second.wait_with_output().unwrap();
     assert!(!second.status.success());
     assert!(
-        stderr(&second).starts_with("vshred: out: dataset exists: another writer wrote part-00000.parquet here while this one began a dataset: their files would mix with these; choose another directory")
+        stderr(&second).starts_with("vshred: out: another writer: another run wrote part-00000.parquet here while this one began a new dataset: their files would mix with these; choose another directory; no complete file")
             || stderr(&second).contains("holds a dataset already"),
         "{}",
         stderr(&second)
@@ -1110,7 +1110,7 @@ fn a_claim_left_in_a_new_datasets_directory_is_named() {
     assert!(!out.status.success());
     assert_eq!(
         stderr(&out),
-        "vshred: out: dataset exists: another writer is writing part-00000.parquet here while this one began a dataset: their files would mix with these (if none is running, remove out/.part-00000.parquet.claim: a run killed outright left it); choose another directory; no complete file was written to out before the failure (--append adds to it)\n"
+        "vshred: out: another writer: another run is writing part-00000.parquet here while this one began a new dataset: their files would mix with these (if none is running, remove out/.part-00000.parquet.claim: a run killed outright left it); choose another directory; no complete file was written to out before the failure\n"
     );
     let append = vshred_in(dir.path(), &[&args[..], &["--append"]].concat());
     assert!(append.status.success(), "{}", stderr(&append));

@@ -43,6 +43,7 @@ use datafusion::catalog::Session;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::runtime::SpawnedTask;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::common::utils::quote_identifier;
 use datafusion::common::{GetExt, Result, plan_err};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::parquet::{ParquetFormat, ParquetFormatFactory};
@@ -99,7 +100,10 @@ pub fn unquote_partition_columns(statement: &mut Statement) {
     match statement {
         Statement::CopyTo(copy) => {
             for name in &mut copy.partitioned_by {
-                // The parser has read a doubled quote inside as one.
+                // The parser gives the name back quoted, a lone quote
+                // inside doubled but a doubled one kept: `"a""b"` (a"b)
+                // and `"a""""b"` (a""b) both come as `"a""b"`, read as
+                // a""b. A name with a lone quote in it is not found.
                 let quoted = ['"', '`'].into_iter().find_map(|quote| {
                     name.strip_prefix(quote)?
                         .strip_suffix(quote)
@@ -674,14 +678,20 @@ impl Write for ChunkWriter {
     }
 }
 
+/// `name` in double quotes, as SQL quotes it.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
 /// Refuses the `COPY ... TO`s of a Variant column (or one holding one)
 /// that DataFusion would write wrongly or refuse in its own terms: to JSON
 /// or CSV, whose writers would write its encoding, its `metadata` and
 /// `value` bytes (in hex), where its JSON text is meant, as `vshred sql
 /// --format json` prints it (an Arrow IPC file keeps the column as the
-/// Arrow extension type it is); and `PARTITIONED BY` it, which DataFusion
-/// does not write ("not yet supported ... with datatype Struct"), where a
-/// value taken from it is what is meant.
+/// Arrow extension type it is); and `PARTITIONED BY` a Variant column,
+/// which DataFusion does not write ("not yet supported ... with datatype
+/// Struct"), where a value taken from it is what is meant. Names are
+/// quoted as SQL quotes them, so that the statement suggested runs.
 #[derive(Debug)]
 pub struct VariantCopyChecks;
 
@@ -702,20 +712,23 @@ impl AnalyzerRule for VariantCopyChecks {
                 let schema = copy.input.schema();
                 let format = copy.file_type.get_ext().to_lowercase();
                 let variant = schema.fields().iter().find(|f| holds_variant(f));
+                // A struct holding one DataFusion refuses as a struct.
                 let partition = copy.partition_by.iter().find(|name| {
                     schema
                         .fields()
                         .iter()
-                        .any(|f| f.name() == *name && holds_variant(f))
+                        .any(|f| f.name() == *name && is_variant_field(f))
                 });
                 refused = match (format.as_str(), variant, partition) {
                     (_, _, Some(name)) => Some(format!(
-                        "COPY cannot be PARTITIONED BY the Variant column {name:?}: a directory is named by a value, so select one from it, as variant_get({name}, '$.a', 'string') AS a, and partition by that"
+                        "COPY cannot be PARTITIONED BY the Variant column {}: a directory is named by a value, so select one from it, as variant_get({}, '$.a', 'string') AS a, and partition by that",
+                        quoted(name),
+                        quote_identifier(name)
                     )),
                     ("json" | "csv", Some(field), None) => Some(format!(
-                        "COPY to {format} would write the Variant column {:?} as its encoding (its metadata and value bytes): write to_json({}) for its JSON text, or COPY to Parquet",
-                        field.name(),
-                        field.name()
+                        "COPY to {format} would write the Variant column {} as its encoding (its metadata and value bytes): write to_json({}) for its JSON text, or COPY to Parquet",
+                        quoted(field.name()),
+                        quote_identifier(field.name())
                     )),
                     _ => None,
                 };

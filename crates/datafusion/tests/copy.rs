@@ -48,6 +48,16 @@ async fn run(ctx: &SessionContext, sql: &str) -> datafusion::common::Result<Vec<
     ctx.sql(sql).await?.collect().await
 }
 
+/// Runs `sql` as `vshred sql` does, through
+/// [`statements`](vshred_datafusion::statements).
+async fn run_statements(ctx: &SessionContext, sql: &str) -> datafusion::common::Result<()> {
+    use vshred_datafusion::statements::{execute, parse_statements};
+    for statement in parse_statements(ctx, sql)? {
+        execute(ctx, statement).await?.collect().await?;
+    }
+    Ok(())
+}
+
 async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
     run(ctx, sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
@@ -801,6 +811,31 @@ async fn a_copy_partitioned_by_a_variant_column_is_refused_and_one_by_its_value_
     );
     query(&ctx, &sql).await;
     assert_eq!(parquet_files(&out.join("a=x")).len(), 1);
+    // A name SQL quotes is quoted in the statement suggested, which runs.
+    let out = dir.path().join("quoted");
+    let rows = "SELECT parse_json('{\"a\":\"x\"}') AS \"Pay load\"";
+    let sql = format!(
+        "COPY ({rows}) TO '{}/' STORED AS PARQUET PARTITIONED BY (\"Pay load\")",
+        out.display()
+    );
+    let e = run_statements(&ctx, &sql).await.unwrap_err();
+    let e = vshred_datafusion::functions::error_message(&e);
+    let suggested = "variant_get(\"Pay load\", '$.a', 'string') AS a";
+    assert!(e.contains(suggested), "{e}");
+    let sql = format!(
+        "COPY (SELECT \"Pay load\", {suggested} FROM ({rows})) TO '{}/' STORED AS PARQUET PARTITIONED BY (a)",
+        out.display()
+    );
+    run_statements(&ctx, &sql).await.unwrap();
+    assert_eq!(parquet_files(&out.join("a=x")).len(), 1);
+    // A struct holding a Variant is not called one (DataFusion refuses it
+    // as the struct it is).
+    let sql = format!(
+        "COPY (SELECT named_struct('v', parse_json('1')) AS s) TO '{}/' STORED AS PARQUET PARTITIONED BY (s)",
+        dir.path().join("struct").display()
+    );
+    let e = vshred_datafusion::functions::error_message(&run(&ctx, &sql).await.unwrap_err());
+    assert!(!e.contains("Variant column"), "{e}");
 }
 
 /// A `PARTITIONED BY` column in double quotes or backquotes, a name in
@@ -809,7 +844,6 @@ async fn a_copy_partitioned_by_a_variant_column_is_refused_and_one_by_its_value_
 /// Variant columns or without.
 #[tokio::test]
 async fn a_partition_column_in_quotes_is_the_name_it_quotes() {
-    use vshred_datafusion::statements::{execute, parse_statements};
     let dir = tempfile::tempdir().unwrap();
     let ctx = vshred_datafusion::context(Default::default());
     for (name, value) in [("plain", "1 AS n"), ("variant", "parse_json('1') AS v")] {
@@ -818,14 +852,7 @@ async fn a_partition_column_in_quotes_is_the_name_it_quotes() {
             "COPY (SELECT 'a' AS \"Event\", 'b' AS \"ev name\", 'c' AS \"x\"\"y\", 'd' AS \"x\"\"\"\"y\", {value}) TO '{}/' STORED AS PARQUET PARTITIONED BY (\"Event\", `ev name`, \"x\"\"\"\"y\")",
             out.display()
         );
-        for statement in parse_statements(&ctx, &sql).unwrap() {
-            execute(&ctx, statement)
-                .await
-                .unwrap()
-                .collect()
-                .await
-                .unwrap();
-        }
+        run_statements(&ctx, &sql).await.unwrap();
         // A doubled quote inside is one (`x""y`, not `x"y`, a column too).
         let partition = out.join("Event=a").join("ev name=b").join("x%22%22y=d");
         assert_eq!(
