@@ -109,6 +109,7 @@ use super::{DEFAULT_COLUMN, EncodeOptions, LineCounts, sample_size, write_option
 use crate::dataset::Dataset;
 use crate::dataset::hive::HiveColumns;
 use crate::dataset::schema::{ColumnType, normalized};
+use crate::dataset::storage::is_dataset_file;
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{Claim, DatasetFiles, Output, Taken};
 use crate::parquet::{ColumnSpec, ParquetWriter, TypedValues, WriteSummary, open_output};
@@ -276,11 +277,14 @@ pub fn encode_dataset(
 
 /// Refuses to write a dataset's files into `dir` under other `key=value`
 /// directories than the files beside it (`day=5/region=eu/` beside
-/// `day=1/`): the dataset would not read as one.
+/// `day=1/`), or under such directories beside files of none
+/// (`logs/day=1/` where `logs/part-00000.parquet` is): the dataset would
+/// not read as one.
 fn refuse_other_keys(dir: &Path) -> Result<()> {
     let Some(root) = crate::dataset::hive::partition_root(dir) else {
         return Ok(());
     };
+    refuse_keys_beside_loose_files(dir, root)?;
     // None there yet, or a dataset that does not read as one already.
     let Ok(Some(dataset)) = Dataset::of_partitions(root) else {
         return Ok(());
@@ -301,6 +305,36 @@ fn refuse_other_keys(dir: &Path) -> Result<()> {
             ours.join(", "),
             root.display(),
             theirs.join(", ")
+        ),
+    )
+    .in_file(dir))
+}
+
+/// Refuses to begin `key=value` directories in `root` (`dir` among them)
+/// where Parquet files lie in `root` itself: they would read with null
+/// keys, and Spark reads the directories and skips them without a word,
+/// as an append beside such directories is refused for. The working
+/// directory is not looked in: its files are rarely a dataset's.
+fn refuse_keys_beside_loose_files(dir: &Path, root: &Path) -> Result<()> {
+    if root == Path::new(".") || root.as_os_str().is_empty() {
+        return Ok(());
+    }
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Ok(());
+    };
+    let loose = entries.flatten().find(|entry| {
+        entry.file_type().is_ok_and(|t| t.is_file())
+            && is_dataset_file(&entry.file_name().to_string_lossy())
+    });
+    let Some(loose) = loose else {
+        return Ok(());
+    };
+    Err(Error::new(
+        ErrorKind::Usage,
+        format!(
+            "{} holds Parquet files outside key=value directories (such as {}): its files would read with no key, and Spark skips them beside key=value directories; write the partitions to a directory of their own",
+            root.display(),
+            loose.path().display()
         ),
     )
     .in_file(dir))

@@ -300,6 +300,25 @@ fn an_append_beside_key_value_directories_is_refused() {
         ["day=2024-03-01", "day=2024-03-02"]
     );
     assert_eq!(cat(dir.path(), "lake").lines().count(), 6);
+    // The other way round: key=value directories begun beside files of
+    // none are refused too, whether appended or not.
+    assert!(write("flat").status.success());
+    for args in [&["--append"][..], &[]] {
+        let refused = vshred_in(
+            dir.path(),
+            &[
+                &["encode", "in.jsonl", "flat/day=1", "--max-file-rows", "10"][..],
+                args,
+            ]
+            .concat(),
+        );
+        assert_eq!(refused.status.code(), Some(1));
+        assert_eq!(
+            stderr(&refused),
+            "vshred: flat/day=1: invalid arguments: flat holds Parquet files outside key=value directories (such as flat/part-00000.parquet): its files would read with no key, and Spark skips them beside key=value directories; write the partitions to a directory of their own\n"
+        );
+    }
+    assert_eq!(names(&dir.path().join("flat")), ["part-00000.parquet"]);
 }
 
 /// Rows appended whole (no Variant field named) to a dataset written with
