@@ -247,7 +247,24 @@ impl ParquetFile {
             .map_err(|e| self.naming_the_column(plan, row_group, e))?
         {
             let read = batch.num_rows();
-            let result = map(batch).map_err(|e| rows.in_file(e).in_file(&self.path))?;
+            let result = match map(batch.clone()) {
+                Ok(result) => result,
+                Err(e) => {
+                    // The rows before the one that failed go first, so
+                    // that a read stops where its data went bad, not at
+                    // its batch's start: `get --strict --limit 3` of rows
+                    // whose fourth does not convert prints three, and
+                    // needs nothing more.
+                    let before = e
+                        .row()
+                        .filter(|&row| row > 0 && row < read as u64)
+                        .and_then(|row| map(batch.slice(0, row as usize)).ok());
+                    if before.is_some_and(|before| !send(before)) {
+                        return Ok(());
+                    }
+                    return Err(rows.in_file(e).in_file(&self.path));
+                }
+            };
             rows.advance(read);
             if !send(result) {
                 break; // the consumer stopped

@@ -821,6 +821,55 @@ fn get_as_timestamp_converts_iso_strings() {
     );
 }
 
+/// A strict read prints the values before the one that does not convert,
+/// and with a limit they reach, needs nothing after them: the same answer
+/// however the rows fall into batches and row groups.
+#[test]
+fn a_strict_get_stops_at_the_value_that_does_not_convert_not_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..10)
+        .map(|i| match i {
+            7 => "{\"id\":7,\"x\":\"bad\"}\n".to_string(),
+            i => format!("{{\"id\":{i},\"x\":{i}}}\n"),
+        })
+        .collect();
+    std::fs::write(dir.path().join("in.jsonl"), lines).unwrap();
+    for rows_per_group in ["100", "4"] {
+        let out = vshred_in(
+            dir.path(),
+            &[
+                "encode",
+                "in.jsonl",
+                "x.parquet",
+                "--row-group-rows",
+                rows_per_group,
+            ],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let get = |extra: &[&str]| {
+            let args = [
+                &["get", "x.parquet", "$.x", "--as", "int64", "--strict"][..],
+                extra,
+            ];
+            vshred_in(dir.path(), &args.concat())
+        };
+        let limited = get(&["--limit", "3"]);
+        assert!(limited.status.success(), "{}", stderr(&limited));
+        assert_eq!(stdout(&limited), "0\n1\n2\n");
+        let filtered = get(&["--where", "$.id > 4", "--limit", "2"]);
+        assert!(filtered.status.success(), "{}", stderr(&filtered));
+        assert_eq!(stdout(&filtered), "5\n6\n");
+        let whole = get(&[]);
+        assert_eq!(whole.status.code(), Some(1));
+        assert_eq!(stdout(&whole), "0\n1\n2\n3\n4\n5\n6\n");
+        assert!(
+            stderr(&whole).ends_with("conversion failed at row 7: $.x: \"bad\" does not convert to int64 (without --strict, null)\n"),
+            "{}",
+            stderr(&whole)
+        );
+    }
+}
+
 /// A file of several Variant columns: which one is asked, and how.
 #[test]
 fn several_variant_columns_ask_for_one_with_column() {
