@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -554,6 +555,19 @@ def test_a_dataset_of_files_is_written_as_the_command_line_writes_it(tmp_path):
     with pytest.raises(vshred.VshredError, match="every line is bad"):
         vshred.encode(["{", "["], tmp_path / "bad.parquet", skip_bad_lines=True)
     assert not (tmp_path / "bad.parquet").exists()
+
+
+def test_limits_of_inference_with_a_layout_given_are_warned_of(tmp_path):
+    out = tmp_path / "out.parquet"
+    with pytest.warns(UserWarning, match=r"^max_depth limits what is inferred, and a layout "
+                                         r"given as shred is written as it is$"):
+        vshred.encode(['{"a": {"b": 1}}'], out, shred={"a": {"b": "int64"}}, max_depth=1)
+    with pytest.warns(UserWarning, match=r"^max_columns, min_frequency limit what is inferred, "
+                                         r"and shred='none' infers nothing$"):
+        vshred.encode(['{"a": 1}'], out, shred="none", max_columns=3, min_frequency=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vshred.encode(['{"a": 1}'], out, shred="spark", max_depth=1)
 
 
 def test_an_item_cut_short_is_not_taken_for_pretty_printed_json(tmp_path):

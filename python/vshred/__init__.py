@@ -243,6 +243,14 @@ def encode(input: Input, output: Path, *, variant_fields: Names = None,
         raise ValueError("output is a file's path ('-', standard output, is the "
                          "command line's)")
     variant_fields, bloom_filters = _names(variant_fields), _names(bloom_filters)
+    limits = [name for name, given in (("max_columns", max_columns), ("max_depth", max_depth),
+                                       ("min_frequency", min_frequency)) if given is not None]
+    if limits and shred not in ("auto", "spark"):
+        # They limit what is inferred; a layout given is written as it is.
+        given = ("shred='none' infers nothing" if shred == "none"
+                 else "a layout given as shred is written as it is")
+        _warnings.warn("%s limit%s what is inferred, and %s" % (
+            ", ".join(limits), "s" if len(limits) == 1 else "", given), stacklevel=2)
     dataset = max_file_rows is not None or max_file_bytes is not None
     before = _parquet_files(output) if dataset else set()
     try:

@@ -331,6 +331,9 @@ pub struct Inferred {
 pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<Inferred> {
     let mut tallies = LineTallies::new(options.skip_bad_lines);
     let (_, plan) = plan_first_sample(&mut Source::new(input), options, &mut tallies)?;
+    // A layout that `encode` would refuse to write is refused here too:
+    // measuring layouts writes them, but the Spark preset's is not measured.
+    crate::parquet::parquet_schema(&plan.columns, options.write.decimals)?;
     Ok(Inferred {
         columns: plan.columns,
         unsampled_variant_fields: plan.unsampled,

@@ -922,7 +922,7 @@ pub fn parquet_schema(columns: &[ColumnSpec], decimals: DecimalMode) -> Result<S
         return Err(Error::new(
             ErrorKind::Usage,
             format!(
-                "the layout nests {depth} levels deep, more than the {MAX_SCHEMA_DEPTH} a file may for vshred to read it back; shred fewer levels (--max-depth)"
+                "the layout nests {depth} levels deep, more than the {MAX_SCHEMA_DEPTH} a file may for vshred to read it back; shred fewer levels (--max-depth, or a shallower layout where one is given)"
             ),
         ));
     }

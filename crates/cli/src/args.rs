@@ -91,6 +91,22 @@ pub(crate) struct LayoutArgs {
 }
 
 impl LayoutArgs {
+    /// The limits of inference given other values than their defaults.
+    pub(crate) fn limits_given(&self) -> Vec<&'static str> {
+        let defaults = InferOptions::default();
+        [
+            ("--max-columns", self.max_columns != defaults.max_columns()),
+            ("--max-depth", self.max_depth != defaults.max_depth()),
+            (
+                "--min-frequency",
+                self.min_frequency != defaults.min_frequency(),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
+
     /// The inference options these arguments set, on top of `preset`.
     pub(crate) fn infer_options(&self, preset: Preset) -> InferOptions {
         InferOptions::new(preset)

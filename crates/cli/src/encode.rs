@@ -115,12 +115,22 @@ enum PresetArg {
 
 /// The `--shred` choice: a preset, or a schema file.
 fn shred_mode(shred: &str, layout: &LayoutArgs) -> Result<ShredMode, Failure> {
-    ShredMode::from_choice(shred, layout.infer_options(Preset::Default)).map_err(|e| {
-        match e.kind() {
+    let mode = ShredMode::from_choice(shred, layout.infer_options(Preset::Default)).map_err(
+        |e| match e.kind() {
             vshred::ErrorKind::Usage => usage(format!("--shred {}", e.message())),
             _ => Failure::Vshred(e),
-        }
-    })
+        },
+    )?;
+    // They limit what is inferred; a layout given is written as it is.
+    let limits = layout.limits_given();
+    if !limits.is_empty() && !matches!(mode, ShredMode::Infer(_)) {
+        eprintln!(
+            "vshred: warning: {} limit{} what is inferred, and --shred {shred} infers nothing",
+            limits.join(", "),
+            if limits.len() == 1 { "s" } else { "" },
+        );
+    }
+    Ok(mode)
 }
 
 pub(crate) fn run_encode(args: EncodeArgs) -> Result<(), Failure> {

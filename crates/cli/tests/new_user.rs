@@ -821,6 +821,57 @@ fn a_path_shredded_as_an_object_converts_as_a_whole_value() {
     );
 }
 
+/// The limits of inference given with a layout that infers nothing are
+/// warned of, and `infer` refuses a layout that `encode` would refuse to
+/// write (the Spark preset's is not measured by writing it).
+#[test]
+fn limits_that_do_not_apply_are_warned_of_and_infer_refuses_what_encode_would() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.jsonl"), "{\"a\":{\"b\":1}}\n").unwrap();
+    std::fs::write(dir.path().join("l.json"), r#"{"a":{"b":"int64"}}"#).unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &[
+            "encode",
+            "in.jsonl",
+            "o.parquet",
+            "--shred",
+            "l.json",
+            "--max-depth",
+            "1",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(
+            "vshred: warning: --max-depth limits what is inferred, and --shred l.json infers nothing\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "in.jsonl", "o.parquet", "--max-depth", "1"],
+    );
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    let deep = "[".repeat(100) + "1" + &"]".repeat(100) + "\n";
+    std::fs::write(dir.path().join("deep.jsonl"), deep.repeat(3)).unwrap();
+    for shred in ["auto", "spark"] {
+        fails_with(
+            dir.path(),
+            &[
+                "infer",
+                "deep.jsonl",
+                "--shred",
+                shred,
+                "--max-depth",
+                "100",
+            ],
+            "the layout nests 302 levels deep, more than the 256 a file may for vshred to read it back",
+        );
+    }
+}
+
 #[test]
 fn typos_and_absent_fields_are_caught() {
     let dir = tempfile::tempdir().unwrap();
