@@ -328,6 +328,10 @@ pub(crate) fn run_get(args: GetArgs) -> Result<(), Failure> {
         if let Some(note) = acc.note() {
             eprintln!("vshred: {note}");
         }
+        // SQL's LIMIT would cut the aggregate's rows, not its rows in.
+        if let (true, Some(limit)) = (out.done, args.limit) {
+            eprintln!("vshred: the aggregate is of the first {limit} rows (--limit)");
+        }
     }
     let stopped = out.done;
     out.finish(Ok(()))?;

@@ -251,6 +251,26 @@ fn whole_lines_become_column_v_and_get_reads_paths() {
         &["get", "e.parquet", "$.id", "--as", "int64", "--agg", "sum"],
     );
     assert_eq!(stdout(&ids), "15\n", "{}", stderr(&ids));
+    // A limit cuts the rows folded, and says so.
+    let first = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "e.parquet",
+            "$.id",
+            "--as",
+            "int64",
+            "--agg",
+            "sum",
+            "--limit",
+            "2",
+        ],
+    );
+    assert_eq!(stdout(&first), "3\n", "{}", stderr(&first));
+    assert_eq!(
+        stderr(&first),
+        "vshred: the aggregate is of the first 2 rows (--limit)\n"
+    );
     let prices = vshred_in(
         dir.path(),
         &[
