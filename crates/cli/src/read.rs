@@ -330,7 +330,11 @@ pub(crate) fn run_get(args: GetArgs) -> Result<(), Failure> {
         }
         // SQL's LIMIT would cut the aggregate's rows, not its rows in.
         if let (true, Some(limit)) = (out.done, args.limit) {
-            eprintln!("vshred: the aggregate is of the first {limit} rows (--limit)");
+            let rows = match limit {
+                1 => "row".to_string(),
+                n => format!("{n} rows"),
+            };
+            eprintln!("vshred: the aggregate is of the first {rows} (--limit)");
         }
     }
     let stopped = out.done;
