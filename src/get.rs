@@ -247,15 +247,18 @@ fn primitive_get(
             continue;
         }
         let m = reader.metadata_of(row);
+        // A slot inside a list is at its element's index: its errors
+        // name the row.
+        let at_row = |e: Error| e.with_row(row as u64);
         let value = match finder.find(row, &m)? {
             Found::Missing => None,
             Found::Value(bytes) => Some(decode(m.get()?, bytes)),
-            Found::Slot(slot, i) => match slot.typed_scalar(i)? {
+            Found::Slot(slot, i) => match slot.typed_scalar(i).map_err(at_row)? {
                 Some(v) => Some(v),
                 None => {
                     // A shredded container, or a Variant-encoded value.
                     let mut builder = VariantBuilder::new();
-                    slot.variant(i, &m, &mut builder)?;
+                    slot.variant(i, &m, &mut builder).map_err(at_row)?;
                     let (metadata, bytes) = builder.into_parts();
                     let v = VariantRef::try_new(&metadata, &bytes)?;
                     if out.try_append(&v, Conversion::Cast) {
@@ -412,7 +415,9 @@ fn struct_get(
             true => None,
             false => {
                 let m = reader.metadata_of(row);
-                finder.find(row, &m)?.is_object(&m)?
+                let found = finder.find(row, &m)?;
+                // A slot inside a list is at its element's index.
+                found.is_object(&m).map_err(|e| e.with_row(row as u64))?
             }
         };
         match object {
@@ -635,7 +640,11 @@ fn variants(
             Found::Value(bytes) => Some((m.get()?.as_bytes(), bytes)),
             Found::Slot(slot, i) => {
                 builder.reset();
-                slot.variant(i, &m, &mut builder)?.then(|| builder.finish())
+                // A slot inside a list is at its element's index.
+                let built = slot.variant(i, &m, &mut builder);
+                built
+                    .map_err(|e| e.with_row(row as u64))?
+                    .then(|| builder.finish())
             }
             Found::Missing => None,
         };

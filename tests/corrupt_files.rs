@@ -966,3 +966,50 @@ fn a_variant_whose_metadata_is_hinted_a_dictionary_reads_as_a_variant() {
     }
     assert_eq!(rows, [r#"{"a":[1,"x"]}"#; 2]);
 }
+
+/// A batch that fails at a row hands on the rows before it first, and
+/// where those fail at an earlier row (a filter's operand fails late, the
+/// path early), that row is the error and the rows before it go: a read
+/// stops where its data went bad.
+#[test]
+fn a_batch_that_fails_hands_on_the_rows_before_its_first_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ten.parquet");
+    let lines: String = (0..10).map(|i| format!("{{\"id\":{i}}}\n")).collect();
+    encode(
+        &mut lines.as_bytes(),
+        &path,
+        &EncodeOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let file = ParquetFile::open(&path).unwrap();
+    let plan = file.plan_columns(None).unwrap();
+    let options = vshred::parquet::ScanOptions::new(64);
+    // As a filter that fails at row 8 of the batch, before the path that
+    // fails at row 4 is read: rows 0 to 3 are good.
+    let map = |batch: arrow::array::RecordBatch| match batch.num_rows() {
+        n if n > 8 => Err(vshred::Error::from_message("late".into()).with_row(8)),
+        n if n > 4 => Err(vshred::Error::from_message("early".into()).with_row(4)),
+        n => Ok(n),
+    };
+    let mut handed = Vec::new();
+    let e = file
+        .scan(&plan, &options, map, |rows| {
+            handed.push(rows);
+            Ok(())
+        })
+        .unwrap_err();
+    assert_eq!(handed, [4]);
+    assert_eq!((e.row(), e.message()), (Some(4), "early"), "{e}");
+    // A consumer that stops within them (a limit) stops the read with
+    // its own word, not the bad row's.
+    let mut wanted = 0;
+    let stopped = file
+        .scan(&plan, &options, map, |rows| {
+            wanted += rows;
+            Err(vshred::Error::from_message("enough".into()))
+        })
+        .unwrap_err();
+    assert_eq!((wanted, stopped.message()), (4, "enough"));
+}

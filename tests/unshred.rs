@@ -116,3 +116,83 @@ fn a_present_row_without_a_value_is_the_variant_null_and_null_rows_stay_null() {
     assert!(output.is_null(2));
     assert_eq!(output.column_by_name("value").unwrap().null_count(), 0);
 }
+
+/// A damaged value inside a shredded array names the row it is in, not
+/// its element's place among all the rows' elements, whether the array is
+/// rebuilt whole, turned into JSON or an element of it is asked for.
+#[test]
+fn a_damaged_element_of_a_shredded_array_names_its_row() {
+    use arrow::array::{ListArray, StringArray};
+    use arrow::buffer::OffsetBuffer;
+    use vshred::path::VariantPath;
+    use vshred::shred::ShreddingSchema;
+    // Rows ["a","b"], ["c","d"], ["e", <damaged>]: the damaged value is
+    // element 5 of row 2.
+    let element_fields = vec![
+        Field::new("value", DataType::Binary, true),
+        Field::new("typed_value", DataType::Utf8, true),
+    ];
+    let cut_short: &[u8] = &A_IS_ONE[..5];
+    let elements = StructArray::new(
+        element_fields.clone().into(),
+        vec![
+            Arc::new(BinaryArray::from(vec![
+                None,
+                None,
+                None,
+                None,
+                None,
+                Some(cut_short),
+            ])) as ArrayRef,
+            Arc::new(StringArray::from(vec![
+                Some("a"),
+                Some("b"),
+                Some("c"),
+                Some("d"),
+                Some("e"),
+                None,
+            ])),
+        ],
+        None,
+    );
+    let element = Arc::new(Field::new(
+        "element",
+        DataType::Struct(element_fields.into()),
+        false,
+    ));
+    let list = ListArray::new(
+        element.clone(),
+        OffsetBuffer::new(vec![0, 2, 4, 6].into()),
+        Arc::new(elements),
+        None,
+    );
+    let input = StructArray::new(
+        vec![
+            Field::new("metadata", DataType::Binary, false),
+            Field::new("value", DataType::Binary, true),
+            Field::new("typed_value", DataType::List(element), true),
+        ]
+        .into(),
+        vec![
+            Arc::new(BinaryArray::from(vec![Some(METADATA); 3])) as ArrayRef,
+            Arc::new(BinaryArray::from(vec![None::<&[u8]>; 3])),
+            Arc::new(list),
+        ],
+        None,
+    );
+    let rebuilt = unshred(&input).unwrap_err();
+    assert_eq!(rebuilt.kind(), ErrorKind::InvalidVariant);
+    assert_eq!(rebuilt.row(), Some(2), "{rebuilt}");
+    let text = vshred::unshred::json_strings(&input).unwrap_err();
+    assert_eq!(text.row(), Some(2), "{text}");
+    for path in ["$[1]", "$"] {
+        let path: VariantPath = path.parse().unwrap();
+        for as_type in [
+            ShreddingSchema::Variant,
+            ShreddingSchema::parse_type_name("string").unwrap(),
+        ] {
+            let got = vshred::get::variant_get(&input, &path, &as_type, false).unwrap_err();
+            assert_eq!(got.row(), Some(2), "{path} as {as_type}: {got}");
+        }
+    }
+}

@@ -249,20 +249,25 @@ impl ParquetFile {
             let read = batch.num_rows();
             let result = match map(batch.clone()) {
                 Ok(result) => result,
-                Err(e) => {
+                Err(mut failure) => {
                     // The rows before the one that failed go first, so
                     // that a read stops where its data went bad, not at
                     // its batch's start: `get --strict --limit 3` of rows
                     // whose fourth does not convert prints three, and
-                    // needs nothing more.
-                    let before = e
-                        .row()
-                        .filter(|&row| row > 0 && row < read as u64)
-                        .and_then(|row| map(batch.slice(0, row as usize)).ok());
-                    if before.is_some_and(|before| !send(before)) {
-                        return Ok(());
+                    // needs nothing more. Those rows may fail at an
+                    // earlier row (a filter's operand, read first): that
+                    // one is the error, and the rows before it go.
+                    let mut end = read as u64;
+                    while let Some(row) = failure.row().filter(|&row| row > 0 && row < end) {
+                        match map(batch.slice(0, row as usize)) {
+                            Ok(before) => match send(before) {
+                                true => break,
+                                false => return Ok(()),
+                            },
+                            Err(earlier) => (end, failure) = (row, earlier),
+                        }
                     }
-                    return Err(rows.in_file(e).in_file(&self.path));
+                    return Err(rows.in_file(failure).in_file(&self.path));
                 }
             };
             rows.advance(read);

@@ -151,7 +151,10 @@ impl<'a> SlotReader<'a> {
             (Some(TypedReader::List(list)), PathSegment::Index(k)) => {
                 let range = list.offsets.range(i);
                 return if *k < range.len() {
-                    list.element.find(range.start + k, finder, depth + 1, m)
+                    // An element's error names its row, not the element.
+                    list.element
+                        .find(range.start + k, finder, depth + 1, m)
+                        .map_err(|err| err.with_row(i as u64))
                 } else {
                     Ok(Found::Missing)
                 };

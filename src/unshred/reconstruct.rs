@@ -282,7 +282,9 @@ impl<'a> SlotReader<'a> {
                 sink.begin_array();
                 for (k, e) in list.offsets.range(i).enumerate() {
                     sink.element(k == 0);
-                    if !list.element.write(e, m, sink)? {
+                    // An element's error names its row, not the element.
+                    let written = list.element.write(e, m, sink);
+                    if !written.map_err(|err| err.with_row(i as u64))? {
                         sink.value(&VariantRef::Null)?;
                     }
                 }
@@ -360,7 +362,7 @@ impl<'a> SlotReader<'a> {
             Some(TypedReader::List(list)) => {
                 self.no_conflict(i, value)?;
                 for e in list.offsets.range(i) {
-                    rebuilt(&list.element, e, builder)?;
+                    rebuilt(&list.element, e, builder).map_err(|err| err.with_row(i as u64))?;
                     let (metadata, value) = builder.finish();
                     entry(None, Entry::Rebuilt { metadata, value });
                 }
