@@ -163,6 +163,8 @@ struct RowOutput<W: Write> {
     left: Option<u64>,
     closed: Option<io::Error>,
     done: bool,
+    /// Whether rows came past the limit ([`room`](Self::room) for them).
+    cut: bool,
 }
 
 impl<W: Write> RowOutput<W> {
@@ -172,12 +174,15 @@ impl<W: Write> RowOutput<W> {
             left: limit,
             closed: None,
             done: limit == Some(0),
+            cut: false,
         }
     }
 
-    /// How many more rows may be printed (all of `n` without a limit).
-    fn room(&self, n: usize) -> usize {
-        self.left.map_or(n, |left| n.min(left as usize))
+    /// How many of `n` more rows may be printed (all without a limit).
+    fn room(&mut self, n: usize) -> usize {
+        let room = self.left.map_or(n, |left| n.min(left as usize));
+        self.cut |= room < n;
+        room
     }
 
     /// Writes `rows` rows as `text`; an error stops the reader when rows
@@ -329,12 +334,12 @@ pub(crate) fn run_get(args: GetArgs) -> Result<(), Failure> {
             eprintln!("vshred: {note}");
         }
         // SQL's LIMIT would cut the aggregate's rows, not its rows in.
-        if let (true, Some(limit)) = (out.done, args.limit) {
+        if let (true, Some(limit)) = (out.cut, args.limit) {
             let rows = match limit {
                 1 => "row".to_string(),
                 n => format!("{n} rows"),
             };
-            eprintln!("vshred: the aggregate is of the first {rows} (--limit)");
+            eprintln!("vshred: the aggregate stopped at --limit: it is of the first {rows} alone");
         }
     }
     let stopped = out.done;

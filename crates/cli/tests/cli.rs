@@ -269,8 +269,25 @@ fn whole_lines_become_column_v_and_get_reads_paths() {
     assert_eq!(stdout(&first), "3\n", "{}", stderr(&first));
     assert_eq!(
         stderr(&first),
-        "vshred: the aggregate is of the first 2 rows (--limit)\n"
+        "vshred: the aggregate stopped at --limit: it is of the first 2 rows alone\n"
     );
+    // A limit that cuts nothing says nothing.
+    let all = vshred_in(
+        dir.path(),
+        &[
+            "get",
+            "e.parquet",
+            "$.id",
+            "--as",
+            "int64",
+            "--agg",
+            "sum",
+            "--limit",
+            "5",
+        ],
+    );
+    assert_eq!(stdout(&all), "15\n", "{}", stderr(&all));
+    assert!(stderr(&all).is_empty(), "{}", stderr(&all));
     let prices = vshred_in(
         dir.path(),
         &[

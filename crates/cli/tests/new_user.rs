@@ -204,7 +204,7 @@ fn a_sum_past_38_digits_says_it_is_not_exact() {
         assert_eq!(stdout(&first), format!("{nines}\n"), "{shred}");
         assert_eq!(
             stderr(&first),
-            "vshred: the aggregate is of the first row (--limit)\n"
+            "vshred: the aggregate stopped at --limit: it is of the first row alone\n"
         );
     }
 }
