@@ -109,7 +109,6 @@ use super::{DEFAULT_COLUMN, EncodeOptions, LineCounts, sample_size, write_option
 use crate::dataset::Dataset;
 use crate::dataset::hive::HiveColumns;
 use crate::dataset::schema::{ColumnType, normalized};
-use crate::dataset::storage::is_dataset_file;
 use crate::error::{Error, ErrorKind, Result};
 use crate::output::{Claim, DatasetFiles, Output, Taken};
 use crate::parquet::{ColumnSpec, ParquetWriter, TypedValues, WriteSummary, open_output};
@@ -311,22 +310,27 @@ fn refuse_other_keys(dir: &Path) -> Result<()> {
 }
 
 /// Refuses to begin `key=value` directories in `root` (`dir` among them)
-/// where Parquet files lie in `root` itself: they would read with null
-/// keys, and Spark reads the directories and skips them without a word,
-/// as an append beside such directories is refused for. The working
+/// where Parquet files lie beneath `root` outside such directories
+/// (`logs/part-00000.parquet`, `logs/old/p.parquet`): they would read with
+/// null keys, and Spark reads the directories and skips them without a
+/// word, as an append beside such directories is refused for. The working
 /// directory is not looked in: its files are rarely a dataset's.
 fn refuse_keys_beside_loose_files(dir: &Path, root: &Path) -> Result<()> {
-    if root == Path::new(".") || root.as_os_str().is_empty() {
+    let here = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
+    if root.as_os_str().is_empty() || root.canonicalize().ok() == here {
         return Ok(());
     }
-    let Ok(entries) = std::fs::read_dir(root) else {
+    let Ok(files) = crate::dataset::parquet_files_beneath(root) else {
         return Ok(());
     };
-    let loose = entries.flatten().find(|entry| {
-        entry.file_type().is_ok_and(|t| t.is_file())
-            && is_dataset_file(&entry.file_name().to_string_lossy())
-    });
-    let Some(loose) = loose else {
+    let outside_keys = |file: &&PathBuf| {
+        let top = file
+            .strip_prefix(root)
+            .ok()
+            .and_then(|f| f.components().next());
+        !top.is_some_and(|c| crate::dataset::hive::is_key_value(&c.as_os_str().to_string_lossy()))
+    };
+    let Some(loose) = files.iter().find(outside_keys) else {
         return Ok(());
     };
     Err(Error::new(
@@ -334,7 +338,7 @@ fn refuse_keys_beside_loose_files(dir: &Path, root: &Path) -> Result<()> {
         format!(
             "{} holds Parquet files outside key=value directories (such as {}): its files would read with no key, and Spark skips them beside key=value directories; write the partitions to a directory of their own",
             root.display(),
-            loose.path().display()
+            loose.display()
         ),
     )
     .in_file(dir))

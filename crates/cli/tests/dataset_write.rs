@@ -319,6 +319,33 @@ fn an_append_beside_key_value_directories_is_refused() {
         );
     }
     assert_eq!(names(&dir.path().join("flat")), ["part-00000.parquet"]);
+    // Beneath a directory of no key, or linked, they are loose all the same.
+    std::fs::create_dir_all(dir.path().join("deep/old")).unwrap();
+    std::fs::rename(
+        dir.path().join("flat/part-00000.parquet"),
+        dir.path().join("deep/old/part-00000.parquet"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        "../deep/old/part-00000.parquet",
+        dir.path().join("flat/l.parquet"),
+    )
+    .unwrap();
+    for (root, loose) in [
+        ("deep", "deep/old/part-00000.parquet"),
+        ("flat", "flat/l.parquet"),
+    ] {
+        let to = format!("{root}/day=1");
+        let refused = vshred_in(
+            dir.path(),
+            &["encode", "in.jsonl", &to, "--max-file-rows", "10"],
+        );
+        assert!(
+            stderr(&refused).contains(&format!("(such as {loose})")),
+            "{}",
+            stderr(&refused)
+        );
+    }
 }
 
 /// Rows appended whole (no Variant field named) to a dataset written with
