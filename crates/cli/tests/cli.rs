@@ -251,41 +251,19 @@ fn whole_lines_become_column_v_and_get_reads_paths() {
         &["get", "e.parquet", "$.id", "--as", "int64", "--agg", "sum"],
     );
     assert_eq!(stdout(&ids), "15\n", "{}", stderr(&ids));
-    // A limit cuts the rows folded, and says so.
-    let first = vshred_in(
-        dir.path(),
-        &[
-            "get",
-            "e.parquet",
-            "$.id",
-            "--as",
-            "int64",
-            "--agg",
-            "sum",
-            "--limit",
-            "2",
-        ],
-    );
+    // A limit cuts the rows folded, and says so; one that cuts nothing
+    // says nothing.
+    let sum_of_first = |limit: &str| {
+        let args = ["get", "e.parquet", "$.id", "--as", "int64", "--agg", "sum"];
+        vshred_in(dir.path(), &[&args[..], &["--limit", limit]].concat())
+    };
+    let first = sum_of_first("2");
     assert_eq!(stdout(&first), "3\n", "{}", stderr(&first));
     assert_eq!(
         stderr(&first),
         "vshred: the aggregate stopped at --limit: it is of the first 2 rows alone\n"
     );
-    // A limit that cuts nothing says nothing.
-    let all = vshred_in(
-        dir.path(),
-        &[
-            "get",
-            "e.parquet",
-            "$.id",
-            "--as",
-            "int64",
-            "--agg",
-            "sum",
-            "--limit",
-            "5",
-        ],
-    );
+    let all = sum_of_first("5");
     assert_eq!(stdout(&all), "15\n", "{}", stderr(&all));
     assert!(stderr(&all).is_empty(), "{}", stderr(&all));
     let prices = vshred_in(
