@@ -568,6 +568,10 @@ def test_limits_of_inference_with_a_layout_given_are_warned_of(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         vshred.encode(['{"a": 1}'], out, shred="spark", max_depth=1)
+        vshred.infer(['{"a": 1}'], shred="spark", max_depth=1)
+    with pytest.warns(UserWarning, match=r"^max_depth limits what is inferred, and shred='none' "
+                                         r"infers nothing$"):
+        vshred.infer(['{"a": 1}'], shred="none", max_depth=3)
 
 
 def test_an_item_cut_short_is_not_taken_for_pretty_printed_json(tmp_path):

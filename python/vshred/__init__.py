@@ -243,14 +243,7 @@ def encode(input: Input, output: Path, *, variant_fields: Names = None,
         raise ValueError("output is a file's path ('-', standard output, is the "
                          "command line's)")
     variant_fields, bloom_filters = _names(variant_fields), _names(bloom_filters)
-    limits = [name for name, given in (("max_columns", max_columns), ("max_depth", max_depth),
-                                       ("min_frequency", min_frequency)) if given is not None]
-    if limits and shred not in ("auto", "spark"):
-        # They limit what is inferred; a layout given is written as it is.
-        given = ("shred='none' infers nothing" if shred == "none"
-                 else "a layout given as shred is written as it is")
-        _warnings.warn("%s limit%s what is inferred, and %s" % (
-            ", ".join(limits), "s" if len(limits) == 1 else "", given), stacklevel=2)
+    _warn_of_unused_limits(shred, max_columns, max_depth, min_frequency)
     dataset = max_file_rows is not None or max_file_bytes is not None
     before = _parquet_files(output) if dataset else set()
     try:
@@ -292,6 +285,18 @@ def encode(input: Input, output: Path, *, variant_fields: Names = None,
     return written
 
 
+def _warn_of_unused_limits(shred, max_columns, max_depth, min_frequency):
+    """Warns of limits of inference given where nothing is inferred: with
+    ``shred`` ``"none"`` or a layout, which is written as it is."""
+    limits = [name for name, given in (("max_columns", max_columns), ("max_depth", max_depth),
+                                       ("min_frequency", min_frequency)) if given is not None]
+    if limits and shred not in ("auto", "spark"):
+        given = ("shred='none' infers nothing" if shred == "none"
+                 else "a layout given as shred is written as it is")
+        _warnings.warn("%s limit%s what is inferred, and %s" % (
+            ", ".join(limits), "s" if len(limits) == 1 else "", given), stacklevel=3)
+
+
 def _warn_of_sample(said):
     """Warns, as the command line does, of what :func:`encode` or
     :func:`infer` found in the sample: numbers stored as doubles, and
@@ -329,6 +334,7 @@ def infer(input: Input, *, variant_fields: Names = None, shred: Union[Layout, Pa
 
     """
     variant_fields = _names(variant_fields)
+    _warn_of_unused_limits(_shred(shred), max_columns, max_depth, min_frequency)
     said = _vshred.infer(_input(input), variant_fields, _shred(shred), sample_rows, max_columns,
                          max_depth, min_frequency, inexact_numbers, duplicate_keys)
     _warn_of_sample(said)
