@@ -294,10 +294,10 @@ impl fmt::Display for VariantPath {
                     for c in name.chars() {
                         match c {
                             '\\' | '\'' => write!(f, "\\{c}")?,
-                            // Control characters as JSON escapes, which
-                            // parse back (a NUL key cannot be typed).
-                            // Beyond the BMP, as JSON writes it: a
-                            // surrogate pair.
+                            // Characters one cannot see or type
+                            // ([`unseen`]) as JSON escapes, which parse
+                            // back; beyond the BMP, as JSON writes them,
+                            // a surrogate pair.
                             c if unseen(c) => {
                                 for unit in c.encode_utf16(&mut [0; 2]) {
                                     write!(f, "\\u{unit:04x}")?

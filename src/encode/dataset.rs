@@ -444,7 +444,7 @@ fn write_parts(
                 if let (false, true, Some(file)) = (split.append, files.is_empty(), theirs.first())
                 {
                     let name = file.strip_prefix(dir).unwrap_or(file);
-                    return Err(another_writer(dir, &name.to_string_lossy(), None));
+                    return Err(another_writer(dir, &name.to_string_lossy(), &Taken::File));
                 }
                 Some(lock)
             }
@@ -470,11 +470,7 @@ fn write_parts(
                 // one in the same directory, whose files would mix with
                 // these. (Later, only an `append` can have taken one.)
                 Err(taken) if !split.append && files.is_empty() => {
-                    let claim = match &taken {
-                        Taken::File => None,
-                        Taken::Claim(claim) => Some(claim.as_path()),
-                    };
-                    return Err(another_writer(dir, &name, claim));
+                    return Err(another_writer(dir, &name, &taken));
                 }
                 Err(_) => number += 1,
             }
@@ -766,12 +762,11 @@ fn no_number_left(dir: &Path) -> Error {
 }
 
 /// The error of a writer beginning a new dataset in `dir` that finds
-/// another writer's file `name` there: written, or (`claim`) being
-/// written.
-fn another_writer(dir: &Path, name: &str, claim: Option<&Path>) -> Error {
-    let (verb, left) = match claim {
-        None => ("wrote", String::new()),
-        Some(claim) => (
+/// `name` there `taken` by another writer: written, or being written.
+fn another_writer(dir: &Path, name: &str, taken: &Taken) -> Error {
+    let (verb, left) = match taken {
+        Taken::File => ("wrote", String::new()),
+        Taken::Claim(claim) => (
             "is writing",
             format!(
                 " (if none is running, remove {}: a run killed outright left it)",

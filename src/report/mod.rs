@@ -552,17 +552,17 @@ fn measure(
             query_values: Vec::new(),
         });
     }
-    // Untimed, and before the timings so that no run is the only one to
-    // find the files out of the page cache.
-    let (rows, exact) = compare_text(datasets)?;
-    for (report, exact) in reports.iter_mut().zip(exact) {
-        report.exact = exact;
-    }
     let mut notes = Vec::new();
     let mut columns = Vec::with_capacity(datasets.len());
     for ((name, _), dataset) in entries.iter().zip(datasets) {
         notes.extend(columns_left_out(name, dataset)?);
         columns.push(read_columns(dataset)?);
+    }
+    // Untimed, and before the timings so that no run is the only one to
+    // find the files out of the page cache.
+    let (rows, exact) = compare_text(datasets, &columns)?;
+    for (report, exact) in reports.iter_mut().zip(exact) {
+        report.exact = exact;
     }
     let mut reconstruct_times = vec![Vec::with_capacity(runs); entries.len()];
     let mut query_times = vec![vec![Vec::with_capacity(runs); queries.len()]; entries.len()];
@@ -680,20 +680,20 @@ fn for_each_row(
 }
 
 /// Each dataset's rows as JSON text against the first one's, row for row,
-/// on the columns every dataset has (a file that adds an `id` beside `v`,
-/// as Spark's writer may, is compared on `v`), and the first one's row
-/// count. The first one's rows are kept as 64-bit hashes, 8 bytes a row
-/// however long it is (a collision is negligibly likely), and read again
-/// only for the text of a row that differs.
-fn compare_text(datasets: &[Dataset]) -> Result<(u64, Vec<Exactness>)> {
+/// on the columns every dataset reads (`columns`, each dataset's
+/// [`read_columns`]: a file that adds an `id` beside `v`, as Spark's
+/// writer may, is compared on `v`), and the first one's row count. The
+/// first one's rows are kept as 64-bit hashes, 8 bytes a row however long
+/// it is (a collision is negligibly likely), and read again only for the
+/// text of a row that differs.
+fn compare_text(datasets: &[Dataset], columns: &[Vec<String>]) -> Result<(u64, Vec<Exactness>)> {
     let hash = |line: &[u8]| {
         let mut hasher = std::hash::DefaultHasher::new();
         hasher.write(line);
         hasher.finish()
     };
-    let mut shared: Vec<String> = read_columns(&datasets[0])?;
-    for dataset in &datasets[1..] {
-        let names = read_columns(dataset)?;
+    let mut shared = columns[0].clone();
+    for names in &columns[1..] {
         shared.retain(|name| names.contains(name));
     }
     let mut expected = Vec::new();
