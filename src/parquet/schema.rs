@@ -2,11 +2,12 @@
 
 use std::sync::Arc;
 
-use ::parquet::basic::{LogicalType, Repetition, TimeUnit, Type as PhysicalType};
+use ::parquet::basic::{ConvertedType, LogicalType, Repetition, TimeUnit, Type as PhysicalType};
 use ::parquet::schema::types::{Type, TypePtr};
+use arrow::datatypes::{DataType, Field};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::shred::ShreddingSchema;
+use crate::shred::{ShreddingSchema, check_variant_shape};
 pub use crate::shred::{VARIANT_EXTENSION_NAME, is_variant_field, variant_field};
 
 /// How typed decimal columns are stored.
@@ -64,6 +65,69 @@ pub fn variant_group(
         Some(LogicalType::variant(Some(1))),
         fields,
     )
+}
+
+/// `converted`, the parquet crate's type for ordinary column `field`, with
+/// each Variant nested in it (a struct's field, a list's element, a map's
+/// value: `COPY (SELECT named_struct('s', v))`) annotated `VARIANT(1)` as
+/// a top-level Variant column's group is. The parquet crate converts the
+/// Arrow extension type to a plain group, which other engines would read
+/// as a struct of two binaries. `path` names the column in errors.
+pub fn annotate_nested_variants(field: &Field, converted: TypePtr, path: &str) -> Result<TypePtr> {
+    if !converted.is_group() {
+        return Ok(converted);
+    }
+    let info = converted.get_basic_info();
+    // By shape too: SQL's struct and list functions drop their fields'
+    // extension types.
+    let variant = is_variant_field(field);
+    if variant {
+        check_variant_shape(path, field.data_type())?;
+    }
+    // The Arrow fields the group's fields were converted from, in order,
+    // with the names errors give them: a list's group holds one repeated
+    // group of the element, a map's the repeated group of its entries.
+    let children: Vec<(Field, String)> = match field.data_type() {
+        DataType::Struct(fields) => fields
+            .iter()
+            .map(|f| (f.as_ref().clone(), format!("{path}.{}", f.name())))
+            .collect(),
+        DataType::List(element)
+        | DataType::LargeList(element)
+        | DataType::FixedSizeList(element, _) => {
+            let repeated = DataType::Struct(vec![element.clone()].into());
+            vec![(Field::new("list", repeated, false), path.to_string())]
+        }
+        DataType::Map(entries, _) => vec![(entries.as_ref().clone(), path.to_string())],
+        _ => return Ok(converted),
+    };
+    let fields = converted.get_fields();
+    if fields.len() != children.len() {
+        // Not a shape the parquet crate converts to; left as converted.
+        return Ok(converted);
+    }
+    let fields = fields
+        .iter()
+        .zip(&children)
+        .map(|(child, (arrow, path))| annotate_nested_variants(arrow, child.clone(), path))
+        .collect::<Result<Vec<_>>>()?;
+    let logical = match variant {
+        true => Some(LogicalType::variant(Some(1))),
+        false => info.logical_type_ref().cloned(),
+    };
+    let mut group = Type::group_type_builder(info.name())
+        .with_repetition(info.repetition())
+        .with_converted_type(if variant {
+            ConvertedType::NONE
+        } else {
+            info.converted_type()
+        })
+        .with_logical_type(logical)
+        .with_fields(fields);
+    if info.has_id() {
+        group = group.with_id(Some(info.id()));
+    }
+    build(group.build())
 }
 
 /// `value` and `typed_value` of an object field or array element.
@@ -228,6 +292,102 @@ mod tests {
         let mut out = Vec::new();
         print_schema(&mut out, &group);
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn variants_nested_in_structs_lists_and_maps_are_annotated_as_top_level_ones_are() {
+        use ::parquet::arrow::ArrowSchemaConverter;
+        use arrow::datatypes::Schema;
+
+        let variant = || variant_field("item", &"\"variant\"".parse().unwrap());
+        let entries = Field::new(
+            "entries",
+            DataType::Struct(
+                vec![
+                    Field::new("key", DataType::Utf8, false),
+                    variant().with_name("value"),
+                ]
+                .into(),
+            ),
+            false,
+        );
+        // Not a Variant: its value is not binary.
+        let lookalike = Field::new(
+            "look",
+            DataType::Struct(
+                vec![
+                    Field::new("metadata", DataType::Binary, false),
+                    Field::new("value", DataType::Int64, false),
+                ]
+                .into(),
+            ),
+            true,
+        );
+        let column = Field::new(
+            "t",
+            DataType::Struct(
+                vec![
+                    variant().with_name("s"),
+                    Field::new("l", DataType::List(variant().into()), true),
+                    Field::new("m", DataType::Map(entries.into(), false), true),
+                    lookalike,
+                ]
+                .into(),
+            ),
+            true,
+        );
+        let converted = ArrowSchemaConverter::new()
+            .convert(&Schema::new(vec![column.clone()]))
+            .unwrap()
+            .root_schema()
+            .get_fields()[0]
+            .clone();
+        let annotated = annotate_nested_variants(&column, converted, "t").unwrap();
+        let mut out = Vec::new();
+        print_schema(&mut out, &annotated);
+        let text = String::from_utf8(out).unwrap();
+        for group in ["s", "item", "value"] {
+            assert!(
+                text.contains(&format!("group {group} (VARIANT(Some(1))) {{")),
+                "{group}: {text}"
+            );
+        }
+        assert_eq!(text.matches("VARIANT").count(), 3, "{text}");
+        assert!(text.contains("group l (LIST)"), "{text}");
+        assert!(text.contains("group m (MAP)"), "{text}");
+    }
+
+    #[test]
+    fn a_nested_variant_of_the_wrong_shape_is_named() {
+        use ::parquet::arrow::ArrowSchemaConverter;
+        use arrow::datatypes::Schema;
+
+        let stray = Field::new(
+            "s",
+            DataType::Struct(
+                vec![
+                    Field::new("metadata", DataType::Binary, false),
+                    Field::new("value", DataType::Binary, false),
+                    Field::new("extra", DataType::Int8, true),
+                ]
+                .into(),
+            ),
+            true,
+        )
+        .with_metadata(
+            variant_field("s", &"\"variant\"".parse().unwrap())
+                .metadata()
+                .clone(),
+        );
+        let column = Field::new("t", DataType::Struct(vec![stray].into()), true);
+        let converted = ArrowSchemaConverter::new()
+            .convert(&Schema::new(vec![column.clone()]))
+            .unwrap()
+            .root_schema()
+            .get_fields()[0]
+            .clone();
+        let error = annotate_nested_variants(&column, converted, "t").unwrap_err();
+        assert!(error.to_string().contains("t.s.extra"), "{error}");
     }
 
     #[test]

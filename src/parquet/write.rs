@@ -25,7 +25,7 @@ use crate::infer::{DICTIONARY_PAGE_LIMIT, Distinct, LeafEncoding, MOSTLY_DISTINC
 use crate::output::{Completion, Destination, OpenOutput, Output, destination};
 use crate::parquet::file::{LeafSize, MAX_SCHEMA_DEPTH, TypedValues, leaf_sizes};
 use crate::parquet::parallel_writer::ParallelWriter;
-use crate::parquet::schema::{DecimalMode, variant_field, variant_group};
+use crate::parquet::schema::{DecimalMode, annotate_nested_variants, variant_field, variant_group};
 use crate::parquet::{magic_of, starts_as_parquet};
 use crate::shred::ShreddingSchema;
 use crate::unshred::ShreddedColumn;
@@ -907,7 +907,8 @@ pub fn parquet_schema(columns: &[ColumnSpec], decimals: DecimalMode) -> Result<S
                 let one = ArrowSchemaConverter::new()
                     .convert(&Schema::new(vec![field.clone()]))
                     .map_err(|e| Error::parquet(&format!("column {}", field.name()), e))?;
-                one.root_schema().get_fields()[0].clone()
+                let converted = one.root_schema().get_fields()[0].clone();
+                annotate_nested_variants(field, converted, field.name())?
             }
             ColumnSpec::Variant { name, schema } => variant_group(name, schema, decimals)?,
         });

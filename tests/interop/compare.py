@@ -320,6 +320,27 @@ def main():
             guide = {rid: {"v": g} for rid, g in guide.items()}
         compare_rows(s, stem, load_tsv(eng_out), load_cat(cat_out, whole), guide)
 
+    # `vshred sql` COPY of Variants nested in a struct and a list.
+    for path in sorted(glob.glob(os.path.join(WORK, "nested", "*.parquet"))) + \
+            sorted(glob.glob(os.path.join(WORK, "nested", "*.parquet.err"))):
+        ds = os.path.basename(path).split(".parquet")[0]
+        if ds not in sources:
+            sources[ds] = load_source(ds)
+        src = sources[ds]
+        for engine, ext in (("spark 4.3", "spark.tsv"), ("duckdb 2.0", "duckdb.tsv")):
+            for kind in ("struct", "list"):
+                s = slot(engine, "vshred COPY->engine", f"nested in a {kind}")
+                if path.endswith(".err"):
+                    s["errors"].append(f"{ds}: vshred sql COPY: {err_of(path[:-4])}")
+                    continue
+                out = os.path.join(WORK, "read", f"nested_{ds}_{kind}.{ext}")
+                e = err_of(out)
+                if e:
+                    s["files"] += 1
+                    s["errors"].append(f"{ds}: {e}")
+                    continue
+                compare_rows(s, f"nested {ds} ({kind})", src, load_tsv(out), src)
+
     # ---------------------------------------------------------------- report
 
     hdr = ("engine", "direction", "mode", "files", "rows", "mismatches", "dbl~", "result")

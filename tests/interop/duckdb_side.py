@@ -69,6 +69,24 @@ def read_file(con, path, out, id_col=None):
     guarded(out, go)
 
 
+def read_nested(con, path, stem):
+    """A `vshred sql` COPY file: id, t (a struct of the Variant v) and l (a list of it)."""
+    for kind, value in (("struct", "t.v"), ("list", "l[1]")):
+        out = os.path.join(READ, f"{stem}_{kind}.duckdb.tsv")
+
+        def go(value=value, out=out):
+            source = f"read_parquet({sql_str(path)})"
+            typ = con.execute(f"SELECT typeof({value}) FROM {source} LIMIT 1").fetchall()
+            if typ and typ[0][0] != "VARIANT":
+                raise RuntimeError(f"{value} read as {typ[0][0]}, not VARIANT")
+            rows = con.execute(
+                f"SELECT id, CAST({value} AS JSON)::VARCHAR FROM {source} ORDER BY id").fetchall()
+            with open(out, "w", encoding="utf-8") as f:
+                for rid, j in rows:
+                    f.write(f"{rid}\t{'SQLNULL' if j is None else j}\n")
+        guarded(out, go)
+
+
 TYPED_SELECT = """
 SELECT i AS id,
   CASE
@@ -114,6 +132,9 @@ def main():
     for path in sorted(glob.glob(os.path.join(WORK, "vshred", "*.parquet"))):
         stem = os.path.basename(path)[:-len(".parquet")]
         read_file(con, path, os.path.join(READ, f"{stem}.duckdb.tsv"))
+
+    for path in sorted(glob.glob(os.path.join(WORK, "nested", "*.parquet"))):
+        read_nested(con, path, "nested_" + os.path.basename(path)[:-len(".parquet")])
 
     con.execute("SET variant_minimum_shredding_size = 0")
     for ds in ("data", "events", "mixed"):

@@ -24,6 +24,8 @@
 #     `vshred cat`, Spark (to_json(v)), DuckDB (CAST(v AS JSON)) and arrow-rs
 #     (unshred_variant + variant_to_json; it must also see the arrow.parquet.variant
 #     extension type) read the file, and every row is compared with the source JSON line.
+#     Also `vshred sql` COPY of each data set's values nested in a struct (t.v) and a
+#     list ([v]): Spark and DuckDB must read both as Variants, row by row as the source.
 #  5. engines -> vshred: Spark (parse_json, default settings = shredding inference on;
 #     and writeLegacyFormat=true) and DuckDB (json::VARIANT with shredding forced on;
 #     and SQL-typed values with an explicit SHREDDING schema incl. decimals, dates,
@@ -109,6 +111,23 @@ for f in "$WORK"/vshred/*.parquet; do
     stem="$(basename "$f" .parquet)"
     capture "$WORK/read/$stem.vshred.jsonl" "$VSHRED" cat "$f"
     capture "$WORK/read/$stem.arrow-rs.txt" "$ARROW_READER" "$f" v
+done
+# Variants nested in a struct and a list, as `vshred sql` COPY writes them: each
+# line wrapped as {"id": N, "v": LINE} (text, so every number stays as written).
+log "vshred sql COPY: Variants nested in a struct and a list"
+mkdir -p "$WORK/nested"
+for ds in data events mixed; do
+    awk '{ printf "{\"id\":%d,\"v\":%s}\n", NR - 1, $0 }' "$WORK/input/$ds.jsonl" > "$WORK/nested/$ds.jsonl"
+    f="$WORK/nested/$ds.parquet"
+    if ! { "$VSHRED" encode "$WORK/nested/$ds.jsonl" "$WORK/nested/${ds}_wrapped.parquet" &&
+           "$VSHRED" sql "COPY (SELECT variant_get(v, '\$.id', 'bigint') AS id,
+                                   named_struct('v', variant_get(v, '\$.v')) AS t,
+                                   [variant_get(v, '\$.v')] AS l
+                            FROM '$WORK/nested/${ds}_wrapped.parquet') TO '$f'"; } > /dev/null 2> "$f.log"; then
+        tail -n 5 "$f.log" > "$f.err"
+        rm -f "$f"
+    fi
+    rm -f "$f.log" "$WORK/nested/${ds}_wrapped.parquet"
 done
 log "DuckDB: read vshred files, write its own"
 "$PY" "$HERE/duckdb_side.py" "$WORK" 2> "$WORK/duckdb.log" || log "duckdb_side.py failed (see $WORK/duckdb.log)"

@@ -71,6 +71,22 @@ def read_file(spark, path, out, id_col=None):
     guarded(out, go)
 
 
+def read_nested(spark, path, stem):
+    """A `vshred sql` COPY file: id, t (a struct of the Variant v) and l (a list of it)."""
+    for kind, column, expected, value in (("struct", "t", "struct<v:variant>", "t.v"),
+                                          ("list", "l", "array<variant>", "l[0]")):
+        out = os.path.join(READ, f"{stem}_{kind}.spark.tsv")
+
+        def go(column=column, expected=expected, value=value, out=out):
+            df = spark.read.parquet(path)
+            read_as = dict(df.dtypes).get(column)
+            if read_as != expected:
+                raise RuntimeError(f"column {column} read as {read_as!r}, not {expected!r}")
+            rows = df.selectExpr("id AS rid", f"to_json({value}) AS j").orderBy("rid").collect()
+            dump([(r.rid, r.j) for r in rows], out)
+        guarded(out, go)
+
+
 def write_file(spark, ds, prefix, legacy):
     out_file = os.path.join(WRITTEN, f"{prefix}_{ds}.parquet")
     out_tsv = os.path.join(READ, f"{prefix}_{ds}.spark.tsv")
@@ -130,6 +146,8 @@ def main():
     for path in sorted(glob.glob(os.path.join(WORK, "vshred", "*.parquet"))):
         stem = os.path.basename(path)[:-len(".parquet")]
         read_file(spark, path, os.path.join(READ, f"{stem}.spark.tsv"))
+    for path in sorted(glob.glob(os.path.join(WORK, "nested", "*.parquet"))):
+        read_nested(spark, path, "nested_" + os.path.basename(path)[:-len(".parquet")])
     for ds in ("data", "events", "mixed"):
         write_file(spark, ds, "spark", legacy=False)
         write_file(spark, ds, "sparklegacy", legacy=True)

@@ -7,7 +7,8 @@
 //! `parquet`. [`VariantParquetFactory`] is registered in its place: it
 //! makes DataFusion's own [`ParquetFormat`] for everything, except that a
 //! write whose input has Variant columns (the `arrow.parquet.variant`
-//! extension type) goes to [`VariantParquetSink`]. DataFusion's demuxer
+//! extension type), or Variants nested in a struct, list or map, goes to
+//! [`VariantParquetSink`], which annotates nested ones as top-level ones. DataFusion's demuxer
 //! still decides the files (one, a directory of several, or a Hive
 //! partition per value); each file is a core [`BatchEncoder`], which
 //! infers the layout from the file's first rows, so files may differ as a
@@ -325,11 +326,14 @@ impl PlanWriter for VariantParquetWriter {
             }
         }
         refuse_a_dataset_in_place(state, &conf).await?;
+        // A Variant nested in a struct or a list too: DataFusion's writer
+        // would write it as a struct of two binaries, without the
+        // annotation that tells other engines it is a Variant.
         if !conf
             .output_schema()
             .fields()
             .iter()
-            .any(|f| is_variant_field(f))
+            .any(|f| holds_variant(f))
         {
             // Ours would be left unused without a word.
             if let Some(option) = OUR_OPTIONS

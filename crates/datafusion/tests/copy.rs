@@ -144,26 +144,71 @@ async fn copy_from_read_jsonl_is_encode_in_sql() {
         "{}",
         layout(&out, "v")
     );
-    let footer = std::fs::read(&out).unwrap();
-    let metadata =
-        parquet::file::serialized_reader::SerializedFileReader::new(bytes::Bytes::from(footer))
-            .map(|r| {
-                parquet::file::reader::FileReader::metadata(&r)
-                    .file_metadata()
-                    .schema_descr_ptr()
-            })
-            .unwrap();
-    let v = metadata.root_schema().get_fields()[0].clone();
+    let v = parquet_schema(&out).root_schema().get_fields()[0].clone();
     assert!(
-        matches!(
-            v.get_basic_info().logical_type_ref(),
-            Some(parquet::basic::LogicalType::Variant { .. })
-        ),
+        annotated_variant(&v),
         "annotated VARIANT: {:?}",
         v.get_basic_info()
     );
 
     assert_reads_back(&ctx, &out.display().to_string(), &lines).await;
+}
+
+/// The Parquet schema in a file's footer.
+fn parquet_schema(file: &Path) -> parquet::schema::types::SchemaDescPtr {
+    let bytes = bytes::Bytes::from(std::fs::read(file).unwrap());
+    let reader = parquet::file::serialized_reader::SerializedFileReader::new(bytes).unwrap();
+    parquet::file::reader::FileReader::metadata(&reader)
+        .file_metadata()
+        .schema_descr_ptr()
+}
+
+fn annotated_variant(group: &parquet::schema::types::Type) -> bool {
+    matches!(
+        group.get_basic_info().logical_type_ref(),
+        Some(parquet::basic::LogicalType::Variant { .. })
+    )
+}
+
+#[tokio::test]
+async fn variants_nested_in_a_struct_or_a_list_are_written_annotated_and_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = events(100);
+    let input = write_lines(dir.path(), &lines);
+    let out = dir.path().join("nested.parquet");
+    let ctx = vshred_datafusion::context(Default::default());
+    query(
+        &ctx,
+        &format!(
+            "COPY (SELECT named_struct('v', v, 'n', 1) AS t, [v] AS l FROM read_jsonl('{}')) TO '{}'",
+            input.display(),
+            out.display()
+        ),
+    )
+    .await;
+    // As other engines tell a Variant: t.v and l's element annotated.
+    let schema = parquet_schema(&out);
+    let fields = schema.root_schema().get_fields();
+    let t_v = &fields[0].get_fields()[0];
+    let element = &fields[1].get_fields()[0].get_fields()[0];
+    for group in [t_v, element] {
+        assert!(
+            annotated_variant(group),
+            "annotated VARIANT: {:?}",
+            group.get_basic_info()
+        );
+    }
+    for value in ["t.v", "l[1]"] {
+        let sql = format!(
+            "SELECT to_json({value}) FROM '{}' ORDER BY variant_get({value}, '$.id', 'bigint')",
+            out.display()
+        );
+        assert_eq!(
+            first_difference(&strings(&query(&ctx, &sql).await), &lines),
+            None,
+            "{value}"
+        );
+    }
 }
 
 #[tokio::test]
