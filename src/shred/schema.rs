@@ -404,11 +404,16 @@ impl ShreddingSchema {
             )));
         }
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            schema_error(format!(
-                "not JSON at line {}, column {}: {e}",
-                e.line(),
-                e.column()
-            ))
+            // serde_json's text ends with the place, which this gives first.
+            let text = e.to_string();
+            let what = text.split(" at line ").next().unwrap_or(&text);
+            let (line, column) = (e.line(), e.column());
+            match what {
+                "recursion limit exceeded" => schema_error(format!(
+                    "nested more than 128 levels deep at line {line}, column {column}: deeper than a file may be (shred fewer levels)"
+                )),
+                _ => schema_error(format!("not JSON at line {line}, column {column}: {what}")),
+            }
         })?;
         from_json_value(&value, "$")
     }
@@ -803,7 +808,14 @@ mod tests {
             (r#"{"a":{}}"#, "$.a: an object of no fields"),
             (r#"{}"#, "$: an object of no fields"),
             (r#"[{"a":{}}]"#, "$[].a: an object of no fields"),
-            (r#"{"a":"#, "not JSON at line 1"),
+            (
+                r#"{"a":"#,
+                "not JSON at line 1, column 5: EOF while parsing",
+            ),
+            (
+                &format!("{}\"int64\"{}", r#"{"a":"#.repeat(140), "}".repeat(140)),
+                "nested more than 128 levels deep at line 1, column 636",
+            ),
         ] {
             let err = ShreddingSchema::from_json(text).unwrap_err();
             assert!(err.to_string().contains(message), "{text}: {err}");
