@@ -570,7 +570,7 @@ fn measure(
         for (i, dataset) in datasets.iter().enumerate() {
             let files = dataset.files();
             let start = Instant::now();
-            reconstruct(files, &columns[i])?;
+            reconstruct(dataset, &columns[i])?;
             reconstruct_times[i].push(start.elapsed());
             for (q, (query_path, as_type)) in queries.iter().enumerate() {
                 let start = Instant::now();
@@ -655,11 +655,14 @@ fn primitive_or_variant(slot: &ShreddingSchema) -> ShreddingSchema {
 // Each timed read opens its files anew, footers included, as a command
 // would.
 
-/// Reads every row of the dataset of `files` as JSON text, as `vshred cat`
-/// does, with `columns` ([`read_columns`]).
-fn reconstruct(files: &[PathBuf], columns: &[String]) -> Result<()> {
+/// Reads every row of `dataset` as JSON text, as `vshred cat`
+/// does, with `columns` ([`read_columns`]: its `key=value` directories'
+/// too), its files opened afresh.
+fn reconstruct(dataset: &Dataset, columns: &[String]) -> Result<()> {
     let options = ScanOptions::new(BATCH_ROWS);
-    Dataset::from_files(files.to_vec()).json_lines(Some(columns), &options, |_| Ok(()))
+    Dataset::from_files(dataset.files().to_vec())
+        .with_hive_columns(dataset.hive_columns().cloned())
+        .json_lines(Some(columns), &options, |_| Ok(()))
 }
 
 /// Hands each row of `dataset`, read back as JSON text as `vshred cat`

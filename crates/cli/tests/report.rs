@@ -211,3 +211,48 @@ fn an_input_of_no_json_lines_is_refused_before_any_encode() {
         "empty.jsonl: invalid arguments: nothing to report on: the input holds no JSON lines",
     );
 }
+
+#[test]
+fn a_dataset_of_key_value_directories_is_reported_with_its_keys_in_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let by_event = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/datasets/by-event"
+    );
+    // The same files, one directory's key renamed: its rows read back
+    // otherwise.
+    let renamed = dir.path().join("renamed");
+    for entry in std::fs::read_dir(by_event).unwrap() {
+        let from = entry.unwrap().path();
+        let name = from
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace("=error", "=fault");
+        std::fs::create_dir_all(renamed.join(&name)).unwrap();
+        for file in std::fs::read_dir(&from).unwrap() {
+            let file = file.unwrap().path();
+            std::fs::copy(&file, renamed.join(&name).join(file.file_name().unwrap())).unwrap();
+        }
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_vshred"))
+        .args(["report", "--runs", "1", by_event])
+        .arg(&renamed)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = |layout: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| {layout} |")))
+            .unwrap_or_else(|| panic!("no row for {layout}: {text}"))
+            .to_string()
+    };
+    assert!(row("by-event").ends_with("| yes |"), "{text}");
+    assert!(
+        row("renamed")
+            .contains(r#"`…403000000},"event":"error"}` -> `…403000000},"event":"fault"}`"#),
+        "{text}"
+    );
+}
