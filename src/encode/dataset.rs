@@ -527,6 +527,21 @@ fn lock_columns(dir: &Path) -> Result<std::fs::File> {
     Ok(handle)
 }
 
+/// Waits for the lock of `dir`, where a writer (a `COPY` through the
+/// DataFusion crate) has written a new dataset's files aside and is about
+/// to put them in place, and fails if a file that a reader of `dir` reads
+/// is there: another writer's, put there since this one began, whose
+/// files and these would mix. Held until dropped, as [`lock_columns`]'s,
+/// which a run of `encode` beginning a dataset in `dir` waits for too.
+pub fn lock_new_dataset(dir: &Path) -> Result<std::fs::File> {
+    let lock = lock_columns(dir)?;
+    if let Some(file) = crate::dataset::parquet_files_beneath(dir)?.first() {
+        let name = file.strip_prefix(dir).unwrap_or(file);
+        return Err(another_writer(dir, &name.to_string_lossy(), &Taken::File));
+    }
+    Ok(lock)
+}
+
 /// What each top-level column of the dataset is, from the files written
 /// so far (see the [module docs](self)).
 #[derive(Default)]

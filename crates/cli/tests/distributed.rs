@@ -888,6 +888,48 @@ fn copy_to_a_directory_is_written_by_the_workers_each_task_its_files() {
     assert!(!outside.exists());
 }
 
+/// Two runs that began one new dataset in one directory at the same time
+/// both put their files there, every row twice. The files go into place
+/// under the directory's writers' lock, held here while another writer's
+/// file appears: the `COPY` fails, and leaves nothing of its own.
+#[test]
+fn a_copy_whose_new_directory_another_writer_filled_meanwhile_fails() {
+    let dir = cluster_dir();
+    let data = dir.path().join("data");
+    let workers = two_workers(dir.path(), &data);
+    let out = data.join("raced");
+    std::fs::create_dir(&out).unwrap();
+    let held = std::fs::File::open(&out).unwrap();
+    held.lock().unwrap();
+    let copy = endless(
+        dir.path(),
+        &workers,
+        "COPY (SELECT id, v FROM 'data/events/') TO 'data/raced/'",
+    );
+    let names = || -> Vec<String> {
+        std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect()
+    };
+    // The tasks stage their files under hidden names.
+    let start = Instant::now();
+    while !names().iter().any(|n| n.starts_with('.')) {
+        assert!(start.elapsed() < Duration::from_secs(60), "nothing staged");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::fs::write(out.join("theirs.parquet"), b"").unwrap();
+    held.unlock().unwrap();
+    let copy = copy.wait_with_output().unwrap();
+    assert_eq!(copy.status.code(), Some(1), "{}", stderr(&copy));
+    assert!(
+        stderr(&copy).contains("another writer: another run wrote theirs.parquet here while this one began a new dataset"),
+        "{}",
+        stderr(&copy)
+    );
+    assert_eq!(names(), ["theirs.parquet"]);
+}
+
 /// A distributed `COPY` that fails on one task leaves no file from any:
 /// the other tasks stop with the query, and what they had written goes
 /// (they went on writing after the client had exited, and their files

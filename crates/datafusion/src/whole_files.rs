@@ -31,8 +31,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::Session;
-use datafusion::common::Result;
 use datafusion::common::runtime::SpawnedTask;
+use datafusion::common::{DataFusionError, Result};
 use datafusion::common::{GetExt, Statistics};
 use datafusion::datasource::file_format::csv::{CsvFormatFactory, CsvSink};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
@@ -58,7 +58,10 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, SendableRecordBatchStream,
 };
 use futures::stream::BoxStream;
+use vshred::encode::dataset::lock_new_dataset;
 use vshred::output::{UndoOnInterrupt, undo_on_interrupt};
+
+use crate::functions::external;
 
 /// A sink of DataFusion's (Parquet, CSV, JSON), its files completed only
 /// when it ends well.
@@ -321,6 +324,9 @@ impl<W: PlanWriter> FileFormat for SessionFormat<W> {
 pub(crate) struct CopyWrites {
     store: Arc<Deferred>,
     made: MadeDirs,
+    /// The local directory of a `COPY` to a directory: a new dataset's,
+    /// which its writes are put in only while no other writer's files are.
+    new_dataset: Option<PathBuf>,
     ended: bool,
     /// For the local file system: the staged files and the directories
     /// made, removed by the core's signal handler if the process is
@@ -348,9 +354,17 @@ impl CopyWrites {
                 made.remove_if_empty();
             })
         });
+        let new_dataset = config
+            .table_paths
+            .first()
+            .filter(|target| {
+                target.scheme() == "file" && !config.file_output_mode.single_file_output(target)
+            })
+            .and_then(|target| target.get_url().to_file_path().ok());
         CopyWrites {
             store: Arc::new(Deferred::new(store, staged)),
             made,
+            new_dataset,
             ended: false,
             _on_interrupt: on_interrupt,
         }
@@ -362,19 +376,44 @@ impl CopyWrites {
     }
 
     /// Makes the files appear, one after another: a store that fails one
-    /// (a rename refused, say) leaves those before it in place.
-    pub(crate) async fn commit(mut self) -> datafusion::object_store::Result<()> {
+    /// (a rename refused, say) leaves those before it in place. A new
+    /// dataset's directory is checked under its writers' lock first: two
+    /// runs that began one at once would otherwise both put their files
+    /// there (the check when the `COPY` was planned saw it empty), every
+    /// row twice; the second fails.
+    pub(crate) async fn commit(mut self) -> Result<()> {
         self.ended = true;
+        let held = match self.new_dataset.clone().filter(|dir| dir.is_dir()) {
+            Some(dir) => {
+                let locked = tokio::task::spawn_blocking(move || lock_new_dataset(&dir)).await;
+                let locked = locked
+                    .map_err(|e| DataFusionError::External(Box::new(e)))
+                    .and_then(|locked| locked.map_err(external));
+                match locked {
+                    Ok(lock) => Some(lock),
+                    Err(e) => {
+                        self.undo().await;
+                        return Err(e);
+                    }
+                }
+            }
+            None => None,
+        };
         let committed = self.store.complete().await;
+        drop(held);
         if committed.is_err() {
             self.made.remove_if_empty();
         }
-        committed
+        Ok(committed?)
     }
 
     /// Undoes the writes.
     pub(crate) async fn abort(mut self) {
         self.ended = true;
+        self.undo().await;
+    }
+
+    async fn undo(&self) {
         self.store.abort().await;
         self.made.remove_if_empty();
     }

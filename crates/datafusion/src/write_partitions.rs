@@ -40,6 +40,7 @@ use datafusion::physical_plan::{
 };
 use futures::StreamExt;
 use tokio::sync::{mpsc, oneshot};
+use vshred::encode::dataset::lock_new_dataset;
 use vshred::encode::{BatchEncoder, BatchesWritten};
 use vshred::output::{Completion, Output, UndoOnInterrupt, undo_on_interrupt};
 
@@ -480,6 +481,17 @@ impl StagedFiles {
             self.shared.remove(1);
             return Ok(());
         }
+        // A new dataset's directory, under its writers' lock: another run
+        // that began one here at the same time may have put its files in
+        // since the check when the COPY was planned; their rows and these
+        // would read as one dataset.
+        let _lock = match lock_new_dataset(&self.shared.dir) {
+            Ok(lock) => lock,
+            Err(e) => {
+                *guard = Some(files);
+                return Err(external(e));
+            }
+        };
         for (at, (staged, file)) in files.iter().enumerate() {
             let dir = &self.shared.dir;
             if let Err(e) = std::fs::rename(dir.join(staged), dir.join(file)) {

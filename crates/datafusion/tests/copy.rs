@@ -634,6 +634,52 @@ async fn a_copy_into_a_directory_that_holds_parquet_files_is_refused() {
     assert!(err.contains("(such as _k=1/part.parquet)"), "{err}");
 }
 
+/// Two runs that began one new dataset in one directory at the same time
+/// both passed the check when planned, and every row was there twice.
+/// The files go into place under the directory's writers' lock, held
+/// here while another writer's file appears: the `COPY` fails, and
+/// leaves nothing of its own, whether its columns are Variants or not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_whose_new_directory_another_writer_filled_meanwhile_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), &events(10));
+    let ctx = vshred_datafusion::context(Default::default());
+    for columns in ["*", "to_json(v) AS j"] {
+        let out = dir.path().join(format!("out-{}", columns.len()));
+        std::fs::create_dir(&out).unwrap();
+        let held = std::fs::File::open(&out).unwrap();
+        held.lock().unwrap();
+        let sql = format!(
+            "COPY (SELECT {columns} FROM read_jsonl('{}')) TO '{}/' STORED AS PARQUET",
+            input.display(),
+            out.display()
+        );
+        let copy = tokio::spawn({
+            let (ctx, sql) = (ctx.clone(), sql.clone());
+            async move { run(&ctx, &sql).await }
+        });
+        // Its files are staged under hidden names once it is planned.
+        let names = || -> Vec<String> {
+            std::fs::read_dir(&out)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        };
+        while !names().iter().any(|n| n.starts_with('.')) {
+            assert!(!copy.is_finished(), "{sql}: ended before it staged a file");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        std::fs::copy(dir.path().join("in.jsonl"), out.join("theirs.parquet")).unwrap();
+        held.unlock().unwrap();
+        let err = copy.await.unwrap().expect_err(&sql).to_string();
+        assert!(
+            err.contains("another writer: another run wrote theirs.parquet here while this one began a new dataset"),
+            "{sql}: {err}"
+        );
+        assert_eq!(names(), ["theirs.parquet"], "{sql}");
+    }
+}
+
 #[tokio::test]
 async fn copy_without_variant_columns_is_datafusion_s_own() {
     let dir = tempfile::tempdir().unwrap();
