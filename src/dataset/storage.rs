@@ -75,7 +75,9 @@ impl Storage for LocalFiles {
         // not once the scan opens it; a pattern is matched below.
         let found = std::fs::metadata(input);
         if found.as_ref().is_ok_and(|m| m.is_dir()) {
-            walk(input, &mut files)?;
+            if walk(input, &mut files)? {
+                each_once(&mut files);
+            }
         } else if found.is_ok() || !is_glob(&text) {
             found.map_err(|e| Error::io(input, e))?;
             files.push(input.to_path_buf());
@@ -92,27 +94,33 @@ impl Storage for LocalFiles {
             }
             // A pattern follows symbolic links to directories, so a link
             // to a directory above it (`d/up -> ..`) matches a file again
-            // at each level, until the system's limit on links in a path:
-            // each file is read once, under its shortest path (the one
-            // that does not go round), and a path past the limit not at all.
-            let mut shortest: HashMap<PathBuf, &Path> = HashMap::with_capacity(files.len());
-            for file in &files {
-                let found = match std::fs::canonicalize(file) {
-                    Ok(found) => found,
-                    Err(e) if is_link_loop(&e) => continue,
-                    // Opening it says what is wrong.
-                    Err(_) => file.clone(),
-                };
-                let kept = shortest.entry(found).or_insert(file);
-                if file.components().count() < kept.components().count() {
-                    *kept = file;
-                }
-            }
-            let kept: HashSet<PathBuf> = shortest.into_values().map(Path::to_path_buf).collect();
-            files.retain(|f| kept.contains(f));
+            // at each level, until the system's limit on links in a path.
+            each_once(&mut files);
         }
         Ok(files)
     }
+}
+
+/// Keeps each file of `files` once, under its shortest path (the one that
+/// does not go round a link to a directory above it), and a path past the
+/// system's limit on links in a path not at all: a file and a link to it
+/// are one file.
+fn each_once(files: &mut Vec<PathBuf>) {
+    let mut shortest: HashMap<PathBuf, &Path> = HashMap::with_capacity(files.len());
+    for file in files.iter() {
+        let found = match std::fs::canonicalize(file) {
+            Ok(found) => found,
+            Err(e) if is_link_loop(&e) => continue,
+            // Opening it says what is wrong.
+            Err(_) => file.clone(),
+        };
+        let kept = shortest.entry(found).or_insert(file);
+        if file.components().count() < kept.components().count() {
+            *kept = file;
+        }
+    }
+    let kept: HashSet<PathBuf> = shortest.into_values().map(Path::to_path_buf).collect();
+    files.retain(|f| kept.contains(f));
 }
 
 /// The paths that glob `pattern` matches. Its directories are walked from
@@ -266,16 +274,21 @@ pub fn glob_root(pattern: &Path) -> PathBuf {
 
 pub(crate) fn parquet_files_beneath(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    walk(dir, &mut files)?;
+    if walk(dir, &mut files)? {
+        each_once(&mut files);
+    }
     files.sort();
     Ok(files)
 }
 
 /// Adds the `*.parquet` files beneath `dir` to `files`, skipping names
-/// that start with `_` or `.`. A symbolic link to a file is read; one to a
-/// directory is not followed, so that a loop cannot make the walk endless.
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+/// that start with `_` or `.`; says whether one was a symbolic link. A
+/// link to a file is read (one to a file that is not there is an error,
+/// as it is when a pattern names it); one to a directory is not followed,
+/// so that a loop cannot make the walk endless.
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<bool> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let mut links = false;
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
         let name = entry.file_name();
@@ -286,10 +299,18 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
         let path = entry.path();
         let kind = entry.file_type().map_err(|e| Error::io(&path, e))?;
         if kind.is_dir() {
-            walk(&path, files)?;
-        } else if is_dataset_file(&name) && path.is_file() {
+            links |= walk(&path, files)?;
+        } else if !is_dataset_file(&name) {
+            continue;
+        } else if kind.is_file() {
             files.push(path);
+        } else if kind.is_symlink() {
+            let target = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
+            if target.is_file() {
+                files.push(path);
+                links = true;
+            }
         }
     }
-    Ok(())
+    Ok(links)
 }

@@ -294,6 +294,44 @@ fn a_glob_through_a_link_to_a_directory_above_reads_each_file_once() {
     );
 }
 
+/// A directory was read with each file and each link to it, where a
+/// pattern reads the file once; and a link to nothing named as a data
+/// file was skipped, where a pattern names it as an error.
+#[test]
+fn a_directory_reads_a_file_and_a_link_to_it_once_and_names_a_link_to_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    encoded(
+        dir.path(),
+        "d/real/a.parquet",
+        "{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n",
+        &[],
+    );
+    std::os::unix::fs::symlink("real/a.parquet", dir.path().join("d/alink.parquet")).unwrap();
+    let count = |input: &str| {
+        let out = vshred_in(dir.path(), &["get", input, "$.id", "--agg", "count"]);
+        assert!(out.status.success(), "{input}: {}", stderr(&out));
+        stdout(&out).to_string()
+    };
+    assert_eq!(count("d"), "3\n");
+    assert_eq!(count("d/**/*.parquet"), "3\n");
+    // A link to a file elsewhere is one of its files.
+    encoded(dir.path(), "elsewhere/b.parquet", "{\"id\":4}\n", &[]);
+    std::os::unix::fs::symlink(
+        dir.path().join("elsewhere/b.parquet"),
+        dir.path().join("d/b.parquet"),
+    )
+    .unwrap();
+    assert_eq!(count("d"), "4\n");
+    std::os::unix::fs::symlink("/nowhere/c.parquet", dir.path().join("d/c.parquet")).unwrap();
+    for input in ["d", "d/*.parquet"] {
+        fails_with(
+            dir.path(),
+            &["cat", input],
+            "d/c.parquet: I/O error: No such file or directory",
+        );
+    }
+}
+
 #[test]
 fn names_and_files_that_fit_no_file_are_errors_naming_them() {
     let dir = tempfile::tempdir().unwrap();
