@@ -87,6 +87,10 @@ pub struct Dataset {
     /// Where it is read, as a file's mismatch with [`Dataset::expected`]
     /// names the place: `worker 127.0.0.1:7401`; "here" unless set.
     read_on: Option<String>,
+    /// Footers an earlier dataset of the same input read, by path: its
+    /// first pass opens a file with its footer there unless it has changed
+    /// since ([`Dataset::found_again`]).
+    earlier: HashMap<PathBuf, Footer>,
 }
 
 /// What tells a file apart from another at its path, short of reading it
@@ -412,7 +416,23 @@ impl Dataset {
             hive: None,
             expected: None,
             read_on: None,
+            earlier: HashMap::new(),
         }
+    }
+
+    /// The files `input` (what this dataset was found from) names now, in
+    /// its storage, as [`Dataset::find_in`] finds them: for a table read
+    /// again and again while its files may change. The footers this one
+    /// has read are not read again where their files are as they were
+    /// (their length and modification time).
+    pub fn found_again(&self, input: &Path) -> Result<Dataset> {
+        let mut again = Dataset::find_in(input, self.storage.clone())?;
+        if let Some(footers) = self.footers.get() {
+            again.earlier = (self.files.iter().zip(&footers.kept))
+                .filter_map(|(path, kept)| Some((path.clone(), kept.clone()?)))
+                .collect();
+        }
+        Ok(again)
     }
 
     /// The dataset with `hive`'s columns, whose values each file's
@@ -641,7 +661,7 @@ impl Dataset {
             options.workers(self.files.len()),
             || Ok(indices.next().map(|i| (i, 1))),
             |i, send| {
-                send(self.open_file(i, None)?);
+                send(self.open_file(i, self.earlier.get(&self.files[i]))?);
                 Ok(())
             },
             |file| visit(&file),

@@ -12,7 +12,7 @@
 //! object store for it ([`crate::store`]).
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
@@ -34,7 +34,13 @@ use crate::store::{storage_of, store_url};
 
 /// A dataset of Parquet files with Variant columns, as a table.
 pub struct VariantTable {
-    dataset: Arc<Dataset>,
+    dataset: Mutex<Arc<Dataset>>,
+    /// What a table that lasts past a query (`CREATE EXTERNAL TABLE`) was
+    /// found from: each scan finds its files again, so that a query reads
+    /// and counts them as they are then, not as they were (a file
+    /// rewritten meanwhile was read anew while `count(*)` gave its old
+    /// rows from the footer read before).
+    location: Option<std::path::PathBuf>,
     /// Every column, whole.
     columns: Projection,
     schema: SchemaRef,
@@ -103,10 +109,21 @@ impl VariantTable {
         let known = dataset.columns().map_err(external)?;
         let schema = columns.schema(|name| known.plain_type(name));
         Ok(VariantTable {
-            dataset: Arc::new(dataset),
+            dataset: Mutex::new(Arc::new(dataset)),
+            location: None,
             columns,
             schema,
         })
+    }
+
+    /// The dataset a scan reads: found again where the table has a
+    /// location.
+    fn dataset(&self) -> Result<Arc<Dataset>> {
+        let mut dataset = self.dataset.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(location) = &self.location {
+            *dataset = Arc::new(dataset.found_again(location).map_err(external)?);
+        }
+        Ok(dataset.clone())
     }
 }
 
@@ -122,7 +139,8 @@ enum GlobMatches {
 
 impl std::fmt::Debug for VariantTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "VariantTable({} files)", self.dataset.files().len())
+        let dataset = self.dataset.lock().unwrap_or_else(PoisonError::into_inner);
+        write!(f, "VariantTable({} files)", dataset.files().len())
     }
 }
 
@@ -156,12 +174,9 @@ impl TableProvider for VariantTable {
             ..Projection::default()
         };
         let schema = Arc::new(self.schema.project(&chosen)?);
-        self.dataset.projection_schema(&scan).map_err(external)?;
-        Ok(Arc::new(VariantScanExec::new(
-            self.dataset.clone(),
-            scan,
-            schema,
-        )))
+        let dataset = self.dataset()?;
+        dataset.projection_schema(&scan).map_err(external)?;
+        Ok(Arc::new(VariantScanExec::new(dataset, scan, schema)))
     }
 
     fn supports_filters_pushdown(
@@ -194,8 +209,9 @@ impl TableProviderFactory for VariantTableFactory {
         let [location] = cmd.locations.as_slice() else {
             return plan_err!("a Variant table has one location (a file, a directory or a glob)");
         };
-        let table = VariantTable::open_location(location, state.runtime_env())?;
+        let mut table = VariantTable::open_location(location, state.runtime_env())?;
         check_partition_columns(cmd, &table, location)?;
+        table.location = Some(location.into());
         Ok(Arc::new(table))
     }
 }
@@ -221,10 +237,8 @@ fn check_partition_columns(
         })
         .collect();
     let listed = declared.join(", ");
-    let found = table
-        .dataset
-        .hive_columns()
-        .map_or(&[][..], |h| h.columns());
+    let dataset = table.dataset()?;
+    let found = dataset.hive_columns().map_or(&[][..], |h| h.columns());
     if found.is_empty() {
         return plan_err!("PARTITIONED BY ({listed}): {location} has no key=value directories");
     }
