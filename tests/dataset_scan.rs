@@ -156,6 +156,24 @@ fn a_file_cut_short_after_its_footer_was_read_is_an_error_naming_it() {
     assert!(e.to_string().contains("not a Parquet file"), "{e}");
 }
 
+/// A file one worker cannot open (its permissions, its disk) while the
+/// others can: the error says which worker.
+#[test]
+fn a_file_that_does_not_open_where_it_is_read_names_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("gone.parquet");
+    let e = Dataset::from_files(vec![missing.clone()])
+        .read_on("worker 10.0.0.5:7400".into())
+        .rows()
+        .unwrap_err();
+    assert_eq!(e.file(), Some(missing.as_path()), "{e}");
+    assert!(
+        e.to_string()
+            .contains("No such file or directory (os error 2); on worker 10.0.0.5:7400"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_file_replaced_after_its_footer_was_read_is_read_as_it_is_now() {
     let dir = tempfile::tempdir().unwrap();

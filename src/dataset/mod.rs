@@ -609,7 +609,14 @@ impl Dataset {
     /// with other values has another).
     fn open_file(&self, i: usize, kept: Option<&Footer>) -> Result<ParquetFile> {
         let path = &self.files[i];
-        let source = self.storage.open(path).map_err(|e| Error::io(path, e))?;
+        let source = self.storage.open(path).map_err(|e| {
+            // A file one worker cannot open and others can: which one.
+            let error = Error::io(path, e);
+            match &self.read_on {
+                Some(place) => error.with_note(&format!("on {place}")),
+                None => error,
+            }
+        })?;
         let expected = self.expected.as_ref().map(|files| files[i]);
         if let Some(expected) = expected.filter(|e| e.size != source.size()) {
             return Err(self.not_as_planned(
