@@ -463,8 +463,11 @@ fn a_workers_memory_limit_holds_its_tasks() {
     let small = limited("64K");
     let refused = sql(dir.path(), Some(&small), query);
     assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
+    // Which worker, and what set its size.
     assert!(
-        stderr(&refused).contains("Resources exhausted"),
+        stderr(&refused).contains("Resources exhausted: worker 127.0.0.1:")
+            && stderr(&refused)
+                .contains("holds its tasks within its --memory-limit of 65536 bytes: "),
         "{}",
         stderr(&refused)
     );

@@ -8,12 +8,17 @@
 //! messages are at most [`MAX_MESSAGE_BYTES`].
 
 use std::future::Future;
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::SessionState;
+use datafusion::execution::memory_pool::{
+    GreedyMemoryPool, MemoryConsumer, MemoryLimit, MemoryPool, MemoryReservation,
+    TrackConsumersPool,
+};
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion_distributed::{DistributedExt, Worker, WorkerQueryContext};
 use tokio::net::TcpListener;
@@ -45,6 +50,66 @@ pub struct WorkerOptions {
     /// memory pool: beyond it a sort or a join spills, or fails); `None`
     /// for no limit.
     pub memory_limit: Option<usize>,
+}
+
+/// A worker's memory pool, DataFusion's within `--memory-limit`, whose
+/// error when a task would pass it says which worker and what set its
+/// size: the client sees DataFusion's own text alone otherwise.
+#[derive(Debug)]
+struct WorkerMemoryPool {
+    inner: Arc<dyn MemoryPool>,
+    worker: String,
+    limit: usize,
+}
+
+impl std::fmt::Display for WorkerMemoryPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl MemoryPool for WorkerMemoryPool {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn register(&self, consumer: &MemoryConsumer) {
+        self.inner.register(consumer)
+    }
+
+    fn unregister(&self, consumer: &MemoryConsumer) {
+        self.inner.unregister(consumer)
+    }
+
+    fn grow(&self, reservation: &MemoryReservation, additional: usize) {
+        self.inner.grow(reservation, additional)
+    }
+
+    fn shrink(&self, reservation: &MemoryReservation, shrink: usize) {
+        self.inner.shrink(reservation, shrink)
+    }
+
+    fn try_grow(&self, reservation: &MemoryReservation, additional: usize) -> Result<()> {
+        self.inner
+            .try_grow(reservation, additional)
+            .map_err(|e| match e {
+                DataFusionError::ResourcesExhausted(text) => {
+                    DataFusionError::ResourcesExhausted(format!(
+                        "worker {} holds its tasks within its --memory-limit of {} bytes: {text}",
+                        self.worker, self.limit
+                    ))
+                }
+                other => other,
+            })
+    }
+
+    fn reserved(&self) -> usize {
+        self.inner.reserved()
+    }
+
+    fn memory_limit(&self) -> MemoryLimit {
+        self.inner.memory_limit()
+    }
 }
 
 /// Serves tasks on `listener` until `shutdown` completes (tasks under way
@@ -98,7 +163,14 @@ pub async fn serve(
             RootedStores::new(vshred_datafusion::object_store_registry(), roots),
         ));
         match options.memory_limit {
-            Some(bytes) => runtime.with_memory_limit(bytes, 1.0),
+            Some(bytes) => runtime.with_memory_pool(Arc::new(WorkerMemoryPool {
+                inner: Arc::new(TrackConsumersPool::new(
+                    GreedyMemoryPool::new(bytes),
+                    NonZeroUsize::new(5).expect("5 is not 0"),
+                )),
+                worker: address.to_string(),
+                limit: bytes,
+            })),
             None => runtime,
         }
         .build_arc()?
