@@ -48,7 +48,7 @@
 
 mod error;
 mod hash;
-mod threads;
+pub mod threads;
 
 pub mod json;
 pub mod path;

@@ -8,8 +8,10 @@
 use std::thread::{Builder, Scope, ScopedJoinHandle};
 
 /// Bytes of stack of each thread: a debug build overflowed 2 MiB at about
-/// 25 levels, some 80 KiB a level, so about 10 MiB for 128.
-const STACK_BYTES: usize = 32 << 20;
+/// 25 levels, some 80 KiB a level, so about 10 MiB for 128. The
+/// integrations' runtimes give their threads as much (tokio's 2 MiB
+/// overflowed planning a query of 90 `OR`ed comparisons in a debug build).
+pub const STACK_BYTES: usize = 32 << 20;
 
 /// Starts `f` on a thread of `scope`, as [`Scope::spawn`] does (which
 /// also panics when the system cannot start a thread).

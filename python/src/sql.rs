@@ -43,6 +43,7 @@ fn runtime() -> PyResult<&'static Runtime> {
     static RUNTIME: ProcessRuntime = ProcessRuntime::new(|| {
         tokio::runtime::Builder::new_multi_thread()
             .thread_name("vshred-sql")
+            .thread_stack_size(vshred::threads::STACK_BYTES)
             .enable_all()
             .build()
     });

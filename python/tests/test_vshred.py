@@ -733,6 +733,18 @@ def test_key_value_directories_come_back_as_columns(tmp_path, events):
     assert kept.to_pylist() == [kind] * vshred.get(events, "$.kind", "string").to_pylist().count(kind)
 
 
+def test_sql_plans_long_expressions_and_deep_queries(events):
+    # Planned on the runtime's threads, which overflowed tokio's 2 MiB
+    # stacks (a debug build, 100 terms): the interpreter died of SIGSEGV.
+    ors = " OR ".join(f"v:event::string = 'e{i}'" for i in range(300))
+    assert vshred.sql(f"SELECT count(*) AS n FROM '{events}' WHERE {ors}").to_pylist() == [{"n": 0}]
+    assert vshred.sql("SELECT " + "+".join(["1"] * 150) + " AS s").to_pylist() == [{"s": 150}]
+    nested = "SELECT 1 AS a"
+    for i in range(20):
+        nested = f"SELECT a FROM ({nested}) t{i}"
+    assert vshred.sql(nested).to_pylist() == [{"a": 1}]
+
+
 def test_sql_errors_are_vshred_errors_saying_what(tmp_path):
     missing = tmp_path / "nothing.parquet"
     with pytest.raises(vshred.VshredError) as raised:

@@ -12,7 +12,11 @@ use crate::variant::VariantRef;
 impl Predicate {
     /// Parses [the syntax](super).
     pub fn parse(text: &str) -> Result<Predicate> {
-        let mut parser = Parser { text, pos: 0 };
+        let mut parser = Parser {
+            text,
+            pos: 0,
+            depth: 0,
+        };
         let predicate = parser.or()?;
         parser.skip_space();
         if parser.pos < text.len() {
@@ -26,7 +30,14 @@ impl Predicate {
 struct Parser<'t> {
     text: &'t str,
     pos: usize,
+    /// The `not`s and parentheses open at `pos`.
+    depth: usize,
 }
+
+/// The most `not`s and parentheses a filter nests: the parser, and what
+/// walks the filter after, recurse a level each, and a stack overflow
+/// would end the process (as the JSON parser's limit keeps it from).
+const MAX_DEPTH: usize = 128;
 
 impl<'t> Parser<'t> {
     #[cold]
@@ -88,17 +99,28 @@ impl<'t> Parser<'t> {
     }
 
     fn unary(&mut self) -> Result<Predicate> {
-        if self.eat("not") || self.eat("!") {
-            return Ok(Predicate::Not(Box::new(self.unary()?)));
+        let negated = self.eat("not") || self.eat("!");
+        if !negated && !self.eat("(") {
+            return self.comparison();
         }
-        if self.eat("(") {
-            let inner = self.or()?;
-            if !self.eat(")") {
-                return Err(self.error("expected ')'"));
+        if self.depth == MAX_DEPTH {
+            return Err(self.error(&format!(
+                "more than {MAX_DEPTH} 'not's and parentheses nest here"
+            )));
+        }
+        self.depth += 1;
+        let inner = match negated {
+            true => Predicate::Not(Box::new(self.unary()?)),
+            false => {
+                let inner = self.or()?;
+                if !self.eat(")") {
+                    return Err(self.error("expected ')'"));
+                }
+                inner
             }
-            return Ok(inner);
-        }
-        self.comparison()
+        };
+        self.depth -= 1;
+        Ok(inner)
     }
 
     fn comparison(&mut self) -> Result<Predicate> {
@@ -471,6 +493,23 @@ mod tests {
             panic!()
         };
         assert_eq!(c.operand, path("$.id"));
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_an_error_not_a_stack_overflow() {
+        let nested = |n: usize| format!("{}$.a == 1{}", "(".repeat(n), ")".repeat(n));
+        assert!(Predicate::parse(&nested(MAX_DEPTH)).is_ok());
+        for text in [
+            nested(MAX_DEPTH + 1),
+            nested(10_000),
+            format!("{}$.a == 1", "not ".repeat(20_000)),
+        ] {
+            let err = Predicate::parse(&text).unwrap_err().to_string();
+            assert!(
+                err.contains("more than 128 'not's and parentheses nest here"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -97,6 +97,7 @@ pub fn run_sql(args: SqlArgs) -> Result<(), Failure> {
             .map_err(|e| failure(format!("--set {setting}: {}", error_message(&e))))?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_stack_size(vshred::threads::STACK_BYTES)
         .enable_all()
         .build()?;
     let ctx = match &args.token_file {

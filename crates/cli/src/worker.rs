@@ -72,6 +72,7 @@ pub fn run_worker(args: WorkerArgs) -> Result<(), Failure> {
             .map(|b| usize::try_from(b).unwrap_or(usize::MAX)),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_stack_size(vshred::threads::STACK_BYTES)
         .enable_all()
         .build()?;
     let (stopping, stopped) = tokio::sync::oneshot::channel();
