@@ -271,6 +271,7 @@ fn encode<'py>(
         }
         options.bloom_filters = bloom_filters.unwrap_or_default();
         options.skip_bad_lines = skip_bad_lines;
+        options.items = items;
         let split = DatasetSplit {
             max_file_rows: at_least_one("max_file_rows", max_file_rows)?,
             max_file_bytes: at_least_one("max_file_bytes", max_file_bytes)?,

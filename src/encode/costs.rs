@@ -61,7 +61,7 @@ pub struct LayoutCosts {
 /// # Ok::<(), vshred::Error>(())
 /// ```
 pub fn layout_costs(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<LayoutCosts> {
-    let mut tallies = LineTallies::new(options.skip_bad_lines);
+    let mut tallies = LineTallies::of(options);
     let (sample, plan) = plan_first_sample(&mut Source::new(input), options, &mut tallies)?;
     let names = RowEncoder::starting_names(&sample, &plan.columns, options);
     let arrays =

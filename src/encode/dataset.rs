@@ -390,7 +390,7 @@ fn write_parts(
         .refuse_whole_rows_beside_columns(options)
         .map_err(|e| e.in_file(dir))?;
     let mut source = Source::new(input);
-    let mut tallies = LineTallies::new(options.skip_bad_lines);
+    let mut tallies = LineTallies::of(options);
     let mut files: Vec<PartReport> = Vec::new();
     let (mut unsampled, mut unsampled_layout_fields) = (Vec::new(), Vec::new());
     let mut priced = Vec::new();

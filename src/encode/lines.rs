@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, Read};
 
-use super::LineCounts;
+use super::{EncodeOptions, LineCounts};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::UTF8_BOM;
 
@@ -264,6 +264,8 @@ impl<'r> LineReader<'r> {
 /// the first turned into the error) and lines with inexact numbers.
 pub(super) struct LineTallies {
     pub(super) skip: bool,
+    /// Lines that are items ([`EncodeOptions::items`]).
+    items: bool,
     bad: u64,
     /// The earliest bad line counted: its number, its error and the
     /// error's kind.
@@ -277,9 +279,18 @@ pub(super) struct LineTallies {
 }
 
 impl LineTallies {
+    /// The tallies of a run with `options`.
+    pub(super) fn of(options: &EncodeOptions) -> LineTallies {
+        LineTallies {
+            items: options.items,
+            ..LineTallies::new(options.skip_bad_lines)
+        }
+    }
+
     pub(super) fn new(skip: bool) -> LineTallies {
         LineTallies {
             skip,
+            items: false,
             bad: 0,
             first_bad: None,
             sampled: Vec::new(),
@@ -293,6 +304,7 @@ impl LineTallies {
     pub(super) fn for_worker(&self) -> LineTallies {
         LineTallies {
             sampled: self.sampled.clone(),
+            items: self.items,
             ..LineTallies::new(self.skip)
         }
     }
@@ -349,6 +361,13 @@ impl LineTallies {
         let e = locate(e, line, text);
         if !self.skip {
             return Err(e);
+        }
+        // An input of another kind (arguments given the wrong way round, a
+        // compressed file) would come down to the few lines that parse.
+        if line.row == 0 && !self.items && crate::json::not_json_lines(text) {
+            return Err(e.with_note(
+                "--skip-bad-lines skips bad lines of JSON Lines, and this input is not JSON Lines",
+            ));
         }
         if !self.sampled.contains(&line.number) {
             self.bad += 1;

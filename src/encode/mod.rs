@@ -163,8 +163,14 @@ pub struct EncodeOptions {
     /// File layout.
     pub write: WriteOptions,
     /// Count and skip lines that are not valid JSON (or not objects when
-    /// fields are split) instead of failing.
+    /// fields are split) instead of failing; but for an input that is not
+    /// JSON Lines at all by its first line (a Parquet file, compressed
+    /// data, one document over many lines), which still fails.
     pub skip_bad_lines: bool,
+    /// The input's lines are items, each one whole JSON text (as Python's
+    /// iterables give them): a first item that does not parse is a bad
+    /// item, skipped as any other, not a sign of an input of another kind.
+    pub items: bool,
     /// Lines per batch handed to the writer.
     pub batch_rows: usize,
     /// Lines inspected to choose column types (with [`ShredMode::Infer`],
@@ -190,6 +196,7 @@ impl Default for EncodeOptions {
             shred: ShredMode::Infer(InferOptions::default()),
             write: WriteOptions::default(),
             skip_bad_lines: false,
+            items: false,
             batch_rows: 8192,
             sample_rows: 4096,
             bloom_filters: Vec::new(),
@@ -252,7 +259,7 @@ pub fn encode(
     // Opened first: an output that cannot be written fails before any work.
     let output = open_output(output)?;
     let mut source = Source::new(input);
-    let mut tallies = LineTallies::new(options.skip_bad_lines);
+    let mut tallies = LineTallies::of(options);
     let (sample, plan) = plan_first_sample(&mut source, options, &mut tallies)?;
     if let Some(path) = path {
         let dir = path.parent().unwrap_or(&path);
@@ -329,7 +336,7 @@ pub struct Inferred {
 /// Chooses the columns from the first lines of `input`, as [`encode`] would:
 /// for `vshred infer`.
 pub fn infer_columns(input: &mut dyn BufRead, options: &EncodeOptions) -> Result<Inferred> {
-    let mut tallies = LineTallies::new(options.skip_bad_lines);
+    let mut tallies = LineTallies::of(options);
     let (_, plan) = plan_first_sample(&mut Source::new(input), options, &mut tallies)?;
     // A layout that `encode` would refuse to write is refused here too:
     // measuring layouts writes them, but the Spark preset's is not measured.

@@ -61,7 +61,7 @@ impl<'r> JsonRecords<'r> {
             ..options.clone()
         };
         let mut source = Source::new(input);
-        let mut tallies = LineTallies::new(options.skip_bad_lines);
+        let mut tallies = LineTallies::of(&options);
         let (sample, plan) = plan_first_sample(&mut source, &options, &mut tallies)?;
         let columns = plan.columns;
         let schema = Arc::new(Schema::new(
@@ -76,7 +76,7 @@ impl<'r> JsonRecords<'r> {
             encoder: RowEncoder::new(&columns, &options, &names),
             columns,
             schema,
-            tallies: LineTallies::new(options.skip_bad_lines),
+            tallies: LineTallies::of(&options),
             batch_rows: options.batch_rows.max(1),
         })
     }

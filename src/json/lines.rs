@@ -101,6 +101,18 @@ pub fn file_starts_with_an_array(path: &std::path::Path) -> bool {
     text.trim_ascii_start().starts_with(b"[")
 }
 
+/// Whether an input whose first line is `first` is not JSON Lines at all,
+/// whatever its other lines are: data of another kind (compressed,
+/// Parquet, UTF-16, or binary, with a zero byte), or one JSON document
+/// spread over lines (its first line opens a bracket and leaves it open).
+/// Skipping its bad lines would keep the few that happen to parse.
+pub(crate) fn not_json_lines(first: &[u8]) -> bool {
+    let text = first.trim_ascii();
+    let spread = (text.starts_with(b"{") || text.starts_with(b"["))
+        && text.last().is_some_and(|b| b"{[,:".contains(b));
+    spread || first.contains(&0) || super::reader::other_kind(first).is_some()
+}
+
 /// The hints of [`not_json_lines_hint`].
 const NOT_JSON_LINES_HINTS: [&str; 3] = [
     "the input must be JSON Lines, one JSON value per line; this looks like a JSON array over many lines (`jq -c '.[]' in.json` writes its elements as JSON Lines)",

@@ -15,6 +15,7 @@ pub(crate) use from_variant::JsonWriter;
 pub(crate) use from_variant::write_int as write_json_int;
 pub(crate) use from_variant::write_string as write_json_string;
 pub use from_variant::{variant_to_json_string, write_json};
+pub(crate) use lines::not_json_lines;
 pub use lines::{JsonLine, JsonLines};
 pub use lines::{UTF8_BOM, file_starts_with_an_array, without_json_lines_hints};
 pub use reader::{InexactNumbers, JsonNumber};

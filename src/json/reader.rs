@@ -226,29 +226,7 @@ impl<'a> JsonReader<'a> {
                     format!("byte 0x{b:02x}")
                 };
                 // What a file of another kind starts with, named.
-                let rest = &self.text[self.pos..];
-                let kind = if rest.starts_with(&[0x1f, 0x8b]) {
-                    " (gzip-compressed data: decompress it first, as zcat does)"
-                } else if rest.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-                    " (zstd-compressed data: decompress it first, as zstdcat does)"
-                } else if rest.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
-                    " (xz-compressed data: decompress it first, as xzcat does)"
-                } else if rest.starts_with(b"BZh")
-                    && rest.get(3).is_some_and(|d| (b'1'..=b'9').contains(d))
-                {
-                    " (bzip2-compressed data: decompress it first, as bzcat does)"
-                } else if rest.starts_with(b"PAR1") {
-                    " (a Parquet file, which is read, not encoded)"
-                } else if rest.starts_with(&[0xff, 0xfe])
-                    || rest.starts_with(&[0xfe, 0xff])
-                    || (b == 0 && rest.get(1).is_some_and(u8::is_ascii_graphic))
-                {
-                    // A byte order mark, or ASCII with a zero byte beside
-                    // each character, as Windows tools write text.
-                    " (UTF-16 text: convert it to UTF-8 first, as iconv -f UTF-16 -t UTF-8 does)"
-                } else {
-                    ""
-                };
+                let kind = other_kind(&self.text[self.pos..]).unwrap_or("");
                 self.error_at(
                     self.pos,
                     format!("expected {expected}, found {found}{kind}"),
@@ -804,6 +782,31 @@ fn hex4(bytes: &[u8], at: usize) -> std::result::Result<u32, (usize, &'static st
             .to_digit(16)
             .ok_or((at, "invalid hex digit in \\u escape"))?;
         Ok(acc * 16 + v)
+    })
+}
+
+/// What a file of another kind than JSON text starts with (`rest`), named
+/// with what to do: compressed data, a Parquet file, UTF-16 text.
+pub(crate) fn other_kind(rest: &[u8]) -> Option<&'static str> {
+    Some(if rest.starts_with(&[0x1f, 0x8b]) {
+        " (gzip-compressed data: decompress it first, as zcat does)"
+    } else if rest.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        " (zstd-compressed data: decompress it first, as zstdcat does)"
+    } else if rest.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
+        " (xz-compressed data: decompress it first, as xzcat does)"
+    } else if rest.starts_with(b"BZh") && rest.get(3).is_some_and(|d| (b'1'..=b'9').contains(d)) {
+        " (bzip2-compressed data: decompress it first, as bzcat does)"
+    } else if rest.starts_with(b"PAR1") {
+        " (a Parquet file, which is read, not encoded)"
+    } else if rest.starts_with(&[0xff, 0xfe])
+        || rest.starts_with(&[0xfe, 0xff])
+        || (rest.first() == Some(&0) && rest.get(1).is_some_and(u8::is_ascii_graphic))
+    {
+        // A byte order mark, or ASCII with a zero byte beside each
+        // character, as Windows tools write text.
+        " (UTF-16 text: convert it to UTF-8 first, as iconv -f UTF-16 -t UTF-8 does)"
+    } else {
+        return None;
     })
 }
 

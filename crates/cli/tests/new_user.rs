@@ -1047,9 +1047,36 @@ fn arguments_the_wrong_way_round_lose_no_file() {
     fails_with(
         dir.path(),
         &["encode", "e.parquet", "new.parquet", "--skip-bad-lines"],
-        "e.parquet: invalid JSON: every line is bad (",
+        "(a Parquet file, which is read, not encoded); --skip-bad-lines skips bad lines of JSON Lines, and this input is not JSON Lines",
     );
     assert!(!dir.path().join("new.parquet").exists());
+    // Nor is an input of another kind whose few lines that parse would be
+    // all that is written (a compressed file, one JSON document over many
+    // lines), replacing a file that was there; a bad first line of JSON
+    // Lines is skipped.
+    for (input, text) in [
+        ("in.gz", &b"\x1f\x8b\x08\x00\x00\x00\n7\n{\"a\":1}\n"[..]),
+        ("in.json", &b"[\n  {\"a\": 1},\n  3\n]\n"[..]),
+    ] {
+        std::fs::write(dir.path().join(input), text).unwrap();
+        fails_with(
+            dir.path(),
+            &["encode", input, "e.parquet", "--skip-bad-lines"],
+            "--skip-bad-lines skips bad lines of JSON Lines, and this input is not JSON Lines",
+        );
+        let kept = vshred_in(dir.path(), &["cat", "e.parquet"]);
+        assert_eq!(
+            stdout(&kept),
+            "{\"v\":{\"a\":1}}\n{\"v\":{\"a\":2}}\n",
+            "{input}"
+        );
+    }
+    std::fs::write(dir.path().join("first.jsonl"), "oops\n{\"a\":3}\n").unwrap();
+    let out = vshred_in(
+        dir.path(),
+        &["encode", "first.jsonl", "e.parquet", "--skip-bad-lines"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
     // An empty file, a Parquet file and a device are written as before.
     std::fs::write(dir.path().join("empty.out"), "").unwrap();
     for output in ["empty.out", "e.parquet", "/dev/null"] {
