@@ -39,7 +39,7 @@ use crate::encode::{EncodeOptions, ShredMode, encode, infer_columns};
 use crate::error::{Error, ErrorKind, Result};
 use crate::infer::{InferOptions, Preset};
 use crate::json::InexactNumbers;
-use crate::output::Output;
+use crate::output::{Destination, Output, destination};
 use crate::parquet::{
     DecimalMode, GetRequest, LeafSize, ParquetFile, ScanOptions, TypedValues, WriteOptions,
     parquet_schema,
@@ -104,6 +104,19 @@ impl ReportOptions {
             ));
         }
         if let Some(page) = &self.html {
+            // A file there that is not a page (the input, named as the
+            // page by mistake) is not replaced, as `encode` replaces no
+            // file but Parquet.
+            if let Destination::Replace(target) = destination(page)?
+                && crate::parquet::magic_of(&target)
+                    .is_some_and(|m| m.first().is_some_and(|&b| b != b'<'))
+            {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    "is not an HTML page, and writing the page would replace it (remove it first, or choose another name)",
+                )
+                .in_file(page));
+            }
             // The page is written whole at the end: opening it now (a
             // temporary file beside it, removed when dropped) shows that
             // it can be written.

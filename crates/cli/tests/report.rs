@@ -256,3 +256,30 @@ fn a_dataset_of_key_value_directories_is_reported_with_its_keys_in_its_rows() {
         "{text}"
     );
 }
+
+/// `--html` named the input by mistake replaced it with the page; a file
+/// there that is not a page is not replaced, one that is, is.
+#[test]
+fn a_page_does_not_replace_a_file_that_is_not_a_page() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("seed.jsonl"), seed_lines()).unwrap();
+    encoded(dir.path(), "seed.parquet", &seed_lines(), &[]);
+    for input in ["seed.jsonl", "seed.parquet"] {
+        let before = std::fs::read(dir.path().join(input)).unwrap();
+        fails_with(
+            dir.path(),
+            &["report", "--runs", "1", input, "--html", input],
+            &format!(
+                "vshred: {input}: invalid arguments: is not an HTML page, and writing the page would replace it"
+            ),
+        );
+        assert_eq!(std::fs::read(dir.path().join(input)).unwrap(), before);
+    }
+    for _ in 0..2 {
+        let out = vshred_in(
+            dir.path(),
+            &["report", "--runs", "1", "seed.jsonl", "--html", "page.html"],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+}
