@@ -151,8 +151,7 @@ impl VariantDecimal {
 
     /// The nearest `f64`.
     pub fn to_f64(&self) -> f64 {
-        // Through the decimal text: exact digits in, correctly rounded out.
-        self.to_string().parse().unwrap_or(f64::NAN)
+        nearest_double(self.unscaled, i32::from(self.scale), &mut String::new())
     }
 
     /// Writes the exact decimal text (`-0.050`, `12`) to `out`.
@@ -377,6 +376,23 @@ impl TryFrom<rust_decimal::Decimal> for VariantDecimal {
     fn try_from(d: rust_decimal::Decimal) -> Result<VariantDecimal> {
         VariantDecimal::try_new(d.mantissa(), d.scale() as u8)
     }
+}
+
+/// `unscaled / 10^scale` as the nearest double, rounded once (Arrow's cast
+/// of a decimal rounds the unscaled integer, then its quotient): a
+/// division of two exact doubles where both are (an integer of at most 53
+/// bits, a power of ten up to 10^22), else the text `{unscaled}e{-scale}`
+/// parsed, which Rust rounds correctly, in `text` (reused by a caller
+/// that converts many).
+pub fn nearest_double(unscaled: i128, scale: i32, text: &mut String) -> f64 {
+    if unscaled.unsigned_abs() <= 1 << 53 && (0..=22).contains(&scale) {
+        return unscaled as f64 / 10f64.powi(scale);
+    }
+    use std::fmt::Write;
+    text.clear();
+    write!(text, "{unscaled}e{}", -scale).expect("writing to a String does not fail");
+    text.parse()
+        .expect("an integer with an exponent is a number")
 }
 
 #[cfg(test)]

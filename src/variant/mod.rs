@@ -41,7 +41,7 @@ mod value;
 
 pub(crate) use builder::write_object_without;
 pub use builder::{DuplicateKeys, VariantBuilder};
-pub use decimal::VariantDecimal;
+pub use decimal::{VariantDecimal, nearest_double};
 pub(crate) use decode::decode;
 pub use metadata::Metadata;
 pub(crate) use metadata::PathStep;

@@ -38,6 +38,7 @@ use vshred::predicate::{Comparison, Literal, Op, Operand, Predicate};
 use vshred::shred::ShreddingSchema;
 use vshred::variant::VariantDecimal;
 
+use crate::decimal_double::DecimalToDouble;
 use crate::functions::{RaiseVariantFailure, VariantGet, path_and_type};
 
 /// A filter as a predicate on paths of one Variant column (named first,
@@ -277,6 +278,15 @@ fn operand(expr: &Expr, variant: &mut Option<String>) -> Option<Operand> {
             matches!(&operand, Operand::PathAs(_, t) if keeps_values(t, cast.field.data_type()))
                 .then_some(operand)
         }
+        // A decimal as the nearest double, as the core compares one.
+        Expr::ScalarFunction(call) if call.func.inner().is::<DecimalToDouble>() => {
+            let operand = self::operand(call.args.first()?, variant)?;
+            matches!(
+                &operand,
+                Operand::PathAs(_, ShreddingSchema::Decimal { .. })
+            )
+            .then_some(operand)
+        }
         Expr::Column(c) => Some(Operand::Column(c.name.clone())),
         // `variant_get` to a type a value may fail to convert to, as the
         // optimizer writes it.
@@ -335,8 +345,8 @@ fn path_operand(
 /// value that it does not make null (out of range) as it was, so that the
 /// typed path compares for it: integers to integers and decimals, numbers
 /// to doubles where DataFusion's cast rounds as the core's comparison with
-/// a double does (every integer, floats, decimals of at most 15 digits),
-/// decimals to decimals of as many decimal places. Not a narrowing cast a
+/// a double does (every integer, floats), decimals to decimals of as many
+/// decimal places. Not a narrowing cast a
 /// query wrote (`CAST(x AS BIGINT)` of a double truncates).
 fn keeps_values(from: &ShreddingSchema, to: &DataType) -> bool {
     use ShreddingSchema as S;
@@ -344,13 +354,9 @@ fn keeps_values(from: &ShreddingSchema, to: &DataType) -> bool {
     match to {
         DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => integer,
         DataType::Float32 => matches!(from, S::Int8 | S::Int16 | S::Float),
-        DataType::Float64 => match from {
-            S::Float | S::Double => true,
-            // Its unscaled value and a power of ten both exact as doubles:
-            // one division, rounded as the core rounds the decimal.
-            S::Decimal { precision, scale } => *precision <= 15 && *scale <= 22,
-            _ => integer,
-        },
+        // A decimal's cast is rewritten to the nearest double
+        // (`DecimalToDouble`), above.
+        DataType::Float64 => matches!(from, S::Float | S::Double) || integer,
         DataType::Decimal32(_, to_scale)
         | DataType::Decimal64(_, to_scale)
         | DataType::Decimal128(_, to_scale)

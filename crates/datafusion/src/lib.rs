@@ -240,6 +240,9 @@ pub fn context_with(
         analyzer
             .rules
             .push(Arc::new(overflow::CheckedIntegerArithmetic));
+        analyzer
+            .rules
+            .push(Arc::new(decimal_double::ExactDecimalDoubles));
     }
     // Ahead of DataFusion's move of cheap expressions toward the scans.
     if let Some(optimizer) = builder.optimizer() {
@@ -297,6 +300,7 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         Arc::new(ScalarUDF::from(nvl::Nvl::default())),
         cast::TO_TIMESTAMP_NTZ.clone(),
         cast::TRY_TO_TIMESTAMP_NTZ.clone(),
+        decimal_double::DECIMAL_TO_DOUBLE.clone(),
     ]);
     all.extend(overflow::checked_functions());
     all

@@ -3197,6 +3197,29 @@ async fn a_decimal_compared_with_a_double_compares_as_doubles() {
         .as_primitive::<Int64Type>()
         .value(0);
     assert_eq!(n, 1, "{sql}");
+    // As the doubles nearest the decimals: Arrow's cast rounded twice, and
+    // at a scale of 18 or more these rows were dropped (12345.6789 became
+    // 12345.678899999999, 0.1 at scale 25 0.09999999999999999).
+    let values = "(VALUES (12345.6789), (0.1), (0.05), (123.456), (1.5)) t(x)";
+    for (decimal, filter, count) in [
+        ("DECIMAL(38,18)", "= 12345.6789", 1),
+        ("DECIMAL(38,25)", "IN (0.1, 0.05, 123.456, 1.5, 12345.6789)", 5),
+        ("DECIMAL(38,25)", ">= 0.1", 4),
+        ("DECIMAL(38,20)", "= x", 5),
+    ] {
+        let sql = format!(
+            "SELECT count(*) AS n FROM {values} WHERE CAST(CAST(x AS VARCHAR) AS {decimal}) {filter}"
+        );
+        assert_eq!(int(&query(&ctx, &sql).await, 0), count, "{sql}");
+    }
+    let cast = "SELECT CAST(CAST('12345.6789' AS DECIMAL(38,18)) AS DOUBLE) AS d";
+    assert_eq!(
+        query(&ctx, cast).await[0]
+            .column(0)
+            .as_primitive::<arrow::datatypes::Float64Type>()
+            .value(0),
+        12345.6789
+    );
 }
 
 /// An aggregate's `ORDER BY` that DataFusion 55 fails on (a task's panic,
