@@ -218,6 +218,17 @@ fn trimmed(s: &str) -> &str {
 /// `parseDouble` takes a type suffix after the digits (`1d`, `1.5F`).
 fn java_number<T: std::str::FromStr>(s: &str) -> Option<T> {
     let s = trimmed(s);
+    // Java spells its two words one way alone (`nan` and `inf` are not
+    // numbers), and its NaN has no sign: `-NaN` is NaN, one value (Rust's
+    // keeps the sign, and a second NaN grouped apart from the first).
+    let unsigned = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if unsigned.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return match unsigned {
+            "NaN" => unsigned.parse().ok(),
+            "Infinity" => s.parse().ok(),
+            _ => None,
+        };
+    }
     s.parse().ok().or_else(|| {
         let digits = s.strip_suffix(['d', 'D', 'f', 'F'])?;
         // Never after `Infinity` or `NaN`, which Java gives no suffix.
@@ -410,9 +421,19 @@ mod tests {
             ("d", None),
             ("Infinityd", None),
             ("1x", None),
+            ("-Infinity", Some(f64::NEG_INFINITY)),
+            ("+Infinity", Some(f64::INFINITY)),
+            ("inf", None),
+            ("-nan", None),
+            ("NAN", None),
         ] {
             assert_eq!(java_number::<f64>(text), want, "{text}");
             assert_eq!(java_number::<f32>(text), want.map(|x| x as f32), "{text}");
+        }
+        // One NaN, without a sign, however the text signs it.
+        for text in ["NaN", "-NaN", "+NaN", " NaN "] {
+            let x = java_number::<f64>(text).unwrap();
+            assert!(x.is_nan() && x.is_sign_positive(), "{text}");
         }
     }
 

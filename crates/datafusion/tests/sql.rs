@@ -3203,7 +3203,11 @@ async fn a_decimal_compared_with_a_double_compares_as_doubles() {
     let values = "(VALUES (12345.6789), (0.1), (0.05), (123.456), (1.5)) t(x)";
     for (decimal, filter, count) in [
         ("DECIMAL(38,18)", "= 12345.6789", 1),
-        ("DECIMAL(38,25)", "IN (0.1, 0.05, 123.456, 1.5, 12345.6789)", 5),
+        (
+            "DECIMAL(38,25)",
+            "IN (0.1, 0.05, 123.456, 1.5, 12345.6789)",
+            5,
+        ),
         ("DECIMAL(38,25)", ">= 0.1", 4),
         ("DECIMAL(38,20)", "= x", 5),
     ] {
