@@ -531,8 +531,9 @@ fn lock_columns(dir: &Path) -> Result<std::fs::File> {
 /// DataFusion crate) has written a new dataset's files aside and is about
 /// to put them in place, and fails if a file that a reader of `dir` reads
 /// is there: another writer's, put there since this one began, whose
-/// files and these would mix. Held until dropped, as [`lock_columns`]'s,
-/// which a run of `encode` beginning a dataset in `dir` waits for too.
+/// files and these would mix. The lock (an advisory lock on the directory
+/// itself) is held until dropped; a run of `encode` beginning a dataset in
+/// `dir` waits for it too.
 pub fn lock_new_dataset(dir: &Path) -> Result<std::fs::File> {
     let lock = lock_columns(dir)?;
     if let Some(file) = crate::dataset::parquet_files_beneath(dir)?.first() {
