@@ -294,11 +294,15 @@ mod tests {
         String::from_utf8(out).unwrap()
     }
 
+    /// The parquet crate's type for ordinary column `column`.
+    fn converted(column: &Field) -> TypePtr {
+        let schema = arrow::datatypes::Schema::new(vec![column.clone()]);
+        let converted = ::parquet::arrow::ArrowSchemaConverter::new().convert(&schema);
+        converted.unwrap().root_schema().get_fields()[0].clone()
+    }
+
     #[test]
     fn variants_nested_in_structs_lists_and_maps_are_annotated_as_top_level_ones_are() {
-        use ::parquet::arrow::ArrowSchemaConverter;
-        use arrow::datatypes::Schema;
-
         let variant = || variant_field("item", &"\"variant\"".parse().unwrap());
         let entries = Field::new(
             "entries",
@@ -336,12 +340,7 @@ mod tests {
             ),
             true,
         );
-        let converted = ArrowSchemaConverter::new()
-            .convert(&Schema::new(vec![column.clone()]))
-            .unwrap()
-            .root_schema()
-            .get_fields()[0]
-            .clone();
+        let converted = converted(&column);
         let annotated = annotate_nested_variants(&column, converted, "t").unwrap();
         let mut out = Vec::new();
         print_schema(&mut out, &annotated);
@@ -359,9 +358,6 @@ mod tests {
 
     #[test]
     fn a_nested_variant_of_the_wrong_shape_is_named() {
-        use ::parquet::arrow::ArrowSchemaConverter;
-        use arrow::datatypes::Schema;
-
         let stray = Field::new(
             "s",
             DataType::Struct(
@@ -380,12 +376,7 @@ mod tests {
                 .clone(),
         );
         let column = Field::new("t", DataType::Struct(vec![stray].into()), true);
-        let converted = ArrowSchemaConverter::new()
-            .convert(&Schema::new(vec![column.clone()]))
-            .unwrap()
-            .root_schema()
-            .get_fields()[0]
-            .clone();
+        let converted = converted(&column);
         let error = annotate_nested_variants(&column, converted, "t").unwrap_err();
         assert!(error.to_string().contains("t.s.extra"), "{error}");
     }

@@ -247,6 +247,17 @@ def compare_rows(s, label, expected, actual, guide):
     s["float_eq"] += STATS["float_eq"]
 
 
+def compare_read(s, label, src, out, loader):
+    """Compares what a reader printed (`out`, read by `loader`) with the source rows, or counts
+    the reader's error."""
+    e = err_of(out)
+    if e:
+        s["files"] += 1
+        s["errors"].append(f"{label}: {e}")
+        return
+    compare_rows(s, label, src, loader(out), src)
+
+
 READERS_1 = [("vshred cat", "vshred.jsonl", load_cat),
              ("spark 4.3", "spark.tsv", load_tsv),
              ("duckdb 2.0", "duckdb.tsv", load_tsv),
@@ -278,14 +289,8 @@ def main():
                 slot(engine, "vshred->engine", mode)["errors"].append(f"{stem}: vshred encode: {err_of(path[:-4])}")
             continue
         for engine, ext, loader in READERS_1:
-            s = slot(engine, "vshred->engine", mode)
             out = os.path.join(WORK, "read", f"{stem}.{ext}")
-            e = err_of(out)
-            if e:
-                s["files"] += 1
-                s["errors"].append(f"{stem}: {e}")
-                continue
-            compare_rows(s, stem, src, loader(out), src)
+            compare_read(slot(engine, "vshred->engine", mode), stem, src, out, loader)
 
     for path in sorted(set(glob.glob(os.path.join(WORK, "written", "*.parquet"))) |
                        {p[:-4] for p in glob.glob(os.path.join(WORK, "written", "*.parquet.err"))}):
@@ -334,12 +339,7 @@ def main():
                     s["errors"].append(f"{ds}: vshred sql COPY: {err_of(path[:-4])}")
                     continue
                 out = os.path.join(WORK, "read", f"nested_{ds}_{kind}.{ext}")
-                e = err_of(out)
-                if e:
-                    s["files"] += 1
-                    s["errors"].append(f"{ds}: {e}")
-                    continue
-                compare_rows(s, f"nested {ds} ({kind})", src, load_tsv(out), src)
+                compare_read(s, f"nested {ds} ({kind})", src, out, load_tsv)
 
     # ---------------------------------------------------------------- report
 
