@@ -88,7 +88,9 @@ fn variant_cast(expr: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     if target.metadata().contains_key(LOCAL_TIME) && !is_variant_field(&source) {
         return local_time_cast(inner, source.data_type(), strict).map(Transformed::yes);
     }
-    if let Some(cast) = seconds_cast(inner, source.data_type(), target, strict) {
+    if let Some(cast) = seconds_cast(inner, source.data_type(), target, strict)
+        .or_else(|| cast_of_seconds(inner, source.data_type(), target, strict))
+    {
         return Ok(Transformed::yes(cast));
     }
     if !is_variant_field(&source) || is_variant_field(target) {
@@ -267,6 +269,44 @@ fn seconds_cast(inner: &Expr, source: &DataType, target: &FieldRef, strict: bool
         return None;
     };
     Some(cast_to(time, target.clone(), strict))
+}
+
+/// A cast of a timestamp to a number, as Spark's: its seconds since the
+/// epoch, whole ones (rounded down) for an integer, with their fraction
+/// for a double. Arrow's cast gives the timestamp's own count, of
+/// microseconds for SQL's `TIMESTAMP` (so `CAST(CAST(n AS TIMESTAMP) AS
+/// BIGINT)` was a million times `n`); `None` for any other cast.
+fn cast_of_seconds(
+    inner: &Expr,
+    source: &DataType,
+    target: &FieldRef,
+    strict: bool,
+) -> Option<Expr> {
+    let DataType::Timestamp(_, zone) = source else {
+        return None;
+    };
+    let to = target.data_type();
+    if !to.is_integer() && !to.is_floating() {
+        return None;
+    }
+    let cast = |expr: Expr, to: DataType| cast_to(expr, to.into_nullable_field_ref(), strict);
+    let micros = cast(
+        cast(
+            inner.clone(),
+            DataType::Timestamp(TimeUnit::Microsecond, zone.clone()),
+        ),
+        DataType::Int64,
+    );
+    const PER_SECOND: i64 = 1_000_000;
+    let seconds = match to.is_integer() {
+        // Rounded down, as Java's floorDiv: the remainder made positive.
+        true => {
+            let below = (micros.clone() % lit(PER_SECOND) + lit(PER_SECOND)) % lit(PER_SECOND);
+            (micros - below) / lit(PER_SECOND)
+        }
+        false => cast(micros, DataType::Float64) / lit(PER_SECOND as f64),
+    };
+    Some(cast_to(seconds, target.clone(), strict))
 }
 
 /// A cast to Spark's `TIMESTAMP_NTZ` of `inner`, of type `source`, not a

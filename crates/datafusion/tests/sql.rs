@@ -2065,6 +2065,22 @@ async fn a_cast_to_timestamp_is_the_instant_in_utc_as_datafusion_casts_text() {
          | 2024-03-01T12:30:00 | 2024-03-01T12:30:00 | 2024-03-01T12:30:00.500 | 1969-12-31T23:59:58.500 | 1970-01-01T00:16:40 |   |\n\
          +---------------------+---------------------+-------------------------+-------------------------+---------------------+---+"
     );
+    // And back: a timestamp casts to its seconds, rounded down for an
+    // integer (Arrow's cast gave its microseconds, a million times the
+    // number it came from).
+    let back = "SELECT CAST(CAST(1709296200 AS TIMESTAMP) AS BIGINT) AS a, \
+        CAST(CAST(-0.5 AS TIMESTAMP) AS BIGINT) AS b, CAST(CAST(-0.5 AS TIMESTAMP) AS DOUBLE) AS c, \
+        CAST(CAST(1000 AS TIMESTAMP(9)) AS INT) AS d, \
+        CAST(variant_get(parse_json('\"2024-03-01T12:30:00.5Z\"'), '$', 'timestamp') AS DOUBLE) AS e, \
+        TRY_CAST(CAST('2100-01-01' AS TIMESTAMP) AS INT) AS f";
+    assert_eq!(
+        text(&query(&ctx, back).await),
+        "+------------+----+------+------+--------------+---+\n\
+         | a          | b  | c    | d    | e            | f |\n\
+         +------------+----+------+------+--------------+---+\n\
+         | 1709296200 | -1 | -0.5 | 1000 | 1709296200.5 |   |\n\
+         +------------+----+------+------+--------------+---+"
+    );
     // `variant_get`'s timestamp is Spark's, an instant: with its zone,
     // UTC; the cast has DataFusion's type for `TIMESTAMP`, without one.
     let zones = r#"SELECT arrow_typeof(variant_get(parse_json('"2024-03-01T12:30:00.5+01:00"'), '$', 'timestamp')) AS g, arrow_typeof(CAST(parse_json('"2024-03-01T12:30:00.5+01:00"') AS TIMESTAMP)) AS c"#;
