@@ -102,15 +102,16 @@ pub fn file_starts_with_an_array(path: &std::path::Path) -> bool {
 }
 
 /// Whether an input whose first line is `first` is not JSON Lines at all,
-/// whatever its other lines are: data of another kind (compressed,
-/// Parquet, UTF-16, or binary, with a zero byte), or one JSON document
-/// spread over lines (its first line opens a bracket and leaves it open).
-/// Skipping its bad lines would keep the few that happen to parse.
+/// whatever its other lines are: data of another kind by its first bytes
+/// (compressed, Parquet, UTF-16), or one JSON document spread over lines
+/// (its first line opens a bracket and leaves it open). Skipping its bad
+/// lines would keep the few that happen to parse. (Not any line with a
+/// zero byte: a log whose start a crash left zeroed is JSON Lines after.)
 pub(crate) fn not_json_lines(first: &[u8]) -> bool {
     let text = first.trim_ascii();
     let spread = (text.starts_with(b"{") || text.starts_with(b"["))
         && text.last().is_some_and(|b| b"{[,:".contains(b));
-    spread || first.contains(&0) || super::reader::other_kind(first).is_some()
+    spread || super::reader::other_kind(first).is_some()
 }
 
 /// The hints of [`not_json_lines_hint`].

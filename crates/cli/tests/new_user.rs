@@ -1071,12 +1071,19 @@ fn arguments_the_wrong_way_round_lose_no_file() {
             "{input}"
         );
     }
-    std::fs::write(dir.path().join("first.jsonl"), "oops\n{\"a\":3}\n").unwrap();
-    let out = vshred_in(
-        dir.path(),
-        &["encode", "first.jsonl", "e.parquet", "--skip-bad-lines"],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+    // So is one a crash left zeroed at its start.
+    for first in ["oops", "\0\0\0\0"] {
+        std::fs::write(
+            dir.path().join("first.jsonl"),
+            format!("{first}\n{{\"a\":3}}\n"),
+        )
+        .unwrap();
+        let out = vshred_in(
+            dir.path(),
+            &["encode", "first.jsonl", "e.parquet", "--skip-bad-lines"],
+        );
+        assert!(out.status.success(), "{first:?}: {}", stderr(&out));
+    }
     // An empty file, a Parquet file and a device are written as before.
     std::fs::write(dir.path().join("empty.out"), "").unwrap();
     for output in ["empty.out", "e.parquet", "/dev/null"] {
