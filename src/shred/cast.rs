@@ -229,13 +229,11 @@ fn java_number<T: std::str::FromStr>(s: &str) -> Option<T> {
             _ => None,
         };
     }
-    s.parse().ok().or_else(|| {
-        let digits = s.strip_suffix(['d', 'D', 'f', 'F'])?;
-        // Never after `Infinity` or `NaN`, which Java gives no suffix.
-        digits
-            .ends_with(|c: char| c.is_ascii_digit() || c == '.')
-            .then(|| digits.parse().ok())?
-    })
+    // Digits alone here (the words are above), so a suffix is never
+    // taken off `Infinity` or `NaN`, which Java gives none.
+    s.parse()
+        .ok()
+        .or_else(|| s.strip_suffix(['d', 'D', 'f', 'F'])?.parse().ok())
 }
 
 /// A timestamp with a zone as seconds since the epoch, as Spark reads one

@@ -381,12 +381,12 @@ impl TryFrom<rust_decimal::Decimal> for VariantDecimal {
 /// `unscaled / 10^scale` as the nearest double, rounded once (Arrow's cast
 /// of a decimal rounds the unscaled integer, then its quotient): a
 /// division of two exact doubles where both are (an integer of at most 53
-/// bits, a power of ten up to 10^22), else the text `{unscaled}e{-scale}`
-/// parsed, which Rust rounds correctly, in `text` (reused by a caller
-/// that converts many).
+/// bits, a power of ten up to 10^22, each converted exactly), else the
+/// text `{unscaled}e{-scale}` parsed, which Rust rounds correctly, in
+/// `text` (reused by a caller that converts many).
 pub fn nearest_double(unscaled: i128, scale: i32, text: &mut String) -> f64 {
     if unscaled.unsigned_abs() <= 1 << 53 && (0..=22).contains(&scale) {
-        return unscaled as f64 / 10f64.powi(scale);
+        return unscaled as f64 / POW10[scale as usize] as f64;
     }
     use std::fmt::Write;
     text.clear();

@@ -119,11 +119,16 @@ impl VariantTable {
     /// The dataset a scan reads: found again where the table has a
     /// location.
     fn dataset(&self) -> Result<Arc<Dataset>> {
-        let mut dataset = self.dataset.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(location) = &self.location {
-            *dataset = Arc::new(dataset.found_again(location).map_err(external)?);
-        }
-        Ok(dataset.clone())
+        let lock = || self.dataset.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = lock().clone();
+        let Some(location) = &self.location else {
+            return Ok(current);
+        };
+        // Found without the lock held: listing and opening files take a
+        // while.
+        let again = Arc::new(current.found_again(location).map_err(external)?);
+        *lock() = again.clone();
+        Ok(again)
     }
 }
 

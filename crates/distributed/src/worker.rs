@@ -8,7 +8,6 @@
 //! messages are at most [`MAX_MESSAGE_BYTES`].
 
 use std::future::Future;
-use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,8 +15,7 @@ use std::time::Duration;
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::SessionState;
 use datafusion::execution::memory_pool::{
-    GreedyMemoryPool, MemoryConsumer, MemoryLimit, MemoryPool, MemoryReservation,
-    TrackConsumersPool,
+    MemoryConsumer, MemoryLimit, MemoryPool, MemoryReservation,
 };
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion_distributed::{DistributedExt, Worker, WorkerQueryContext};
@@ -163,14 +161,18 @@ pub async fn serve(
             RootedStores::new(vshred_datafusion::object_store_registry(), roots),
         ));
         match options.memory_limit {
-            Some(bytes) => runtime.with_memory_pool(Arc::new(WorkerMemoryPool {
-                inner: Arc::new(TrackConsumersPool::new(
-                    GreedyMemoryPool::new(bytes),
-                    NonZeroUsize::new(5).expect("5 is not 0"),
-                )),
-                worker: address.to_string(),
-                limit: bytes,
-            })),
+            // DataFusion's own pool of that size, wrapped.
+            Some(bytes) => {
+                let limited = runtime.with_memory_limit(bytes, 1.0);
+                match limited.memory_pool.clone() {
+                    Some(inner) => limited.with_memory_pool(Arc::new(WorkerMemoryPool {
+                        inner,
+                        worker: address.to_string(),
+                        limit: bytes,
+                    })),
+                    None => limited,
+                }
+            }
             None => runtime,
         }
         .build_arc()?
